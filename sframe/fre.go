@@ -1,0 +1,159 @@
+package sframe
+
+// FREInfo is the FRE info byte (spec v3 §2.4.1).
+type FREInfo uint8
+
+// BaseReg returns the fre_cfa_base_reg_id bit (bit 0).
+func (i FREInfo) BaseReg() BaseReg { return BaseReg(i & 1) }
+
+// DataWordCount returns fre_dataword_count (bits 1-4): 0 to 15.
+func (i FREInfo) DataWordCount() int { return int(i>>1) & 0xf }
+
+// DataWordSize returns fre_dataword_size (bits 5-6).
+func (i FREInfo) DataWordSize() DataWordSize { return DataWordSize(i>>5) & 3 }
+
+// MangledRA returns fre_mangled_ra_p (bit 7): the RA is signed (AArch64 PAuth).
+func (i FREInfo) MangledRA() bool { return i&0x80 != 0 }
+
+// MakeFREInfo builds an FRE info byte.
+func MakeFREInfo(base BaseReg, count int, size DataWordSize, mangledRA bool) FREInfo {
+	i := FREInfo(base&1) | FREInfo(count&0xf)<<1 | FREInfo(size&3)<<5
+	if mangledRA {
+		i |= 0x80
+	}
+	return i
+}
+
+// FRE is one frame row entry, decoded (spec v3 §2.4). Data words are kept
+// raw; Section.Row interprets them for the section's ABI and the FDE type.
+type FRE struct {
+	// Off is the byte offset of the FRE from the section start.
+	Off uint32
+	// StartOff is the offset of the first PC the FRE covers from the start of
+	// the function (PCTypeInc) or of the repeated block (PCTypeMask), in bytes.
+	StartOff uint32
+	// Info is the FRE info byte.
+	Info FREInfo
+	// Words holds the first Info.DataWordCount() data words, sign-extended
+	// from their stored size.
+	Words [MaxDataWords]int32
+}
+
+// NumWords returns the number of data words.
+func (r *FRE) NumWords() int { return r.Info.DataWordCount() }
+
+// UWord returns data word i read as an unsigned value of the stored size
+// (used for FLEX control words).
+func (r *FRE) UWord(i int) uint32 {
+	switch r.Info.DataWordSize() {
+	case DataWord1B:
+		return uint32(r.Words[i]) & 0xff
+	case DataWord2B:
+		return uint32(r.Words[i]) & 0xffff
+	}
+	return uint32(r.Words[i])
+}
+
+// Size returns the encoded size of the FRE in bytes for FRE type t.
+func (r *FRE) Size(t FREType) int {
+	return t.Size() + 1 + r.NumWords()*r.Info.DataWordSize().Bytes()
+}
+
+// decodeFRE decodes the FRE at byte offset off, which must end at or before
+// s.freEnd. It returns the offset of the next FRE.
+func (s *Section) decodeFRE(fre *FRE, off uint32, t FREType) (uint32, error) {
+	as := uint32(t.Size())
+	if uint64(off)+uint64(as)+1 > uint64(s.freEnd) {
+		return 0, formatErr(int64(off), "FRE runs past the end of the FRE sub-section")
+	}
+	d := s.data[off:s.freEnd]
+	switch t {
+	case FRETypeAddr1:
+		fre.StartOff = uint32(d[0])
+	case FRETypeAddr2:
+		fre.StartOff = uint32(s.ByteOrder.Uint16(d))
+	default:
+		fre.StartOff = s.ByteOrder.Uint32(d)
+	}
+	fre.Off = off
+	fre.Info = FREInfo(d[as])
+	n := fre.Info.DataWordCount()
+	ws := fre.Info.DataWordSize().Bytes()
+	if ws == 0 {
+		return 0, formatErr(int64(off+as), "FRE has unknown data-word size %d", uint8(fre.Info.DataWordSize()))
+	}
+	end := as + 1 + uint32(n*ws)
+	if end > uint32(len(d)) {
+		return 0, formatErr(int64(off), "FRE with %d data words of %d bytes runs past the end of the FRE sub-section", n, ws)
+	}
+	p := d[as+1:]
+	for k := 0; k < n; k++ {
+		switch ws {
+		case 1:
+			fre.Words[k] = int32(int8(p[k]))
+		case 2:
+			fre.Words[k] = int32(int16(s.ByteOrder.Uint16(p[2*k:])))
+		default:
+			fre.Words[k] = int32(s.ByteOrder.Uint32(p[4*k:]))
+		}
+	}
+	for k := n; k < MaxDataWords; k++ {
+		fre.Words[k] = 0
+	}
+	return off + end, nil
+}
+
+// FREIter iterates over the FREs of one FDE without allocating:
+//
+//	it := s.FREs(fde)
+//	for it.Next() { use(it.FRE()) }
+//	if err := it.Err(); err != nil { ... }
+type FREIter struct {
+	s    *Section
+	fde  *FDE
+	i    uint32
+	next uint32
+	cur  FRE
+	err  error
+}
+
+// FREs returns an iterator over the FREs of fde, which must be one of
+// s.FDEs().
+func (s *Section) FREs(fde *FDE) FREIter {
+	return FREIter{s: s, fde: fde, next: fde.firstFRE, err: fde.err}
+}
+
+// Next decodes the next FRE and reports whether there was one.
+func (it *FREIter) Next() bool {
+	if it.err != nil || it.i >= it.fde.NumFREs {
+		return false
+	}
+	it.next, it.err = it.s.decodeFRE(&it.cur, it.next, it.fde.FREType)
+	if it.err != nil {
+		return false
+	}
+	it.i++
+	return true
+}
+
+// FRE returns the current FRE.
+func (it *FREIter) FRE() *FRE { return &it.cur }
+
+// Index returns the index of the current FRE within its FDE.
+func (it *FREIter) Index() int { return int(it.i) - 1 }
+
+// End returns the byte offset just past the current FRE.
+func (it *FREIter) End() uint32 { return it.next }
+
+// Err returns the error that stopped the iteration, if any.
+func (it *FREIter) Err() error { return it.err }
+
+// AllFREs decodes every FRE of fde into a new slice.
+func (s *Section) AllFREs(fde *FDE) ([]FRE, error) {
+	var out []FRE
+	it := s.FREs(fde)
+	for it.Next() {
+		out = append(out, *it.FRE())
+	}
+	return out, it.Err()
+}

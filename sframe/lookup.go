@@ -1,0 +1,88 @@
+package sframe
+
+import "sort"
+
+// FindFDE returns the FDE whose function covers pc, or ErrNoFDE. The search
+// is a binary search over function start addresses, O(log n), whether or
+// not the section is sorted (an unsorted section is indexed once by
+// ParseAt). Where functions overlap, the one with the greatest start address
+// <= pc that covers pc wins, looking back at most maxOverlap FDEs.
+func (s *Section) FindFDE(pc uint64) (*FDE, error) {
+	n := len(s.fdes)
+	// i = number of FDEs with Start <= pc.
+	i := sort.Search(n, func(k int) bool { return s.fdeAt(k).Start > pc })
+	for k := i - 1; k >= 0 && k >= i-maxOverlap; k-- {
+		if f := s.fdeAt(k); f.Contains(pc) {
+			return f, nil
+		}
+	}
+	return nil, ErrNoFDE
+}
+
+// maxOverlap bounds how many FDEs before the nearest one FindFDE examines,
+// so that nested or overlapping functions (which Validate reports) still
+// resolve while a lookup stays O(log n).
+const maxOverlap = 4
+
+func (s *Section) fdeAt(k int) *FDE {
+	if s.byPC != nil {
+		return &s.fdes[s.byPC[k]]
+	}
+	return &s.fdes[k]
+}
+
+// FindFRE returns the FRE of fde that covers pc: for PCTypeInc FDEs the last
+// FRE whose start offset is <= pc - fde.Start; for PCTypeMask FDEs the last
+// whose start offset is <= (pc - fde.Start) % fde.RepSize (spec v3
+// §2.3.3.1). It returns ErrNoFRE if there is none, or a *FormatError if the
+// FREs cannot be decoded. It does not allocate.
+func (s *Section) FindFRE(fde *FDE, pc uint64, fre *FRE) error {
+	if pc < fde.Start {
+		return ErrNoFRE
+	}
+	off := pc - fde.Start
+	if fde.PCType == PCTypeMask {
+		if fde.RepSize == 0 {
+			return formatErr(int64(fde.infoOff(s)), "FDE %d: PC type MASK with a zero repetition size", fde.Index)
+		}
+		off %= uint64(fde.RepSize)
+	}
+	if fde.err != nil {
+		return fde.err
+	}
+	found := false
+	next := fde.firstFRE
+	var cur FRE
+	for i := uint32(0); i < fde.NumFREs; i++ {
+		var err error
+		next, err = s.decodeFRE(&cur, next, fde.FREType)
+		if err != nil {
+			return err
+		}
+		if uint64(cur.StartOff) > off {
+			break
+		}
+		*fre = cur
+		found = true
+	}
+	if !found {
+		return ErrNoFRE
+	}
+	return nil
+}
+
+// Lookup returns the row that covers pc with its FDE and FRE: FindFDE, then
+// FindFRE, then Row. Errors: ErrNoFDE, ErrNoFRE (test with errors.Is) or a
+// *FormatError. It does not allocate.
+func (s *Section) Lookup(pc uint64) (Row, *FDE, FRE, error) {
+	var fre FRE
+	fde, err := s.FindFDE(pc)
+	if err != nil {
+		return Row{}, nil, fre, err
+	}
+	if err := s.FindFRE(fde, pc, &fre); err != nil {
+		return Row{}, fde, fre, err
+	}
+	row, err := s.Row(fde, &fre)
+	return row, fde, fre, err
+}

@@ -1,0 +1,261 @@
+package sframe
+
+import "fmt"
+
+// RuleKind says how a tracked value (CFA, RA or FP) of the caller is
+// recovered. The names follow DWARF CFI's register rules.
+type RuleKind uint8
+
+// Rule kinds.
+const (
+	// RuleUndefined: the value cannot be recovered. For RA it marks the
+	// outermost frame (an FRE with no data words, spec v2 errata 2, v3 §2.4.1).
+	RuleUndefined RuleKind = iota
+	// RuleSameValue: the value was not saved; the caller's value is the
+	// callee's (FP not tracked; on AArch64 and s390x, RA still in its register).
+	RuleSameValue
+	// RuleOffset: the value is in memory at Reg + Offset.
+	RuleOffset
+	// RuleValOffset: the value is Reg + Offset itself.
+	RuleValOffset
+	// RuleRegister: the value is in register Reg (s390x v2 register encoding).
+	RuleRegister
+)
+
+func (k RuleKind) String() string {
+	switch k {
+	case RuleUndefined:
+		return "undefined"
+	case RuleSameValue:
+		return "same-value"
+	case RuleOffset:
+		return "offset"
+	case RuleValOffset:
+		return "val-offset"
+	case RuleRegister:
+		return "register"
+	}
+	return fmt.Sprintf("RuleKind(%d)", uint8(k))
+}
+
+// Rule is how one tracked value is recovered: for RuleOffset the value is
+// *(Reg + Offset), for RuleValOffset it is Reg + Offset, where Reg is a DWARF
+// register number or RegCFA; for RuleRegister it is the value of Reg.
+type Rule struct {
+	Kind   RuleKind
+	Reg    Reg
+	Offset int64 // bytes
+}
+
+// String formats the rule in the style of objdump's SFrame dump with DWARF
+// register numbers: "r7+16", "c-8", "(r6-8)", "r14", "u", "undefined".
+func (r Rule) String() string {
+	base := "c"
+	if r.Reg != RegCFA {
+		base = fmt.Sprintf("r%d", r.Reg)
+	}
+	switch r.Kind {
+	case RuleUndefined:
+		return "undefined"
+	case RuleSameValue:
+		return "u"
+	case RuleRegister:
+		return base
+	case RuleOffset:
+		if r.Reg == RegCFA {
+			return fmt.Sprintf("c%+d", r.Offset)
+		}
+		return fmt.Sprintf("(%s%+d)", base, r.Offset)
+	}
+	return fmt.Sprintf("%s%+d", base, r.Offset)
+}
+
+// Row is the interpreted form of one FRE: for the PCs it covers, how to
+// recover the caller's CFA, RA and FP (spec v3 §3 and Appendix A). Callers
+// never need the raw data words.
+type Row struct {
+	// CFA is RuleValOffset (base register + offset) or, for FLEX FDEs with
+	// deref_p, RuleOffset; RuleUndefined when RA is undefined.
+	CFA Rule
+	// RA is RuleOffset from the CFA in the common case.
+	RA Rule
+	// FP is RuleOffset from the CFA when saved, RuleSameValue when not.
+	FP Rule
+	// Outermost is set when the FRE has no data words: RA is undefined and
+	// the stack trace is complete.
+	Outermost bool
+	// Signal is the v3 signal-frame bit of the FDE.
+	Signal bool
+	// MangledRA is set when the RA is signed (AArch64 PAuth); PAuthKey says
+	// which key signed it.
+	MangledRA bool
+	PAuthKey  PAuthKey
+	// TopmostOnly is set when a rule reads a register other than SP and FP,
+	// whose value is only known in the topmost frame (spec v3 Appendix A).
+	TopmostOnly bool
+	// SPOffset is the caller's SP relative to the CFA (ABI.SPValOffset).
+	SPOffset int64
+}
+
+// Row interprets fre, which belongs to fde, for the section's ABI, version and
+// the FDE type. It returns a *FormatError if the data words cannot be
+// interpreted (an illegal count for the ABI or FDE type).
+func (s *Section) Row(fde *FDE, fre *FRE) (Row, error) {
+	var row Row
+	row.Signal = fde.Signal
+	row.MangledRA = fre.Info.MangledRA()
+	row.PAuthKey = fde.PAuthKey
+	row.SPOffset = s.ABI.SPValOffset()
+	n := fre.NumWords()
+	if n == 0 {
+		row.Outermost = true
+		return row, nil
+	}
+	if fde.Type == FDETypeFlex {
+		err := s.flexRow(&row, fre)
+		row.TopmostOnly = row.TopmostOnly || row.RA.Kind == RuleSameValue
+		return row, err
+	}
+	if fde.Type != FDETypeDefault {
+		return row, formatErr(int64(fde.infoOff(s))+1, "FDE %d: unknown FDE type %d", fde.Index, uint8(fde.Type))
+	}
+	if n > 3 || (n > 2 && s.ABI == ABIAMD64LittleEndian) {
+		return row, formatErr(int64(fre.Off), "FRE with %d data words is illegal for %v", n, s.ABI)
+	}
+	base := s.ABI.SPReg()
+	if fre.Info.BaseReg() == BaseRegFP {
+		base = s.ABI.FPReg()
+	}
+	cfaOff := int64(fre.Words[0])
+	if s.ABI == ABIS390XBigEndian {
+		cfaOff = S390XDecodeCFAOffset(cfaOff)
+	}
+	row.CFA = Rule{Kind: RuleValOffset, Reg: base, Offset: cfaOff}
+	row.RA = s.fixedRule(s.CFAFixedRAOffset)
+	row.FP = s.fixedRule(s.CFAFixedFPOffset)
+	if s.ABI == ABIAMD64LittleEndian {
+		// AMD64: RA at the fixed offset, FP = CFA + word 2 (spec v3 §3.1.1).
+		if s.CFAFixedRAOffset == 0 {
+			row.RA = Rule{Kind: RuleOffset, Reg: RegCFA, Offset: -8}
+		}
+		if n >= 2 {
+			row.FP = Rule{Kind: RuleOffset, Reg: RegCFA, Offset: int64(fre.Words[1])}
+		}
+		return row, nil
+	}
+	// AArch64 and s390x: RA = CFA + word 2, FP = CFA + word 3 (§3.1.2, §3.1.3).
+	if n >= 2 {
+		row.RA = s.trackedRule(fre.Words[1], true, &row)
+	}
+	if n >= 3 {
+		row.FP = s.trackedRule(fre.Words[2], false, &row)
+	}
+	// RA still in its register (AArch64 LR, s390x r14) is only known in the
+	// topmost frame.
+	row.TopmostOnly = row.TopmostOnly || row.RA.Kind == RuleSameValue
+	return row, nil
+}
+
+// fixedRule returns the rule for a header fixed offset: saved at CFA+off, or
+// not saved when off is 0.
+func (s *Section) fixedRule(off int8) Rule {
+	if off == 0 {
+		return Rule{Kind: RuleSameValue, Reg: RegCFA}
+	}
+	return Rule{Kind: RuleOffset, Reg: RegCFA, Offset: int64(off)}
+}
+
+// trackedRule interprets an RA or FP data word of a DEFAULT FDE on AArch64 or
+// s390x, including the s390x encodings for "RA not saved" and (v2 only)
+// "saved in DWARF register w>>1".
+func (s *Section) trackedRule(w int32, isRA bool, row *Row) Rule {
+	if s.ABI == ABIS390XBigEndian {
+		if isRA && w == RAOffsetInvalid {
+			return Rule{Kind: RuleSameValue, Reg: RegCFA}
+		}
+		if s.Version == Version2 && w&1 != 0 {
+			row.TopmostOnly = true
+			return Rule{Kind: RuleRegister, Reg: Reg(w >> 1)}
+		}
+	}
+	return Rule{Kind: RuleOffset, Reg: RegCFA, Offset: int64(w)}
+}
+
+// Flex control-word fields (spec v3 §3.2).
+const (
+	flexRegP   = 1 << 0
+	flexDerefP = 1 << 1
+)
+
+// FlexControl builds a FLEX control data word.
+func FlexControl(reg Reg, regP, derefP bool) uint32 {
+	w := uint32(reg) << 3
+	if regP {
+		w |= flexRegP
+	}
+	if derefP {
+		w |= flexDerefP
+	}
+	return w
+}
+
+// flexRule interprets one control/offset pair of a FLEX FRE.
+func (s *Section) flexRule(ctl uint32, off int32, row *Row) Rule {
+	r := Rule{Kind: RuleValOffset, Reg: RegCFA, Offset: int64(off)}
+	if ctl&flexRegP != 0 {
+		r.Reg = Reg(ctl >> 3)
+		if r.Reg != s.ABI.SPReg() && r.Reg != s.ABI.FPReg() {
+			row.TopmostOnly = true
+		}
+	}
+	if ctl&flexDerefP != 0 {
+		r.Kind = RuleOffset
+	}
+	return r
+}
+
+// flexRow interprets the data words of an FRE of a FLEX FDE: control/offset
+// pairs for CFA, RA and FP, with a single zero padding word standing for an
+// RA pair when only FP follows (spec v3 §3.2). Legal counts: 2, 3, 4, 5, 6.
+func (s *Section) flexRow(row *Row, fre *FRE) error {
+	n := fre.NumWords()
+	if n < 2 || n > 6 {
+		return formatErr(int64(fre.Off), "FLEX FRE with %d data words, want 2 to 6", n)
+	}
+	cfaCtl := fre.UWord(0)
+	if cfaCtl&flexRegP == 0 {
+		return formatErr(int64(fre.Off), "FLEX FRE: CFA control word %#x has no base register (reg_p clear)", cfaCtl)
+	}
+	row.CFA = s.flexRule(cfaCtl, fre.Words[1], row)
+	row.RA = s.fixedRule(s.CFAFixedRAOffset)
+	if s.ABI == ABIAMD64LittleEndian && s.CFAFixedRAOffset == 0 {
+		row.RA = Rule{Kind: RuleOffset, Reg: RegCFA, Offset: -8}
+	}
+	row.FP = s.fixedRule(s.CFAFixedFPOffset)
+	i := 2
+	if i < n {
+		if ctl := fre.UWord(i); ctl == 0 {
+			i++ // padding: RA keeps its default rule
+		} else {
+			if i+1 >= n {
+				return formatErr(int64(fre.Off), "FLEX FRE: RA control word without its offset word")
+			}
+			row.RA = s.flexRule(ctl, fre.Words[i+1], row)
+			i += 2
+		}
+	}
+	if i < n {
+		if i+1 >= n {
+			return formatErr(int64(fre.Off), "FLEX FRE: FP control word without its offset word")
+		}
+		ctl := fre.UWord(i)
+		if ctl != 0 {
+			row.FP = s.flexRule(ctl, fre.Words[i+1], row)
+		}
+		i += 2
+	}
+	if i != n {
+		return formatErr(int64(fre.Off), "FLEX FRE: %d data words, %d left over", n, n-i)
+	}
+	return nil
+}

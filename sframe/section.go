@@ -1,0 +1,276 @@
+package sframe
+
+import (
+	"encoding/binary"
+	"sort"
+)
+
+// Sizes of the fixed-length structures, in bytes.
+const (
+	PreambleSize = 4  // sframe_preamble
+	HeaderSize   = 28 // sframe_header without the auxiliary header
+	FDESizeV1    = 17 // sframe_func_desc_entry, version 1
+	FDESizeV2    = 20 // sframe_func_desc_entry, version 2
+	FDEIndexSize = 16 // sframe_func_desc_idx, version 3
+	FDEAttrSize  = 5  // sframe_func_desc_attr, version 3, stored in the FRE sub-section
+	MaxDataWords = 15 // the 4-bit fre_dataword_count allows at most 15
+)
+
+// Header is the SFrame header (spec v3 §2.2), identical in layout for all
+// three versions.
+type Header struct {
+	Magic            uint16
+	Version          Version
+	Flags            Flags
+	ABI              ABI
+	CFAFixedFPOffset int8   // sfh_cfa_fixed_fp_offset, bytes from the CFA; 0 if none
+	CFAFixedRAOffset int8   // sfh_cfa_fixed_ra_offset, bytes from the CFA; 0 if none
+	AuxHdrLen        uint8  // bytes of auxiliary header after the fixed header
+	NumFDEs          uint32 // number of FDEs
+	NumFREs          uint32 // number of FREs, all functions together
+	FRELen           uint32 // length of the FRE sub-section in bytes
+	FDEOff           uint32 // FDE sub-section offset from the end of the (aux) header
+	FREOff           uint32 // FRE sub-section offset from the end of the (aux) header
+}
+
+// HeaderLen returns the size in bytes of the header with its auxiliary header.
+func (h *Header) HeaderLen() int { return HeaderSize + int(h.AuxHdrLen) }
+
+// FDESize returns the size of one entry of the FDE sub-section for the
+// header's version: 17, 20 or 16 bytes.
+func (h *Header) FDESize() int {
+	switch h.Version {
+	case Version1:
+		return FDESizeV1
+	case Version2:
+		return FDESizeV2
+	}
+	return FDEIndexSize
+}
+
+// FDE is one function descriptor entry, decoded. In version 3 it combines
+// the FDE index entry and the FDE attribute (spec v3 §2.3).
+type FDE struct {
+	// Index is the position of the FDE in the FDE sub-section.
+	Index int
+	// Off is the byte offset of the FDE (index) entry from the section start.
+	Off uint32
+	// Start is the function's start address: the section address given to
+	// Parse plus the decoded start offset (spec §2.3.1, FlagFDEFuncStartPCRel).
+	Start uint64
+	// StartField is the raw value of the function start field.
+	StartField int64
+	// Size is the function's size in bytes.
+	Size uint32
+	// FREOff is the offset of the function's first FRE (version 3: of its
+	// FDE attribute) from the start of the FRE sub-section.
+	FREOff uint32
+	// NumFREs is the number of FREs of the function.
+	NumFREs uint32
+	// Info and Info2 are the raw FDE info bytes (Info2 is version 3 only).
+	Info, Info2 uint8
+	// RepSize is the size of the repeated block for PCTypeMask FDEs, in
+	// bytes. Version 1 has no such field; 16 is implied there (a PLT entry).
+	RepSize uint8
+	// FREType, PCType, Type, PAuthKey and Signal are decoded from the info bytes.
+	FREType  FREType
+	PCType   FDEPCType
+	Type     FDEType
+	PAuthKey PAuthKey
+	Signal   bool // v3 signal_p: the function is a signal trampoline
+	// firstFRE is the byte offset of the first FRE from the section start.
+	firstFRE uint32
+	// err is set when the FDE's FREs cannot be decoded at all (its FRE
+	// offset or attribute lies outside the FRE sub-section, or its FRE type
+	// is unknown); FRE decoding and Validate report it.
+	err error
+}
+
+// Err returns the error that keeps the FDE's FREs from being decoded, or nil.
+func (f *FDE) Err() error { return f.err }
+
+// End returns the first address past the function.
+func (f *FDE) End() uint64 { return f.Start + uint64(f.Size) }
+
+// Contains reports whether pc lies in the function.
+func (f *FDE) Contains(pc uint64) bool { return pc >= f.Start && pc-f.Start < uint64(f.Size) }
+
+// FirstFREOff returns the byte offset, from the section start, of the FDE's
+// first FRE.
+func (f *FDE) FirstFREOff() uint32 { return f.firstFRE }
+
+// Section is a parsed SFrame section. It keeps the section bytes and decodes
+// FREs on demand; FDEs are decoded once by Parse. A Section is safe for
+// concurrent use.
+type Section struct {
+	Header
+	// ByteOrder is the byte order found from the magic.
+	ByteOrder binary.ByteOrder
+	// Addr is the virtual address of the section's first byte; FDE start
+	// addresses are based on it.
+	Addr uint64
+
+	data   []byte
+	fdes   []FDE
+	byPC   []int32 // FDE indices sorted by Start, nil when fdes are sorted
+	freSub uint32  // start of the FRE sub-section, from section start
+	freEnd uint32  // end of the FRE sub-section, from section start
+}
+
+// Data returns the section bytes. The caller must not modify them.
+func (s *Section) Data() []byte { return s.data }
+
+// FDEs returns the FDEs in section order. The caller must not modify them.
+func (s *Section) FDEs() []FDE { return s.fdes }
+
+// FRESubsection returns the byte range [start, end) of the FRE sub-section.
+func (s *Section) FRESubsection() (start, end uint32) { return s.freSub, s.freEnd }
+
+// Sorted reports whether the FDEs are in non-decreasing order of start
+// address (whatever FlagFDESorted says).
+func (s *Section) Sorted() bool { return s.byPC == nil }
+
+// Parse decodes an SFrame section located at virtual address 0. See ParseAt.
+func Parse(data []byte) (*Section, error) { return ParseAt(data, 0) }
+
+// ParseAt decodes the header and all FDEs of the SFrame section data, whose
+// first byte is at virtual address addr. The byte order is taken from the
+// magic. FREs are decoded on demand. Every count and offset is checked
+// against len(data) before use; a problem is reported as a *FormatError with
+// the byte offset of the bad field. ParseAt does not run the checks of
+// Validate beyond what decoding needs.
+func ParseAt(data []byte, addr uint64) (*Section, error) {
+	if len(data) < PreambleSize {
+		return nil, formatErr(0, "section of %d bytes is too short for the preamble", len(data))
+	}
+	s := &Section{data: data, Addr: addr}
+	switch {
+	case data[0] == 0xde && data[1] == 0xe2:
+		s.ByteOrder = binary.BigEndian
+	case data[0] == 0xe2 && data[1] == 0xde:
+		s.ByteOrder = binary.LittleEndian
+	default:
+		return nil, formatErr(0, "bad magic %#02x%02x, want 0xdee2 in either byte order", data[0], data[1])
+	}
+	h := &s.Header
+	h.Magic = Magic
+	h.Version = Version(data[2])
+	h.Flags = Flags(data[3])
+	if h.Version < Version1 || h.Version > Version3 {
+		return nil, formatErr(2, "unsupported version %d", data[2])
+	}
+	if len(data) < HeaderSize {
+		return nil, formatErr(0, "section of %d bytes is too short for the %d-byte header", len(data), HeaderSize)
+	}
+	bo := s.ByteOrder
+	h.ABI = ABI(data[4])
+	h.CFAFixedFPOffset = int8(data[5])
+	h.CFAFixedRAOffset = int8(data[6])
+	h.AuxHdrLen = data[7]
+	h.NumFDEs = bo.Uint32(data[8:])
+	h.NumFREs = bo.Uint32(data[12:])
+	h.FRELen = bo.Uint32(data[16:])
+	h.FDEOff = bo.Uint32(data[20:])
+	h.FREOff = bo.Uint32(data[24:])
+	if !h.ABI.Known() {
+		return nil, formatErr(4, "unknown ABI/arch %d", data[4])
+	}
+	hl := uint64(h.HeaderLen())
+	if hl > uint64(len(data)) {
+		return nil, formatErr(7, "auxiliary header of %d bytes runs past the end of the %d-byte section", h.AuxHdrLen, len(data))
+	}
+	size := uint64(len(data))
+	fdeStart := hl + uint64(h.FDEOff)
+	fdeLen := uint64(h.NumFDEs) * uint64(h.FDESize())
+	if fdeStart > size || fdeLen > size-fdeStart {
+		return nil, formatErr(20, "FDE sub-section (offset %#x, %d FDEs of %d bytes) runs past the end of the %d-byte section", h.FDEOff, h.NumFDEs, h.FDESize(), size)
+	}
+	freStart := hl + uint64(h.FREOff)
+	if freStart > size || uint64(h.FRELen) > size-freStart {
+		return nil, formatErr(24, "FRE sub-section (offset %#x, length %d) runs past the end of the %d-byte section", h.FREOff, h.FRELen, size)
+	}
+	s.freSub = uint32(freStart)
+	s.freEnd = uint32(freStart + uint64(h.FRELen))
+
+	s.fdes = make([]FDE, h.NumFDEs) // bounded: NumFDEs*FDESize <= len(data)
+	sorted := true
+	for i := range s.fdes {
+		off := uint32(fdeStart) + uint32(i*h.FDESize())
+		s.decodeFDE(&s.fdes[i], i, off)
+		if i > 0 && s.fdes[i].Start < s.fdes[i-1].Start {
+			sorted = false
+		}
+	}
+	if !sorted {
+		s.byPC = make([]int32, len(s.fdes))
+		for i := range s.byPC {
+			s.byPC[i] = int32(i)
+		}
+		sort.SliceStable(s.byPC, func(a, b int) bool { return s.fdes[s.byPC[a]].Start < s.fdes[s.byPC[b]].Start })
+	}
+	return s, nil
+}
+
+// decodeFDE decodes the FDE entry at byte offset off (already known to lie
+// inside the FDE sub-section). A problem that keeps its FREs from being read
+// is recorded in f.err rather than failing the whole section, so that
+// Validate can report every bad FDE.
+func (s *Section) decodeFDE(f *FDE, i int, off uint32) {
+	bo, d := s.ByteOrder, s.data[off:]
+	f.Index, f.Off = i, off
+	var info uint8
+	switch s.Version {
+	case Version1, Version2:
+		f.StartField = int64(int32(bo.Uint32(d)))
+		f.Size = bo.Uint32(d[4:])
+		f.FREOff = bo.Uint32(d[8:])
+		f.NumFREs = bo.Uint32(d[12:])
+		info = d[16]
+		if s.Version == Version2 {
+			f.RepSize = d[17]
+		} else {
+			f.RepSize = 16
+		}
+		f.firstFRE = s.freSub + f.FREOff
+		if uint64(s.freSub)+uint64(f.FREOff) > uint64(s.freEnd) {
+			f.err = formatErr(int64(off)+8, "FDE %d: FRE offset %#x is past the end of the FRE sub-section (length %d)", i, f.FREOff, s.FRELen)
+		}
+	default:
+		f.StartField = int64(bo.Uint64(d))
+		f.Size = bo.Uint32(d[8:])
+		f.FREOff = bo.Uint32(d[12:])
+		a := uint64(s.freSub) + uint64(f.FREOff)
+		if a+FDEAttrSize > uint64(s.freEnd) {
+			f.err = formatErr(int64(off)+12, "FDE %d: FDE attribute at FRE offset %#x runs past the end of the FRE sub-section (length %d)", i, f.FREOff, s.FRELen)
+			break
+		}
+		ad := s.data[a:]
+		f.NumFREs = uint32(bo.Uint16(ad))
+		info = ad[2]
+		f.Info2 = ad[3]
+		f.RepSize = ad[4]
+		f.Type = FDEType(f.Info2 & 0x1f)
+		f.Signal = info&0x80 != 0
+		f.firstFRE = uint32(a) + FDEAttrSize
+	}
+	f.Info = info
+	f.FREType = FREType(info & 0xf)
+	f.PCType = FDEPCType((info >> 4) & 1)
+	f.PAuthKey = PAuthKey((info >> 5) & 1)
+	if s.Flags&FlagFDEFuncStartPCRel != 0 && s.Version >= Version2 {
+		f.Start = s.Addr + uint64(off) + uint64(f.StartField)
+	} else {
+		f.Start = s.Addr + uint64(f.StartField)
+	}
+	if f.FREType.Size() == 0 && f.err == nil {
+		f.err = formatErr(int64(f.infoOff(s)), "FDE %d: unknown FRE type %d", i, uint8(f.FREType))
+	}
+}
+
+// infoOff returns the byte offset of the FDE's (first) info byte.
+func (f *FDE) infoOff(s *Section) uint32 {
+	if s.Version == Version3 {
+		return s.freSub + f.FREOff + 2
+	}
+	return f.Off + 16
+}
