@@ -1,0 +1,145 @@
+// Command sfdbg checks SFrame stack-trace data: it dumps and validates
+// .sframe sections, unwinds live processes from SFrame alone and compares
+// every frame with DWARF CFI and frame-pointer unwinding.
+//
+// Exit statuses: 0 success (and, for check/compare commands, no
+// disagreement); 1 a disagreement or validation finding; 2 bad usage,
+// unreadable input, or a process that cannot be attached.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/sirupsen/logrus"
+)
+
+// Exit statuses.
+const (
+	exitOK       = 0
+	exitFindings = 1
+	exitError    = 2
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// command is one subcommand of the binary. Each lives in its own file and
+// registers itself in init.
+type command struct {
+	name    string
+	usage   string // e.g. "dump [--json] FILE"
+	summary string // one line
+	// run parses its own flags from args (after the command name) and
+	// returns the exit status. Output goes to stdout/stderr given.
+	run func(args []string, stdout, stderr io.Writer) int
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) { commands[c.name] = c }
+
+func init() {
+	register(&command{
+		name: "version", usage: "version", summary: "print the sfdbg version",
+		run: func(args []string, stdout, stderr io.Writer) int {
+			fmt.Fprintf(stdout, "sfdbg %s\n", version)
+			return exitOK
+		},
+	})
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "usage: sfdbg [--log-level LEVEL] COMMAND [ARGS]\n\ncommands:\n")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		c := commands[n]
+		fmt.Fprintf(w, "  %-48s %s\n", c.usage, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun 'sfdbg COMMAND --help' for a command's flags.\n")
+}
+
+// newFlagSet returns a flag set for a subcommand whose --help prints the
+// usage line and summary, then the flags.
+func newFlagSet(c *command, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: sfdbg %s\n\n%s\n", c.usage, c.summary)
+		var any bool
+		fs.VisitAll(func(*flag.Flag) { any = true })
+		if any {
+			fmt.Fprintf(stderr, "\nflags:\n")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// parseFlags parses args with fs; it returns (status, false) when the caller
+// must exit with status (help asked for, or bad flags).
+func parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return exitOK, false
+		}
+		return exitError, false
+	}
+	return 0, true
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	level := "warning"
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		a := args[0]
+		switch {
+		case a == "--log-level" || a == "-log-level":
+			if len(args) < 2 {
+				fmt.Fprintln(stderr, "sfdbg: --log-level needs a value (panic, fatal, error, warning, info, debug, trace)")
+				return exitError
+			}
+			level, args = args[1], args[2:]
+		case strings.HasPrefix(a, "--log-level=") || strings.HasPrefix(a, "-log-level="):
+			level, args = a[strings.Index(a, "=")+1:], args[1:]
+		case a == "-h" || a == "--help" || a == "-help":
+			usage(stdout)
+			return exitOK
+		case a == "--version" || a == "-version":
+			args = []string{"version"}
+		default:
+			fmt.Fprintf(stderr, "sfdbg: unknown flag %s\n", a)
+			usage(stderr)
+			return exitError
+		}
+	}
+	lv, err := logrus.ParseLevel(level)
+	if err != nil {
+		fmt.Fprintf(stderr, "sfdbg: %v\n", err)
+		return exitError
+	}
+	logrus.SetLevel(lv)
+	logrus.SetOutput(stderr)
+	if len(args) == 0 {
+		usage(stderr)
+		return exitError
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "sfdbg: unknown command %q\n", args[0])
+		usage(stderr)
+		return exitError
+	}
+	return c.run(args[1:], stdout, stderr)
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
