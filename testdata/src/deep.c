@@ -13,7 +13,8 @@
  *   threads  3 threads: thread_alpha -> alpha_1 -> alpha_2 -> spin_here,
  *            thread_beta -> beta_1 -> beta_2 -> beta_3 -> spin_here,
  *            thread_gamma -> gamma_1 -> spin_here; the main thread waits in
- *            main -> main_wait -> sleep_here -> nanosleep.
+ *            main -> run_threads -> main_wait -> sleep_here -> nanosleep.
+ *            "ready" is printed once all three threads are about to spin.
  *   exit     same chain as spin, but level6_leafish -> spin_until, which
  *            busy-loops for ARG milliseconds (default 1000); then everything
  *            returns and the process exits with status 0.
@@ -178,6 +179,7 @@ CHAIN int level4_recursive(int depth, int x)
 		r = level4_recursive(depth - 1, x + 1);
 	else
 		r = level5_bigframe(x);
+	sink = r; /* a volatile store after the call: no tail-recursion-to-loop */
 	return r + depth;
 }
 
@@ -244,7 +246,7 @@ CHAIN int main_wait(void)
 	return r + 1;
 }
 
-static int run_threads(void)
+CHAIN int run_threads(void)
 {
 	pthread_t t[3];
 	void *(*fn[3])(void *) = { thread_alpha, thread_beta, thread_gamma };
@@ -278,7 +280,9 @@ int main(int argc, char **argv)
 		use_signal = 1;
 		install_handlers();
 	} else if (strcmp(m, "threads") == 0) {
-		return run_threads();
+		int r = run_threads();
+		sink = r; /* no tail call: keep main on the stack */
+		return r;
 	} else if (strcmp(m, "exit") == 0) {
 		exit_mode = 1;
 		if (argc > 2)

@@ -1,0 +1,113 @@
+#!/bin/bash
+# build-fixtures.sh - rebuilds the SFrame fixture corpus in testdata/ from the
+# sources in testdata/src:
+#   testdata/bin/deep-v{1,2,3}-O{0,2}     deep.c, live-debugging program
+#   testdata/bin/features-v{1,2,3}        features-x86_64.s, format features
+#   testdata/bin/aarch64-v{2,3}, aarch64be-v{2,3}, s390x-v3   aarch64.s, s390x.s
+#   testdata/golden/NAME.{objdump,readelf,objdump-2.44,...}  reference dumps
+# and then runs scripts/build-sqlite.sh (skip with --no-sqlite) for
+# testdata/bin/sqlite-v{2,3}.  See testdata/README.md.
+#
+# Usage: scripts/build-fixtures.sh [--no-sqlite]
+# Env:   SFDBG_TOOLCHAINS  toolchain dir (default /tmp/sfdbg-toolchains); made
+#                          with ../shared/tools/toolchains.sh and
+#                          scripts/cross-toolchains.sh when missing.
+# Needs: gcc (host, Debian 12's gcc 12 was used), sed, cmp, diff; apt-get and
+#        dpkg-deb plus Debian package access when the toolchains are missing;
+#        go (module proxy access) for the SQLite fixture.
+set -euo pipefail
+. "$(dirname "$0")/fixtures-lib.sh"
+
+SQLITE=1
+for a in "$@"; do
+  case $a in
+    --no-sqlite) SQLITE=0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    *) die "unknown argument '$a' (usage: $0 [--no-sqlite])" ;;
+  esac
+done
+
+need gcc "builds deep.c"
+need sed; need cmp "" diffutils; need diff "" diffutils
+[ "$(uname -m)" = x86_64 ] || die "must run on an x86-64 Linux host (the fixtures are built with host gcc)"
+ensure_toolchains
+ensure_cross
+
+TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+mkdir -p "$BIN" "$GOLDEN"
+
+# ---------------------------------------------------------------- deep.c
+# Built from the repo root with a relative source path and
+# -ffile-prefix-map, so DWARF names testdata/src/deep.c with comp_dir "."
+# and the binaries do not depend on where the repo is checked out.
+cd "$REPO"
+for v in 1 2 3; do
+  for o in O0 O2; do
+    case $o in
+      O0) opt="-O0 -fno-omit-frame-pointer" ;;
+      O2) opt="-O2 -fomit-frame-pointer" ;;
+    esac
+    out=$BIN/deep-v$v-$o
+    # -B makes gcc run that version's as and ld (collect2 finds ld there).
+    gcc -B "$TC/v$v/bin/" -Wa,--gsframe -g $opt -Wall -Wextra -pthread \
+        -ffile-prefix-map="$REPO"=. -o "$out" testdata/src/deep.c
+    check_version "$out" x86_64 $v
+    out_txt=$("$out" exit 10) || die "deep-v$v-$o exit 10 failed"
+    [ "$out_txt" = ready ] || die "deep-v$v-$o printed '$out_txt', not 'ready'"
+    golden deep-v$v-$o x86_64 $v
+    echo "built deep-v$v-$o ($(stat -c %s "$out") bytes, SFrame v$v)"
+  done
+done
+
+# ---------------------------------------------------------------- features
+# Hand-written x86-64 assembler; static, no libc, entry _start.  binutils
+# 2.44 warns that it skips flex_drap (non-SP/FP CFA register r10); 2.40
+# skips it silently.
+for v in 1 2 3; do
+  out=$BIN/features-v$v
+  "$(tool x86_64 $v as)" --gsframe -o "$TMP/features-v$v.o" "$SRC/features-x86_64.s" 2>"$TMP/as.err" \
+    || { cat "$TMP/as.err" >&2; die "as $v failed on features-x86_64.s"; }
+  [ -s "$TMP/as.err" ] && note "features-v$v: as: $(grep -v 'Assembler messages' "$TMP/as.err" | sed 's/^.*: Warning/Warning/')"
+  "$(tool x86_64 $v ld)" -static -o "$out" "$TMP/features-v$v.o"
+  check_version "$out" x86_64 $v
+  "$out" || die "features-v$v (run on this host) exited non-zero"
+  golden features-v$v x86_64 $v
+  echo "built features-v$v ($(stat -c %s "$out") bytes, SFrame v$v)"
+done
+
+# ---------------------------------------------------------------- other ABIs
+# cross_build NAME ARCH VER SRC [EB]: as --gsframe + ld -static -e _start.
+cross_build() {
+  local name=$1 arch=$2 v=$3 src=$4 endian=${5:-} out=$BIN/$1
+  local eflag=()
+  [ -n "$endian" ] && eflag=(-EB)
+  rm -f "$out"
+  if ! "$(tool "$arch" "$v" as)" "${eflag[@]}" --gsframe -o "$TMP/$name.o" "$src" 2>"$TMP/as.err"; then
+    return 1
+  fi
+  [ -s "$TMP/as.err" ] && note "$name: as: $(cat "$TMP/as.err")"
+  "$(tool "$arch" "$v" ld)" "${eflag[@]}" -static -e _start -o "$out" "$TMP/$name.o"
+  check_version "$out" "$arch" "$v"
+  golden "$name" "$arch" "$v"
+  echo "built $name ($(stat -c %s "$out") bytes, SFrame v$v)"
+}
+cross_build aarch64-v2   aarch64 2 "$SRC/aarch64.s"    || die "aarch64-v2: $(cat "$TMP/as.err")"
+cross_build aarch64-v3   aarch64 3 "$SRC/aarch64.s"    || die "aarch64-v3: $(cat "$TMP/as.err")"
+cross_build aarch64be-v2 aarch64 2 "$SRC/aarch64.s" EB || die "aarch64be-v2: $(cat "$TMP/as.err")"
+cross_build aarch64be-v3 aarch64 3 "$SRC/aarch64.s" EB || die "aarch64be-v3: $(cat "$TMP/as.err")"
+cross_build s390x-v3     s390x   3 "$SRC/s390x.s"      || die "s390x-v3: $(cat "$TMP/as.err")"
+# binutils 2.44 has no s390x SFrame support ("Error: .sframe not supported
+# for target"): s390x-v2 is expected to fail, and is built if it ever works.
+if cross_build s390x-v2 s390x 2 "$SRC/s390x.s"; then
+  note "s390x-v2: binutils 2.44 now emits s390x SFrame; update testdata/README.md"
+else
+  rm -f "$GOLDEN"/s390x-v2.*
+  echo "skipped s390x-v2: binutils 2.44 as: $(grep -o 'Error:.*' "$TMP/as.err" | head -1)"
+fi
+
+compat_summary
+
+if [ $SQLITE = 1 ]; then
+  bash "$REPO/scripts/build-sqlite.sh"
+fi
+echo "done; testdata is $(du -sh "$REPO/testdata" | cut -f1)"
