@@ -1,5 +1,486 @@
 package frames
 
+import (
+	"bytes"
+	"debug/dwarf"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/sfdbg/sfdbg/sframe"
+)
+
 // moduleData is what is loaded from a module's ELF file on first use: its
-// SFrame section, CFI and symbols.
-type moduleData struct{}
+// SFrame section, CFI, symbols and line table. The ELF file is opened once
+// (Module.once); each kind of data is then loaded on its own first use, so
+// that unwinding with SFrame never pays for DWARF and symbolizing never pays
+// for SFrame.
+type moduleData struct {
+	file   *elf.File
+	closer io.Closer // the open file behind file, nil for in-memory ELF
+
+	sframeOnce sync.Once
+	sframe     *sframe.Section
+	sframeErr  error
+	sources    sync.Map // FDE index<<32 | FRE index -> Row.Source text
+
+	// cfi is the module's DWARF CFI (.eh_frame, .debug_frame), loaded by
+	// loadCFI (cfi.go) on first CFI use; nil with a nil error when the file
+	// has none.
+	cfiOnce sync.Once
+	cfi     *cfiTable
+	cfiErr  error
+
+	symOnce sync.Once
+	syms    []elfSymbol // sorted by addr, link-time addresses
+
+	nameOnce sync.Once
+	byName   map[string]int // index into syms, built on first LookupSymbol
+
+	lineOnce sync.Once
+	lines    *lineTable // nil when the file has no usable DWARF line info
+}
+
+// elfSymbol is one entry of a module's merged symbol table, at link-time
+// addresses. size is never 0 after loading: zero-size symbols extend to the
+// next symbol or the end of their section.
+type elfSymbol struct {
+	addr, size uint64
+	name       string
+	sized      bool // the symbol table gave a size
+}
+
+// load opens the module's ELF file once. Errors are kept and returned on
+// every later call.
+func (m *Module) load() (*moduleData, error) {
+	m.once.Do(func() {
+		if m.err != nil { // set by ParseMaps when the file could not be read
+			return
+		}
+		d := &moduleData{}
+		switch {
+		case m.ELF != nil:
+			d.file, m.err = elf.NewFile(bytes.NewReader(m.ELF))
+		case m.OpenPath != "" || m.Path != "":
+			p := m.OpenPath
+			if p == "" {
+				p = m.Path
+			}
+			var f *os.File
+			if f, m.err = os.Open(p); m.err == nil {
+				if d.file, m.err = elf.NewFile(f); m.err != nil {
+					f.Close()
+				} else {
+					d.closer = f
+				}
+			}
+		default:
+			m.err = errors.New("module has neither a path nor ELF bytes")
+		}
+		if m.err != nil {
+			m.err = fmt.Errorf("module %s: %w", m.Name, m.err)
+			logrus.Debugf("frames: %v", m.err)
+			return
+		}
+		logrus.Debugf("frames: opened module %s (bias %#x)", m.Name, m.Bias)
+		m.data = d
+	})
+	return m.data, m.err
+}
+
+// File returns the module's ELF file, opening it on first use. The file
+// belongs to the module: callers must not close it.
+func (m *Module) File() (*elf.File, error) {
+	d, err := m.load()
+	if err != nil {
+		return nil, err
+	}
+	return d.file, nil
+}
+
+// Close releases the module's open file. The module must not be used
+// afterwards.
+func (m *Module) Close() error {
+	if m.data != nil && m.data.closer != nil {
+		return m.data.closer.Close()
+	}
+	return nil
+}
+
+// SFrame returns the module's SFrame section (FDE start addresses are
+// link-time addresses: subtract Bias from runtime PCs), loading it on first
+// use. A module without one returns an error wrapping sframe.ErrNoSection;
+// an unreadable file or a malformed section returns that error.
+func (m *Module) SFrame() (*sframe.Section, error) {
+	d, err := m.load()
+	if err != nil {
+		return nil, err
+	}
+	d.sframeOnce.Do(func() {
+		d.sframe, d.sframeErr = sframe.FromELF(d.file)
+		if d.sframeErr != nil {
+			logrus.Debugf("frames: %s: %v", m.Name, d.sframeErr)
+		}
+	})
+	return d.sframe, d.sframeErr
+}
+
+// cfiData returns the module's DWARF CFI table, loading it on first use with
+// loadCFI (cfi.go). A module without CFI returns nil, nil.
+func (m *Module) cfiData() (*cfiTable, error) {
+	d, err := m.load()
+	if err != nil {
+		return nil, err
+	}
+	d.cfiOnce.Do(func() {
+		d.cfi, d.cfiErr = loadCFI(d.file, m.Bias)
+		if d.cfiErr != nil {
+			logrus.Debugf("frames: %s: CFI: %v", m.Name, d.cfiErr)
+		}
+	})
+	return d.cfi, d.cfiErr
+}
+
+// Symbol is what is known about the code at a PC.
+type Symbol struct {
+	// Module is the name of the module holding the PC, "" if none.
+	Module string
+	// Name is the function's symbol name ("" if unknown); PLT entries are
+	// named "puts@plt" as gdb does.
+	Name string
+	// Addr is the function's runtime start address and Size its size in
+	// bytes (0, 0 if unknown).
+	Addr, Size uint64
+	// Offset is PC - Addr in bytes.
+	Offset uint64
+	// File and Line locate the PC in the source (DWARF line table; "", 0 if
+	// unknown). File is the full path the DWARF data gives.
+	File string
+	Line int
+}
+
+// Symbolize describes pc (a runtime address in the module): its function
+// from the merged .symtab and .dynsym and, if the file has DWARF line
+// information, its file and line. Loading happens on first use. For a
+// return address, pass PC-1 to get the line of the call (Frame.LookupPC)
+// and use SymbolizeAt to keep the offset relative to the PC.
+func (m *Module) Symbolize(pc uint64) Symbol {
+	return m.SymbolizeAt(pc, pc)
+}
+
+// SymbolizeAt is Symbolize with the function and offset taken for pc and
+// the source line for linePC (Frame.PC and Frame.LookupPC()).
+func (m *Module) SymbolizeAt(pc, linePC uint64) Symbol {
+	s := Symbol{Module: m.Name}
+	d, err := m.load()
+	if err != nil {
+		return s
+	}
+	if sym := m.findSymbol(d, pc-m.Bias); sym != nil {
+		s.Name, s.Addr, s.Size, s.Offset = sym.name, sym.addr+m.Bias, sym.size, pc-m.Bias-sym.addr
+	}
+	if lt := m.lineData(d); lt != nil {
+		s.File, s.Line = lt.find(linePC - m.Bias)
+	}
+	return s
+}
+
+// FuncName returns the name of the function holding pc and pc's offset
+// into it, without touching the line table. ok is false when no symbol
+// covers pc.
+func (m *Module) FuncName(pc uint64) (name string, off uint64, ok bool) {
+	d, err := m.load()
+	if err != nil {
+		return "", 0, false
+	}
+	if sym := m.findSymbol(d, pc-m.Bias); sym != nil {
+		return sym.name, pc - m.Bias - sym.addr, true
+	}
+	return "", 0, false
+}
+
+// LookupSymbol returns the runtime address and size of the function named
+// name, or ok false.
+func (m *Module) LookupSymbol(name string) (addr, size uint64, ok bool) {
+	d, err := m.load()
+	if err != nil {
+		return 0, 0, false
+	}
+	syms := m.symbols(d)
+	d.nameOnce.Do(func() {
+		d.byName = make(map[string]int, len(syms))
+		for i := range syms {
+			if _, dup := d.byName[syms[i].name]; !dup {
+				d.byName[syms[i].name] = i
+			}
+		}
+	})
+	i, ok := d.byName[name]
+	if !ok {
+		return 0, 0, false
+	}
+	return d.syms[i].addr + m.Bias, d.syms[i].size, true
+}
+
+// findSymbol returns the symbol covering the link-time address a, or nil.
+func (m *Module) findSymbol(d *moduleData, a uint64) *elfSymbol {
+	syms := m.symbols(d)
+	i := sort.Search(len(syms), func(i int) bool { return syms[i].addr > a })
+	// Look back a few entries for a sized symbol covering a when a smaller
+	// symbol sits inside a larger one.
+	for k := i - 1; k >= 0 && k >= i-4; k-- {
+		if s := &syms[k]; a-s.addr < s.size {
+			return s
+		}
+	}
+	return nil
+}
+
+// symbols loads the merged symbol table once.
+func (m *Module) symbols(d *moduleData) []elfSymbol {
+	d.symOnce.Do(func() {
+		d.syms = loadSymbols(d.file)
+		logrus.Debugf("frames: %s: %d symbols", m.Name, len(d.syms))
+	})
+	return d.syms
+}
+
+// symRank orders symbols at the same address: the preferred one first.
+func symRank(s elf.Symbol) int {
+	r := 0
+	if s.Size == 0 {
+		r += 8
+	}
+	switch elf.ST_BIND(s.Info) {
+	case elf.STB_GLOBAL:
+	case elf.STB_WEAK:
+		r += 1
+	default:
+		r += 2
+	}
+	if elf.ST_TYPE(s.Info) == elf.STT_NOTYPE {
+		r += 4
+	}
+	return r
+}
+
+// loadSymbols merges the function symbols of .symtab and .dynsym (plus
+// synthetic "name@plt" entries for the PLT), drops duplicates, sorts them by
+// address and gives zero-size symbols the size up to the next symbol or the
+// end of their section.
+func loadSymbols(f *elf.File) []elfSymbol {
+	var all []elf.Symbol
+	st, _ := f.Symbols()
+	dyn, _ := f.DynamicSymbols()
+	all = append(all, st...)
+	all = append(all, dyn...)
+	type cand struct {
+		elf.Symbol
+		end uint64 // end of the symbol's section
+	}
+	cands := make([]cand, 0, len(all))
+	for _, s := range all {
+		switch elf.ST_TYPE(s.Info) {
+		case elf.STT_FUNC, elf.STT_GNU_IFUNC, elf.STT_NOTYPE:
+		default:
+			continue
+		}
+		if s.Name == "" || s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE ||
+			strings.HasPrefix(s.Name, ".L") || strings.HasPrefix(s.Name, "$") {
+			continue
+		}
+		if int(s.Section) >= len(f.Sections) {
+			continue
+		}
+		sec := f.Sections[s.Section]
+		if sec.Flags&elf.SHF_EXECINSTR == 0 {
+			continue
+		}
+		cands = append(cands, cand{s, sec.Addr + sec.Size})
+	}
+	for _, p := range pltSymbols(f, dyn) {
+		cands = append(cands, cand{p, p.Value + p.Size})
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].Value != cands[j].Value {
+			return cands[i].Value < cands[j].Value
+		}
+		return symRank(cands[i].Symbol) < symRank(cands[j].Symbol)
+	})
+	out := make([]elfSymbol, 0, len(cands))
+	ends := make([]uint64, 0, len(cands))
+	for _, c := range cands {
+		if n := len(out); n > 0 && out[n-1].addr == c.Value {
+			continue // a less preferred alias
+		}
+		out = append(out, elfSymbol{addr: c.Value, size: c.Size, name: c.Name, sized: c.Size != 0})
+		ends = append(ends, c.end)
+	}
+	for i := range out {
+		if out[i].sized {
+			continue
+		}
+		end := ends[i]
+		if i+1 < len(out) && out[i+1].addr < end {
+			end = out[i+1].addr
+		}
+		if end > out[i].addr {
+			out[i].size = end - out[i].addr
+		} else {
+			out[i].size = 1
+		}
+	}
+	return out
+}
+
+// pltSymbols names the AMD64 PLT entries after the functions they call:
+// relocation i of .rela.plt (R_X86_64_JUMP_SLOT or R_X86_64_IRELATIVE) is
+// served by entry i of .plt.sec when the file has one (IBT PLT), else by
+// entry i+1 of .plt (entry 0 is the resolver stub).
+func pltSymbols(f *elf.File, dyn []elf.Symbol) []elf.Symbol {
+	if f.Machine != elf.EM_X86_64 || f.Class != elf.ELFCLASS64 {
+		return nil
+	}
+	rela := f.Section(".rela.plt")
+	if rela == nil || rela.Type != elf.SHT_RELA {
+		return nil
+	}
+	data, err := rela.Data()
+	if err != nil {
+		return nil
+	}
+	const entSize = 16
+	plt, first := f.Section(".plt.sec"), uint64(0)
+	if plt == nil {
+		plt, first = f.Section(".plt"), 1
+	}
+	if plt == nil {
+		return nil
+	}
+	n := uint64(len(data) / 24)
+	var out []elf.Symbol
+	for i := uint64(0); i < n; i++ {
+		info := binary.LittleEndian.Uint64(data[i*24+8:])
+		symIdx := info >> 32
+		if symIdx == 0 || symIdx > uint64(len(dyn)) {
+			continue
+		}
+		addr := plt.Addr + (first+i)*entSize
+		if addr+entSize > plt.Addr+plt.Size {
+			break
+		}
+		out = append(out, elf.Symbol{
+			Name:  dyn[symIdx-1].Name + "@plt",
+			Info:  elf.ST_INFO(elf.STB_LOCAL, elf.STT_FUNC),
+			Value: addr,
+			Size:  entSize,
+		})
+	}
+	return out
+}
+
+// lineTable maps link-time PCs to file and line through the DWARF line
+// programs of the compilation units, found by their address ranges.
+type lineTable struct {
+	mu  sync.Mutex
+	d   *dwarf.Data
+	cus []cuRange // sorted by lo
+	lrs map[dwarf.Offset]*dwarf.LineReader
+}
+
+type cuRange struct {
+	lo, hi uint64
+	cu     *dwarf.Entry
+}
+
+// lineData loads the DWARF line information once; nil when there is none.
+func (m *Module) lineData(d *moduleData) *lineTable {
+	d.lineOnce.Do(func() {
+		if d.file.Section(".debug_line") == nil && d.file.Section(".zdebug_line") == nil {
+			return
+		}
+		var err error
+		d.lines, err = loadLines(d.file)
+		if err != nil {
+			logrus.Debugf("frames: %s: no line table: %v", m.Name, err)
+		}
+	})
+	return d.lines
+}
+
+func loadLines(f *elf.File) (lt *lineTable, err error) {
+	defer func() {
+		if r := recover(); r != nil { // debug/dwarf on hostile input
+			lt, err = nil, fmt.Errorf("DWARF: %v", r)
+		}
+	}()
+	d, err := f.DWARF()
+	if err != nil {
+		return nil, err
+	}
+	lt = &lineTable{d: d, lrs: map[dwarf.Offset]*dwarf.LineReader{}}
+	r := d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			break
+		}
+		if e.Tag != dwarf.TagCompileUnit && e.Tag != dwarf.TagPartialUnit {
+			r.SkipChildren()
+			continue
+		}
+		ranges, _ := d.Ranges(e)
+		for _, rg := range ranges {
+			if rg[1] > rg[0] {
+				lt.cus = append(lt.cus, cuRange{rg[0], rg[1], e})
+			}
+		}
+		r.SkipChildren()
+	}
+	sort.Slice(lt.cus, func(i, j int) bool { return lt.cus[i].lo < lt.cus[j].lo })
+	return lt, nil
+}
+
+// find returns the file and line of link-time address pc, or "", 0.
+func (lt *lineTable) find(pc uint64) (file string, line int) {
+	defer func() {
+		if r := recover(); r != nil {
+			file, line = "", 0
+		}
+	}()
+	i := sort.Search(len(lt.cus), func(i int) bool { return lt.cus[i].lo > pc })
+	for k := i - 1; k >= 0 && k >= i-4; k-- {
+		c := lt.cus[k]
+		if pc < c.lo || pc >= c.hi {
+			continue
+		}
+		lt.mu.Lock()
+		lr, ok := lt.lrs[c.cu.Offset]
+		if !ok {
+			lr, _ = lt.d.LineReader(c.cu)
+			lt.lrs[c.cu.Offset] = lr
+		}
+		var e dwarf.LineEntry
+		var err error
+		if lr != nil {
+			err = lr.SeekPC(pc, &e)
+		}
+		lt.mu.Unlock()
+		if lr == nil || err != nil {
+			continue
+		}
+		if e.File != nil {
+			file = e.File.Name
+		}
+		return file, e.Line
+	}
+	return "", 0
+}

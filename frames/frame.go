@@ -152,3 +152,12 @@ func (f *Frame) LookupPC() uint64 {
 	}
 	return f.PC - 1
 }
+
+// String formats the row as "CFA rsp+8 RA c-8 FP u [source]".
+func (r Row) String() string {
+	s := "CFA " + r.CFA.String() + " RA " + r.RA.String() + " FP " + r.FP.String()
+	if r.Source != "" {
+		s += " [" + r.Source + "]"
+	}
+	return s
+}

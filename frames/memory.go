@@ -24,8 +24,19 @@ func (e *MemoryError) Error() string {
 
 func (e *MemoryError) Unwrap() error { return e.Err }
 
+// WordReader is an optional interface of a Memory that reads 64-bit
+// little-endian words without a buffer (ReadUint64 uses it: a buffer passed
+// through the Memory interface has to be allocated on the heap).
+type WordReader interface {
+	ReadUint64(addr uint64) (uint64, error)
+}
+
 // ReadUint64 reads a little-endian 64-bit word at addr (AMD64 target).
+// Errors are *MemoryError.
 func ReadUint64(m Memory, addr uint64) (uint64, error) {
+	if w, ok := m.(WordReader); ok {
+		return w.ReadUint64(addr)
+	}
 	var b [8]byte
 	n, err := m.ReadAt(b[:], addr)
 	if n < 8 {
@@ -54,4 +65,17 @@ func (m *SliceMemory) ReadAt(p []byte, addr uint64) (int, error) {
 		return n, fmt.Errorf("address %#x: read past end of mapping", addr+uint64(n))
 	}
 	return n, nil
+}
+
+// ReadUint64 implements WordReader.
+func (m *SliceMemory) ReadUint64(addr uint64) (uint64, error) {
+	if addr < m.Base || addr-m.Base > uint64(len(m.Data)) || uint64(len(m.Data))-(addr-m.Base) < 8 {
+		var b [8]byte
+		n, err := m.ReadAt(b[:], addr)
+		if err == nil {
+			err = fmt.Errorf("short read (%d of 8 bytes)", n)
+		}
+		return 0, &MemoryError{Addr: addr, Err: err}
+	}
+	return binary.LittleEndian.Uint64(m.Data[addr-m.Base:]), nil
 }

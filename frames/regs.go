@@ -38,6 +38,9 @@ const (
 	RBP sframe.Reg = 6
 	RSP sframe.Reg = 7
 	R8  sframe.Reg = 8
+	R9  sframe.Reg = 9
+	R10 sframe.Reg = 10
+	R11 sframe.Reg = 11
 	R12 sframe.Reg = 12
 	R13 sframe.Reg = 13
 	R14 sframe.Reg = 14

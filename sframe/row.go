@@ -227,6 +227,11 @@ func (s *Section) flexRow(row *Row, fre *FRE) error {
 		return formatErr(int64(fre.Off), "FLEX FRE: CFA control word %#x has no base register (reg_p clear)", cfaCtl)
 	}
 	row.CFA = s.flexRule(cfaCtl, fre.Words[1], row)
+	if s.ABI == ABIS390XBigEndian {
+		// The CFA offset word is scaled on s390x in FLEX FDEs too (gas
+		// 2.47.50 stores 0 for sp+160; libsframe decodes it for any FDE type).
+		row.CFA.Offset = S390XDecodeCFAOffset(row.CFA.Offset)
+	}
 	row.RA = s.fixedRule(s.CFAFixedRAOffset)
 	if s.ABI == ABIAMD64LittleEndian && s.CFAFixedRAOffset == 0 {
 		row.RA = Rule{Kind: RuleOffset, Reg: RegCFA, Offset: -8}

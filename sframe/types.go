@@ -209,10 +209,10 @@ func (a ABI) SPValOffset() int64 {
 
 // s390x constants (spec v2 errata 1 §3.3, v3 §3.1.3).
 const (
-	S390XSPValOffset            = -160 // SFRAME_S390X_SP_VAL_OFFSET
-	S390XCFAOffsetAdjustment    = S390XSPValOffset
-	S390XCFAOffsetAlignFactor   = 8 // SFRAME_S390X_CFA_OFFSET_ALIGNMENT_FACTOR
-	RAOffsetInvalid             = 0 // SFRAME_FRE_RA_OFFSET_INVALID
+	S390XSPValOffset          = -160 // SFRAME_S390X_SP_VAL_OFFSET
+	S390XCFAOffsetAdjustment  = S390XSPValOffset
+	S390XCFAOffsetAlignFactor = 8 // SFRAME_S390X_CFA_OFFSET_ALIGNMENT_FACTOR
+	RAOffsetInvalid           = 0 // SFRAME_FRE_RA_OFFSET_INVALID
 )
 
 // S390XDecodeCFAOffset undoes the s390x CFA offset scaling and adjustment

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/sfdbg/sfdbg/debugger"
+)
+
+func init() {
+	c := &command{
+		name:    "attach",
+		usage:   "attach [-batch] [-ex CMD]... [-x FILE] PID",
+		summary: "stop a running process and debug it: backtraces from SFrame, checked against CFI and frame pointers",
+	}
+	c.run = func(args []string, stdout, stderr io.Writer) int {
+		fs := newFlagSet(c, stderr)
+		sf := addSessionFlags(fs)
+		pos, st, ok := parseInterspersed(fs, args)
+		if !ok {
+			return st
+		}
+		if len(pos) != 1 {
+			fs.Usage()
+			return exitError
+		}
+		pid, err := strconv.Atoi(pos[0])
+		if err != nil || pid <= 0 {
+			fmt.Fprintf(stderr, "sfdbg: attach: %q is not a process ID\n", pos[0])
+			return exitError
+		}
+		t, err := debugger.Attach(pid)
+		if err != nil {
+			fmt.Fprintf(stderr, "sfdbg: %v\n", err)
+			return exitError
+		}
+		return runSession(t, sf, func(s *debugger.Session) { s.Intro(fmt.Sprintf("Attached to process %d", pid)) }, stdout, stderr)
+	}
+	register(c)
+}

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sfdbg/sfdbg/compare"
+)
+
+func init() {
+	c := &command{
+		name:    "check",
+		usage:   "check [--json] [--junit FILE] [--recursive] [-j N] FILE|DIR...",
+		summary: "validate binaries' SFrame against their own DWARF CFI, instruction by instruction",
+	}
+	c.run = func(args []string, stdout, stderr io.Writer) int { return runCheck(c, args, stdout, stderr) }
+	register(c)
+}
+
+func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
+	fset := newFlagSet(c, stderr)
+	jsonOut := fset.Bool("json", false, "JSON output: one document for one file, JSON Lines (one report per file, then the totals) for several")
+	junit := fset.String("junit", "", "also write a JUnit XML report to `FILE` (one test case per binary)")
+	recursive := fset.Bool("recursive", false, "check every ELF file with .sframe below the given directories (other files are skipped)")
+	jobs := fset.Int("j", runtime.NumCPU(), "check `N` files in parallel")
+	if st, ok := parseFlags(fset, args); !ok {
+		return st
+	}
+	if fset.NArg() == 0 {
+		fset.Usage()
+		return exitError
+	}
+	var paths []string
+	named := map[string]bool{}
+	for _, a := range fset.Args() {
+		fi, err := os.Stat(a)
+		if err != nil {
+			fmt.Fprintf(stderr, "sfdbg check: %v\n", err)
+			return exitError
+		}
+		if !fi.IsDir() {
+			paths = append(paths, a)
+			named[a] = true
+			continue
+		}
+		if !*recursive {
+			fmt.Fprintf(stderr, "sfdbg check: %s is a directory (use --recursive)\n", a)
+			return exitError
+		}
+		filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() && isELF(p) {
+				paths = append(paths, p)
+			}
+			return nil
+		})
+	}
+	start := time.Now()
+	reports := checkAll(paths, *jobs, func(r *compare.FileReport) {
+		// Streamed in completion order under --json with several files.
+		if *jsonOut && len(paths) > 1 && !skipped(r, named) {
+			b, _ := json.Marshal(r)
+			stdout.Write(append(b, '\n'))
+		}
+	})
+	var kept []*compare.FileReport
+	for _, r := range reports {
+		if !skipped(r, named) {
+			kept = append(kept, r)
+		}
+	}
+	doc := compare.NewCheckDocument(kept)
+	switch {
+	case *jsonOut && len(paths) == 1:
+		compare.WriteJSON(stdout, doc)
+	case *jsonOut:
+		doc.Files = nil
+		b, _ := json.Marshal(doc)
+		stdout.Write(append(b, '\n'))
+	default:
+		st := compare.Style{Color: isTerminal(stdout)}
+		w := bufio.NewWriter(stdout)
+		for _, r := range kept {
+			r.WriteText(w, st)
+		}
+		if len(kept) > 1 {
+			doc.WriteSummaryTable(w, st)
+		}
+		w.Flush()
+	}
+	if *junit != "" {
+		if err := writeJUnit(*junit, kept, time.Since(start)); err != nil {
+			fmt.Fprintf(stderr, "sfdbg check: writing JUnit report: %v\n", err)
+			return exitError
+		}
+	}
+	switch {
+	case doc.Errors > 0:
+		return exitError
+	case doc.Disagreements > 0:
+		return exitFindings
+	}
+	return exitOK
+}
+
+// skipped reports whether a report is for a file found by --recursive that
+// carries no SFrame section: such files are skipped, not failed.
+func skipped(r *compare.FileReport, named map[string]bool) bool {
+	return !named[r.File] && r.NoSFrame
+}
+
+// checkAll checks paths with up to jobs workers and returns the reports in
+// the order of paths; done is called (serially) as each report completes.
+func checkAll(paths []string, jobs int, done func(*compare.FileReport)) []*compare.FileReport {
+	if jobs < 1 {
+		jobs = 1
+	}
+	out := make([]*compare.FileReport, len(paths))
+	idx := make(chan int)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range idx {
+				r, _ := compare.CheckFile(paths[i], compare.CheckOptions{})
+				out[i] = r
+				mu.Lock()
+				done(r)
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range paths {
+		idx <- i
+	}
+	close(idx)
+	wg.Wait()
+	return out
+}
+
+func isELF(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var magic [4]byte
+	_, err = io.ReadFull(f, magic[:])
+	return err == nil && string(magic[:]) == "\x7fELF"
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// JUnit XML, as read by CI systems: one <testcase> per binary, failing
+// when SFrame disagrees with CFI, erroring when the file is unreadable.
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Failure   *junitMessage `xml:"failure,omitempty"`
+	Error     *junitMessage `xml:"error,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Body    string `xml:",chardata"`
+}
+
+func writeJUnit(path string, reports []*compare.FileReport, elapsed time.Duration) error {
+	s := junitSuite{Name: "sfdbg check", Tests: len(reports), Time: fmt.Sprintf("%.3f", elapsed.Seconds())}
+	for _, r := range reports {
+		tc := junitCase{Name: r.File, Classname: "sfdbg.check"}
+		var buf bytesWriter
+		r.WriteText(&buf, compare.Style{})
+		switch {
+		case r.Err != "":
+			s.Errors++
+			tc.Error = &junitMessage{Message: r.Err, Type: "unreadable"}
+		case r.Disagreements() > 0:
+			s.Failures++
+			tc.Failure = &junitMessage{Message: fmt.Sprintf("%d disagreements between SFrame and CFI", r.Disagreements()), Type: "disagreement", Body: string(buf)}
+		default:
+			tc.SystemOut = string(buf)
+		}
+		s.Cases = append(s.Cases, tc)
+	}
+	b, err := xml.MarshalIndent(junitSuites{Suites: []junitSuite{s}}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o644)
+}
+
+type bytesWriter []byte
+
+func (b *bytesWriter) Write(p []byte) (int, error) { *b = append(*b, p...); return len(p), nil }

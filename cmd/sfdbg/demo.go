@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sfdbg/sfdbg/cmd/sfdbg/demotarget"
+	"github.com/sfdbg/sfdbg/debugger"
+)
+
+func init() {
+	c := &command{
+		name:    "demo",
+		usage:   "demo [--mode spin|threads|sleep|signal|both] [--json]",
+		summary: "run the bundled SFrame program, show its compared backtraces, and clean up",
+	}
+	c.run = func(args []string, stdout, stderr io.Writer) int {
+		fs := newFlagSet(c, stderr)
+		mode := fs.String("mode", "both", "what the bundled program does: spin (one deep stack), threads (four threads), sleep (stopped inside libc), signal (a signal handler on the stack), or both (spin, then threads)")
+		asJSON := fs.Bool("json", false, "print the backtraces as JSON, without the explanations")
+		if st, ok := parseFlags(fs, args); !ok {
+			return st
+		}
+		if fs.NArg() != 0 {
+			fs.Usage()
+			return exitError
+		}
+		modes := []string{*mode}
+		switch *mode {
+		case "both":
+			modes = []string{"spin", "threads"}
+		case "spin", "threads", "sleep", "signal":
+		default:
+			fmt.Fprintf(stderr, "sfdbg: demo: unknown mode %q (spin, threads, sleep, signal, both)\n", *mode)
+			return exitError
+		}
+		return runDemo(modes, *asJSON, stdout, stderr)
+	}
+	register(c)
+}
+
+// runDemo writes the embedded program to a temporary directory, and for
+// each mode starts it, waits until it is in its deep stack, stops it with
+// the lean ptrace path, prints every thread's compared backtrace, and kills
+// it. The temporary directory is removed and no process is left behind,
+// also on SIGINT or SIGTERM.
+func runDemo(modes []string, asJSON bool, stdout, stderr io.Writer) int {
+	dir, err := os.MkdirTemp("", "sfdbg-demo-")
+	if err != nil {
+		fmt.Fprintf(stderr, "sfdbg: demo: %v\n", err)
+		return exitError
+	}
+	var cur *exec.Cmd
+	cleanup := func() {
+		if cur != nil && cur.Process != nil {
+			cur.Process.Kill()
+			cur.Wait()
+			cur = nil
+		}
+		os.RemoveAll(dir)
+	}
+	defer cleanup()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case sig := <-sigs:
+			cleanup()
+			fmt.Fprintf(stderr, "sfdbg: demo: %v: stopped the demo program and removed %s\n", sig, dir)
+			os.Exit(128 + int(sig.(syscall.Signal)))
+		case <-done:
+		}
+	}()
+
+	bin := filepath.Join(dir, demotarget.Name)
+	if err := os.WriteFile(bin, demotarget.Binary, 0o755); err != nil {
+		fmt.Fprintf(stderr, "sfdbg: demo: %v\n", err)
+		return exitError
+	}
+	if !asJSON {
+		fmt.Fprintf(stdout, "sfdbg demo: the bundled program %s (from testdata/src/deep.c, built with\n", demotarget.Name)
+		fmt.Fprintf(stdout, "gcc -O2 -fomit-frame-pointer and GNU as --gsframe: SFrame version 3) is written to\n%s and started.\n", dir)
+	}
+	status := exitOK
+	for _, mode := range modes {
+		var err error
+		cur, err = startDemo(bin, mode)
+		if err != nil {
+			fmt.Fprintf(stderr, "sfdbg: demo: %v\n", err)
+			return exitError
+		}
+		if !asJSON {
+			fmt.Fprintf(stdout, "\n=== mode %s: %s\n", mode, demoModeText[mode])
+			fmt.Fprintf(stdout, "Process %d printed \"ready\"; stopping every thread (PTRACE_SEIZE + PTRACE_INTERRUPT),\nunwinding, and resuming it:\n\n", cur.Process.Pid)
+		}
+		stop, err := debugger.Seize(cur.Process.Pid)
+		if err != nil {
+			fmt.Fprintf(stderr, "sfdbg: demo: %v\n", err)
+			return exitError
+		}
+		pt, err := debugger.TraceProcess(stop, debugger.ModeAll, 0)
+		stop.Detach()
+		if err != nil {
+			fmt.Fprintf(stderr, "sfdbg: demo: %v\n", err)
+			return exitError
+		}
+		if asJSON {
+			pt.WriteJSON(stdout)
+		} else {
+			pt.WriteText(stdout)
+		}
+		if pt.Disagreements() > 0 {
+			status = exitFindings
+		}
+		cur.Process.Kill()
+		cur.Wait()
+		cur = nil
+	}
+	if !asJSON {
+		fmt.Fprintf(stdout, "\n%s", debugger.Legend)
+		fmt.Fprintf(stdout, "\nThe demo program was killed and %s removed.\n", dir)
+		fmt.Fprintf(stdout, "Try it on your own process: sfdbg bt PID, or sfdbg attach PID and then \"bt\", \"info frame\", \"info sframe\".\n")
+	}
+	return status
+}
+
+var demoModeText = map[string]string{
+	"spin":    "main -> run_chain -> level1 -> level2_alloca -> level3_indirect -> level4_recursive x3 -> level5_bigframe -> level6_leafish -> spin_here",
+	"threads": "three threads spinning in spin_here at different depths; the main thread sleeps in libc",
+	"sleep":   "the main chain, stopped inside libc's nanosleep (no SFrame there: CFI takes over)",
+	"signal":  "a SIGALRM handler running on top of the interrupted chain",
+}
+
+// startDemo starts the demo program in mode and waits for its "ready".
+func startDemo(bin, mode string) (*exec.Cmd, error) {
+	cmd := exec.Command(bin, mode)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	ready := make(chan error, 1)
+	go func() {
+		line, err := bufio.NewReader(out).ReadString('\n')
+		if err == nil && strings.TrimSpace(line) != "ready" {
+			err = fmt.Errorf("unexpected output %q", line)
+		}
+		ready <- err
+	}()
+	select {
+	case err := <-ready:
+		if err != nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+			return nil, fmt.Errorf("%s %s: %w", filepath.Base(bin), mode, err)
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, errors.New("the demo program did not get ready within 10 s")
+	}
+	if mode == "signal" {
+		// "ready" is printed in the handler before it descends; give it a moment.
+		time.Sleep(20 * time.Millisecond)
+	}
+	return cmd, nil
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/sfdbg/sfdbg/debugger"
+)
+
+// sessionFlags are the flags attach and run share: gdb's -batch, -ex and -x.
+type sessionFlags struct {
+	batch  bool
+	ex     stringList
+	script string
+}
+
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, "; ") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+func addSessionFlags(fs *flag.FlagSet) *sessionFlags {
+	f := &sessionFlags{}
+	fs.BoolVar(&f.batch, "batch", false, "run the -ex commands, then the -x file, then detach and exit (no prompt); exit status 2 if a command failed")
+	fs.Var(&f.ex, "ex", "execute debugger command `CMD` (repeatable, in order)")
+	fs.StringVar(&f.script, "x", "", "execute the debugger commands in `FILE`, one per line (after the -ex commands)")
+	return f
+}
+
+// parseInterspersed parses flags that may come before or after the
+// positional arguments, up to a "--". It returns the positional arguments
+// (everything after "--" included).
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, int, bool) {
+	var pos []string
+	for {
+		if st, ok := parseFlags(fs, args); !ok {
+			return nil, st, false
+		}
+		rest := fs.Args()
+		if len(args) > 0 && len(rest) > 0 && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), 0, true
+		}
+		if len(rest) == 0 {
+			return pos, 0, true
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), 0, true
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// commands returns the -ex commands followed by the lines of the -x file.
+func (f *sessionFlags) commands() ([]string, error) {
+	cmds := append([]string(nil), f.ex...)
+	if f.script != "" {
+		fh, err := os.Open(f.script)
+		if err != nil {
+			return nil, err
+		}
+		defer fh.Close()
+		sc := bufio.NewScanner(fh)
+		for sc.Scan() {
+			cmds = append(cmds, sc.Text())
+		}
+		if err := sc.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.script, err)
+		}
+	}
+	return cmds, nil
+}
+
+// runSession drives a debugging session on t: the -ex/-x commands, then the
+// REPL unless -batch. Whatever happens (quit, end of input, end of batch,
+// SIGINT/SIGTERM, a panic), the target is detached (or, if sfdbg started
+// it, killed) before sfdbg exits.
+func runSession(t debugger.Target, f *sessionFlags, intro func(s *debugger.Session), stdout, stderr io.Writer) (status int) {
+	cmds, err := f.commands()
+	if err != nil {
+		fmt.Fprintf(stderr, "sfdbg: %v\n", err)
+		closeTarget(t)
+		return exitError
+	}
+	var in *os.File
+	if !f.batch {
+		in = os.Stdin
+	}
+	ui := debugger.NewTermUI(in, stdout, stderr)
+	s := debugger.NewSession(t, ui)
+	s.Batch = f.batch
+	stop := s.HandleSignals(func(code int) { os.Exit(code) })
+	defer stop()
+	defer s.Recover()
+	defer func() {
+		if err := s.Close(); err != nil {
+			fmt.Fprintf(stderr, "sfdbg: %v\n", err)
+			status = exitError
+		}
+		ui.Close()
+	}()
+	if intro != nil {
+		intro(s)
+	}
+	ok := s.RunBatch(cmds)
+	if f.batch {
+		if !ok {
+			return exitError
+		}
+		return exitOK
+	}
+	if !ui.IsTerminal() && len(cmds) == 0 {
+		// Commands from a pipe: the same failure rule as a batch.
+		s.Failed = false
+	}
+	if err := s.Run(); err != nil {
+		fmt.Fprintf(stderr, "sfdbg: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+func closeTarget(t debugger.Target) {
+	if t.Launched() {
+		t.Kill()
+	} else {
+		t.Detach()
+	}
+}

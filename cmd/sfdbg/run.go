@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/sfdbg/sfdbg/debugger"
+)
+
+func init() {
+	c := &command{
+		name:    "run",
+		usage:   "run [-batch] [-ex CMD]... [-x FILE] [--] PROG [ARGS...]",
+		summary: "start a program under the debugger, stopped at its first instruction",
+	}
+	c.run = func(args []string, stdout, stderr io.Writer) int {
+		fs := newFlagSet(c, stderr)
+		sf := addSessionFlags(fs)
+		// Flags end at the program: "sfdbg run -batch prog -x" passes -x to prog.
+		if st, ok := parseFlags(fs, args); !ok {
+			return st
+		}
+		argv := fs.Args()
+		if len(argv) > 0 && argv[0] == "--" {
+			argv = argv[1:]
+		}
+		if len(argv) == 0 {
+			fs.Usage()
+			return exitError
+		}
+		t, err := debugger.Launch(argv, "")
+		if err != nil {
+			fmt.Fprintf(stderr, "sfdbg: %v\n", err)
+			return exitError
+		}
+		return runSession(t, sf, func(s *debugger.Session) {
+			s.Intro(fmt.Sprintf("Started process %d (%s), stopped at its first instruction", t.Pid(), argv[0]))
+		}, stdout, stderr)
+	}
+	register(c)
+}

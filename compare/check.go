@@ -1,0 +1,180 @@
+package compare
+
+import (
+	"debug/elf"
+	"fmt"
+	"sort"
+
+	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe"
+)
+
+// Finding is one disagreement or observation, at link-time addresses for
+// static checks and runtime addresses for live ones.
+type Finding struct {
+	Kind     Kind   `json:"kind"`
+	Module   string `json:"module"`
+	Function string `json:"function,omitempty"`
+	// FuncStart is the function's start address (SFrame FDE, else CFI FDE).
+	FuncStart uint64 `json:"func_start"`
+	// PC and PCEnd bound the affected PCs, [PC, PCEnd).
+	PC    uint64 `json:"pc"`
+	PCEnd uint64 `json:"pc_end,omitempty"`
+	// Instructions is the number of instruction boundaries affected.
+	Instructions int `json:"instructions,omitempty"`
+	// Shift is, for KindFREBoundary, the SFrame FRE start minus the CFI row
+	// start in bytes (positive: the FRE starts late).
+	Shift int64 `json:"shift,omitempty"`
+	// Frame is the frame level for live findings, -1 for static ones.
+	Frame int `json:"frame"`
+	// SFrame, CFI and FP are the raw rules each method used, for humans.
+	SFrame string `json:"sframe,omitempty"`
+	CFI    string `json:"cfi,omitempty"`
+	FP     string `json:"fp,omitempty"`
+	// Message says what is wrong in a sentence.
+	Message string `json:"message"`
+}
+
+// Summary counts what a check covered and found.
+type Summary struct {
+	FunctionsSFrame int    `json:"functions_sframe"`
+	FunctionsCFI    int    `json:"functions_cfi"`
+	FunctionsBoth   int    `json:"functions_compared"`
+	BytesSFrame     uint64 `json:"bytes_sframe"`
+	BytesCFI        uint64 `json:"bytes_cfi"`
+	Instructions    int    `json:"instructions_compared"`
+	// ByKind counts findings by kind.
+	ByKind map[Kind]int `json:"by_kind"`
+	// Faults counts findings that are SFrame faults (Kind.SFrameFault).
+	Faults int `json:"sframe_faults"`
+}
+
+func (s *Summary) add(f Finding) {
+	if s.ByKind == nil {
+		s.ByKind = map[Kind]int{}
+	}
+	s.ByKind[f.Kind]++
+	if f.Kind.SFrameFault() {
+		s.Faults++
+	}
+}
+
+// FileReport is the result of checking one ELF file.
+type FileReport struct {
+	File     string    `json:"file"`
+	Version  int       `json:"sframe_version,omitempty"`
+	ABI      string    `json:"abi,omitempty"`
+	Findings []Finding `json:"findings"`
+	Summary  Summary   `json:"summary"`
+	// Err is set when the file could not be checked (unreadable, not ELF,
+	// no .sframe); then the rest is empty.
+	Err string `json:"error,omitempty"`
+	// NoSFrame is set when Err is because the file has no SFrame section.
+	NoSFrame bool `json:"no_sframe,omitempty"`
+}
+
+// CFISource gives the CFI of a module at link-time addresses: the ranges of
+// its FDEs, and the rows of a range in address order, each with Start/End.
+type CFISource interface {
+	FDERanges() ([]Range, error)
+	Rows(start, end uint64) ([]frames.Row, error)
+}
+
+// Range is a half-open address range [Start, End).
+type Range struct{ Start, End uint64 }
+
+// Symbolizer names the function containing a link-time address ("" if none).
+type Symbolizer func(addr uint64) string
+
+// checker holds the state of one static check.
+type checker struct {
+	name string
+	f    *elf.File
+	sec  *sframe.Section
+	cfi  CFISource
+	sym  Symbolizer
+	rep  *FileReport
+	text []textRange
+}
+
+type textRange struct {
+	addr uint64
+	data []byte
+}
+
+// instructions returns the instruction boundaries in [start, end), decoded
+// with x86asm. ok is false when the bytes are not available or an
+// instruction does not decode; then boundaries holds what was decoded.
+func (c *checker) instructions(start, end uint64, buf []uint64) (b []uint64, ok bool) {
+	b = buf[:0]
+	var data []byte
+	for _, t := range c.text {
+		if start >= t.addr && end <= t.addr+uint64(len(t.data)) {
+			data = t.data[start-t.addr : end-t.addr]
+			break
+		}
+	}
+	if data == nil {
+		return b, false
+	}
+	for off := 0; off < len(data); {
+		b = append(b, start+uint64(off))
+		inst, err := x86asm.Decode(data[off:], 64)
+		if err != nil || inst.Len == 0 {
+			return b, false
+		}
+		off += inst.Len
+	}
+	return b, true
+}
+
+// sfRow returns the SFrame rows of an FDE as common rows with runtime
+// ranges equal to link-time ones.
+func (c *checker) sfRows(fde *sframe.FDE) ([]frames.Row, error) {
+	var rows []frames.Row
+	it := c.sec.FREs(fde)
+	for it.Next() {
+		fre := it.FRE()
+		r, err := c.sec.Row(fde, fre)
+		if err != nil {
+			return rows, err
+		}
+		row := RowFromSFrame(r)
+		row.Start = fde.Start + uint64(fre.StartOff)
+		row.Source = fmt.Sprintf("sframe FDE %d FRE %d", fde.Index, it.Index())
+		if n := len(rows); n > 0 {
+			rows[n-1].End = row.Start
+		}
+		row.End = fde.End()
+		rows = append(rows, row)
+	}
+	return rows, it.Err()
+}
+
+// rowAt returns the index of the row covering pc in rows sorted by Start,
+// or -1.
+func rowAt(rows []frames.Row, pc uint64) int {
+	i := sort.Search(len(rows), func(i int) bool { return rows[i].Start > pc }) - 1
+	if i >= 0 && pc < rows[i].End {
+		return i
+	}
+	return -1
+}
+
+func (c *checker) add(f Finding) {
+	f.Frame = -1
+	if f.Module == "" {
+		f.Module = c.name
+	}
+	c.rep.Findings = append(c.rep.Findings, f)
+	c.rep.Summary.add(f)
+}
+
+func (c *checker) funcName(addr uint64) string {
+	if c.sym == nil {
+		return ""
+	}
+	return c.sym(addr)
+}

@@ -1,0 +1,172 @@
+package compare
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe"
+)
+
+// maxBoundaryShift bounds, in instructions, how far an FRE boundary may be
+// from the CFI row boundary it mirrors to be reported as KindFREBoundary
+// rather than as a plain CFA/RA/FP difference.
+const maxBoundaryShift = 4
+
+// run is a maximal sequence of instruction boundaries with the same
+// difference between the SFrame and the CFI row.
+type run struct {
+	start, end uint64 // [start, end) in bytes
+	n          int    // instructions
+	diff       RowDiff
+	sf, cfi    int // row indices at start
+}
+
+// checkFunc compares, at every instruction boundary of one SFrame FDE, the
+// SFrame row with the CFI row, and records findings. It returns the number
+// of instruction boundaries compared.
+func (c *checker) checkFunc(fde *sframe.FDE, cfiRows []frames.Row, insts []uint64) int {
+	name := c.funcName(fde.Start)
+	sfRows, err := c.sfRows(fde)
+	if err != nil {
+		c.add(Finding{Kind: KindFormat, Function: name, FuncStart: fde.Start, PC: fde.Start,
+			Message: fmt.Sprintf("SFrame FDE %d: %v", fde.Index, err)})
+		return 0
+	}
+	if fde.PCType == sframe.PCTypeMask {
+		return c.checkMaskFunc(fde, name, sfRows, cfiRows, insts)
+	}
+	var runs []run
+	for i, pc := range insts {
+		next := fde.End()
+		if i+1 < len(insts) {
+			next = insts[i+1]
+		}
+		si, ci := rowAt(sfRows, pc), rowAt(cfiRows, pc)
+		var d RowDiff
+		switch {
+		case ci < 0:
+			continue // CFI does not cover this PC: reported per function
+		case si < 0:
+			d = RowDiff{CFA: true, RA: true, FP: true} // before the first FRE
+		default:
+			d = DiffRows(sfRows[si], cfiRows[ci], pc)
+		}
+		if n := len(runs); n > 0 && runs[n-1].diff == d && runs[n-1].end == pc && runs[n-1].sf == si && runs[n-1].cfi == ci {
+			runs[n-1].end, runs[n-1].n = next, runs[n-1].n+1
+			continue
+		}
+		runs = append(runs, run{start: pc, end: next, n: 1, diff: d, sf: si, cfi: ci})
+	}
+	compared := 0
+	for _, r := range runs {
+		compared += r.n
+		if !r.diff.Any() {
+			continue
+		}
+		f := Finding{Function: name, FuncStart: fde.Start, PC: r.start, PCEnd: r.end, Instructions: r.n,
+			CFI: ruleText(cfiRows[r.cfi])}
+		if r.sf >= 0 {
+			f.SFrame = ruleText(sfRows[r.sf])
+		} else {
+			f.SFrame = "no FRE"
+		}
+		if shift, ok := boundaryShift(r, sfRows, cfiRows); ok {
+			f.Kind, f.Shift = KindFREBoundary, shift
+			dir := "late"
+			if shift < 0 {
+				dir, shift = "early", -shift
+			}
+			f.Message = fmt.Sprintf("FRE starts %d bytes %s: %s+%#x..+%#x has SFrame %s, CFI %s", shift, dir,
+				orAddr(name, fde.Start), r.start-fde.Start, r.end-fde.Start, f.SFrame, f.CFI)
+			c.add(f)
+			continue
+		}
+		for _, k := range r.diff.Kinds() {
+			f.Kind = k
+			f.Message = fmt.Sprintf("%s at %s+%#x..+%#x (%d instructions): SFrame %s, CFI %s", k.Title(),
+				orAddr(name, fde.Start), r.start-fde.Start, r.end-fde.Start, r.n, f.SFrame, f.CFI)
+			c.add(f)
+		}
+	}
+	return compared
+}
+
+// checkMaskFunc compares a PC-mask FDE (PLT entries): each instruction of
+// the FDE is looked up the way a stack tracer would (PC offset modulo the
+// repetition size) and compared with CFI at that PC.
+func (c *checker) checkMaskFunc(fde *sframe.FDE, name string, sfRows, cfiRows []frames.Row, insts []uint64) int {
+	compared := 0
+	var bad []uint64
+	var first Finding
+	for _, pc := range insts {
+		ci := rowAt(cfiRows, pc)
+		if ci < 0 {
+			continue
+		}
+		compared++
+		var fre sframe.FRE
+		var d RowDiff
+		sfText := "no FRE"
+		if err := c.sec.FindFRE(fde, pc, &fre); err != nil {
+			d = RowDiff{CFA: true}
+		} else if r, err := c.sec.Row(fde, &fre); err != nil {
+			d = RowDiff{CFA: true}
+		} else {
+			row := RowFromSFrame(r)
+			sfText = ruleText(row)
+			d = DiffRows(row, cfiRows[ci], pc)
+		}
+		if d.Any() {
+			if len(bad) == 0 {
+				first = Finding{Kind: KindPLT, Function: name, FuncStart: fde.Start, PC: pc, SFrame: sfText, CFI: ruleText(cfiRows[ci])}
+			}
+			bad = append(bad, pc)
+		}
+	}
+	if len(bad) > 0 {
+		first.PCEnd = bad[len(bad)-1] + 1
+		first.Instructions = len(bad)
+		first.Message = fmt.Sprintf("PLT stub (PC-mask FDE, rep size %d) disagrees with CFI at %d instructions, first at %s+%#x: SFrame %s, CFI %s",
+			fde.RepSize, len(bad), orAddr(name, fde.Start), first.PC-fde.Start, first.SFrame, first.CFI)
+		c.add(first)
+	}
+	return compared
+}
+
+// boundaryShift recognizes a disagreement that is an FRE boundary placed a
+// few bytes away from the CFI row boundary it mirrors: within the run,
+// SFrame still (late) or already (early) gives the CFI row that holds just
+// before (after) the run, and right after the run the rows agree again.
+func boundaryShift(r run, sfRows, cfiRows []frames.Row) (int64, bool) {
+	if r.n > maxBoundaryShift || r.sf < 0 || r.cfi < 0 {
+		return 0, false
+	}
+	sf, cfi := sfRows[r.sf], cfiRows[r.cfi]
+	// Late: CFI changed at r.start, the FRE for the change starts at r.end.
+	if cfi.Start == r.start && r.cfi > 0 && !DiffRows(sf, cfiRows[r.cfi-1], r.start).Any() {
+		if n := r.sf + 1; n < len(sfRows) && sfRows[n].Start == r.end && !DiffRows(sfRows[n], cfi, r.end).Any() {
+			return int64(r.end - r.start), true
+		}
+	}
+	// Early: the FRE started at r.start, the CFI row it mirrors at r.end.
+	if sf.Start == r.start && r.cfi+1 < len(cfiRows) && cfiRows[r.cfi+1].Start == r.end &&
+		!DiffRows(sf, cfiRows[r.cfi+1], r.end).Any() {
+		return -int64(r.end - r.start), true
+	}
+	return 0, false
+}
+
+// ruleText formats a row's CFA, RA and FP rules ("cfa=rsp+16 ra=c-8 fp=u").
+func ruleText(r frames.Row) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cfa=%v ra=%v fp=%v", r.CFA, r.RA, r.FP)
+	return b.String()
+}
+
+func orAddr(name string, addr uint64) string {
+	if name != "" {
+		return name
+	}
+	return fmt.Sprintf("%#x", addr)
+}

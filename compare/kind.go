@@ -1,0 +1,155 @@
+// Package compare turns the answers of the three unwinding methods (SFrame,
+// DWARF CFI, frame pointers) into verdicts a toolchain developer can act
+// on: live, frame by frame on a stopped thread, and statically, instruction
+// by instruction, between a binary's .sframe and its own CFI.
+package compare
+
+import "fmt"
+
+// Kind classifies a finding. The string forms are stable: they appear in
+// text reports and in the JSON schema.
+type Kind uint8
+
+// Kinds of finding.
+const (
+	// KindCFA: the methods compute different CFAs (or CFA rules).
+	KindCFA Kind = iota + 1
+	// KindRA: they recover different return addresses (RA rules).
+	KindRA
+	// KindFP: they recover different caller frame pointers (FP rules).
+	KindFP
+	// KindNoFDE: CFI covers a function that SFrame has no FDE for (the
+	// assembler skipped it).
+	KindNoFDE
+	// KindGap: the PC lies between SFrame FDEs while CFI covers it.
+	KindGap
+	// KindFREBoundary: an SFrame FRE starts N bytes before or after the CFI
+	// row it mirrors, so the rows disagree for N bytes.
+	KindFREBoundary
+	// KindFPChain: the frame-pointer chain is broken (expected where frame
+	// pointers are omitted; reported, not counted as an SFrame fault).
+	KindFPChain
+	// KindOutermost: the methods disagree on whether the frame is outermost.
+	KindOutermost
+	// KindSignal: a disagreement at a signal frame.
+	KindSignal
+	// KindPLT: a disagreement in a PLT stub (PC-mask FDE).
+	KindPLT
+	// KindExtraFDE: an SFrame FDE has no CFI counterpart.
+	KindExtraFDE
+	// KindBounds: an SFrame FDE's function start or size differs from the
+	// CFI FDE's.
+	KindBounds
+	// KindFormat: the SFrame section violates the format (validator).
+	KindFormat
+	// KindSkipped: a function is not covered by SFrame and its CFI shows why
+	// SFrame cannot express it (informational, not an SFrame fault).
+	KindSkipped
+	// KindMissingFrame: a method's independent trace skipped a frame the
+	// reference has.
+	KindMissingFrame
+	// KindExtraFrame: a method's independent trace has a frame the reference
+	// does not.
+	KindExtraFrame
+	kindEnd
+)
+
+var kindNames = [...]string{
+	KindCFA:          "cfa",
+	KindRA:           "ra",
+	KindFP:           "fp",
+	KindNoFDE:        "no-fde",
+	KindGap:          "gap",
+	KindFREBoundary:  "fre-boundary",
+	KindFPChain:      "fp-chain-broken",
+	KindOutermost:    "outermost",
+	KindSignal:       "signal-frame",
+	KindPLT:          "plt",
+	KindExtraFDE:     "extra-fde",
+	KindBounds:       "function-bounds",
+	KindFormat:       "format",
+	KindSkipped:      "skipped",
+	KindMissingFrame: "missing-frame",
+	KindExtraFrame:   "extra-frame",
+}
+
+var kindTitles = [...]string{
+	KindCFA:          "CFA differs",
+	KindRA:           "RA differs",
+	KindFP:           "FP differs",
+	KindNoFDE:        "SFrame has no FDE for a function CFI covers",
+	KindGap:          "PC in a gap between SFrame FDEs",
+	KindFREBoundary:  "FRE boundary off",
+	KindFPChain:      "frame-pointer chain broken",
+	KindOutermost:    "outermost-frame disagreement",
+	KindSignal:       "signal frame",
+	KindPLT:          "PLT stub",
+	KindExtraFDE:     "SFrame FDE without CFI",
+	KindBounds:       "function start/size mismatch",
+	KindFormat:       "SFrame format violation",
+	KindSkipped:      "not expressible in SFrame",
+	KindMissingFrame: "frame missing from trace",
+	KindExtraFrame:   "frame not in reference trace",
+}
+
+// String returns the stable short name ("cfa", "fre-boundary", ...).
+func (k Kind) String() string {
+	if k > 0 && k < kindEnd {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Title returns a human description of the kind.
+func (k Kind) Title() string {
+	if k > 0 && k < kindEnd {
+		return kindTitles[k]
+	}
+	return k.String()
+}
+
+// SFrameFault reports whether a finding of this kind is a fault of the
+// SFrame data (as opposed to a limit of frame pointers or of SFrame's
+// expressiveness).
+func (k Kind) SFrameFault() bool {
+	switch k {
+	case KindFPChain, KindSkipped:
+		return false
+	}
+	return true
+}
+
+// Disagreement reports whether a finding of this kind means SFrame
+// disagrees with CFI where SFrame claims coverage. Coverage gaps (no-fde,
+// skipped, extra-fde) and frame-pointer limits are reported without being
+// disagreements; sfdbg check exits 1 only for disagreements.
+func (k Kind) Disagreement() bool {
+	switch k {
+	case KindNoFDE, KindSkipped, KindExtraFDE, KindFPChain, KindGap:
+		return false
+	}
+	return true
+}
+
+// MarshalText implements encoding.TextMarshaler (JSON uses the short name).
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (k *Kind) UnmarshalText(b []byte) error {
+	for i := Kind(1); i < kindEnd; i++ {
+		if kindNames[i] == string(b) {
+			*k = i
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown finding kind %q", b)
+}
+
+// Kinds returns all kinds in order.
+func Kinds() []Kind {
+	out := make([]Kind, 0, kindEnd-1)
+	for k := Kind(1); k < kindEnd; k++ {
+		out = append(out, k)
+	}
+	return out
+}

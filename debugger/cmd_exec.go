@@ -1,0 +1,513 @@
+package debugger
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe"
+)
+
+// cmdBreak implements "break FUNCTION | *ADDR".
+func cmdBreak(s *Session, args string) error {
+	args = strings.TrimSpace(args)
+	if args == "" {
+		return errors.New("Argument required (a function name or *ADDRESS).")
+	}
+	sp, err := s.space()
+	if err != nil {
+		return err
+	}
+	var addr uint64
+	desc := args
+	if a, ok := strings.CutPrefix(args, "*"); ok {
+		if addr, err = s.evalAddr(a); err != nil {
+			return err
+		}
+	} else {
+		a, _, ok := lookupFunction(sp, args)
+		if !ok {
+			return fmt.Errorf("Function %q not defined.", args)
+		}
+		addr = a
+	}
+	for _, bp := range s.bps {
+		if bp.addr == addr {
+			return fmt.Errorf("Breakpoint %d is already at %#x.", bp.id, addr)
+		}
+	}
+	if err := s.tgt.SetBreakpoint(addr); err != nil {
+		return err
+	}
+	bp := &breakpoint{id: s.nextBP, addr: addr, desc: desc}
+	s.nextBP++
+	s.bps = append(s.bps, bp)
+	f := frames.Frame{PC: addr, Interrupted: true}
+	s.printf("Breakpoint %d at %#x: %s\n", bp.id, addr, strings.TrimSuffix(location(sp, &f, true), " ()"))
+	return nil
+}
+
+// cmdDelete implements "delete [N...]".
+func cmdDelete(s *Session, args string) error {
+	ids := strings.Fields(args)
+	var keep []*breakpoint
+	var errs []error
+	found := map[int]bool{}
+	for _, bp := range s.bps {
+		del := len(ids) == 0
+		for _, w := range ids {
+			if n, err := strconv.Atoi(w); err == nil && n == bp.id {
+				del = true
+				found[n] = true
+			}
+		}
+		if !del {
+			keep = append(keep, bp)
+			continue
+		}
+		if s.tgt != nil {
+			if err := s.tgt.ClearBreakpoint(bp.addr); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	s.bps = keep
+	for _, w := range ids {
+		if n, err := strconv.Atoi(w); err != nil || !found[n] {
+			errs = append(errs, fmt.Errorf("No breakpoint number %s.", w))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// cmdInfoBreakpoints implements "info breakpoints".
+func cmdInfoBreakpoints(s *Session, _ string) error {
+	if len(s.bps) == 0 {
+		s.printf("No breakpoints.\n")
+		return nil
+	}
+	var sp *frames.Space
+	if s.tgt != nil {
+		sp, _ = s.space()
+	}
+	s.printf("%-4s%-20s%-6s%s\n", "Num", "Address", "Hits", "What")
+	for _, bp := range sortedBreakpoints(s.bps) {
+		what := bp.desc
+		if sp != nil {
+			f := frames.Frame{PC: bp.addr, Interrupted: true}
+			what = location(sp, &f, true)
+		}
+		s.printf("%-4d%-20s%-6d%s\n", bp.id, hex16(bp.addr), bp.hits, what)
+	}
+	return nil
+}
+
+// resume runs fn (a Continue or StepInstruction), then reports the stop:
+// a breakpoint hit, an interrupt, or the process's exit.
+func (s *Session) resume(fn func() (Event, error)) (Event, error) {
+	s.invalidate()
+	ev, err := fn()
+	s.invalidate()
+	if err != nil {
+		return ev, err
+	}
+	if ev.Kind == EventExited {
+		pid := s.tgt.Pid()
+		s.tgt = nil
+		s.bps = nil
+		if ev.Status == 0 {
+			s.printf("[Process %d exited normally]\n", pid)
+		} else {
+			s.printf("[Process %d exited with code %d]\n", pid, ev.Status)
+		}
+		return ev, nil
+	}
+	if ev.Thread != 0 {
+		s.thread = ev.Thread
+	}
+	s.threads()
+	return ev, nil
+}
+
+// reportStop prints where the program stopped after continue or finish.
+func (s *Session) reportStop(ev Event) error {
+	switch ev.Kind {
+	case EventExited:
+		return nil
+	case EventBreakpoint:
+		if bp := s.bpAt(ev.PC); bp != nil {
+			bp.hits++
+			s.printf("\nThread %d \"%s\" hit Breakpoint %d, ", s.threadNo[ev.Thread], s.tgt.ThreadName(ev.Thread), bp.id)
+		}
+	case EventInterrupt:
+		s.printf("\nThread %d \"%s\" stopped (interrupted).\n", s.threadNo[s.thread], s.tgt.ThreadName(s.thread))
+	case EventSignal:
+		s.printf("\nThread %d received signal %s.\n", s.threadNo[ev.Thread], ev.Signal)
+	}
+	tf, _, sp, err := s.selected()
+	if err != nil {
+		return err
+	}
+	s.printFrameLine(tf, sp)
+	return nil
+}
+
+func (s *Session) bpAt(pc uint64) *breakpoint {
+	for _, bp := range s.bps {
+		if bp.addr == pc {
+			return bp
+		}
+	}
+	return nil
+}
+
+// cmdContinue implements "continue".
+func cmdContinue(s *Session, _ string) error {
+	s.printf("Continuing.\n")
+	ev, err := s.resume(s.tgt.Continue)
+	if err != nil {
+		return err
+	}
+	return s.reportStop(ev)
+}
+
+// cmdStepi implements "stepi [N]".
+func cmdStepi(s *Session, args string) error {
+	n, err := parseCount(args, 1)
+	if err != nil {
+		return err
+	}
+	tid := s.thread
+	for i := 0; i < n; i++ {
+		ev, err := s.resume(func() (Event, error) { return s.tgt.StepInstruction(tid) })
+		if err != nil {
+			return err
+		}
+		if ev.Kind == EventExited {
+			return nil
+		}
+		s.thread = tid
+	}
+	tf, _, sp, err := s.selected()
+	if err != nil {
+		return err
+	}
+	s.printFrameLine(tf, sp)
+	return nil
+}
+
+// cmdFinish implements "finish": a temporary breakpoint at the selected
+// frame's return address, hit by the same thread with its SP above the
+// frame's CFA (so that a recursive call returning to the same address does
+// not count).
+func cmdFinish(s *Session, _ string) error {
+	tf, tr, sp, err := s.selected()
+	if err != nil {
+		return err
+	}
+	if tf.Level+1 >= len(tr.Frames) {
+		return errors.New(`"finish" not meaningful in the outermost frame.`)
+	}
+	caller := &tr.Frames[tf.Level+1]
+	ra, cfa := caller.PC, caller.Regs.SP()
+	tid := s.thread
+	s.printf("Run till exit from #%-3d0x%016x in %s\n", tf.Level, tf.PC, location(sp, &tf.Frame, true))
+	temp := s.bpAt(ra) == nil
+	if temp {
+		if err := s.tgt.SetBreakpoint(ra); err != nil {
+			return err
+		}
+	}
+	defer func() {
+		if temp && s.tgt != nil {
+			s.tgt.ClearBreakpoint(ra)
+		}
+	}()
+	for {
+		ev, err := s.resume(s.tgt.Continue)
+		if err != nil {
+			return err
+		}
+		if ev.Kind == EventBreakpoint && ev.PC == ra && s.bpAt(ra) == nil {
+			regs, err := s.tgt.Regs(ev.Thread)
+			if err == nil && (ev.Thread != tid || regs.SP() < cfa) {
+				continue // another thread, or a deeper recursive call
+			}
+			s.thread = ev.Thread
+			tf, _, sp, err := s.selected()
+			if err != nil {
+				return err
+			}
+			s.printFrameLine(tf, sp)
+			return nil
+		}
+		return s.reportStop(ev)
+	}
+}
+
+// cmdDetach implements "detach".
+func cmdDetach(s *Session, _ string) error {
+	pid := s.tgt.Pid()
+	launched := s.tgt.Launched()
+	t := s.tgt
+	var errs []error
+	for _, bp := range s.bps {
+		if err := t.ClearBreakpoint(bp.addr); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	s.bps = nil
+	s.tgt = nil
+	if err := t.Detach(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if launched {
+		s.printf("[Inferior 1 (process %d) detached]\n", pid)
+	} else {
+		s.printf("Detaching from process %d.\n[Inferior 1 (process %d) detached]\n", pid, pid)
+	}
+	return nil
+}
+
+// cmdKill implements "kill".
+func cmdKill(s *Session, _ string) error {
+	if s.ui.IsTerminal() && !s.Batch {
+		ans, err := s.ui.ReadLine("Kill the program being debugged? (y or n) ")
+		if err != nil || !strings.HasPrefix(strings.ToLower(strings.TrimSpace(ans)), "y") {
+			return errors.New("Not confirmed.")
+		}
+	}
+	pid := s.tgt.Pid()
+	t := s.tgt
+	s.tgt = nil
+	s.bps = nil
+	if err := t.Kill(); err != nil {
+		return err
+	}
+	s.printf("[Inferior 1 (process %d) killed]\n", pid)
+	return nil
+}
+
+// cmdQuit implements "quit".
+func cmdQuit(s *Session, _ string) error {
+	s.quitting = true
+	return s.closeTarget()
+}
+
+// cmdHelp implements "help [COMMAND]".
+func cmdHelp(s *Session, args string) error {
+	args = strings.TrimSpace(args)
+	if args == "" {
+		s.printf("%s", HelpText(s.cmds))
+		return nil
+	}
+	c, _, err := s.cmds.lookup(args)
+	if err != nil {
+		return err
+	}
+	s.printf("%s\n", commandHelp(s.cmds, c, args))
+	return nil
+}
+
+// xFormat is the remembered format of the x command.
+type xFormat struct {
+	count  int
+	format byte // x d u a
+	unit   byte // b h w g
+}
+
+// cmdExamine implements "x/NFU ADDR".
+func cmdExamine(s *Session, args string) error {
+	f := s.xfmt
+	f.count = 1
+	if rest, ok := strings.CutPrefix(args, "/"); ok {
+		spec, a := splitWord(rest)
+		args = a
+		num := ""
+		for _, c := range spec {
+			switch {
+			case c >= '0' && c <= '9':
+				num += string(c)
+			case strings.ContainsRune("xdua", c):
+				f.format = byte(c)
+				if c == 'a' {
+					f.unit = 'g'
+				}
+			case strings.ContainsRune("bhwg", c):
+				f.unit = byte(c)
+			default:
+				return fmt.Errorf("Invalid format letter %q in /%s (use N, x d u a, b h w g).", c, spec)
+			}
+		}
+		if num != "" {
+			n, _ := strconv.Atoi(num)
+			f.count = n
+		}
+	}
+	if strings.TrimSpace(args) == "" {
+		return errors.New("Argument required (starting display address).")
+	}
+	addr, err := s.evalAddr(args)
+	if err != nil {
+		return err
+	}
+	if f.count > 4096 {
+		return errors.New("Count too large (at most 4096 units).")
+	}
+	s.xfmt = f
+	size := map[byte]int{'b': 1, 'h': 2, 'w': 4, 'g': 8}[f.unit]
+	perLine := map[byte]int{'b': 8, 'h': 8, 'w': 4, 'g': 2}[f.unit]
+	if f.format == 'a' {
+		perLine = 1
+	}
+	sp, err := s.space()
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, f.count*size)
+	n, rerr := sp.Mem.ReadAt(buf, addr)
+	units := n / size
+	for i := 0; i < units; i++ {
+		a := addr + uint64(i*size)
+		if i%perLine == 0 {
+			if i > 0 {
+				s.printf("\n")
+			}
+			s.printf("%s:", symLabel(sp, a))
+		}
+		b := buf[i*size : (i+1)*size]
+		var v uint64
+		switch size {
+		case 1:
+			v = uint64(b[0])
+		case 2:
+			v = uint64(binary.LittleEndian.Uint16(b))
+		case 4:
+			v = uint64(binary.LittleEndian.Uint32(b))
+		default:
+			v = binary.LittleEndian.Uint64(b)
+		}
+		switch f.format {
+		case 'd':
+			sv := int64(v<<(64-8*size)) >> (64 - 8*size)
+			s.printf("\t%d", sv)
+		case 'u':
+			s.printf("\t%d", v)
+		case 'a':
+			s.printf("\t%s", symAddr(sp, v))
+		default:
+			s.printf("\t0x%0*x", size*2, v)
+		}
+	}
+	if units > 0 {
+		s.printf("\n")
+	}
+	if units < f.count {
+		if rerr == nil {
+			rerr = errors.New("short read")
+		}
+		return fmt.Errorf("Cannot access memory at address %#x", addr+uint64(units*size))
+	}
+	return nil
+}
+
+// symLabel is an address with "<sym+off>" when a symbol covers it.
+func symLabel(sp *frames.Space, a uint64) string {
+	name, off, _ := funcName(sp, a)
+	if name == "" {
+		return fmt.Sprintf("%#x", a)
+	}
+	return fmt.Sprintf("%#x <%s+%d>", a, name, off)
+}
+
+// evalAddr evaluates an address expression: a number, a function name or
+// a register of the selected frame ($pc, $sp, $fp, $cfa, $rip, ...), with an
+// optional +N or -N.
+func (s *Session) evalAddr(expr string) (uint64, error) {
+	expr = strings.TrimSpace(expr)
+	base, off := expr, int64(0)
+	if i := strings.LastIndexAny(expr, "+-"); i > 0 {
+		n, err := strconv.ParseInt(strings.TrimSpace(expr[i+1:]), 0, 64)
+		if err == nil {
+			base = strings.TrimSpace(expr[:i])
+			off = n
+			if expr[i] == '-' {
+				off = -n
+			}
+		}
+	}
+	var v uint64
+	switch {
+	case strings.HasPrefix(base, "$"):
+		r, err := s.register(base[1:])
+		if err != nil {
+			return 0, err
+		}
+		v = r
+	case base != "" && (base[0] >= '0' && base[0] <= '9'):
+		a, err := parseAddr(base)
+		if err != nil {
+			return 0, err
+		}
+		v = a
+	default:
+		sp, err := s.space()
+		if err != nil {
+			return 0, err
+		}
+		a, _, ok := lookupFunction(sp, base)
+		if !ok {
+			return 0, fmt.Errorf("No symbol %q in current context.", base)
+		}
+		v = a
+	}
+	return uint64(int64(v) + off), nil
+}
+
+// register returns a register of the selected frame by name.
+func (s *Session) register(name string) (uint64, error) {
+	tf, _, _, err := s.selected()
+	if err != nil {
+		return 0, err
+	}
+	name = strings.ToLower(name)
+	switch name {
+	case "cfa":
+		if c := cfaText(tf); c != "?" {
+			v, _ := strconv.ParseUint(c, 0, 64)
+			return v, nil
+		}
+		return 0, errors.New("The CFA of the selected frame is not known.")
+	case "pc":
+		return tf.PC, nil
+	case "sp":
+		name = "rsp"
+	case "fp":
+		name = "rbp"
+	}
+	for i, n := range frames.AMD64RegNames {
+		if n == name {
+			if v, ok := tf.Regs.Get(sframe.Reg(i)); ok {
+				return v, nil
+			}
+			return 0, fmt.Errorf("$%s is not known in frame %d.", name, tf.Level)
+		}
+	}
+	if tf.Level == 0 {
+		list, err := s.tgt.RegList(s.thread)
+		if err == nil {
+			for _, r := range list {
+				if r.Name == name {
+					return r.Value, nil
+				}
+			}
+		}
+	}
+	return 0, fmt.Errorf("Invalid register $%s.", name)
+}

@@ -1,0 +1,641 @@
+package debugger
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe"
+)
+
+// cmdBacktrace implements "bt [N] [sframe|cfi|fp|all]".
+func cmdBacktrace(s *Session, args string) error {
+	limit := 0
+	mode := ModeAll
+	for _, w := range strings.Fields(args) {
+		if m, err := ParseMode(w); err == nil {
+			mode = m
+			continue
+		}
+		if w == "full" {
+			continue
+		}
+		n, err := parseCount(w, 0)
+		if err != nil {
+			return fmt.Errorf("bt: %q is neither a frame count nor a method (sframe, cfi, fp, all)", w)
+		}
+		limit = n
+	}
+	if mode != s.mode {
+		s.mode = mode
+		s.frame = 0
+	}
+	tr, sp, err := s.trace(s.thread, mode)
+	if err != nil {
+		return err
+	}
+	writeTrace(s.ui, sp, tr, limit, true)
+	return nil
+}
+
+// printFrameLine prints one frame the way gdb's "frame" does, plus how it
+// was found.
+func (s *Session) printFrameLine(tf *TraceFrame, sp *frames.Space) {
+	s.printf("#%-3d0x%016x in %s\n", tf.Level, tf.PC, location(sp, &tf.Frame, true))
+	if tf.Level > 0 {
+		s.printf("    found by %s%s\n", tf.Method, foundSummary(tf))
+	}
+}
+
+// foundSummary says how the other methods compare for a frame: "; cfi ok,
+// fp DIFF".
+func foundSummary(tf *TraceFrame) string {
+	var parts []string
+	for k, st := range tf.Found {
+		if st.Verdict == VerdictNone || st.Verdict == VerdictUsed {
+			continue
+		}
+		v := st.Verdict.String()
+		if st.Verdict == VerdictFailed {
+			v = "cannot unwind"
+		}
+		parts = append(parts, allMethods[k].String()+" "+v)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(parts, ", ")
+}
+
+// cmdFrame implements "frame [N]".
+func cmdFrame(s *Session, args string) error {
+	if strings.TrimSpace(args) != "" {
+		n, err := parseCount(args, 0)
+		if err != nil {
+			return err
+		}
+		tr, _, err := s.trace(s.thread, s.mode)
+		if err != nil {
+			return err
+		}
+		if n >= len(tr.Frames) {
+			return errors.New("No frame at level " + strings.TrimSpace(args) + ".")
+		}
+		s.frame = n
+	}
+	tf, _, sp, err := s.selected()
+	if err != nil {
+		return err
+	}
+	s.printFrameLine(tf, sp)
+	return nil
+}
+
+// cmdUpDown implements "up [N]" (dir 1) and "down [N]" (dir -1).
+func cmdUpDown(s *Session, args string, dir int) error {
+	n, err := parseCount(args, 1)
+	if err != nil {
+		return err
+	}
+	tr, _, err := s.trace(s.thread, s.mode)
+	if err != nil {
+		return err
+	}
+	to := s.frame + dir*n
+	switch {
+	case dir < 0 && s.frame == 0:
+		return errors.New("Bottom (innermost) frame selected; you cannot go down.")
+	case dir > 0 && s.frame >= len(tr.Frames)-1:
+		return errors.New("Initial frame selected; you cannot go up.")
+	}
+	s.frame = max(0, min(to, len(tr.Frames)-1))
+	tf, _, sp, err := s.selected()
+	if err != nil {
+		return err
+	}
+	s.printFrameLine(tf, sp)
+	return nil
+}
+
+// cmdInfoFrame implements "info frame".
+func cmdInfoFrame(s *Session, _ string) error {
+	tf, tr, sp, err := s.selected()
+	if err != nil {
+		return err
+	}
+	f := &tf.Frame
+	s.printf("Stack level %d, frame at ", f.Level)
+	cfa := f.CFA
+	if cfa == 0 {
+		for _, st := range tf.Unwind {
+			if st.CFA != 0 {
+				cfa = st.CFA
+				break
+			}
+		}
+	}
+	if cfa != 0 {
+		s.printf("%#x (CFA):\n", cfa)
+	} else {
+		s.printf("<unknown CFA>:\n")
+	}
+	s.printf(" pc = %s in %s\n", hexAddr(f.PC), location(sp, f, true))
+	if f.Level > 0 {
+		s.printf(" found by %s%s\n", f.Method, foundSummary(tf))
+	}
+	if f.Interrupted {
+		s.printf(" PC is exact (interrupted frame): rows are looked up at PC\n")
+	} else {
+		s.printf(" PC is a return address: rows are looked up at PC-1 = %#x\n", f.LookupPC())
+	}
+	if f.Level+1 < len(tr.Frames) {
+		c := &tr.Frames[f.Level+1]
+		s.printf(" called by frame at %s (#%d, %s)\n", cfaText(c), c.Level, shortLoc(sp, c.PC))
+	}
+	if f.Level > 0 {
+		c := &tr.Frames[f.Level-1]
+		s.printf(" caller of frame at %s (#%d, %s)\n", cfaText(c), c.Level, shortLoc(sp, c.PC))
+	}
+	if sp, ok := f.Regs.Get(f.Regs.SPReg); ok {
+		s.printf(" sp = %#x", sp)
+		if fp, ok := f.Regs.FP(); ok {
+			s.printf(", rbp = %#x", fp)
+		} else {
+			s.printf(", rbp unknown")
+		}
+		s.printf("\n")
+	}
+	s.printf(" Rules each method used to unwind this frame:\n")
+	mem := sp.Mem
+	for k, st := range stepsFor(sp, tf, tr) {
+		m := allMethods[k]
+		s.printf("  %-7s", m.String()+":")
+		if st.Row.Source == "" && st.Err != nil {
+			s.printf("%s\n", stopText(asStop(st.Err)))
+			continue
+		}
+		if st.Row.Source == "" && st.Verdict == VerdictNone {
+			s.printf("not computed (the trace ended below this frame)\n")
+			continue
+		}
+		s.printf("%s\n", st.Row.Source)
+		s.printf("           CFA = %s", st.Row.CFA)
+		if st.CFA != 0 {
+			s.printf(" = %#x", st.CFA)
+		}
+		s.printf("\n")
+		s.printf("           RA  %s\n", savedText(st.Row.RA, st.CFA, mem, sp))
+		s.printf("           FP  %s\n", savedText(st.Row.FP, st.CFA, mem, sp))
+		if st.Row.Signal {
+			s.printf("           signal frame: the caller's registers come from the kernel's signal frame\n")
+		}
+		if st.Row.Start != 0 || st.Row.End != 0 {
+			s.printf("           row covers [%#x, %#x)\n", st.Row.Start, st.Row.End)
+		}
+		switch {
+		case st.Err != nil:
+			s.printf("           -> %s\n", stopText(asStop(st.Err)))
+		case st.Verdict == VerdictUsed || st.Verdict == VerdictAgree || st.Verdict == VerdictDiffer:
+			s.printf("           -> caller pc %s, sp %#x", symAddr(sp, st.Caller.PC), st.Caller.Regs.SP())
+			if st.Verdict != VerdictUsed {
+				s.printf(" (%s)", map[Verdict]string{VerdictAgree: "agrees", VerdictDiffer: "DIFFERS"}[st.Verdict])
+			}
+			s.printf("\n")
+		}
+	}
+	return nil
+}
+
+// stepsFor returns every method's attempt to unwind frame tf, with
+// verdicts against the caller the trace took. A ModeAll trace has them;
+// for a single-method trace they are computed now, seeded with tf.
+func stepsFor(sp *frames.Space, tf *TraceFrame, tr *Trace) [3]Step {
+	if tr.Mode == ModeAll {
+		return tf.Unwind
+	}
+	var st [3]Step
+	var next *frames.Frame
+	if tf.Level+1 < len(tr.Frames) {
+		next = &tr.Frames[tf.Level+1].Frame
+	}
+	used := methodIndex(tr.Mode.method())
+	for k, m := range allMethods {
+		if k == used {
+			st[k] = tf.Unwind[k]
+			continue
+		}
+		fc := tf.Frame
+		caller, err := safeStep(newUnwinder(m, sp), &fc)
+		st[k] = Step{Method: m, Caller: caller, CFA: fc.CFA, Row: fc.Row, Err: err}
+		switch {
+		case frames.IsOutermost(err):
+			st[k].Verdict = VerdictEnd
+		case err != nil:
+			st[k].Verdict = VerdictFailed
+		case next != nil && sameCaller(&caller, next):
+			st[k].Verdict = VerdictAgree
+		default:
+			st[k].Verdict = VerdictDiffer
+		}
+	}
+	return st
+}
+
+func hexAddr(v uint64) string { return fmt.Sprintf("%#x", v) }
+
+func cfaText(tf *TraceFrame) string {
+	if tf.CFA != 0 {
+		return fmt.Sprintf("%#x", tf.CFA)
+	}
+	for _, st := range tf.Unwind {
+		if st.CFA != 0 {
+			return fmt.Sprintf("%#x", st.CFA)
+		}
+	}
+	return "?"
+}
+
+func shortLoc(sp *frames.Space, pc uint64) string {
+	name, _, m := funcName(sp, pc)
+	if name == "" {
+		if m != nil {
+			return m.Name
+		}
+		return "??"
+	}
+	return name
+}
+
+// savedText says where a saved value is, per its rule: "saved at CFA-8 =
+// 0x7ffd...: 0x55..." or "not saved (same value)".
+func savedText(r frames.Rule, cfa uint64, mem frames.Memory, sp *frames.Space) string {
+	switch r.Kind {
+	case frames.RuleSameValue:
+		return "not saved: unchanged in the caller (u)"
+	case frames.RuleUndefined:
+		return "undefined (outermost frame)"
+	case frames.RuleOffset:
+		if r.Reg == sframe.RegCFA && cfa != 0 {
+			a := uint64(int64(cfa) + r.Offset)
+			v, err := frames.ReadUint64(mem, a)
+			if err != nil {
+				return fmt.Sprintf("saved at %s = %#x: unreadable", r, a)
+			}
+			return fmt.Sprintf("saved at %s = %#x: %s", r, a, symAddr(sp, v))
+		}
+		return fmt.Sprintf("saved at %s", r)
+	}
+	return fmt.Sprintf("rule %s", r)
+}
+
+// cmdInfoSFrame implements "info sframe [PC]".
+func cmdInfoSFrame(s *Session, args string) error {
+	sp, err := s.space()
+	if err != nil {
+		return err
+	}
+	var pc uint64
+	if strings.TrimSpace(args) == "" {
+		tf, _, _, err := s.selected()
+		if err != nil {
+			return err
+		}
+		pc = tf.LookupPC()
+	} else if pc, err = s.evalAddr(args); err != nil {
+		return err
+	}
+	m := sp.Modules.Find(pc)
+	if m == nil {
+		return fmt.Errorf("No module contains %#x.", pc)
+	}
+	link := pc - m.Bias
+	s.printf("PC %s is in %s at link-time address %#x\n", symAddr(sp, pc), m.Path, link)
+	sec, err := m.SFrame()
+	if err != nil {
+		if errors.Is(err, sframe.ErrNoSection) {
+			return fmt.Errorf("%s has no .sframe section.", m.Name)
+		}
+		return fmt.Errorf("%s: %v", m.Name, err)
+	}
+	h := &sec.Header
+	s.printf(".sframe at %#x: version %d, %s, flags %s, %d FDEs, %d FREs, CFA fixed offsets: RA %d, FP %d\n",
+		sec.Addr, h.Version, h.ABI, h.Flags, h.NumFDEs, h.NumFREs, h.CFAFixedRAOffset, h.CFAFixedFPOffset)
+	fde, err := sec.FindFDE(link)
+	if err != nil {
+		s.printf("No FDE covers %#x", link)
+		prev, next := neighbours(sec, link)
+		if prev != nil {
+			s.printf("; previous FDE #%d ends at %#x", prev.Index, prev.End())
+		}
+		if next != nil {
+			s.printf("; next FDE #%d starts at %#x", next.Index, next.Start)
+		}
+		s.printf(".\n")
+		return nil
+	}
+	name, _, _ := m.FuncName(fde.Start + m.Bias)
+	if name == "" {
+		name = "??"
+	}
+	s.printf("FDE #%d at section offset %#x: %s [%#x, %#x) %d bytes\n", fde.Index, fde.Off, name, fde.Start, fde.End(), fde.Size)
+	s.printf("  %s, %s, %s", fde.PCType, fde.FREType, fde.Type)
+	if fde.PCType == sframe.PCTypeMask {
+		s.printf(", repetition size %d", fde.RepSize)
+	}
+	if fde.Signal {
+		s.printf(", signal frame")
+	}
+	s.printf(", %d FREs\n", fde.NumFREs)
+	off := link - fde.Start
+	if fde.PCType == sframe.PCTypeMask && fde.RepSize != 0 {
+		off %= uint64(fde.RepSize)
+	}
+	fres, err := sec.AllFREs(fde)
+	cur := -1
+	for i := range fres {
+		if uint64(fres[i].StartOff) <= off {
+			cur = i
+		}
+	}
+	for i := range fres {
+		fre := &fres[i]
+		mark := "  "
+		if i == cur {
+			mark = "=>"
+		}
+		row, rerr := sec.Row(fde, fre)
+		rules := ""
+		if rerr != nil {
+			rules = "error: " + rerr.Error()
+		} else if row.Outermost {
+			rules = "outermost (RA undefined)"
+		} else {
+			fr := frames.Row{CFA: frames.RuleFromSFrame(row.CFA), RA: frames.RuleFromSFrame(row.RA), FP: frames.RuleFromSFrame(row.FP)}
+			rules = rowText(&fr)
+			if row.MangledRA {
+				rules += " mangled-RA"
+			}
+		}
+		words := make([]string, fre.NumWords())
+		for w := range words {
+			words[w] = fmt.Sprint(fre.Words[w])
+		}
+		s.printf("%s FRE #%-3d +%#-6x [%#x] base=%s words=%d×%s [%s]  %s\n", mark, i, fre.StartOff,
+			fde.Start+uint64(fre.StartOff), fre.Info.BaseReg(), fre.NumWords(), fre.Info.DataWordSize(), strings.Join(words, " "), rules)
+	}
+	if err != nil {
+		return fmt.Errorf("FREs of FDE #%d: %v", fde.Index, err)
+	}
+	if cur < 0 {
+		s.printf("No FRE covers offset %#x.\n", off)
+	}
+	return nil
+}
+
+// neighbours returns the FDEs just before and after link-time address a.
+func neighbours(sec *sframe.Section, a uint64) (prev, next *sframe.FDE) {
+	fdes := sec.FDEs()
+	for i := range fdes {
+		f := &fdes[i]
+		if f.End() <= a && (prev == nil || f.End() > prev.End()) {
+			prev = f
+		}
+		if f.Start > a && (next == nil || f.Start < next.Start) {
+			next = f
+		}
+	}
+	return prev, next
+}
+
+// cmdInfoRegisters implements "info registers [REG...]".
+func cmdInfoRegisters(s *Session, args string) error {
+	tf, _, sp, err := s.selected()
+	if err != nil {
+		return err
+	}
+	var list []RegValue
+	if tf.Level == 0 {
+		if list, err = s.tgt.RegList(s.thread); err != nil {
+			return err
+		}
+	} else {
+		list = regListFromFrames(&tf.Regs)
+	}
+	want := strings.Fields(strings.ReplaceAll(args, "$", ""))
+	shown := 0
+	for _, r := range list {
+		if len(want) > 0 && !containsStr(want, r.Name) {
+			continue
+		}
+		shown++
+		natural := fmt.Sprint(int64(r.Value))
+		switch r.Name {
+		case "rip", "pc":
+			natural = symAddr(sp, r.Value)
+		case "rsp", "rbp", "sp", "fp", "fs_base", "gs_base":
+			natural = fmt.Sprintf("%#x", r.Value)
+		case "eflags":
+			natural = eflagsText(r.Value)
+		}
+		s.printf("%-15s%-19s%s\n", r.Name, fmt.Sprintf("%#x", r.Value), natural)
+	}
+	if tf.Level > 0 && len(want) == 0 {
+		s.printf("(frame %d: only the registers the unwind recovered are known)\n", tf.Level)
+	}
+	if len(want) > 0 && shown == 0 {
+		return fmt.Errorf("Invalid register %q.", want[0])
+	}
+	return nil
+}
+
+func containsStr(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func eflagsText(v uint64) string {
+	names := []struct {
+		bit  uint
+		name string
+	}{{0, "CF"}, {2, "PF"}, {4, "AF"}, {6, "ZF"}, {7, "SF"}, {8, "TF"}, {9, "IF"}, {10, "DF"}, {11, "OF"}}
+	var out []string
+	for _, n := range names {
+		if v&(1<<n.bit) != 0 {
+			out = append(out, n.name)
+		}
+	}
+	return "[ " + strings.Join(out, " ") + " ]"
+}
+
+// cmdInfoThreads implements "info threads".
+func cmdInfoThreads(s *Session, _ string) error {
+	tids, err := s.threads()
+	if err != nil {
+		return err
+	}
+	sp, err := s.space()
+	if err != nil {
+		return err
+	}
+	s.printf("  %-4s %-32s %s\n", "Id", "Target Id", "Frame")
+	for _, tid := range tids {
+		mark := " "
+		if tid == s.thread {
+			mark = "*"
+		}
+		where := "<registers unreadable>"
+		if regs, err := s.tgt.Regs(tid); err == nil {
+			f := frames.Frame{PC: regs.PC(), Interrupted: true}
+			where = fmt.Sprintf("0x%016x in %s", f.PC, location(sp, &f, true))
+		}
+		tgtID := fmt.Sprintf("Thread %d \"%s\"", tid, s.tgt.ThreadName(tid))
+		s.printf("%s %-4d %-32s %s\n", mark, s.threadNo[tid], tgtID, where)
+	}
+	return nil
+}
+
+// cmdThread implements "thread [N]" and "thread apply all CMD".
+func cmdThread(s *Session, args string) error {
+	args = strings.TrimSpace(args)
+	if rest, ok := strings.CutPrefix(args, "apply"); ok {
+		rest = strings.TrimSpace(rest)
+		cmd, ok := strings.CutPrefix(rest, "all")
+		cmd = strings.TrimSpace(cmd)
+		if !ok || cmd == "" {
+			return errors.New(`Usage: thread apply all COMMAND`)
+		}
+		tids, err := s.threads()
+		if err != nil {
+			return err
+		}
+		saved, savedFrame := s.thread, s.frame
+		var errs []error
+		for _, tid := range tids {
+			s.thread, s.frame = tid, 0
+			s.printf("\nThread %d (Thread %d \"%s\"):\n", s.threadNo[tid], tid, s.tgt.ThreadName(tid))
+			if err := s.execute(cmd); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		s.thread, s.frame = saved, savedFrame
+		if len(errs) > 0 {
+			return fmt.Errorf("%d of %d threads failed", len(errs), len(tids))
+		}
+		return nil
+	}
+	if _, err := s.threads(); err != nil {
+		return err
+	}
+	if args != "" {
+		n, err := parseCount(args, 0)
+		if err != nil {
+			return err
+		}
+		tid, ok := s.threadByNumber(n)
+		if !ok {
+			return fmt.Errorf("Invalid thread ID: %d", n)
+		}
+		s.thread, s.frame = tid, 0
+		s.printf("[Switching to thread %d (Thread %d)]\n", n, tid)
+	} else {
+		s.printf("[Current thread is %d (Thread %d)]\n", s.threadNo[s.thread], s.thread)
+	}
+	tf, _, sp, err := s.selected()
+	if err != nil {
+		return err
+	}
+	s.printFrameLine(tf, sp)
+	return nil
+}
+
+// cmdInfoShared implements "info sharedlibrary".
+func cmdInfoShared(s *Session, _ string) error {
+	sp, err := s.space()
+	if err != nil {
+		return err
+	}
+	s.printf("%-20s%-20s%-20s%-22s%s\n", "From", "To", "Load bias", "SFrame", "Module")
+	for _, m := range sp.Modules.List() {
+		sf := "no"
+		if sec, err := m.SFrame(); err == nil {
+			sf = fmt.Sprintf("v%d, %d FDEs", sec.Version, len(sec.FDEs()))
+		} else if !errors.Is(err, sframe.ErrNoSection) {
+			sf = "error"
+		}
+		path := m.Path
+		s.printf("%-20s%-20s%-20s%-22s%s\n", hex16(m.Start), hex16(m.End), hex16(m.Bias), sf, path)
+	}
+	return nil
+}
+
+// functionNames lists the function symbols of every module, the main
+// executable's first; cached per module.
+func functionNames(sp *frames.Space) []string {
+	var out []string
+	for _, m := range sp.Modules.List() {
+		out = append(out, moduleFuncs(m)...)
+	}
+	return out
+}
+
+var funcCache sync.Map // *frames.Module -> []string
+
+func moduleFuncs(m *frames.Module) []string {
+	if v, ok := funcCache.Load(m); ok {
+		return v.([]string)
+	}
+	var names []string
+	if f, err := m.File(); err == nil {
+		seen := map[string]bool{}
+		add := func(syms []elf.Symbol) {
+			for _, sy := range syms {
+				if elf.ST_TYPE(sy.Info) == elf.STT_FUNC && sy.Value != 0 && sy.Name != "" && !seen[sy.Name] {
+					seen[sy.Name] = true
+					names = append(names, sy.Name)
+				}
+			}
+		}
+		if syms, err := f.Symbols(); err == nil {
+			add(syms)
+		}
+		if syms, err := f.DynamicSymbols(); err == nil {
+			add(syms)
+		}
+		sort.Strings(names)
+	}
+	funcCache.Store(m, names)
+	return names
+}
+
+// lookupFunction finds a function by name in the main executable first,
+// then in the other modules.
+func lookupFunction(sp *frames.Space, name string) (uint64, *frames.Module, bool) {
+	mods := sp.Modules.List()
+	// The main executable is the module mapped from /proc/PID/exe; without
+	// knowing it, try modules that are not shared libraries first.
+	ordered := make([]*frames.Module, 0, len(mods))
+	for _, m := range mods {
+		if !strings.Contains(m.Name, ".so") && !strings.HasPrefix(m.Name, "[") {
+			ordered = append(ordered, m)
+		}
+	}
+	for _, m := range mods {
+		if strings.Contains(m.Name, ".so") || strings.HasPrefix(m.Name, "[") {
+			ordered = append(ordered, m)
+		}
+	}
+	for _, m := range ordered {
+		if a, _, ok := m.LookupSymbol(name); ok && a != m.Bias {
+			return a, m, true
+		}
+	}
+	return 0, nil, false
+}

@@ -1,0 +1,363 @@
+package debugger
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// command is one entry of the command table, after Delve's
+// pkg/terminal/command.go: the first alias is the canonical name, the first
+// line of help is the summary. Completion, help and the README command list
+// (Markdown) are all generated from the table.
+type command struct {
+	aliases []string
+	args    string // argument synopsis, e.g. "[N] [sframe|cfi|fp|all]"
+	help    string
+	// needsTarget: the command needs a live (or snapshot) target.
+	needsTarget bool
+	// sub holds subcommands ("info frame"); run is then optional.
+	sub []*command
+	// complete returns completions of the argument word being typed.
+	complete func(s *Session, word string) []string
+	run      func(s *Session, args string) error
+}
+
+func (c *command) name() string { return c.aliases[0] }
+
+func (c *command) summary() string {
+	s, _, _ := strings.Cut(c.help, "\n")
+	return s
+}
+
+func (c *command) match(word string) bool {
+	for _, a := range c.aliases {
+		if a == word {
+			return true
+		}
+	}
+	return false
+}
+
+type commandTable struct {
+	cmds []*command
+}
+
+// lookup finds the command of a line: an exact alias, else the one command
+// whose canonical name starts with the word (gdb's unique prefixes). "x/4xg
+// ADDR" is the command "x" with the arguments "/4xg ADDR". Subcommands are
+// looked up the same way in the next word.
+func (t *commandTable) lookup(line string) (*command, string, error) {
+	word, args := splitWord(line)
+	if i := strings.IndexByte(word, '/'); i > 0 {
+		word, args = word[:i], strings.TrimSpace(word[i:]+" "+args)
+	}
+	c, err := findCommand(t.cmds, word, "")
+	if err != nil {
+		return nil, "", err
+	}
+	for c.sub != nil {
+		subw, rest := splitWord(args)
+		if subw == "" {
+			if c.run != nil {
+				return c, args, nil
+			}
+			return nil, "", fmt.Errorf("%q must be followed by the name of a subcommand: %s", c.name(), subNames(c))
+		}
+		sc, err := findCommand(c.sub, subw, c.name()+" ")
+		if err != nil {
+			return nil, "", err
+		}
+		c, args = sc, rest
+	}
+	return c, args, nil
+}
+
+func subNames(c *command) string {
+	var n []string
+	for _, sc := range c.sub {
+		n = append(n, sc.name())
+	}
+	return strings.Join(n, ", ")
+}
+
+func findCommand(cmds []*command, word, prefix string) (*command, error) {
+	for _, c := range cmds {
+		if c.match(word) {
+			return c, nil
+		}
+	}
+	var cands []*command
+	for _, c := range cmds {
+		if strings.HasPrefix(c.name(), word) {
+			cands = append(cands, c)
+		}
+	}
+	switch len(cands) {
+	case 1:
+		return cands[0], nil
+	case 0:
+		return nil, fmt.Errorf("Undefined command: \"%s%s\".  Try \"help\".", prefix, word)
+	}
+	var names []string
+	for _, c := range cands {
+		names = append(names, prefix+c.name())
+	}
+	return nil, fmt.Errorf("Ambiguous command \"%s%s\": %s.", prefix, word, strings.Join(names, ", "))
+}
+
+func splitWord(s string) (string, string) {
+	s = strings.TrimSpace(s)
+	i := strings.IndexAny(s, " \t")
+	if i < 0 {
+		return s, ""
+	}
+	return s[:i], strings.TrimSpace(s[i:])
+}
+
+// complete returns the completions of a whole line: command names, then
+// subcommand names, then what the command completes (function names for
+// break, methods for bt).
+func (s *Session) complete(line string) []string {
+	words := strings.Fields(line)
+	trailingSpace := strings.HasSuffix(line, " ")
+	if len(words) == 0 || (len(words) == 1 && !trailingSpace) {
+		prefix := ""
+		if len(words) == 1 {
+			prefix = words[0]
+		}
+		var out []string
+		for _, c := range s.cmds.cmds {
+			if strings.HasPrefix(c.name(), prefix) {
+				out = append(out, c.name())
+			}
+		}
+		return out
+	}
+	c, err := findCommand(s.cmds.cmds, words[0], "")
+	if err != nil {
+		return nil
+	}
+	head := words[0] + " "
+	rest := words[1:]
+	for c.sub != nil {
+		if len(rest) == 0 || (len(rest) == 1 && !trailingSpace) {
+			p := ""
+			if len(rest) == 1 {
+				p = rest[0]
+			}
+			var out []string
+			for _, sc := range c.sub {
+				if strings.HasPrefix(sc.name(), p) {
+					out = append(out, head+sc.name())
+				}
+			}
+			return out
+		}
+		sc, err := findCommand(c.sub, rest[0], "")
+		if err != nil {
+			return nil
+		}
+		head += rest[0] + " "
+		c, rest = sc, rest[1:]
+	}
+	if c.complete == nil {
+		return nil
+	}
+	word := ""
+	if len(rest) > 0 && !trailingSpace {
+		word = rest[len(rest)-1]
+		rest = rest[:len(rest)-1]
+	}
+	if len(rest) > 0 {
+		head += strings.Join(rest, " ") + " "
+	}
+	var out []string
+	for _, w := range c.complete(s, word) {
+		out = append(out, head+w)
+	}
+	return out
+}
+
+func completeWords(words ...string) func(*Session, string) []string {
+	return func(_ *Session, w string) []string {
+		var out []string
+		for _, x := range words {
+			if strings.HasPrefix(x, w) {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+}
+
+// newCommandTable returns the debugger's commands. Names and short forms
+// are gdb's.
+func newCommandTable() *commandTable {
+	t := &commandTable{}
+	t.cmds = []*command{
+		{aliases: []string{"backtrace", "bt", "where"}, args: "[N] [sframe|cfi|fp|all]", needsTarget: true,
+			help: `Print the backtrace of the selected thread.
+N limits the output to the innermost N frames. The method says how the
+stack is unwound: sframe (the .sframe sections only), cfi (DWARF CFI,
+.eh_frame and .debug_frame), fp (the frame-pointer chain) or all (the
+default): SFrame where it covers the code, CFI or frame pointers where it
+does not, and at every frame all three methods are asked for the caller.
+Columns of "all": FOUND is the method the frame was found with; SFRAME,
+CFI and FP say how each method's own answer compares: "found" (it is the
+one used), "ok" (same caller PC and CFA), "DIFF" (another caller; the
+line below says which), "-" (it cannot unwind that frame), "end" (it
+says the frame below is the outermost one).`,
+			complete: completeWords("sframe", "cfi", "fp", "all"),
+			run:      cmdBacktrace},
+		{aliases: []string{"frame", "f"}, args: "[N]", needsTarget: true,
+			help: "Select frame N of the backtrace and print it; print the selected frame without N.",
+			run:  cmdFrame},
+		{aliases: []string{"up"}, args: "[N]", needsTarget: true,
+			help: "Select the frame N levels up the stack (towards main; default 1).",
+			run:  func(s *Session, a string) error { return cmdUpDown(s, a, 1) }},
+		{aliases: []string{"down", "do"}, args: "[N]", needsTarget: true,
+			help: "Select the frame N levels down the stack (towards the innermost frame; default 1).",
+			run:  func(s *Session, a string) error { return cmdUpDown(s, a, -1) }},
+		{aliases: []string{"info", "i"},
+			help: "Show things about the program: frame, sframe, registers, threads, sharedlibrary, breakpoints.",
+			sub: []*command{
+				{aliases: []string{"frame", "f"}, needsTarget: true,
+					help: `Describe the selected frame: CFA, saved RA and FP, each method's raw rules.
+Shows where the frame's return address and saved frame pointer are, and
+the rules each method used to find its caller: the SFrame FDE and FRE,
+the DWARF CFI row, the frame-pointer record, with the caller each found.`,
+					run: cmdInfoFrame},
+				{aliases: []string{"sframe", "sf"}, args: "[PC]", needsTarget: true,
+					help: `Decode the SFrame FDE and FREs covering PC, marking the FRE in effect.
+PC defaults to the selected frame's lookup PC (PC-1 for a return
+address). PC may be a number, a function name or $pc, $sp, ...`,
+					complete: completeFunctions,
+					run:      cmdInfoSFrame},
+				{aliases: []string{"registers", "r", "reg"}, args: "[REG...]", needsTarget: true,
+					help: "Print the registers of the selected frame (frame 0: all; outer frames: those the unwind recovered).",
+					run:  cmdInfoRegisters},
+				{aliases: []string{"threads", "thr"}, needsTarget: true,
+					help: "List the threads with their innermost frame; * marks the selected one.",
+					run:  cmdInfoThreads},
+				{aliases: []string{"sharedlibrary", "shared", "dll"}, needsTarget: true,
+					help: "List the modules (executable, shared libraries, vDSO) with their addresses, load bias and SFrame section.",
+					run:  cmdInfoShared},
+				{aliases: []string{"breakpoints", "b", "break"},
+					help: "List the breakpoints.",
+					run:  cmdInfoBreakpoints},
+			}},
+		{aliases: []string{"thread", "t"}, args: "[N] | apply all CMD", needsTarget: true,
+			help: `Select thread N and print its frame, or run a command in every thread.
+N is the thread's number in "info threads"; without N the selected thread
+is printed. "thread apply all CMD" runs CMD in every thread, e.g.
+"thread apply all bt".`,
+			run: cmdThread},
+		{aliases: []string{"x"}, args: "/NFU ADDR", needsTarget: true,
+			help: `Examine memory at ADDR: N units of size U in format F.
+N units (default 1) of size U (b 1, h 2, w 4, g 8 bytes; default w) in
+format F (x hex, d signed, u unsigned, a address with its symbol;
+default x) at ADDR. ADDR is a number, a function name, or a
+register of the selected frame: $pc, $sp, $fp, $cfa, $rip, $rsp, $rbp, ...,
+optionally with +N or -N. Format and size are remembered.`,
+			run: cmdExamine},
+		{aliases: []string{"break", "b", "br"}, args: "FUNCTION | *ADDR", needsTarget: true,
+			help: `Set a breakpoint at a function's first instruction or at an address.
+Unlike gdb, "break FUNCTION" stops at the function's first instruction,
+not after its prologue: the entry and the prologue are where SFrame's
+rules are most often wrong. "break *ADDR" stops at ADDR.`,
+			complete: completeFunctions,
+			run:      cmdBreak},
+		{aliases: []string{"delete", "d"}, args: "[N...]",
+			help: "Delete breakpoints N..., or all breakpoints.",
+			run:  cmdDelete},
+		{aliases: []string{"continue", "c", "cont"}, needsTarget: true,
+			help: "Resume the program until a breakpoint, a signal or its exit. Ctrl-C stops it again.",
+			run:  cmdContinue},
+		{aliases: []string{"stepi", "si"}, args: "[N]", needsTarget: true,
+			help: "Execute N machine instructions (default 1) in the selected thread.",
+			run:  cmdStepi},
+		{aliases: []string{"finish", "fin"}, needsTarget: true,
+			help: `Run until the selected frame returns, then print its caller.
+The return address and CFA come from the backtrace (SFrame where it
+covers the code); a recursive call returning to the same address earlier
+does not count. Ctrl-C stops the program.`,
+			run: cmdFinish},
+		{aliases: []string{"detach"}, needsTarget: true,
+			help: "Remove the breakpoints and detach from the process, which runs on.",
+			run:  cmdDetach},
+		{aliases: []string{"kill", "k"}, needsTarget: true,
+			help: "Kill the program (asks first at a terminal).",
+			run:  cmdKill},
+		{aliases: []string{"quit", "q", "exit"},
+			help: "Leave sfdbg: detach from an attached process (it runs on), kill a process sfdbg started.",
+			run:  cmdQuit},
+		{aliases: []string{"help", "h"}, args: "[COMMAND]",
+			help:     "List the commands, or describe one.",
+			complete: completeCommands,
+			run:      cmdHelp},
+	}
+	return t
+}
+
+func completeCommands(s *Session, w string) []string {
+	var out []string
+	for _, c := range s.cmds.cmds {
+		if strings.HasPrefix(c.name(), w) {
+			out = append(out, c.name())
+		}
+	}
+	return out
+}
+
+// completeFunctions completes function names from the modules' symbol
+// tables (the main executable first).
+func completeFunctions(s *Session, w string) []string {
+	if s.tgt == nil || w == "" || strings.HasPrefix(w, "*") {
+		return nil
+	}
+	sp, err := s.space()
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, name := range functionNames(sp) {
+		if strings.HasPrefix(name, w) && !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+			if len(out) >= 200 {
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// parseCount parses an optional positive count.
+func parseCount(a string, dflt int) (int, error) {
+	a = strings.TrimSpace(a)
+	if a == "" {
+		return dflt, nil
+	}
+	n, err := strconv.Atoi(a)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("Invalid number %q.", a)
+	}
+	return n, nil
+}
+
+// parseAddr parses a number: 0x hex, or decimal.
+func parseAddr(a string) (uint64, error) {
+	a = strings.TrimSpace(a)
+	v, err := strconv.ParseUint(a, 0, 64)
+	if err != nil {
+		return 0, fmt.Errorf("Invalid address %q.", a)
+	}
+	return v, nil
+}
+
+var errNoTarget = errors.New("The program is not being run.")

@@ -1,0 +1,442 @@
+package debugger
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/go-delve/delve/pkg/logflags"
+	"github.com/go-delve/delve/pkg/proc"
+	"github.com/go-delve/delve/pkg/proc/native"
+	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe"
+)
+
+// DelveTarget is a live process under Delve's native backend (pkg/proc/native
+// and pkg/proc): attach, launch, threads, registers, breakpoints, continue,
+// stepi, detach. Delve issues every ptrace request from its own locked OS
+// thread. Stack memory is read with process_vm_readv (ProcMemory), with the
+// original bytes shown where Delve has inserted breakpoints.
+type DelveTarget struct {
+	grp      *proc.TargetGroup
+	pid      int
+	launched bool
+	mem      *ProcMemory
+
+	mu      sync.Mutex // guards the fields below against Interrupt/Detach
+	running bool
+	dead    bool // detached, killed or exited
+	exited  bool
+	status  int
+	mods    *frames.Modules
+	modsOK  bool // mods is current (no resume since it was read)
+	bpAddrs map[uint64]bool
+	// wasStopped: the process was in the stopped state before the attach,
+	// so Detach must not SIGCONT it.
+	wasStopped bool
+}
+
+func init() {
+	// Delve logs through its own loggers; keep them quiet unless asked.
+	logflags.Setup(false, "", "")
+}
+
+// Attach attaches Delve's native backend to process pid, stopping it.
+// Errors are *AttachError with one sentence for humans.
+func Attach(pid int) (*DelveTarget, error) {
+	if err := checkPid(pid); err != nil {
+		return nil, err
+	}
+	st := ProcState(pid)
+	grp, err := native.Attach(pid, nil, nil)
+	if err != nil {
+		return nil, attachError(pid, err)
+	}
+	t := newDelveTarget(grp, pid, false)
+	t.wasStopped = st == 'T' || st == 't'
+	return t, nil
+}
+
+// Launch starts argv[0] with arguments argv[1:] under Delve, stopped at its
+// first instruction (the dynamic loader's entry for a dynamic executable).
+// The program's standard streams are sfdbg's. wd is its working directory
+// ("" for sfdbg's).
+func Launch(argv []string, wd string) (*DelveTarget, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("launch: no program given")
+	}
+	path := argv[0]
+	if !strings.Contains(path, "/") {
+		if _, err := os.Stat(path); err != nil {
+			if p, err := lookPath(path); err == nil {
+				path = p
+			}
+		}
+	}
+	if st, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("cannot run %s: %w", argv[0], err)
+	} else if st.IsDir() || st.Mode()&0o111 == 0 {
+		return nil, fmt.Errorf("cannot run %s: not an executable file", argv[0])
+	}
+	cmd := append([]string{path}, argv[1:]...)
+	grp, err := native.Launch(cmd, wd, 0, nil, "", "", proc.OutputRedirect{}, proc.OutputRedirect{})
+	if err != nil {
+		return nil, fmt.Errorf("cannot run %s: %w", argv[0], err)
+	}
+	return newDelveTarget(grp, grp.Selected.Pid(), true), nil
+}
+
+func newDelveTarget(grp *proc.TargetGroup, pid int, launched bool) *DelveTarget {
+	return &DelveTarget{grp: grp, pid: pid, launched: launched, mem: NewProcMemory(pid), bpAddrs: map[uint64]bool{}}
+}
+
+// Pid implements Target.
+func (t *DelveTarget) Pid() int { return t.pid }
+
+// Launched implements Target.
+func (t *DelveTarget) Launched() bool { return t.launched }
+
+// Exited implements Target.
+func (t *DelveTarget) Exited() (bool, int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.exited, t.status
+}
+
+func (t *DelveTarget) live() (*proc.Target, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.exited {
+		return nil, fmt.Errorf("process %d: %w (status %d)", t.pid, ErrExited, t.status)
+	}
+	if t.dead {
+		return nil, fmt.Errorf("process %d is no longer being debugged", t.pid)
+	}
+	return t.grp.Selected, nil
+}
+
+// Threads implements Target.
+func (t *DelveTarget) Threads() ([]int, error) {
+	tgt, err := t.live()
+	if err != nil {
+		return nil, err
+	}
+	var tids []int
+	for _, th := range tgt.ThreadList() {
+		tids = append(tids, th.ThreadID())
+	}
+	sortTids(tids, t.pid)
+	return tids, nil
+}
+
+// ThreadName implements Target.
+func (t *DelveTarget) ThreadName(tid int) string {
+	return strings.TrimSpace(readFile(fmt.Sprintf("/proc/%d/task/%d/comm", t.pid, tid)))
+}
+
+func (t *DelveTarget) thread(tid int) (proc.Thread, *proc.Target, error) {
+	tgt, err := t.live()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, th := range tgt.ThreadList() {
+		if th.ThreadID() == tid {
+			return th, tgt, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("no thread %d in process %d", tid, t.pid)
+}
+
+// Regs implements Target.
+func (t *DelveTarget) Regs(tid int) (frames.Regs, error) {
+	th, tgt, err := t.thread(tid)
+	if err != nil {
+		return frames.Regs{}, err
+	}
+	r, err := th.Registers()
+	if err != nil {
+		return frames.Regs{}, fmt.Errorf("registers of thread %d: %w", tid, err)
+	}
+	dr := tgt.BinInfo().Arch.RegistersToDwarfRegisters(0, r)
+	regs := frames.NewRegs(abi)
+	for i := 0; i < dr.CurrentSize() && i < frames.MaxReg; i++ {
+		if dr.Reg(uint64(i)) != nil {
+			regs.Set(sframe.Reg(i), dr.Uint64Val(uint64(i)))
+		}
+	}
+	return regs, nil
+}
+
+// RegList implements Target.
+func (t *DelveTarget) RegList(tid int) ([]RegValue, error) {
+	th, _, err := t.thread(tid)
+	if err != nil {
+		return nil, err
+	}
+	r, err := th.Registers()
+	if err != nil {
+		return nil, err
+	}
+	sl, err := r.Slice(false)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]uint64{}
+	var names []string
+	for _, reg := range sl {
+		if reg.Reg == nil || len(reg.Reg.Bytes) > 8 {
+			continue
+		}
+		n := strings.ToLower(reg.Name)
+		if n == "rflags" {
+			n = "eflags"
+		}
+		byName[n] = reg.Reg.Uint64Val
+		names = append(names, n)
+	}
+	var out []RegValue
+	seen := map[string]bool{}
+	for _, n := range gdbRegOrder {
+		if v, ok := byName[n]; ok {
+			out = append(out, RegValue{n, v})
+			seen[n] = true
+		}
+	}
+	for _, n := range names {
+		if !seen[n] {
+			out = append(out, RegValue{n, byName[n]})
+		}
+	}
+	return out, nil
+}
+
+var gdbRegOrder = []string{"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip", "eflags",
+	"cs", "ss", "ds", "es", "fs", "gs", "fs_base", "gs_base"}
+
+// Space implements Target.
+func (t *DelveTarget) Space() (*frames.Space, error) {
+	tgt, err := t.live()
+	if err != nil {
+		return nil, err
+	}
+	mem := &bpMemory{mem: t.mem, tgt: tgt}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.modsOK {
+		mods, err := loadModules(t.pid, t.mem)
+		if err != nil {
+			return nil, fmt.Errorf("modules of process %d: %w", t.pid, err)
+		}
+		t.mods = keepModules(t.mods, mods)
+		t.modsOK = true
+	}
+	return &frames.Space{Mem: mem, Modules: t.mods}, nil
+}
+
+// bpMemory shows the original bytes under Delve's breakpoints.
+type bpMemory struct {
+	mem *ProcMemory
+	tgt *proc.Target
+}
+
+func (m *bpMemory) ReadAt(p []byte, addr uint64) (int, error) {
+	n, err := m.mem.ReadAt(p, addr)
+	for a, bp := range m.tgt.Breakpoints().M {
+		if bp == nil || len(bp.OriginalData) == 0 {
+			continue
+		}
+		for i, b := range bp.OriginalData {
+			if x := a + uint64(i); x >= addr && x < addr+uint64(n) {
+				p[x-addr] = b
+			}
+		}
+	}
+	return n, err
+}
+
+// SetBreakpoint implements Target.
+func (t *DelveTarget) SetBreakpoint(addr uint64) error {
+	tgt, err := t.live()
+	if err != nil {
+		return err
+	}
+	if _, err := tgt.SetBreakpoint(0, addr, proc.UserBreakpoint, nil); err != nil {
+		var exists proc.BreakpointExistsError
+		if errors.As(err, &exists) {
+			return nil
+		}
+		return fmt.Errorf("cannot insert a breakpoint at %#x: %w", addr, err)
+	}
+	t.mu.Lock()
+	t.bpAddrs[addr] = true
+	t.mu.Unlock()
+	return nil
+}
+
+// ClearBreakpoint implements Target.
+func (t *DelveTarget) ClearBreakpoint(addr uint64) error {
+	tgt, err := t.live()
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	delete(t.bpAddrs, addr)
+	t.mu.Unlock()
+	if err := tgt.ClearBreakpoint(addr); err != nil {
+		return fmt.Errorf("cannot remove the breakpoint at %#x: %w", addr, err)
+	}
+	return nil
+}
+
+func (t *DelveTarget) resumed() {
+	t.mem.Invalidate()
+	t.mu.Lock()
+	t.modsOK = false
+	t.mu.Unlock()
+}
+
+// Continue implements Target.
+func (t *DelveTarget) Continue() (Event, error) {
+	if _, err := t.live(); err != nil {
+		return Event{}, err
+	}
+	t.resumed()
+	t.mu.Lock()
+	t.running = true
+	t.mu.Unlock()
+	err := t.grp.Continue()
+	t.mu.Lock()
+	t.running = false
+	t.mu.Unlock()
+	return t.event(err)
+}
+
+// StepInstruction implements Target.
+func (t *DelveTarget) StepInstruction(tid int) (Event, error) {
+	tgt, err := t.live()
+	if err != nil {
+		return Event{}, err
+	}
+	if err := tgt.SwitchThread(tid); err != nil {
+		return Event{}, err
+	}
+	t.resumed()
+	err = t.grp.StepInstruction(false)
+	return t.event(err)
+}
+
+// event turns the result of a Delve resume into an Event.
+func (t *DelveTarget) event(err error) (Event, error) {
+	var pe proc.ErrProcessExited
+	if errors.As(err, &pe) {
+		t.mu.Lock()
+		t.exited, t.dead, t.status = true, true, pe.Status
+		t.mu.Unlock()
+		t.grp.Detach(false) // releases Delve's state; the process is gone
+		return Event{Kind: EventExited, Status: pe.Status}, nil
+	}
+	if err != nil {
+		return Event{}, err
+	}
+	tgt := t.grp.Selected
+	th := tgt.CurrentThread()
+	ev := Event{Kind: EventStopped}
+	if th != nil {
+		ev.Thread = th.ThreadID()
+		if r, err := th.Registers(); err == nil {
+			ev.PC = r.PC()
+		}
+	}
+	switch tgt.StopReason {
+	case proc.StopManual:
+		ev.Kind = EventInterrupt
+	case proc.StopBreakpoint, proc.StopHardcodedBreakpoint:
+		ev.Kind = EventBreakpoint
+		// The thread at a user breakpoint, if the current one is not.
+		if th == nil || th.Breakpoint().Breakpoint == nil {
+			for _, o := range tgt.ThreadList() {
+				if bp := o.Breakpoint().Breakpoint; bp != nil && t.bpAddrs[bp.Addr] {
+					ev.Thread, ev.PC = o.ThreadID(), bp.Addr
+					break
+				}
+			}
+		}
+	}
+	return ev, nil
+}
+
+// Interrupt implements Target.
+func (t *DelveTarget) Interrupt() error {
+	t.mu.Lock()
+	running := t.running
+	t.mu.Unlock()
+	if !running {
+		return nil
+	}
+	return t.grp.RequestManualStop()
+}
+
+// Detach implements Target. Delve removes every breakpoint before it
+// detaches; a process found in the stopped state afterwards gets SIGCONT.
+func (t *DelveTarget) Detach() error {
+	t.mu.Lock()
+	if t.dead {
+		t.mu.Unlock()
+		return nil
+	}
+	t.dead = true
+	t.mu.Unlock()
+	err := t.grp.Detach(false)
+	if err != nil && !processExists(t.pid) {
+		return nil
+	}
+	if st := ProcState(t.pid); !t.wasStopped && (st == 't' || st == 'T') {
+		// Delve's own workaround waits 50 ms; make sure nothing is left
+		// stopped by the attach's SIGSTOP.
+		syscall.Kill(t.pid, syscall.SIGCONT)
+	}
+	return err
+}
+
+// Kill implements Target.
+func (t *DelveTarget) Kill() error {
+	t.mu.Lock()
+	if t.dead {
+		t.mu.Unlock()
+		return nil
+	}
+	t.dead = true
+	t.mu.Unlock()
+	return t.grp.Detach(true)
+}
+
+// Breakpoints returns the addresses of the user breakpoints, sorted.
+func (t *DelveTarget) Breakpoints() []uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]uint64, 0, len(t.bpAddrs))
+	for a := range t.bpAddrs {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// lookPath finds an executable in $PATH.
+func lookPath(name string) (string, error) {
+	for _, dir := range strings.Split(os.Getenv("PATH"), ":") {
+		if dir == "" {
+			dir = "."
+		}
+		p := dir + "/" + name
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: not found in $PATH", name)
+}

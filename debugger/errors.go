@@ -1,0 +1,128 @@
+package debugger
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// ErrExited is returned (wrapped) by operations on a process that has
+// exited.
+var ErrExited = errors.New("the process has exited")
+
+// ErrRunning is returned by operations that need a stopped process.
+var ErrRunning = errors.New("the process is running")
+
+// AttachError reports that a process cannot be attached to. Its message is
+// one sentence that says why and what to do: no such process, ptrace
+// restricted by Yama, a process of another user, a process already traced.
+type AttachError struct {
+	Pid int
+	Msg string // the sentence, without the "sfdbg: " prefix
+	Err error  // the underlying error (syscall.EPERM, syscall.ESRCH, ...)
+}
+
+func (e *AttachError) Error() string { return e.Msg }
+
+func (e *AttachError) Unwrap() error { return e.Err }
+
+// attachError turns an error from PTRACE_ATTACH, PTRACE_SEIZE or Delve's
+// Attach into an *AttachError with a sentence for humans.
+func attachError(pid int, err error) error {
+	var ae *AttachError
+	if errors.As(err, &ae) {
+		return err
+	}
+	if errors.Is(err, syscall.ESRCH) || !processExists(pid) {
+		return &AttachError{Pid: pid, Err: err, Msg: fmt.Sprintf("cannot attach to process %d: no such process", pid)}
+	}
+	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
+		return &AttachError{Pid: pid, Err: err, Msg: permissionSentence(pid)}
+	}
+	return &AttachError{Pid: pid, Err: err, Msg: fmt.Sprintf("cannot attach to process %d: %v", pid, err)}
+}
+
+// processExists reports whether /proc/PID exists.
+func processExists(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	_, err := os.Stat("/proc/" + strconv.Itoa(pid))
+	return err == nil
+}
+
+// checkPid returns an *AttachError if pid names no process, or is sfdbg
+// itself.
+func checkPid(pid int) error {
+	if pid == os.Getpid() {
+		return &AttachError{Pid: pid, Err: syscall.EPERM, Msg: fmt.Sprintf("cannot attach to process %d: it is sfdbg itself", pid)}
+	}
+	if !processExists(pid) {
+		return &AttachError{Pid: pid, Err: syscall.ESRCH, Msg: fmt.Sprintf("cannot attach to process %d: no such process", pid)}
+	}
+	return nil
+}
+
+// permissionSentence explains an EPERM from ptrace: the process is traced
+// already, belongs to another user, or Yama restricts ptrace.
+func permissionSentence(pid int) string {
+	st := procStatus(pid)
+	if t := st["TracerPid"]; t != "" && t != "0" {
+		name := strings.TrimSpace(readFile("/proc/" + t + "/comm"))
+		if name != "" {
+			name = " (" + name + ")"
+		}
+		return fmt.Sprintf("cannot attach to process %d: it is already traced by process %s%s; detach that debugger first", pid, t, name)
+	}
+	if uids := strings.Fields(st["Uid"]); len(uids) > 0 && os.Geteuid() != 0 {
+		if uids[0] != strconv.Itoa(os.Geteuid()) {
+			return fmt.Sprintf("cannot attach to process %d: it belongs to user %s, not to you; run sfdbg as that user or as root", pid, userName(uids[0]))
+		}
+	}
+	if scope := strings.TrimSpace(readFile("/proc/sys/kernel/yama/ptrace_scope")); scope != "" && scope != "0" {
+		return fmt.Sprintf("cannot attach to process %d: ptrace is restricted by /proc/sys/kernel/yama/ptrace_scope=%s; run sfdbg as root or set it to 0", pid, scope)
+	}
+	return fmt.Sprintf("cannot attach to process %d: permission denied (a setuid program, a process in another container, or missing CAP_SYS_PTRACE)", pid)
+}
+
+func userName(uid string) string {
+	if u, err := user.LookupId(uid); err == nil {
+		return u.Username
+	}
+	return "uid " + uid
+}
+
+func readFile(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// procStatus returns the "Key:\tvalue" lines of /proc/PID/status.
+func procStatus(pid int) map[string]string {
+	m := map[string]string{}
+	for _, l := range strings.Split(readFile(fmt.Sprintf("/proc/%d/status", pid)), "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if ok {
+			m[k] = strings.TrimSpace(v)
+		}
+	}
+	return m
+}
+
+// ProcState returns the state letter of a process or thread from
+// /proc/PID/stat ('R', 'S', 't', 'T', 'Z', ...), or 0 if it cannot be read.
+func ProcState(pid int) byte {
+	s := readFile(fmt.Sprintf("/proc/%d/stat", pid))
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return 0
+	}
+	return s[i+2]
+}

@@ -1,0 +1,95 @@
+package debugger
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// fixture returns the path of a committed test binary, skipping the test
+// when it is missing.
+func fixture(t testing.TB, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "testdata", "bin", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("fixture %s not built (scripts/build-fixtures.sh): %v", name, err)
+	}
+	return p
+}
+
+// startFixture starts a fixture and waits for its "ready" line. The process
+// is killed and reaped when the test ends.
+func startFixture(t testing.TB, name string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(fixture(t, name), args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	ready := make(chan error, 1)
+	go func() {
+		line, err := bufio.NewReader(out).ReadString('\n')
+		if err == nil && strings.TrimSpace(line) != "ready" {
+			err = errors.New("unexpected first line " + line)
+		}
+		ready <- err
+	}()
+	select {
+	case err := <-ready:
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s did not print ready", name)
+	}
+	return cmd
+}
+
+// skipIfNoPtrace skips the test when err says ptrace is not permitted.
+func skipIfNoPtrace(t testing.TB, err error) {
+	t.Helper()
+	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
+		t.Skipf("ptrace not permitted here: %v", err)
+	}
+}
+
+// checkRunning fails the test unless every thread of pid is in a running
+// or sleeping state: not stopped ('T') or traced ('t').
+func checkRunning(t testing.TB, pid int) {
+	t.Helper()
+	// Give a thread that was just resumed a moment to be scheduled.
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		bad := ""
+		tids, _ := listTasks(pid)
+		for _, tid := range tids {
+			if st := ProcState(tid); st == 't' || st == 'T' {
+				bad = string(st)
+			}
+		}
+		st := procStatus(pid)
+		if bad == "" && st["TracerPid"] == "0" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d left in state %q with TracerPid %s", pid, bad, st["TracerPid"])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

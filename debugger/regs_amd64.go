@@ -1,0 +1,57 @@
+package debugger
+
+import (
+	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe"
+	"golang.org/x/sys/unix"
+)
+
+// abi is the SFrame ABI of the host, used for the registers of live threads.
+const abi = sframe.ABIAMD64LittleEndian
+
+// regsFromPtrace converts PTRACE_GETREGS's user_regs_struct into registers
+// by DWARF number (System V AMD64 psABI, table 3.36).
+func regsFromPtrace(r *unix.PtraceRegs) frames.Regs {
+	regs := frames.NewRegs(abi)
+	for i, v := range [...]uint64{
+		r.Rax, r.Rdx, r.Rcx, r.Rbx, r.Rsi, r.Rdi, r.Rbp, r.Rsp,
+		r.R8, r.R9, r.R10, r.R11, r.R12, r.R13, r.R14, r.R15, r.Rip,
+	} {
+		regs.Set(sframe.Reg(i), v)
+	}
+	return regs
+}
+
+// ptraceRegList lists a thread's registers in the order of gdb's "info
+// registers" on x86-64.
+func ptraceRegList(r *unix.PtraceRegs) []RegValue {
+	return []RegValue{
+		{"rax", r.Rax}, {"rbx", r.Rbx}, {"rcx", r.Rcx}, {"rdx", r.Rdx},
+		{"rsi", r.Rsi}, {"rdi", r.Rdi}, {"rbp", r.Rbp}, {"rsp", r.Rsp},
+		{"r8", r.R8}, {"r9", r.R9}, {"r10", r.R10}, {"r11", r.R11},
+		{"r12", r.R12}, {"r13", r.R13}, {"r14", r.R14}, {"r15", r.R15},
+		{"rip", r.Rip}, {"eflags", r.Eflags}, {"cs", r.Cs}, {"ss", r.Ss},
+		{"ds", r.Ds}, {"es", r.Es}, {"fs", r.Fs}, {"gs", r.Gs},
+		{"fs_base", r.Fs_base}, {"gs_base", r.Gs_base},
+	}
+}
+
+// regListFromFrames lists the general registers a frames.Regs knows, in
+// gdb's order, for targets without the raw register set (snapshots).
+func regListFromFrames(r *frames.Regs) []RegValue {
+	order := []sframe.Reg{frames.RAX, frames.RBX, frames.RCX, frames.RDX, frames.RSI, frames.RDI,
+		frames.RBP, frames.RSP, 8, 9, 10, 11, 12, 13, 14, 15, frames.RIP}
+	var out []RegValue
+	for _, reg := range order {
+		if v, ok := r.Get(reg); ok {
+			out = append(out, RegValue{frames.RegName(reg), v})
+		}
+	}
+	return out
+}
+
+// RegValue is one named register value, for "info registers".
+type RegValue struct {
+	Name  string
+	Value uint64
+}

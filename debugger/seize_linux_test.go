@@ -1,0 +1,117 @@
+package debugger
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/sfdbg/sfdbg/frames"
+)
+
+func TestSeizeStopsReadsAndDetaches(t *testing.T) {
+	cmd := startFixture(t, "deep-v3-O2", "threads")
+	pid := cmd.Process.Pid
+	s, err := Seize(pid)
+	skipIfNoPtrace(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Detach()
+	tids := s.Threads()
+	if len(tids) != 4 || tids[0] != pid {
+		t.Fatalf("threads = %v, want 4 with the leader %d first", tids, pid)
+	}
+	for _, tid := range tids {
+		if st := ProcState(tid); st != 't' {
+			t.Errorf("thread %d in state %q while seized, want 't'", tid, st)
+		}
+	}
+	sp, err := s.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spinners := 0
+	for _, tid := range tids {
+		regs, err := s.Regs(tid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := Backtrace(sp, regs, ModeSFrame, 0)
+		var names []string
+		for _, f := range tr.Frames {
+			name, _, _ := funcName(sp, f.PC)
+			names = append(names, name)
+		}
+		t.Logf("thread %d: %s (stop: %v)", tid, strings.Join(names, " <- "), tr.Stop)
+		if len(names) > 0 && names[0] == "spin_here" {
+			spinners++
+		}
+	}
+	if spinners != 3 {
+		t.Errorf("%d threads in spin_here, want 3", spinners)
+	}
+
+	if err := s.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Regs(pid); !errors.Is(err, ErrRunning) {
+		t.Errorf("Regs while running: %v, want ErrRunning", err)
+	}
+	if err := s.Interrupt(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Threads()); n != 4 {
+		t.Errorf("%d threads after a second stop, want 4", n)
+	}
+	if err := s.Detach(); err != nil {
+		t.Fatal(err)
+	}
+	checkRunning(t, pid)
+}
+
+func TestSeizeRejectsMissingProcess(t *testing.T) {
+	_, err := Seize(1 << 30)
+	var ae *AttachError
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "no such process") {
+		t.Fatalf("Seize of a missing PID: %v, want an AttachError saying no such process", err)
+	}
+}
+
+func TestProcMemoryReadsThroughPageCache(t *testing.T) {
+	cmd := startFixture(t, "deep-v3-O2", "spin")
+	s, err := Seize(cmd.Process.Pid)
+	skipIfNoPtrace(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Detach()
+	regs, _ := s.Regs(cmd.Process.Pid)
+	sp := regs.SP()
+	m := s.Memory().(*ProcMemory)
+	a, err := frames.ReadUint64(m, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b [8]byte
+	if _, err := m.ReadUncached(b[:], sp); err != nil {
+		t.Fatal(err)
+	}
+	if got := leUint64(b[:]); got != a {
+		t.Errorf("cached read %#x, uncached %#x", a, got)
+	}
+	before := m.Reads
+	for i := uint64(0); i < 64; i += 8 {
+		frames.ReadUint64(m, sp&^4095+i)
+	}
+	if m.Reads != before {
+		t.Errorf("%d process_vm_readv calls for reads in a cached page, want 0", m.Reads-before)
+	}
+}
+
+func leUint64(b []byte) uint64 {
+	var v uint64
+	for i := 7; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v
+}

@@ -1,0 +1,388 @@
+package debugger
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sirupsen/logrus"
+)
+
+// Session is one debugging session: a target, the UI, the selected thread
+// and frame, breakpoints, and the command table every command line goes
+// through, whether typed at the prompt, given with -ex, read from a -x
+// script or sent by a test.
+type Session struct {
+	ui   UI
+	tgt  Target // nil after detach or kill
+	cmds *commandTable
+
+	thread   int  // selected thread ID
+	frame    int  // selected frame level
+	mode     Mode // method of the frames that frame/up/down select
+	traces   map[traceKey]*Trace
+	threadNo map[int]int // gdb-style thread numbers, by thread ID
+	nextNo   int
+	bps      []*breakpoint
+	nextBP   int
+	xfmt     xFormat // last x/ format
+	// mu is held while a command runs, so that a signal handler can wait
+	// for it before detaching.
+	mu       sync.Mutex
+	quitting bool // quit requested (command or signal)
+	// Batch is set for -batch: no confirmations, the first failing
+	// command ends the batch... (gdb -batch goes on; so does sfdbg, but
+	// the exit status reports the failure).
+	Batch bool
+	// Failed is set once a command has failed.
+	Failed bool
+	// Prompt is the REPL prompt.
+	Prompt string
+	// Now is the clock (tests freeze it).
+	sigs chan os.Signal
+}
+
+type traceKey struct {
+	tid  int
+	mode Mode
+}
+
+type breakpoint struct {
+	id   int
+	addr uint64
+	desc string // "spin_here" or "*0x..."
+	hits int
+	temp bool
+}
+
+// NewSession returns a session on target t (nil for none) talking to ui.
+func NewSession(t Target, ui UI) *Session {
+	s := &Session{ui: ui, tgt: t, cmds: newCommandTable(), traces: map[traceKey]*Trace{},
+		threadNo: map[int]int{}, nextNo: 1, nextBP: 1, Prompt: "(sfdbg) ", xfmt: xFormat{count: 1, format: 'x', unit: 'w'}}
+	ui.SetCompleter(s.complete)
+	if t != nil {
+		if tids, err := t.Threads(); err == nil && len(tids) > 0 {
+			s.numberThreads(tids)
+			s.thread = tids[0]
+		}
+	}
+	return s
+}
+
+// Target returns the session's target, nil once detached or killed.
+func (s *Session) Target() Target { return s.tgt }
+
+// printf writes formatted command output.
+func (s *Session) printf(format string, args ...any) { fmt.Fprintf(s.ui, format, args...) }
+
+// Execute runs one command line through the command table: the
+// dispatcher of the REPL, of batch mode and of tests. Empty lines and
+// lines starting with '#' do nothing. A failing command returns its error
+// (already printed).
+func (s *Session) Execute(line string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.execute(line)
+}
+
+func (s *Session) execute(line string) (err error) {
+	line = strings.TrimSpace(line)
+	if line == "" || strings.HasPrefix(line, "#") {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			logrus.Debugf("panic in %q: %v\n%s", line, r, debug.Stack())
+			err = fmt.Errorf("internal error in %q: %v", line, r)
+		}
+		if err != nil {
+			s.Failed = true
+			s.ui.PrintErr(err.Error())
+		}
+	}()
+	c, args, err := s.cmds.lookup(line)
+	if err != nil {
+		return err
+	}
+	if c.needsTarget && s.tgt == nil {
+		return errors.New("The program is not being run.")
+	}
+	if c.needsTarget {
+		if exited, status := s.tgt.Exited(); exited {
+			s.tgt = nil
+			return fmt.Errorf("The program is not being run (it exited with status %d).", status)
+		}
+	}
+	return c.run(s, args)
+}
+
+// Run reads and executes commands until quit or the end of input. Ctrl-C
+// at the prompt cancels the line.
+func (s *Session) Run() error {
+	for !s.quitting {
+		line, err := s.ui.ReadLine(s.Prompt)
+		if errors.Is(err, ErrInterrupted) {
+			s.printf("Quit\n")
+			continue
+		}
+		if err == io.EOF {
+			if s.ui.IsTerminal() {
+				s.printf("quit\n")
+			}
+			break
+		}
+		if err != nil {
+			return err
+		}
+		s.Execute(line)
+	}
+	return nil
+}
+
+// RunBatch executes commands in order, as gdb -batch does with -ex and -x:
+// a failing command is reported and the next one runs. It returns whether
+// every command succeeded. A quit command ends the batch.
+func (s *Session) RunBatch(cmds []string) bool {
+	for _, c := range cmds {
+		if s.quitting {
+			break
+		}
+		s.Execute(c)
+	}
+	return !s.Failed
+}
+
+// Close ends the session safely: breakpoints removed, then the process
+// detached (left running) or, if the session started it, killed, as gdb
+// does on quit. It is idempotent.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closeTarget()
+}
+
+func (s *Session) closeTarget() error {
+	if s.tgt == nil {
+		return nil
+	}
+	t := s.tgt
+	s.tgt = nil
+	if exited, _ := t.Exited(); exited {
+		return nil
+	}
+	if t.Launched() {
+		return t.Kill()
+	}
+	var errs []error
+	for _, bp := range s.bps {
+		if err := t.ClearBreakpoint(bp.addr); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	s.bps = nil
+	if err := t.Detach(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// HandleSignals makes SIGINT and SIGTERM safe: SIGTERM, and SIGINT when
+// the user is not at a terminal (batch mode, piped input), stop any running
+// command, detach from the target and exit with 128+signal; SIGINT at a
+// terminal interrupts a running target (Ctrl-C) and otherwise does
+// nothing. The returned function stops the handling.
+func (s *Session) HandleSignals(exit func(code int)) (stop func()) {
+	s.sigs = make(chan os.Signal, 4)
+	signal.Notify(s.sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case sig := <-s.sigs:
+				code := 128 + int(sig.(syscall.Signal))
+				if sig == syscall.SIGINT && s.ui.IsTerminal() && !s.Batch {
+					if t := s.tgt; t != nil {
+						t.Interrupt()
+					}
+					continue
+				}
+				s.quitting = true
+				if t := s.tgt; t != nil {
+					t.Interrupt()
+				}
+				// Wait for the running command (at most a few seconds),
+				// then detach.
+				locked := make(chan struct{})
+				go func() { s.mu.Lock(); close(locked) }()
+				select {
+				case <-locked:
+				case <-time.After(5 * time.Second):
+				}
+				err := s.closeTarget()
+				if err != nil {
+					s.ui.PrintErr("sfdbg: " + err.Error())
+				}
+				s.ui.Close()
+				fmt.Fprintf(os.Stderr, "sfdbg: %v: detached\n", sig)
+				exit(code)
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(s.sigs)
+		close(done)
+	}
+}
+
+// Recover is deferred by callers of Run and RunBatch: on a panic it
+// detaches from the target before the panic continues.
+func (s *Session) Recover() {
+	if r := recover(); r != nil {
+		s.closeTarget()
+		s.ui.Close()
+		panic(r)
+	}
+}
+
+// numberThreads gives new threads the next gdb-style numbers.
+func (s *Session) numberThreads(tids []int) {
+	sorted := append([]int(nil), tids...)
+	sortTids(sorted, s.pid())
+	for _, tid := range sorted {
+		if _, ok := s.threadNo[tid]; !ok {
+			s.threadNo[tid] = s.nextNo
+			s.nextNo++
+		}
+	}
+}
+
+func (s *Session) pid() int {
+	if s.tgt == nil {
+		return 0
+	}
+	return s.tgt.Pid()
+}
+
+// invalidate forgets everything computed for the last stop.
+func (s *Session) invalidate() {
+	clear(s.traces)
+	s.frame = 0
+}
+
+// space returns the target's memory and modules.
+func (s *Session) space() (*frames.Space, error) {
+	return s.tgt.Space()
+}
+
+// trace returns the backtrace of thread tid with mode, computed once per
+// stop.
+func (s *Session) trace(tid int, mode Mode) (*Trace, *frames.Space, error) {
+	sp, err := s.space()
+	if err != nil {
+		return nil, nil, err
+	}
+	k := traceKey{tid, mode}
+	if tr := s.traces[k]; tr != nil {
+		return tr, sp, nil
+	}
+	regs, err := s.tgt.Regs(tid)
+	if err != nil {
+		return nil, nil, err
+	}
+	tr := Backtrace(sp, regs, mode, 0)
+	s.traces[k] = tr
+	return tr, sp, nil
+}
+
+// selected returns the selected frame of the selected thread.
+func (s *Session) selected() (*TraceFrame, *Trace, *frames.Space, error) {
+	tr, sp, err := s.trace(s.thread, s.mode)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(tr.Frames) == 0 {
+		return nil, nil, nil, errors.New("No stack.")
+	}
+	if s.frame >= len(tr.Frames) {
+		s.frame = len(tr.Frames) - 1
+	}
+	return &tr.Frames[s.frame], tr, sp, nil
+}
+
+// threads returns the target's threads, numbering new ones.
+func (s *Session) threads() ([]int, error) {
+	tids, err := s.tgt.Threads()
+	if err != nil {
+		return nil, err
+	}
+	s.numberThreads(tids)
+	if _, ok := s.threadNo[s.thread]; !ok || !contains(tids, s.thread) {
+		if len(tids) > 0 {
+			s.thread = tids[0]
+		}
+	}
+	return tids, nil
+}
+
+func contains(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// threadByNumber maps a gdb thread number to a thread ID.
+func (s *Session) threadByNumber(n int) (int, bool) {
+	for tid, no := range s.threadNo {
+		if no == n {
+			return tid, true
+		}
+	}
+	return 0, false
+}
+
+func sortedBreakpoints(bps []*breakpoint) []*breakpoint {
+	out := append([]*breakpoint(nil), bps...)
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+// Intro prints how a session starts: msg ("Attached to process 1234"), the
+// program's name and thread count, and where the selected thread stopped.
+func (s *Session) Intro(msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tgt == nil {
+		return
+	}
+	tids, err := s.threads()
+	if err == nil && len(tids) == 0 {
+		err = errors.New("no threads")
+	}
+	if err != nil {
+		s.ui.PrintErr(err.Error())
+		return
+	}
+	name := s.tgt.ThreadName(tids[0])
+	s.printf("%s (%s), %s.\n", msg, name, plural(len(tids), "thread", "threads"))
+	if s.ui.IsTerminal() {
+		s.printf("Type \"help\" for the commands, \"bt\" for the backtrace, \"quit\" to detach and leave.\n")
+	}
+	if tf, _, sp, err := s.selected(); err == nil {
+		s.printFrameLine(tf, sp)
+	}
+}

@@ -1,0 +1,241 @@
+package debugger
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe"
+)
+
+// Snapshot is a stopped process saved to a file: every thread's registers,
+// the stack memory near each thread's SP, and the modules (by file) it
+// refers to. It implements Target read-only, so that debugger sessions can
+// be replayed without ptrace: golden transcripts, and bug reports.
+type Snapshot struct {
+	f     snapFile
+	mods  *frames.Modules
+	mem   *rangeMemory
+	byTid map[int]*frames.Regs
+}
+
+// snapFile is the JSON form of a snapshot.
+type snapFile struct {
+	Name    string       `json:"name"`
+	Threads []snapThread `json:"threads"`
+	Modules []snapModule `json:"modules"`
+	Memory  []snapMemory `json:"memory"`
+}
+
+type snapThread struct {
+	Tid  int               `json:"tid"`
+	Name string            `json:"name"`
+	Regs map[string]uint64 `json:"regs"` // by AMD64 register name
+}
+
+type snapModule struct {
+	Name  string `json:"name"`
+	Path  string `json:"path"`
+	File  string `json:"file,omitempty"` // file to open, relative to the snapshot; "" to leave the module without data
+	Start uint64 `json:"start"`
+	End   uint64 `json:"end"`
+	Bias  uint64 `json:"bias"`
+}
+
+type snapMemory struct {
+	Addr uint64 `json:"addr"`
+	Data []byte `json:"data"`
+}
+
+// LoadSnapshot reads a snapshot written by WriteSnapshot. Module files are
+// looked up relative to the snapshot's directory.
+func LoadSnapshot(path string) (*Snapshot, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var s Snapshot
+	if err := json.Unmarshal(b, &s.f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	var mods []*frames.Module
+	for _, m := range s.f.Modules {
+		mod := &frames.Module{Name: m.Name, Path: m.Path, Start: m.Start, End: m.End, Bias: m.Bias}
+		if m.File != "" {
+			mod.OpenPath = filepath.Join(dir, m.File)
+		} else {
+			mod.OpenPath = filepath.Join(dir, "does-not-exist", m.Name)
+		}
+		mods = append(mods, mod)
+	}
+	s.mods = frames.NewModules(mods...)
+	s.mem = &rangeMemory{}
+	for _, r := range s.f.Memory {
+		s.mem.ranges = append(s.mem.ranges, frames.SliceMemory{Base: r.Addr, Data: r.Data})
+	}
+	sort.Slice(s.mem.ranges, func(i, j int) bool { return s.mem.ranges[i].Base < s.mem.ranges[j].Base })
+	s.byTid = map[int]*frames.Regs{}
+	for i := range s.f.Threads {
+		r := frames.NewRegs(abi)
+		for name, v := range s.f.Threads[i].Regs {
+			for k, n := range frames.AMD64RegNames {
+				if n == name {
+					r.Set(sframe.Reg(k), v)
+				}
+			}
+		}
+		s.byTid[s.f.Threads[i].Tid] = &r
+	}
+	return &s, nil
+}
+
+// WriteSnapshot saves the threads and stacks of a stopped process: for each
+// thread, the registers and up to stackBytes of stack from below its SP
+// (the red zone) up. Modules whose path satisfies keep are recorded with
+// their file copied next to the snapshot (by base name); the others are
+// recorded without data, so that their PCs name them but do not unwind.
+func WriteSnapshot(path string, st *Stop, stackBytes int, keep func(path string) bool) error {
+	sp, err := st.Space()
+	if err != nil {
+		return err
+	}
+	snap := snapFile{Name: strings.TrimSpace(readFile(fmt.Sprintf("/proc/%d/comm", st.Pid())))}
+	dir := filepath.Dir(path)
+	for _, m := range sp.Modules.List() {
+		sm := snapModule{Name: m.Name, Path: m.Path, Start: m.Start, End: m.End, Bias: m.Bias}
+		if keep(m.Path) && m.OpenPath != "" {
+			b, err := os.ReadFile(m.OpenPath)
+			if err != nil {
+				return err
+			}
+			sm.File = filepath.Base(m.Path)
+			if err := os.WriteFile(filepath.Join(dir, sm.File), b, 0o755); err != nil {
+				return err
+			}
+		}
+		snap.Modules = append(snap.Modules, sm)
+	}
+	for i, tid := range st.Threads() {
+		regs, err := st.Regs(tid)
+		if err != nil {
+			return err
+		}
+		t := snapThread{Tid: i + 1, Name: snap.Name, Regs: map[string]uint64{}}
+		for k, n := range frames.AMD64RegNames {
+			if v, ok := regs.Get(sframe.Reg(k)); ok {
+				t.Regs[n] = v
+			}
+		}
+		snap.Threads = append(snap.Threads, t)
+		lo := regs.SP() - 256
+		buf := make([]byte, stackBytes)
+		n := 0
+		for n < len(buf) {
+			k, err := st.Memory().ReadAt(buf[n:n+pageSize-int((lo+uint64(n))%pageSize)], lo+uint64(n))
+			n += k
+			if err != nil {
+				break
+			}
+		}
+		snap.Memory = append(snap.Memory, snapMemory{Addr: lo, Data: buf[:n]})
+	}
+	b, err := json.MarshalIndent(&snap, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// rangeMemory is a Memory over several disjoint ranges.
+type rangeMemory struct {
+	ranges []frames.SliceMemory
+}
+
+func (m *rangeMemory) ReadAt(p []byte, addr uint64) (int, error) {
+	for i := range m.ranges {
+		r := &m.ranges[i]
+		if addr >= r.Base && addr-r.Base < uint64(len(r.Data)) {
+			return r.ReadAt(p, addr)
+		}
+	}
+	return 0, fmt.Errorf("address %#x is not in the snapshot", addr)
+}
+
+var errSnapshot = errors.New("not possible on a snapshot: it cannot run")
+
+// Pid implements Target: 0.
+func (s *Snapshot) Pid() int { return 0 }
+
+// Threads implements Target: thread IDs 1, 2, ...
+func (s *Snapshot) Threads() ([]int, error) {
+	var out []int
+	for _, t := range s.f.Threads {
+		out = append(out, t.Tid)
+	}
+	return out, nil
+}
+
+// ThreadName implements Target.
+func (s *Snapshot) ThreadName(tid int) string {
+	for _, t := range s.f.Threads {
+		if t.Tid == tid {
+			return t.Name
+		}
+	}
+	return ""
+}
+
+// Regs implements Target.
+func (s *Snapshot) Regs(tid int) (frames.Regs, error) {
+	if r := s.byTid[tid]; r != nil {
+		return *r, nil
+	}
+	return frames.Regs{}, fmt.Errorf("no thread %d in the snapshot", tid)
+}
+
+// RegList implements Target.
+func (s *Snapshot) RegList(tid int) ([]RegValue, error) {
+	r, err := s.Regs(tid)
+	if err != nil {
+		return nil, err
+	}
+	return regListFromFrames(&r), nil
+}
+
+// Space implements Target.
+func (s *Snapshot) Space() (*frames.Space, error) {
+	return &frames.Space{Mem: s.mem, Modules: s.mods}, nil
+}
+
+// SetBreakpoint implements Target.
+func (s *Snapshot) SetBreakpoint(uint64) error { return errSnapshot }
+
+// ClearBreakpoint implements Target.
+func (s *Snapshot) ClearBreakpoint(uint64) error { return nil }
+
+// Continue implements Target.
+func (s *Snapshot) Continue() (Event, error) { return Event{}, errSnapshot }
+
+// StepInstruction implements Target.
+func (s *Snapshot) StepInstruction(int) (Event, error) { return Event{}, errSnapshot }
+
+// Interrupt implements Target.
+func (s *Snapshot) Interrupt() error { return nil }
+
+// Detach implements Target.
+func (s *Snapshot) Detach() error { return nil }
+
+// Kill implements Target.
+func (s *Snapshot) Kill() error { return nil }
+
+// Launched implements Target.
+func (s *Snapshot) Launched() bool { return false }
+
+// Exited implements Target.
+func (s *Snapshot) Exited() (bool, int) { return false, 0 }

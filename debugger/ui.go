@@ -1,0 +1,199 @@
+package debugger
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/peterh/liner"
+	"golang.org/x/sys/unix"
+)
+
+// UI is where a Session reads command lines and writes its output, after
+// google/pprof's internal/plugin.UI: the terminal implementation uses liner
+// (line editing, history, completion); tests use a ScriptUI, so that the
+// REPL runs without a terminal.
+type UI interface {
+	// ReadLine returns the next command line without its newline. It
+	// returns io.EOF at the end of input and ErrInterrupted when the user
+	// pressed Ctrl-C at the prompt.
+	ReadLine(prompt string) (string, error)
+	// Write writes command output.
+	Write(p []byte) (int, error)
+	// PrintErr writes an error message (one line, no newline needed).
+	PrintErr(msg string)
+	// IsTerminal reports whether the user is at a terminal: then prompts
+	// are shown and Ctrl-C interrupts rather than ends sfdbg.
+	IsTerminal() bool
+	// SetCompleter installs tab completion: f returns the candidate
+	// completions of the whole line.
+	SetCompleter(f func(line string) []string)
+	// Close saves history and restores the terminal.
+	Close() error
+}
+
+// ErrInterrupted is returned by UI.ReadLine for Ctrl-C at the prompt.
+var ErrInterrupted = errors.New("interrupted")
+
+// HistoryPath returns the file that keeps command history across sessions:
+// $XDG_STATE_HOME/sfdbg/history if XDG_STATE_HOME is set, else
+// ~/.sfdbg_history.
+func HistoryPath() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "sfdbg", "history")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".sfdbg_history")
+	}
+	return ""
+}
+
+// TermUI is the UI on sfdbg's standard streams. When standard input is a
+// terminal it edits lines with liner and keeps history in HistoryPath;
+// otherwise it reads lines from standard input without prompting.
+type TermUI struct {
+	out, errw io.Writer
+	line      *liner.State
+	in        *bufio.Scanner
+	history   string
+}
+
+// NewTermUI returns the UI for in, out and errw (os.Stdin, os.Stdout,
+// os.Stderr in sfdbg). in may be nil for a UI that only writes (batch
+// mode): ReadLine then returns io.EOF.
+func NewTermUI(in *os.File, out, errw io.Writer) *TermUI {
+	u := &TermUI{out: out, errw: errw}
+	if in == nil {
+		return u
+	}
+	if in == os.Stdin && isTerminal(in) && liner.TerminalSupported() {
+		u.line = liner.NewLiner()
+		u.line.SetCtrlCAborts(true)
+		u.line.SetTabCompletionStyle(liner.TabPrints)
+		u.history = HistoryPath()
+		if f, err := os.Open(u.history); err == nil {
+			u.line.ReadHistory(f)
+			f.Close()
+		}
+	} else {
+		u.in = bufio.NewScanner(in)
+		u.in.Buffer(make([]byte, 0, 4096), 1<<20)
+	}
+	return u
+}
+
+// ReadLine implements UI.
+func (u *TermUI) ReadLine(prompt string) (string, error) {
+	if u.line == nil {
+		if u.in == nil {
+			return "", io.EOF
+		}
+		if !u.in.Scan() {
+			if err := u.in.Err(); err != nil {
+				return "", err
+			}
+			return "", io.EOF
+		}
+		return u.in.Text(), nil
+	}
+	s, err := u.line.Prompt(prompt)
+	if errors.Is(err, liner.ErrPromptAborted) {
+		return "", ErrInterrupted
+	}
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(s) != "" {
+		u.line.AppendHistory(s)
+	}
+	return s, nil
+}
+
+// Write implements UI.
+func (u *TermUI) Write(p []byte) (int, error) { return u.out.Write(p) }
+
+// PrintErr implements UI.
+func (u *TermUI) PrintErr(msg string) { fmt.Fprintln(u.errw, strings.TrimRight(msg, "\n")) }
+
+// IsTerminal implements UI.
+func (u *TermUI) IsTerminal() bool { return u.line != nil }
+
+// SetCompleter implements UI.
+func (u *TermUI) SetCompleter(f func(string) []string) {
+	if u.line != nil {
+		u.line.SetCompleter(f)
+	}
+}
+
+// Close implements UI: it writes the history file and restores the
+// terminal mode.
+func (u *TermUI) Close() error {
+	if u.line == nil {
+		return nil
+	}
+	var err error
+	if u.history != "" {
+		if err = os.MkdirAll(filepath.Dir(u.history), 0o700); err == nil {
+			var f *os.File
+			if f, err = os.Create(u.history); err == nil {
+				u.line.WriteHistory(f)
+				err = f.Close()
+			}
+		}
+	}
+	u.line.Close()
+	u.line = nil
+	return err
+}
+
+// ScriptUI is a UI that reads its command lines from a list and writes
+// everything, prompt and echoed command included, into one transcript, the
+// way the session looks on a terminal. Tests compare transcripts with
+// golden files.
+type ScriptUI struct {
+	Lines []string
+	// Out receives output and errors, interleaved as on a terminal.
+	Out strings.Builder
+	// Echo, when set, writes the prompt and each command to Out.
+	Echo      bool
+	Completer func(string) []string
+	Terminal  bool // what IsTerminal reports
+}
+
+// ReadLine implements UI.
+func (u *ScriptUI) ReadLine(prompt string) (string, error) {
+	if len(u.Lines) == 0 {
+		return "", io.EOF
+	}
+	l := u.Lines[0]
+	u.Lines = u.Lines[1:]
+	if u.Echo {
+		fmt.Fprintf(&u.Out, "%s%s\n", prompt, l)
+	}
+	return l, nil
+}
+
+// Write implements UI.
+func (u *ScriptUI) Write(p []byte) (int, error) { return u.Out.Write(p) }
+
+// PrintErr implements UI.
+func (u *ScriptUI) PrintErr(msg string) { fmt.Fprintln(&u.Out, strings.TrimRight(msg, "\n")) }
+
+// IsTerminal implements UI.
+func (u *ScriptUI) IsTerminal() bool { return u.Terminal }
+
+// SetCompleter implements UI.
+func (u *ScriptUI) SetCompleter(f func(string) []string) { u.Completer = f }
+
+// Close implements UI.
+func (u *ScriptUI) Close() error { return nil }
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}

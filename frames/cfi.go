@@ -1,0 +1,1171 @@
+package frames
+
+// DWARF CFI: the reference unwinder that SFrame is checked against.
+//
+// CIEs and FDEs of .eh_frame and .debug_frame are parsed by Delve's
+// pkg/dwarf/frame (dwframe.Parse), DWARF expressions are evaluated by Delve's
+// pkg/dwarf/op (op.ExecuteStackProgram). The call frame instructions
+// (DWARF 5 §6.4.2) are interpreted here, once per FDE, into the complete
+// row table of the FDE: Delve's FrameDescriptionEntry.EstablishFrame
+// re-executes the CIE and FDE programs for every PC asked, does not expose
+// where a row starts or ends (FrameContext's location is unexported), and
+// gets two rules wrong that real code uses: DW_CFA_restore and
+// DW_CFA_restore_extended turn the register's rule into "undefined" (the
+// CIE's initial rules are never recorded), and DW_CFA_val_offset ignores
+// the data alignment factor. glibc's libc.so.6 alone has ~300
+// DW_CFA_restore instructions. The row tables are checked against
+// EstablishFrame at every row in cfi_test.go wherever the two must agree.
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	dwframe "github.com/go-delve/delve/pkg/dwarf/frame"
+	"github.com/go-delve/delve/pkg/dwarf/op"
+	"github.com/sirupsen/logrus"
+
+	"github.com/sfdbg/sfdbg/sframe"
+)
+
+// CFI section names, as they appear in Row.Source and CFIError.
+const (
+	SectionEHFrame    = ".eh_frame"
+	SectionDebugFrame = ".debug_frame"
+)
+
+// CFIError reports malformed DWARF CFI: a record of Section at byte offset
+// Off (the offset of the CIE or FDE that holds the fault) or, when Off is
+// negative, the section as a whole.
+type CFIError struct {
+	Section string
+	Off     int64
+	Msg     string
+}
+
+func (e *CFIError) Error() string {
+	if e.Off < 0 {
+		return fmt.Sprintf("%s: %s", e.Section, e.Msg)
+	}
+	return fmt.Sprintf("%s at byte %#x: %s", e.Section, e.Off, e.Msg)
+}
+
+// CFIFDE describes one FDE of a module's CFI: the runtime PC range
+// [Start, End) it covers, where it is (Source, as in Row.Source) and whether
+// its CIE marks a signal frame (augmentation "S").
+type CFIFDE struct {
+	Start, End uint64
+	Source     string
+	Signal     bool
+}
+
+// cfiCIE is a CIE as the interpreter needs it.
+type cfiCIE struct {
+	sec       string
+	off       int64 // byte offset in its section
+	signal    bool  // augmentation "S"
+	raReg     sframe.Reg
+	codeAlign uint64
+	dataAlign int64
+	initial   []byte // initial instructions
+
+	once    sync.Once
+	init    cfiState // the rules after the initial instructions
+	initErr error
+}
+
+// cfiFDE is one FDE, at link-time addresses.
+type cfiFDE struct {
+	begin, end uint64
+	sec        string
+	off        int64
+	cie        *cfiCIE
+	instr      []byte
+	delve      *dwframe.FrameDescriptionEntry // for cross-checks in tests
+
+	once sync.Once
+	rows []Row // runtime addresses, sorted, contiguous from begin to end
+	err  error
+}
+
+// source names the FDE as Row.Source does.
+func (f *cfiFDE) source() string {
+	return fmt.Sprintf("%s FDE %#x (CIE %#x)", f.sec, f.off, f.cie.off)
+}
+
+// cfiTable is a module's DWARF CFI: the FDEs of .eh_frame and .debug_frame
+// sorted by start address (link-time), each with its row table built on
+// first use.
+type cfiTable struct {
+	bias uint64
+	fdes []*cfiFDE
+}
+
+// loadCFI reads the DWARF CFI of an ELF file loaded with the given bias
+// (runtime address = link-time address + bias): .eh_frame and .debug_frame,
+// both when present (.debug_frame wins where both describe a function, as
+// in gdb). It returns nil, nil when the file has neither section, and an
+// error (a *CFIError for malformed data) when no section could be parsed;
+// a section that fails while the other parses is logged and skipped.
+func loadCFI(f *elf.File, bias uint64) (*cfiTable, error) {
+	var eh, dbg []byte
+	var ehAddr uint64
+	if s := f.Section(SectionEHFrame); s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0 {
+		data, err := s.Data()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", SectionEHFrame, err)
+		}
+		eh, ehAddr = data, s.Addr
+	}
+	if s := f.Section(SectionDebugFrame); s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0 {
+		data, err := s.Data() // decompresses SHF_COMPRESSED sections
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", SectionDebugFrame, err)
+		}
+		dbg = data
+	}
+	if eh == nil && dbg == nil {
+		return nil, nil
+	}
+	return parseCFI(eh, ehAddr, dbg, f.ByteOrder, bias)
+}
+
+// parseCFI builds a table from the bytes of .eh_frame (mapped at link-time
+// address ehAddr) and .debug_frame; either may be nil.
+func parseCFI(eh []byte, ehAddr uint64, dbg []byte, order binary.ByteOrder, bias uint64) (*cfiTable, error) {
+	if order == nil {
+		order = binary.LittleEndian
+	}
+	t := &cfiTable{bias: bias}
+	var errs []error
+	parsed := 0
+	// .debug_frame first: at equal start addresses the stable sort keeps
+	// its FDE in front and the duplicate from .eh_frame is dropped.
+	for _, s := range []struct {
+		name string
+		data []byte
+		addr uint64
+	}{{SectionDebugFrame, dbg, 0}, {SectionEHFrame, eh, ehAddr}} {
+		if s.data == nil {
+			continue
+		}
+		fdes, err := parseCFISection(s.name, s.data, s.addr, order)
+		if err != nil {
+			logrus.Debugf("frames: CFI: %v", err)
+			errs = append(errs, err)
+			continue
+		}
+		parsed++
+		t.fdes = append(t.fdes, fdes...)
+	}
+	if parsed == 0 {
+		return nil, errors.Join(errs...)
+	}
+	t.sortFDEs()
+	return t, nil
+}
+
+// sortFDEs sorts the FDEs by start address and drops empty FDEs, duplicates
+// (same start address: the first kept) and, as gdb does, FDEs at address 0
+// that overlap real ones (left over by linkers for discarded functions).
+func (t *cfiTable) sortFDEs() {
+	sort.SliceStable(t.fdes, func(i, j int) bool { return t.fdes[i].begin < t.fdes[j].begin })
+	var firstNonZero *cfiFDE
+	for _, f := range t.fdes {
+		if f.begin != 0 && f.end > f.begin {
+			firstNonZero = f
+			break
+		}
+	}
+	out := t.fdes[:0]
+	for _, f := range t.fdes {
+		if f.end <= f.begin {
+			continue
+		}
+		if f.begin == 0 && firstNonZero != nil && firstNonZero.begin < f.end {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].begin == f.begin {
+			continue
+		}
+		out = append(out, f)
+	}
+	t.fdes = out
+}
+
+// cfiRecord is the position of one CIE or FDE in its section.
+type cfiRecord struct {
+	off    int64
+	cie    bool
+	cieOff int64 // FDEs: the offset of their CIE
+	end    int64 // offset just past the record
+}
+
+// walkCFI lists the records of a CFI section, checking that each lies
+// within the section; Delve's parser trusts the lengths.
+func walkCFI(sec string, data []byte, eh bool) ([]cfiRecord, error) {
+	var recs []cfiRecord
+	for off := int64(0); off < int64(len(data)); {
+		if int64(len(data))-off < 4 {
+			return nil, &CFIError{sec, off, "truncated record length"}
+		}
+		length := int64(binary.LittleEndian.Uint32(data[off:]))
+		if length == 0 { // terminator or padding
+			off += 4
+			continue
+		}
+		if length == 0xffffffff {
+			return nil, &CFIError{sec, off, "64-bit DWARF CFI is not supported"}
+		}
+		end := off + 4 + length
+		if length < 4 || end > int64(len(data)) {
+			return nil, &CFIError{sec, off, fmt.Sprintf("record length %#x runs past the end of the section (%#x bytes)", length, len(data))}
+		}
+		id := binary.LittleEndian.Uint32(data[off+4:])
+		r := cfiRecord{off: off, end: end}
+		switch {
+		case eh && id == 0, !eh && id == 0xffffffff:
+			r.cie = true
+		case eh:
+			r.cieOff = off + 4 - int64(id)
+		default:
+			r.cieOff = int64(id)
+		}
+		recs = append(recs, r)
+		off = end
+	}
+	return recs, nil
+}
+
+// parseCFISection parses one section with Delve's dwframe.Parse, behind
+// recover, and pairs each FDE with its offset.
+func parseCFISection(sec string, data []byte, addr uint64, order binary.ByteOrder) (fdes []*cfiFDE, err error) {
+	eh := sec == SectionEHFrame
+	if eh && addr == 0 {
+		// dwframe.Parse tells .eh_frame from .debug_frame by a non-zero address.
+		return nil, &CFIError{sec, -1, "section at address 0 (not a linked file)"}
+	}
+	recs, err := walkCFI(sec, data, eh)
+	if err != nil {
+		return nil, err
+	}
+	var entries dwframe.FrameDescriptionEntries
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				err = &CFIError{sec, -1, fmt.Sprintf("malformed CFI (Delve's parser panicked: %v)", r)}
+			}
+		}()
+		entries, err = dwframe.Parse(data, order, 0, 8, addr)
+	}()
+	if err != nil {
+		var ce *CFIError
+		if !errors.As(err, &ce) {
+			err = &CFIError{sec, -1, err.Error()}
+		}
+		return nil, err
+	}
+	var fdeRecs []cfiRecord
+	for _, r := range recs {
+		if !r.cie {
+			fdeRecs = append(fdeRecs, r)
+		}
+	}
+	if len(fdeRecs) != len(entries) {
+		return nil, &CFIError{sec, -1, fmt.Sprintf("found %d FDEs, Delve's parser %d", len(fdeRecs), len(entries))}
+	}
+	cies := map[*dwframe.CommonInformationEntry]*cfiCIE{}
+	fdes = make([]*cfiFDE, 0, len(entries))
+	for i, d := range entries {
+		r := fdeRecs[i]
+		if d.CIE == nil || uint64(d.Length) != uint64(r.end-r.off-8) {
+			return nil, &CFIError{sec, r.off, "FDE does not match Delve's parse"}
+		}
+		c := cies[d.CIE]
+		if c == nil {
+			c, err = newCFICIE(sec, data, r.cieOff, d.CIE)
+			if err != nil {
+				return nil, err
+			}
+			cies[d.CIE] = c
+		}
+		fdes = append(fdes, &cfiFDE{
+			begin: d.Begin(),
+			end:   d.End(),
+			sec:   sec,
+			off:   r.off,
+			cie:   c,
+			instr: d.Instructions,
+			delve: d,
+		})
+	}
+	return fdes, nil
+}
+
+// newCFICIE converts a CIE parsed by Delve. Delve does not know the
+// address_size and segment_selector_size fields of version 4 CIEs
+// (.debug_frame from DWARF 5 producers such as LLVM), so those are decoded
+// here from the record at off.
+func newCFICIE(sec string, data []byte, off int64, d *dwframe.CommonInformationEntry) (*cfiCIE, error) {
+	c := &cfiCIE{
+		sec:       sec,
+		off:       off,
+		signal:    strings.Contains(d.Augmentation, "S"),
+		codeAlign: d.CodeAlignmentFactor,
+		dataAlign: d.DataAlignmentFactor,
+		initial:   d.InitialInstructions,
+	}
+	ra := d.ReturnAddressRegister
+	if sec == SectionDebugFrame && d.Version == 4 {
+		if off < 0 || off+12 > int64(len(data)) {
+			return nil, &CFIError{sec, off, "truncated CIE"}
+		}
+		end := off + 4 + int64(binary.LittleEndian.Uint32(data[off:]))
+		cur := cfiCursor{b: data[off+9 : end]} // after length, id, version
+		for cur.u8() != 0 && cur.err == nil {  // augmentation string
+		}
+		addrSize, segSize := cur.u8(), cur.u8()
+		c.codeAlign, c.dataAlign, ra = cur.uleb(), cur.sleb(), cur.uleb()
+		if cur.err != nil || addrSize != 8 || segSize != 0 {
+			return nil, &CFIError{sec, off, fmt.Sprintf("unsupported version 4 CIE (address size %d, segment selector size %d)", addrSize, segSize)}
+		}
+		c.initial = cur.b[cur.i:]
+	}
+	if ra >= 1<<15 {
+		return nil, &CFIError{sec, off, fmt.Sprintf("return address register %d out of range", ra)}
+	}
+	c.raReg = sframe.Reg(ra)
+	return c, nil
+}
+
+// find returns the FDE covering the link-time address pc, or nil.
+func (t *cfiTable) find(pc uint64) *cfiFDE {
+	i := sort.Search(len(t.fdes), func(i int) bool { return t.fdes[i].begin > pc })
+	if i > 0 && pc < t.fdes[i-1].end {
+		return t.fdes[i-1]
+	}
+	return nil
+}
+
+// row returns the CFI row at the link-time address pc with runtime
+// Start/End. The error is nil, errCFINoFDE or a *CFIError.
+func (t *cfiTable) row(pc uint64) (Row, error) {
+	f := t.find(pc)
+	if f == nil {
+		return Row{}, errCFINoFDE
+	}
+	return t.rowIn(f, pc)
+}
+
+// rowIn returns the row of f at link-time pc.
+func (t *cfiTable) rowIn(f *cfiFDE, pc uint64) (Row, error) {
+	rows, err := t.rowsOf(f)
+	if err != nil {
+		return Row{}, err
+	}
+	rt := pc + t.bias
+	i := sort.Search(len(rows), func(i int) bool { return rows[i].End > rt })
+	if i == len(rows) || rows[i].Start > rt {
+		return Row{}, errCFINoRow
+	}
+	return rows[i], nil
+}
+
+var (
+	errCFINoFDE = errors.New("no FDE covers the PC")
+	errCFINoRow = errors.New("the FDE has no row for the PC")
+)
+
+// rowsOf returns f's row table, building it on first use.
+func (t *cfiTable) rowsOf(f *cfiFDE) ([]Row, error) {
+	f.once.Do(func() {
+		f.rows, f.err = t.buildRows(f)
+		if f.err != nil {
+			logrus.Debugf("frames: CFI: %v", f.err)
+		}
+	})
+	return f.rows, f.err
+}
+
+// cfiRegRule is the rule of one register in a row being built.
+type cfiRegRule struct {
+	reg  sframe.Reg
+	rule Rule
+}
+
+// cfiState is the row being built by the interpreter: the CFA rule and the
+// registers that have a rule (in the order they got one).
+type cfiState struct {
+	cfa  Rule
+	regs []cfiRegRule
+}
+
+func (s *cfiState) clone() cfiState {
+	return cfiState{cfa: s.cfa, regs: append([]cfiRegRule(nil), s.regs...)}
+}
+
+func (s *cfiState) get(reg sframe.Reg) (Rule, bool) {
+	for _, r := range s.regs {
+		if r.reg == reg {
+			return r.rule, true
+		}
+	}
+	return Rule{}, false
+}
+
+func (s *cfiState) set(reg sframe.Reg, rule Rule) {
+	for i := range s.regs {
+		if s.regs[i].reg == reg {
+			s.regs[i].rule = rule
+			return
+		}
+	}
+	s.regs = append(s.regs, cfiRegRule{reg, rule})
+}
+
+func (s *cfiState) unset(reg sframe.Reg) {
+	for i := range s.regs {
+		if s.regs[i].reg == reg {
+			s.regs = append(s.regs[:i], s.regs[i+1:]...)
+			return
+		}
+	}
+}
+
+// cfiCursor reads call frame instructions with a sticky error and never
+// reads past its slice.
+type cfiCursor struct {
+	b   []byte
+	i   int
+	err error
+}
+
+var errCFITruncated = errors.New("truncated instruction")
+
+func (c *cfiCursor) more() bool { return c.err == nil && c.i < len(c.b) }
+
+func (c *cfiCursor) u8() byte {
+	if c.err != nil || c.i >= len(c.b) {
+		c.err = errCFITruncated
+		return 0
+	}
+	c.i++
+	return c.b[c.i-1]
+}
+
+func (c *cfiCursor) fixed(n int) uint64 {
+	if c.err != nil || len(c.b)-c.i < n {
+		c.err = errCFITruncated
+		return 0
+	}
+	var v uint64
+	for k := n - 1; k >= 0; k-- {
+		v = v<<8 | uint64(c.b[c.i+k])
+	}
+	c.i += n
+	return v
+}
+
+func (c *cfiCursor) uleb() uint64 {
+	var v uint64
+	for shift := uint(0); ; shift += 7 {
+		b := c.u8()
+		if c.err != nil {
+			return 0
+		}
+		if shift < 64 {
+			v |= uint64(b&0x7f) << shift
+		}
+		if b&0x80 == 0 {
+			return v
+		}
+	}
+}
+
+func (c *cfiCursor) sleb() int64 {
+	var v int64
+	var shift uint
+	for {
+		b := c.u8()
+		if c.err != nil {
+			return 0
+		}
+		if shift < 64 {
+			v |= int64(b&0x7f) << shift
+		}
+		shift += 7
+		if b&0x80 == 0 {
+			if shift < 64 && b&0x40 != 0 {
+				v |= -1 << shift
+			}
+			return v
+		}
+	}
+}
+
+func (c *cfiCursor) block() []byte {
+	n := c.uleb()
+	if c.err != nil || n > uint64(len(c.b)-c.i) {
+		c.err = errCFITruncated
+		return nil
+	}
+	b := c.b[c.i : c.i+int(n)]
+	c.i += int(n)
+	return b
+}
+
+func (c *cfiCursor) reg() sframe.Reg {
+	r := c.uleb()
+	if c.err == nil && r >= 1<<15 {
+		c.err = fmt.Errorf("register %d out of range", r)
+	}
+	return sframe.Reg(r)
+}
+
+// Call frame instructions Delve's frame package does not name.
+const (
+	cfaGNUWindowSave             = 0x2d
+	cfaGNUNegativeOffsetExtended = 0x2f
+)
+
+var (
+	ruleSame      = Rule{Kind: RuleSameValue, Reg: sframe.RegCFA}
+	ruleUndefined = Rule{Kind: RuleUndefined, Reg: sframe.RegCFA}
+)
+
+// cfiInterp interprets call frame instructions (DWARF 5 §6.4.2, plus the
+// GNU extensions gcc and gas emit).
+type cfiInterp struct {
+	cie   *cfiCIE
+	st    cfiState
+	init  *cfiState // the state after the CIE; nil while running the CIE
+	stack []cfiState
+	loc   uint64
+	// advance is called with the new location before an advance takes
+	// effect (nil in the CIE, where advances are ignored).
+	advance func(to uint64) error
+}
+
+// initialState runs the CIE's initial instructions once.
+func (c *cfiCIE) initialState() (cfiState, error) {
+	c.once.Do(func() {
+		in := cfiInterp{cie: c, st: cfiState{cfa: ruleUndefined}}
+		cur := cfiCursor{b: c.initial}
+		for cur.more() && c.initErr == nil {
+			c.initErr = in.exec(&cur)
+		}
+		if c.initErr != nil {
+			c.initErr = &CFIError{c.sec, c.off, "CIE initial instructions: " + c.initErr.Error()}
+		}
+		c.init = in.st
+	})
+	return c.init, c.initErr
+}
+
+// buildRows runs the CIE and FDE programs of f once and records every row
+// with the runtime range it covers (DWARF 5 §6.4.3: a row lasts from its
+// location to the next advance, the last one to the end of the FDE).
+func (t *cfiTable) buildRows(f *cfiFDE) ([]Row, error) {
+	init, err := f.cie.initialState()
+	if err != nil {
+		return nil, err
+	}
+	in := cfiInterp{cie: f.cie, st: init.clone(), init: &init, loc: f.begin}
+	src := f.source()
+	var rows []Row
+	start := f.begin
+	emit := func(end uint64) {
+		end = min(end, f.end)
+		if end > start {
+			rows = append(rows, t.toRow(f, &in.st, src, start, end))
+			start = end
+		}
+	}
+	in.advance = func(to uint64) error {
+		if to < in.loc {
+			return fmt.Errorf("location %#x moves back from %#x", to, in.loc)
+		}
+		emit(to)
+		return nil
+	}
+	cur := cfiCursor{b: f.instr}
+	for cur.more() && in.loc < f.end {
+		at := cur.i
+		if err := in.exec(&cur); err != nil {
+			return nil, &CFIError{f.sec, f.off, fmt.Sprintf("FDE instruction at +%#x: %v", at, err)}
+		}
+	}
+	emit(f.end)
+	return rows, nil
+}
+
+// toRow converts the interpreter's state into the common row form.
+func (t *cfiTable) toRow(f *cfiFDE, st *cfiState, src string, start, end uint64) Row {
+	r := Row{CFA: st.cfa, RA: ruleSame, FP: ruleSame, Source: src,
+		Start: start + t.bias, End: end + t.bias, Signal: f.cie.signal}
+	for _, rr := range st.regs {
+		switch rr.reg {
+		case f.cie.raReg:
+			r.RA = rr.rule
+		case RBP:
+			r.FP = rr.rule
+		default:
+			if r.Other == nil {
+				r.Other = make(map[sframe.Reg]Rule, len(st.regs))
+			}
+			r.Other[rr.reg] = rr.rule
+		}
+	}
+	return r
+}
+
+// restore gives reg its rule from the CIE's initial instructions, or none.
+func (in *cfiInterp) restore(reg sframe.Reg) {
+	if in.init != nil {
+		if r, ok := in.init.get(reg); ok {
+			in.st.set(reg, r)
+			return
+		}
+	}
+	in.st.unset(reg)
+}
+
+// exec executes one call frame instruction.
+func (in *cfiInterp) exec(c *cfiCursor) error {
+	st, daf := &in.st, in.cie.dataAlign
+	opc := c.u8()
+	var delta uint64
+	isAdvance := false
+	switch opc & 0xc0 {
+	case dwframe.DW_CFA_advance_loc:
+		delta, isAdvance = uint64(opc&0x3f), true
+	case dwframe.DW_CFA_offset:
+		st.set(sframe.Reg(opc&0x3f), Rule{Kind: RuleOffset, Reg: sframe.RegCFA, Offset: int64(c.uleb()) * daf})
+	case dwframe.DW_CFA_restore:
+		in.restore(sframe.Reg(opc & 0x3f))
+	default:
+		switch opc {
+		case dwframe.DW_CFA_nop:
+		case dwframe.DW_CFA_set_loc:
+			if in.cie.sec != SectionDebugFrame {
+				// .eh_frame encodes the operand with the CIE's pointer
+				// encoding, which Delve keeps to itself. Neither gcc nor
+				// gas emits DW_CFA_set_loc.
+				return errors.New("DW_CFA_set_loc in .eh_frame is not supported")
+			}
+			to := c.fixed(8)
+			if c.err == nil && in.advance != nil {
+				if err := in.advance(to); err != nil {
+					return err
+				}
+				in.loc = to
+			}
+		case dwframe.DW_CFA_advance_loc1:
+			delta, isAdvance = c.fixed(1), true
+		case dwframe.DW_CFA_advance_loc2:
+			delta, isAdvance = c.fixed(2), true
+		case dwframe.DW_CFA_advance_loc4:
+			delta, isAdvance = c.fixed(4), true
+		case dwframe.DW_CFA_offset_extended:
+			reg := c.reg()
+			st.set(reg, Rule{Kind: RuleOffset, Reg: sframe.RegCFA, Offset: int64(c.uleb()) * daf})
+		case dwframe.DW_CFA_offset_extended_sf:
+			reg := c.reg()
+			st.set(reg, Rule{Kind: RuleOffset, Reg: sframe.RegCFA, Offset: c.sleb() * daf})
+		case cfaGNUNegativeOffsetExtended:
+			reg := c.reg()
+			st.set(reg, Rule{Kind: RuleOffset, Reg: sframe.RegCFA, Offset: -int64(c.uleb()) * daf})
+		case dwframe.DW_CFA_restore_extended:
+			in.restore(c.reg())
+		case dwframe.DW_CFA_undefined:
+			st.set(c.reg(), ruleUndefined)
+		case dwframe.DW_CFA_same_value:
+			st.set(c.reg(), ruleSame)
+		case dwframe.DW_CFA_register:
+			reg := c.reg()
+			st.set(reg, Rule{Kind: RuleRegister, Reg: c.reg()})
+		case dwframe.DW_CFA_remember_state:
+			if len(in.stack) >= 1024 {
+				return errors.New("DW_CFA_remember_state nested too deep")
+			}
+			in.stack = append(in.stack, st.clone())
+		case dwframe.DW_CFA_restore_state:
+			if len(in.stack) == 0 {
+				return errors.New("DW_CFA_restore_state without DW_CFA_remember_state")
+			}
+			*st = in.stack[len(in.stack)-1]
+			in.stack = in.stack[:len(in.stack)-1]
+		case dwframe.DW_CFA_def_cfa:
+			reg := c.reg()
+			st.cfa = Rule{Kind: RuleValOffset, Reg: reg, Offset: int64(c.uleb())}
+		case dwframe.DW_CFA_def_cfa_sf:
+			reg := c.reg()
+			st.cfa = Rule{Kind: RuleValOffset, Reg: reg, Offset: c.sleb() * daf}
+		case dwframe.DW_CFA_def_cfa_register:
+			// Defined only on a register+offset CFA; like gdb, make any
+			// other rule register+offset, keeping the offset.
+			reg := c.reg()
+			st.cfa = Rule{Kind: RuleValOffset, Reg: reg, Offset: st.cfa.Offset}
+		case dwframe.DW_CFA_def_cfa_offset:
+			off := int64(c.uleb())
+			if st.cfa.Kind != RuleValOffset {
+				return errors.New("DW_CFA_def_cfa_offset without a register-based CFA")
+			}
+			st.cfa.Offset = off
+		case dwframe.DW_CFA_def_cfa_offset_sf:
+			off := c.sleb() * daf
+			if st.cfa.Kind != RuleValOffset {
+				return errors.New("DW_CFA_def_cfa_offset_sf without a register-based CFA")
+			}
+			st.cfa.Offset = off
+		case dwframe.DW_CFA_def_cfa_expression:
+			st.cfa = exprRule(c.block(), true)
+		case dwframe.DW_CFA_expression:
+			reg := c.reg()
+			st.set(reg, exprRule(c.block(), false))
+		case dwframe.DW_CFA_val_expression:
+			reg := c.reg()
+			st.set(reg, exprRule(c.block(), true))
+		case dwframe.DW_CFA_val_offset:
+			reg := c.reg()
+			st.set(reg, Rule{Kind: RuleValOffset, Reg: sframe.RegCFA, Offset: int64(c.uleb()) * daf})
+		case dwframe.DW_CFA_val_offset_sf:
+			reg := c.reg()
+			st.set(reg, Rule{Kind: RuleValOffset, Reg: sframe.RegCFA, Offset: c.sleb() * daf})
+		case dwframe.DW_CFA_GNU_args_size:
+			c.uleb()
+		case cfaGNUWindowSave:
+			return errors.New("DW_CFA_GNU_window_save is not an AMD64 instruction")
+		default:
+			return fmt.Errorf("unknown call frame instruction %#x", opc)
+		}
+	}
+	if c.err != nil {
+		return c.err
+	}
+	if isAdvance && in.advance != nil {
+		ca := in.cie.codeAlign
+		if ca != 0 && delta > (^uint64(0)-in.loc)/ca {
+			return errors.New("advance past the end of the address space")
+		}
+		to := in.loc + delta*ca
+		if err := in.advance(to); err != nil {
+			return err
+		}
+		in.loc = to
+	}
+	return nil
+}
+
+// exprRule converts a DWARF expression of a CFI rule into a rule, turning
+// the forms the common row can say without an expression into plain rules:
+// "DW_OP_bregN off" is the address reg+off, "DW_OP_bregN off; DW_OP_deref"
+// the value at reg+off. val: the expression's value is the register's value
+// (DW_CFA_val_expression, and DW_CFA_def_cfa_expression for the CFA) rather
+// than its address (DW_CFA_expression).
+func exprRule(expr []byte, val bool) Rule {
+	generic := Rule{Kind: RuleExpression, Reg: sframe.RegCFA, Expr: expr}
+	if val {
+		generic.Kind = RuleValExpression
+	}
+	c := cfiCursor{b: expr}
+	var reg sframe.Reg
+	switch o := op.Opcode(c.u8()); {
+	case o >= op.DW_OP_breg0 && o <= op.DW_OP_breg31:
+		reg = sframe.Reg(o - op.DW_OP_breg0)
+	case o == op.DW_OP_bregx:
+		reg = c.reg()
+	default:
+		return generic
+	}
+	off := c.sleb()
+	deref := false
+	if c.more() {
+		deref = op.Opcode(c.u8()) == op.DW_OP_deref
+		if !deref || c.more() {
+			return generic
+		}
+	}
+	if c.err != nil {
+		return generic
+	}
+	// The address or value the expression computes is reg+off, or the
+	// word at reg+off with deref.
+	switch {
+	case val && !deref: // value reg+off
+		return Rule{Kind: RuleValOffset, Reg: reg, Offset: off}
+	case val && deref: // value *(reg+off)
+		return Rule{Kind: RuleOffset, Reg: reg, Offset: off}
+	case !deref: // address reg+off
+		return Rule{Kind: RuleOffset, Reg: reg, Offset: off}
+	}
+	return generic // address *(reg+off): a double dereference
+}
+
+// cfiStop builds the *StopError of a CFI lookup or step.
+func cfiStop(r Reason, pc uint64, m *Module, err error, format string, args ...any) *StopError {
+	e := &StopError{Method: MethodCFI, Reason: r, PC: pc, Msg: fmt.Sprintf(format, args...), Err: err}
+	if m != nil {
+		e.Module = m.Name
+	}
+	return e
+}
+
+// cfiTableOf returns m's CFI table or a *StopError: ReasonNoData when the
+// module has no CFI or its file cannot be read, ReasonFormat when the CFI
+// cannot be parsed.
+func (m *Module) cfiTableOf(pc uint64) (*cfiTable, error) {
+	t, err := m.cfiData()
+	if err != nil {
+		var ce *CFIError
+		if errors.As(err, &ce) {
+			return nil, cfiStop(ReasonFormat, pc, m, err, "malformed CFI in %s: %v", m.Name, err)
+		}
+		return nil, cfiStop(ReasonNoData, pc, m, err, "no CFI for %s: %v", m.Name, err)
+	}
+	if t == nil {
+		return nil, cfiStop(ReasonNoData, pc, m, nil, "no CFI (.eh_frame or .debug_frame) in %s", m.Name)
+	}
+	return t, nil
+}
+
+// cfiLookupErr turns an error of cfiTable.row or rowsOf into a *StopError.
+func (m *Module) cfiLookupErr(pc uint64, err error) error {
+	switch {
+	case errors.Is(err, errCFINoFDE):
+		return cfiStop(ReasonNoFDE, pc, m, err, "no CFI for PC %#x in %s", pc, m.Name)
+	case errors.Is(err, errCFINoRow):
+		return cfiStop(ReasonNoRow, pc, m, err, "no CFI row for PC %#x in %s", pc, m.Name)
+	}
+	return cfiStop(ReasonFormat, pc, m, err, "malformed CFI for PC %#x in %s: %v", pc, m.Name, err)
+}
+
+// CFIRow returns the DWARF CFI row in effect at the runtime address pc (the
+// exact PC: callers wanting the row of a return address pass PC-1, see
+// Frame.LookupPC). Start and End of the row are runtime addresses; Other
+// must not be modified. Errors are *StopError: ReasonNoData (no CFI in the
+// module), ReasonNoFDE (no FDE covers pc), ReasonFormat (malformed CFI,
+// wrapping a *CFIError).
+func (m *Module) CFIRow(pc uint64) (Row, error) {
+	t, err := m.cfiTableOf(pc)
+	if err != nil {
+		return Row{}, err
+	}
+	row, err := t.row(pc - m.Bias)
+	if err != nil {
+		return Row{}, m.cfiLookupErr(pc, err)
+	}
+	return row, nil
+}
+
+// CFIRows returns every DWARF CFI row of the FDEs that overlap the runtime
+// range [start, end), in address order, each with the range between its CFI
+// row boundaries (not clipped to [start, end)). Gaps between FDEs have no
+// rows. The rows of an FDE are computed once, in one pass over its
+// instructions, and cached; Other maps are shared and must not be modified.
+// Errors are as for CFIRow; an FDE whose instructions are malformed makes
+// the whole call fail with ReasonFormat.
+func (m *Module) CFIRows(start, end uint64) ([]Row, error) {
+	t, err := m.cfiTableOf(start)
+	if err != nil {
+		return nil, err
+	}
+	if end <= start {
+		return nil, nil
+	}
+	lo, hi := start-m.Bias, end-m.Bias
+	i := sort.Search(len(t.fdes), func(i int) bool { return t.fdes[i].end > lo })
+	var out []Row
+	for ; i < len(t.fdes) && t.fdes[i].begin < hi; i++ {
+		rows, err := t.rowsOf(t.fdes[i])
+		if err != nil {
+			return nil, m.cfiLookupErr(t.fdes[i].begin+m.Bias, err)
+		}
+		out = append(out, rows...)
+	}
+	return out, nil
+}
+
+// CFIFDEs lists the FDEs of the module's DWARF CFI in address order
+// (runtime addresses), after dropping duplicates and empty FDEs. Errors are
+// as for CFIRow.
+func (m *Module) CFIFDEs() ([]CFIFDE, error) {
+	t, err := m.cfiTableOf(m.Start)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]CFIFDE, len(t.fdes))
+	for i, f := range t.fdes {
+		out[i] = CFIFDE{Start: f.begin + m.Bias, End: f.end + m.Bias, Source: f.source(), Signal: f.cie.signal}
+	}
+	return out, nil
+}
+
+// cfiFrameRow finds the row to unwind f with, as gdb does: at PC-1 for a
+// frame whose PC is a return address, at PC for an interrupted frame and
+// for a frame whose FDE's CIE has the "S" augmentation (a signal
+// trampoline: the "return address" the kernel pushed is its first
+// instruction, and glibc starts the FDE one byte early for lookups at PC-1).
+func (m *Module) cfiFrameRow(f *Frame) (Row, error) {
+	t, err := m.cfiTableOf(f.PC)
+	if err != nil {
+		return Row{}, err
+	}
+	lpc := f.LookupPC() - m.Bias
+	exact := f.PC - m.Bias
+	fde := t.find(lpc)
+	if lpc != exact {
+		if fde != nil && fde.cie.signal && exact < fde.end {
+			lpc = exact
+		} else if fde == nil || !fde.cie.signal {
+			// A signal trampoline without the one-byte lead: gdb finds
+			// it by its code instead; the FDE at the exact PC is as good.
+			if e := t.find(exact); e != nil && e.cie.signal && e != fde {
+				fde, lpc = e, exact
+			}
+		}
+	}
+	if fde == nil {
+		return Row{}, m.cfiLookupErr(lpc+m.Bias, errCFINoFDE)
+	}
+	row, err := t.rowIn(fde, lpc)
+	if err != nil {
+		return Row{}, m.cfiLookupErr(lpc+m.Bias, err)
+	}
+	return row, nil
+}
+
+// CFIUnwinder unwinds with DWARF CFI (.eh_frame and .debug_frame), the way
+// gdb does on AMD64: the caller's registers are the callee's with every
+// rule of the row applied; registers without a rule keep their value if
+// callee-saved (RBX, RBP, R12-R15), the caller's SP is the CFA unless a rule
+// says otherwise, its PC is the return address column; other registers
+// without a rule are unknown (gdb assumes they keep their value too, with a
+// complaint about incomplete CFI). A frame whose CIE has the "S"
+// augmentation is a signal trampoline: its caller is marked Interrupted.
+type CFIUnwinder struct {
+	Space *Space
+}
+
+// Method implements Unwinder.
+func (u *CFIUnwinder) Method() Method { return MethodCFI }
+
+// cfiEval evaluates the rules of one row for one dwframe.
+type cfiEval struct {
+	f   *Frame
+	mem Memory
+	cfa uint64
+	// haveCFA is set once cfa is known (the CFA rule itself cannot use it).
+	haveCFA bool
+}
+
+// errCFIUnknownReg reports a rule that needs a register the frame does not
+// know.
+type errCFIUnknownReg struct{ reg sframe.Reg }
+
+func (e *errCFIUnknownReg) Error() string {
+	return fmt.Sprintf("%s is not known in this frame", RegName(e.reg))
+}
+
+// reg returns the value of register r in the frame (RIP is the frame's PC).
+func (e *cfiEval) reg(r sframe.Reg) (uint64, error) {
+	if r == sframe.RegCFA {
+		if !e.haveCFA {
+			return 0, errors.New("the CFA rule refers to the CFA")
+		}
+		return e.cfa, nil
+	}
+	if r == RIP {
+		return e.f.PC, nil
+	}
+	if v, ok := e.f.Regs.Get(r); ok {
+		return v, nil
+	}
+	return 0, &errCFIUnknownReg{r}
+}
+
+// value evaluates a rule that yields a value (not same-value or undefined).
+func (e *cfiEval) value(r Rule) (uint64, error) {
+	switch r.Kind {
+	case RuleValOffset, RuleOffset:
+		base, err := e.reg(r.Reg)
+		if err != nil {
+			return 0, err
+		}
+		if r.Kind == RuleValOffset {
+			return base + uint64(r.Offset), nil
+		}
+		return ReadUint64(e.mem, base+uint64(r.Offset))
+	case RuleRegister:
+		return e.reg(r.Reg)
+	case RuleExpression, RuleValExpression:
+		// Register rules get the CFA pushed first (DWARF 5 §6.4.2.3); the
+		// CFA rule does not.
+		v, err := e.expr(r.Expr, e.haveCFA)
+		if err != nil || r.Kind == RuleValExpression {
+			return v, err
+		}
+		return ReadUint64(e.mem, v)
+	}
+	return 0, fmt.Errorf("rule %v yields no value", r.Kind)
+}
+
+// expr evaluates a DWARF expression with Delve's op package, the frame's
+// known registers and the target's memory, behind recover.
+func (e *cfiEval) expr(expr []byte, pushCFA bool) (v uint64, err error) {
+	var memErr error
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = 0, fmt.Errorf("%w: DWARF expression %x: evaluation panicked: %v", errCFIBadExpr, expr, r)
+		}
+		if memErr != nil {
+			err = memErr
+		}
+	}()
+	regs := make([]*op.DwarfRegister, MaxReg)
+	for r := range regs {
+		if v, ok := e.f.Regs.Get(sframe.Reg(r)); ok {
+			regs[r] = op.DwarfRegisterFromUint64(v)
+		}
+	}
+	regs[RIP] = op.DwarfRegisterFromUint64(e.f.PC)
+	dr := op.NewDwarfRegisters(0, regs, binary.LittleEndian, uint64(RIP), uint64(RSP), uint64(RBP), 0)
+	prog := expr
+	if pushCFA {
+		dr.CFA = int64(e.cfa)
+		prog = make([]byte, 9+len(expr))
+		prog[0] = byte(op.DW_OP_const8u)
+		binary.LittleEndian.PutUint64(prog[1:], e.cfa)
+		copy(prog[9:], expr)
+	}
+	mem := e.mem // the closure must not capture e, which would escape
+	read := func(buf []byte, addr uint64) (int, error) {
+		n, err := mem.ReadAt(buf, addr)
+		if err != nil || n < len(buf) {
+			if err == nil {
+				err = fmt.Errorf("short read (%d of %d bytes)", n, len(buf))
+			}
+			memErr = &MemoryError{Addr: addr, Err: err}
+			return n, memErr
+		}
+		return n, nil
+	}
+	res, pieces, err := op.ExecuteStackProgram(*dr, prog, 8, read)
+	if err != nil {
+		return 0, fmt.Errorf("DWARF expression %x: %w", expr, err)
+	}
+	if pieces != nil {
+		return 0, fmt.Errorf("DWARF expression %x names a location, not an address", expr)
+	}
+	return uint64(res), nil
+}
+
+// errCFIBadExpr marks a DWARF expression that made Delve's evaluator panic.
+var errCFIBadExpr = errors.New("malformed DWARF expression")
+
+// stepReason classifies an evaluation error.
+func stepReason(err error) Reason {
+	var me *MemoryError
+	var ue *errCFIUnknownReg
+	switch {
+	case errors.As(err, &me):
+		return ReasonMemory
+	case errors.As(err, &ue):
+		return ReasonUnsafe
+	case errors.Is(err, errCFIBadExpr):
+		return ReasonFormat
+	}
+	return ReasonUnsupported
+}
+
+// Step implements Unwinder. It returns f's caller with PC, SP and every
+// register the row restores, and fills f.CFA and f.Row. Errors are
+// *StopError: ReasonNoModule, ReasonNoData, ReasonNoFDE, ReasonFormat
+// (malformed CFI), ReasonOutermost (the RA column is undefined, as in
+// _start and thread entry points), ReasonUnsafe (the CFA or RA rule needs a
+// register not known in f), ReasonMemory (the CFA or RA cannot be read),
+// ReasonUnsupported (an expression Delve's evaluator cannot run),
+// ReasonBadFrame (the RA column has no rule). A return address of 0 is
+// returned as a caller with PC 0, which Stack takes as the end of the trace.
+func (u *CFIUnwinder) Step(f *Frame) (Frame, error) {
+	m := f.Module
+	if m == nil || !m.Contains(f.PC) {
+		m = u.Space.Modules.Find(f.PC)
+	}
+	if m == nil {
+		return Frame{}, cfiStop(ReasonNoModule, f.PC, nil, nil, "no module for PC %#x", f.PC)
+	}
+	row, err := m.cfiFrameRow(f)
+	if err != nil {
+		return Frame{}, err
+	}
+	f.Row = row
+	ev := cfiEval{f: f, mem: u.Space.Mem}
+	cfa, err := ev.value(row.CFA)
+	if err != nil {
+		return Frame{}, cfiStop(stepReason(err), f.PC, m, err, "cannot compute the CFA at PC %#x in %s (%s): %v", f.PC, m.Name, row.Source, err)
+	}
+	ev.cfa, ev.haveCFA = cfa, true
+	f.CFA = cfa
+
+	switch row.RA.Kind {
+	case RuleUndefined:
+		return Frame{}, cfiStop(ReasonOutermost, f.PC, m, nil, "outermost frame: the return address is undefined at PC %#x in %s (%s)", f.PC, m.Name, row.Source)
+	case RuleSameValue:
+		return Frame{}, cfiStop(ReasonBadFrame, f.PC, m, nil, "the return address is not saved at PC %#x in %s (%s)", f.PC, m.Name, row.Source)
+	}
+	pc, err := ev.value(row.RA)
+	if err != nil {
+		return Frame{}, cfiStop(stepReason(err), f.PC, m, err, "cannot read the return address at PC %#x in %s (%s): %v", f.PC, m.Name, row.Source, err)
+	}
+
+	caller := Frame{Level: f.Level + 1, PC: pc, Method: MethodCFI, Interrupted: row.Signal}
+	caller.Regs.PCReg, caller.Regs.SPReg, caller.Regs.FPReg = RIP, RSP, RBP
+	// Registers without a rule: SP is the CFA, callee-saved ones keep
+	// their value, the others are unknown.
+	caller.Regs.Set(RSP, cfa)
+	for _, r := range AMD64CalleeSaved {
+		if v, ok := f.Regs.Get(r); ok {
+			caller.Regs.Set(r, v)
+		}
+	}
+	// Registers with a rule; RBP's is in FP (same-value when the CFI has
+	// none, which the defaults above already gave).
+	ev.apply(&caller.Regs, RBP, row.FP)
+	for r, rule := range row.Other {
+		if r >= 0 && r < MaxReg && r != RIP {
+			ev.apply(&caller.Regs, r, rule)
+		}
+	}
+	caller.Regs.Set(RIP, pc)
+	caller.Module = u.Space.Modules.Find(pc)
+	return caller, nil
+}
+
+// apply sets register r of the caller's regs by rule.
+func (e *cfiEval) apply(regs *Regs, r sframe.Reg, rule Rule) {
+	switch rule.Kind {
+	case RuleUndefined:
+		regs.Forget(r)
+	case RuleSameValue:
+		if v, ok := e.f.Regs.Get(r); ok {
+			regs.Set(r, v)
+		} else {
+			regs.Forget(r)
+		}
+	default:
+		v, err := e.value(rule)
+		if err != nil {
+			// gdb reports such a register as unavailable only when it is
+			// asked for; the caller just does not know it.
+			logrus.Debugf("frames: cfi: %s above frame %d at %#x: %v", RegName(r), e.f.Level, e.f.PC, err)
+			regs.Forget(r)
+			return
+		}
+		regs.Set(r, v)
+	}
+}

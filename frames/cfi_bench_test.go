@@ -1,0 +1,221 @@
+package frames
+
+import (
+	"debug/elf"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sfdbg/sfdbg/sframe"
+)
+
+// cfiSnapshot stops the deep fixture in signal mode (the deepest stack,
+// through libc's signal trampoline) and returns its registers, a copy of
+// its stack and its mappings; the process is gone when it returns.
+func cfiSnapshot(b *testing.B) (Regs, *SliceMemory, []Mapping) {
+	b.Helper()
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		b.Skip("needs linux/amd64")
+	}
+	path, _ := filepath.Abs(filepath.Join("..", "testdata", "bin", "deep-v3-O2"))
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("fixture missing: %v", err)
+	}
+	cmd := cfiStartFixture(b, path, "signal")
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	pid := cmd.Process.Pid
+	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	maps, err := ReadMaps(f)
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	type snap struct {
+		regs Regs
+		mem  *SliceMemory
+		err  error
+	}
+	ch := make(chan snap)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var s snap
+		if s.err = unix.PtraceAttach(pid); s.err != nil {
+			ch <- s
+			return
+		}
+		defer unix.PtraceDetach(pid)
+		var ws unix.WaitStatus
+		if _, s.err = unix.Wait4(pid, &ws, unix.WALL, nil); s.err != nil {
+			ch <- s
+			return
+		}
+		var pr unix.PtraceRegs
+		if s.err = unix.PtraceGetRegs(pid, &pr); s.err != nil {
+			ch <- s
+			return
+		}
+		s.regs = AMD64Regs(pr.Rip, pr.Rsp, pr.Rbp)
+		for r, v := range map[sframe.Reg]uint64{RBX: pr.Rbx, R12: pr.R12, R13: pr.R13, R14: pr.R14, R15: pr.R15} {
+			s.regs.Set(r, v)
+		}
+		for _, m := range maps {
+			if m.Path == "[stack]" {
+				lo := pr.Rsp - 256
+				s.mem = &SliceMemory{Base: lo, Data: make([]byte, m.End-lo)}
+				_, s.err = (&ProcMemory{Pid: pid}).ReadAt(s.mem.Data, lo)
+			}
+		}
+		if s.mem == nil && s.err == nil {
+			s.err = fmt.Errorf("no [stack] mapping")
+		}
+		ch <- s
+	}()
+	s := <-ch
+	if s.err != nil {
+		b.Skipf("cannot snapshot the fixture: %v", s.err)
+	}
+	return s.regs, s.mem, maps
+}
+
+// BenchmarkCFIStep measures one CFIUnwinder step with the modules' CFI
+// loaded and the row tables built, over the 18 steps of the signal-mode
+// stack (19 frames, through libc's signal trampoline) of a stack snapshot:
+// "step" calls Step alone on each frame, "trace" runs the whole unwind
+// through Trace (the Stack iterator's checks and copies included).
+func BenchmarkCFIStep(b *testing.B) {
+	regs, mem, maps := cfiSnapshot(b)
+	mods, err := ModulesFromMappings(maps, "/", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer mods.Close()
+	space := &Space{Mem: mem, Modules: mods}
+	u := &CFIUnwinder{Space: space}
+	frames, err := Trace(u, regs, space, StackOptions{})
+	if err != nil || len(frames) < 10 {
+		b.Fatalf("warm-up unwind: %d frames, %v", len(frames), err)
+	}
+	steps := frames[:len(frames)-1]
+	b.Run("step", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			for k := range steps {
+				f := steps[k]
+				if _, err := u.Step(&f); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(steps)), "ns/step")
+	})
+	b.Run("trace", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := Trace(u, regs, space, StackOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(steps)), "ns/step")
+	})
+}
+
+// BenchmarkCFIFirstUnwind measures the first unwind of the same stack with
+// fresh modules: opening the ELF files, parsing .eh_frame of the fixture,
+// libc and ld.so, and building the rows of the FDEs the unwind touches.
+func BenchmarkCFIFirstUnwind(b *testing.B) {
+	regs, mem, maps := cfiSnapshot(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		mods, err := ModulesFromMappings(maps, "/", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		space := &Space{Mem: mem, Modules: mods}
+		if _, err := Trace(&CFIUnwinder{Space: space}, regs, space, StackOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		mods.Close()
+	}
+}
+
+// cfiLibc opens the system libc, the largest .eh_frame at hand.
+func cfiLibc(b *testing.B) *elf.File {
+	for _, p := range []string{"/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib64/libc.so.6", "/lib64/libc.so.6"} {
+		if f, err := elf.Open(p); err == nil {
+			return f
+		}
+	}
+	b.Skip("no libc.so.6")
+	return nil
+}
+
+// BenchmarkLoadCFI measures loadCFI on libc: reading .eh_frame and parsing
+// every CIE and FDE (row tables are built later, per FDE, on first use).
+func BenchmarkLoadCFI(b *testing.B) {
+	f := cfiLibc(b)
+	defer f.Close()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := loadCFI(f, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCFIAllRows measures building the row tables of every FDE of
+// libc, what a static check over the whole module needs, and the same
+// rows obtained the other way, by Delve's EstablishFrame at each row start
+// (which re-runs the CIE and FDE programs every time and still does not
+// say where rows end).
+func BenchmarkCFIAllRows(b *testing.B) {
+	f := cfiLibc(b)
+	defer f.Close()
+	tab, err := loadCFI(f, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var starts []uint64
+	for _, fde := range tab.fdes {
+		rows, _ := tab.rowsOf(fde)
+		for _, r := range rows {
+			starts = append(starts, r.Start)
+		}
+	}
+	b.Run("row tables", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			t2, _ := loadCFI(f, 0)
+			for _, fde := range t2.fdes {
+				if _, err := t2.rowsOf(fde); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(starts)), "ns/row")
+	})
+	b.Run("EstablishFrame per row", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			k := 0
+			for _, fde := range tab.fdes {
+				for k < len(starts) && starts[k] < fde.end {
+					if _, err := fde.delve.EstablishFrame(starts[k]); err != nil && !strings.Contains(err.Error(), "unexpected") {
+						b.Fatal(err)
+					}
+					k++
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(starts)), "ns/row")
+	})
+}

@@ -1,0 +1,77 @@
+package frames
+
+import (
+	"fmt"
+
+	"github.com/sfdbg/sfdbg/sframe"
+)
+
+// FPUnwinder follows the frame-pointer (RBP) chain the way sampling
+// profilers do: in a frame whose FP is fp, the caller's FP is *(fp), its
+// return address *(fp+8) and the CFA fp+16 (the caller's SP). It needs no
+// unwind data, and is wrong wherever FP does not hold the frame's base: in
+// a function's prologue and epilogue (frame 0), and in code built without
+// frame pointers. Sanity checks: FP not below SP, 8-byte aligned; FP 0 ends
+// the chain (ReasonOutermost), as _start clears RBP.
+type FPUnwinder struct {
+	Space *Space
+}
+
+// Method implements Unwinder.
+func (u *FPUnwinder) Method() Method { return MethodFP }
+
+var fpRow = Row{
+	CFA:    Rule{Kind: RuleValOffset, Reg: RBP, Offset: 16},
+	RA:     Rule{Kind: RuleOffset, Reg: sframe.RegCFA, Offset: -8},
+	FP:     Rule{Kind: RuleOffset, Reg: sframe.RegCFA, Offset: -16},
+	Source: "fp chain",
+}
+
+// Step implements Unwinder.
+func (u *FPUnwinder) Step(f *Frame) (Frame, error) {
+	stop := func(r Reason, err error, format string, args ...any) (Frame, error) {
+		se := &StopError{Method: MethodFP, Reason: r, PC: f.PC, Err: err, Msg: fmt.Sprintf(format, args...)}
+		if f.Module != nil {
+			se.Module = f.Module.Name
+		}
+		return Frame{}, se
+	}
+	fp, ok := f.Regs.FP()
+	if !ok {
+		return stop(ReasonNoData, nil, "frame pointer unknown at PC %#x", f.PC)
+	}
+	f.Row = fpRow
+	if fp == 0 {
+		f.Row.CFA = Rule{Kind: RuleUndefined, Reg: sframe.RegCFA}
+		f.Row.RA = Rule{Kind: RuleUndefined, Reg: sframe.RegCFA}
+		return stop(ReasonOutermost, nil, "frame pointer is 0 at PC %#x: end of the chain", f.PC)
+	}
+	sp := f.Regs.SP()
+	if fp%8 != 0 {
+		return stop(ReasonBadFrame, nil, "frame pointer %#x at PC %#x is not 8-byte aligned", fp, f.PC)
+	}
+	if sp != 0 && fp < sp {
+		return stop(ReasonBadFrame, nil, "frame pointer %#x at PC %#x is below SP %#x", fp, f.PC, sp)
+	}
+	if fp+16 < fp {
+		return stop(ReasonBadFrame, nil, "frame pointer %#x at PC %#x wraps around", fp, f.PC)
+	}
+	callerFP, err := ReadUint64(u.Space.Mem, fp)
+	var ra uint64
+	if err == nil {
+		ra, err = ReadUint64(u.Space.Mem, fp+8)
+	}
+	if err != nil {
+		return stop(ReasonMemory, err, "frame record at %#x (PC %#x): %v", fp, f.PC, err)
+	}
+	f.CFA = fp + 16
+	caller := Frame{Level: f.Level + 1, PC: ra, Method: MethodFP}
+	caller.Regs = NewRegs(sframe.ABIAMD64LittleEndian)
+	caller.Regs.Set(RIP, ra)
+	caller.Regs.Set(RSP, fp+16)
+	caller.Regs.Set(RBP, callerFP)
+	if u.Space.Modules != nil {
+		caller.Module = u.Space.Modules.Find(ra)
+	}
+	return caller, nil
+}

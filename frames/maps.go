@@ -1,0 +1,372 @@
+package frames
+
+import (
+	"bufio"
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/sirupsen/logrus"
+)
+
+// Mapping is one line of /proc/PID/maps.
+type Mapping struct {
+	Start, End uint64 // runtime address range [Start, End)
+	Perms      string // "r-xp" and so on
+	Offset     uint64 // file offset of Start
+	Dev        string // "08:01"
+	Inode      uint64
+	// Path is the mapped file's path, or a pseudo-path such as "[vdso]",
+	// "" for anonymous mappings. A " (deleted)" suffix is removed and
+	// reported in Deleted.
+	Path    string
+	Deleted bool
+	// Range is the address range as the line spells it ("7f12a000-7f12b000"),
+	// the name of the mapping's entry in /proc/PID/map_files.
+	Range string
+}
+
+// Exec reports whether the mapping is executable.
+func (m *Mapping) Exec() bool { return len(m.Perms) > 2 && m.Perms[2] == 'x' }
+
+// ReadMaps parses the text of /proc/PID/maps. Malformed lines are an error
+// naming the line number.
+func ReadMaps(r io.Reader) ([]Mapping, error) {
+	var out []Mapping
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		m, err := parseMapsLine(line)
+		if err != nil {
+			return out, fmt.Errorf("maps line %d: %w", n, err)
+		}
+		out = append(out, m)
+	}
+	return out, sc.Err()
+}
+
+// parseMapsLine parses "start-end perms offset dev inode   path".
+func parseMapsLine(line string) (Mapping, error) {
+	var m Mapping
+	rest := line
+	field := func() string {
+		rest = strings.TrimLeft(rest, " \t")
+		i := strings.IndexAny(rest, " \t")
+		if i < 0 {
+			f := rest
+			rest = ""
+			return f
+		}
+		f := rest[:i]
+		rest = rest[i:]
+		return f
+	}
+	m.Range = field()
+	m.Perms = field()
+	off, dev, ino := field(), field(), field()
+	lo, hi, ok := strings.Cut(m.Range, "-")
+	var err error
+	if !ok {
+		return m, fmt.Errorf("bad address range %q", m.Range)
+	}
+	if m.Start, err = strconv.ParseUint(lo, 16, 64); err != nil {
+		return m, fmt.Errorf("bad start address %q", lo)
+	}
+	if m.End, err = strconv.ParseUint(hi, 16, 64); err != nil || m.End < m.Start {
+		return m, fmt.Errorf("bad end address %q", hi)
+	}
+	if m.Offset, err = strconv.ParseUint(off, 16, 64); err != nil {
+		return m, fmt.Errorf("bad offset %q", off)
+	}
+	if m.Inode, err = strconv.ParseUint(ino, 10, 64); err != nil {
+		return m, fmt.Errorf("bad inode %q", ino)
+	}
+	if len(m.Perms) != 4 {
+		return m, fmt.Errorf("bad permissions %q", m.Perms)
+	}
+	m.Dev = dev
+	m.Path = strings.TrimLeft(rest, " \t")
+	if p, ok := strings.CutSuffix(m.Path, " (deleted)"); ok {
+		m.Path, m.Deleted = p, true
+	}
+	return m, nil
+}
+
+var procRootRE = regexp.MustCompile(`^/proc/([0-9]+)/root/?$`)
+
+// ParseMaps reads /proc/PID/maps text and returns a module for each mapped
+// ELF file, with its load bias. root is prepended to every path to open the
+// file ("/" or "" for the local file system, "/proc/PID/root" to see the
+// files the way the target does, through its mount namespace). When root is
+// /proc/PID/root, deleted files are opened through /proc/PID/map_files. The
+// vDSO is left out: it lives only in the target's memory (see
+// ModulesFromMappings). Files that are not ELF are skipped.
+func ParseMaps(r io.Reader, root string) (*Modules, error) {
+	maps, err := ReadMaps(r)
+	if err != nil {
+		return nil, err
+	}
+	return ModulesFromMappings(maps, root, nil)
+}
+
+// ModulesFromMaps reads /proc/PID/maps and builds the modules of process
+// pid: each ELF file opened through /proc/PID/root, deleted files through
+// /proc/PID/map_files, and the vDSO read from mem (a *ProcMemory for pid if
+// mem is nil).
+func ModulesFromMaps(pid int, mem Memory) (*Modules, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	maps, err := ReadMaps(f)
+	if err != nil {
+		return nil, fmt.Errorf("/proc/%d/maps: %w", pid, err)
+	}
+	if mem == nil {
+		mem = &ProcMemory{Pid: pid}
+	}
+	return ModulesFromMappings(maps, fmt.Sprintf("/proc/%d/root", pid), mem)
+}
+
+// ModulesFromMappings groups mappings into modules: all mappings of one file
+// (same device, inode and path; a new module starts when the file is mapped
+// again from offset 0) form one module spanning their addresses. The load
+// bias comes from the PT_LOAD segment holding the file offset of the
+// module's executable mapping (or its first). The vDSO ("[vdso]") is read
+// from mem when mem is not nil. Only ELF files become modules; a file that
+// cannot be opened still does, with an error that its loads report.
+func ModulesFromMappings(maps []Mapping, root string, mem Memory) (*Modules, error) {
+	type group struct {
+		maps    []Mapping
+		hasZero bool
+	}
+	var groups []*group
+	cur := map[string]*group{}
+	for _, m := range maps {
+		if m.Path == "" || (strings.HasPrefix(m.Path, "[") && m.Path != "[vdso]") {
+			continue
+		}
+		if m.Path != "[vdso]" && (m.Inode == 0 || !strings.HasPrefix(m.Path, "/")) {
+			continue
+		}
+		key := m.Dev + " " + strconv.FormatUint(m.Inode, 10) + " " + m.Path
+		g := cur[key]
+		if g == nil || (m.Offset == 0 && g.hasZero) {
+			g = &group{}
+			groups = append(groups, g)
+			cur[key] = g
+		}
+		g.maps = append(g.maps, m)
+		g.hasZero = g.hasZero || m.Offset == 0
+	}
+	pidDir := ""
+	if sm := procRootRE.FindStringSubmatch(root); sm != nil {
+		pidDir = "/proc/" + sm[1]
+	}
+	root = strings.TrimSuffix(root, "/")
+	var mods []*Module
+	for _, g := range groups {
+		first := g.maps[0]
+		mod := &Module{Name: path.Base(first.Path), Path: first.Path, Start: first.Start, End: first.End}
+		for _, m := range g.maps[1:] {
+			mod.Start = min(mod.Start, m.Start)
+			mod.End = max(mod.End, m.End)
+		}
+		ref := first
+		for _, m := range g.maps {
+			if m.Exec() {
+				ref = m
+				break
+			}
+		}
+		var bias uint64
+		var err error
+		if first.Path == "[vdso]" {
+			if mem == nil {
+				continue
+			}
+			img := make([]byte, first.End-first.Start)
+			if n, rerr := mem.ReadAt(img, first.Start); n < len(img) {
+				logrus.Debugf("frames: reading the vDSO at %#x: %v", first.Start, rerr)
+				continue
+			}
+			mod.ELF = img
+			bias, err = loadBias(bytes.NewReader(img), ref)
+		} else {
+			mod.OpenPath = root + first.Path
+			if first.Deleted && pidDir != "" {
+				mod.OpenPath = pidDir + "/map_files/" + first.Range
+			}
+			f, oerr := os.Open(mod.OpenPath)
+			if oerr != nil {
+				// Keep the module so that unwinders name the file; its
+				// loads report the error. Assume p_vaddr == p_offset.
+				mod.Bias = ref.Start - ref.Offset
+				mod.err = fmt.Errorf("module %s: %w", mod.Name, oerr)
+				mods = append(mods, mod)
+				continue
+			}
+			bias, err = loadBias(f, ref)
+			f.Close()
+		}
+		if errors.Is(err, errNotELF) {
+			continue
+		}
+		if err != nil {
+			logrus.Debugf("frames: %s: %v", mod.Path, err)
+			bias = ref.Start - ref.Offset
+		}
+		mod.Bias = bias
+		mods = append(mods, mod)
+	}
+	return NewModules(mods...), nil
+}
+
+var errNotELF = errors.New("not an ELF file")
+
+// loadBias reads the ELF header and program headers of r and returns the
+// load bias of mapping m: its start minus the link-time address of its file
+// offset in the PT_LOAD segment holding that offset (for a page-aligned
+// mapping, the segment whose file range the page starts or lies in). Where
+// segments share a page, the one whose flags match the mapping's
+// permissions (executable, writable) wins.
+func loadBias(r io.ReaderAt, m Mapping) (uint64, error) {
+	var ident [elf.EI_NIDENT]byte
+	if _, err := r.ReadAt(ident[:], 0); err != nil || string(ident[:4]) != elf.ELFMAG {
+		return 0, errNotELF
+	}
+	var bo binary.ByteOrder = binary.LittleEndian
+	if elf.Data(ident[elf.EI_DATA]) == elf.ELFDATA2MSB {
+		bo = binary.BigEndian
+	}
+	type load struct {
+		off, vaddr, filesz uint64
+		flags              elf.ProgFlag
+	}
+	var loads []load
+	switch elf.Class(ident[elf.EI_CLASS]) {
+	case elf.ELFCLASS64:
+		var h elf.Header64
+		if err := binary.Read(io.NewSectionReader(r, 0, 64), bo, &h); err != nil {
+			return 0, fmt.Errorf("ELF header: %w", err)
+		}
+		if h.Phentsize != 56 || h.Phnum > 4096 {
+			return 0, fmt.Errorf("bad program header table (%d entries of %d bytes)", h.Phnum, h.Phentsize)
+		}
+		ph := make([]elf.Prog64, h.Phnum)
+		if err := binary.Read(io.NewSectionReader(r, int64(h.Phoff), int64(h.Phnum)*56), bo, ph); err != nil {
+			return 0, fmt.Errorf("program headers: %w", err)
+		}
+		for _, p := range ph {
+			if elf.ProgType(p.Type) == elf.PT_LOAD {
+				loads = append(loads, load{p.Off, p.Vaddr, p.Filesz, elf.ProgFlag(p.Flags)})
+			}
+		}
+	case elf.ELFCLASS32:
+		var h elf.Header32
+		if err := binary.Read(io.NewSectionReader(r, 0, 52), bo, &h); err != nil {
+			return 0, fmt.Errorf("ELF header: %w", err)
+		}
+		if h.Phentsize != 32 || h.Phnum > 4096 {
+			return 0, fmt.Errorf("bad program header table (%d entries of %d bytes)", h.Phnum, h.Phentsize)
+		}
+		ph := make([]elf.Prog32, h.Phnum)
+		if err := binary.Read(io.NewSectionReader(r, int64(h.Phoff), int64(h.Phnum)*32), bo, ph); err != nil {
+			return 0, fmt.Errorf("program headers: %w", err)
+		}
+		for _, p := range ph {
+			if elf.ProgType(p.Type) == elf.PT_LOAD {
+				loads = append(loads, load{uint64(p.Off), uint64(p.Vaddr), uint64(p.Filesz), elf.ProgFlag(p.Flags)})
+			}
+		}
+	default:
+		return 0, errNotELF
+	}
+	if len(loads) == 0 {
+		return 0, errors.New("no PT_LOAD segment")
+	}
+	const page = 4096
+	off, exec, write := m.Offset, m.Exec(), len(m.Perms) > 1 && m.Perms[1] == 'w'
+	best, bestScore := -1, -1
+	for i, l := range loads {
+		if off < l.off&^(page-1) || off >= l.off+max(l.filesz, 1) {
+			continue
+		}
+		score := 0
+		if (l.flags&elf.PF_X != 0) == exec {
+			score += 2
+		}
+		if (l.flags&elf.PF_W != 0) == write {
+			score++
+		}
+		if score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	if best < 0 {
+		return 0, fmt.Errorf("no PT_LOAD segment holds file offset %#x", off)
+	}
+	l := loads[best]
+	return m.Start - (l.vaddr - (l.off - off)), nil
+}
+
+// ProcMemory reads the memory of process Pid through /proc/PID/mem, for
+// tests and tools that have the process ptrace-stopped (or are allowed to
+// read it). The file is opened on first use; Close releases it.
+type ProcMemory struct {
+	Pid int
+
+	mu  sync.Mutex
+	f   *os.File
+	err error
+}
+
+// ReadAt implements Memory.
+func (m *ProcMemory) ReadAt(p []byte, addr uint64) (int, error) {
+	m.mu.Lock()
+	if m.f == nil && m.err == nil {
+		m.f, m.err = os.Open(fmt.Sprintf("/proc/%d/mem", m.Pid))
+	}
+	f, err := m.f, m.err
+	m.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	if addr > 1<<63-1 || addr+uint64(len(p)) < addr {
+		return 0, fmt.Errorf("address %#x out of range", addr)
+	}
+	n, err := f.ReadAt(p, int64(addr))
+	if n == len(p) {
+		return n, nil
+	}
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+// Close closes /proc/PID/mem.
+func (m *ProcMemory) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.f == nil {
+		return nil
+	}
+	err := m.f.Close()
+	m.f, m.err = nil, errors.New("ProcMemory closed")
+	return err
+}

@@ -1,0 +1,143 @@
+package sframe
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+// FuzzParse runs ParseAt and Validate on arbitrary bytes, then decodes
+// every FRE, interprets it with Row, looks up PCs in and around every
+// function and re-encodes the section with SpecFrom. It checks that
+// nothing panics and that the parts agree:
+//
+//   - ValidateData returns no section only together with an error;
+//   - a section without validation errors decodes every FRE and row and
+//     every lookup ends in a row, ErrNoFDE or ErrNoFRE, never a
+//     *FormatError;
+//   - problem offsets lie inside the section;
+//   - Encode(SpecFrom(s)) reproduces the bytes whenever SpecFrom succeeds.
+//
+// Seeds: encoder output of every version and ABI (f.Add), the committed
+// corpus in testdata/fuzz/FuzzParse (real sections from GNU as/ld and
+// regressions), and the .sframe sections of ../testdata/bin when present.
+func FuzzParse(f *testing.F) {
+	for _, seed := range fuzzSeeds(f) {
+		f.Add(seed.data, seed.addr)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, addr uint64) {
+		s, ps := ValidateData(data, addr)
+		for _, p := range ps {
+			if p.Off < 0 || p.Off > int64(len(data)) {
+				t.Errorf("problem offset outside the %d-byte section: %v", len(data), p)
+			}
+		}
+		if s == nil {
+			if ps.Count(SeverityError) == 0 {
+				t.Fatalf("ParseAt failed but Validate found no error: %v", ps)
+			}
+			return
+		}
+		clean := ps.Count(SeverityError) == 0
+		budget := 4*len(data) + 64 // FREs to decode; sections that share FRE data are quadratic
+		for i := range s.FDEs() {
+			fde := &s.FDEs()[i]
+			it := s.FREs(fde)
+			for budget > 0 && it.Next() {
+				budget--
+				if _, err := s.Row(fde, it.FRE()); err != nil && clean {
+					t.Fatalf("FDE %d FRE %d: Row: %v, but Validate found no error", i, it.Index(), err)
+				}
+			}
+			if err := it.Err(); err != nil && clean {
+				t.Fatalf("FDE %d: %v, but Validate found no error", i, err)
+			}
+		}
+		for i := range s.FDEs() {
+			if i >= 64 {
+				break
+			}
+			fde := &s.FDEs()[i]
+			for _, pc := range []uint64{fde.Start - 1, fde.Start, fde.Start + uint64(fde.Size)/2, fde.End() - 1, fde.End()} {
+				row, got, _, err := s.Lookup(pc)
+				switch {
+				case err == nil:
+					if !got.Contains(pc) {
+						t.Fatalf("Lookup(%#x) returned FDE %d [%#x, %#x)", pc, got.Index, got.Start, got.End())
+					}
+					_ = row
+				case errors.Is(err, ErrNoFDE), errors.Is(err, ErrNoFRE):
+				default:
+					var fe *FormatError
+					if !errors.As(err, &fe) {
+						t.Fatalf("Lookup(%#x): %v is neither a sentinel nor a *FormatError", pc, err)
+					}
+					if clean {
+						t.Fatalf("Lookup(%#x): %v, but Validate found no error", pc, err)
+					}
+				}
+			}
+		}
+		if len(data) > 1<<16 {
+			return
+		}
+		if b, err := SpecFrom(s); err == nil {
+			out, err := b.Encode()
+			if err != nil {
+				t.Fatalf("Encode(SpecFrom(s)): %v", err)
+			}
+			if !bytes.Equal(out, data) {
+				t.Fatalf("Encode(SpecFrom(s)) differs from the input at byte %#x", firstDiff(out, data))
+			}
+		}
+	})
+}
+
+type fuzzSeed struct {
+	data []byte
+	addr uint64
+}
+
+// fuzzSeeds returns encoder output of every version, ABI, FDE and FRE type
+// and data-word size, a few malformed variants, and the real sections of
+// the fixture corpus (up to 16 KiB each).
+func fuzzSeeds(tb testing.TB) []fuzzSeed {
+	var out []fuzzSeed
+	add := func(b *Builder) {
+		if d, err := b.Encode(); err == nil {
+			out = append(out, fuzzSeed{d, b.Addr})
+		}
+	}
+	for _, v := range []Version{Version1, Version2, Version3} {
+		add(amd64Section(v))
+		add(lookupSection(v, false))
+		for _, tc := range validateCases {
+			if tc.edit == nil || (tc.versions != nil && tc.versions[0] != v) {
+				continue
+			}
+			abi := tc.abi
+			if abi == ABIS390XBigEndian && v == Version1 {
+				continue
+			}
+			b := baseFor(v, abi)
+			base, err := ParseAt(mustEncode(tb, b), b.Addr)
+			if err != nil {
+				continue
+			}
+			tc.edit(b, base)
+			add(b)
+		}
+	}
+	for _, tc := range abiVersions {
+		cases := roundTripCases(tc.v, tc.abi)
+		for i := 0; i < len(cases); i += 5 {
+			add(cases[i])
+		}
+	}
+	for _, fx := range loadFixtures(tb) {
+		if len(fx.data) <= 16<<10 {
+			out = append(out, fuzzSeed{fx.data, fx.addr})
+		}
+	}
+	return out
+}

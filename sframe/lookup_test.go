@@ -1,0 +1,253 @@
+package sframe
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
+
+// lookupSection returns a section with a gap between its functions, a
+// function whose first FRE starts late, a PLT and an outermost function.
+func lookupSection(v Version, sorted bool) *Builder {
+	b := &Builder{Version: v, ABI: ABIAMD64LittleEndian, CFAFixedRAOffset: -8, Addr: 0x9000,
+		FDEs: []FDESpec{
+			{Start: 0x1000, Size: 0x40, PCType: PCTypeMask, RepSize: 16, FREs: []FRESpec{
+				{StartOff: 0, BaseReg: BaseRegSP, Words: []int32{8}},
+				{StartOff: 6, BaseReg: BaseRegSP, Words: []int32{16}},
+			}},
+			amd64Func(0x1100, 0x20),
+			{Start: 0x1200, Size: 0x10, FREs: []FRESpec{
+				{StartOff: 4, BaseReg: BaseRegSP, Words: []int32{8}},
+			}},
+			{Start: 0x1300, Size: 0x10, FREs: []FRESpec{OutermostFRE(0)}},
+		}}
+	if v == Version1 {
+		b.FDEs[0].RepSize = 0 // implied 16
+	}
+	if sorted {
+		b.Flags |= FlagFDESorted
+	} else {
+		b.FDEs[0], b.FDEs[3] = b.FDEs[3], b.FDEs[0]
+		b.FDEs[1], b.FDEs[2] = b.FDEs[2], b.FDEs[1]
+	}
+	return b
+}
+
+func TestLookup(t *testing.T) {
+	type want struct {
+		pc        uint64
+		fdeStart  uint64
+		freStart  uint32
+		cfa       string // Rule.String of the CFA, or the error
+		outermost bool
+	}
+	wants := []want{
+		{pc: 0xfff, cfa: "no FDE"},
+		{pc: 0x1000, fdeStart: 0x1000, freStart: 0, cfa: "r7+8"},
+		{pc: 0x1005, fdeStart: 0x1000, freStart: 0, cfa: "r7+8"},
+		{pc: 0x1006, fdeStart: 0x1000, freStart: 6, cfa: "r7+16"},
+		{pc: 0x100f, fdeStart: 0x1000, freStart: 6, cfa: "r7+16"},
+		{pc: 0x1010, fdeStart: 0x1000, freStart: 0, cfa: "r7+8"}, // next PLT entry: pc % 16
+		{pc: 0x1036, fdeStart: 0x1000, freStart: 6, cfa: "r7+16"},
+		{pc: 0x1040, cfa: "no FDE"}, // gap after the PLT
+		{pc: 0x10ff, cfa: "no FDE"},
+		{pc: 0x1100, fdeStart: 0x1100, freStart: 0, cfa: "r7+8"},
+		{pc: 0x1101, fdeStart: 0x1100, freStart: 1, cfa: "r7+16"},
+		{pc: 0x1104, fdeStart: 0x1100, freStart: 4, cfa: "r6+16"},
+		{pc: 0x111e, fdeStart: 0x1100, freStart: 4, cfa: "r6+16"},
+		{pc: 0x111f, fdeStart: 0x1100, freStart: 0x1f, cfa: "r7+8"},
+		{pc: 0x1120, cfa: "no FDE"},
+		{pc: 0x1200, fdeStart: 0x1200, cfa: "no FRE"}, // before the first FRE
+		{pc: 0x1203, fdeStart: 0x1200, cfa: "no FRE"},
+		{pc: 0x1204, fdeStart: 0x1200, freStart: 4, cfa: "r7+8"},
+		{pc: 0x1300, fdeStart: 0x1300, freStart: 0, cfa: "undefined", outermost: true},
+		{pc: 0x1310, cfa: "no FDE"},
+		{pc: 1<<64 - 1, cfa: "no FDE"},
+	}
+	for _, v := range []Version{Version1, Version2, Version3} {
+		for _, sorted := range []bool{true, false} {
+			order := "a sorted"
+			if !sorted {
+				order = "an unsorted"
+			}
+			b := lookupSection(v, sorted)
+			s := mustParse(t, b)
+			if s.Sorted() != sorted {
+				t.Fatalf("Sorted() = %v", s.Sorted())
+			}
+			for _, w := range wants {
+				t.Run(fmt.Sprintf("PC %#x in %s %v section finds %s", w.pc, order, v, w.cfa), func(t *testing.T) {
+					row, fde, fre, err := s.Lookup(w.pc)
+					switch w.cfa {
+					case "no FDE":
+						if !errors.Is(err, ErrNoFDE) || fde != nil {
+							t.Fatalf("got FDE %v, err %v; want ErrNoFDE", fde, err)
+						}
+						return
+					case "no FRE":
+						if !errors.Is(err, ErrNoFRE) || fde == nil || fde.Start != w.fdeStart {
+							t.Fatalf("got FDE %v, err %v; want ErrNoFRE in the FDE at %#x", fde, err, w.fdeStart)
+						}
+						return
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					if fde.Start != w.fdeStart || fre.StartOff != w.freStart {
+						t.Errorf("got FDE at %#x FRE at +%#x, want %#x +%#x", fde.Start, fre.StartOff, w.fdeStart, w.freStart)
+					}
+					if got := row.CFA.String(); got != w.cfa || row.Outermost != w.outermost {
+						t.Errorf("got CFA %s outermost %v, want %s %v", got, row.Outermost, w.cfa, w.outermost)
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestLookupInNestedFunctionsFindsTheInnermost(t *testing.T) {
+	b := &Builder{Version: Version3, ABI: ABIAMD64LittleEndian, CFAFixedRAOffset: -8, Flags: FlagFDESorted,
+		FDEs: []FDESpec{
+			{Start: 0x1000, Size: 0x100, FREs: []FRESpec{{Words: []int32{8}}}},
+			{Start: 0x1010, Size: 0x10, FREs: []FRESpec{{Words: []int32{16}}}},
+		}}
+	s := mustParse(t, b)
+	for _, tc := range []struct {
+		pc   uint64
+		want uint64
+	}{{0x1008, 0x1000}, {0x1010, 0x1010}, {0x101f, 0x1010}, {0x1020, 0x1000}} {
+		t.Run(fmt.Sprintf("PC %#x resolves to the function at %#x", tc.pc, tc.want), func(t *testing.T) {
+			f, err := s.FindFDE(tc.pc)
+			if err != nil || f.Start != tc.want {
+				t.Errorf("FindFDE = %v, %v", f, err)
+			}
+		})
+	}
+}
+
+func TestFindFREWithZeroRepetitionSizeFails(t *testing.T) {
+	b := &Builder{Version: Version2, ABI: ABIAMD64LittleEndian, CFAFixedRAOffset: -8,
+		FDEs: []FDESpec{{Start: 0x1000, Size: 0x40, PCType: PCTypeMask, FREs: []FRESpec{{Words: []int32{8}}}}}}
+	s := mustParse(t, b)
+	_, _, _, err := s.Lookup(0x1004)
+	var fe *FormatError
+	if !errors.As(err, &fe) {
+		t.Fatalf("err = %v, want a *FormatError", err)
+	}
+}
+
+func TestRowsOfEachABI(t *testing.T) {
+	same := Rule{Kind: RuleSameValue, Reg: RegCFA}
+	val := func(r Reg, off int64) Rule { return Rule{Kind: RuleValOffset, Reg: r, Offset: off} }
+	deref := func(r Reg, off int64) Rule { return Rule{Kind: RuleOffset, Reg: r, Offset: off} }
+	tests := []struct {
+		name  string
+		v     Version
+		abi   ABI
+		typ   FDEType
+		fre   FRESpec
+		pauth PAuthKey
+		sig   bool
+		want  Row
+	}{
+		{"an AMD64 row with no data words is the outermost frame", Version2, ABIAMD64LittleEndian, FDETypeDefault,
+			FRESpec{}, 0, false, Row{Outermost: true}},
+		{"an AArch64 row reads RA and FP offsets", Version2, ABIAArch64LittleEndian, FDETypeDefault,
+			FRESpec{BaseReg: BaseRegFP, Words: []int32{32, -24, -32}}, 0, false,
+			Row{CFA: val(AArch64RegFP, 32), RA: cfaOff(-24), FP: cfaOff(-32)}},
+		{"a big-endian AArch64 row with a signed RA and the B key", Version3, ABIAArch64BigEndian, FDETypeDefault,
+			FRESpec{BaseReg: BaseRegSP, Words: []int32{16, -8, -16}, MangledRA: true}, PAuthKeyB, false,
+			Row{CFA: val(AArch64RegSP, 16), RA: cfaOff(-8), FP: cfaOff(-16), MangledRA: true, PAuthKey: PAuthKeyB}},
+		{"an AArch64 leaf row keeps RA in LR", Version3, ABIAArch64LittleEndian, FDETypeDefault,
+			FRESpec{BaseReg: BaseRegSP, Words: []int32{0}}, 0, false,
+			Row{CFA: val(AArch64RegSP, 0), RA: same, FP: same, TopmostOnly: true}},
+		{"an s390x CFA offset is stored scaled by 8 and less 160", Version3, ABIS390XBigEndian, FDETypeDefault,
+			FRESpec{BaseReg: BaseRegSP, Words: []int32{20, -48, -72}}, 0, false,
+			Row{CFA: val(S390XRegSP, 320), RA: cfaOff(-48), FP: cfaOff(-72), SPOffset: -160}},
+		{"an s390x v2 odd RA word names a register", Version2, ABIS390XBigEndian, FDETypeDefault,
+			FRESpec{BaseReg: BaseRegSP, Words: []int32{0, 16<<1 | 1}}, 0, false,
+			Row{CFA: val(S390XRegSP, 160), RA: Rule{Kind: RuleRegister, Reg: 16}, FP: same, TopmostOnly: true, SPOffset: -160}},
+		{"an s390x zero RA word is padding before FP", Version2, ABIS390XBigEndian, FDETypeDefault,
+			FRESpec{BaseReg: BaseRegFP, Words: []int32{-1, 0, -72}}, 0, false,
+			Row{CFA: val(S390XRegFP, 152), RA: same, FP: cfaOff(-72), TopmostOnly: true, SPOffset: -160}},
+		{"a FLEX DRAP row dereferences the CFA", Version3, ABIAMD64LittleEndian, FDETypeFlex,
+			FRESpec{Words: []int32{int32(FlexControl(AMD64RegFP, true, true)), -8, 0, int32(FlexControl(AMD64RegFP, true, true)), 0}}, 0, false,
+			Row{CFA: deref(AMD64RegFP, -8), RA: cfaOff(-8), FP: deref(AMD64RegFP, 0)}},
+		{"a FLEX row with an RA rule from the CFA", Version3, ABIAMD64LittleEndian, FDETypeFlex,
+			FRESpec{Words: []int32{int32(FlexControl(AMD64RegSP, true, false)), 16, int32(FlexControl(0, false, true)), -8}}, 0, false,
+			Row{CFA: val(AMD64RegSP, 16), RA: cfaOff(-8), FP: same}},
+		{"an s390x FLEX row scales the CFA offset and reads RA from a register", Version3, ABIS390XBigEndian, FDETypeFlex,
+			FRESpec{Words: []int32{0x79, 0, 0x81, 0}}, 0, false,
+			Row{CFA: val(S390XRegSP, 160), RA: val(16, 0), FP: same, TopmostOnly: true, SPOffset: -160}},
+		{"a v3 signal frame sets Signal", Version3, ABIAMD64LittleEndian, FDETypeDefault,
+			FRESpec{BaseReg: BaseRegSP, Words: []int32{160}}, 0, true,
+			Row{CFA: val(AMD64RegSP, 160), RA: cfaOff(-8), FP: same, Signal: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &Builder{Version: tc.v, ABI: tc.abi, Addr: 0x8000,
+				FDEs: []FDESpec{{Start: 0x1000, Size: 8, Type: tc.typ, PAuthKey: tc.pauth, Signal: tc.sig, FREs: []FRESpec{tc.fre}}}}
+			if tc.abi == ABIAMD64LittleEndian {
+				b.CFAFixedRAOffset = -8
+			}
+			s := mustParse(t, b)
+			row, _, _, err := s.Lookup(0x1004)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if row != tc.want {
+				t.Errorf("got  %+v\nwant %+v", row, tc.want)
+			}
+		})
+	}
+}
+
+func TestLookupDoesNotAllocate(t *testing.T) {
+	s := mustParse(t, amd64Section(Version3))
+	var sink Row
+	n := testing.AllocsPerRun(100, func() {
+		for _, pc := range []uint64{0x1000, 0x1025, 0x1103, 0x1250, 0x1400 + 69999, 0x5000} {
+			row, _, _, _ := s.Lookup(pc)
+			sink = row
+		}
+	})
+	_ = sink
+	if n != 0 {
+		t.Errorf("Lookup allocates %v times per run", n)
+	}
+}
+
+func TestPLTLookupsInRealLinkerOutput(t *testing.T) {
+	// GNU ld describes .plt with one INC FDE for PLT0 and one MASK FDE for
+	// the pltN entries: jmp *GOT (6 bytes), push $n (5 bytes), jmp PLT0. The
+	// CFA is SP+8 up to the push and SP+16 after it, in every entry.
+	for _, name := range []string{"deep-v1-O2", "deep-v2-O2", "deep-v3-O2"} {
+		t.Run("every PLT entry of "+name+" has SP+8 then SP+16 after the push", func(t *testing.T) {
+			fx := fixtureByName(t, name)
+			s, err := ParseAt(fx.data, fx.addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var plt *FDE
+			for i := range s.FDEs() {
+				if f := &s.FDEs()[i]; f.PCType == PCTypeMask && f.RepSize == 16 {
+					plt = f
+				}
+			}
+			if plt == nil {
+				t.Fatal("no MASK FDE with 16-byte blocks")
+			}
+			for e := uint64(0); e < uint64(plt.Size)/16; e++ {
+				for off, want := range map[uint64]string{0: "r7+8", 10: "r7+8", 11: "r7+16", 15: "r7+16"} {
+					row, f, _, err := s.Lookup(plt.Start + 16*e + off)
+					if err != nil || f != plt {
+						t.Fatalf("entry %d +%d: FDE %v err %v", e, off, f, err)
+					}
+					if got := row.CFA.String(); got != want {
+						t.Errorf("entry %d +%d: CFA %s, want %s", e, off, got, want)
+					}
+				}
+			}
+		})
+	}
+}
