@@ -102,10 +102,20 @@ func (c *checker) run() error {
 				Message: fmt.Sprintf("SFrame FDE %d for %s [%#x, %#x) has no CFI counterpart", fde.Index, orAddr(name, fde.Start), fde.Start, fde.End())})
 			continue
 		}
-		if len(over) == 1 && !c.inPLT(fde.Start) && (over[0].Start != fde.Start || over[0].End != fde.End()) {
+		// The CFI FDE that mirrors this one: the one containing its start,
+		// else the first overlapping. The .plt's single CFI FDE covers what
+		// SFrame splits into PLT0 and the PC-mask entries.
+		cf := over[0]
+		for _, r := range over {
+			if fde.Start >= r.Start && fde.Start < r.End {
+				cf = r
+				break
+			}
+		}
+		if !c.inPLT(fde.Start) && (cf.Start != fde.Start || cf.End != fde.End()) {
 			c.add(Finding{Kind: KindBounds, Function: name, FuncStart: fde.Start, PC: fde.Start, PCEnd: fde.End(),
 				Message: fmt.Sprintf("SFrame FDE %d for %s covers [%#x, %#x) (size %d), CFI FDE covers [%#x, %#x) (size %d)",
-					fde.Index, orAddr(name, fde.Start), fde.Start, fde.End(), fde.Size, over[0].Start, over[0].End, over[0].End-over[0].Start)})
+					fde.Index, orAddr(name, fde.Start), fde.Start, fde.End(), fde.Size, cf.Start, cf.End, cf.End-cf.Start)})
 		}
 		rows, err := c.cfi.Rows(fde.Start, fde.End())
 		if err != nil {

@@ -135,24 +135,25 @@ func (c *checker) checkMaskFunc(fde *sframe.FDE, name string, sfRows, cfiRows []
 }
 
 // boundaryShift recognizes a disagreement that is an FRE boundary placed a
-// few bytes away from the CFI row boundary it mirrors: within the run,
-// SFrame still (late) or already (early) gives the CFI row that holds just
-// before (after) the run, and right after the run the rows agree again.
+// few bytes away from the CFI row boundary it mirrors. Late: CFI changed at
+// the run's start, SFrame still gives the previous CFI row and its next FRE,
+// starting inside the run or at its end, gives the new one. Early: the FRE
+// covering the run already gives the CFI row that starts where the run
+// ends. The shift is the FRE start minus the CFI row start, in bytes.
 func boundaryShift(r run, sfRows, cfiRows []frames.Row) (int64, bool) {
 	if r.n > maxBoundaryShift || r.sf < 0 || r.cfi < 0 {
 		return 0, false
 	}
 	sf, cfi := sfRows[r.sf], cfiRows[r.cfi]
-	// Late: CFI changed at r.start, the FRE for the change starts at r.end.
 	if cfi.Start == r.start && r.cfi > 0 && !DiffRows(sf, cfiRows[r.cfi-1], r.start).Any() {
-		if n := r.sf + 1; n < len(sfRows) && sfRows[n].Start == r.end && !DiffRows(sfRows[n], cfi, r.end).Any() {
-			return int64(r.end - r.start), true
+		if n := r.sf + 1; n < len(sfRows) && sfRows[n].Start > r.start && sfRows[n].Start <= r.end &&
+			!DiffRows(sfRows[n], cfi, r.end).Any() {
+			return int64(sfRows[n].Start - r.start), true
 		}
 	}
-	// Early: the FRE started at r.start, the CFI row it mirrors at r.end.
-	if sf.Start == r.start && r.cfi+1 < len(cfiRows) && cfiRows[r.cfi+1].Start == r.end &&
+	if r.cfi+1 < len(cfiRows) && cfiRows[r.cfi+1].Start == r.end && sf.Start >= cfi.Start && sf.Start <= r.start &&
 		!DiffRows(sf, cfiRows[r.cfi+1], r.end).Any() {
-		return -int64(r.end - r.start), true
+		return int64(sf.Start) - int64(r.end), true
 	}
 	return 0, false
 }
