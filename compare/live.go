@@ -183,10 +183,14 @@ func frameID(space *frames.Space, f *frames.Frame) identity {
 	return id
 }
 
+// matchIndex returns the index of the reference frame with f's identity.
+// A frame whose CFA is unknown (the last of a trace that stopped) matches
+// on function and exact PC instead.
 func matchIndex(space *frames.Space, f *frames.Frame, ref []frames.Frame) int {
 	id := frameID(space, f)
 	for i := range ref {
-		if frameID(space, &ref[i]) == id {
+		rid := frameID(space, &ref[i])
+		if rid == id || (rid.fn == id.fn && (id.cfa == 0 || rid.cfa == 0) && ref[i].PC == f.PC) {
 			return i
 		}
 	}
@@ -273,6 +277,10 @@ func seeded(space *frames.Space, u Unwinders, ref *frames.Frame) FrameResult {
 	case cfiOuter && sf.OK:
 		fr.Verdict = VerdictDisagree
 		add(KindOutermost, "CFI says outermost frame (RA undefined), SFrame gives caller %#x", sf.CallerPC)
+	case !sf.OK && (sf.reason == frames.ReasonNoFDE || sf.reason == frames.ReasonNoRow):
+		// CFI covers the PC (or says it is outermost); SFrame has nothing.
+		fr.Verdict = VerdictNotCovered
+		add(KindNoFDE, "CFI covers the PC but SFrame does not: %s", sf.Error)
 	case cfiOuter:
 		fr.Verdict = VerdictEnd
 		if sf.reason != frames.ReasonOutermost {
@@ -284,10 +292,6 @@ func seeded(space *frames.Space, u Unwinders, ref *frames.Frame) FrameResult {
 		switch sf.reason {
 		case frames.ReasonOutermost:
 			add(KindOutermost, "SFrame says outermost frame, CFI gives caller %#x", fr.CFI.CallerPC)
-		case frames.ReasonNoFDE:
-			add(KindNoFDE, "CFI covers the PC but SFrame has no FDE for it: %s", sf.Error)
-		case frames.ReasonNoRow:
-			add(KindGap, "SFrame FDE covers the PC but has no FRE for it: %s", sf.Error)
 		default:
 			add(KindCFA, "SFrame cannot unwind: %s", sf.Error)
 		}
