@@ -14,13 +14,17 @@ package frames
 // CIE's initial rules are never recorded), and DW_CFA_val_offset ignores
 // the data alignment factor. glibc's libc.so.6 alone has ~300
 // DW_CFA_restore instructions. The row tables are checked against
-// EstablishFrame at every row in cfi_test.go wherever the two must agree.
+// EstablishFrame at every row in cfi_test.go wherever the two must agree,
+// and against GNU readelf's interpreter (--debug-dump=frames-interp).
 
 import (
+	"bytes"
+	"cmp"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -66,6 +70,7 @@ type CFIFDE struct {
 // cfiCIE is a CIE as the interpreter needs it.
 type cfiCIE struct {
 	sec       string
+	aarch64   bool  // DW_CFA 0x2d is AArch64's negate_ra_state
 	off       int64 // byte offset in its section
 	signal    bool  // augmentation "S"
 	raReg     sframe.Reg
@@ -103,6 +108,12 @@ func (f *cfiFDE) source() string {
 type cfiTable struct {
 	bias uint64
 	fdes []*cfiFDE
+	// fpReg is the DWARF number of the frame pointer, whose rule goes to
+	// Row.FP: RBP on AMD64 (the default), x29 on AArch64.
+	fpReg sframe.Reg
+	// foreign is set for files of another architecture than AMD64: their
+	// rows are available, but CFIUnwinder does not step with them.
+	foreign bool
 }
 
 // loadCFI reads the DWARF CFI of an ELF file loaded with the given bias
@@ -131,16 +142,25 @@ func loadCFI(f *elf.File, bias uint64) (*cfiTable, error) {
 	if eh == nil && dbg == nil {
 		return nil, nil
 	}
-	return parseCFI(eh, ehAddr, dbg, f.ByteOrder, bias)
+	if f.ByteOrder != binary.LittleEndian {
+		// Delve's parser reads record lengths little-endian.
+		return nil, &CFIError{SectionEHFrame, -1, "big-endian CFI is not supported"}
+	}
+	return parseCFI(eh, ehAddr, dbg, f.Machine, bias)
 }
 
 // parseCFI builds a table from the bytes of .eh_frame (mapped at link-time
-// address ehAddr) and .debug_frame; either may be nil.
-func parseCFI(eh []byte, ehAddr uint64, dbg []byte, order binary.ByteOrder, bias uint64) (*cfiTable, error) {
-	if order == nil {
-		order = binary.LittleEndian
+// address ehAddr) and .debug_frame, either of which may be nil, of a
+// little-endian file for machine.
+func parseCFI(eh []byte, ehAddr uint64, dbg []byte, machine elf.Machine, bias uint64) (*cfiTable, error) {
+	t := &cfiTable{bias: bias, fpReg: RBP}
+	switch machine {
+	case elf.EM_X86_64:
+	case elf.EM_AARCH64:
+		t.fpReg, t.foreign = sframe.AArch64RegFP, true
+	default:
+		t.foreign = true
 	}
-	t := &cfiTable{bias: bias}
 	var errs []error
 	parsed := 0
 	// .debug_frame first: at equal start addresses the stable sort keeps
@@ -153,7 +173,7 @@ func parseCFI(eh []byte, ehAddr uint64, dbg []byte, order binary.ByteOrder, bias
 		if s.data == nil {
 			continue
 		}
-		fdes, err := parseCFISection(s.name, s.data, s.addr, order)
+		fdes, err := parseCFISection(s.name, s.data, s.addr, machine)
 		if err != nil {
 			logrus.Debugf("frames: CFI: %v", err)
 			errs = append(errs, err)
@@ -173,7 +193,7 @@ func parseCFI(eh []byte, ehAddr uint64, dbg []byte, order binary.ByteOrder, bias
 // (same start address: the first kept) and, as gdb does, FDEs at address 0
 // that overlap real ones (left over by linkers for discarded functions).
 func (t *cfiTable) sortFDEs() {
-	sort.SliceStable(t.fdes, func(i, j int) bool { return t.fdes[i].begin < t.fdes[j].begin })
+	slices.SortStableFunc(t.fdes, func(a, b *cfiFDE) int { return cmp.Compare(a.begin, b.begin) })
 	var firstNonZero *cfiFDE
 	for _, f := range t.fdes {
 		if f.begin != 0 && f.end > f.begin {
@@ -241,9 +261,40 @@ func walkCFI(sec string, data []byte, eh bool) ([]cfiRecord, error) {
 	return recs, nil
 }
 
+// cfiPatchAugmentations returns data with the AArch64 augmentation
+// characters 'B' (PAuth B key) and 'G' (MTE), which carry no augmentation
+// data but which Delve's parser rejects, replaced by 'S' in a copy, and the
+// original augmentation strings of the CIEs it changed, by offset.
+func cfiPatchAugmentations(data []byte, recs []cfiRecord) ([]byte, map[int64]string) {
+	var augs map[int64]string
+	for _, r := range recs {
+		if !r.cie || r.end-r.off < 10 {
+			continue
+		}
+		aug := data[r.off+9 : r.end]
+		if i := bytes.IndexByte(aug, 0); i >= 0 {
+			aug = aug[:i]
+		}
+		if !bytes.ContainsAny(aug, "BG") {
+			continue
+		}
+		if augs == nil {
+			augs = map[int64]string{}
+			data = append([]byte(nil), data...)
+		}
+		augs[r.off] = string(aug)
+		for i, ch := range aug {
+			if ch == 'B' || ch == 'G' {
+				data[r.off+9+int64(i)] = 'S'
+			}
+		}
+	}
+	return data, augs
+}
+
 // parseCFISection parses one section with Delve's dwframe.Parse, behind
 // recover, and pairs each FDE with its offset.
-func parseCFISection(sec string, data []byte, addr uint64, order binary.ByteOrder) (fdes []*cfiFDE, err error) {
+func parseCFISection(sec string, data []byte, addr uint64, machine elf.Machine) (fdes []*cfiFDE, err error) {
 	eh := sec == SectionEHFrame
 	if eh && addr == 0 {
 		// dwframe.Parse tells .eh_frame from .debug_frame by a non-zero address.
@@ -253,6 +304,7 @@ func parseCFISection(sec string, data []byte, addr uint64, order binary.ByteOrde
 	if err != nil {
 		return nil, err
 	}
+	data, augs := cfiPatchAugmentations(data, recs)
 	var entries dwframe.FrameDescriptionEntries
 	func() {
 		defer func() {
@@ -260,7 +312,7 @@ func parseCFISection(sec string, data []byte, addr uint64, order binary.ByteOrde
 				err = &CFIError{sec, -1, fmt.Sprintf("malformed CFI (Delve's parser panicked: %v)", r)}
 			}
 		}()
-		entries, err = dwframe.Parse(data, order, 0, 8, addr)
+		entries, err = dwframe.Parse(data, binary.LittleEndian, 0, 8, addr)
 	}()
 	if err != nil {
 		var ce *CFIError
@@ -280,6 +332,7 @@ func parseCFISection(sec string, data []byte, addr uint64, order binary.ByteOrde
 	}
 	cies := map[*dwframe.CommonInformationEntry]*cfiCIE{}
 	fdes = make([]*cfiFDE, 0, len(entries))
+	store := make([]cfiFDE, len(entries)) // one allocation for all FDEs
 	for i, d := range entries {
 		r := fdeRecs[i]
 		if d.CIE == nil || uint64(d.Length) != uint64(r.end-r.off-8) {
@@ -287,21 +340,15 @@ func parseCFISection(sec string, data []byte, addr uint64, order binary.ByteOrde
 		}
 		c := cies[d.CIE]
 		if c == nil {
-			c, err = newCFICIE(sec, data, r.cieOff, d.CIE)
+			c, err = newCFICIE(sec, data, r.cieOff, d.CIE, augs[r.cieOff], machine)
 			if err != nil {
 				return nil, err
 			}
 			cies[d.CIE] = c
 		}
-		fdes = append(fdes, &cfiFDE{
-			begin: d.Begin(),
-			end:   d.End(),
-			sec:   sec,
-			off:   r.off,
-			cie:   c,
-			instr: d.Instructions,
-			delve: d,
-		})
+		f := &store[i]
+		f.begin, f.end, f.sec, f.off, f.cie, f.instr, f.delve = d.Begin(), d.End(), sec, r.off, c, d.Instructions, d
+		fdes = append(fdes, f)
 	}
 	return fdes, nil
 }
@@ -310,11 +357,15 @@ func parseCFISection(sec string, data []byte, addr uint64, order binary.ByteOrde
 // address_size and segment_selector_size fields of version 4 CIEs
 // (.debug_frame from DWARF 5 producers such as LLVM), so those are decoded
 // here from the record at off.
-func newCFICIE(sec string, data []byte, off int64, d *dwframe.CommonInformationEntry) (*cfiCIE, error) {
+func newCFICIE(sec string, data []byte, off int64, d *dwframe.CommonInformationEntry, aug string, machine elf.Machine) (*cfiCIE, error) {
+	if aug == "" {
+		aug = d.Augmentation
+	}
 	c := &cfiCIE{
 		sec:       sec,
 		off:       off,
-		signal:    strings.Contains(d.Augmentation, "S"),
+		aarch64:   machine == elf.EM_AARCH64,
+		signal:    strings.Contains(aug, "S"),
 		codeAlign: d.CodeAlignmentFactor,
 		dataAlign: d.DataAlignmentFactor,
 		initial:   d.InitialInstructions,
@@ -611,7 +662,7 @@ func (t *cfiTable) toRow(f *cfiFDE, st *cfiState, src string, start, end uint64)
 		switch rr.reg {
 		case f.cie.raReg:
 			r.RA = rr.rule
-		case RBP:
+		case t.fpReg:
 			r.FP = rr.rule
 		default:
 			if r.Other == nil {
@@ -739,7 +790,12 @@ func (in *cfiInterp) exec(c *cfiCursor) error {
 		case dwframe.DW_CFA_GNU_args_size:
 			c.uleb()
 		case cfaGNUWindowSave:
-			return errors.New("DW_CFA_GNU_window_save is not an AMD64 instruction")
+			// On AArch64, DW_CFA_AARCH64_negate_ra_state: the RA is
+			// signed from here on. The common row has no field for it;
+			// the rules for CFA, RA and FP do not change.
+			if !in.cie.aarch64 {
+				return errors.New("DW_CFA_GNU_window_save is not an AMD64 instruction")
+			}
 		default:
 			return fmt.Errorf("unknown call frame instruction %#x", opc)
 		}
@@ -914,6 +970,9 @@ func (m *Module) cfiFrameRow(f *Frame) (Row, error) {
 	t, err := m.cfiTableOf(f.PC)
 	if err != nil {
 		return Row{}, err
+	}
+	if t.foreign {
+		return Row{}, cfiStop(ReasonUnsupported, f.PC, m, nil, "CFI unwinding supports AMD64 only (%s)", m.Name)
 	}
 	lpc := f.LookupPC() - m.Bias
 	exact := f.PC - m.Bias

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -86,6 +87,36 @@ func cfiSnapshot(b *testing.B) (Regs, *SliceMemory, []Mapping) {
 	return s.regs, s.mem, maps
 }
 
+// cfiThreadCPU returns the CPU time the calling OS thread has used. With
+// the benchmark goroutine locked to its thread it gives the on-CPU cost of
+// the loop even on a loaded machine, where wall time is mostly waiting.
+func cfiThreadCPU() time.Duration {
+	var ru unix.Rusage
+	unix.Getrusage(unix.RUSAGE_THREAD, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// cfiCPUTimer reports thread CPU time per unit as "cpu-ns/<unit>".
+type cfiCPUTimer struct {
+	b     *testing.B
+	start time.Duration
+}
+
+func startCFICPUTimer(b *testing.B) *cfiCPUTimer {
+	runtime.LockOSThread()
+	b.ResetTimer()
+	return &cfiCPUTimer{b: b, start: cfiThreadCPU()}
+}
+
+func (c *cfiCPUTimer) stop(units int, unit string) {
+	cpu := cfiThreadCPU() - c.start
+	c.b.StopTimer()
+	runtime.UnlockOSThread()
+	n := float64(c.b.N * units)
+	c.b.ReportMetric(float64(c.b.Elapsed().Nanoseconds())/n, "ns/"+unit)
+	c.b.ReportMetric(float64(cpu.Nanoseconds())/n, "cpu-ns/"+unit)
+}
+
 // BenchmarkCFIStep measures one CFIUnwinder step with the modules' CFI
 // loaded and the row tables built, over the 18 steps of the signal-mode
 // stack (19 frames, through libc's signal trampoline) of a stack snapshot:
@@ -107,24 +138,27 @@ func BenchmarkCFIStep(b *testing.B) {
 	steps := frames[:len(frames)-1]
 	b.Run("step", func(b *testing.B) {
 		b.ReportAllocs()
+		f := make([]Frame, len(steps))
+		t := startCFICPUTimer(b)
 		for i := 0; i < b.N; i++ {
-			for k := range steps {
-				f := steps[k]
-				if _, err := u.Step(&f); err != nil {
+			copy(f, steps)
+			for k := range f {
+				if _, err := u.Step(&f[k]); err != nil {
 					b.Fatal(err)
 				}
 			}
 		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(steps)), "ns/step")
+		t.stop(len(steps), "step")
 	})
 	b.Run("trace", func(b *testing.B) {
 		b.ReportAllocs()
+		t := startCFICPUTimer(b)
 		for i := 0; i < b.N; i++ {
 			if _, err := Trace(u, regs, space, StackOptions{}); err != nil {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(steps)), "ns/step")
+		t.stop(len(steps), "step")
 	})
 }
 
@@ -134,7 +168,7 @@ func BenchmarkCFIStep(b *testing.B) {
 func BenchmarkCFIFirstUnwind(b *testing.B) {
 	regs, mem, maps := cfiSnapshot(b)
 	b.ReportAllocs()
-	b.ResetTimer()
+	t := startCFICPUTimer(b)
 	for i := 0; i < b.N; i++ {
 		mods, err := ModulesFromMappings(maps, "/", nil)
 		if err != nil {
@@ -146,6 +180,7 @@ func BenchmarkCFIFirstUnwind(b *testing.B) {
 		}
 		mods.Close()
 	}
+	t.stop(1, "unwind")
 }
 
 // cfiLibc opens the system libc, the largest .eh_frame at hand.
@@ -165,11 +200,13 @@ func BenchmarkLoadCFI(b *testing.B) {
 	f := cfiLibc(b)
 	defer f.Close()
 	b.ReportAllocs()
+	t := startCFICPUTimer(b)
 	for i := 0; i < b.N; i++ {
 		if _, err := loadCFI(f, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
+	t.stop(1, "load")
 }
 
 // BenchmarkCFIAllRows measures building the row tables of every FDE of
@@ -193,6 +230,7 @@ func BenchmarkCFIAllRows(b *testing.B) {
 	}
 	b.Run("row tables", func(b *testing.B) {
 		b.ReportAllocs()
+		t := startCFICPUTimer(b)
 		for i := 0; i < b.N; i++ {
 			t2, _ := loadCFI(f, 0)
 			for _, fde := range t2.fdes {
@@ -201,10 +239,11 @@ func BenchmarkCFIAllRows(b *testing.B) {
 				}
 			}
 		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(starts)), "ns/row")
+		t.stop(len(starts), "row")
 	})
 	b.Run("EstablishFrame per row", func(b *testing.B) {
 		b.ReportAllocs()
+		t := startCFICPUTimer(b)
 		for i := 0; i < b.N; i++ {
 			k := 0
 			for _, fde := range tab.fdes {
@@ -216,6 +255,6 @@ func BenchmarkCFIAllRows(b *testing.B) {
 				}
 			}
 		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(starts)), "ns/row")
+		t.stop(len(starts), "row")
 	})
 }

@@ -119,7 +119,7 @@ func (b *ehBuilder) section() []byte { return append(append([]byte(nil), b.buf..
 // cfiModule returns a module named name whose CFI is the table t.
 func cfiModule(t *testing.T, name string, eh *ehBuilder, bias uint64) *Module {
 	t.Helper()
-	tab, err := parseCFI(eh.section(), eh.addr, nil, binary.LittleEndian, bias)
+	tab, err := parseCFI(eh.section(), eh.addr, nil, elf.EM_X86_64, bias)
 	if err != nil {
 		t.Fatalf("parseCFI: %v", err)
 	}
@@ -516,7 +516,7 @@ func TestCFIMalformed(t *testing.T) {
 // cfiExercise parses data as .eh_frame at addr, builds all rows and steps
 // from every FDE start with an empty stack; it returns the first error.
 func cfiExercise(data []byte, addr uint64) string {
-	tab, err := parseCFI(data, addr, nil, binary.LittleEndian, 0)
+	tab, err := parseCFI(data, addr, nil, elf.EM_X86_64, 0)
 	if err != nil {
 		return err.Error()
 	}
@@ -1016,7 +1016,7 @@ func TestCFIDebugFrame(t *testing.T) {
 			dbg := &dbgBuilder{}
 			cie := dbg.cie(version, std)
 			dbg.fde(cie, 0x1000, 0x10, body)
-			tab, err := parseCFI(nil, 0, dbg.section(), binary.LittleEndian, 0x10000)
+			tab, err := parseCFI(nil, 0, dbg.section(), elf.EM_X86_64, 0x10000)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -1033,7 +1033,7 @@ func TestCFIDebugFrame(t *testing.T) {
 		eh := &ehBuilder{addr: 0x4000}
 		eh.fde(eh.stdCIE(), 0x1000, 0x10, nil)
 		eh.fde(0, 0x1010, 0x10, nil)
-		tab, err := parseCFI(eh.section(), eh.addr, dbg.section(), binary.LittleEndian, 0)
+		tab, err := parseCFI(eh.section(), eh.addr, dbg.section(), elf.EM_X86_64, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1046,7 +1046,7 @@ func TestCFIDebugFrame(t *testing.T) {
 	t.Run("a broken section is skipped when the other parses", func(t *testing.T) {
 		eh := &ehBuilder{addr: 0x4000}
 		eh.fde(eh.stdCIE(), 0x1010, 0x10, nil)
-		tab, err := parseCFI(eh.section(), eh.addr, []byte{0xff, 0, 0, 0}, binary.LittleEndian, 0)
+		tab, err := parseCFI(eh.section(), eh.addr, []byte{0xff, 0, 0, 0}, elf.EM_X86_64, 0)
 		if err != nil || tab == nil || len(tab.fdes) != 1 {
 			t.Errorf("%v, %v", tab, err)
 		}
@@ -1055,7 +1055,7 @@ func TestCFIDebugFrame(t *testing.T) {
 		dbg := &dbgBuilder{}
 		setLoc := binary.LittleEndian.AppendUint64([]byte{dwframe.DW_CFA_set_loc}, 0x1008)
 		dbg.fde(dbg.cie(1, std), 0x1000, 0x10, append(setLoc, cfiProg().defCFAOffset(16).bytes()...))
-		tab, err := parseCFI(nil, 0, dbg.section(), binary.LittleEndian, 0)
+		tab, err := parseCFI(nil, 0, dbg.section(), elf.EM_X86_64, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1224,5 +1224,36 @@ func TestCFIRowsMatchReadelf(t *testing.T) {
 			}
 			t.Logf("%d FDEs, %d readelf rows compared", nfde, nrow)
 		})
+	}
+}
+
+func TestCFIAArch64Rows(t *testing.T) {
+	path := filepath.Join("..", "testdata", "bin", "aarch64-v3")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("fixture missing: %v", err)
+	}
+	m := &Module{Name: "aarch64-v3", Path: path, Start: 0x400000, End: 0x500000}
+	// FDE 0x54: stp x29, x30, [sp, -32]!; mov x29, sp; ... (code
+	// alignment 4): the FP is x29, the RA column x30.
+	r, err := m.CFIRow(0x40011c)
+	want := "[0x40011c,0x400120) cfa=r29+32 ra=c-24 fp=c-32"
+	if err != nil || cfiRowString(r) != want {
+		t.Errorf("row %s, %v; want %s", cfiRowString(r), err, want)
+	}
+	// FDE 0xb8 has a "zRB" CIE (PAuth B key) and negate_ra_state.
+	r, err = m.CFIRow(0x400154)
+	want = "[0x400154,0x400160) cfa=r31+16 ra=c-8 fp=c-16"
+	if err != nil || cfiRowString(r) != want || r.Signal || r.Source != ".eh_frame FDE 0xb8 (CIE 0xa0)" {
+		t.Errorf("row %s (%s, signal %v), %v; want %s", cfiRowString(r), r.Source, r.Signal, err, want)
+	}
+	// FDE 0x11c has a "zRS" CIE.
+	if r, err = m.CFIRow(0x400184); err != nil || !r.Signal {
+		t.Errorf("signal row %s, %v", cfiRowString(r), err)
+	}
+	f := cfiFrame0(0x40011c, 0x1000, nil)
+	_, err = (&CFIUnwinder{Space: &Space{Modules: NewModules(m)}}).Step(&f)
+	var se *StopError
+	if !errors.As(err, &se) || se.Reason != ReasonUnsupported {
+		t.Errorf("Step on AArch64: %v, want ReasonUnsupported", err)
 	}
 }

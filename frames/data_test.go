@@ -123,3 +123,32 @@ func TestSymbolizeFixtureWithDWARF(t *testing.T) {
 		t.Errorf("no write@plt symbol (%#x, %v)", a, ok)
 	}
 }
+
+// TestConcurrentUse loads, symbolizes and unwinds one space from several
+// goroutines at once (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	X := uint64(stackBase + 0x1000)
+	s := newStack(stackBase, 1024)
+	s.put(X, rt(fnMid+0x21))
+	s.put(X+48, rt(fnMain+0x31))
+	layoutMain(s, X+56+32)
+	sp := progSpace(t, s.mem())
+	r := regs(rt(fnLeaf+4), X, X+56+32)
+	done := make(chan []string)
+	for i := 0; i < 8; i++ {
+		go func() {
+			fs, _ := Trace(&SFrameUnwinder{Space: sp}, r, sp, StackOptions{})
+			var out []string
+			for j := range fs {
+				out = append(out, sp.DescribeFrame(&fs[j]))
+			}
+			done <- out
+		}()
+	}
+	want := []string{"prog!leaf+0x4", "prog!mid+0x21", "prog!main+0x31", "prog!_start+0x10"}
+	for i := 0; i < 8; i++ {
+		if got := <-done; strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("goroutine got %q, want %q", got, want)
+		}
+	}
+}

@@ -92,3 +92,45 @@ func TestFeaturesFixtures(t *testing.T) {
 		})
 	}
 }
+
+// TestPLTFixtures steps out of a PLT entry of the deep fixtures, whose PLT
+// FDEs real ld wrote with PC type MASK: before the entry's push the CFA is
+// sp+8, after it sp+16 (the PLT entry at index 2 has the same rows as the
+// one at index 0).
+func TestPLTFixtures(t *testing.T) {
+	for _, v := range []int{1, 2, 3} {
+		name := fmt.Sprintf("deep-v%d-O2", v)
+		t.Run(name, func(t *testing.T) {
+			m := &Module{Name: name, OpenPath: fixture(t, name), Start: 0, End: 1 << 40}
+			defer m.Close()
+			plt, _, ok := m.LookupSymbol("write@plt")
+			if !ok {
+				t.Fatal("no write@plt")
+			}
+			ret, _, _ := m.LookupSymbol("announce_ready")
+			ret += 0x10
+			X := uint64(stackBase + 0x100)
+			s := newStack(stackBase, 128)
+			s.put(X, 7) // the relocation index pushed by the entry
+			s.put(X+8, ret)
+			sp := &Space{Mem: s.mem(), Modules: NewModules(m)}
+			for _, c := range []struct {
+				pc, sp uint64
+				cfa    string
+			}{
+				{plt + 2, X + 8, "rsp+8"},
+				{plt + 12, X, "rsp+16"},
+			} {
+				f := Frame{PC: c.pc, Regs: regs(c.pc, c.sp, 0), Interrupted: true}
+				caller, err := (&SFrameUnwinder{Space: sp}).Step(&f)
+				if err != nil {
+					t.Fatalf("step from write@plt+%#x: %v", c.pc-plt, err)
+				}
+				if f.Row.CFA.String() != c.cfa || caller.PC != ret || caller.Regs.SP() != X+16 {
+					t.Errorf("write@plt+%#x: row %v, caller PC %#x SP %#x; want CFA %s, PC %#x, SP %#x",
+						c.pc-plt, f.Row, caller.PC, caller.Regs.SP(), c.cfa, ret, X+16)
+				}
+			}
+		})
+	}
+}

@@ -10,7 +10,11 @@ import (
 
 // Module is one ELF file mapped into the target: the main executable, a
 // shared library or the vDSO. Its unwind data and symbols are loaded once,
-// lazily, the first time a PC in it is unwound or symbolized.
+// lazily, the first time a PC in it is unwound or symbolized: the ELF file
+// is opened on first use (OpenPath, else Path, else the ELF bytes), then
+// each kind of data (SFrame, CFI, symbols, DWARF lines) on its own first
+// use (data.go). A Module is safe for concurrent use; set its exported
+// fields before first use and do not change them afterwards.
 type Module struct {
 	// Name is the file's base name ("libc.so.6", "[vdso]").
 	Name string
@@ -29,7 +33,7 @@ type Module struct {
 
 	once sync.Once
 	data *moduleData
-	err  error
+	err  error // the error opening the file (set early by ModulesFromMappings when it cannot be opened)
 }
 
 // Contains reports whether pc lies in the module's mappings.
