@@ -305,21 +305,18 @@ func parseCFISection(sec string, data []byte, addr uint64, machine elf.Machine) 
 		return nil, err
 	}
 	data, augs := cfiPatchAugmentations(data, recs)
-	var entries dwframe.FrameDescriptionEntries
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				err = &CFIError{sec, -1, fmt.Sprintf("malformed CFI (Delve's parser panicked: %v)", r)}
-			}
-		}()
-		entries, err = dwframe.Parse(data, binary.LittleEndian, 0, 8, addr)
-	}()
+	entries, err := delveParse(data, addr)
 	if err != nil {
-		var ce *CFIError
-		if !errors.As(err, &ce) {
-			err = &CFIError{sec, -1, err.Error()}
+		// Find the record at fault: the shortest run of whole records
+		// from the start that Delve cannot parse ends with it.
+		off := int64(-1)
+		if i := sort.Search(len(recs), func(i int) bool {
+			_, err := delveParse(data[:recs[i].end], addr)
+			return err != nil
+		}); i < len(recs) {
+			off = recs[i].off
 		}
-		return nil, err
+		return nil, &CFIError{sec, off, err.Error()}
 	}
 	var fdeRecs []cfiRecord
 	for _, r := range recs {
@@ -351,6 +348,17 @@ func parseCFISection(sec string, data []byte, addr uint64, machine elf.Machine) 
 		fdes = append(fdes, f)
 	}
 	return fdes, nil
+}
+
+// delveParse runs Delve's frame.Parse (link-time addresses, 8-byte
+// pointers; .eh_frame when addr is not 0) behind recover.
+func delveParse(data []byte, addr uint64) (entries dwframe.FrameDescriptionEntries, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			entries, err = nil, fmt.Errorf("malformed CFI (Delve's parser panicked: %v)", r)
+		}
+	}()
+	return dwframe.Parse(data, binary.LittleEndian, 0, 8, addr)
 }
 
 // newCFICIE converts a CIE parsed by Delve. Delve does not know the
@@ -632,7 +640,11 @@ func (t *cfiTable) buildRows(f *cfiFDE) ([]Row, error) {
 	emit := func(end uint64) {
 		end = min(end, f.end)
 		if end > start {
-			rows = append(rows, t.toRow(f, &in.st, src, start, end))
+			var prev map[sframe.Reg]Rule
+			if n := len(rows); n > 0 {
+				prev = rows[n-1].Other
+			}
+			rows = append(rows, t.toRow(f, &in.st, src, start, end, prev))
 			start = end
 		}
 	}
@@ -654,10 +666,13 @@ func (t *cfiTable) buildRows(f *cfiFDE) ([]Row, error) {
 	return rows, nil
 }
 
-// toRow converts the interpreter's state into the common row form.
-func (t *cfiTable) toRow(f *cfiFDE, st *cfiState, src string, start, end uint64) Row {
+// toRow converts the interpreter's state into the common row form. Rows
+// mostly save the same other registers as the row before: then the row
+// shares prev as its Other map (Other is read-only for callers).
+func (t *cfiTable) toRow(f *cfiFDE, st *cfiState, src string, start, end uint64, prev map[sframe.Reg]Rule) Row {
 	r := Row{CFA: st.cfa, RA: ruleSame, FP: ruleSame, Source: src,
 		Start: start + t.bias, End: end + t.bias, Signal: f.cie.signal}
+	nOther, samePrev := 0, true
 	for _, rr := range st.regs {
 		switch rr.reg {
 		case f.cie.raReg:
@@ -665,13 +680,31 @@ func (t *cfiTable) toRow(f *cfiFDE, st *cfiState, src string, start, end uint64)
 		case t.fpReg:
 			r.FP = rr.rule
 		default:
-			if r.Other == nil {
-				r.Other = make(map[sframe.Reg]Rule, len(st.regs))
+			nOther++
+			if p, ok := prev[rr.reg]; !ok || !sameRule(p, rr.rule) {
+				samePrev = false
 			}
+		}
+	}
+	if nOther == 0 {
+		return r
+	}
+	if samePrev && nOther == len(prev) {
+		r.Other = prev
+		return r
+	}
+	r.Other = make(map[sframe.Reg]Rule, nOther)
+	for _, rr := range st.regs {
+		if rr.reg != f.cie.raReg && rr.reg != t.fpReg {
 			r.Other[rr.reg] = rr.rule
 		}
 	}
 	return r
+}
+
+// sameRule reports whether two rules are equal.
+func sameRule(a, b Rule) bool {
+	return a.Kind == b.Kind && a.Reg == b.Reg && a.Offset == b.Offset && bytes.Equal(a.Expr, b.Expr)
 }
 
 // restore gives reg its rule from the CIE's initial instructions, or none.
@@ -981,8 +1014,10 @@ func (m *Module) cfiFrameRow(f *Frame) (Row, error) {
 		if fde != nil && fde.cie.signal && exact < fde.end {
 			lpc = exact
 		} else if fde == nil || !fde.cie.signal {
-			// A signal trampoline without the one-byte lead: gdb finds
-			// it by its code instead; the FDE at the exact PC is as good.
+			// A signal trampoline whose FDE does not start one byte
+			// early: the kernel's "return address" is its first
+			// instruction, not the end of a call, so the FDE at the
+			// exact PC is the one to use when it is a signal frame's.
 			if e := t.find(exact); e != nil && e.cie.signal && e != fde {
 				fde, lpc = e, exact
 			}
@@ -1163,6 +1198,9 @@ func (u *CFIUnwinder) Step(f *Frame) (Frame, error) {
 		return Frame{}, err
 	}
 	f.Row = row
+	if row.CFA.Kind == RuleUndefined {
+		return Frame{}, cfiStop(ReasonFormat, f.PC, m, nil, "no CFA rule at PC %#x in %s (%s)", f.PC, m.Name, row.Source)
+	}
 	ev := cfiEval{f: f, mem: u.Space.Mem}
 	cfa, err := ev.value(row.CFA)
 	if err != nil {

@@ -137,10 +137,6 @@ var (
 	cfiUndef = cfiRule(RuleUndefined, sframe.RegCFA, 0)
 )
 
-func cfiSameRule(a, b Rule) bool {
-	return a.Kind == b.Kind && a.Reg == b.Reg && a.Offset == b.Offset && bytes.Equal(a.Expr, b.Expr)
-}
-
 func cfiRowString(r Row) string {
 	s := fmt.Sprintf("[%#x,%#x) cfa=%v ra=%v fp=%v", r.Start, r.End, r.CFA, r.RA, r.FP)
 	for reg := sframe.Reg(0); reg < 128; reg++ {
@@ -209,8 +205,8 @@ func TestCFIRows(t *testing.T) {
 			"[0x555555555105,0x555555555110) cfa=rsp+16 ra=c-8 fp=u rbx=c-16",
 		}},
 		{"simple expressions become plain rules", 0x1200, []string{
-			"[0x555555555200,0x555555555204) cfa=rsp+8 ra=c-8 fp=(rsp+32) rbx=u r12=undefined r13=r10 r14=c-16 r15=(rsp+24)",
-			"[0x555555555204,0x555555555210) cfa=(rbp-8) ra=c-8 fp=(rsp+32) rbx=u r12=undefined r13=r10 r14=c-16 r15=(rsp+24)",
+			"[0x555555555200,0x555555555204) cfa=rsp+8 ra=c-8 fp=(rsp+32) rbx=u r12=undefined r13=r10 r14=v-16 r15=(rsp+24)",
+			"[0x555555555204,0x555555555210) cfa=(rbp-8) ra=c-8 fp=(rsp+32) rbx=u r12=undefined r13=r10 r14=v-16 r15=(rsp+24)",
 		}},
 	}
 	for _, tt := range tests {
@@ -350,7 +346,7 @@ func TestCFIStep(t *testing.T) {
 		if c.Regs.Known(RAX) {
 			t.Errorf("caller RAX is known; a caller-saved register without a rule must be unknown")
 		}
-		if !cfiSameRule(f.Row.CFA, cfiRule(RuleValOffset, RBP, 16)) {
+		if !sameRule(f.Row.CFA, cfiRule(RuleValOffset, RBP, 16)) {
 			t.Errorf("f.Row = %s", cfiRowString(f.Row))
 		}
 	})
@@ -628,7 +624,7 @@ func TestCFIRowsMatchDelve(t *testing.T) {
 							t.Errorf("%s: Delve at %#x: %v", fde.source(), pc, err)
 							continue
 						}
-						if d, ok := cfiDelveRule(fc.CFA, true); !ok || !cfiSameRule(d, r.CFA) {
+						if d, ok := cfiDelveRule(fc.CFA, true); !ok || !sameRule(d, r.CFA) {
 							t.Errorf("%s at %#x: CFA %v, Delve %v", fde.source(), pc, r.CFA, d)
 						}
 						for reg, dr := range fc.Regs {
@@ -640,7 +636,7 @@ func TestCFIRowsMatchDelve(t *testing.T) {
 							if !have {
 								mine = cfiSame // no rule: same value on AMD64 for what Delve records
 							}
-							if cfiSameRule(d, mine) {
+							if sameRule(d, mine) {
 								continue
 							}
 							if d.Kind == RuleUndefined {

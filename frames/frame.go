@@ -91,6 +91,9 @@ func (r Rule) String() string {
 		}
 		return fmt.Sprintf("(%s%+d)", base, r.Offset)
 	case RuleValOffset:
+		if r.Reg == sframe.RegCFA {
+			return fmt.Sprintf("v%+d", r.Offset) // readelf's form for CFA+N itself
+		}
 		return fmt.Sprintf("%s%+d", base, r.Offset)
 	case RuleExpression:
 		return fmt.Sprintf("*expr[%d]", len(r.Expr))
