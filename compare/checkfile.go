@@ -179,7 +179,7 @@ func (c *checker) uncovered(cfiRanges []Range) {
 			continue
 		}
 		name := c.funcName(r.Start)
-		kind, why := KindNoFDE, "the assembler emitted no SFrame FDE for it"
+		kind, why := KindNoFDE, "no SFrame FDE was emitted for it (its object was assembled without --gsframe, or the assembler skipped it)"
 		if rows, err := c.cfi.Rows(r.Start, r.End); err == nil {
 			if reason, expressible := inexpressible(rows, c.sec.Version); reason != "" {
 				why = reason

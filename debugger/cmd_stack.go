@@ -173,7 +173,7 @@ func cmdInfoFrame(s *Session, _ string) error {
 	mem := sp.Mem
 	for k, st := range stepsFor(sp, tf, tr) {
 		m := allMethods[k]
-		s.printf("  %-7s", m.String()+":")
+		s.printf("  %-8s", m.String()+":")
 		if st.Row.Source == "" && st.Err != nil {
 			s.printf("%s\n", stopText(asStop(st.Err)))
 			continue

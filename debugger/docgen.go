@@ -23,10 +23,7 @@ func writeHelpLine(b *strings.Builder, c *command, prefix string) {
 	if c.run == nil {
 		return
 	}
-	syn := prefix + c.name()
-	if c.args != "" {
-		syn += " " + c.args
-	}
+	syn := prefix + c.name() + argSep(c) + c.args
 	short := ""
 	if len(c.aliases) > 1 {
 		short = " (" + strings.Join(c.aliases[1:], ", ") + ")"
@@ -45,10 +42,7 @@ func commandHelp(t *commandTable, c *command, asked string) string {
 			}
 		}
 	}
-	syn := prefix + c.name()
-	if c.args != "" {
-		syn += " " + c.args
-	}
+	syn := prefix + c.name() + argSep(c) + c.args
 	fmt.Fprintf(&b, "Usage: %s\n", syn)
 	if len(c.aliases) > 1 {
 		var al []string
@@ -89,10 +83,7 @@ func CommandsMarkdown() string {
 		}
 	}
 	for _, e := range all {
-		syn := e.syn
-		if e.c.args != "" {
-			syn += " " + e.c.args
-		}
+		syn := e.syn + argSep(e.c) + e.c.args
 		var short []string
 		for _, a := range e.c.aliases[1:] {
 			short = append(short, "`"+a+"`")
@@ -111,3 +102,12 @@ func CommandsMarkdown() string {
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// argSep separates a command from its argument synopsis: nothing before
+// "/NFU" (x/4xg), a space otherwise.
+func argSep(c *command) string {
+	if c.args == "" || strings.HasPrefix(c.args, "/") {
+		return ""
+	}
+	return " "
+}

@@ -40,7 +40,15 @@ func startFixture(t testing.TB, name string, args ...string) *exec.Cmd {
 	}
 	t.Cleanup(func() {
 		cmd.Process.Kill()
-		cmd.Wait()
+		// A process still traced by a Stop the test failed to detach is
+		// reaped only once its tracer lets it go: do not hang on it.
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Errorf("fixture %d not reaped 5 s after SIGKILL", cmd.Process.Pid)
+		}
 	})
 	ready := make(chan error, 1)
 	go func() {
@@ -58,6 +66,9 @@ func startFixture(t testing.TB, name string, args ...string) *exec.Cmd {
 	case <-time.After(10 * time.Second):
 		t.Fatalf("%s did not print ready", name)
 	}
+	// "ready" is written just before the last call: let the thread get
+	// from write(2) into its deepest function.
+	time.Sleep(50 * time.Millisecond)
 	return cmd
 }
 

@@ -127,7 +127,10 @@ func writeTraceEnd(w io.Writer, sp *frames.Space, tr *Trace) {
 		}
 		if tr.SFrameEnd >= 0 {
 			st := tr.Frames[tr.SFrameEnd].Unwind[0]
-			fmt.Fprintf(w, "(SFrame could not unwind #%d: %s)\n", tr.SFrameEnd, stopText(asStop(st.Err)))
+			msg := stopText(asStop(st.Err))
+			if tr.SFrameEnd != len(tr.Frames)-1 || tr.Complete() || msg != stopText(tr.Stop) {
+				fmt.Fprintf(w, "(SFrame could not unwind #%d: %s)\n", tr.SFrameEnd, msg)
+			}
 		}
 	}
 	if !tr.Complete() {

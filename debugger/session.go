@@ -39,16 +39,15 @@ type Session struct {
 	// for it before detaching.
 	mu       sync.Mutex
 	quitting bool // quit requested (command or signal)
-	// Batch is set for -batch: no confirmations, the first failing
-	// command ends the batch... (gdb -batch goes on; so does sfdbg, but
-	// the exit status reports the failure).
+	// Batch is set for -batch: no confirmations, and SIGINT ends the
+	// session (detaching) instead of interrupting the target. As in gdb
+	// -batch, a failing command does not stop the batch; Failed records it.
 	Batch bool
 	// Failed is set once a command has failed.
 	Failed bool
 	// Prompt is the REPL prompt.
 	Prompt string
-	// Now is the clock (tests freeze it).
-	sigs chan os.Signal
+	sigs   chan os.Signal
 }
 
 type traceKey struct {

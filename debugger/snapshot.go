@@ -70,7 +70,7 @@ func LoadSnapshot(path string) (*Snapshot, error) {
 		if m.File != "" {
 			mod.OpenPath = filepath.Join(dir, m.File)
 		} else {
-			mod.OpenPath = filepath.Join(dir, "does-not-exist", m.Name)
+			mod.ELF = emptyELF() // named, but without symbols or unwind data
 		}
 		mods = append(mods, mod)
 	}
@@ -137,7 +137,8 @@ func WriteSnapshot(path string, st *Stop, stackBytes int, keep func(path string)
 		buf := make([]byte, stackBytes)
 		n := 0
 		for n < len(buf) {
-			k, err := st.Memory().ReadAt(buf[n:n+pageSize-int((lo+uint64(n))%pageSize)], lo+uint64(n))
+			chunk := min(len(buf)-n, pageSize-int((lo+uint64(n))%pageSize))
+			k, err := st.Memory().ReadAt(buf[n:n+chunk], lo+uint64(n))
 			n += k
 			if err != nil {
 				break
@@ -239,3 +240,18 @@ func (s *Snapshot) Launched() bool { return false }
 
 // Exited implements Target.
 func (s *Snapshot) Exited() (bool, int) { return false, 0 }
+
+// emptyELF returns an ELF64 little-endian x86-64 header with no sections
+// and no segments: a module that has no symbols, no SFrame and no CFI.
+func emptyELF() []byte {
+	b := make([]byte, 64)
+	copy(b, "\x7fELF")
+	b[4], b[5], b[6] = 2, 1, 1 // ELFCLASS64, ELFDATA2LSB, EV_CURRENT
+	b[16] = 3                  // ET_DYN
+	b[18] = 62                 // EM_X86_64
+	b[20] = 1                  // e_version
+	b[52] = 64                 // e_ehsize
+	b[54] = 56                 // e_phentsize
+	b[58] = 64                 // e_shentsize
+	return b
+}

@@ -1,6 +1,9 @@
 package sframe
 
-import "sort"
+import (
+	"encoding/binary"
+	"sort"
+)
 
 // FindFDE returns the FDE whose function covers pc, or ErrNoFDE. The search
 // is a binary search over function start addresses, O(log n), whether or
@@ -50,25 +53,57 @@ func (s *Section) FindFRE(fde *FDE, pc uint64, fre *FRE) error {
 	if fde.err != nil {
 		return fde.err
 	}
-	found := false
-	next := fde.firstFRE
-	var cur FRE
+	// Scan start offsets only (the FRE's size follows from its info byte)
+	// and decode the FRE found once, at the end. An FRE that cannot be
+	// decoded stops the scan with decodeFRE's error, as a full decode would.
+	as := uint32(fde.FREType.Size())
+	d := s.data[:s.freEnd]
+	big := d[0] == 0xde // the magic's first byte gives the byte order
+	p, found := fde.firstFRE, uint32(0)
+	ok := false
 	for i := uint32(0); i < fde.NumFREs; i++ {
-		var err error
-		next, err = s.decodeFRE(&cur, next, fde.FREType)
-		if err != nil {
-			return err
+		if uint64(p)+uint64(as)+1 > uint64(len(d)) {
+			return s.freErr(p, fde.FREType)
 		}
-		if uint64(cur.StartOff) > off {
+		var start uint32
+		switch {
+		case as == 1:
+			start = uint32(d[p])
+		case as == 2 && big:
+			start = uint32(binary.BigEndian.Uint16(d[p:]))
+		case as == 2:
+			start = uint32(binary.LittleEndian.Uint16(d[p:]))
+		case big:
+			start = binary.BigEndian.Uint32(d[p:])
+		default:
+			start = binary.LittleEndian.Uint32(d[p:])
+		}
+		info := FREInfo(d[p+as])
+		ws := uint32(info.DataWordSize().Bytes())
+		end := uint64(p) + uint64(as) + 1 + uint64(info.DataWordCount())*uint64(ws)
+		if ws == 0 || end > uint64(len(d)) {
+			return s.freErr(p, fde.FREType)
+		}
+		if uint64(start) > off {
 			break
 		}
-		*fre = cur
-		found = true
+		found, ok = p, true
+		p = uint32(end)
 	}
-	if !found {
+	if !ok {
 		return ErrNoFRE
 	}
-	return nil
+	_, err := s.decodeFRE(fre, found, fde.FREType)
+	return err
+}
+
+// freErr returns the error decodeFRE reports for the FRE at off.
+func (s *Section) freErr(off uint32, t FREType) error {
+	var fre FRE
+	if _, err := s.decodeFRE(&fre, off, t); err != nil {
+		return err
+	}
+	return formatErr(int64(off), "FRE cannot be decoded")
 }
 
 // Lookup returns the row that covers pc with its FDE and FRE: FindFDE, then

@@ -251,3 +251,27 @@ func TestPLTLookupsInRealLinkerOutput(t *testing.T) {
 		})
 	}
 }
+
+func TestFindFREReportsUndecodableFREs(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(f *FDESpec)
+		pc   uint64
+	}{
+		{"an FRE count past the end of the FRE sub-section", func(f *FDESpec) { f.NumFREs = new(uint32(5)) }, 0x1000 + 39},
+		{"an unknown data-word size before the PC", func(f *FDESpec) { f.FREs[1].Info = new(uint8(0x63)) }, 0x1000 + 2},
+		{"an unknown data-word size just after the PC", func(f *FDESpec) { f.FREs[1].Info = new(uint8(0x63)) }, 0x1000},
+	}
+	for _, tc := range tests {
+		t.Run("a lookup through "+tc.name+" fails with a *FormatError", func(t *testing.T) {
+			b := &Builder{Version: Version2, ABI: ABIAMD64LittleEndian, CFAFixedRAOffset: -8, FDEs: []FDESpec{amd64Func(0x1000, 40)}}
+			tc.edit(&b.FDEs[0])
+			s := mustParse(t, b)
+			_, _, _, err := s.Lookup(tc.pc)
+			var fe *FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("err = %v, want a *FormatError", err)
+			}
+		})
+	}
+}

@@ -47,7 +47,8 @@ const (
 	ProblemVersion
 	// ProblemFlags (error): a flag not defined for the version is set (spec §2.1.3).
 	ProblemFlags
-	// ProblemABI (error): sfh_abi_arch is not a known ABI (spec §2.2.1).
+	// ProblemABI (error): sfh_abi_arch is not a known ABI (spec §2.2.1), or
+	// is s390x in a version 1 section.
 	ProblemABI
 	// ProblemByteOrder (error): the byte order of the magic is not that of the ABI.
 	ProblemByteOrder
@@ -369,6 +370,8 @@ func (v *validator) header() (fatal bool) {
 	if !abi.Known() {
 		v.errorf(ProblemABI, 4, nil, -1, "unknown ABI/arch %d", d[4])
 		fatal = true
+	} else if abi == ABIS390XBigEndian && ver == Version1 {
+		v.errorf(ProblemABI, 4, nil, -1, "%v is defined from version 2 (errata 1) on", abi)
 	} else if v.bo != nil && abi.BigEndian() != (v.bo == binary.BigEndian) {
 		v.errorf(ProblemByteOrder, 0, nil, -1, "section is %v but ABI %v is not", v.bo, abi)
 	}
@@ -423,14 +426,25 @@ func (v *validator) header() (fatal bool) {
 		v.warnf(ProblemSubsectionLayout, 24, nil, -1, "FRE sub-section at %#x comes before the FDE sub-section at %#x", freStart, fdeStart)
 	default:
 		if fdeStart != hl {
-			v.warnf(ProblemSubsectionLayout, 20, nil, -1, "%d bytes between the header and the FDE sub-section at %#x", fdeStart-hl, fdeStart)
+			note := ""
+			if flags&FlagFDEFuncStartPCRel != 0 && ver >= Version2 {
+				note = " (libsframe computes PC-relative function starts as if the FDE sub-section followed the header)"
+			}
+			v.warnf(ProblemSubsectionLayout, 20, nil, -1, "%d bytes between the header and the FDE sub-section at %#x%s", fdeStart-hl, fdeStart, note)
 		}
 		if freStart != fdeEnd {
 			v.warnf(ProblemSubsectionLayout, 24, nil, -1, "%d bytes between the end of the FDE sub-section at %#x and the FRE sub-section at %#x (v1/v2 FRE offsets are defined from the former)", freStart-fdeEnd, fdeEnd, freStart)
 		}
 	}
 	if end := max(fdeEnd, freEnd); end < size {
-		v.warnf(ProblemTrailingData, int64(end), nil, -1, "%d bytes after the end of the last sub-section", size-end)
+		note := ""
+		for _, c := range d[end:] {
+			if c != 0 {
+				note = ", not all zero (libsframe rejects non-zero padding)"
+				break
+			}
+		}
+		v.warnf(ProblemTrailingData, int64(end), nil, -1, "%d bytes after the end of the last sub-section%s", size-end, note)
 	}
 	return false
 }

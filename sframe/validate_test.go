@@ -119,6 +119,8 @@ var validateCases = []validateCase{
 	{name: "the PC-relative flag in version 1", versions: []Version{Version1}, edit: func(b *Builder, _ *Section) { b.Flags |= FlagFDEFuncStartPCRel }, kind: ProblemFlags, sev: SeverityError, off: at(3)},
 	{name: "the frame-pointer flag in version 3", versions: []Version{Version3}, edit: func(b *Builder, _ *Section) { b.Flags |= FlagFramePointer }, kind: ProblemFlags, sev: SeverityError, off: at(3)},
 	{name: "an unknown ABI", edit: func(b *Builder, _ *Section) { b.Override.ABI = new(uint8(9)) }, kind: ProblemABI, sev: SeverityError, off: at(4)},
+	{name: "the s390x ABI in version 1", versions: []Version{Version1}, edit: func(b *Builder, _ *Section) { b.ABI, b.CFAFixedRAOffset = ABIS390XBigEndian, 0 },
+		kind: ProblemABI, sev: SeverityError, off: at(4)},
 	{name: "an AMD64 section stored big-endian", edit: func(b *Builder, _ *Section) { b.ByteOrder = binary.BigEndian }, kind: ProblemByteOrder, sev: SeverityError, off: at(0)},
 	{name: "an AMD64 fixed RA offset other than -8", edit: func(b *Builder, _ *Section) { b.CFAFixedRAOffset = -16 }, kind: ProblemFixedRAOffset, sev: SeverityError, off: at(6)},
 	{name: "an AArch64 fixed RA offset", abi: ABIAArch64LittleEndian, edit: func(b *Builder, _ *Section) { b.CFAFixedRAOffset = -8 }, kind: ProblemFixedRAOffset, sev: SeverityWarning, off: at(6)},
