@@ -173,7 +173,22 @@ func (r *StackReport) WriteText(w io.Writer, st Style) {
 		}
 		fmt.Fprintf(w, "  independent %s trace: %d frames, stopped: %s\n", t.Method, len(t.Frames), t.Stop)
 	}
+	// Frame-pointer findings are expected wherever frame pointers are
+	// omitted: one line says how many, the FP column says where.
+	fpBroken := 0
 	for _, f := range r.Findings {
+		if f.Kind == KindFPChain {
+			fpBroken++
+		}
+	}
+	if fpBroken > 0 {
+		fmt.Fprintf(w, "  %-16s frame-pointer unwinding differs from CFI at %d frames (expected where code omits frame pointers; not an SFrame fault)\n",
+			st.kind(KindFPChain), fpBroken)
+	}
+	for _, f := range r.Findings {
+		if f.Kind == KindFPChain {
+			continue
+		}
 		fmt.Fprintf(w, "  %-16s %s\n", st.kind(f.Kind), f.Message)
 		if f.Kind.Disagreement() {
 			fmt.Fprintf(w, "  %16s sframe: %s [%s]\n  %16s cfi:    %s\n", "", f.SFrame, strings.TrimSpace(f.Module), "", f.CFI)

@@ -62,7 +62,7 @@ func usage(w io.Writer) {
 	sort.Strings(names)
 	for _, n := range names {
 		c := commands[n]
-		fmt.Fprintf(w, "  %-48s %s\n", c.usage, c.summary)
+		fmt.Fprintf(w, "  sfdbg %s\n      %s\n", c.usage, c.summary)
 	}
 	fmt.Fprintf(w, "\nRun 'sfdbg COMMAND --help' for a command's flags.\n")
 }
