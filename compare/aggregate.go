@@ -17,7 +17,8 @@ type Aggregate struct {
 	Agree      int `json:"agree"`
 	Disagree   int `json:"disagree"`
 	NotCovered int `json:"not_covered"`
-	// ByKind, ByModule and ByFunction count findings.
+	// ByKind counts findings; ByModule and ByFunction count findings about
+	// SFrame (every kind but fp-chain-broken, which frame pointers own).
 	ByKind     map[Kind]int   `json:"by_kind"`
 	ByModule   map[string]int `json:"by_module"`
 	ByFunction map[string]int `json:"by_function"`
@@ -47,8 +48,10 @@ func (a *Aggregate) Add(sample int, r *StackReport) {
 	a.NotCovered += r.NotCovered
 	for _, f := range r.Findings {
 		a.ByKind[f.Kind]++
-		a.ByModule[f.Module]++
-		a.ByFunction[f.Function]++
+		if f.Kind != KindFPChain {
+			a.ByModule[f.Module]++
+			a.ByFunction[f.Function]++
+		}
 		if _, ok := a.Examples[f.Kind]; !ok {
 			a.Examples[f.Kind] = Example{Sample: sample, Thread: r.Thread, Finding: f}
 		}
@@ -70,8 +73,10 @@ func (a *Aggregate) WriteText(w io.Writer, st Style) {
 			fmt.Fprintf(w, "  %-18s %8d  %s\n", st.kind(k), n, k.Title())
 		}
 	}
-	writeCounts(w, "findings by module:", a.ByModule)
-	writeCounts(w, "findings by function:", a.ByFunction)
+	if len(a.ByModule) > 0 {
+		writeCounts(w, "SFrame findings by module:", a.ByModule)
+		writeCounts(w, "SFrame findings by function:", a.ByFunction)
+	}
 	fmt.Fprintln(w, "one example per kind:")
 	for _, k := range Kinds() {
 		if e, ok := a.Examples[k]; ok {
