@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
@@ -116,11 +117,14 @@ func (s *Session) resume(fn func() (Event, error)) (Event, error) {
 	}
 	if ev.Kind == EventExited {
 		pid := s.tgt.Pid()
-		s.tgt = nil
+		s.setTarget(nil)
 		s.bps = nil
-		if ev.Status == 0 {
+		switch {
+		case ev.Status == 0:
 			s.printf("[Process %d exited normally]\n", pid)
-		} else {
+		case ev.Status < 0:
+			s.printf("[Process %d killed by signal %d (%v)]\n", pid, -ev.Status, syscall.Signal(-ev.Status))
+		default:
 			s.printf("[Process %d exited with code %d]\n", pid, ev.Status)
 		}
 		return ev, nil
@@ -140,7 +144,7 @@ func (s *Session) reportStop(ev Event) error {
 	case EventBreakpoint:
 		if bp := s.bpAt(ev.PC); bp != nil {
 			bp.hits++
-			s.printf("\nThread %d \"%s\" hit Breakpoint %d, ", s.threadNo[ev.Thread], s.tgt.ThreadName(ev.Thread), bp.id)
+			s.printf("\nThread %d \"%s\" hit Breakpoint %d at %#x\n", s.threadNo[ev.Thread], s.tgt.ThreadName(ev.Thread), bp.id, ev.PC)
 		}
 	case EventInterrupt:
 		s.printf("\nThread %d \"%s\" stopped (interrupted).\n", s.threadNo[s.thread], s.tgt.ThreadName(s.thread))
@@ -260,7 +264,7 @@ func cmdDetach(s *Session, _ string) error {
 		}
 	}
 	s.bps = nil
-	s.tgt = nil
+	s.setTarget(nil)
 	if err := t.Detach(); err != nil {
 		errs = append(errs, err)
 	}
@@ -285,7 +289,7 @@ func cmdKill(s *Session, _ string) error {
 	}
 	pid := s.tgt.Pid()
 	t := s.tgt
-	s.tgt = nil
+	s.setTarget(nil)
 	s.bps = nil
 	if err := t.Kill(); err != nil {
 		return err
@@ -296,7 +300,7 @@ func cmdKill(s *Session, _ string) error {
 
 // cmdQuit implements "quit".
 func cmdQuit(s *Session, _ string) error {
-	s.quitting = true
+	s.quitting.Store(true)
 	return s.closeTarget()
 }
 
@@ -304,7 +308,7 @@ func cmdQuit(s *Session, _ string) error {
 func cmdHelp(s *Session, args string) error {
 	args = strings.TrimSpace(args)
 	if args == "" {
-		s.printf("%s", HelpText(s.cmds))
+		s.printf("%s", helpText(s.cmds))
 		return nil
 	}
 	c, _, err := s.cmds.lookup(args)

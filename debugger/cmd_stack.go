@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
 )
@@ -17,6 +18,9 @@ func cmdBacktrace(s *Session, args string) error {
 	limit := 0
 	mode := ModeAll
 	for _, w := range strings.Fields(args) {
+		if w == "compare" {
+			return btCompare(s)
+		}
 		if m, err := ParseMode(w); err == nil {
 			mode = m
 			continue
@@ -39,6 +43,24 @@ func cmdBacktrace(s *Session, args string) error {
 		return err
 	}
 	writeTrace(s.ui, sp, tr, limit, true)
+	return nil
+}
+
+// btCompare prints compare.Stack's report for the selected thread: the
+// CFI trace as reference, SFrame and frame pointers checked at each frame
+// from the same registers, and each method's own trace.
+func btCompare(s *Session) error {
+	sp, err := s.space()
+	if err != nil {
+		return err
+	}
+	regs, err := s.tgt.Regs(s.thread)
+	if err != nil {
+		return err
+	}
+	r := compare.Stack(sp, regs, compare.Options{Independent: true})
+	r.Thread = s.thread
+	r.WriteText(s.ui, compare.Style{})
 	return nil
 }
 

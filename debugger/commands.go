@@ -1,7 +1,6 @@
 package debugger
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -131,7 +130,7 @@ func (s *Session) complete(line string) []string {
 		var out []string
 		for _, c := range s.cmds.cmds {
 			if strings.HasPrefix(c.name(), prefix) {
-				out = append(out, c.name())
+				out = append(out, c.name()+" ")
 			}
 		}
 		return out
@@ -151,7 +150,7 @@ func (s *Session) complete(line string) []string {
 			var out []string
 			for _, sc := range c.sub {
 				if strings.HasPrefix(sc.name(), p) {
-					out = append(out, head+sc.name())
+					out = append(out, head+sc.name()+" ")
 				}
 			}
 			return out
@@ -176,7 +175,7 @@ func (s *Session) complete(line string) []string {
 	}
 	var out []string
 	for _, w := range c.complete(s, word) {
-		out = append(out, head+w)
+		out = append(out, head+w+" ")
 	}
 	return out
 }
@@ -198,7 +197,7 @@ func completeWords(words ...string) func(*Session, string) []string {
 func newCommandTable() *commandTable {
 	t := &commandTable{}
 	t.cmds = []*command{
-		{aliases: []string{"backtrace", "bt", "where"}, args: "[N] [sframe|cfi|fp|all]", needsTarget: true,
+		{aliases: []string{"backtrace", "bt", "where"}, args: "[N] [sframe|cfi|fp|all|compare]", needsTarget: true,
 			help: `Print the backtrace of the selected thread.
 N limits the output to the innermost N frames. The method says how the
 stack is unwound: sframe (the .sframe sections only), cfi (DWARF CFI,
@@ -209,8 +208,12 @@ Columns of "all": FOUND is the method the frame was found with; SFRAME,
 CFI and FP say how each method's own answer compares: "found" (it is the
 one used), "ok" (same caller PC and CFA), "DIFF" (another caller; the
 line below says which), "-" (it cannot unwind that frame), "end" (it
-says the frame below is the outermost one).`,
-			complete: completeWords("sframe", "cfi", "fp", "all"),
+says the frame below is the outermost one).
+"bt compare" prints instead the report of "sfdbg bt": the CFI trace as the
+reference, with SFrame's and the frame-pointer chain's answer at each frame
+and the findings (the frames of "frame", "up" and "down" stay those of the
+last other backtrace).`,
+			complete: completeWords("sframe", "cfi", "fp", "all", "compare"),
 			run:      cmdBacktrace},
 		{aliases: []string{"frame", "f"}, args: "[N]", needsTarget: true,
 			help: "Select frame N of the backtrace and print it; print the selected frame without N.",
@@ -359,5 +362,3 @@ func parseAddr(a string) (uint64, error) {
 	}
 	return v, nil
 }
-
-var errNoTarget = errors.New("The program is not being run.")

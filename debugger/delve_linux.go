@@ -52,7 +52,9 @@ func Attach(pid int) (*DelveTarget, error) {
 		return nil, err
 	}
 	st := ProcState(pid)
-	grp, err := native.Attach(pid, nil, nil)
+	var grp *proc.TargetGroup
+	var err error
+	withoutDelveWarnings(func() { grp, err = native.Attach(pid, nil, nil) })
 	if err != nil {
 		return nil, attachError(pid, err)
 	}
@@ -83,11 +85,40 @@ func Launch(argv []string, wd string) (*DelveTarget, error) {
 		return nil, fmt.Errorf("cannot run %s: not an executable file", argv[0])
 	}
 	cmd := append([]string{path}, argv[1:]...)
-	grp, err := native.Launch(cmd, wd, 0, nil, "", "", proc.OutputRedirect{}, proc.OutputRedirect{})
+	// The program's stderr is sfdbg's (a duplicate, which Delve closes
+	// after the start), not the os.Stderr swapped out below.
+	var errOR proc.OutputRedirect
+	if fd, err := syscall.Dup(2); err == nil {
+		errOR.File = os.NewFile(uintptr(fd), "stderr")
+	}
+	var grp *proc.TargetGroup
+	var err error
+	withoutDelveWarnings(func() {
+		grp, err = native.Launch(cmd, wd, 0, nil, "", "", proc.OutputRedirect{}, errOR)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("cannot run %s: %w", argv[0], err)
 	}
 	return newDelveTarget(grp, grp.Selected.Pid(), true), nil
+}
+
+// withoutDelveWarnings runs f with os.Stderr pointing to /dev/null: Delve
+// prints "Warning: no debug info found, some functionality will be
+// missing..." straight to os.Stderr for binaries without DWARF, which is
+// wrong for sfdbg (it unwinds and symbolizes without Delve's DWARF).
+func withoutDelveWarnings(f func()) {
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		f()
+		return
+	}
+	saved := os.Stderr
+	os.Stderr = devnull
+	defer func() {
+		os.Stderr = saved
+		devnull.Close()
+	}()
+	f()
 }
 
 func newDelveTarget(grp *proc.TargetGroup, pid int, launched bool) *DelveTarget {
@@ -395,9 +426,15 @@ func (t *DelveTarget) Detach() error {
 	if err != nil && !processExists(t.pid) {
 		return nil
 	}
-	if st := ProcState(t.pid); !t.wasStopped && (st == 't' || st == 'T') {
-		// Delve's own workaround waits 50 ms; make sure nothing is left
-		// stopped by the attach's SIGSTOP.
+	switch st := ProcState(t.pid); {
+	case t.wasStopped:
+		// Delve's detach sends SIGCONT to a process it finds stopped; a
+		// process that was stopped before the attach goes back to that.
+		if st != 'T' {
+			syscall.Kill(t.pid, syscall.SIGSTOP)
+		}
+	case st == 't' || st == 'T':
+		// Make sure nothing is left stopped by the attach's SIGSTOP.
 		syscall.Kill(t.pid, syscall.SIGCONT)
 	}
 	return err

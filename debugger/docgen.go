@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// HelpText renders the command list of "help": one line per command (and
+// helpText renders the command list of "help": one line per command (and
 // subcommand) with its short forms and summary.
-func HelpText(t *commandTable) string {
+func helpText(t *commandTable) string {
 	var b strings.Builder
 	b.WriteString("Commands (short forms in parentheses; \"help COMMAND\" for details):\n")
 	for _, c := range t.cmds {
@@ -26,7 +26,11 @@ func writeHelpLine(b *strings.Builder, c *command, prefix string) {
 	syn := prefix + c.name() + argSep(c) + c.args
 	short := ""
 	if len(c.aliases) > 1 {
-		short = " (" + strings.Join(c.aliases[1:], ", ") + ")"
+		var al []string
+		for _, a := range c.aliases[1:] {
+			al = append(al, prefix+a)
+		}
+		short = " (" + strings.Join(al, ", ") + ")"
 	}
 	fmt.Fprintf(b, "  %-36s %s%s\n", syn, c.summary(), short)
 }
@@ -70,23 +74,23 @@ func CommandsMarkdown() string {
 	b.WriteString("Short forms are gdb's; any unique prefix of a command name works too.\n\n")
 	b.WriteString("| Command | Short forms | Summary |\n|---|---|---|\n")
 	type entry struct {
-		syn string
-		c   *command
+		syn, prefix string
+		c           *command
 	}
 	var all []entry
 	for _, c := range t.cmds {
 		if c.run != nil {
-			all = append(all, entry{c.name(), c})
+			all = append(all, entry{c.name(), "", c})
 		}
 		for _, sc := range c.sub {
-			all = append(all, entry{c.name() + " " + sc.name(), sc})
+			all = append(all, entry{c.name() + " " + sc.name(), c.name() + " ", sc})
 		}
 	}
 	for _, e := range all {
 		syn := e.syn + argSep(e.c) + e.c.args
 		var short []string
 		for _, a := range e.c.aliases[1:] {
-			short = append(short, "`"+a+"`")
+			short = append(short, "`"+e.prefix+a+"`")
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", mdEscape(syn), strings.Join(short, " "), mdEscape(e.c.summary()))
 	}
@@ -111,3 +115,7 @@ func argSep(c *command) string {
 	}
 	return " "
 }
+
+// CommandsHelp is the text "help" prints: every command with its short
+// forms and summary.
+func CommandsHelp() string { return helpText(newCommandTable()) }

@@ -64,6 +64,9 @@ func checkPid(pid int) error {
 	if !processExists(pid) {
 		return &AttachError{Pid: pid, Err: syscall.ESRCH, Msg: fmt.Sprintf("cannot attach to process %d: no such process", pid)}
 	}
+	if ProcState(pid) == 'Z' {
+		return &AttachError{Pid: pid, Err: syscall.ESRCH, Msg: fmt.Sprintf("cannot attach to process %d: it has exited (a zombie waiting for its parent)", pid)}
+	}
 	return nil
 }
 

@@ -104,3 +104,5 @@ func checkRunning(t testing.TB, pid int) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+func syscallKill(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }

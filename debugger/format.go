@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
 )
@@ -160,7 +159,7 @@ func rowText(r *frames.Row) string {
 	return s
 }
 
-// hexWidth pads a hex address for tables.
+// hex16 pads a hex address for tables.
 func hex16(v uint64) string { return fmt.Sprintf("0x%016x", v) }
 
 func plural(n int, one, many string) string {
@@ -168,13 +167,4 @@ func plural(n int, one, many string) string {
 		return fmt.Sprintf("%d %s", n, one)
 	}
 	return fmt.Sprintf("%d %s", n, many)
-}
-
-func trimLines(s string) string {
-	var b strings.Builder
-	for _, l := range strings.Split(s, "\n") {
-		b.WriteString(strings.TrimRight(l, " "))
-		b.WriteByte('\n')
-	}
-	return strings.TrimSuffix(b.String(), "\n")
 }

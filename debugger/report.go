@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/frames"
 )
 
@@ -185,22 +186,81 @@ func (p *ProcessTrace) WriteJSON(w io.Writer) error {
 	return enc.Encode(out)
 }
 
-// Legend explains the columns of a ModeAll backtrace, for sfdbg demo and
-// help.
-const Legend = `How to read the columns:
-  #        frame level, 0 = innermost (where the thread was stopped)
-  PC       the frame's program counter (for frames above 0: the return address)
-  FOUND    how the frame was found: regs (frame 0, from the registers), sframe
-           (the .sframe section of the module below), or cfi / fp where SFrame
-           has no data for the code below (e.g. a libc built without SFrame)
-  SFRAME, CFI, FP
-           each method's own answer for this frame, from the same frame below:
-           found = this method found the frame, ok = it agrees (same caller PC
-           and CFA), DIFF = it finds another caller (shown under the frame),
-           - = it cannot unwind that frame (no data), end = it says the frame
-           below is the outermost one
-  FUNCTION the function, from the module's symbol table and DWARF line table
-A DIFF or end in the CFI column where SFRAME says found is an SFrame fault
-(or a CFI one); in the FP column it only means that code was built without
-frame pointers (-fomit-frame-pointer).
+// ProcessReport is compare.Stack's comparison for every thread of a
+// stopped process: the CFI trace as reference, and at each of its frames
+// SFrame's and the frame-pointer chain's answer from the same registers
+// (seeded), plus each method's own trace when asked (independent). It is
+// what "sfdbg bt" (method all) and "sfdbg demo" print.
+type ProcessReport struct {
+	SchemaVersion int            `json:"schema_version"`
+	Pid           int            `json:"pid"`
+	Name          string         `json:"name"`
+	Threads       []ThreadReport `json:"threads"`
+	// Disagreements counts frames where SFrame disagrees with CFI.
+	Disagreements int `json:"disagreements"`
+}
+
+// ThreadReport is one thread's comparison, or why it could not be made.
+type ThreadReport struct {
+	Tid    int                  `json:"tid"`
+	Name   string               `json:"name"`
+	Report *compare.StackReport `json:"report,omitempty"`
+	Error  string               `json:"error,omitempty"`
+}
+
+// CompareProcess runs compare.Stack on every thread of a Stop.
+func CompareProcess(s *Stop, opts compare.Options) (*ProcessReport, error) {
+	sp, err := s.Space()
+	if err != nil {
+		return nil, err
+	}
+	p := &ProcessReport{SchemaVersion: compare.SchemaVersion, Pid: s.Pid(),
+		Name: strings.TrimSpace(readFile(fmt.Sprintf("/proc/%d/comm", s.Pid())))}
+	for _, tid := range s.Threads() {
+		tr := ThreadReport{Tid: tid, Name: strings.TrimSpace(readFile(fmt.Sprintf("/proc/%d/task/%d/comm", s.Pid(), tid)))}
+		regs, err := s.Regs(tid)
+		if err != nil {
+			tr.Error = err.Error()
+		} else {
+			tr.Report = compare.Stack(sp, regs, opts)
+			tr.Report.Thread = tid
+			p.Disagreements += tr.Report.Disagree
+		}
+		p.Threads = append(p.Threads, tr)
+	}
+	return p, nil
+}
+
+// WriteText prints every thread's comparison.
+func (p *ProcessReport) WriteText(w io.Writer, st compare.Style) {
+	fmt.Fprintf(w, "Process %d (%s), %s: SFrame and frame pointers checked against DWARF CFI at every frame\n",
+		p.Pid, p.Name, plural(len(p.Threads), "thread", "threads"))
+	for i, t := range p.Threads {
+		fmt.Fprintf(w, "\nThread %d (Thread %d \"%s\")", i+1, t.Tid, t.Name)
+		if t.Report == nil {
+			fmt.Fprintf(w, ": cannot unwind: %s\n", t.Error)
+			continue
+		}
+		r := t.Report
+		fmt.Fprintf(w, ": %s, SFrame agrees at %d, disagrees at %d, does not cover %d\n",
+			plural(len(r.Frames), "frame", "frames"), r.Agree, r.Disagree, r.NotCovered)
+		r.WriteText(w, st)
+	}
+	if p.Disagreements == 0 {
+		fmt.Fprintf(w, "\nNo SFrame disagreements.\n")
+	} else {
+		fmt.Fprintf(w, "\n%s where SFrame disagrees with CFI.\n", plural(p.Disagreements, "frame", "frames"))
+	}
+}
+
+// CompareLegend explains ProcessReport.WriteText.
+const CompareLegend = `How to read it: each line is a frame of the DWARF CFI trace (the
+reference, as gdb would unwind), innermost first: level, PC, function,
+and the frame's CFA. "sframe:" is what SFrame says about the same frame,
+computed from the same registers: agree (same caller PC, SP and CFA),
+DISAGREE (the finding below says how), end (both say outermost frame),
+not covered (no SFrame data for that code, e.g. a libc built without it).
+"fp:" is the same check for the frame-pointer chain; in code built with
+-fomit-frame-pointer it is expected to differ, and that is not an SFrame
+fault (finding fp-chain-broken).
 `

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -303,7 +304,8 @@ const (
 // PTRACE_EVENT_STOP, passing on any signal it reports first. It polls
 // with WNOHANG so that a thread that cannot stop does not hang sfdbg.
 func (s *Stop) waitStop(tid int) waitResult {
-	deadline := time.Now().Add(s.Timeout)
+	start := time.Now()
+	deadline := start.Add(s.Timeout)
 	pause := time.Duration(0)
 	for {
 		var ws unix.WaitStatus
@@ -315,13 +317,19 @@ func (s *Stop) waitStop(tid int) waitResult {
 			return waitGone // ECHILD: not ours any more
 		}
 		if wpid == 0 {
-			if time.Now().After(deadline) {
+			now := time.Now()
+			if now.After(deadline) {
 				return waitTimeout
 			}
-			if pause == 0 {
-				pause = 20 * time.Microsecond
-			} else if pause < 5*time.Millisecond {
-				pause *= 2
+			// A running thread stops within microseconds of the
+			// interrupt: poll without sleeping at first (a timer sleep
+			// costs 50 us or more), then back off.
+			if now.Sub(start) < 500*time.Microsecond {
+				runtime.Gosched()
+				continue
+			}
+			if pause < time.Millisecond {
+				pause += 50 * time.Microsecond
 			}
 			time.Sleep(pause)
 			continue

@@ -2,8 +2,10 @@ package debugger
 
 import (
 	"errors"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sfdbg/sfdbg/frames"
 )
@@ -114,4 +116,24 @@ func leUint64(b []byte) uint64 {
 		v = v<<8 | uint64(b[i])
 	}
 	return v
+}
+
+func TestSeizeRejectsAZombie(t *testing.T) {
+	cmd := exec.Command("/bin/sh", "-c", "exit 0")
+	if err := cmd.Start(); err != nil {
+		t.Skip(err)
+	}
+	defer cmd.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for ProcState(cmd.Process.Pid) != 'Z' {
+		if time.Now().After(deadline) {
+			t.Fatal("child did not become a zombie")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	_, err := Seize(cmd.Process.Pid)
+	var ae *AttachError
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "has exited") {
+		t.Errorf("Seize of a zombie: %v", err)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -38,7 +39,8 @@ type Session struct {
 	// mu is held while a command runs, so that a signal handler can wait
 	// for it before detaching.
 	mu       sync.Mutex
-	quitting bool // quit requested (command or signal)
+	quitting atomic.Bool  // quit requested (command or signal)
+	signaled atomic.Int32 // the signal that ended the session, 0 if none
 	// Batch is set for -batch: no confirmations, and SIGINT ends the
 	// session (detaching) instead of interrupting the target. As in gdb
 	// -batch, a failing command does not stop the batch; Failed records it.
@@ -48,6 +50,22 @@ type Session struct {
 	// Prompt is the REPL prompt.
 	Prompt string
 	sigs   chan os.Signal
+	// live mirrors tgt for the signal handler's goroutine.
+	live atomic.Value // targetBox
+}
+
+type targetBox struct{ t Target }
+
+// setTarget replaces the target (nil once it is gone).
+func (s *Session) setTarget(t Target) {
+	s.tgt = t
+	s.live.Store(targetBox{t})
+}
+
+// liveTarget returns the target, from any goroutine.
+func (s *Session) liveTarget() Target {
+	b, _ := s.live.Load().(targetBox)
+	return b.t
 }
 
 type traceKey struct {
@@ -68,6 +86,7 @@ func NewSession(t Target, ui UI) *Session {
 	s := &Session{ui: ui, tgt: t, cmds: newCommandTable(), traces: map[traceKey]*Trace{},
 		threadNo: map[int]int{}, nextNo: 1, nextBP: 1, Prompt: "(sfdbg) ", xfmt: xFormat{count: 1, format: 'x', unit: 'w'}}
 	ui.SetCompleter(s.complete)
+	s.setTarget(t)
 	if t != nil {
 		if tids, err := t.Threads(); err == nil && len(tids) > 0 {
 			s.numberThreads(tids)
@@ -117,7 +136,7 @@ func (s *Session) execute(line string) (err error) {
 	}
 	if c.needsTarget {
 		if exited, status := s.tgt.Exited(); exited {
-			s.tgt = nil
+			s.setTarget(nil)
 			return fmt.Errorf("The program is not being run (it exited with status %d).", status)
 		}
 	}
@@ -127,7 +146,7 @@ func (s *Session) execute(line string) (err error) {
 // Run reads and executes commands until quit or the end of input. Ctrl-C
 // at the prompt cancels the line.
 func (s *Session) Run() error {
-	for !s.quitting {
+	for !s.quitting.Load() {
 		line, err := s.ui.ReadLine(s.Prompt)
 		if errors.Is(err, ErrInterrupted) {
 			s.printf("Quit\n")
@@ -152,7 +171,7 @@ func (s *Session) Run() error {
 // every command succeeded. A quit command ends the batch.
 func (s *Session) RunBatch(cmds []string) bool {
 	for _, c := range cmds {
-		if s.quitting {
+		if s.quitting.Load() {
 			break
 		}
 		s.Execute(c)
@@ -174,7 +193,7 @@ func (s *Session) closeTarget() error {
 		return nil
 	}
 	t := s.tgt
-	s.tgt = nil
+	s.setTarget(nil)
 	if exited, _ := t.Exited(); exited {
 		return nil
 	}
@@ -194,14 +213,17 @@ func (s *Session) closeTarget() error {
 	return errors.Join(errs...)
 }
 
-// HandleSignals makes SIGINT and SIGTERM safe: SIGTERM, and SIGINT when
-// the user is not at a terminal (batch mode, piped input), stop any running
-// command, detach from the target and exit with 128+signal; SIGINT at a
+// HandleSignals makes SIGINT, SIGTERM, SIGHUP and SIGPIPE safe: SIGTERM,
+// SIGHUP, SIGPIPE, and SIGINT when the user is not at a terminal (batch
+// mode, piped input), stop any running command, detach from the target and
+// exit with 128+signal; SIGINT at a
 // terminal interrupts a running target (Ctrl-C) and otherwise does
 // nothing. The returned function stops the handling.
 func (s *Session) HandleSignals(exit func(code int)) (stop func()) {
 	s.sigs = make(chan os.Signal, 4)
-	signal.Notify(s.sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	// SIGPIPE (output to a closed pipe) would otherwise kill sfdbg with
+	// the process still traced and breakpoints in it.
+	signal.Notify(s.sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	done := make(chan struct{})
 	go func() {
 		for {
@@ -211,13 +233,14 @@ func (s *Session) HandleSignals(exit func(code int)) (stop func()) {
 			case sig := <-s.sigs:
 				code := 128 + int(sig.(syscall.Signal))
 				if sig == syscall.SIGINT && s.ui.IsTerminal() && !s.Batch {
-					if t := s.tgt; t != nil {
+					if t := s.liveTarget(); t != nil {
 						t.Interrupt()
 					}
 					continue
 				}
-				s.quitting = true
-				if t := s.tgt; t != nil {
+				s.signaled.Store(int32(sig.(syscall.Signal)))
+				s.quitting.Store(true)
+				if t := s.liveTarget(); t != nil {
 					t.Interrupt()
 				}
 				// Wait for the running command (at most a few seconds),
@@ -233,7 +256,9 @@ func (s *Session) HandleSignals(exit func(code int)) (stop func()) {
 					s.ui.PrintErr("sfdbg: " + err.Error())
 				}
 				s.ui.Close()
-				fmt.Fprintf(os.Stderr, "sfdbg: %v: detached\n", sig)
+				if sig != syscall.SIGPIPE {
+					fmt.Fprintf(os.Stderr, "sfdbg: %v: detached\n", sig)
+				}
 				exit(code)
 				return
 			}
@@ -244,6 +269,10 @@ func (s *Session) HandleSignals(exit func(code int)) (stop func()) {
 		close(done)
 	}
 }
+
+// Signaled returns the signal (SIGINT, SIGTERM, SIGHUP) that ended the
+// session, or 0.
+func (s *Session) Signaled() syscall.Signal { return syscall.Signal(s.signaled.Load()) }
 
 // Recover is deferred by callers of Run and RunBatch: on a panic it
 // detaches from the target before the panic continues.

@@ -4,7 +4,11 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
+	"github.com/sirupsen/logrus"
+
+	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/debugger"
 )
 
@@ -12,13 +16,14 @@ func init() {
 	c := &command{
 		name:    "bt",
 		usage:   "bt [--method sframe|cfi|fp|all] [--json] [--max-depth N] PID",
-		summary: "print the backtrace of every thread of a running process, like eu-stack -p, and detach",
+		summary: "print every thread's backtrace of a running process, like eu-stack -p; by default SFrame checked against CFI",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int {
 		fs := newFlagSet(c, stderr)
 		method := fs.String("method", "all", "unwinding `method`: sframe, cfi, fp, or all (SFrame, with CFI and frame pointers compared at every frame)")
 		asJSON := fs.Bool("json", false, "print JSON instead of text")
 		maxDepth := fs.Int("max-depth", 0, "at most `N` frames per thread (0: 256)")
+		independent := fs.Bool("independent", false, "with --method all, also run each method's own trace and match its frames with CFI's")
 		pos, st, ok := parseInterspersed(fs, args)
 		if !ok {
 			return st
@@ -39,28 +44,46 @@ func init() {
 		}
 		// Stop, unwind every thread, resume: the process is stopped only
 		// while the stacks are read; symbols are looked up afterwards.
+		t0 := time.Now()
 		stop, err := debugger.Seize(pid)
 		if err != nil {
 			fmt.Fprintf(stderr, "sfdbg: %v\n", err)
 			return exitError
 		}
-		pt, err := debugger.TraceProcess(stop, mode, *maxDepth)
+		t1 := time.Now()
+		var pt *debugger.ProcessTrace
+		var pr *debugger.ProcessReport
+		if mode == debugger.ModeAll {
+			pr, err = debugger.CompareProcess(stop, compare.Options{MaxDepth: *maxDepth, Independent: *independent})
+		} else {
+			pt, err = debugger.TraceProcess(stop, mode, *maxDepth)
+		}
+		t2 := time.Now()
 		if derr := stop.Detach(); derr != nil && err == nil {
 			err = derr
+		}
+		t3 := time.Now()
+		if err != nil {
+			fmt.Fprintf(stderr, "sfdbg: bt: %v\n", err)
+			return exitError
+		}
+		switch {
+		case pr != nil && *asJSON:
+			err = compare.WriteJSON(stdout, pr)
+		case pr != nil:
+			pr.WriteText(stdout, compare.Style{Color: isTerminal(stdout)})
+		case *asJSON:
+			err = pt.WriteJSON(stdout)
+		default:
+			pt.WriteText(stdout)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "sfdbg: bt: %v\n", err)
 			return exitError
 		}
-		if *asJSON {
-			if err := pt.WriteJSON(stdout); err != nil {
-				fmt.Fprintf(stderr, "sfdbg: bt: %v\n", err)
-				return exitError
-			}
-		} else {
-			pt.WriteText(stdout)
-		}
-		if mode == debugger.ModeAll && pt.Disagreements() > 0 {
+		logrus.Debugf("bt: seize %v, unwind %v, detach %v, print %v (stopped for %v)",
+			t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), time.Since(t3), t3.Sub(t0))
+		if pr != nil && pr.Disagreements > 0 {
 			return exitFindings
 		}
 		return exitOK

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sfdbg/sfdbg/cmd/sfdbg/demotarget"
+	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/debugger"
 )
 
@@ -69,8 +70,10 @@ func runDemo(modes []string, asJSON bool, stdout, stderr io.Writer) int {
 		os.RemoveAll(dir)
 	}
 	defer cleanup()
+	// SIGPIPE too: "sfdbg demo | head" must not kill sfdbg before it has
+	// killed the demo program and removed its directory.
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	defer signal.Stop(sigs)
 	done := make(chan struct{})
 	defer close(done)
@@ -78,7 +81,9 @@ func runDemo(modes []string, asJSON bool, stdout, stderr io.Writer) int {
 		select {
 		case sig := <-sigs:
 			cleanup()
-			fmt.Fprintf(stderr, "sfdbg: demo: %v: stopped the demo program and removed %s\n", sig, dir)
+			if sig != syscall.SIGPIPE {
+				fmt.Fprintf(stderr, "sfdbg: demo: %v: stopped the demo program and removed %s\n", sig, dir)
+			}
 			os.Exit(128 + int(sig.(syscall.Signal)))
 		case <-done:
 		}
@@ -110,18 +115,18 @@ func runDemo(modes []string, asJSON bool, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "sfdbg: demo: %v\n", err)
 			return exitError
 		}
-		pt, err := debugger.TraceProcess(stop, debugger.ModeAll, 0)
+		pr, err := debugger.CompareProcess(stop, compare.Options{Independent: true})
 		stop.Detach()
 		if err != nil {
 			fmt.Fprintf(stderr, "sfdbg: demo: %v\n", err)
 			return exitError
 		}
 		if asJSON {
-			pt.WriteJSON(stdout)
+			compare.WriteJSON(stdout, pr)
 		} else {
-			pt.WriteText(stdout)
+			pr.WriteText(stdout, compare.Style{Color: isTerminal(stdout)})
 		}
-		if pt.Disagreements() > 0 {
+		if pr.Disagreements > 0 {
 			status = exitFindings
 		}
 		cur.Process.Kill()
@@ -129,7 +134,7 @@ func runDemo(modes []string, asJSON bool, stdout, stderr io.Writer) int {
 		cur = nil
 	}
 	if !asJSON {
-		fmt.Fprintf(stdout, "\n%s", debugger.Legend)
+		fmt.Fprintf(stdout, "\n%s", debugger.CompareLegend)
 		fmt.Fprintf(stdout, "\nThe demo program was killed and %s removed.\n", dir)
 		fmt.Fprintf(stdout, "Try it on your own process: sfdbg bt PID, or sfdbg attach PID and then \"bt\", \"info frame\", \"info sframe\".\n")
 	}
@@ -174,9 +179,8 @@ func startDemo(bin, mode string) (*exec.Cmd, error) {
 		cmd.Wait()
 		return nil, errors.New("the demo program did not get ready within 10 s")
 	}
-	if mode == "signal" {
-		// "ready" is printed in the handler before it descends; give it a moment.
-		time.Sleep(20 * time.Millisecond)
-	}
+	// "ready" is written just before the last call: give the program a
+	// moment to get from write(2) into its deepest function.
+	time.Sleep(50 * time.Millisecond)
 	return cmd, nil
 }

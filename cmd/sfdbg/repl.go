@@ -41,14 +41,11 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 			return nil, st, false
 		}
 		rest := fs.Args()
-		if len(args) > 0 && len(rest) > 0 && args[len(args)-len(rest)-1] == "--" {
-			return append(pos, rest...), 0, true
-		}
 		if len(rest) == 0 {
 			return pos, 0, true
 		}
-		if rest[0] == "--" {
-			return append(pos, rest[1:]...), 0, true
+		if consumed := args[:len(args)-len(rest)]; len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
+			return append(pos, rest...), 0, true
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]
@@ -107,6 +104,9 @@ func runSession(t debugger.Target, f *sessionFlags, intro func(s *debugger.Sessi
 		intro(s)
 	}
 	ok := s.RunBatch(cmds)
+	if sig := s.Signaled(); sig != 0 {
+		return 128 + int(sig)
+	}
 	if f.batch {
 		if !ok {
 			return exitError
@@ -121,6 +121,9 @@ func runSession(t debugger.Target, f *sessionFlags, intro func(s *debugger.Sessi
 		fmt.Fprintf(stderr, "sfdbg: %v\n", err)
 		return exitError
 	}
+	if sig := s.Signaled(); sig != 0 {
+		return 128 + int(sig)
+	}
 	return exitOK
 }
 
@@ -130,4 +133,30 @@ func closeTarget(t debugger.Target) {
 	} else {
 		t.Detach()
 	}
+}
+
+func init() {
+	c := &command{
+		name:    "commands",
+		usage:   "commands [--markdown]",
+		summary: "list the debugger commands of attach and run (--markdown: for the README)",
+	}
+	c.run = func(args []string, stdout, stderr io.Writer) int {
+		fs := newFlagSet(c, stderr)
+		md := fs.Bool("markdown", false, "print the command table and each command's help as Markdown")
+		if st, ok := parseFlags(fs, args); !ok {
+			return st
+		}
+		if fs.NArg() != 0 {
+			fs.Usage()
+			return exitError
+		}
+		if *md {
+			fmt.Fprint(stdout, debugger.CommandsMarkdown())
+		} else {
+			fmt.Fprint(stdout, debugger.CommandsHelp())
+		}
+		return exitOK
+	}
+	register(c)
 }

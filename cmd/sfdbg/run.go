@@ -34,7 +34,7 @@ func init() {
 			return exitError
 		}
 		return runSession(t, sf, func(s *debugger.Session) {
-			s.Intro(fmt.Sprintf("Started process %d (%s), stopped at its first instruction", t.Pid(), argv[0]))
+			s.Intro(fmt.Sprintf("Started process %d, stopped at its first instruction", t.Pid()))
 		}, stdout, stderr)
 	}
 	register(c)

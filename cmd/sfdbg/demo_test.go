@@ -1,0 +1,38 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestDemoShowsComparedStacksAndLeavesNothingBehind(t *testing.T) {
+	code, out, errOut := runSfdbg("demo")
+	if code != exitOK {
+		if strings.Contains(errOut, "not permitted") {
+			t.Skipf("ptrace not permitted: %s", errOut)
+		}
+		t.Fatalf("status %d, stderr:\n%s\nstdout:\n%s", code, errOut, out)
+	}
+	for _, want := range []string{"=== mode spin", "=== mode threads", "spin_here", "level4_recursive", "thread_gamma",
+		"sframe:agree", "How to read it", "No SFrame disagreements."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q", want)
+		}
+	}
+	dir := regexp.MustCompile(`(/\S*sfdbg-demo-\d+)`).FindString(out)
+	if dir == "" {
+		t.Fatalf("demo does not name its temporary directory:\n%s", out)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("temporary directory %s left behind (%v)", dir, err)
+	}
+	for _, m := range regexp.MustCompile(`Process (\d+) printed "ready"`).FindAllStringSubmatch(out, -1) {
+		if _, err := os.Stat("/proc/" + m[1]); err == nil {
+			pid, _ := strconv.Atoi(m[1])
+			t.Errorf("demo process %d still exists", pid)
+		}
+	}
+}

@@ -1,0 +1,66 @@
+package debugger
+
+import (
+	"io"
+	"testing"
+)
+
+// BenchmarkSampleSeizedProcess measures one sample of a seized process:
+// interrupt every thread, unwind each with SFrame, resume (what "sfdbg
+// sample" repeats). The fixture's spinning thread has a 12-frame stack.
+func BenchmarkSampleSeizedProcess(b *testing.B) {
+	cmd := startFixture(b, "deep-v3-O2", "spin")
+	s, err := Seize(cmd.Process.Pid)
+	skipIfNoPtrace(b, err)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Detach()
+	if err := s.Resume(); err != nil {
+		b.Fatal(err)
+	}
+	frames := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.Interrupt(); err != nil {
+			b.Fatal(err)
+		}
+		sp, err := s.Space()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, tid := range s.Threads() {
+			regs, _ := s.Regs(tid)
+			frames += len(Backtrace(sp, regs, ModeSFrame, 0).Frames)
+		}
+		if err := s.Resume(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(frames)/float64(b.N), "frames/sample")
+}
+
+// BenchmarkOneShotBacktrace measures what "sfdbg bt" does after start-up:
+// seize, read the modules, unwind, detach, symbolize and print, with no
+// data cached between iterations.
+func BenchmarkOneShotBacktrace(b *testing.B) {
+	for _, mode := range []Mode{ModeSFrame, ModeAll} {
+		b.Run(mode.String(), func(b *testing.B) {
+			cmd := startFixture(b, "deep-v3-O2", "sleep")
+			for i := 0; i < b.N; i++ {
+				s, err := Seize(cmd.Process.Pid)
+				skipIfNoPtrace(b, err)
+				if err != nil {
+					b.Fatal(err)
+				}
+				pt, err := TraceProcess(s, mode, 0)
+				s.Detach()
+				if err != nil {
+					b.Fatal(err)
+				}
+				pt.WriteText(io.Discard)
+				pt.Space.Modules.Close()
+			}
+		})
+	}
+}

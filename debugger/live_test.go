@@ -1,0 +1,184 @@
+package debugger
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// attachFixture attaches Delve to a running fixture, skipping when ptrace
+// is not permitted. The session is closed (detached) when the test ends.
+func attachFixture(t *testing.T, name string, args ...string) (*Session, *ScriptUI, int) {
+	t.Helper()
+	cmd := startFixture(t, name, args...)
+	tg, err := Attach(cmd.Process.Pid)
+	skipIfNoPtrace(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ui := &ScriptUI{Echo: true}
+	s := NewSession(tg, ui)
+	s.Batch = true
+	t.Cleanup(func() { s.Close() })
+	return s, ui, cmd.Process.Pid
+}
+
+// run executes one command and returns its output.
+func run(t *testing.T, s *Session, ui *ScriptUI, line string) string {
+	t.Helper()
+	n := ui.Out.Len()
+	if err := s.Execute(line); err != nil {
+		t.Fatalf("%s: %v\n%s", line, err, ui.Out.String())
+	}
+	return ui.Out.String()[n:]
+}
+
+// functions returns the function names of a gdb-style backtrace, innermost
+// first.
+func functions(bt string) []string {
+	re := regexp.MustCompile(`(?m)^#\d+\s+0x[0-9a-f]+\s+(?:\S+\s+){0,4}?(?:in )?(\S+) \(\)`)
+	var out []string
+	for _, m := range re.FindAllStringSubmatch(bt, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+func wantPrefix(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if len(got) < len(want) || strings.Join(got[:len(want)], " ") != strings.Join(want, " ") {
+		t.Errorf("%s: functions %q, want them to start with %q", what, got, want)
+	}
+}
+
+func TestLiveBreakContinueFinishDetach(t *testing.T) {
+	// "exit 60000": spin_until calls clock_gettime in a loop for 60 s.
+	s, ui, pid := attachFixture(t, "deep-v3-O2", "exit", "60000")
+	bt := run(t, s, ui, "bt")
+	if !strings.Contains(bt, "spin_until") || !strings.Contains(bt, "level4_recursive") {
+		t.Errorf("bt after attach lacks the chain:\n%s", bt)
+	}
+	out := run(t, s, ui, "break clock_gettime")
+	if !strings.Contains(out, "Breakpoint 1 at") {
+		t.Fatalf("break: %s", out)
+	}
+	out = run(t, s, ui, "continue")
+	if !strings.Contains(out, "hit Breakpoint 1") || !strings.Contains(out, "clock_gettime") {
+		t.Fatalf("continue did not stop at the breakpoint:\n%s", out)
+	}
+	bt = run(t, s, ui, "bt")
+	wantPrefix(t, "bt at the breakpoint", functions(bt), []string{"clock_gettime", "spin_until", "level6_leafish", "level5_bigframe",
+		"level4_recursive", "level4_recursive", "level4_recursive", "level3_indirect", "level2_alloca", "level1", "run_chain", "main"})
+	out = run(t, s, ui, "finish")
+	if !regexp.MustCompile(`(?m)^#0 .* in spin_until \(\)`).MatchString(out) {
+		t.Errorf("finish did not return to spin_until:\n%s", out)
+	}
+	run(t, s, ui, "delete")
+	out = run(t, s, ui, "stepi")
+	if !strings.Contains(out, "#0") {
+		t.Errorf("stepi printed no frame:\n%s", out)
+	}
+	run(t, s, ui, "info frame")
+	run(t, s, ui, "info registers rip")
+	run(t, s, ui, "detach")
+	if s.Target() != nil {
+		t.Error("target still set after detach")
+	}
+	checkRunning(t, pid)
+	t.Log("\n" + ui.Out.String())
+}
+
+func TestLiveThreadsAndSignalFrames(t *testing.T) {
+	t.Run("every thread unwinds to its thread function", func(t *testing.T) {
+		s, ui, pid := attachFixture(t, "deep-v3-O2", "threads")
+		out := run(t, s, ui, "info threads")
+		if n := strings.Count(out, "Thread "); n != 4 {
+			t.Errorf("info threads lists %d threads, want 4:\n%s", n, out)
+		}
+		out = run(t, s, ui, "thread apply all bt sframe")
+		for _, fn := range []string{"alpha_2", "alpha_1", "thread_alpha", "beta_3", "beta_1", "thread_beta", "gamma_1", "thread_gamma"} {
+			if !strings.Contains(out, " "+fn+" ()") {
+				t.Errorf("thread apply all bt lacks %s:\n%s", fn, out)
+			}
+		}
+		run(t, s, ui, "quit")
+		checkRunning(t, pid)
+	})
+	t.Run("a signal handler unwinds into the interrupted code", func(t *testing.T) {
+		s, ui, pid := attachFixture(t, "deep-v3-O2", "signal")
+		bt := run(t, s, ui, "bt")
+		fns := functions(bt)
+		wantPrefix(t, "signal bt", fns, []string{"spin_here", "sig_chain2", "sig_chain1", "on_signal"})
+		if !strings.Contains(bt, "presignal_spin") || !strings.Contains(bt, "level6_leafish") {
+			t.Errorf("signal bt does not reach the interrupted chain:\n%s", bt)
+		}
+		run(t, s, ui, "quit")
+		checkRunning(t, pid)
+	})
+}
+
+func TestLiveLaunchInterruptAndKill(t *testing.T) {
+	tg, err := Launch([]string{fixture(t, "deep-v3-O2"), "spin"}, "")
+	skipIfNoPtrace(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := tg.Pid()
+	ui := &ScriptUI{Echo: true}
+	s := NewSession(tg, ui)
+	s.Batch = true
+	defer s.Close()
+	if st := ProcState(pid); st != 't' {
+		t.Errorf("launched process in state %q, want traced-stopped 't'", st)
+	}
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		tg.Interrupt()
+	}()
+	out := run(t, s, ui, "continue")
+	if !strings.Contains(out, "interrupted") {
+		t.Errorf("continue was not interrupted:\n%s", out)
+	}
+	bt := run(t, s, ui, "bt sframe")
+	wantPrefix(t, "bt after interrupt", functions(bt), []string{"spin_here", "level6_leafish", "level5_bigframe"})
+	run(t, s, ui, "kill")
+	if processExists(pid) && ProcState(pid) != 'Z' {
+		t.Errorf("process %d still exists after kill (state %q)", pid, ProcState(pid))
+	}
+}
+
+func TestLiveExitIsReported(t *testing.T) {
+	tg, err := Launch([]string{fixture(t, "deep-v3-O2"), "exit", "50"}, "")
+	skipIfNoPtrace(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ui := &ScriptUI{Echo: true}
+	s := NewSession(tg, ui)
+	s.Batch = true
+	defer s.Close()
+	out := run(t, s, ui, "continue")
+	if !strings.Contains(out, "exited normally") {
+		t.Errorf("continue to the end: %s", out)
+	}
+	if err := s.Execute("bt"); err == nil || !strings.Contains(err.Error(), "not being run") {
+		t.Errorf("bt after exit: %v", err)
+	}
+}
+
+func TestLiveProcessKilledWhileAttachedIsReported(t *testing.T) {
+	s, ui, pid := attachFixture(t, "deep-v3-O2", "spin")
+	run(t, s, ui, "bt 1")
+	if err := syscallKill(pid); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	for _, c := range []string{"bt", "info threads", "continue", "info registers"} {
+		s.Execute(c) // errors are fine; panics and hangs are not
+	}
+	if err := s.Close(); err != nil {
+		t.Logf("close after the process died: %v", err)
+	}
+	t.Log("\n" + ui.Out.String())
+}
