@@ -2,6 +2,7 @@ package frames
 
 import (
 	"bytes"
+	"cmp"
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -282,9 +284,13 @@ func loadSymbols(f *elf.File) []elfSymbol {
 	dyn, _ := f.DynamicSymbols()
 	all = append(all, st...)
 	all = append(all, dyn...)
+	// Compact candidates (not elf.Symbol, about twice the size) keep the
+	// sort cheap: libc has thousands of symbols.
 	type cand struct {
-		elf.Symbol
-		end uint64 // end of the symbol's section
+		addr, size uint64
+		end        uint64 // end of the symbol's section
+		name       string
+		rank       int
 	}
 	cands := make([]cand, 0, len(all))
 	for _, s := range all {
@@ -304,24 +310,24 @@ func loadSymbols(f *elf.File) []elfSymbol {
 		if sec.Flags&elf.SHF_EXECINSTR == 0 {
 			continue
 		}
-		cands = append(cands, cand{s, sec.Addr + sec.Size})
+		cands = append(cands, cand{s.Value, s.Size, sec.Addr + sec.Size, s.Name, symRank(s)})
 	}
 	for _, p := range pltSymbols(f, dyn) {
-		cands = append(cands, cand{p, p.Value + p.Size})
+		cands = append(cands, cand{p.Value, p.Size, p.Value + p.Size, p.Name, symRank(p)})
 	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		if cands[i].Value != cands[j].Value {
-			return cands[i].Value < cands[j].Value
+	slices.SortStableFunc(cands, func(a, b cand) int {
+		if a.addr != b.addr {
+			return cmp.Compare(a.addr, b.addr)
 		}
-		return symRank(cands[i].Symbol) < symRank(cands[j].Symbol)
+		return cmp.Compare(a.rank, b.rank)
 	})
 	out := make([]elfSymbol, 0, len(cands))
 	ends := make([]uint64, 0, len(cands))
 	for _, c := range cands {
-		if n := len(out); n > 0 && out[n-1].addr == c.Value {
+		if n := len(out); n > 0 && out[n-1].addr == c.addr {
 			continue // a less preferred alias
 		}
-		out = append(out, elfSymbol{addr: c.Value, size: c.Size, name: c.Name, sized: c.Size != 0})
+		out = append(out, elfSymbol{addr: c.addr, size: c.size, name: c.name, sized: c.size != 0})
 		ends = append(ends, c.end)
 	}
 	for i := range out {
