@@ -131,26 +131,59 @@ func BenchmarkValidate(b *testing.B) {
 	}
 }
 
+// randomPCs returns n PCs, each at a random offset in a random function.
+func randomPCs(s *Section, n int) []uint64 {
+	r := rand.New(rand.NewPCG(3, 4))
+	pcs := make([]uint64, n)
+	fdes := s.FDEs()
+	for i := range pcs {
+		f := &fdes[r.IntN(len(fdes))]
+		pcs[i] = f.Start + uint64(r.IntN(int(max(f.Size, 1))))
+	}
+	return pcs
+}
+
 // BenchmarkLookup looks up random PCs inside the functions of the section
-// (FindFDE, FindFRE and Row); ns/op is per PC.
+// (FindFDE, FindFRE and Row); ns/op is per PC. The FindFDE and FindFRE
+// sub-benchmarks time the two searches alone.
 func BenchmarkLookup(b *testing.B) {
 	for _, bs := range benchSections(b) {
+		s, err := ParseAt(bs.data, bs.addr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pcs := randomPCs(s, 4096)
 		b.Run(bs.name, func(b *testing.B) {
-			s, err := ParseAt(bs.data, bs.addr)
-			if err != nil {
-				b.Fatal(err)
-			}
-			r := rand.New(rand.NewPCG(3, 4))
-			pcs := make([]uint64, 4096)
-			fdes := s.FDEs()
-			for i := range pcs {
-				f := &fdes[r.IntN(len(fdes))]
-				pcs[i] = f.Start + uint64(r.IntN(int(max(f.Size, 1))))
-			}
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
 				if _, _, _, err := s.Lookup(pcs[i&(len(pcs)-1)]); err != nil && err != ErrNoFRE {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+		b.Run(bs.name+"/FindFDE", func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, err := s.FindFDE(pcs[i&(len(pcs)-1)]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+		b.Run(bs.name+"/FindFRE", func(b *testing.B) {
+			fdes := make([]*FDE, len(pcs))
+			for i, pc := range pcs {
+				fdes[i], _ = s.FindFDE(pc)
+			}
+			b.ReportAllocs()
+			var fre FRE
+			i := 0
+			for b.Loop() {
+				k := i & (len(pcs) - 1)
+				if err := s.FindFRE(fdes[k], pcs[k], &fre); err != nil && err != ErrNoFRE {
 					b.Fatal(err)
 				}
 				i++

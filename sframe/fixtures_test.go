@@ -93,7 +93,7 @@ func TestFixturesReencodeToTheSameBytes(t *testing.T) {
 
 func TestFixturesEveryFREHasARow(t *testing.T) {
 	for _, fx := range fixturesOrSkip(t) {
-		t.Run(fx.name+" has a row for every FRE and a lookup for every function PC", func(t *testing.T) {
+		t.Run(fx.name+" has a row for every FRE, found again by FindFRE, and a lookup for every function PC", func(t *testing.T) {
 			s, err := ParseAt(fx.data, fx.addr)
 			if err != nil {
 				t.Fatal(err)
@@ -102,8 +102,16 @@ func TestFixturesEveryFREHasARow(t *testing.T) {
 				f := &s.FDEs()[i]
 				it := s.FREs(f)
 				for it.Next() {
-					if _, err := s.Row(f, it.FRE()); err != nil {
+					want := *it.FRE()
+					if _, err := s.Row(f, &want); err != nil {
 						t.Errorf("FDE %d FRE %d: %v", i, it.Index(), err)
+					}
+					// FindFRE's scan must find the same FRE, decoded the same.
+					if f.PCType == PCTypeInc && want.StartOff < f.Size {
+						var got FRE
+						if err := s.FindFRE(f, f.Start+uint64(want.StartOff), &got); err != nil || got != want {
+							t.Errorf("FDE %d FRE %d: FindFRE at its start gives %+v, %v; want %+v", i, it.Index(), got, err, want)
+						}
 					}
 				}
 				if err := it.Err(); err != nil {

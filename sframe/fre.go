@@ -1,5 +1,7 @@
 package sframe
 
+import "encoding/binary"
+
 // FREInfo is the FRE info byte (spec v3 §2.4.1).
 type FREInfo uint8
 
@@ -67,13 +69,18 @@ func (s *Section) decodeFRE(fre *FRE, off uint32, t FREType) (uint32, error) {
 		return 0, formatErr(int64(off), "FRE runs past the end of the FRE sub-section")
 	}
 	d := s.data[off:s.freEnd]
-	switch t {
-	case FRETypeAddr1:
+	big := s.data[0] == 0xde // the magic's first byte gives the byte order
+	switch {
+	case t == FRETypeAddr1:
 		fre.StartOff = uint32(d[0])
-	case FRETypeAddr2:
-		fre.StartOff = uint32(s.ByteOrder.Uint16(d))
+	case t == FRETypeAddr2 && big:
+		fre.StartOff = uint32(binary.BigEndian.Uint16(d))
+	case t == FRETypeAddr2:
+		fre.StartOff = uint32(binary.LittleEndian.Uint16(d))
+	case big:
+		fre.StartOff = binary.BigEndian.Uint32(d)
 	default:
-		fre.StartOff = s.ByteOrder.Uint32(d)
+		fre.StartOff = binary.LittleEndian.Uint32(d)
 	}
 	fre.Off = off
 	fre.Info = FREInfo(d[as])
@@ -86,21 +93,38 @@ func (s *Section) decodeFRE(fre *FRE, off uint32, t FREType) (uint32, error) {
 	if end > uint32(len(d)) {
 		return 0, formatErr(int64(off), "FRE with %d data words of %d bytes runs past the end of the FRE sub-section", n, ws)
 	}
-	p := d[as+1:]
-	for k := 0; k < n; k++ {
-		switch ws {
-		case 1:
-			fre.Words[k] = int32(int8(p[k]))
-		case 2:
-			fre.Words[k] = int32(int16(s.ByteOrder.Uint16(p[2*k:])))
-		default:
-			fre.Words[k] = int32(s.ByteOrder.Uint32(p[4*k:]))
+	readWords(fre, d[as+1:end], big)
+	return off + end, nil
+}
+
+// readWords sets fre.Words from the data words p, whose count and size
+// fre.Info gives, and zeroes the words past the count.
+func readWords(fre *FRE, p []byte, big bool) {
+	n := fre.Info.DataWordCount()
+	w := fre.Words[:n]
+	switch ws := fre.Info.DataWordSize(); {
+	case ws == DataWord1B:
+		for k := range w {
+			w[k] = int32(int8(p[k]))
+		}
+	case ws == DataWord2B && big:
+		for k := range w {
+			w[k] = int32(int16(binary.BigEndian.Uint16(p[2*k:])))
+		}
+	case ws == DataWord2B:
+		for k := range w {
+			w[k] = int32(int16(binary.LittleEndian.Uint16(p[2*k:])))
+		}
+	case big:
+		for k := range w {
+			w[k] = int32(binary.BigEndian.Uint32(p[4*k:]))
+		}
+	default:
+		for k := range w {
+			w[k] = int32(binary.LittleEndian.Uint32(p[4*k:]))
 		}
 	}
-	for k := n; k < MaxDataWords; k++ {
-		fre.Words[k] = 0
-	}
-	return off + end, nil
+	clear(fre.Words[n:])
 }
 
 // FREIter iterates over the FREs of one FDE without allocating:

@@ -2,7 +2,7 @@ package sframe
 
 import (
 	"encoding/binary"
-	"sort"
+	"math/bits"
 )
 
 // FindFDE returns the FDE whose function covers pc, or ErrNoFDE. The search
@@ -11,9 +11,27 @@ import (
 // ParseAt). Where functions overlap, the one with the greatest start address
 // <= pc that covers pc wins, looking back at most maxOverlap FDEs.
 func (s *Section) FindFDE(pc uint64) (*FDE, error) {
-	n := len(s.fdes)
-	// i = number of FDEs with Start <= pc.
-	i := sort.Search(n, func(k int) bool { return s.fdeAt(k).Start > pc })
+	// i = number of FDEs with Start <= pc, by binary search over the
+	// compact array of start addresses (searching the FDEs themselves
+	// misses the cache on large sections).
+	// The loop halves n without a data-dependent branch, which random PCs
+	// would mispredict half of the time.
+	starts := s.starts
+	i := 0
+	if n := len(starts); n > 0 {
+		base := 0
+		for n > 1 {
+			half := n >> 1
+			// borrow is 1 when pc < starts[base+half]: then stay.
+			_, borrow := bits.Sub64(pc, starts[base+half], 0)
+			base += half & int(borrow-1)
+			n -= half
+		}
+		i = base
+		if starts[base] <= pc {
+			i++
+		}
+	}
 	for k := i - 1; k >= 0 && k >= i-maxOverlap; k-- {
 		if f := s.fdeAt(k); f.Contains(pc) {
 			return f, nil
@@ -59,7 +77,8 @@ func (s *Section) FindFRE(fde *FDE, pc uint64, fre *FRE) error {
 	as := uint32(fde.FREType.Size())
 	d := s.data[:s.freEnd]
 	big := d[0] == 0xde // the magic's first byte gives the byte order
-	p, found := fde.firstFRE, uint32(0)
+	sizes := &freSizes[as&7]
+	p, found, foundStart := fde.firstFRE, uint32(0), uint32(0)
 	ok := false
 	for i := uint32(0); i < fde.NumFREs; i++ {
 		if uint64(p)+uint64(as)+1 > uint64(len(d)) {
@@ -78,23 +97,25 @@ func (s *Section) FindFRE(fde *FDE, pc uint64, fre *FRE) error {
 		default:
 			start = binary.LittleEndian.Uint32(d[p:])
 		}
-		info := FREInfo(d[p+as])
-		ws := uint32(info.DataWordSize().Bytes())
-		end := uint64(p) + uint64(as) + 1 + uint64(info.DataWordCount())*uint64(ws)
-		if ws == 0 || end > uint64(len(d)) {
+		size := sizes[d[p+as]]
+		end := uint64(p) + uint64(size)
+		if size == 0 || end > uint64(len(d)) {
 			return s.freErr(p, fde.FREType)
 		}
 		if uint64(start) > off {
 			break
 		}
-		found, ok = p, true
+		found, foundStart, ok = p, start, true
 		p = uint32(end)
 	}
 	if !ok {
 		return ErrNoFRE
 	}
-	_, err := s.decodeFRE(fre, found, fde.FREType)
-	return err
+	// The scan checked that the FRE found fits; decode its data words.
+	info := FREInfo(d[found+as])
+	fre.Off, fre.StartOff, fre.Info = found, foundStart, info
+	readWords(fre, d[found+as+1:found+uint32(sizes[info])], big)
+	return nil
 }
 
 // freErr returns the error decodeFRE reports for the FRE at off.
@@ -121,3 +142,17 @@ func (s *Section) Lookup(pc uint64) (Row, *FDE, FRE, error) {
 	row, err := s.Row(fde, &fre)
 	return row, fde, fre, err
 }
+
+// freSizes[a][info] is the size in bytes of an FRE with an a-byte start
+// offset and info byte info, or 0 if the data-word size is unknown.
+var freSizes = func() (t [8][256]uint8) {
+	for _, a := range []int{1, 2, 4} {
+		for i := range 256 {
+			info := FREInfo(i)
+			if ws := info.DataWordSize().Bytes(); ws > 0 {
+				t[a][i] = uint8(a + 1 + info.DataWordCount()*ws)
+			}
+		}
+	}
+	return t
+}()

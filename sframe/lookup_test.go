@@ -3,6 +3,7 @@ package sframe
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -220,7 +221,9 @@ func TestLookupDoesNotAllocate(t *testing.T) {
 func TestPLTLookupsInRealLinkerOutput(t *testing.T) {
 	// GNU ld describes .plt with one INC FDE for PLT0 and one MASK FDE for
 	// the pltN entries: jmp *GOT (6 bytes), push $n (5 bytes), jmp PLT0. The
-	// CFA is SP+8 up to the push and SP+16 after it, in every entry.
+	// CFA is SP+8 up to the push and SP+16 after it, in every entry. The
+	// lookup is (PC - start) % 16 in v1 too: v1's "PC & start-as-mask"
+	// wording would give SP+8 at offset 12 (12 & 11 = 8 < 11).
 	for _, name := range []string{"deep-v1-O2", "deep-v2-O2", "deep-v3-O2"} {
 		t.Run("every PLT entry of "+name+" has SP+8 then SP+16 after the push", func(t *testing.T) {
 			fx := fixtureByName(t, name)
@@ -238,7 +241,7 @@ func TestPLTLookupsInRealLinkerOutput(t *testing.T) {
 				t.Fatal("no MASK FDE with 16-byte blocks")
 			}
 			for e := uint64(0); e < uint64(plt.Size)/16; e++ {
-				for off, want := range map[uint64]string{0: "r7+8", 10: "r7+8", 11: "r7+16", 15: "r7+16"} {
+				for off, want := range map[uint64]string{0: "r7+8", 10: "r7+8", 11: "r7+16", 12: "r7+16", 15: "r7+16"} {
 					row, f, _, err := s.Lookup(plt.Start + 16*e + off)
 					if err != nil || f != plt {
 						t.Fatalf("entry %d +%d: FDE %v err %v", e, off, f, err)
@@ -273,5 +276,39 @@ func TestFindFREReportsUndecodableFREs(t *testing.T) {
 				t.Fatalf("err = %v, want a *FormatError", err)
 			}
 		})
+	}
+}
+
+func TestFindFDEAgreesWithALinearSearch(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for round := 0; round < 50; round++ {
+		b := &Builder{Version: Version3, ABI: ABIAMD64LittleEndian, CFAFixedRAOffset: -8}
+		n := 1 + r.IntN(40)
+		for i := 0; i < n; i++ {
+			// Small ranges make duplicate starts, nesting and gaps likely.
+			b.FDEs = append(b.FDEs, FDESpec{Start: uint64(0x1000 + 8*r.IntN(64)), Size: uint32(r.IntN(48)), FREs: []FRESpec{{Words: []int32{8}}}})
+		}
+		s := mustParse(t, b)
+		for pc := uint64(0xff0); pc < 0x1000+8*64+64; pc++ {
+			// Reference: the FDE with the greatest start <= pc that covers
+			// pc among the maxOverlap+1 nearest, in address order.
+			var want *FDE
+			cnt := 0
+			for k := range s.FDEs() {
+				if s.fdeAt(k).Start <= pc {
+					cnt = k + 1
+				}
+			}
+			for k := cnt - 1; k >= 0 && k >= cnt-maxOverlap; k-- {
+				if f := s.fdeAt(k); f.Contains(pc) {
+					want = f
+					break
+				}
+			}
+			got, err := s.FindFDE(pc)
+			if got != want || (want == nil) != errors.Is(err, ErrNoFDE) {
+				t.Fatalf("round %d: FindFDE(%#x) = %v, %v; want %v", round, pc, got, err, want)
+			}
+		}
 	}
 }

@@ -112,9 +112,10 @@ type Section struct {
 
 	data   []byte
 	fdes   []FDE
-	byPC   []int32 // FDE indices sorted by Start, nil when fdes are sorted
-	freSub uint32  // start of the FRE sub-section, from section start
-	freEnd uint32  // end of the FRE sub-section, from section start
+	byPC   []int32  // FDE indices sorted by Start, nil when fdes are sorted
+	starts []uint64 // FDE start addresses in address order, FindFDE's search keys
+	freSub uint32   // start of the FRE sub-section, from section start
+	freEnd uint32   // end of the FRE sub-section, from section start
 }
 
 // Data returns the section bytes. The caller must not modify them.
@@ -207,6 +208,10 @@ func ParseAt(data []byte, addr uint64) (*Section, error) {
 			s.byPC[i] = int32(i)
 		}
 		sort.SliceStable(s.byPC, func(a, b int) bool { return s.fdes[s.byPC[a]].Start < s.fdes[s.byPC[b]].Start })
+	}
+	s.starts = make([]uint64, len(s.fdes))
+	for k := range s.starts {
+		s.starts[k] = s.fdeAt(k).Start
 	}
 	return s, nil
 }

@@ -373,7 +373,8 @@ func (v *validator) header() (fatal bool) {
 	} else if abi == ABIS390XBigEndian && ver == Version1 {
 		v.errorf(ProblemABI, 4, nil, -1, "%v is defined from version 2 (errata 1) on", abi)
 	} else if v.bo != nil && abi.BigEndian() != (v.bo == binary.BigEndian) {
-		v.errorf(ProblemByteOrder, 0, nil, -1, "section is %v but ABI %v is not", v.bo, abi)
+		order := map[bool]string{true: "big-endian", false: "little-endian"}
+		v.errorf(ProblemByteOrder, 0, nil, -1, "section is stored %s (by its magic) but ABI %v is %s", order[v.bo == binary.BigEndian], abi, order[abi.BigEndian()])
 	}
 	fp, ra := int8(d[5]), int8(d[6])
 	switch {
