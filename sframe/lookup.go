@@ -3,6 +3,7 @@ package sframe
 import (
 	"encoding/binary"
 	"math/bits"
+	"sync"
 )
 
 // FindFDE returns the FDE whose function covers pc, or ErrNoFDE. The search
@@ -71,32 +72,45 @@ func (s *Section) FindFRE(fde *FDE, pc uint64, fre *FRE) error {
 	if fde.err != nil {
 		return fde.err
 	}
-	// Scan start offsets only (the FRE's size follows from its info byte)
-	// and decode the FRE found once, at the end. An FRE that cannot be
-	// decoded stops the scan with decodeFRE's error, as a full decode would.
 	as := uint32(fde.FREType.Size())
 	d := s.data[:s.freEnd]
 	big := d[0] == 0xde // the magic's first byte gives the byte order
 	sizes := &freSizes[as&7]
+	if fde.NumFREs >= freIndexMin {
+		if k := s.idx.lookup(s, fde); k >= 0 {
+			// Binary search of the function's FRE start offsets: the last
+			// FRE whose start is <= off.
+			n := int(fde.NumFREs)
+			starts := s.idx.starts[k : k+n]
+			lo, hi := 0, n
+			for lo < hi {
+				m := int(uint(lo+hi) >> 1)
+				if uint64(starts[m]) <= off {
+					lo = m + 1
+				} else {
+					hi = m
+				}
+			}
+			if lo == 0 {
+				return ErrNoFRE
+			}
+			found := s.idx.offs[k+lo-1]
+			info := FREInfo(d[found+as])
+			fre.Off, fre.StartOff, fre.Info = found, starts[lo-1], info
+			readWords(fre, d[found+as+1:found+uint32(sizes[info])], big)
+			return nil
+		}
+	}
+	// Scan start offsets only (the FRE's size follows from its info byte)
+	// and decode the FRE found once, at the end. An FRE that cannot be
+	// decoded stops the scan with decodeFRE's error, as a full decode would.
 	p, found, foundStart := fde.firstFRE, uint32(0), uint32(0)
 	ok := false
 	for i := uint32(0); i < fde.NumFREs; i++ {
 		if uint64(p)+uint64(as)+1 > uint64(len(d)) {
 			return s.freErr(p, fde.FREType)
 		}
-		var start uint32
-		switch {
-		case as == 1:
-			start = uint32(d[p])
-		case as == 2 && big:
-			start = uint32(binary.BigEndian.Uint16(d[p:]))
-		case as == 2:
-			start = uint32(binary.LittleEndian.Uint16(d[p:]))
-		case big:
-			start = binary.BigEndian.Uint32(d[p:])
-		default:
-			start = binary.LittleEndian.Uint32(d[p:])
-		}
+		start := readStart(d[p:], as, big)
 		size := sizes[d[p+as]]
 		end := uint64(p) + uint64(size)
 		if size == 0 || end > uint64(len(d)) {
@@ -130,16 +144,15 @@ func (s *Section) freErr(off uint32, t FREType) error {
 // Lookup returns the row that covers pc with its FDE and FRE: FindFDE, then
 // FindFRE, then Row. Errors: ErrNoFDE, ErrNoFRE (test with errors.Is) or a
 // *FormatError. It does not allocate.
-func (s *Section) Lookup(pc uint64) (Row, *FDE, FRE, error) {
-	var fre FRE
-	fde, err := s.FindFDE(pc)
-	if err != nil {
-		return Row{}, nil, fre, err
+func (s *Section) Lookup(pc uint64) (row Row, fde *FDE, fre FRE, err error) {
+	// Named results: the FRE and row are built in place, not copied.
+	if fde, err = s.FindFDE(pc); err != nil {
+		return row, nil, fre, err
 	}
-	if err := s.FindFRE(fde, pc, &fre); err != nil {
-		return Row{}, fde, fre, err
+	if err = s.FindFRE(fde, pc, &fre); err != nil {
+		return row, fde, fre, err
 	}
-	row, err := s.Row(fde, &fre)
+	err = s.RowInto(&row, fde, &fre)
 	return row, fde, fre, err
 }
 
@@ -156,3 +169,81 @@ var freSizes = func() (t [8][256]uint8) {
 	}
 	return t
 }()
+
+// freIndexMin is the number of FREs from which an FDE's FRE start offsets
+// are indexed for binary search; shorter FDEs are scanned.
+const freIndexMin = 16
+
+// freIndex holds the FRE start offsets and byte offsets of the FDEs with at
+// least freIndexMin FREs, in FDE order, so that FindFRE is O(log k) in a
+// function's k FREs. It is built once, on the first lookup in such an FDE
+// (about 8 bytes per indexed FRE); FDEs whose FREs cannot be decoded or
+// whose start offsets decrease are left out and scanned, which reports
+// their errors exactly as before.
+type freIndex struct {
+	once   sync.Once
+	first  []int32 // per FDE: position of its first FRE in starts/offs, or -1
+	starts []uint32
+	offs   []uint32
+}
+
+// lookup returns the position of fde's FREs in the index, or -1.
+func (x *freIndex) lookup(s *Section, fde *FDE) int {
+	x.once.Do(func() { x.build(s) })
+	if fde.Index >= len(x.first) {
+		return -1
+	}
+	return int(x.first[fde.Index])
+}
+
+func (x *freIndex) build(s *Section) {
+	x.first = make([]int32, len(s.fdes))
+	d := s.data[:s.freEnd]
+	big := len(d) > 0 && d[0] == 0xde
+	for i := range s.fdes {
+		x.first[i] = -1
+		fde := &s.fdes[i]
+		if fde.NumFREs < freIndexMin || fde.err != nil {
+			continue
+		}
+		as := uint32(fde.FREType.Size())
+		sizes := &freSizes[as&7]
+		pos := len(x.starts)
+		p, prev, ok := fde.firstFRE, uint32(0), true
+		for k := uint32(0); k < fde.NumFREs; k++ {
+			if uint64(p)+uint64(as)+1 > uint64(len(d)) {
+				ok = false
+				break
+			}
+			start := readStart(d[p:], as, big)
+			size := sizes[d[p+as]]
+			if size == 0 || uint64(p)+uint64(size) > uint64(len(d)) || (k > 0 && start < prev) {
+				ok = false
+				break
+			}
+			x.starts = append(x.starts, start)
+			x.offs = append(x.offs, p)
+			prev, p = start, p+uint32(size)
+		}
+		if !ok {
+			x.starts, x.offs = x.starts[:pos], x.offs[:pos]
+			continue
+		}
+		x.first[i] = int32(pos)
+	}
+}
+
+// readStart reads an FRE start offset of as bytes.
+func readStart(d []byte, as uint32, big bool) uint32 {
+	switch {
+	case as == 1:
+		return uint32(d[0])
+	case as == 2 && big:
+		return uint32(binary.BigEndian.Uint16(d))
+	case as == 2:
+		return uint32(binary.LittleEndian.Uint16(d))
+	case big:
+		return binary.BigEndian.Uint32(d)
+	}
+	return binary.LittleEndian.Uint32(d)
+}

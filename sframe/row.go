@@ -102,6 +102,13 @@ type Row struct {
 // interpreted (an illegal count for the ABI or FDE type).
 func (s *Section) Row(fde *FDE, fre *FRE) (Row, error) {
 	var row Row
+	err := s.RowInto(&row, fde, fre)
+	return row, err
+}
+
+// RowInto is Row writing into *row, for callers on hot paths.
+func (s *Section) RowInto(row *Row, fde *FDE, fre *FRE) error {
+	*row = Row{}
 	row.Signal = fde.Signal
 	row.MangledRA = fre.Info.MangledRA()
 	row.PAuthKey = fde.PAuthKey
@@ -109,18 +116,18 @@ func (s *Section) Row(fde *FDE, fre *FRE) (Row, error) {
 	n := fre.NumWords()
 	if n == 0 {
 		row.Outermost = true
-		return row, nil
+		return nil
 	}
 	if fde.Type == FDETypeFlex {
-		err := s.flexRow(&row, fre)
+		err := s.flexRow(row, fre)
 		row.TopmostOnly = row.TopmostOnly || row.RA.Kind == RuleSameValue
-		return row, err
+		return err
 	}
 	if fde.Type != FDETypeDefault {
-		return row, formatErr(int64(fde.infoOff(s))+1, "FDE %d: unknown FDE type %d", fde.Index, uint8(fde.Type))
+		return formatErr(int64(fde.infoOff(s))+1, "FDE %d: unknown FDE type %d", fde.Index, uint8(fde.Type))
 	}
 	if n > 3 || (n > 2 && s.ABI == ABIAMD64LittleEndian) {
-		return row, formatErr(int64(fre.Off), "FRE with %d data words is illegal for %v", n, s.ABI)
+		return formatErr(int64(fre.Off), "FRE with %d data words is illegal for %v", n, s.ABI)
 	}
 	base := s.ABI.SPReg()
 	if fre.Info.BaseReg() == BaseRegFP {
@@ -141,19 +148,19 @@ func (s *Section) Row(fde *FDE, fre *FRE) (Row, error) {
 		if n >= 2 {
 			row.FP = Rule{Kind: RuleOffset, Reg: RegCFA, Offset: int64(fre.Words[1])}
 		}
-		return row, nil
+		return nil
 	}
 	// AArch64 and s390x: RA = CFA + word 2, FP = CFA + word 3 (§3.1.2, §3.1.3).
 	if n >= 2 {
-		row.RA = s.trackedRule(fre.Words[1], true, &row)
+		row.RA = s.trackedRule(fre.Words[1], true, row)
 	}
 	if n >= 3 {
-		row.FP = s.trackedRule(fre.Words[2], false, &row)
+		row.FP = s.trackedRule(fre.Words[2], false, row)
 	}
 	// RA still in its register (AArch64 LR, s390x r14) is only known in the
 	// topmost frame.
 	row.TopmostOnly = row.TopmostOnly || row.RA.Kind == RuleSameValue
-	return row, nil
+	return nil
 }
 
 // fixedRule returns the rule for a header fixed offset: saved at CFA+off, or

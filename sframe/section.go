@@ -116,6 +116,7 @@ type Section struct {
 	starts []uint64 // FDE start addresses in address order, FindFDE's search keys
 	freSub uint32   // start of the FRE sub-section, from section start
 	freEnd uint32   // end of the FRE sub-section, from section start
+	idx    freIndex // FRE start offsets of FDEs with many FREs, built on first use
 }
 
 // Data returns the section bytes. The caller must not modify them.
