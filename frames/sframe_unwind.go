@@ -52,26 +52,15 @@ func findRow(sec *sframe.Section, pc uint64, h *sframeHit) error {
 		off %= rep
 		end = min(end, base+rep)
 	}
-	found := false
-	var last sframe.FRE
-	it := sec.FREs(fde)
-	for it.Next() {
-		fre := it.FRE()
-		if uint64(fre.StartOff) > off {
-			end = min(end, base+uint64(fre.StartOff))
-			break
-		}
-		last, h.freIdx, found = *fre, it.Index(), true
-	}
-	if err := it.Err(); err != nil {
+	var fre sframe.FRE
+	idx, freEnd, err := sec.FindFRERange(fde, pc, &fre)
+	if err != nil {
 		return err
 	}
-	if !found {
-		return sframe.ErrNoFRE
-	}
-	h.freOff = last.Off
-	h.start = base + uint64(last.StartOff)
-	if h.row, err = sec.Row(fde, &last); err != nil {
+	h.freIdx, h.freOff = idx, fre.Off
+	h.start = base + uint64(fre.StartOff)
+	end = min(end, base+uint64(freEnd))
+	if err := sec.RowInto(&h.row, fde, &fre); err != nil {
 		return err
 	}
 	h.end = end

@@ -59,18 +59,29 @@ func (s *Section) fdeAt(k int) *FDE {
 // §2.3.3.1). It returns ErrNoFRE if there is none, or a *FormatError if the
 // FREs cannot be decoded. It does not allocate.
 func (s *Section) FindFRE(fde *FDE, pc uint64, fre *FRE) error {
+	_, _, err := s.FindFRERange(fde, pc, fre)
+	return err
+}
+
+// FindFRERange is FindFRE that also returns the index of the FRE within
+// its FDE and where its range ends: the start offset of the next FRE, or,
+// for the last FRE, the function size (PCTypeInc) or the repetition size
+// (PCTypeMask), in bytes from the start of the function or block.
+func (s *Section) FindFRERange(fde *FDE, pc uint64, fre *FRE) (index int, end uint32, err error) {
 	if pc < fde.Start {
-		return ErrNoFRE
+		return -1, 0, ErrNoFRE
 	}
+	limit := fde.Size
 	off := pc - fde.Start
 	if fde.PCType == PCTypeMask {
 		if fde.RepSize == 0 {
-			return formatErr(int64(fde.infoOff(s)), "FDE %d: PC type MASK with a zero repetition size", fde.Index)
+			return -1, 0, formatErr(int64(fde.infoOff(s)), "FDE %d: PC type MASK with a zero repetition size", fde.Index)
 		}
 		off %= uint64(fde.RepSize)
+		limit = uint32(fde.RepSize)
 	}
 	if fde.err != nil {
-		return fde.err
+		return -1, 0, fde.err
 	}
 	as := uint32(fde.FREType.Size())
 	d := s.data[:s.freEnd]
@@ -92,44 +103,48 @@ func (s *Section) FindFRE(fde *FDE, pc uint64, fre *FRE) error {
 				}
 			}
 			if lo == 0 {
-				return ErrNoFRE
+				return -1, 0, ErrNoFRE
+			}
+			if lo < n {
+				limit = starts[lo]
 			}
 			found := s.idx.offs[k+lo-1]
 			info := FREInfo(d[found+as])
 			fre.Off, fre.StartOff, fre.Info = found, starts[lo-1], info
 			readWords(fre, d[found+as+1:found+uint32(sizes[info])], big)
-			return nil
+			return lo - 1, limit, nil
 		}
 	}
 	// Scan start offsets only (the FRE's size follows from its info byte)
 	// and decode the FRE found once, at the end. An FRE that cannot be
 	// decoded stops the scan with decodeFRE's error, as a full decode would.
 	p, found, foundStart := fde.firstFRE, uint32(0), uint32(0)
-	ok := false
+	index = -1
 	for i := uint32(0); i < fde.NumFREs; i++ {
 		if uint64(p)+uint64(as)+1 > uint64(len(d)) {
-			return s.freErr(p, fde.FREType)
+			return -1, 0, s.freErr(p, fde.FREType)
 		}
 		start := readStart(d[p:], as, big)
 		size := sizes[d[p+as]]
 		end := uint64(p) + uint64(size)
 		if size == 0 || end > uint64(len(d)) {
-			return s.freErr(p, fde.FREType)
+			return -1, 0, s.freErr(p, fde.FREType)
 		}
 		if uint64(start) > off {
+			limit = start
 			break
 		}
-		found, foundStart, ok = p, start, true
+		found, foundStart, index = p, start, int(i)
 		p = uint32(end)
 	}
-	if !ok {
-		return ErrNoFRE
+	if index < 0 {
+		return -1, 0, ErrNoFRE
 	}
 	// The scan checked that the FRE found fits; decode its data words.
 	info := FREInfo(d[found+as])
 	fre.Off, fre.StartOff, fre.Info = found, foundStart, info
 	readWords(fre, d[found+as+1:found+uint32(sizes[info])], big)
-	return nil
+	return index, limit, nil
 }
 
 // freErr returns the error decodeFRE reports for the FRE at off.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 )
 
@@ -310,5 +311,42 @@ func TestFindFDEAgreesWithALinearSearch(t *testing.T) {
 				t.Fatalf("round %d: FindFDE(%#x) = %v, %v; want %v", round, pc, got, err, want)
 			}
 		}
+	}
+}
+
+func TestFindFRERangeAgreesWithTheFREs(t *testing.T) {
+	for _, name := range []string{"deep-v1-O2", "deep-v3-O0", "sqlite-v3", "features-v3", "aarch64be-v3", "s390x-v3"} {
+		t.Run(name, func(t *testing.T) {
+			s, err := Open(filepath.Join("..", "testdata", "bin", name))
+			if err != nil {
+				t.Skip(err)
+			}
+			for i := range s.FDEs() {
+				fde := &s.FDEs()[i]
+				fres, err := s.AllFREs(fde)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k, want := range fres {
+					end := fde.Size
+					if fde.PCType == PCTypeMask {
+						end = uint32(fde.RepSize)
+					}
+					if k+1 < len(fres) {
+						end = fres[k+1].StartOff
+					}
+					for _, off := range []uint32{want.StartOff, end - 1} {
+						if off < want.StartOff || off >= end {
+							continue
+						}
+						var got FRE
+						idx, gotEnd, err := s.FindFRERange(fde, fde.Start+uint64(off), &got)
+						if err != nil || idx != k || gotEnd != end || got != want {
+							t.Fatalf("FDE %d +%#x: got FRE %d end %#x (%v) %+v, want FRE %d end %#x %+v", i, off, idx, gotEnd, err, got, k, end, want)
+						}
+					}
+				}
+			}
+		})
 	}
 }
