@@ -51,6 +51,9 @@ const (
 	// KindExtraFrame: a method's independent trace has a frame the reference
 	// does not.
 	KindExtraFrame
+	// KindNoCFI: the file's CFI is absent or cannot be read (e.g. big-endian
+	// CFI); SFrame was validated but not compared.
+	KindNoCFI
 	kindEnd
 )
 
@@ -71,6 +74,7 @@ var kindNames = [...]string{
 	KindSkipped:      "skipped",
 	KindMissingFrame: "missing-frame",
 	KindExtraFrame:   "extra-frame",
+	KindNoCFI:        "no-cfi",
 }
 
 var kindTitles = [...]string{
@@ -90,6 +94,7 @@ var kindTitles = [...]string{
 	KindSkipped:      "not expressible in SFrame",
 	KindMissingFrame: "frame missing from trace",
 	KindExtraFrame:   "frame not in reference trace",
+	KindNoCFI:        "no usable CFI to compare with",
 }
 
 // String returns the stable short name ("cfa", "fre-boundary", ...).
@@ -113,7 +118,7 @@ func (k Kind) Title() string {
 // expressiveness).
 func (k Kind) SFrameFault() bool {
 	switch k {
-	case KindFPChain, KindSkipped:
+	case KindFPChain, KindSkipped, KindNoCFI:
 		return false
 	}
 	return true
@@ -125,7 +130,7 @@ func (k Kind) SFrameFault() bool {
 // disagreements; sfdbg check exits 1 only for disagreements.
 func (k Kind) Disagreement() bool {
 	switch k {
-	case KindNoFDE, KindSkipped, KindExtraFDE, KindFPChain, KindGap:
+	case KindNoFDE, KindSkipped, KindExtraFDE, KindFPChain, KindGap, KindNoCFI:
 		return false
 	}
 	return true

@@ -112,8 +112,15 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 	var cur string
 	for i, f := range fs {
 		name := orAddr(f.Function, f.FuncStart)
+		if f.Function == "" && f.FuncStart == 0 {
+			name = "(whole file)"
+		}
 		if i == 0 || name != cur {
-			fmt.Fprintf(w, "  %s (%#x):\n", name, f.FuncStart)
+			if name == "(whole file)" {
+				fmt.Fprintf(w, "  %s:\n", name)
+			} else {
+				fmt.Fprintf(w, "  %s (%#x):\n", name, f.FuncStart)
+			}
 			cur = name
 		}
 		fmt.Fprintf(w, "    %-16s %s\n", st.kind(f.Kind), f.Message)
@@ -121,8 +128,16 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 	s := r.Summary
 	fmt.Fprintf(w, "  functions: %d with SFrame, %d with CFI, %d compared; bytes covered: SFrame %d, CFI %d; instructions compared: %d\n",
 		s.FunctionsSFrame, s.FunctionsCFI, s.FunctionsBoth, s.BytesSFrame, s.BytesCFI, s.Instructions)
+	compared := true
+	for _, f := range r.Findings {
+		if f.Kind == KindNoCFI {
+			compared = false
+		}
+	}
 	if n := r.Disagreements(); n > 0 {
 		fmt.Fprintf(w, "  result: %s\n", st.paint("31", fmt.Sprintf("%d disagreements", n)))
+	} else if !compared {
+		fmt.Fprintf(w, "  result: %s\n", st.paint("33", "SFrame valid, not compared with CFI"))
 	} else {
 		fmt.Fprintf(w, "  result: %s\n", st.paint("32", "SFrame agrees with CFI wherever it claims coverage"))
 	}
