@@ -215,3 +215,31 @@ func TestCheckNamesEveryInjectedFault(t *testing.T) {
 		})
 	}
 }
+
+func TestFilesWithoutUsableCFIAreValidatedNotCompared(t *testing.T) {
+	// Delve's CFI parser reads little-endian records only.
+	for _, name := range []string{"s390x-v3", "aarch64be-v3"} {
+		t.Run(name, func(t *testing.T) {
+			rep, err := CheckFile(fixture(t, name), CheckOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Findings) != 1 || rep.Findings[0].Kind != KindNoCFI || rep.Disagreements() != 0 {
+				t.Errorf("want one no-cfi finding, got %+v", rep.Findings)
+			}
+			if rep.Summary.FunctionsSFrame == 0 || rep.Summary.BytesSFrame == 0 {
+				t.Errorf("SFrame coverage not counted: %+v", rep.Summary)
+			}
+		})
+	}
+}
+
+func TestAArch64LittleEndianIsComparedAtRowBoundaries(t *testing.T) {
+	rep, err := CheckFile(fixture(t, "aarch64-v3"), CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Summary.FunctionsBoth == 0 || rep.Summary.Instructions == 0 || rep.Disagreements() != 0 {
+		t.Errorf("aarch64-v3: %+v %+v", rep.Summary, rep.Findings)
+	}
+}

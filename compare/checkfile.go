@@ -85,7 +85,10 @@ func (c *checker) run() error {
 	}
 	if err != nil {
 		// Nothing to compare with: the validator's findings stand alone.
-		c.rep.Summary.FunctionsSFrame = len(c.sec.FDEs())
+		for i := range c.sec.FDEs() {
+			c.rep.Summary.FunctionsSFrame++
+			c.rep.Summary.BytesSFrame += uint64(c.sec.FDEs()[i].Size)
+		}
 		c.add(Finding{Kind: KindNoCFI, Message: fmt.Sprintf("SFrame validated but not compared: CFI unusable: %v", err)})
 		return nil
 	}
