@@ -33,6 +33,12 @@ type Example struct {
 	Finding Finding `json:"finding"`
 }
 
+// Disagreements counts disagreeing frames and frames an independent SFrame
+// trace skipped or invented, over all samples.
+func (a *Aggregate) Disagreements() int {
+	return a.Disagree + a.ByKind[KindMissingFrame] + a.ByKind[KindExtraFrame]
+}
+
 // NewAggregate returns an empty aggregate.
 func NewAggregate() *Aggregate {
 	return &Aggregate{SchemaVersion: SchemaVersion, ByKind: map[Kind]int{}, ByModule: map[string]int{},

@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"debug/elf"
 	"path/filepath"
 	"sync"
 
@@ -31,14 +30,8 @@ func fileModule(path string) *frames.Module {
 	return &frames.Module{Name: filepath.Base(path), Path: path, OpenPath: path, Start: 0, End: ^uint64(0)}
 }
 
-// fileCFI returns the CFI of the file at path.
-func fileCFI(path string, _ *elf.File) (CFISource, error) {
-	return moduleCFI{fileModule(path)}, nil
-}
-
-// elfSymbolizer names functions from the file's symbol tables.
-func elfSymbolizer(path string) Symbolizer {
-	m := fileModule(path)
+// moduleSymbolizer names functions from a module's symbol tables.
+func moduleSymbolizer(m *frames.Module) Symbolizer {
 	return func(addr uint64) string {
 		name, _, ok := m.FuncName(addr)
 		if !ok {

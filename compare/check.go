@@ -47,8 +47,8 @@ type Summary struct {
 	Instructions    int    `json:"instructions_compared"`
 	// ByKind counts findings by kind.
 	ByKind map[Kind]int `json:"by_kind"`
-	// Faults counts findings that are SFrame faults (Kind.SFrameFault).
-	Faults int `json:"sframe_faults"`
+	// Disagreements counts findings for which Kind.Disagreement holds.
+	Disagreements int `json:"disagreements"`
 }
 
 func (s *Summary) add(f Finding) {
@@ -56,8 +56,8 @@ func (s *Summary) add(f Finding) {
 		s.ByKind = map[Kind]int{}
 	}
 	s.ByKind[f.Kind]++
-	if f.Kind.SFrameFault() {
-		s.Faults++
+	if f.Kind.Disagreement() {
+		s.Disagreements++
 	}
 }
 
@@ -130,7 +130,7 @@ func (c *checker) instructions(start, end uint64, buf []uint64) (b []uint64, ok 
 	return b, true
 }
 
-// sfRow returns the SFrame rows of an FDE as common rows with runtime
+// sfRows returns the SFrame rows of an FDE as common rows with runtime
 // ranges equal to link-time ones.
 func (c *checker) sfRows(fde *sframe.FDE) ([]frames.Row, error) {
 	var rows []frames.Row

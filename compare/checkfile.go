@@ -29,17 +29,25 @@ type CheckOptions struct {
 // every function (AMD64: decoded with x86asm; other ABIs: at FRE and CFI
 // row boundaries). The report's Err is set, and a non-nil error returned,
 // when the file cannot be checked at all (not ELF, no .sframe, unreadable).
-func CheckFile(path string, opts CheckOptions) (*FileReport, error) {
-	rep := &FileReport{File: path, Findings: []Finding{}}
+func CheckFile(path string, opts CheckOptions) (rep *FileReport, err error) {
+	rep = &FileReport{File: path, Findings: []Finding{}}
 	fail := func(err error) (*FileReport, error) {
 		rep.Err = err.Error()
 		return rep, err
 	}
-	f, err := elf.Open(path)
+	defer func() {
+		// A bug on hostile input must not take down a batch of files.
+		if p := recover(); p != nil {
+			rep, err = fail(fmt.Errorf("%s: internal error: %v", path, p))
+		}
+	}()
+	// One module serves the ELF file, its CFI and its symbols.
+	m := fileModule(path)
+	defer m.Close()
+	f, err := m.File()
 	if err != nil {
 		return fail(err)
 	}
-	defer f.Close()
 	sec, err := sframe.FromELF(f)
 	if err != nil {
 		rep.NoSFrame = errors.Is(err, sframe.ErrNoSection)
@@ -48,13 +56,10 @@ func CheckFile(path string, opts CheckOptions) (*FileReport, error) {
 	rep.Version, rep.ABI = int(sec.Version), sec.ABI.String()
 	c := &checker{name: filepath.Base(path), f: f, sec: sec, rep: rep, cfi: opts.CFI, sym: opts.Symbolize}
 	if c.cfi == nil {
-		c.cfi, err = fileCFI(path, f)
-		if err != nil {
-			return fail(fmt.Errorf("%s: reading CFI: %w", path, err))
-		}
+		c.cfi = moduleCFI{m}
 	}
 	if c.sym == nil {
-		c.sym = elfSymbolizer(path)
+		c.sym = moduleSymbolizer(m)
 	}
 	for _, s := range f.Sections {
 		if s.Flags&elf.SHF_EXECINSTR != 0 && s.Type == elf.SHT_PROGBITS {
@@ -80,6 +85,9 @@ func (c *checker) run() error {
 			Message: p.String()})
 	}
 	cfiRanges, err := c.cfi.FDERanges()
+	if err != nil && !errors.Is(err, frames.ErrUnsupportedCFI) {
+		return fmt.Errorf("reading CFI: %w", err) // malformed CFI: unreadable input
+	}
 	if err == nil && len(cfiRanges) == 0 {
 		err = errors.New("the file has no .eh_frame or .debug_frame")
 	}

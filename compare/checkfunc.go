@@ -48,7 +48,7 @@ func (c *checker) checkFunc(fde *sframe.FDE, cfiRows []frames.Row, insts []uint6
 		case ci < 0:
 			continue // CFI does not cover this PC: reported per function
 		case si < 0:
-			d = RowDiff{CFA: true, RA: true, FP: true} // before the first FRE
+			d = RowDiff{CFA: true} // before the first FRE: one finding, not three
 		default:
 			d = DiffRows(sfRows[si], cfiRows[ci], pc)
 		}

@@ -113,17 +113,6 @@ func (k Kind) Title() string {
 	return k.String()
 }
 
-// SFrameFault reports whether a finding of this kind is a fault of the
-// SFrame data (as opposed to a limit of frame pointers or of SFrame's
-// expressiveness).
-func (k Kind) SFrameFault() bool {
-	switch k {
-	case KindFPChain, KindSkipped, KindNoCFI:
-		return false
-	}
-	return true
-}
-
 // Disagreement reports whether a finding of this kind means SFrame
 // disagrees with CFI where SFrame claims coverage. Coverage gaps (no-fde,
 // skipped, extra-fde) and frame-pointer limits are reported without being

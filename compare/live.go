@@ -94,6 +94,18 @@ type StackReport struct {
 	NotCovered int `json:"not_covered"`
 }
 
+// Disagreements counts the frames where SFrame disagrees with CFI plus the
+// frames an independent SFrame trace skipped or invented.
+func (r *StackReport) Disagreements() int {
+	n := r.Disagree
+	for _, f := range r.Findings {
+		if f.Kind == KindMissingFrame || f.Kind == KindExtraFrame {
+			n++
+		}
+	}
+	return n
+}
+
 // Options tune a live comparison.
 type Options struct {
 	// MaxDepth bounds each trace (0: frames.DefaultMaxDepth).
@@ -143,54 +155,72 @@ func StackWith(space *frames.Space, u Unwinders, regs frames.Regs, opts Options)
 		}
 	}
 	if opts.Independent {
-		rep.Traces = append(rep.Traces, traceOf("cfi", space, ref, refErr, ref))
+		refIDs := frameIDs(space, ref)
+		names := make([]string, len(rep.Frames))
+		for i := range rep.Frames {
+			names[i] = rep.Frames[i].Function
+		}
+		rep.Traces = append(rep.Traces, traceOf("cfi", space, ref, refErr, refIDs, names))
 		for _, m := range []struct {
 			name string
 			u    frames.Unwinder
 		}{{"sframe", u.SFrame}, {"fp", u.FP}} {
 			tr, err := frames.Trace(m.u, regs, space, frames.StackOptions{MaxDepth: opts.MaxDepth})
-			t := traceOf(m.name, space, tr, err, ref)
-			rep.Traces = append(rep.Traces, t)
-			rep.Findings = append(rep.Findings, matchTraces(space, m.name, tr, err, ref)...)
+			rep.Traces = append(rep.Traces, traceOf(m.name, space, tr, err, refIDs, names))
+			rep.Findings = append(rep.Findings, matchTraces(space, m.name, tr, ref, refIDs)...)
 		}
 	}
 	return rep
 }
 
-func traceOf(name string, space *frames.Space, tr []frames.Frame, err error, ref []frames.Frame) Trace {
+// traceOf describes a method's trace; names are the descriptions of the
+// reference frames, reused for the frames that match one.
+func traceOf(name string, space *frames.Space, tr []frames.Frame, err error, ref []identity, names []string) Trace {
 	t := Trace{Method: name, Stop: "outermost frame"}
 	if err != nil && !frames.IsOutermost(err) {
 		t.Stop = err.Error()
 	}
 	for i := range tr {
-		t.Frames = append(t.Frames, TraceFrame{Level: i, PC: tr[i].PC, CFA: tr[i].CFA,
-			Function: describe(space, &tr[i]), Matches: matchIndex(space, &tr[i], ref)})
+		tf := TraceFrame{Level: i, PC: tr[i].PC, CFA: tr[i].CFA, Matches: matchIndex(frameID(space, &tr[i]), ref)}
+		if tf.Matches >= 0 && ref[tf.Matches].pc == tr[i].PC {
+			tf.Function = names[tf.Matches]
+		} else {
+			tf.Function = describe(space, &tr[i])
+		}
+		t.Frames = append(t.Frames, tf)
 	}
 	return t
 }
 
 // identity is a frame's identity for matching across methods: the start of
 // its function (or its PC) and its CFA, as gdb's frame IDs.
-type identity struct{ fn, cfa uint64 }
+type identity struct{ fn, cfa, pc uint64 }
 
 func frameID(space *frames.Space, f *frames.Frame) identity {
-	id := identity{fn: f.PC, cfa: f.CFA}
+	id := identity{fn: f.PC, cfa: f.CFA, pc: f.PC}
 	if m := space.Modules.Find(f.LookupPC()); m != nil {
-		if sym := m.Symbolize(f.LookupPC()); sym.Name != "" {
-			id.fn = f.LookupPC() - sym.Offset
+		// The function's start is enough: no line table needed.
+		if _, off, ok := m.FuncName(f.LookupPC()); ok {
+			id.fn = f.LookupPC() - off
 		}
 	}
 	return id
 }
 
-// matchIndex returns the index of the reference frame with f's identity.
+func frameIDs(space *frames.Space, fs []frames.Frame) []identity {
+	ids := make([]identity, len(fs))
+	for i := range fs {
+		ids[i] = frameID(space, &fs[i])
+	}
+	return ids
+}
+
+// matchIndex returns the index of the reference frame with identity id.
 // A frame whose CFA is unknown (the last of a trace that stopped) matches
 // on function and exact PC instead.
-func matchIndex(space *frames.Space, f *frames.Frame, ref []frames.Frame) int {
-	id := frameID(space, f)
-	for i := range ref {
-		rid := frameID(space, &ref[i])
-		if rid == id || (rid.fn == id.fn && (id.cfa == 0 || rid.cfa == 0) && ref[i].PC == f.PC) {
+func matchIndex(id identity, ref []identity) int {
+	for i, rid := range ref {
+		if rid == id || (rid.fn == id.fn && (id.cfa == 0 || rid.cfa == 0) && rid.pc == id.pc) {
 			return i
 		}
 	}
@@ -199,7 +229,7 @@ func matchIndex(space *frames.Space, f *frames.Frame, ref []frames.Frame) int {
 
 // matchTraces reports frames a method's own trace skipped or invented,
 // up to where the method stopped.
-func matchTraces(space *frames.Space, method string, tr []frames.Frame, err error, ref []frames.Frame) []Finding {
+func matchTraces(space *frames.Space, method string, tr []frames.Frame, ref []frames.Frame, refIDs []identity) []Finding {
 	var out []Finding
 	missingKind, extraKind := KindMissingFrame, KindExtraFrame
 	if method == "fp" {
@@ -207,7 +237,7 @@ func matchTraces(space *frames.Space, method string, tr []frames.Frame, err erro
 	}
 	last := -1
 	for i := range tr {
-		j := matchIndex(space, &tr[i], ref)
+		j := matchIndex(frameID(space, &tr[i]), refIDs)
 		if j < 0 {
 			out = append(out, Finding{Kind: extraKind, Frame: i, PC: tr[i].PC, Function: describe(space, &tr[i]),
 				Message: fmt.Sprintf("%s trace frame #%d %s (CFA %#x) is not in the CFI trace", method, i, describe(space, &tr[i]), tr[i].CFA)})
@@ -293,7 +323,11 @@ func seeded(space *frames.Space, u Unwinders, ref *frames.Frame) FrameResult {
 		case frames.ReasonOutermost:
 			add(KindOutermost, "SFrame says outermost frame, CFI gives caller %#x", fr.CFI.CallerPC)
 		default:
-			add(KindCFA, "SFrame cannot unwind: %s", sf.Error)
+			k := KindCFA
+			if sf.row.Signal {
+				k = KindSignal
+			}
+			add(k, "SFrame cannot unwind: %s", sf.Error)
 		}
 	default:
 		kinds := stepDiff(&fr.CFI, sf)

@@ -53,7 +53,7 @@ func (s *Summary) Add(o Summary) {
 	s.BytesSFrame += o.BytesSFrame
 	s.BytesCFI += o.BytesCFI
 	s.Instructions += o.Instructions
-	s.Faults += o.Faults
+	s.Disagreements += o.Disagreements
 	for k, n := range o.ByKind {
 		if s.ByKind == nil {
 			s.ByKind = map[Kind]int{}

@@ -54,8 +54,8 @@ func RowFromSFrame(r sframe.Row) frames.Row {
 }
 
 // DiffRows compares an SFrame row with a CFI row (both in the common form)
-// at pc, on AMD64. Rules are compared by meaning, not spelling: a CFI CFA
-// expression (as in PLT CFI) is evaluated at pc with symbolic SP and FP and
+// at pc. Rules are compared by meaning, not spelling: a CFI CFA
+// expression (as in AMD64 PLT CFI) is evaluated at pc with symbolic SP and FP and
 // compared with the SFrame base register + offset; an FP that CFI leaves
 // undefined matches any SFrame FP rule; an FP with no CFI rule equals an
 // untracked SFrame FP.
@@ -139,8 +139,11 @@ func (noMemory) Error() string { return "no memory in a static evaluation" }
 
 var errNoMemory error = noMemory{}
 
-// valueRuleEqual compares RA or FP rules. SameValue matches SameValue only.
+// valueRuleEqual compares RA or FP rules. SameValue matches SameValue only;
+// "in register r" (DWARF DW_CFA_register) and "r + 0" (an SFrame v3 FLEX
+// rule with reg_p set and deref_p clear) are the same rule.
 func valueRuleEqual(a, b frames.Rule) bool {
+	a, b = canonical(a), canonical(b)
 	if a.Kind != b.Kind {
 		return false
 	}
@@ -153,4 +156,12 @@ func valueRuleEqual(a, b frames.Rule) bool {
 		return a.Reg == b.Reg
 	}
 	return false
+}
+
+// canonical rewrites a register-based val-offset of 0 as a register rule.
+func canonical(r frames.Rule) frames.Rule {
+	if r.Kind == frames.RuleValOffset && r.Reg != sframe.RegCFA && r.Offset == 0 {
+		return frames.Rule{Kind: frames.RuleRegister, Reg: r.Reg}
+	}
+	return r
 }

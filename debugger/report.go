@@ -224,7 +224,7 @@ func CompareProcess(s *Stop, opts compare.Options) (*ProcessReport, error) {
 		} else {
 			tr.Report = compare.Stack(sp, regs, opts)
 			tr.Report.Thread = tid
-			p.Disagreements += tr.Report.Disagree
+			p.Disagreements += tr.Report.Disagreements()
 		}
 		p.Threads = append(p.Threads, tr)
 	}

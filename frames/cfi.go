@@ -49,7 +49,17 @@ type CFIError struct {
 	Section string
 	Off     int64
 	Msg     string
+	// Unsupported is set when the CFI may well be valid but uses a form
+	// this reader does not handle (big-endian, 64-bit DWARF); errors.Is(err,
+	// ErrUnsupportedCFI) tests it.
+	Unsupported bool
 }
+
+// ErrUnsupportedCFI matches CFIErrors for CFI in a form sfdbg cannot read.
+var ErrUnsupportedCFI = errors.New("unsupported DWARF CFI")
+
+// Is makes errors.Is(err, ErrUnsupportedCFI) true for unsupported forms.
+func (e *CFIError) Is(target error) bool { return target == ErrUnsupportedCFI && e.Unsupported }
 
 func (e *CFIError) Error() string {
 	if e.Off < 0 {
@@ -144,7 +154,7 @@ func loadCFI(f *elf.File, bias uint64) (*cfiTable, error) {
 	}
 	if f.ByteOrder != binary.LittleEndian {
 		// Delve's parser reads record lengths little-endian.
-		return nil, &CFIError{SectionEHFrame, -1, "big-endian CFI is not supported"}
+		return nil, &CFIError{Section: SectionEHFrame, Off: -1, Msg: "big-endian CFI is not supported", Unsupported: true}
 	}
 	return parseCFI(eh, ehAddr, dbg, f.Machine, bias)
 }
@@ -231,7 +241,7 @@ func walkCFI(sec string, data []byte, eh bool) ([]cfiRecord, error) {
 	var recs []cfiRecord
 	for off := int64(0); off < int64(len(data)); {
 		if int64(len(data))-off < 4 {
-			return nil, &CFIError{sec, off, "truncated record length"}
+			return nil, &CFIError{Section: sec, Off: off, Msg: "truncated record length"}
 		}
 		length := int64(binary.LittleEndian.Uint32(data[off:]))
 		if length == 0 { // terminator or padding
@@ -239,11 +249,11 @@ func walkCFI(sec string, data []byte, eh bool) ([]cfiRecord, error) {
 			continue
 		}
 		if length == 0xffffffff {
-			return nil, &CFIError{sec, off, "64-bit DWARF CFI is not supported"}
+			return nil, &CFIError{Section: sec, Off: off, Msg: "64-bit DWARF CFI is not supported", Unsupported: true}
 		}
 		end := off + 4 + length
 		if length < 4 || end > int64(len(data)) {
-			return nil, &CFIError{sec, off, fmt.Sprintf("record length %#x runs past the end of the section (%#x bytes)", length, len(data))}
+			return nil, &CFIError{Section: sec, Off: off, Msg: fmt.Sprintf("record length %#x runs past the end of the section (%#x bytes)", length, len(data))}
 		}
 		id := binary.LittleEndian.Uint32(data[off+4:])
 		r := cfiRecord{off: off, end: end}
@@ -298,7 +308,7 @@ func parseCFISection(sec string, data []byte, addr uint64, machine elf.Machine) 
 	eh := sec == SectionEHFrame
 	if eh && addr == 0 {
 		// dwframe.Parse tells .eh_frame from .debug_frame by a non-zero address.
-		return nil, &CFIError{sec, -1, "section at address 0 (not a linked file)"}
+		return nil, &CFIError{Section: sec, Off: -1, Msg: "section at address 0 (not a linked file)"}
 	}
 	recs, err := walkCFI(sec, data, eh)
 	if err != nil {
@@ -316,7 +326,7 @@ func parseCFISection(sec string, data []byte, addr uint64, machine elf.Machine) 
 		}); i < len(recs) {
 			off = recs[i].off
 		}
-		return nil, &CFIError{sec, off, err.Error()}
+		return nil, &CFIError{Section: sec, Off: off, Msg: err.Error()}
 	}
 	var fdeRecs []cfiRecord
 	for _, r := range recs {
@@ -325,7 +335,7 @@ func parseCFISection(sec string, data []byte, addr uint64, machine elf.Machine) 
 		}
 	}
 	if len(fdeRecs) != len(entries) {
-		return nil, &CFIError{sec, -1, fmt.Sprintf("found %d FDEs, Delve's parser %d", len(fdeRecs), len(entries))}
+		return nil, &CFIError{Section: sec, Off: -1, Msg: fmt.Sprintf("found %d FDEs, Delve's parser %d", len(fdeRecs), len(entries))}
 	}
 	cies := map[*dwframe.CommonInformationEntry]*cfiCIE{}
 	fdes = make([]*cfiFDE, 0, len(entries))
@@ -333,7 +343,7 @@ func parseCFISection(sec string, data []byte, addr uint64, machine elf.Machine) 
 	for i, d := range entries {
 		r := fdeRecs[i]
 		if d.CIE == nil || uint64(d.Length) != uint64(r.end-r.off-8) {
-			return nil, &CFIError{sec, r.off, "FDE does not match Delve's parse"}
+			return nil, &CFIError{Section: sec, Off: r.off, Msg: "FDE does not match Delve's parse"}
 		}
 		c := cies[d.CIE]
 		if c == nil {
@@ -381,7 +391,7 @@ func newCFICIE(sec string, data []byte, off int64, d *dwframe.CommonInformationE
 	ra := d.ReturnAddressRegister
 	if sec == SectionDebugFrame && d.Version == 4 {
 		if off < 0 || off+12 > int64(len(data)) {
-			return nil, &CFIError{sec, off, "truncated CIE"}
+			return nil, &CFIError{Section: sec, Off: off, Msg: "truncated CIE"}
 		}
 		end := off + 4 + int64(binary.LittleEndian.Uint32(data[off:]))
 		cur := cfiCursor{b: data[off+9 : end]} // after length, id, version
@@ -390,12 +400,12 @@ func newCFICIE(sec string, data []byte, off int64, d *dwframe.CommonInformationE
 		addrSize, segSize := cur.u8(), cur.u8()
 		c.codeAlign, c.dataAlign, ra = cur.uleb(), cur.sleb(), cur.uleb()
 		if cur.err != nil || addrSize != 8 || segSize != 0 {
-			return nil, &CFIError{sec, off, fmt.Sprintf("unsupported version 4 CIE (address size %d, segment selector size %d)", addrSize, segSize)}
+			return nil, &CFIError{Section: sec, Off: off, Msg: fmt.Sprintf("unsupported version 4 CIE (address size %d, segment selector size %d)", addrSize, segSize)}
 		}
 		c.initial = cur.b[cur.i:]
 	}
 	if ra >= 1<<15 {
-		return nil, &CFIError{sec, off, fmt.Sprintf("return address register %d out of range", ra)}
+		return nil, &CFIError{Section: sec, Off: off, Msg: fmt.Sprintf("return address register %d out of range", ra)}
 	}
 	c.raReg = sframe.Reg(ra)
 	return c, nil
@@ -618,7 +628,7 @@ func (c *cfiCIE) initialState() (cfiState, error) {
 			c.initErr = in.exec(&cur)
 		}
 		if c.initErr != nil {
-			c.initErr = &CFIError{c.sec, c.off, "CIE initial instructions: " + c.initErr.Error()}
+			c.initErr = &CFIError{Section: c.sec, Off: c.off, Msg: "CIE initial instructions: " + c.initErr.Error()}
 		}
 		c.init = in.st
 	})
@@ -659,7 +669,7 @@ func (t *cfiTable) buildRows(f *cfiFDE) ([]Row, error) {
 	for cur.more() && in.loc < f.end {
 		at := cur.i
 		if err := in.exec(&cur); err != nil {
-			return nil, &CFIError{f.sec, f.off, fmt.Sprintf("FDE instruction at +%#x: %v", at, err)}
+			return nil, &CFIError{Section: f.sec, Off: f.off, Msg: fmt.Sprintf("FDE instruction at +%#x: %v", at, err)}
 		}
 	}
 	emit(f.end)

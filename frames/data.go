@@ -456,6 +456,24 @@ func loadLines(f *elf.File) (lt *lineTable, err error) {
 }
 
 // find returns the file and line of link-time address pc, or "", 0.
+// seek finds the line entry for pc in a compilation unit. The lock is
+// released by defer, so a panic in debug/dwarf (recovered by find) cannot
+// leave it held.
+func (lt *lineTable) seek(cu *dwarf.Entry, pc uint64) (dwarf.LineEntry, bool) {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	var e dwarf.LineEntry
+	lr, ok := lt.lrs[cu.Offset]
+	if !ok {
+		lr, _ = lt.d.LineReader(cu)
+		lt.lrs[cu.Offset] = lr
+	}
+	if lr == nil || lr.SeekPC(pc, &e) != nil {
+		return e, false
+	}
+	return e, true
+}
+
 func (lt *lineTable) find(pc uint64) (file string, line int) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -468,19 +486,8 @@ func (lt *lineTable) find(pc uint64) (file string, line int) {
 		if pc < c.lo || pc >= c.hi {
 			continue
 		}
-		lt.mu.Lock()
-		lr, ok := lt.lrs[c.cu.Offset]
+		e, ok := lt.seek(c.cu, pc)
 		if !ok {
-			lr, _ = lt.d.LineReader(c.cu)
-			lt.lrs[c.cu.Offset] = lr
-		}
-		var e dwarf.LineEntry
-		var err error
-		if lr != nil {
-			err = lr.SeekPC(pc, &e)
-		}
-		lt.mu.Unlock()
-		if lr == nil || err != nil {
 			continue
 		}
 		if e.File != nil {

@@ -94,7 +94,7 @@ func TestModuleErrors(t *testing.T) {
 func fixture(t testing.TB, name string) string {
 	p := filepath.Join("..", "testdata", "bin", name)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("fixture %s not built (scripts/build-fixtures.sh): %v", name, err)
+		t.Fatalf("fixture %s not built (scripts/build-fixtures.sh): %v", name, err)
 	}
 	return p
 }

@@ -152,7 +152,7 @@ func (u *SFrameUnwinder) Step(f *Frame) (Frame, error) {
 		if sec.ABI != sframe.ABIAMD64LittleEndian {
 			return stop(ReasonUnsupported, nil, "signal frame at PC %#x in %s: only AMD64 signal frames are supported", f.PC, mod.Name)
 		}
-		return u.stepSignalAMD64(f, mod)
+		return u.stepSignalAMD64(f, mod, h.row.CFA)
 	}
 	if h.row.MangledRA {
 		return stop(ReasonUnsupported, nil, "mangled (signed) RA at PC %#x in %s", f.PC, mod.Name)

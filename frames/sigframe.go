@@ -44,11 +44,23 @@ func amd64SigcontextOff(r sframe.Reg) int64 {
 // all come from the ucontext at the trampoline's SP. The caller is marked
 // Interrupted: its PC is exact, not a return address. f.CFA becomes the
 // interrupted SP, as glibc's CFI for __restore_rt defines it.
-func (u *SFrameUnwinder) stepSignalAMD64(f *Frame, mod *Module) (Frame, error) {
+//
+// The FRE's own CFA rule must name the sigcontext's RSP slot, SP+160
+// (either its address or, with a FLEX dereference, its value): any other
+// rule means the SFrame data does not describe the kernel's frame, and the
+// step fails with ReasonBadFrame rather than silently using the layout.
+func (u *SFrameUnwinder) stepSignalAMD64(f *Frame, mod *Module, cfa sframe.Rule) (Frame, error) {
 	sp, ok := f.Regs.Get(RSP)
 	if !ok {
 		return Frame{}, &StopError{Method: MethodSFrame, Reason: ReasonUnsafe, PC: f.PC, Module: mod.Name,
 			Msg: fmt.Sprintf("signal frame at PC %#x in %s: SP unknown", f.PC, mod.Name)}
+	}
+	if slot := amd64SigcontextOff(RSP); cfa.Reg != RSP || cfa.Offset != slot ||
+		(cfa.Kind != sframe.RuleValOffset && cfa.Kind != sframe.RuleOffset) {
+		f.Row.CFA = RuleFromSFrame(cfa)
+		return Frame{}, &StopError{Method: MethodSFrame, Reason: ReasonBadFrame, PC: f.PC, Module: mod.Name,
+			Msg: fmt.Sprintf("signal frame at PC %#x in %s: the FRE's CFA rule %v does not locate the kernel's saved RSP (rsp+%d)",
+				f.PC, mod.Name, RuleFromSFrame(cfa), slot)}
 	}
 	f.Row.CFA = Rule{Kind: RuleOffset, Reg: RSP, Offset: amd64SigcontextOff(RSP)}
 	f.Row.RA = Rule{Kind: RuleOffset, Reg: RSP, Offset: amd64SigcontextOff(RIP)}

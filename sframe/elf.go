@@ -30,9 +30,14 @@ func ELFSection(f *elf.File) (data []byte, addr uint64, err error) {
 	}
 	for _, p := range f.Progs {
 		if p.Type == PT_GNU_SFRAME {
-			data := make([]byte, p.Filesz)
-			if _, err := io.ReadFull(p.Open(), data); err != nil {
+			// io.ReadAll grows with what the file really holds, so a bogus
+			// p_filesz cannot make us allocate without bound.
+			data, err := io.ReadAll(p.Open())
+			if err != nil {
 				return nil, 0, fmt.Errorf("reading PT_GNU_SFRAME segment: %w", err)
+			}
+			if uint64(len(data)) != p.Filesz {
+				return nil, 0, fmt.Errorf("PT_GNU_SFRAME segment: %d of %d bytes in the file", len(data), p.Filesz)
 			}
 			return data, p.Vaddr, nil
 		}

@@ -72,7 +72,7 @@ func fixturesOrSkip(t testing.TB) []fixture {
 	t.Helper()
 	fx := loadFixtures(t)
 	if len(fx) == 0 {
-		t.Skip("no fixture binaries with .sframe in ../testdata/bin (build them with scripts/build-fixtures.sh)")
+		t.Fatal("no fixture binaries with .sframe in ../testdata/bin (build them with scripts/build-fixtures.sh)")
 	}
 	return fx
 }
@@ -85,7 +85,7 @@ func fixtureByName(t testing.TB, name string) fixture {
 			return f
 		}
 	}
-	t.Skipf("fixture %s not found in ../testdata/bin (build it with scripts/build-fixtures.sh)", name)
+	t.Fatalf("fixture %s not found in ../testdata/bin (build it with scripts/build-fixtures.sh)", name)
 	return fixture{}
 }
 

@@ -158,7 +158,8 @@ func (s *Section) freErr(off uint32, t FREType) error {
 
 // Lookup returns the row that covers pc with its FDE and FRE: FindFDE, then
 // FindFRE, then Row. Errors: ErrNoFDE, ErrNoFRE (test with errors.Is) or a
-// *FormatError. It does not allocate.
+// *FormatError. It does not allocate, except that the first lookup in an
+// FDE with many FREs builds the section's FRE index once (see freIndex).
 func (s *Section) Lookup(pc uint64) (row Row, fde *FDE, fre FRE, err error) {
 	// Named results: the FRE and row are built in place, not copied.
 	if fde, err = s.FindFDE(pc); err != nil {
@@ -213,12 +214,17 @@ func (x *freIndex) lookup(s *Section, fde *FDE) int {
 
 func (x *freIndex) build(s *Section) {
 	x.first = make([]int32, len(s.fdes))
+	// Every FRE takes at least 2 bytes, so a well-formed section has at
+	// most FRELen/2 of them. FDEs that share FRE data (malformed) would
+	// otherwise make the index grow as FDEs x FREs; past the cap, FDEs
+	// are scanned instead.
+	maxEntries := int(s.freEnd-s.freSub)/2 + 1
 	d := s.data[:s.freEnd]
 	big := len(d) > 0 && d[0] == 0xde
 	for i := range s.fdes {
 		x.first[i] = -1
 		fde := &s.fdes[i]
-		if fde.NumFREs < freIndexMin || fde.err != nil {
+		if fde.NumFREs < freIndexMin || fde.err != nil || len(x.starts)+int(fde.NumFREs) > maxEntries {
 			continue
 		}
 		as := uint32(fde.FREType.Size())

@@ -319,7 +319,7 @@ func TestFindFRERangeAgreesWithTheFREs(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s, err := Open(filepath.Join("..", "testdata", "bin", name))
 			if err != nil {
-				t.Skip(err)
+				t.Fatal(err)
 			}
 			for i := range s.FDEs() {
 				fde := &s.FDEs()[i]
@@ -348,5 +348,50 @@ func TestFindFRERangeAgreesWithTheFREs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestSharedFREDataKeepsTheIndexBounded(t *testing.T) {
+	// 1000 FDEs pointing at the same 2000 FREs: a malformed section whose
+	// naive FRE index would hold 2M entries.
+	var fres []FRESpec
+	for i := 0; i < 2000; i++ {
+		fres = append(fres, FRESpec{StartOff: uint32(i), BaseReg: BaseRegSP, Words: []int32{8}})
+	}
+	b := Builder{Version: Version3, ABI: ABIAMD64LittleEndian, Flags: FlagFDESorted | FlagFDEFuncStartPCRel, CFAFixedRAOffset: -8,
+		FDEs: []FDESpec{{Start: 0x1000, Size: 4000, FREs: fres}}}
+	data, err := b.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Re-point copies of the one FDE at the same FRE data.
+	one := s.FDEs()[0]
+	s.fdes = make([]FDE, 1000)
+	s.starts = make([]uint64, 1000)
+	for i := range s.fdes {
+		s.fdes[i] = one
+		s.fdes[i].Index = i
+		s.fdes[i].Start = 0x1000 + uint64(i)*4000
+		s.starts[i] = s.fdes[i].Start
+	}
+	var fre FRE
+	for _, pc := range []uint64{0x1000 + 10, 0x1000 + 999*4000 + 1500} {
+		f, err := s.FindFDE(pc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.FindFRE(f, pc, &fre); err != nil {
+			t.Fatal(err)
+		}
+		if want := uint32(pc-f.Start) % 4000; fre.StartOff != want {
+			t.Errorf("PC %#x: FRE start %d, want %d", pc, fre.StartOff, want)
+		}
+	}
+	if n, limit := len(s.idx.starts), int(s.FRELen)/2+1; n > limit {
+		t.Errorf("index holds %d entries, more than FRELen/2+1 = %d", n, limit)
 	}
 }

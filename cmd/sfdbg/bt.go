@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -42,6 +43,9 @@ func init() {
 			fmt.Fprintf(stderr, "sfdbg: bt: %q is not a process ID\n", pos[0])
 			return exitError
 		}
+		// A one-shot run allocates a few MB (CFI tables) and exits: garbage
+		// collection would only slow it down.
+		debug.SetGCPercent(800)
 		// Stop, unwind every thread, resume: the process is stopped only
 		// while the stacks are read; symbols are looked up afterwards.
 		t0 := time.Now()

@@ -133,7 +133,7 @@ loop:
 		fmt.Fprintf(stdout, "elapsed %v (%.0f samples/s, interval %v)\n", elapsed.Round(time.Millisecond),
 			float64(agg.Samples)/elapsed.Seconds(), *interval)
 	}
-	if agg.Disagree > 0 {
+	if agg.Disagreements() > 0 {
 		return exitFindings
 	}
 	return exitOK
