@@ -310,7 +310,11 @@ func seeded(space *frames.Space, u Unwinders, ref *frames.Frame) FrameResult {
 	case !sf.OK && (sf.reason == frames.ReasonNoFDE || sf.reason == frames.ReasonNoRow):
 		// CFI covers the PC (or says it is outermost); SFrame has nothing.
 		fr.Verdict = VerdictNotCovered
-		add(KindNoFDE, "CFI covers the PC but SFrame does not: %s", sf.Error)
+		if inGap(mod, ref.LookupPC()) {
+			add(KindGap, "the PC lies in a gap of SFrame's coverage of its function: %s", sf.Error)
+		} else {
+			add(KindNoFDE, "CFI covers the PC but SFrame does not: %s", sf.Error)
+		}
 	case cfiOuter:
 		fr.Verdict = VerdictEnd
 		if sf.reason != frames.ReasonOutermost {
@@ -411,4 +415,23 @@ func specialKind(mod *frames.Module, ref *frames.Frame, sf *Step) Kind {
 		}
 	}
 	return 0
+}
+
+// inGap reports whether SFrame covers part of the function containing the
+// runtime PC pc, but not pc itself (the FDE is too short, or the PC lies
+// before its first FRE).
+func inGap(mod *frames.Module, pc uint64) bool {
+	if mod == nil {
+		return false
+	}
+	sec, err := mod.SFrame()
+	if err != nil || sec == nil {
+		return false
+	}
+	_, off, ok := mod.FuncName(pc)
+	if !ok {
+		return false
+	}
+	fde, err := sec.FindFDE(pc - off - mod.Bias)
+	return err == nil && fde.Start == pc-off-mod.Bias
 }

@@ -2,9 +2,10 @@
 // .sframe sections, unwinds live processes from SFrame alone and compares
 // every frame with DWARF CFI and frame-pointer unwinding.
 //
-// Exit statuses: 0 success (and, for check/compare commands, no
-// disagreement); 1 a disagreement or validation finding; 2 bad usage,
-// unreadable input, or a process that cannot be attached.
+// Exit statuses: 0 success (and, for check, bt and sample, no
+// disagreement between SFrame and CFI); 1 a disagreement; 2 bad usage,
+// unreadable or malformed input, a failed batch command, or a process that
+// cannot be attached.
 package main
 
 import (
