@@ -142,7 +142,11 @@ func StackWith(space *frames.Space, u Unwinders, regs frames.Regs, opts Options)
 	rep := &StackReport{Findings: []Finding{}}
 	ref, refErr := frames.Trace(u.CFI, regs, space, frames.StackOptions{MaxDepth: opts.MaxDepth})
 	for i := range ref {
-		fr := seeded(space, u, &ref[i])
+		var caller *frames.Frame
+		if i+1 < len(ref) {
+			caller = &ref[i+1]
+		}
+		fr := seeded(space, u, &ref[i], caller)
 		rep.Frames = append(rep.Frames, fr)
 		rep.Findings = append(rep.Findings, fr.Findings...)
 		switch fr.Verdict {
@@ -279,14 +283,31 @@ func step(u frames.Unwinder, ref *frames.Frame) Step {
 	return s
 }
 
+// traceStep describes the step a trace made from f to its caller.
+func traceStep(u frames.Unwinder, f, caller *frames.Frame) Step {
+	s := Step{Method: u.Method().String(), OK: true, CFA: f.CFA, row: f.Row, caller: *caller,
+		Rule: ruleText(f.Row), Source: f.Row.Source, CallerPC: caller.PC, CallerSP: caller.Regs.SP()}
+	s.CallerFP, s.FPKnown = caller.Regs.FP()
+	return s
+}
+
 // seeded compares the methods' steps from one reference frame.
-func seeded(space *frames.Space, u Unwinders, ref *frames.Frame) FrameResult {
+//
+// The CFI step is the reference trace's own: caller is the next frame of
+// the CFI trace (nil for its last frame, where CFI is asked again for why
+// it stopped).
+func seeded(space *frames.Space, u Unwinders, ref, caller *frames.Frame) FrameResult {
 	fr := FrameResult{Level: ref.Level, PC: ref.PC, Function: describe(space, ref)}
 	mod := space.Modules.Find(ref.LookupPC())
 	if mod != nil {
 		fr.Module = mod.Name
 	}
-	fr.CFI, fr.SFrame, fr.FP = step(u.CFI, ref), step(u.SFrame, ref), step(u.FP, ref)
+	if caller != nil {
+		fr.CFI = traceStep(u.CFI, ref, caller)
+	} else {
+		fr.CFI = step(u.CFI, ref)
+	}
+	fr.SFrame, fr.FP = step(u.SFrame, ref), step(u.FP, ref)
 	fr.Verdict = VerdictAgree
 	base := Finding{Module: fr.Module, Function: fr.Function, Frame: ref.Level, PC: ref.PC,
 		SFrame: fr.SFrame.Rule, CFI: fr.CFI.Rule, FP: fr.FP.Rule}
@@ -368,6 +389,19 @@ func seeded(space *frames.Space, u Unwinders, ref *frames.Frame) FrameResult {
 		fr.Findings = append(fr.Findings, f)
 	}
 	return fr
+}
+
+// SameCaller reports whether two methods found the same caller: the same
+// PC, the same SP (the CFA of the frame unwound on AMD64) and, when both
+// know it, the same FP. It is the judgement stepDiff makes, for callers
+// that hold frames rather than Steps (the debugger's backtrace).
+func SameCaller(a, b *frames.Frame) bool {
+	if a.PC != b.PC || a.Regs.SP() != b.Regs.SP() {
+		return false
+	}
+	fa, oka := a.Regs.FP()
+	fb, okb := b.Regs.FP()
+	return !oka || !okb || fa == fb
 }
 
 // stepDiff compares a method's step with the reference step.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/frames"
 )
 
@@ -209,11 +210,9 @@ func (c *compareUnwinder) Step(f *frames.Frame) (frames.Frame, error) {
 	return ret, err
 }
 
-// sameCaller reports whether two methods found the same caller: the same PC
-// and the same SP (which is the CFA of the frame unwound).
-func sameCaller(a, b *frames.Frame) bool {
-	return a.PC == b.PC && a.Regs.SP() == b.Regs.SP()
-}
+// sameCaller reports whether two methods found the same caller, judged as
+// package compare judges it (PC, SP and, when both know it, FP).
+func sameCaller(a, b *frames.Frame) bool { return compare.SameCaller(a, b) }
 
 // safeStep calls u.Step, turning a panic into a StopError.
 func safeStep(u frames.Unwinder, f *frames.Frame) (caller frames.Frame, err error) {
