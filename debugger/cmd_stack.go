@@ -372,16 +372,12 @@ func cmdInfoSFrame(s *Session, args string) error {
 		s.printf(", signal frame")
 	}
 	s.printf(", %d FREs\n", fde.NumFREs)
-	off := link - fde.Start
-	if fde.PCType == sframe.PCTypeMask && fde.RepSize != 0 {
-		off %= uint64(fde.RepSize)
-	}
 	fres, err := sec.AllFREs(fde)
-	cur := -1
-	for i := range fres {
-		if uint64(fres[i].StartOff) <= off {
-			cur = i
-		}
+	// The FRE in effect is the one a stack tracer would use.
+	var match sframe.FRE
+	cur, _, ferr := sec.FindFRERange(fde, link, &match)
+	if ferr != nil {
+		cur = -1
 	}
 	for i := range fres {
 		fre := &fres[i]
@@ -413,7 +409,7 @@ func cmdInfoSFrame(s *Session, args string) error {
 		return fmt.Errorf("FREs of FDE #%d: %v", fde.Index, err)
 	}
 	if cur < 0 {
-		s.printf("No FRE covers offset %#x.\n", off)
+		s.printf("No FRE covers offset %#x: %v.\n", link-fde.Start, ferr)
 	}
 	return nil
 }
