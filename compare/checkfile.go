@@ -141,9 +141,7 @@ func (c *checker) run() error {
 			continue
 		}
 		sum.FunctionsBoth++
-		var ok bool
-		insts, ok = c.boundaries(fde, rows, insts)
-		_ = ok
+		insts = c.boundaries(fde, rows, insts)
 		sum.Instructions += c.checkFunc(fde, rows, insts)
 	}
 	c.uncovered(cfiRanges)
@@ -153,10 +151,10 @@ func (c *checker) run() error {
 // boundaries returns the PCs to compare in an FDE: every instruction
 // boundary on AMD64 when the code decodes, else the union of SFrame FRE and
 // CFI row starts.
-func (c *checker) boundaries(fde *sframe.FDE, rows []frames.Row, buf []uint64) ([]uint64, bool) {
+func (c *checker) boundaries(fde *sframe.FDE, rows []frames.Row, buf []uint64) []uint64 {
 	if c.sec.ABI == sframe.ABIAMD64LittleEndian {
 		if b, ok := c.instructions(fde.Start, fde.End(), buf); ok {
-			return b, true
+			return b
 		}
 	}
 	b := buf[:0]
@@ -179,7 +177,7 @@ func (c *checker) boundaries(fde *sframe.FDE, rows []frames.Row, buf []uint64) (
 			out = append(out, pc)
 		}
 	}
-	return out, false
+	return out
 }
 
 // uncovered reports CFI FDEs that no SFrame FDE overlaps, with the reason
@@ -232,15 +230,15 @@ func inexpressible(rows []frames.Row, v sframe.Version) (reason string, expressi
 
 // overlapping returns the ranges of sorted that overlap [start, end).
 func overlapping(sorted []Range, start, end uint64) []Range {
+	if end == start {
+		return nil
+	}
 	i := sort.Search(len(sorted), func(i int) bool { return sorted[i].End > start })
 	var out []Range
 	for ; i < len(sorted) && sorted[i].Start < end; i++ {
 		if sorted[i].End > start {
 			out = append(out, sorted[i])
 		}
-	}
-	if end == start {
-		return nil
 	}
 	return out
 }

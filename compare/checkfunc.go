@@ -27,14 +27,14 @@ type run struct {
 // of instruction boundaries compared.
 func (c *checker) checkFunc(fde *sframe.FDE, cfiRows []frames.Row, insts []uint64) int {
 	name := c.funcName(fde.Start)
+	if fde.PCType == sframe.PCTypeMask {
+		return c.checkMaskFunc(fde, name, cfiRows, insts)
+	}
 	sfRows, err := c.sfRows(fde)
 	if err != nil {
 		c.add(Finding{Kind: KindFormat, Function: name, FuncStart: fde.Start, PC: fde.Start,
 			Message: fmt.Sprintf("SFrame FDE %d: %v", fde.Index, err)})
 		return 0
-	}
-	if fde.PCType == sframe.PCTypeMask {
-		return c.checkMaskFunc(fde, name, sfRows, cfiRows, insts)
 	}
 	var runs []run
 	for i, pc := range insts {
@@ -95,7 +95,7 @@ func (c *checker) checkFunc(fde *sframe.FDE, cfiRows []frames.Row, insts []uint6
 // checkMaskFunc compares a PC-mask FDE (PLT entries): each instruction of
 // the FDE is looked up the way a stack tracer would (PC offset modulo the
 // repetition size) and compared with CFI at that PC.
-func (c *checker) checkMaskFunc(fde *sframe.FDE, name string, sfRows, cfiRows []frames.Row, insts []uint64) int {
+func (c *checker) checkMaskFunc(fde *sframe.FDE, name string, cfiRows []frames.Row, insts []uint64) int {
 	compared := 0
 	var bad []uint64
 	var first Finding
