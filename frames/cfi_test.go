@@ -1,7 +1,6 @@
 package frames
 
 import (
-	"bufio"
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
@@ -711,36 +710,7 @@ type cfiLiveStop struct {
 // returns the running command.
 func cfiStartFixture(t testing.TB, bin string, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	ready := make(chan error, 1)
-	go func() {
-		line, err := bufio.NewReader(out).ReadString('\n')
-		if err == nil && line != "ready\n" {
-			err = fmt.Errorf("first line %q", line)
-		}
-		ready <- err
-	}()
-	select {
-	case err := <-ready:
-		if err != nil {
-			t.Fatalf("%s: %v", bin, err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("%s %v: no ready line", bin, args)
-	}
-	time.Sleep(100 * time.Millisecond)
-	return cmd
+	return startReady(t, bin, 100*time.Millisecond, args...)
 }
 
 // cfiProcState returns the state letter of /proc/PID/stat.

@@ -53,8 +53,16 @@ func startDeep(t *testing.T, bin, mode string) *liveProc {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skip("live tests need linux/amd64")
 	}
-	path := fixture(t, bin)
-	cmd := exec.Command(path, mode)
+	cmd := startReady(t, fixture(t, bin), 50*time.Millisecond, mode)
+	return &liveProc{cmd: cmd, pid: cmd.Process.Pid}
+}
+
+// startReady starts path with args, waits for its "ready" line, then for
+// settle more (the chain goes on to spin_here after printing it), and
+// returns the running command, killed at the end of the test.
+func startReady(t testing.TB, path string, settle time.Duration, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(path, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +70,6 @@ func startDeep(t *testing.T, bin, mode string) *liveProc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &liveProc{cmd: cmd, pid: cmd.Process.Pid}
 	t.Cleanup(func() {
 		cmd.Process.Kill()
 		cmd.Wait()
@@ -79,13 +86,13 @@ func startDeep(t *testing.T, bin, mode string) *liveProc {
 	select {
 	case err := <-ready:
 		if err != nil {
-			t.Fatalf("%s %s: %v", bin, mode, err)
+			t.Fatalf("%s %v: %v", path, args, err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatalf("%s %s did not print ready", bin, mode)
+		t.Fatalf("%s %v did not print ready", path, args)
 	}
-	time.Sleep(50 * time.Millisecond) // into the final call
-	return p
+	time.Sleep(settle)
+	return cmd
 }
 
 // threadRegs is the register set of one stopped thread.
