@@ -112,7 +112,7 @@ func (s *Section) RowInto(row *Row, fde *FDE, fre *FRE) error {
 	row.Signal = fde.Signal
 	row.MangledRA = fre.Info.MangledRA()
 	row.PAuthKey = fde.PAuthKey
-	row.SPOffset = s.ABI.SPValOffset()
+	row.SPOffset = s.rules.spValOffset
 	n := fre.NumWords()
 	if n == 0 {
 		row.Outermost = true
@@ -129,22 +129,18 @@ func (s *Section) RowInto(row *Row, fde *FDE, fre *FRE) error {
 	if n > 3 || (n > 2 && s.ABI == ABIAMD64LittleEndian) {
 		return formatErr(int64(fre.Off), "FRE with %d data words is illegal for %v", n, s.ABI)
 	}
-	base := s.ABI.SPReg()
+	base := s.rules.sp
 	if fre.Info.BaseReg() == BaseRegFP {
-		base = s.ABI.FPReg()
+		base = s.rules.fp
 	}
 	cfaOff := int64(fre.Words[0])
 	if s.ABI == ABIS390XBigEndian {
 		cfaOff = S390XDecodeCFAOffset(cfaOff)
 	}
 	row.CFA = Rule{Kind: RuleValOffset, Reg: base, Offset: cfaOff}
-	row.RA = s.fixedRule(s.CFAFixedRAOffset)
-	row.FP = s.fixedRule(s.CFAFixedFPOffset)
+	row.RA, row.FP = s.rules.ra, s.rules.fpSaved
 	if s.ABI == ABIAMD64LittleEndian {
 		// AMD64: RA at the fixed offset, FP = CFA + word 2 (spec v3 §3.1.1).
-		if s.CFAFixedRAOffset == 0 {
-			row.RA = Rule{Kind: RuleOffset, Reg: RegCFA, Offset: -8}
-		}
 		if n >= 2 {
 			row.FP = Rule{Kind: RuleOffset, Reg: RegCFA, Offset: int64(fre.Words[1])}
 		}
@@ -163,9 +159,28 @@ func (s *Section) RowInto(row *Row, fde *FDE, fre *FRE) error {
 	return nil
 }
 
+// abiRules are the per-section constants RowInto needs, computed once by
+// ParseAt from the ABI and the header's fixed offsets.
+type abiRules struct {
+	sp, fp      Reg   // DWARF numbers of SP and FP
+	spValOffset int64 // caller's SP relative to the CFA
+	ra          Rule  // RA rule when the FRE does not give one
+	fpSaved     Rule  // FP rule when the FRE does not give one
+}
+
+func newABIRules(h *Header) abiRules {
+	r := abiRules{sp: h.ABI.SPReg(), fp: h.ABI.FPReg(), spValOffset: h.ABI.SPValOffset(),
+		ra: fixedRule(h.CFAFixedRAOffset), fpSaved: fixedRule(h.CFAFixedFPOffset)}
+	if h.ABI == ABIAMD64LittleEndian && h.CFAFixedRAOffset == 0 {
+		// The AMD64 ABI fixes the RA at CFA-8 even when the header omits it.
+		r.ra = Rule{Kind: RuleOffset, Reg: RegCFA, Offset: -8}
+	}
+	return r
+}
+
 // fixedRule returns the rule for a header fixed offset: saved at CFA+off, or
 // not saved when off is 0.
-func (s *Section) fixedRule(off int8) Rule {
+func fixedRule(off int8) Rule {
 	if off == 0 {
 		return Rule{Kind: RuleSameValue, Reg: RegCFA}
 	}
@@ -211,7 +226,7 @@ func (s *Section) flexRule(ctl uint32, off int32, row *Row) Rule {
 	r := Rule{Kind: RuleValOffset, Reg: RegCFA, Offset: int64(off)}
 	if ctl&flexRegP != 0 {
 		r.Reg = Reg(ctl >> 3)
-		if r.Reg != s.ABI.SPReg() && r.Reg != s.ABI.FPReg() {
+		if r.Reg != s.rules.sp && r.Reg != s.rules.fp {
 			row.TopmostOnly = true
 		}
 	}
@@ -239,11 +254,7 @@ func (s *Section) flexRow(row *Row, fre *FRE) error {
 		// 2.47.50 stores 0 for sp+160; libsframe decodes it for any FDE type).
 		row.CFA.Offset = S390XDecodeCFAOffset(row.CFA.Offset)
 	}
-	row.RA = s.fixedRule(s.CFAFixedRAOffset)
-	if s.ABI == ABIAMD64LittleEndian && s.CFAFixedRAOffset == 0 {
-		row.RA = Rule{Kind: RuleOffset, Reg: RegCFA, Offset: -8}
-	}
-	row.FP = s.fixedRule(s.CFAFixedFPOffset)
+	row.RA, row.FP = s.rules.ra, s.rules.fpSaved
 	i := 2
 	if i < n {
 		if ctl := fre.UWord(i); ctl == 0 {

@@ -117,6 +117,7 @@ type Section struct {
 	freSub uint32   // start of the FRE sub-section, from section start
 	freEnd uint32   // end of the FRE sub-section, from section start
 	idx    freIndex // FRE start offsets of FDEs with many FREs, built on first use
+	rules  abiRules // ABI constants for RowInto
 }
 
 // Data returns the section bytes. The caller must not modify them.
@@ -177,6 +178,7 @@ func ParseAt(data []byte, addr uint64) (*Section, error) {
 	if !h.ABI.Known() {
 		return nil, formatErr(4, "unknown ABI/arch %d", data[4])
 	}
+	s.rules = newABIRules(h)
 	hl := uint64(h.HeaderLen())
 	if hl > uint64(len(data)) {
 		return nil, formatErr(7, "auxiliary header of %d bytes runs past the end of the %d-byte section", h.AuxHdrLen, len(data))
