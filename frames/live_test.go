@@ -95,6 +95,18 @@ func startReady(t testing.TB, path string, settle time.Duration, args ...string)
 	return cmd
 }
 
+// space returns the stopped process's modules over /proc/PID/mem, and a
+// function that closes them.
+func (p *liveProc) space() (*Space, func(), error) {
+	mem := &ProcMemory{Pid: p.pid}
+	mods, err := ModulesFromMaps(p.pid, mem)
+	if err != nil {
+		mem.Close()
+		return nil, nil, err
+	}
+	return &Space{Mem: mem, Modules: mods}, func() { mods.Close(); mem.Close() }, nil
+}
+
 // threadRegs is the register set of one stopped thread.
 type threadRegs struct {
 	tid  int
@@ -263,15 +275,12 @@ func TestLiveSpin(t *testing.T) {
 			p := startDeep(t, bin, "spin")
 			var sf, fp liveTrace
 			p.stopped(t, func(ths []threadRegs) {
-				mem := &ProcMemory{Pid: p.pid}
-				defer mem.Close()
-				mods, err := ModulesFromMaps(p.pid, mem)
+				sp, done, err := p.space()
 				if err != nil {
 					t.Error(err)
 					return
 				}
-				defer mods.Close()
-				sp := &Space{Mem: mem, Modules: mods}
+				defer done()
 				sf = unwindLive(sp, &SFrameUnwinder{Space: sp}, ths[0].regs)
 				fp = unwindLive(sp, &FPUnwinder{Space: sp}, ths[0].regs)
 			})
@@ -309,15 +318,12 @@ func TestLiveThreads(t *testing.T) {
 	p := startDeep(t, bin, "threads")
 	var traces []liveTrace
 	p.stopped(t, func(ths []threadRegs) {
-		mem := &ProcMemory{Pid: p.pid}
-		defer mem.Close()
-		mods, err := ModulesFromMaps(p.pid, mem)
+		sp, done, err := p.space()
 		if err != nil {
 			t.Error(err)
 			return
 		}
-		defer mods.Close()
-		sp := &Space{Mem: mem, Modules: mods}
+		defer done()
 		for _, th := range ths {
 			traces = append(traces, unwindLive(sp, &SFrameUnwinder{Space: sp}, th.regs))
 		}
@@ -354,15 +360,13 @@ func TestLiveSignal(t *testing.T) {
 			var sf liveTrace
 			var libcHasSFrame bool
 			p.stopped(t, func(ths []threadRegs) {
-				mem := &ProcMemory{Pid: p.pid}
-				defer mem.Close()
-				mods, err := ModulesFromMaps(p.pid, mem)
+				sp, done, err := p.space()
 				if err != nil {
 					t.Error(err)
 					return
 				}
-				defer mods.Close()
-				sp := &Space{Mem: mem, Modules: mods}
+				defer done()
+				mods := sp.Modules
 				sf = unwindLive(sp, &SFrameUnwinder{Space: sp}, ths[0].regs)
 				for _, m := range mods.List() {
 					if strings.HasPrefix(m.Name, "libc.so") {
@@ -487,15 +491,12 @@ func TestLiveSignalFrame(t *testing.T) {
 	p := &liveProc{cmd: cmd, pid: cmd.Process.Pid}
 	var sf liveTrace
 	p.stopped(t, func(ths []threadRegs) {
-		mem := &ProcMemory{Pid: p.pid}
-		defer mem.Close()
-		mods, err := ModulesFromMaps(p.pid, mem)
+		sp, done, err := p.space()
 		if err != nil {
 			t.Error(err)
 			return
 		}
-		defer mods.Close()
-		sp := &Space{Mem: mem, Modules: mods}
+		defer done()
 		sf = unwindLive(sp, &SFrameUnwinder{Space: sp}, ths[0].regs)
 	})
 	t.Logf("sframe: %v", sf)
