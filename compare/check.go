@@ -141,7 +141,7 @@ func (c *checker) sfRows(fde *sframe.FDE) ([]frames.Row, error) {
 		if err != nil {
 			return rows, err
 		}
-		row := RowFromSFrame(r)
+		row := frames.RowFromSFrame(r)
 		row.Start = fde.Start + uint64(fre.StartOff)
 		row.Source = fmt.Sprintf("sframe FDE %d FRE %d", fde.Index, it.Index())
 		if n := len(rows); n > 0 {

@@ -113,7 +113,7 @@ func (c *checker) checkMaskFunc(fde *sframe.FDE, name string, cfiRows []frames.R
 		} else if r, err := c.sec.Row(fde, &fre); err != nil {
 			d = RowDiff{CFA: true}
 		} else {
-			row := RowFromSFrame(r)
+			row := frames.RowFromSFrame(r)
 			sfText = ruleText(row)
 			d = DiffRows(row, cfiRows[ci], pc)
 		}

@@ -37,22 +37,6 @@ func (d RowDiff) Kinds() []Kind {
 	return out
 }
 
-// RowFromSFrame converts an interpreted SFrame row into the common form.
-func RowFromSFrame(r sframe.Row) frames.Row {
-	row := frames.Row{
-		CFA:    frames.RuleFromSFrame(r.CFA),
-		RA:     frames.RuleFromSFrame(r.RA),
-		FP:     frames.RuleFromSFrame(r.FP),
-		Signal: r.Signal,
-	}
-	if r.Outermost {
-		row.CFA = frames.Rule{Kind: frames.RuleUndefined, Reg: sframe.RegCFA}
-		row.RA = frames.Rule{Kind: frames.RuleUndefined, Reg: sframe.RegCFA}
-		row.FP = frames.Rule{Kind: frames.RuleUndefined, Reg: sframe.RegCFA}
-	}
-	return row
-}
-
 // DiffRows compares an SFrame row with a CFI row (both in the common form)
 // at pc. Rules are compared by meaning, not spelling: a CFI CFA
 // expression (as in AMD64 PLT CFI) is evaluated at pc with symbolic SP and FP and

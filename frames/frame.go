@@ -71,6 +71,23 @@ func RuleFromSFrame(r sframe.Rule) Rule {
 	return Rule{Kind: RuleKind(r.Kind), Reg: r.Reg, Offset: r.Offset}
 }
 
+// RowFromSFrame converts an interpreted SFrame row into the common form;
+// an outermost row (RA undefined) has all three rules undefined.
+func RowFromSFrame(r sframe.Row) Row {
+	row := Row{
+		CFA:    RuleFromSFrame(r.CFA),
+		RA:     RuleFromSFrame(r.RA),
+		FP:     RuleFromSFrame(r.FP),
+		Signal: r.Signal,
+	}
+	if r.Outermost {
+		row.CFA = Rule{Kind: RuleUndefined, Reg: sframe.RegCFA}
+		row.RA = Rule{Kind: RuleUndefined, Reg: sframe.RegCFA}
+		row.FP = Rule{Kind: RuleUndefined, Reg: sframe.RegCFA}
+	}
+	return row
+}
+
 // String formats a rule the way objdump's SFrame dump does where it can:
 // "rsp+16", "c-8", "(rbp-8)", "u", plus "expr" forms for DWARF.
 func (r Rule) String() string {

@@ -131,21 +131,13 @@ func (u *SFrameUnwinder) Step(f *Frame) (Frame, error) {
 		}
 		return Frame{}, se
 	}
-	f.Row = Row{
-		CFA:    RuleFromSFrame(h.row.CFA),
-		RA:     RuleFromSFrame(h.row.RA),
-		FP:     RuleFromSFrame(h.row.FP),
-		Source: mod.data.sframeSource(&h),
-		Start:  h.start + mod.Bias,
-		End:    h.end + mod.Bias,
-		Signal: h.row.Signal,
-	}
+	f.Row = RowFromSFrame(h.row)
+	f.Row.Source, f.Row.Start, f.Row.End = mod.data.sframeSource(&h), h.start+mod.Bias, h.end+mod.Bias
 	stop := func(r Reason, err error, format string, args ...any) (Frame, error) {
 		return Frame{}, &StopError{Method: MethodSFrame, Reason: r, PC: f.PC, Module: mod.Name, Err: err,
 			Msg: fmt.Sprintf(format, args...)}
 	}
 	if h.row.Outermost {
-		f.Row.CFA = Rule{Kind: RuleUndefined, Reg: sframe.RegCFA}
 		return stop(ReasonOutermost, nil, "outermost frame at PC %#x in %s (%s: RA undefined)", f.PC, mod.Name, f.Row.Source)
 	}
 	if h.row.Signal {

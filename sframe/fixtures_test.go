@@ -31,14 +31,7 @@ func TestFixturesValidateWithoutErrors(t *testing.T) {
 func TestFixturesReencodeToTheSameBytes(t *testing.T) {
 	for _, fx := range fixturesOrSkip(t) {
 		t.Run(fx.name+" re-encodes byte for byte", func(t *testing.T) {
-			s, err := ParseAt(fx.data, fx.addr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := SpecFrom(s)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := specOf(t, fx.data, fx.addr)
 			got := mustEncode(t, b)
 			if !bytes.Equal(got, fx.data) {
 				t.Fatalf("re-encoded section differs from the original at byte %#x (lengths %d, %d)", firstDiff(got, fx.data), len(got), len(fx.data))
@@ -47,14 +40,7 @@ func TestFixturesReencodeToTheSameBytes(t *testing.T) {
 		t.Run(fx.name+" re-encodes with the encoder's own data-word sizes", func(t *testing.T) {
 			// The encoder's choice of data-word size must be gas's: the
 			// smallest that holds every word.
-			s, err := ParseAt(fx.data, fx.addr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := SpecFrom(s)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := specOf(t, fx.data, fx.addr)
 			for i := range b.FDEs {
 				for k := range b.FDEs[i].FREs {
 					r := &b.FDEs[i].FREs[k]
@@ -73,10 +59,7 @@ func TestFixturesReencodeToTheSameBytes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := SpecFrom(s)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := specOf(t, fx.data, fx.addr)
 			for i := range b.FDEs {
 				b.FDEs[i].ExactFREType, b.FDEs[i].FREType = false, 0
 			}
@@ -142,4 +125,18 @@ func firstDiff(a, b []byte) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// specOf parses a section and turns it back into a Builder.
+func specOf(t *testing.T, data []byte, addr uint64) *Builder {
+	t.Helper()
+	s, err := ParseAt(data, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := SpecFrom(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
