@@ -16,6 +16,10 @@ package frames
 // DW_CFA_restore instructions. The row tables are checked against
 // EstablishFrame at every row in cfi_test.go wherever the two must agree,
 // and against GNU readelf's interpreter (--debug-dump=frames-interp).
+//
+// Lookups at single PCs (CFIRow, CFIUnwinder) find FDEs through
+// .eh_frame_hdr and parse only those (cfi_hdr.go); the checks over whole
+// modules (CFIRows, CFIFDEs) parse all of the CFI once.
 
 import (
 	"bytes"
@@ -114,16 +118,33 @@ func (f *cfiFDE) source() string {
 
 // cfiTable is a module's DWARF CFI: the FDEs of .eh_frame and .debug_frame
 // sorted by start address (link-time), each with its row table built on
-// first use.
+// first use; or, when hdr is set, the FDEs of .eh_frame found through
+// .eh_frame_hdr and parsed one at a time as PCs are looked up.
 type cfiTable struct {
 	bias uint64
-	fdes []*cfiFDE
+	fdes []*cfiFDE // empty when hdr is set
 	// fpReg is the DWARF number of the frame pointer, whose rule goes to
 	// Row.FP: RBP on AMD64 (the default), x29 on AArch64.
 	fpReg sframe.Reg
 	// foreign is set for files of another architecture than AMD64: their
 	// rows are available, but CFIUnwinder does not step with them.
 	foreign bool
+	// hdr finds and parses FDEs on demand (cfi_hdr.go); such a table
+	// serves lookups at single PCs (lookup, row), not walks over fdes.
+	hdr *cfiHdrIndex
+}
+
+// newCFITable returns an empty table for a file of the given machine.
+func newCFITable(machine elf.Machine, bias uint64) *cfiTable {
+	t := &cfiTable{bias: bias, fpReg: RBP}
+	switch machine {
+	case elf.EM_X86_64:
+	case elf.EM_AARCH64:
+		t.fpReg, t.foreign = sframe.AArch64RegFP, true
+	default:
+		t.foreign = true
+	}
+	return t
 }
 
 // loadCFI reads the DWARF CFI of an ELF file loaded with the given bias
@@ -163,14 +184,7 @@ func loadCFI(f *elf.File, bias uint64) (*cfiTable, error) {
 // address ehAddr) and .debug_frame, either of which may be nil, of a
 // little-endian file for machine.
 func parseCFI(eh []byte, ehAddr uint64, dbg []byte, machine elf.Machine, bias uint64) (*cfiTable, error) {
-	t := &cfiTable{bias: bias, fpReg: RBP}
-	switch machine {
-	case elf.EM_X86_64:
-	case elf.EM_AARCH64:
-		t.fpReg, t.foreign = sframe.AArch64RegFP, true
-	default:
-		t.foreign = true
-	}
+	t := newCFITable(machine, bias)
 	var errs []error
 	parsed := 0
 	// .debug_frame first: at equal start addresses the stable sort keeps
@@ -240,35 +254,57 @@ type cfiRecord struct {
 func walkCFI(sec string, data []byte, eh bool) ([]cfiRecord, error) {
 	var recs []cfiRecord
 	for off := int64(0); off < int64(len(data)); {
-		if int64(len(data))-off < 4 {
-			return nil, &CFIError{Section: sec, Off: off, Msg: "truncated record length"}
-		}
-		length := int64(binary.LittleEndian.Uint32(data[off:]))
-		if length == 0 { // terminator or padding
-			off += 4
+		if int64(len(data))-off >= 4 && binary.LittleEndian.Uint32(data[off:]) == 0 {
+			off += 4 // terminator or padding
 			continue
 		}
-		if length == 0xffffffff {
-			return nil, &CFIError{Section: sec, Off: off, Msg: "64-bit DWARF CFI is not supported", Unsupported: true}
-		}
-		end := off + 4 + length
-		if length < 4 || end > int64(len(data)) {
-			return nil, &CFIError{Section: sec, Off: off, Msg: fmt.Sprintf("record length %#x runs past the end of the section (%#x bytes)", length, len(data))}
-		}
-		id := binary.LittleEndian.Uint32(data[off+4:])
-		r := cfiRecord{off: off, end: end}
-		switch {
-		case eh && id == 0, !eh && id == 0xffffffff:
-			r.cie = true
-		case eh:
-			r.cieOff = off + 4 - int64(id)
-		default:
-			r.cieOff = int64(id)
+		r, err := cfiRecordAt(sec, data, off, eh)
+		if err != nil {
+			return nil, err
 		}
 		recs = append(recs, r)
-		off = end
+		off = r.end
 	}
 	return recs, nil
+}
+
+// cfiRecordAt reads the length and CIE id (or CIE pointer) of the record
+// at byte offset off of a CFI section (.eh_frame when eh is set), checking
+// that the record lies within the section. Errors are *CFIErrors at off; a
+// zero length (a terminator) is an error here.
+func cfiRecordAt(sec string, data []byte, off int64, eh bool) (cfiRecord, error) {
+	if off < 0 || off > int64(len(data)) {
+		return cfiRecord{}, &CFIError{Section: sec, Off: off, Msg: "truncated record length"}
+	}
+	return cfiRecordHead(sec, data[off:min(off+8, int64(len(data)))], off, int64(len(data)), eh)
+}
+
+// cfiRecordHead is cfiRecordAt for the record at byte offset off of a
+// section of size bytes, given head, the section's bytes from off on (8 of
+// them, or fewer at the end of the section).
+func cfiRecordHead(sec string, head []byte, off, size int64, eh bool) (cfiRecord, error) {
+	if len(head) < 4 {
+		return cfiRecord{}, &CFIError{Section: sec, Off: off, Msg: "truncated record length"}
+	}
+	length := int64(binary.LittleEndian.Uint32(head))
+	if length == 0xffffffff {
+		return cfiRecord{}, &CFIError{Section: sec, Off: off, Msg: "64-bit DWARF CFI is not supported", Unsupported: true}
+	}
+	end := off + 4 + length
+	if length < 4 || end > size || len(head) < 8 {
+		return cfiRecord{}, &CFIError{Section: sec, Off: off, Msg: fmt.Sprintf("record length %#x runs past the end of the section (%#x bytes)", length, size)}
+	}
+	id := binary.LittleEndian.Uint32(head[4:])
+	r := cfiRecord{off: off, end: end}
+	switch {
+	case eh && id == 0, !eh && id == 0xffffffff:
+		r.cie = true
+	case eh:
+		r.cieOff = off + 4 - int64(id)
+	default:
+		r.cieOff = int64(id)
+	}
+	return r, nil
 }
 
 // cfiPatchAugmentations returns data with the AArch64 augmentation
@@ -411,7 +447,7 @@ func newCFICIE(sec string, data []byte, off int64, d *dwframe.CommonInformationE
 	return c, nil
 }
 
-// find returns the FDE covering the link-time address pc, or nil.
+// find returns the FDE of fdes covering the link-time address pc, or nil.
 func (t *cfiTable) find(pc uint64) *cfiFDE {
 	i := sort.Search(len(t.fdes), func(i int) bool { return t.fdes[i].begin > pc })
 	if i > 0 && pc < t.fdes[i-1].end {
@@ -420,10 +456,23 @@ func (t *cfiTable) find(pc uint64) *cfiFDE {
 	return nil
 }
 
+// lookup returns the FDE covering the link-time address pc, or nil: from
+// fdes, or through hdr, which parses the FDE on first use and returns an
+// error (a *CFIError) when it is malformed.
+func (t *cfiTable) lookup(pc uint64) (*cfiFDE, error) {
+	if t.hdr != nil {
+		return t.hdr.find(pc)
+	}
+	return t.find(pc), nil
+}
+
 // row returns the CFI row at the link-time address pc with runtime
-// Start/End. The error is nil, errCFINoFDE or a *CFIError.
+// Start/End. The error is nil, errCFINoFDE, errCFINoRow or a *CFIError.
 func (t *cfiTable) row(pc uint64) (Row, error) {
-	f := t.find(pc)
+	f, err := t.lookup(pc)
+	if err != nil {
+		return Row{}, err
+	}
 	if f == nil {
 		return Row{}, errCFINoFDE
 	}
@@ -914,11 +963,12 @@ func cfiStop(r Reason, pc uint64, m *Module, err error, format string, args ...a
 	return e
 }
 
-// cfiTableOf returns m's CFI table or a *StopError: ReasonNoData when the
-// module has no CFI or its file cannot be read, ReasonFormat when the CFI
-// cannot be parsed.
-func (m *Module) cfiTableOf(pc uint64) (*cfiTable, error) {
-	t, err := m.cfiData()
+// cfiTableOf returns m's CFI table (for lookups at single PCs with perPC
+// set, see Module.cfiData) or a *StopError: ReasonNoData when the module has
+// no CFI or its file cannot be read, ReasonFormat when the CFI cannot be
+// parsed.
+func (m *Module) cfiTableOf(pc uint64, perPC bool) (*cfiTable, error) {
+	t, err := m.cfiData(perPC)
 	if err != nil {
 		var ce *CFIError
 		if errors.As(err, &ce) {
@@ -932,7 +982,8 @@ func (m *Module) cfiTableOf(pc uint64) (*cfiTable, error) {
 	return t, nil
 }
 
-// cfiLookupErr turns an error of cfiTable.row or rowsOf into a *StopError.
+// cfiLookupErr turns an error of cfiTable.row, lookup or rowsOf into a
+// *StopError.
 func (m *Module) cfiLookupErr(pc uint64, err error) error {
 	switch {
 	case errors.Is(err, errCFINoFDE):
@@ -949,8 +1000,12 @@ func (m *Module) cfiLookupErr(pc uint64, err error) error {
 // must not be modified. Errors are *StopError: ReasonNoData (no CFI in the
 // module), ReasonNoFDE (no FDE covers pc), ReasonFormat (malformed CFI,
 // wrapping a *CFIError).
+//
+// Only the FDE covering pc and its CIE are parsed when the module's
+// .eh_frame has an .eh_frame_hdr search table (cfi_hdr.go): a malformed
+// record elsewhere in the section does not make the lookup fail.
 func (m *Module) CFIRow(pc uint64) (Row, error) {
-	t, err := m.cfiTableOf(pc)
+	t, err := m.cfiTableOf(pc, true)
 	if err != nil {
 		return Row{}, err
 	}
@@ -967,9 +1022,10 @@ func (m *Module) CFIRow(pc uint64) (Row, error) {
 // rows. The rows of an FDE are computed once, in one pass over its
 // instructions, and cached; Other maps are shared and must not be modified.
 // Errors are as for CFIRow; an FDE whose instructions are malformed makes
-// the whole call fail with ReasonFormat.
+// the whole call fail with ReasonFormat. Unlike CFIRow, it parses all of
+// the module's CFI on first use.
 func (m *Module) CFIRows(start, end uint64) ([]Row, error) {
-	t, err := m.cfiTableOf(start)
+	t, err := m.cfiTableOf(start, false)
 	if err != nil {
 		return nil, err
 	}
@@ -991,9 +1047,9 @@ func (m *Module) CFIRows(start, end uint64) ([]Row, error) {
 
 // CFIFDEs lists the FDEs of the module's DWARF CFI in address order
 // (runtime addresses), after dropping duplicates and empty FDEs. Errors are
-// as for CFIRow.
+// as for CFIRow. It parses all of the module's CFI on first use.
 func (m *Module) CFIFDEs() ([]CFIFDE, error) {
-	t, err := m.cfiTableOf(m.Start)
+	t, err := m.cfiTableOf(m.Start, false)
 	if err != nil {
 		return nil, err
 	}
@@ -1009,8 +1065,9 @@ func (m *Module) CFIFDEs() ([]CFIFDE, error) {
 // for a frame whose FDE's CIE has the "S" augmentation (a signal
 // trampoline: the "return address" the kernel pushed is its first
 // instruction, and glibc starts the FDE one byte early for lookups at PC-1).
+// Like CFIRow, it parses only the FDEs it looks at when it can.
 func (m *Module) cfiFrameRow(f *Frame) (Row, error) {
-	t, err := m.cfiTableOf(f.PC)
+	t, err := m.cfiTableOf(f.PC, true)
 	if err != nil {
 		return Row{}, err
 	}
@@ -1019,7 +1076,10 @@ func (m *Module) cfiFrameRow(f *Frame) (Row, error) {
 	}
 	lpc := f.LookupPC() - m.Bias
 	exact := f.PC - m.Bias
-	fde := t.find(lpc)
+	fde, err := t.lookup(lpc)
+	if err != nil {
+		return Row{}, m.cfiLookupErr(lpc+m.Bias, err)
+	}
 	if lpc != exact {
 		if fde != nil && fde.cie.signal && exact < fde.end {
 			lpc = exact
@@ -1028,7 +1088,11 @@ func (m *Module) cfiFrameRow(f *Frame) (Row, error) {
 			// early: the kernel's "return address" is its first
 			// instruction, not the end of a call, so the FDE at the
 			// exact PC is the one to use when it is a signal frame's.
-			if e := t.find(exact); e != nil && e.cie.signal && e != fde {
+			e, err := t.lookup(exact)
+			if err != nil {
+				return Row{}, m.cfiLookupErr(f.PC, err)
+			}
+			if e != nil && e.cie.signal && e != fde {
 				fde, lpc = e, exact
 			}
 		}

@@ -183,15 +183,66 @@ func BenchmarkCFIFirstUnwind(b *testing.B) {
 	t.stop(1, "unwind")
 }
 
-// cfiLibc opens the system libc, the largest .eh_frame at hand.
-func cfiLibc(b *testing.B) *elf.File {
+// cfiLibcPath returns the path of the system libc, the largest .eh_frame
+// at hand.
+func cfiLibcPath(b *testing.B) string {
 	for _, p := range []string{"/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib64/libc.so.6", "/lib64/libc.so.6"} {
-		if f, err := elf.Open(p); err == nil {
-			return f
+		if _, err := os.Stat(p); err == nil {
+			return p
 		}
 	}
 	b.Skip("no libc.so.6")
-	return nil
+	return ""
+}
+
+// cfiLibc opens the system libc.
+func cfiLibc(b *testing.B) *elf.File {
+	f, err := elf.Open(cfiLibcPath(b))
+	if err != nil {
+		b.Skip(err)
+	}
+	return f
+}
+
+// BenchmarkCFIFirstRow measures the first CFI lookup in libc with a cold
+// module, what a one-shot backtrace pays per library: opening the ELF file
+// and finding the row at one PC (in clock_nanosleep, where a sleeping
+// thread sits). "eager" parses every FDE of .eh_frame first (loadCFI),
+// "lazy" finds the FDE through .eh_frame_hdr and parses only it and its
+// CIE (loadCFIIndex); "open" only opens the file, the floor of both.
+func BenchmarkCFIFirstRow(b *testing.B) {
+	path := cfiLibcPath(b)
+	m := &Module{Name: "libc.so.6", OpenPath: path, Start: 0, End: 1 << 47}
+	pc, _, ok := m.LookupSymbol("clock_nanosleep")
+	m.Close()
+	if !ok {
+		b.Skip("no clock_nanosleep in libc")
+	}
+	pc += 0x10
+	for _, mode := range []string{"eager", "lazy", "open"} {
+		b.Run(mode, func(b *testing.B) {
+			b.ReportAllocs()
+			t := startCFICPUTimer(b)
+			for i := 0; i < b.N; i++ {
+				m := &Module{Name: "libc.so.6", OpenPath: path, Start: 0, End: 1 << 47}
+				if _, err := m.load(); err != nil {
+					b.Fatal(err)
+				}
+				switch mode {
+				case "eager":
+					m.data.cfiHdrOnce.Do(func() {}) // no index: CFIRow loads every FDE
+				case "open":
+					m.Close()
+					continue
+				}
+				if _, err := m.CFIRow(pc); err != nil {
+					b.Fatal(err)
+				}
+				m.Close()
+			}
+			t.stop(1, "lookup")
+		})
+	}
 }
 
 // BenchmarkLoadCFI measures loadCFI on libc: reading .eh_frame and parsing

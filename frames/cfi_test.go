@@ -126,6 +126,7 @@ func cfiModule(t *testing.T, name string, eh *ehBuilder, bias uint64) *Module {
 	m.once.Do(func() {}) // no file: the CFI comes from tab
 	m.data = &moduleData{}
 	m.data.cfiOnce.Do(func() { m.data.cfi = tab })
+	m.data.cfiHdrOnce.Do(func() {}) // no .eh_frame_hdr index: lookups use tab
 	return m
 }
 
@@ -522,6 +523,7 @@ func cfiExercise(data []byte, addr uint64) string {
 	m.once.Do(func() {})
 	m.data = &moduleData{}
 	m.data.cfiOnce.Do(func() { m.data.cfi = tab })
+	m.data.cfiHdrOnce.Do(func() {})
 	u := &CFIUnwinder{Space: &Space{Mem: &SliceMemory{Base: 0x1000, Data: make([]byte, 64)}, Modules: NewModules(m)}}
 	var first string
 	for _, f := range tab.fdes {

@@ -2,18 +2,15 @@ package frames
 
 import (
 	"bytes"
-	"cmp"
 	"debug/dwarf"
 	"debug/elf"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"sort"
-	"strings"
 	"sync"
+	"time"
 
 	"github.com/sirupsen/logrus"
 
@@ -34,12 +31,17 @@ type moduleData struct {
 	sframeErr  error
 	sources    sync.Map // FDE index<<32 | FRE index -> Row.Source text
 
-	// cfi is the module's DWARF CFI (.eh_frame, .debug_frame), loaded by
-	// loadCFI (cfi.go) on first CFI use; nil with a nil error when the file
-	// has none.
+	// cfi is the module's DWARF CFI (.eh_frame, .debug_frame) with every
+	// FDE parsed, loaded by loadCFI (cfi.go) on first use; nil with a nil
+	// error when the file has none.
 	cfiOnce sync.Once
 	cfi     *cfiTable
 	cfiErr  error
+	// cfiHdr is the module's .eh_frame indexed by .eh_frame_hdr, which
+	// parses an FDE only when a PC in it is looked up (loadCFIIndex,
+	// cfi_hdr.go); nil when the file has no index it can use.
+	cfiHdrOnce sync.Once
+	cfiHdr     *cfiTable
 
 	symOnce sync.Once
 	syms    []elfSymbol // sorted by addr, link-time addresses
@@ -56,6 +58,7 @@ type moduleData struct {
 // next symbol or the end of their section.
 type elfSymbol struct {
 	addr, size uint64
+	end        uint64 // end of the symbol's section, while loading
 	name       string
 	sized      bool // the symbol table gave a size
 }
@@ -135,12 +138,27 @@ func (m *Module) SFrame() (*sframe.Section, error) {
 	return d.sframe, d.sframeErr
 }
 
-// cfiData returns the module's DWARF CFI table, loading it on first use with
-// loadCFI (cfi.go). A module without CFI returns nil, nil.
-func (m *Module) cfiData() (*cfiTable, error) {
+// cfiData returns the module's DWARF CFI table, loading it on first use. A
+// module without CFI returns nil, nil. With perPC, for lookups at single
+// PCs, it is the table loadCFIIndex (cfi_hdr.go) builds over .eh_frame_hdr,
+// which parses only the FDEs looked up, when the file has an index it can
+// use; otherwise, and for walks over the whole module (CFIRows, CFIFDEs),
+// it is the table of every FDE that loadCFI (cfi.go) parses.
+func (m *Module) cfiData(perPC bool) (*cfiTable, error) {
 	d, err := m.load()
 	if err != nil {
 		return nil, err
+	}
+	if perPC {
+		d.cfiHdrOnce.Do(func() {
+			var why error
+			if d.cfiHdr, why = loadCFIIndex(d.file, m.Bias); why != nil {
+				logrus.Debugf("frames: %s: CFI: parsing all of it: %v", m.Name, why)
+			}
+		})
+		if d.cfiHdr != nil {
+			return d.cfiHdr, nil
+		}
 	}
 	d.cfiOnce.Do(func() {
 		d.cfi, d.cfiErr = loadCFI(d.file, m.Bias)
@@ -249,148 +267,11 @@ func (m *Module) findSymbol(d *moduleData, a uint64) *elfSymbol {
 // symbols loads the merged symbol table once.
 func (m *Module) symbols(d *moduleData) []elfSymbol {
 	d.symOnce.Do(func() {
+		t0 := time.Now()
 		d.syms = loadSymbols(d.file)
-		logrus.Debugf("frames: %s: %d symbols", m.Name, len(d.syms))
+		logrus.Debugf("frames: %s: %d symbols in %v", m.Name, len(d.syms), time.Since(t0))
 	})
 	return d.syms
-}
-
-// symRank orders symbols at the same address: the preferred one first.
-func symRank(s elf.Symbol) int {
-	r := 0
-	if s.Size == 0 {
-		r += 8
-	}
-	switch elf.ST_BIND(s.Info) {
-	case elf.STB_GLOBAL:
-	case elf.STB_WEAK:
-		r += 1
-	default:
-		r += 2
-	}
-	if elf.ST_TYPE(s.Info) == elf.STT_NOTYPE {
-		r += 4
-	}
-	return r
-}
-
-// loadSymbols merges the function symbols of .symtab and .dynsym (plus
-// synthetic "name@plt" entries for the PLT), drops duplicates, sorts them by
-// address and gives zero-size symbols the size up to the next symbol or the
-// end of their section.
-func loadSymbols(f *elf.File) []elfSymbol {
-	var all []elf.Symbol
-	st, _ := f.Symbols()
-	dyn, _ := f.DynamicSymbols()
-	all = append(all, st...)
-	all = append(all, dyn...)
-	// Compact candidates (not elf.Symbol, about twice the size) keep the
-	// sort cheap: libc has thousands of symbols.
-	type cand struct {
-		addr, size uint64
-		end        uint64 // end of the symbol's section
-		name       string
-		rank       int
-	}
-	cands := make([]cand, 0, len(all))
-	for _, s := range all {
-		switch elf.ST_TYPE(s.Info) {
-		case elf.STT_FUNC, elf.STT_GNU_IFUNC, elf.STT_NOTYPE:
-		default:
-			continue
-		}
-		if s.Name == "" || s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE ||
-			strings.HasPrefix(s.Name, ".L") || strings.HasPrefix(s.Name, "$") {
-			continue
-		}
-		if int(s.Section) >= len(f.Sections) {
-			continue
-		}
-		sec := f.Sections[s.Section]
-		if sec.Flags&elf.SHF_EXECINSTR == 0 {
-			continue
-		}
-		cands = append(cands, cand{s.Value, s.Size, sec.Addr + sec.Size, s.Name, symRank(s)})
-	}
-	for _, p := range pltSymbols(f, dyn) {
-		cands = append(cands, cand{p.Value, p.Size, p.Value + p.Size, p.Name, symRank(p)})
-	}
-	slices.SortStableFunc(cands, func(a, b cand) int {
-		if a.addr != b.addr {
-			return cmp.Compare(a.addr, b.addr)
-		}
-		return cmp.Compare(a.rank, b.rank)
-	})
-	out := make([]elfSymbol, 0, len(cands))
-	ends := make([]uint64, 0, len(cands))
-	for _, c := range cands {
-		if n := len(out); n > 0 && out[n-1].addr == c.addr {
-			continue // a less preferred alias
-		}
-		out = append(out, elfSymbol{addr: c.addr, size: c.size, name: c.name, sized: c.size != 0})
-		ends = append(ends, c.end)
-	}
-	for i := range out {
-		if out[i].sized {
-			continue
-		}
-		end := ends[i]
-		if i+1 < len(out) && out[i+1].addr < end {
-			end = out[i+1].addr
-		}
-		if end > out[i].addr {
-			out[i].size = end - out[i].addr
-		} else {
-			out[i].size = 1
-		}
-	}
-	return out
-}
-
-// pltSymbols names the AMD64 PLT entries after the functions they call:
-// relocation i of .rela.plt (R_X86_64_JUMP_SLOT or R_X86_64_IRELATIVE) is
-// served by entry i of .plt.sec when the file has one (IBT PLT), else by
-// entry i+1 of .plt (entry 0 is the resolver stub).
-func pltSymbols(f *elf.File, dyn []elf.Symbol) []elf.Symbol {
-	if f.Machine != elf.EM_X86_64 || f.Class != elf.ELFCLASS64 {
-		return nil
-	}
-	rela := f.Section(".rela.plt")
-	if rela == nil || rela.Type != elf.SHT_RELA {
-		return nil
-	}
-	data, err := rela.Data()
-	if err != nil {
-		return nil
-	}
-	const entSize = 16
-	plt, first := f.Section(".plt.sec"), uint64(0)
-	if plt == nil {
-		plt, first = f.Section(".plt"), 1
-	}
-	if plt == nil {
-		return nil
-	}
-	n := uint64(len(data) / 24)
-	var out []elf.Symbol
-	for i := uint64(0); i < n; i++ {
-		info := binary.LittleEndian.Uint64(data[i*24+8:])
-		symIdx := info >> 32
-		if symIdx == 0 || symIdx > uint64(len(dyn)) {
-			continue
-		}
-		addr := plt.Addr + (first+i)*entSize
-		if addr+entSize > plt.Addr+plt.Size {
-			break
-		}
-		out = append(out, elf.Symbol{
-			Name:  dyn[symIdx-1].Name + "@plt",
-			Info:  elf.ST_INFO(elf.STB_LOCAL, elf.STT_FUNC),
-			Value: addr,
-			Size:  entSize,
-		})
-	}
-	return out
 }
 
 // lineTable maps link-time PCs to file and line through the DWARF line

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 )
 
 // FindFDE returns the FDE whose function covers pc, or ErrNoFDE. The search
@@ -158,8 +159,8 @@ func (s *Section) freErr(off uint32, t FREType) error {
 
 // Lookup returns the row that covers pc with its FDE and FRE: FindFDE, then
 // FindFRE, then Row. Errors: ErrNoFDE, ErrNoFRE (test with errors.Is) or a
-// *FormatError. It does not allocate, except that the first lookup in an
-// FDE with many FREs builds the section's FRE index once (see freIndex).
+// *FormatError. It does not allocate, except that the section's FRE index
+// is built once, after enough lookups in FDEs with many FREs (see freIndex).
 func (s *Section) Lookup(pc uint64) (row Row, fde *FDE, fre FRE, err error) {
 	// Named results: the FRE and row are built in place, not copied.
 	if fde, err = s.FindFDE(pc); err != nil {
@@ -192,20 +193,35 @@ const freIndexMin = 16
 
 // freIndex holds the FRE start offsets and byte offsets of the FDEs with at
 // least freIndexMin FREs, in FDE order, so that FindFRE is O(log k) in a
-// function's k FREs. It is built once, on the first lookup in such an FDE
-// (about 8 bytes per indexed FRE); FDEs whose FREs cannot be decoded or
-// whose start offsets decrease are left out and scanned, which reports
-// their errors exactly as before.
+// function's k FREs (about 8 bytes per indexed FRE). Building it walks every
+// FRE of the section, so it is built only once lookups have paid for it:
+// when the FREs walked by linear scans of such FDEs add up to the section's
+// FRE count. A one-shot backtrace, which looks up a handful of PCs, never
+// builds it; a long run of lookups scans at most as many FREs again as an
+// index built up front would have cost. FDEs whose FREs cannot be decoded or
+// whose start offsets decrease are left out and scanned, which reports their
+// errors exactly as before.
 type freIndex struct {
-	once   sync.Once
-	first  []int32 // per FDE: position of its first FRE in starts/offs, or -1
-	starts []uint32
-	offs   []uint32
+	scanned atomic.Int64 // FREs scanned so far in FDEs that would be indexed
+	ready   atomic.Bool  // set once first, starts and offs are built
+	once    sync.Once
+	first   []int32 // per FDE: position of its first FRE in starts/offs, or -1
+	starts  []uint32
+	offs    []uint32
 }
 
-// lookup returns the position of fde's FREs in the index, or -1.
+// lookup returns the position of fde's FREs in the index, or -1 when fde is
+// not indexed or the index is not built yet (see freIndex).
 func (x *freIndex) lookup(s *Section, fde *FDE) int {
-	x.once.Do(func() { x.build(s) })
+	if !x.ready.Load() {
+		if x.scanned.Add(int64(fde.NumFREs)) < int64(s.Header.NumFREs) {
+			return -1
+		}
+		x.once.Do(func() {
+			x.build(s)
+			x.ready.Store(true)
+		})
+	}
 	if fde.Index >= len(x.first) {
 		return -1
 	}

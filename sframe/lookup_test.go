@@ -3,6 +3,7 @@ package sframe
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -314,12 +315,34 @@ func TestFindFDEAgreesWithALinearSearch(t *testing.T) {
 	}
 }
 
+// TestFindFRERangeAgreesWithTheFREs looks up the first and last byte of
+// every FRE, once with linear scans only and once with the FRE index built
+// before the first lookup.
 func TestFindFRERangeAgreesWithTheFREs(t *testing.T) {
-	for _, name := range []string{"deep-v1-O2", "deep-v3-O0", "sqlite-v3", "features-v3", "aarch64be-v3", "s390x-v3"} {
-		t.Run(name, func(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		index bool
+	}{
+		{"deep-v1-O2", false}, {"deep-v3-O0", false}, {"sqlite-v3", false}, {"sqlite-v3", true},
+		{"features-v3", false}, {"aarch64be-v3", false}, {"aarch64be-v3", true}, {"s390x-v3", true},
+	} {
+		name := c.name
+		t.Run(fmt.Sprintf("%s/index=%v", name, c.index), func(t *testing.T) {
 			s, err := Open(filepath.Join("..", "testdata", "bin", name))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if c.index {
+				s.idx.scanned.Store(math.MaxInt64 / 2) // the first indexable lookup builds it
+			} else {
+				s.idx.scanned.Store(math.MinInt64 / 2) // never built
+			}
+			if c.index && name == "sqlite-v3" {
+				defer func() {
+					if !s.idx.ready.Load() || len(s.idx.starts) == 0 {
+						t.Error("the FRE index was not built")
+					}
+				}()
 			}
 			for i := range s.FDEs() {
 				fde := &s.FDEs()[i]

@@ -116,7 +116,7 @@ type Section struct {
 	starts []uint64 // FDE start addresses in address order, FindFDE's search keys
 	freSub uint32   // start of the FRE sub-section, from section start
 	freEnd uint32   // end of the FRE sub-section, from section start
-	idx    freIndex // FRE start offsets of FDEs with many FREs, built on first use
+	idx    freIndex // FRE start offsets of FDEs with many FREs, built once lookups have paid for it
 	rules  abiRules // ABI constants for RowInto
 }
 

@@ -1,0 +1,85 @@
+package frames
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"os"
+	"testing"
+)
+
+// TestRawSymtab decodes hand-built Elf32_Sym and Elf64_Sym entries of both
+// byte orders and checks the name edge cases: offsets past the table,
+// unterminated strings and the empty name.
+func TestRawSymtab(t *testing.T) {
+	strs := []byte("\x00main\x00tail")
+	for _, c := range []struct {
+		is64  bool
+		order binary.ByteOrder
+	}{{true, binary.LittleEndian}, {false, binary.LittleEndian}, {true, binary.BigEndian}, {false, binary.BigEndian}} {
+		tab := rawSymtab{strs: strs, is64: c.is64, order: c.order}
+		want := []rawSym{
+			{name: 1, info: elf.ST_INFO(elf.STB_GLOBAL, elf.STT_FUNC), shndx: 3, value: 0x1000, size: 0x20},
+			{name: 6, info: elf.ST_INFO(elf.STB_LOCAL, elf.STT_NOTYPE), shndx: 0xfff1, value: 0xffffffff, size: 0},
+			{name: 99, shndx: 1, value: 7, size: 1},
+			{name: 0, shndx: 1},
+		}
+		for _, s := range want {
+			if c.is64 {
+				var b [24]byte
+				c.order.PutUint32(b[0:], s.name)
+				b[4] = s.info
+				c.order.PutUint16(b[6:], s.shndx)
+				c.order.PutUint64(b[8:], s.value)
+				c.order.PutUint64(b[16:], s.size)
+				tab.data = append(tab.data, b[:]...)
+			} else {
+				var b [16]byte
+				c.order.PutUint32(b[0:], s.name)
+				c.order.PutUint32(b[4:], uint32(s.value))
+				c.order.PutUint32(b[8:], uint32(s.size))
+				b[12] = s.info
+				c.order.PutUint16(b[14:], s.shndx)
+				tab.data = append(tab.data, b[:]...)
+			}
+		}
+		if tab.len() != len(want) {
+			t.Fatalf("64=%v %v: len %d, want %d", c.is64, c.order, tab.len(), len(want))
+		}
+		for i, w := range want {
+			if got := tab.sym(i); got != w {
+				t.Errorf("64=%v %v: entry %d = %+v, want %+v", c.is64, c.order, i, got, w)
+			}
+		}
+		for off, name := range map[uint32]string{0: "", 1: "main", 3: "in", 6: "", 99: "", 1 << 31: ""} {
+			if got := tab.name(off); got != name {
+				t.Errorf("name(%d) = %q, want %q (offset 6 is unterminated)", off, got, name)
+			}
+		}
+	}
+}
+
+// BenchmarkLoadSymbols measures building a module's merged, sorted symbol
+// table, which the first symbolized frame in a module pays.
+func BenchmarkLoadSymbols(b *testing.B) {
+	for _, c := range []struct{ name, path string }{
+		{"sqlite-v3", fixture(b, "sqlite-v3")},
+		{"libc.so.6", "/lib/x86_64-linux-gnu/libc.so.6"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			if _, err := os.Stat(c.path); err != nil {
+				b.Skipf("%s: %v", c.path, err)
+			}
+			f, err := elf.Open(c.path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				n = len(loadSymbols(f))
+			}
+			b.ReportMetric(float64(n), "symbols")
+		})
+	}
+}
