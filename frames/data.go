@@ -44,23 +44,13 @@ type moduleData struct {
 	cfiHdr     *cfiTable
 
 	symOnce sync.Once
-	syms    []elfSymbol // sorted by addr, link-time addresses
+	syms    *symTable // link-time addresses
 
 	nameOnce sync.Once
 	byName   map[string]int // index into syms, built on first LookupSymbol
 
 	lineOnce sync.Once
 	lines    *lineTable // nil when the file has no usable DWARF line info
-}
-
-// elfSymbol is one entry of a module's merged symbol table, at link-time
-// addresses. size is never 0 after loading: zero-size symbols extend to the
-// next symbol or the end of their section.
-type elfSymbol struct {
-	addr, size uint64
-	end        uint64 // end of the symbol's section, while loading
-	name       string
-	sized      bool // the symbol table gave a size
 }
 
 // load opens the module's ELF file once. Errors are kept and returned on
@@ -204,8 +194,10 @@ func (m *Module) SymbolizeAt(pc, linePC uint64) Symbol {
 	if err != nil {
 		return s
 	}
-	if sym := m.findSymbol(d, pc-m.Bias); sym != nil {
-		s.Name, s.Addr, s.Size, s.Offset = sym.name, sym.addr+m.Bias, sym.size, pc-m.Bias-sym.addr
+	if t := m.symbols(d); t != nil {
+		if i := t.find(pc - m.Bias); i >= 0 {
+			s.Name, s.Addr, s.Size, s.Offset = t.name(i), t.addrs[i]+m.Bias, t.sizes[i], pc-m.Bias-t.addrs[i]
+		}
 	}
 	if lt := m.lineData(d); lt != nil {
 		s.File, s.Line = lt.find(linePC - m.Bias)
@@ -221,8 +213,9 @@ func (m *Module) FuncName(pc uint64) (name string, off uint64, ok bool) {
 	if err != nil {
 		return "", 0, false
 	}
-	if sym := m.findSymbol(d, pc-m.Bias); sym != nil {
-		return sym.name, pc - m.Bias - sym.addr, true
+	t := m.symbols(d)
+	if i := t.find(pc - m.Bias); i >= 0 {
+		return t.name(i), pc - m.Bias - t.addrs[i], true
 	}
 	return "", 0, false
 }
@@ -234,12 +227,14 @@ func (m *Module) LookupSymbol(name string) (addr, size uint64, ok bool) {
 	if err != nil {
 		return 0, 0, false
 	}
-	syms := m.symbols(d)
+	t := m.symbols(d)
 	d.nameOnce.Do(func() {
-		d.byName = make(map[string]int, len(syms))
-		for i := range syms {
-			if _, dup := d.byName[syms[i].name]; !dup {
-				d.byName[syms[i].name] = i
+		d.byName = make(map[string]int, len(t.addrs))
+		for i := range t.addrs {
+			if n := t.name(i); n != "" {
+				if _, dup := d.byName[n]; !dup {
+					d.byName[n] = i
+				}
 			}
 		}
 	})
@@ -247,29 +242,15 @@ func (m *Module) LookupSymbol(name string) (addr, size uint64, ok bool) {
 	if !ok {
 		return 0, 0, false
 	}
-	return d.syms[i].addr + m.Bias, d.syms[i].size, true
-}
-
-// findSymbol returns the symbol covering the link-time address a, or nil.
-func (m *Module) findSymbol(d *moduleData, a uint64) *elfSymbol {
-	syms := m.symbols(d)
-	i := sort.Search(len(syms), func(i int) bool { return syms[i].addr > a })
-	// Look back a few entries for a sized symbol covering a when a smaller
-	// symbol sits inside a larger one.
-	for k := i - 1; k >= 0 && k >= i-4; k-- {
-		if s := &syms[k]; a-s.addr < s.size {
-			return s
-		}
-	}
-	return nil
+	return t.addrs[i] + m.Bias, t.sizes[i], true
 }
 
 // symbols loads the merged symbol table once.
-func (m *Module) symbols(d *moduleData) []elfSymbol {
+func (m *Module) symbols(d *moduleData) *symTable {
 	d.symOnce.Do(func() {
 		t0 := time.Now()
 		d.syms = loadSymbols(d.file)
-		logrus.Debugf("frames: %s: %d symbols in %v", m.Name, len(d.syms), time.Since(t0))
+		logrus.Debugf("frames: %s: %d symbols in %v", m.Name, len(d.syms.addrs), time.Since(t0))
 	})
 	return d.syms
 }

@@ -1,6 +1,7 @@
 package frames
 
 import (
+	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"unsafe"
@@ -16,10 +17,14 @@ import (
 
 // rawSymtab is one ELF symbol table section and its string table.
 type rawSymtab struct {
-	data  []byte // the entries, from entry 1 (entry 0 is the null symbol)
-	strs  []byte // the string table the section links to
-	is64  bool
-	order binary.ByteOrder
+	data []byte // the entries, from entry 1 (entry 0 is the null symbol)
+	strs []byte // the string table the section links to
+	// lastNUL is the index of the last NUL byte of strs (-1 if none): the
+	// string at off is terminated if and only if off <= lastNUL.
+	lastNUL int
+	is64    bool
+	le64    bool // is64 and little-endian: the common case, decoded inline
+	order   binary.ByteOrder
 }
 
 // rawSym is one decoded entry of a rawSymtab.
@@ -49,7 +54,8 @@ func readSymtab(f *elf.File, typ elf.SectionType) rawSymtab {
 		if err != nil {
 			return rawSymtab{}
 		}
-		t := rawSymtab{strs: strs, is64: f.Class == elf.ELFCLASS64, order: f.ByteOrder}
+		t := rawSymtab{strs: strs, lastNUL: bytes.LastIndexByte(strs, 0), is64: f.Class == elf.ELFCLASS64, order: f.ByteOrder}
+		t.le64 = t.is64 && f.ByteOrder == binary.ByteOrder(binary.LittleEndian)
 		if n := t.entSize(); len(data) >= n {
 			t.data = data[n : len(data)-len(data)%n]
 		}
@@ -77,7 +83,7 @@ func (t *rawSymtab) len() int {
 // sym decodes entry i+1 (entry i of data).
 func (t *rawSymtab) sym(i int) rawSym {
 	o := t.order
-	if t.is64 && o == binary.ByteOrder(binary.LittleEndian) { // the common case, inlined
+	if t.le64 {
 		b := t.data[i*24 : i*24+24]
 		le := binary.LittleEndian
 		return rawSym{name: le.Uint32(b), info: b[4], shndx: le.Uint16(b[6:]), value: le.Uint64(b[8:]), size: le.Uint64(b[16:])}
@@ -90,14 +96,18 @@ func (t *rawSymtab) sym(i int) rawSym {
 	return rawSym{name: o.Uint32(b), value: uint64(o.Uint32(b[4:])), size: uint64(o.Uint32(b[8:])), info: b[12], shndx: o.Uint16(b[14:])}
 }
 
-// name returns the NUL-terminated string at off in the string table,
-// sharing its memory (the table is never modified), or "" when off is out
-// of range or the string is unterminated.
-func (t *rawSymtab) name(off uint32) string {
-	if uint64(off) >= uint64(len(t.strs)) {
+// name returns the NUL-terminated string at off in the string table (see
+// cstring).
+func (t *rawSymtab) name(off uint32) string { return cstring(t.strs, off) }
+
+// cstring returns the NUL-terminated string at off in strs, sharing its
+// memory (string tables are never modified), or "" when off is out of
+// range or the string is unterminated.
+func cstring(strs []byte, off uint32) string {
+	if uint64(off) >= uint64(len(strs)) {
 		return ""
 	}
-	b := t.strs[off:]
+	b := strs[off:]
 	n := 0
 	for n < len(b) && b[n] != 0 {
 		n++
@@ -106,6 +116,58 @@ func (t *rawSymtab) name(off uint32) string {
 		return ""
 	}
 	return unsafe.String(&b[0], n)
+}
+
+// symTable is a module's merged function symbol table, at link-time
+// addresses, in parallel arrays without pointers (cheap to build and
+// invisible to the garbage collector): entry i covers [addrs[i],
+// addrs[i]+sizes[i]). Names are resolved on use from the string tables.
+type symTable struct {
+	addrs []uint64 // sorted, distinct
+	sizes []uint64 // never 0: zero-size symbols extend to the next symbol or the end of their section
+	refs  []uint64 // where the name is: source<<32 | offset, see name
+	strs  [2][]byte
+	plt   []string // names of the synthetic PLT symbols (source 2)
+}
+
+// Name sources of symTable.refs.
+const (
+	symFromSymtab = iota // offset into the .symtab string table
+	symFromDynsym        // offset into .dynstr
+	symFromPLT           // index into plt
+)
+
+// name returns the name of entry i.
+func (t *symTable) name(i int) string {
+	src, off := t.refs[i]>>32, uint32(t.refs[i])
+	if src == symFromPLT {
+		return t.plt[off]
+	}
+	return cstring(t.strs[src], off)
+}
+
+// find returns the index of the symbol covering the link-time address a,
+// or -1. When symbols nest (a smaller one inside a larger one), the few
+// entries below a are searched for one that covers it.
+func (t *symTable) find(a uint64) int {
+	if t == nil {
+		return -1
+	}
+	lo, hi := 0, len(t.addrs)
+	for lo < hi { // the first entry above a
+		m := int(uint(lo+hi) >> 1)
+		if t.addrs[m] <= a {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	for k := lo - 1; k >= 0 && k >= lo-4; k-- {
+		if a-t.addrs[k] < t.sizes[k] {
+			return k
+		}
+	}
+	return -1
 }
 
 // symRank orders symbols at the same address: the preferred one first
@@ -134,15 +196,14 @@ func symRank(info uint8, size uint64) uint8 {
 // address and gives zero-size symbols the size up to the next symbol or the
 // end of their section. At one address the lowest symRank wins, then the
 // first in .symtab, .dynsym, PLT order.
-func loadSymbols(f *elf.File) []elfSymbol {
+func loadSymbols(f *elf.File) *symTable {
 	tabs := [2]rawSymtab{readSymtab(f, elf.SHT_SYMTAB), readSymtab(f, elf.SHT_DYNSYM)}
-	// cand is kept small (24 bytes) for the sort: libc has thousands.
-	type cand struct {
-		addr uint64
-		key  uint64 // rank<<56 | source<<48 | index: the order at one address
-		size uint64
+	// Which sections hold code, and where they end.
+	exec := make([]bool, len(f.Sections))
+	for i, sec := range f.Sections {
+		exec[i] = sec.Flags&elf.SHF_EXECINSTR != 0
 	}
-	cands := make([]cand, 0, tabs[0].len()+tabs[1].len())
+	cands := make([]symCand, 0, tabs[0].len()+tabs[1].len())
 	for ti := range tabs {
 		t := &tabs[ti]
 		for i, n := 0, t.len(); i < n; i++ {
@@ -152,103 +213,124 @@ func loadSymbols(f *elf.File) []elfSymbol {
 			default:
 				continue
 			}
-			sec := elf.SectionIndex(s.shndx)
-			if sec == elf.SHN_UNDEF || sec >= elf.SHN_LORESERVE || int(sec) >= len(f.Sections) ||
-				f.Sections[sec].Flags&elf.SHF_EXECINSTR == 0 {
-				continue
+			if sec := int(s.shndx); sec == int(elf.SHN_UNDEF) || sec >= len(exec) || !exec[sec] {
+				continue // also SHN_ABS and the other reserved indices, all >= len(exec)
 			}
-			if uint64(s.name) >= uint64(len(t.strs)) {
-				continue
+			if int64(s.name) >= int64(t.lastNUL) {
+				continue // no name, or an unterminated one
 			}
-			if c := t.strs[s.name]; c == 0 || c == '$' || c == '.' && s.name+1 < uint32(len(t.strs)) && t.strs[s.name+1] == 'L' {
+			if c := t.strs[s.name]; c == 0 || c == '$' || c == '.' && t.strs[s.name+1] == 'L' {
 				continue // unnamed, mapping symbol, assembler-local label
 			}
-			cands = append(cands, cand{s.value, uint64(symRank(s.info, s.size))<<56 | uint64(ti)<<48 | uint64(i), s.size})
+			cands = append(cands, symCand{s.value, uint64(symRank(s.info, s.size))<<56 | uint64(ti)<<48 | uint64(i), s.size, s.name, s.shndx})
 		}
 	}
 	plt := pltSymbols(f, &tabs[1])
 	for i, p := range plt {
-		cands = append(cands, cand{p.addr, uint64(symRank(elf.ST_INFO(elf.STB_LOCAL, elf.STT_FUNC), p.size))<<56 | 2<<48 | uint64(i), p.size})
+		cands = append(cands, symCand{p.addr, uint64(symRank(elf.ST_INFO(elf.STB_LOCAL, elf.STT_FUNC), p.size))<<56 | symFromPLT<<48 | uint64(i), p.size, uint32(i), 0})
 	}
-	sortCands(cands, func(c *cand) uint64 { return c.addr }, func(c *cand) uint64 { return c.key })
-	out := make([]elfSymbol, 0, len(cands))
+	sortCands(cands)
+	t := &symTable{strs: [2][]byte{tabs[0].strs, tabs[1].strs}}
+	t.addrs = make([]uint64, 0, len(cands))
+	t.sizes = make([]uint64, 0, len(cands))
+	t.refs = make([]uint64, 0, len(cands))
+	var ends []uint64 // section ends of zero-size symbols, in order
 	for _, c := range cands {
-		if n := len(out); n > 0 && out[n-1].addr == c.addr {
+		if n := len(t.addrs); n > 0 && t.addrs[n-1] == c.addr {
 			continue // a less preferred alias
 		}
-		src, idx := int(c.key>>48&0xff), int(c.key&(1<<48-1))
-		var name string
-		end := c.addr + c.size
-		if src == 2 {
-			name = plt[idx].name
-		} else {
-			t := &tabs[src]
-			s := t.sym(idx)
-			name = t.name(s.name)
-			sec := f.Sections[s.shndx]
-			end = sec.Addr + sec.Size
+		src := c.key >> 48 & 0xff
+		if src == symFromPLT {
+			t.plt = append(t.plt, plt[c.name].name)
+			c.name = uint32(len(t.plt) - 1)
+		} else if c.size == 0 {
+			sec := f.Sections[c.shndx]
+			ends = append(ends, sec.Addr+sec.Size)
 		}
-		if name == "" {
-			continue // unterminated name
-		}
-		out = append(out, elfSymbol{addr: c.addr, size: c.size, name: name, sized: c.size != 0, end: end})
+		ref := src<<32 | uint64(c.name)
+		t.addrs = append(t.addrs, c.addr)
+		t.sizes = append(t.sizes, c.size)
+		t.refs = append(t.refs, ref)
 	}
-	for i := range out {
-		if out[i].sized {
+	// Zero-size symbols (PLT entries are sized) extend to the next symbol
+	// or the end of their section, whichever comes first.
+	k := 0
+	for i, size := range t.sizes {
+		if size != 0 {
 			continue
 		}
-		end := out[i].end
-		if i+1 < len(out) && out[i+1].addr < end {
-			end = out[i+1].addr
+		end := ends[k]
+		k++
+		if i+1 < len(t.addrs) && t.addrs[i+1] < end {
+			end = t.addrs[i+1]
 		}
-		if end > out[i].addr {
-			out[i].size = end - out[i].addr
-		} else {
-			out[i].size = 1
+		t.sizes[i] = 1
+		if end > t.addrs[i] {
+			t.sizes[i] = end - t.addrs[i]
 		}
 	}
-	return out
+	return t
+}
+
+// symCand is a candidate symbol while the table is built, kept small (32
+// bytes) for the sort: libc has thousands.
+type symCand struct {
+	addr  uint64
+	key   uint64 // rank<<56 | source<<48 | index: the order at one address
+	size  uint64
+	name  uint32 // offset into the source's string table, or PLT index
+	shndx uint16 // section index
 }
 
 // sortCands sorts s by (addr, key) with a stable least-significant-digit
 // radix sort, given that s is already in ascending order of key's low 56
-// bits: one pass over key's top byte, then one over each byte of addr that
-// is not the same in every element. For symbol tables (a few thousand
-// entries whose addresses differ in three or four bytes) this is several
-// times faster than a comparison sort, and the result is the same total
-// order, keys being unique.
-func sortCands[T any](s []T, addr, key func(*T) uint64) {
+// bits: one pass over key's top byte (the rank), then one over each byte of
+// addr that is not the same in every element. For symbol tables (a few
+// thousand entries whose addresses differ in three or four bytes) this is
+// several times faster than a comparison sort, and the result is the same
+// total order, keys being unique.
+func sortCands(s []symCand) {
 	if len(s) < 2 {
 		return
 	}
 	or, and := uint64(0), ^uint64(0)
 	kor, kand := uint64(0), ^uint64(0)
 	for i := range s {
-		a, k := addr(&s[i]), key(&s[i])>>56
-		or, and, kor, kand = or|a, and&a, kor|k, kand&k
+		or, and, kor, kand = or|s[i].addr, and&s[i].addr, kor|s[i].key, kand&s[i].key
 	}
-	src, dst := s, make([]T, len(s))
-	pass := func(digit func(*T) uint64) {
-		var count [257]int
+	src, dst := s, make([]symCand, len(s))
+	// pass sorts src into dst by the byte of the field at shift.
+	pass := func(key bool, shift uint) {
+		var count [256]int
 		for i := range src {
-			count[digit(&src[i])+1]++
+			v := src[i].addr
+			if key {
+				v = src[i].key
+			}
+			count[v>>shift&0xff]++
 		}
-		for b := 1; b < len(count); b++ {
-			count[b] += count[b-1]
+		pos := 0
+		for b, n := range count {
+			count[b] = pos
+			pos += n
 		}
 		for i := range src {
-			d := digit(&src[i])
+			v := src[i].addr
+			if key {
+				v = src[i].key
+			}
+			d := v >> shift & 0xff
 			dst[count[d]] = src[i]
 			count[d]++
 		}
 		src, dst = dst, src
 	}
-	if kor != kand {
-		pass(func(t *T) uint64 { return key(t) >> 56 })
+	if (kor^kand)>>56 != 0 {
+		pass(true, 56)
 	}
 	for shift := uint(0); shift < 64; shift += 8 {
 		if (or^and)>>shift&0xff != 0 {
-			pass(func(t *T) uint64 { return addr(t) >> shift & 0xff })
+			pass(false, shift)
 		}
 	}
 	if &src[0] != &s[0] {

@@ -77,9 +77,63 @@ func BenchmarkLoadSymbols(b *testing.B) {
 			b.ReportAllocs()
 			n := 0
 			for b.Loop() {
-				n = len(loadSymbols(f))
+				n = len(loadSymbols(f).addrs)
 			}
 			b.ReportMetric(float64(n), "symbols")
 		})
+	}
+}
+
+// TestSymTableAgreesWithDebugELF checks the raw symbol reader against
+// debug/elf's decoder on the fixtures and the host's libc: the table is
+// sorted with sized entries and names, and every sized function symbol
+// that debug/elf lists is found at its address, under its own name or an
+// alias at the same address.
+func TestSymTableAgreesWithDebugELF(t *testing.T) {
+	paths := []string{"/lib/x86_64-linux-gnu/libc.so.6", "/lib64/ld-linux-x86-64.so.2"}
+	for _, n := range []string{"sqlite-v3", "deep-v3-O0", "deep-v1-O2", "features-v2", "aarch64be-v3", "s390x-v3"} {
+		paths = append(paths, fixture(t, n))
+	}
+	for _, p := range paths {
+		f, err := elf.Open(p)
+		if err != nil {
+			t.Logf("skipping %s: %v", p, err)
+			continue
+		}
+		tab := loadSymbols(f)
+		if len(tab.addrs) == 0 {
+			t.Errorf("%s: no symbols", p)
+		}
+		for i := range tab.addrs {
+			if i > 0 && tab.addrs[i] <= tab.addrs[i-1] || tab.sizes[i] == 0 || tab.name(i) == "" {
+				t.Fatalf("%s: entry %d: %#x size %d %q (previous %#x)", p, i, tab.addrs[i], tab.sizes[i], tab.name(i), tab.addrs[max(i-1, 0)])
+			}
+		}
+		aliases := map[uint64]map[string]bool{}
+		var want []elf.Symbol
+		st, _ := f.Symbols()
+		dyn, _ := f.DynamicSymbols()
+		for _, s := range append(st, dyn...) {
+			if aliases[s.Value] == nil {
+				aliases[s.Value] = map[string]bool{}
+			}
+			aliases[s.Value][s.Name] = true
+			if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Size > 0 && s.Section > 0 && int(s.Section) < len(f.Sections) &&
+				f.Sections[s.Section].Flags&elf.SHF_EXECINSTR != 0 {
+				want = append(want, s)
+			}
+		}
+		for _, s := range want {
+			i := tab.find(s.Value)
+			if i < 0 || tab.addrs[i] != s.Value || !aliases[s.Value][tab.name(i)] {
+				t.Errorf("%s: %s at %#x: found entry %d", p, s.Name, s.Value, i)
+				continue
+			}
+			if end := s.Value + s.Size - 1; tab.find(end) < 0 {
+				t.Errorf("%s: %s: last byte %#x not covered", p, s.Name, end)
+			}
+		}
+		t.Logf("%s: %d entries, %d sized functions checked", p, len(tab.addrs), len(want))
+		f.Close()
 	}
 }
