@@ -18,8 +18,9 @@ package frames
 // and against GNU readelf's interpreter (--debug-dump=frames-interp).
 //
 // Lookups at single PCs (CFIRow, CFIUnwinder) find FDEs through
-// .eh_frame_hdr and parse only those (cfi_hdr.go); the checks over whole
-// modules (CFIRows, CFIFDEs) parse all of the CFI once.
+// .eh_frame_hdr and parse only those (cfi_hdr.go) when the file has a
+// usable .eh_frame_hdr and no .debug_frame; otherwise, and for the checks
+// over whole modules (CFIRows, CFIFDEs), all of the CFI is parsed once.
 
 import (
 	"bytes"
@@ -159,14 +160,14 @@ func loadCFI(f *elf.File, bias uint64) (*cfiTable, error) {
 	if s := f.Section(SectionEHFrame); s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0 {
 		data, err := s.Data()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", SectionEHFrame, err)
+			return nil, fmt.Errorf("%s: reading %#x bytes at file offset %#x: %w", SectionEHFrame, s.FileSize, s.Offset, err)
 		}
 		eh, ehAddr = data, s.Addr
 	}
 	if s := f.Section(SectionDebugFrame); s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0 {
 		data, err := s.Data() // decompresses SHF_COMPRESSED sections
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", SectionDebugFrame, err)
+			return nil, fmt.Errorf("%s: reading %#x bytes at file offset %#x: %w", SectionDebugFrame, s.FileSize, s.Offset, err)
 		}
 		dbg = data
 	}
@@ -983,27 +984,35 @@ func (m *Module) cfiTableOf(pc uint64, perPC bool) (*cfiTable, error) {
 }
 
 // cfiLookupErr turns an error of cfiTable.row, lookup or rowsOf into a
-// *StopError.
+// *StopError: ReasonNoFDE and ReasonNoRow for errCFINoFDE and errCFINoRow,
+// ReasonFormat for a *CFIError, ReasonNoData for anything else (the file
+// could not be read, as in cfiTableOf).
 func (m *Module) cfiLookupErr(pc uint64, err error) error {
+	var ce *CFIError
 	switch {
 	case errors.Is(err, errCFINoFDE):
 		return cfiStop(ReasonNoFDE, pc, m, err, "no CFI for PC %#x in %s", pc, m.Name)
 	case errors.Is(err, errCFINoRow):
 		return cfiStop(ReasonNoRow, pc, m, err, "no CFI row for PC %#x in %s", pc, m.Name)
+	case errors.As(err, &ce):
+		return cfiStop(ReasonFormat, pc, m, err, "malformed CFI for PC %#x in %s: %v", pc, m.Name, err)
 	}
-	return cfiStop(ReasonFormat, pc, m, err, "malformed CFI for PC %#x in %s: %v", pc, m.Name, err)
+	return cfiStop(ReasonNoData, pc, m, err, "no CFI for PC %#x in %s: %v", pc, m.Name, err)
 }
 
 // CFIRow returns the DWARF CFI row in effect at the runtime address pc (the
 // exact PC: callers wanting the row of a return address pass PC-1, see
 // Frame.LookupPC). Start and End of the row are runtime addresses; Other
 // must not be modified. Errors are *StopError: ReasonNoData (no CFI in the
-// module), ReasonNoFDE (no FDE covers pc), ReasonFormat (malformed CFI,
+// module, or its file cannot be read), ReasonNoFDE (no FDE covers pc),
+// ReasonNoRow (the FDE has no row for pc), ReasonFormat (malformed CFI,
 // wrapping a *CFIError).
 //
 // Only the FDE covering pc and its CIE are parsed when the module's
-// .eh_frame has an .eh_frame_hdr search table (cfi_hdr.go): a malformed
-// record elsewhere in the section does not make the lookup fail.
+// .eh_frame has a usable .eh_frame_hdr search table and there is no
+// .debug_frame (cfi_hdr.go): a malformed record elsewhere in the section
+// does not make the lookup fail, and an FDE the table does not list is
+// not found.
 func (m *Module) CFIRow(pc uint64) (Row, error) {
 	t, err := m.cfiTableOf(pc, true)
 	if err != nil {
@@ -1088,11 +1097,11 @@ func (m *Module) cfiFrameRow(f *Frame) (Row, error) {
 			// early: the kernel's "return address" is its first
 			// instruction, not the end of a call, so the FDE at the
 			// exact PC is the one to use when it is a signal frame's.
+			// This lookup only probes for one: an error (through
+			// .eh_frame_hdr, a malformed FDE next to the frame's own)
+			// means there is none to use.
 			e, err := t.lookup(exact)
-			if err != nil {
-				return Row{}, m.cfiLookupErr(f.PC, err)
-			}
-			if e != nil && e.cie.signal && e != fde {
+			if err == nil && e != nil && e.cie.signal && e != fde {
 				fde, lpc = e, exact
 			}
 		}

@@ -163,8 +163,11 @@ func BenchmarkCFIStep(b *testing.B) {
 }
 
 // BenchmarkCFIFirstUnwind measures the first unwind of the same stack with
-// fresh modules: opening the ELF files, parsing .eh_frame of the fixture,
-// libc and ld.so, and building the rows of the FDEs the unwind touches.
+// fresh modules: opening the ELF files of the fixture, libc and ld.so,
+// finding the FDEs the unwind touches through their .eh_frame_hdr,
+// reading and parsing only those and their CIEs (cfi_hdr.go; a module
+// without a usable .eh_frame_hdr, or with .debug_frame, parses all of its
+// CFI instead), and building their rows.
 func BenchmarkCFIFirstUnwind(b *testing.B) {
 	regs, mem, maps := cfiSnapshot(b)
 	b.ReportAllocs()

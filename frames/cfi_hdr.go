@@ -16,13 +16,29 @@ package frames
 // which keeps pc-relative pointers right. CIEs and FDEs are cached by
 // offset, so row tables are built once per FDE as with the eager table.
 //
-// The lookups give what the eager table (loadCFI) gives: among FDEs with
-// the same start the first in the section is used, empty FDEs and FDEs at
-// address 0 that overlap real ones are skipped, and a malformed record
-// gives the *CFIError the eager parse would report for it. A header this
-// reader cannot use makes loadCFIIndex decline, and the module parses all
-// of its CFI as before; a table that turns out to disagree with .eh_frame
-// (an entry whose FDE starts elsewhere) makes the index parse all of
+// For a well-formed .eh_frame whose table lists every FDE, the lookups
+// give what the eager table (loadCFI) gives: among FDEs with the same
+// start the first in the section is used, empty FDEs and FDEs at address
+// 0 that overlap real ones are skipped, and a malformed FDE or CIE looked
+// up gives the *CFIError the eager parse reports for it (Delve's messages
+// quote offsets in the buffer it parsed; they are rewritten as offsets in
+// .eh_frame, as the eager parse quotes them). Where the two read different
+// records, they differ:
+//
+//   - a malformed record elsewhere in .eh_frame fails every eager lookup
+//     (the section does not parse) but no lazy one that does not reach it;
+//   - an FDE missing from the search table is invisible here: ReasonNoFDE
+//     where the eager table finds a row (a table entry leading to the
+//     wrong FDE is noticed, see below, a missing entry is not);
+//   - a CIE pointer or a table entry landing in the middle of a record may
+//     be read as a record here, where the eager parse, which walks the
+//     records from the start, rejects the section or sees no record there.
+//
+// A header this reader cannot use, or an .eh_frame that does not lie in
+// the file, makes loadCFIIndex decline, and the module parses all of its
+// CFI as before. A table that turns out to disagree with .eh_frame (an
+// entry whose FDE starts elsewhere), or a lookup that would have to look
+// at more than cfiHdrMaxWalk entries, makes the index parse all of
 // .eh_frame and answer from that from then on.
 
 import (
@@ -31,7 +47,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/sirupsen/logrus"
@@ -268,6 +287,9 @@ func (h *ehHdrTable) firstBad(ehSize int64) int {
 // cfiHdrIndex finds the FDEs of an .eh_frame through its .eh_frame_hdr
 // table and reads and parses each FDE, and its CIE, on first use. It is
 // safe for concurrent use: find holds mu, which the other methods need.
+// mu is held across the reads from the file, so concurrent lookups wait
+// for each other's I/O: a lookup reads a record or two of a few hundred
+// bytes, and finer locking would not pay for itself.
 type cfiHdrIndex struct {
 	tab     *ehHdrTable
 	eh      io.ReaderAt // .eh_frame, ehSize bytes
@@ -285,8 +307,9 @@ type cfiHdrIndex struct {
 		done, ok bool
 		begin    uint64
 	}
-	// stale is set once the table is found to disagree with .eh_frame;
-	// lookups then use all, every FDE of .eh_frame parsed by parseCFI.
+	// stale is set once the table is found to disagree with .eh_frame, or
+	// a lookup needs more than cfiHdrMaxWalk of its entries; lookups then
+	// use all, every FDE of .eh_frame parsed by parseCFI.
 	stale  bool
 	all    *cfiTable
 	allErr error
@@ -310,14 +333,28 @@ type cfiHdrCIE struct {
 // an FDE starting at the entry's address.
 var errCFIHdrStale = errors.New(".eh_frame_hdr does not match .eh_frame")
 
+// errCFIHdrLongWalk marks a lookup that would look at more than
+// cfiHdrMaxWalk table entries.
+var errCFIHdrLongWalk = errors.New("too many empty or dropped FDEs in .eh_frame_hdr")
+
+// cfiHdrMaxWalk bounds the table entries one lookup looks at: the entries
+// with the start address found and, while the eager table would drop all
+// of their FDEs (empty ones, or FDEs at address 0 overlapping real ones),
+// the groups below; and the entries firstNonZero goes through. Linkers
+// leave a few such FDEs; a table with runs longer than this, which would
+// make every lookup in them read and parse that many FDEs, is served by
+// parsing all of .eh_frame once instead.
+const cfiHdrMaxWalk = 256
+
 // loadCFIIndex returns a table of f's .eh_frame (f loaded with the given
 // bias) that finds FDEs through .eh_frame_hdr and parses them on first
 // use, for lookups at single PCs. When the file has no such index it can
 // use it returns nil and an error saying why: no .eh_frame or
 // .eh_frame_hdr, a .debug_frame (whose FDEs win over .eh_frame's, which
-// only the eager table sorts out), a big-endian file, an unsupported or
-// malformed header. That error is not fatal: loadCFI's table serves the
-// lookups then, and reports whatever is wrong with the CFI itself.
+// only the eager table sorts out), a big-endian file, an .eh_frame that
+// runs past the end of the file, an unsupported or malformed header. That
+// error is not fatal: loadCFI's table serves the lookups then, and reports
+// whatever is wrong with the CFI itself.
 func loadCFIIndex(f *elf.File, bias uint64) (*cfiTable, error) {
 	if f.ByteOrder != binary.LittleEndian {
 		return nil, errors.New("big-endian file")
@@ -338,6 +375,13 @@ func loadCFIIndex(f *elf.File, bias uint64) (*cfiTable, error) {
 	eh, err := section(SectionEHFrame)
 	if err != nil {
 		return nil, err
+	}
+	// debug/elf does not check that a section lies in the file: a size
+	// beyond its end would have the lookups read (and allocate) for bytes
+	// that are not there. The last byte must be readable.
+	var last [1]byte
+	if n, err := eh.ReadAt(last[:], int64(eh.Size-1)); n != 1 {
+		return nil, fmt.Errorf("%s (%#x bytes at file offset %#x) runs past the end of the file: %v", SectionEHFrame, eh.Size, eh.Offset, err)
 	}
 	hs, err := section(SectionEHFrameHdr)
 	if err != nil {
@@ -375,20 +419,20 @@ func newCFIHdrIndex(hdr []byte, hdrAddr uint64, eh io.ReaderAt, ehSize int64, eh
 // find returns the FDE covering the link-time address pc, or nil, as the
 // eager table's find would. The error is a *CFIError for a malformed record
 // on the way (or, once the table has been found stale, anywhere in
-// .eh_frame, as loadCFI reports it), or an error reading the file.
+// .eh_frame, as loadCFI reports it), or an error reading the file (not a
+// *CFIError).
 func (x *cfiHdrIndex) find(pc uint64) (*cfiFDE, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if !x.stale {
 		f, err := x.search(pc)
-		if !errors.Is(err, errCFIHdrStale) {
+		if !errors.Is(err, errCFIHdrStale) && !errors.Is(err, errCFIHdrLongWalk) {
 			return f, err
 		}
 		logrus.Debugf("frames: CFI: %v; parsing all of %s", err, SectionEHFrame)
 		x.stale = true
-		eh := make([]byte, x.ehSize)
-		if _, err := x.eh.ReadAt(eh, 0); err != nil {
-			x.allErr = fmt.Errorf("%s: %w", SectionEHFrame, err)
+		if eh, err := readEHFrame(x.eh, 0, x.ehSize); err != nil {
+			x.allErr = err
 		} else {
 			x.all, x.allErr = parseCFI(eh, x.ehAddr, nil, x.machine, x.bias)
 		}
@@ -401,17 +445,20 @@ func (x *cfiHdrIndex) find(pc uint64) (*cfiFDE, error) {
 
 // search looks pc up in the table: the entries with the greatest start
 // address at or below pc, or, when the eager table would drop all of their
-// FDEs, those before.
+// FDEs, those before; errCFIHdrLongWalk past cfiHdrMaxWalk entries.
 func (x *cfiHdrIndex) search(pc uint64) (*cfiFDE, error) {
 	h := x.tab
 	next := sort.Search(h.n, func(i int) bool { return h.loc(i) > pc })
 	for hi := next; hi > 0; {
 		start := h.loc(hi - 1)
 		lo := hi - 1
-		for ; lo > 0; lo-- {
+		for ; lo > 0 && next-lo <= cfiHdrMaxWalk; lo-- {
 			if h.loc(lo-1) != start {
 				break
 			}
+		}
+		if next-lo > cfiHdrMaxWalk {
+			return nil, fmt.Errorf("%w: more than %d entries below %#x", errCFIHdrLongWalk, cfiHdrMaxWalk, pc)
 		}
 		f, err := x.kept(start, lo, hi)
 		if err != nil {
@@ -485,14 +532,18 @@ func (x *cfiHdrIndex) kept(start uint64, lo, hi int) (*cfiFDE, error) {
 }
 
 // firstNonZero returns the lowest start address above 0 of a non-empty FDE,
-// or ok false when there is none.
+// or ok false when there is none; errCFIHdrLongWalk past cfiHdrMaxWalk
+// entries.
 func (x *cfiHdrIndex) firstNonZero() (begin uint64, ok bool, err error) {
 	if x.nonZero.done {
 		return x.nonZero.begin, x.nonZero.ok, nil
 	}
 	h := x.tab
-	i := sort.Search(h.n, func(i int) bool { return h.loc(i) > 0 })
-	for ; i < h.n; i++ {
+	first := sort.Search(h.n, func(i int) bool { return h.loc(i) > 0 })
+	for i := first; i < h.n; i++ {
+		if i-first >= cfiHdrMaxWalk {
+			return 0, false, fmt.Errorf("%w: more than %d empty FDEs above address 0", errCFIHdrLongWalk, cfiHdrMaxWalk)
+		}
 		loc, off := h.entry(i)
 		f, err := x.fdeAt(off)
 		if err != nil {
@@ -528,6 +579,34 @@ func (x *cfiHdrIndex) fdeAt(off int64) (*cfiFDE, error) {
 // whose length is not known yet: most CIEs and FDEs fit.
 const cfiHdrReadAhead = 128
 
+// cfiHdrChunk is the most bytes of .eh_frame read at once: a section size
+// or record length that runs past the end of the file (debug/elf does not
+// check section sizes, and a record's length is whatever its first word
+// says) then fails once the reads come short, having allocated about what
+// the file holds, not what the length claims.
+const cfiHdrChunk = 1 << 20
+
+// readEHFrame reads n bytes at byte offset off of the .eh_frame r, in
+// chunks of at most cfiHdrChunk bytes. A read that fills its buffer
+// counts whatever error comes with it (an io.ReaderAt may return io.EOF
+// with a full read at the end of its input). Errors, not *CFIErrors, name
+// the section and the offset of the read that failed.
+func readEHFrame(r io.ReaderAt, off, n int64) ([]byte, error) {
+	b := make([]byte, 0, min(n, cfiHdrChunk))
+	for at := int64(0); at < n; {
+		k := min(n-at, cfiHdrChunk)
+		b = slices.Grow(b, int(k))[:at+k]
+		if got, err := r.ReadAt(b[at:], off+at); int64(got) < k {
+			if err == nil {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, fmt.Errorf("%s: reading %#x bytes at byte %#x: %w", SectionEHFrame, k, off+at, err)
+		}
+		at += k
+	}
+	return b, nil
+}
+
 // recordAt reads the record at byte offset off of .eh_frame: its header,
 // checked as walkCFI does (a *CFIError at off), and its bytes. A zero
 // length word (a terminator, or padding) gives a record ending at off.
@@ -536,9 +615,9 @@ func (x *cfiHdrIndex) recordAt(off int64) (cfiRecord, []byte, error) {
 	if off < 0 || off >= x.ehSize {
 		return cfiRecord{}, nil, &CFIError{Section: SectionEHFrame, Off: off, Msg: "truncated record length"}
 	}
-	b := make([]byte, min(cfiHdrReadAhead, x.ehSize-off))
-	if _, err := x.eh.ReadAt(b, off); err != nil {
-		return cfiRecord{}, nil, fmt.Errorf("%s: reading %#x bytes at %#x: %w", SectionEHFrame, len(b), off, err)
+	b, err := readEHFrame(x.eh, off, min(cfiHdrReadAhead, x.ehSize-off))
+	if err != nil {
+		return cfiRecord{}, nil, err
 	}
 	if len(b) >= 4 && binary.LittleEndian.Uint32(b) == 0 {
 		return cfiRecord{off: off, end: off}, nil, nil
@@ -550,9 +629,8 @@ func (x *cfiHdrIndex) recordAt(off int64) (cfiRecord, []byte, error) {
 	if n := r.end - off; n <= int64(len(b)) {
 		return r, b[:n:n], nil
 	}
-	b = make([]byte, r.end-off)
-	if _, err := x.eh.ReadAt(b, off); err != nil {
-		return cfiRecord{}, nil, fmt.Errorf("%s: reading %#x bytes at %#x: %w", SectionEHFrame, len(b), off, err)
+	if b, err = readEHFrame(x.eh, off, r.end-off); err != nil {
+		return cfiRecord{}, nil, err
 	}
 	return r, b, nil
 }
@@ -618,7 +696,16 @@ func (x *cfiHdrIndex) parseFDE(off int64) (*cfiFDE, error) {
 		if _, cerr := delveParse(buf[:fo], addr); cerr != nil {
 			at = c.rec.off
 		}
-		return nil, &CFIError{Section: SectionEHFrame, Off: at, Msg: err.Error()}
+		// Delve quotes the end of a CIE it rejects (fo here), and the
+		// start of an FDE whose CIE it does not know, which cannot
+		// happen here (the FDE points to the CIE at 0).
+		inSection := func(p int64) int64 {
+			if p <= fo {
+				return c.rec.off + p
+			}
+			return off + p - fo
+		}
+		return nil, &CFIError{Section: SectionEHFrame, Off: at, Msg: cfiHdrDelveMsg(err.Error(), inSection)}
 	}
 	if len(entries) != 1 || entries[0].CIE == nil || uint64(entries[0].Length) != uint64(r.end-r.off-8) {
 		return nil, &CFIError{Section: SectionEHFrame, Off: off, Msg: "FDE does not match Delve's parse"}
@@ -631,4 +718,25 @@ func (x *cfiHdrIndex) parseFDE(off int64) (*cfiFDE, error) {
 		}
 	}
 	return &cfiFDE{begin: d.Begin(), end: d.End(), sec: SectionEHFrame, off: off, cie: c.cie, instr: d.Instructions, delve: d}, nil
+}
+
+// cfiHdrDelveMsg returns Delve's error message msg with the offset it
+// quotes (" at 0x…", a byte offset in the buffer Delve parsed) replaced by
+// inSection's offset in .eh_frame for it.
+func cfiHdrDelveMsg(msg string, inSection func(int64) int64) string {
+	const mark = " at 0x"
+	i := strings.LastIndex(msg, mark)
+	if i < 0 {
+		return msg
+	}
+	j := i + len(mark)
+	k := j
+	for k < len(msg) && strings.IndexByte("0123456789abcdef", msg[k]) >= 0 {
+		k++
+	}
+	p, err := strconv.ParseInt(msg[j:k], 16, 64)
+	if err != nil {
+		return msg
+	}
+	return fmt.Sprintf("%s at %#x%s", msg[:i], inSection(p), msg[k:])
 }

@@ -7,9 +7,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -272,9 +274,12 @@ func TestCFIHdrIsLazy(t *testing.T) {
 	if _, err := m.CFIRow(addr); err != nil {
 		t.Fatal(err)
 	}
+	if m.data.cfiHdr == nil || m.data.cfiHdr.hdr == nil {
+		t.Fatalf("after one lookup: no %s index (eager table loaded: %v)", SectionEHFrameHdr, m.data.cfi != nil)
+	}
 	x := m.data.cfiHdr.hdr
-	if x == nil || len(x.fdes) != 1 || len(x.cies) != 1 || m.data.cfi != nil {
-		t.Fatalf("after one lookup: index %v, %d FDEs and %d CIEs parsed, eager table %v", x != nil, len(x.fdes), len(x.cies), m.data.cfi != nil)
+	if len(x.fdes) != 1 || len(x.cies) != 1 || m.data.cfi != nil {
+		t.Fatalf("after one lookup: %d FDEs and %d CIEs parsed, eager table %v", len(x.fdes), len(x.cies), m.data.cfi != nil)
 	}
 	fdes, err := m.CFIFDEs()
 	if err != nil || len(fdes) < 1000 {
@@ -286,7 +291,10 @@ func TestCFIHdrIsLazy(t *testing.T) {
 }
 
 // TestCFIHdrConcurrent looks PCs up in one index from several goroutines
-// (run with -race): every goroutine gets the eager table's rows.
+// (run with -race): every goroutine gets the eager table's rows. The FDEs
+// are dealt out in four shares, each walked by two goroutines in step, so
+// that every FDE is parsed while another goroutine wants it too, and
+// different FDEs sharing a CIE are parsed at the same time.
 func TestCFIHdrConcurrent(t *testing.T) {
 	f, err := elf.Open(fixture(t, "sqlite-v3"))
 	if err != nil {
@@ -301,13 +309,14 @@ func TestCFIHdrConcurrent(t *testing.T) {
 	if lazy == nil {
 		t.Fatal(why)
 	}
+	const goroutines, shares = 8, 4
 	var wg sync.WaitGroup
-	errs := make(chan string, 8)
-	for g := range 8 {
+	errs := make(chan string, goroutines)
+	for g := range goroutines {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := g; i < len(eager.fdes); i += 3 {
+			for i := g % shares; i < len(eager.fdes); i += shares {
 				pc := eager.fdes[i].begin + 1
 				er, ee := eager.row(pc)
 				lr, le := lazy.row(pc)
@@ -559,8 +568,8 @@ func TestCFIHdrDeclines(t *testing.T) {
 
 // TestCFIHdrMalformedFDE checks that a malformed record found through the
 // index gives the error the eager parse gives for it (a *StopError with
-// ReasonFormat wrapping a *CFIError of .eh_frame at the record's offset),
-// while lookups elsewhere go on working.
+// ReasonFormat wrapping a *CFIError of .eh_frame at the record's offset,
+// with the same message), while lookups elsewhere go on working.
 func TestCFIHdrMalformedFDE(t *testing.T) {
 	const badPC = 0x1040
 	tests := []struct {
@@ -628,6 +637,11 @@ func TestCFIHdrMalformedFDE(t *testing.T) {
 			if d := cfiSameOutcome(er, ee, lr, le); d != "" {
 				t.Errorf("%s", d)
 			}
+			// Delve's offsets are rewritten as offsets in .eh_frame.
+			var ec *CFIError
+			if errors.As(ee, &ec) && ec.Msg != ce.Msg {
+				t.Errorf("message %q, eager %q", ce.Msg, ec.Msg)
+			}
 			t.Logf("lazy: %v\neager: %v", le, ee)
 			if _, err := lm.CFIRow(0x1004); err != nil {
 				t.Errorf("lookup in the good FDE: %v", err)
@@ -671,4 +685,339 @@ func FuzzEHFrameHdr(f *testing.F) {
 			}
 		}
 	})
+}
+
+// cfiHdrAllocated returns the bytes f allocates.
+func cfiHdrAllocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// cfiHdrMaxAlloc is more than any test here needs to allocate, and far
+// less than a section or record size taken on trust would.
+const cfiHdrMaxAlloc = 256 << 20
+
+// TestCFIHdrSectionPastEOF gives a fixture an .eh_frame that claims 1 TiB
+// (debug/elf does not check that sections lie in the file) and a table
+// entry that makes the index parse all of .eh_frame: loadCFIIndex must
+// decline, and lookups must fail with an error naming the section and
+// offset, quickly and without allocating for the bytes that are not there.
+func TestCFIHdrSectionPastEOF(t *testing.T) {
+	img, err := os.ReadFile(fixture(t, "deep-v3-O2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(img))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ehIdx := slices.IndexFunc(f.Sections, func(s *elf.Section) bool { return s.Name == SectionEHFrame })
+	hs := f.Section(SectionEHFrameHdr)
+	if ehIdx < 0 || hs == nil {
+		t.Fatal("no .eh_frame or .eh_frame_hdr")
+	}
+	eh := f.Sections[ehIdx]
+	hdr, err := hs.Data()
+	if err != nil || !bytes.HasPrefix(hdr, []byte{1, ehPEPCRel | ehPESdata4, ehPEUdata4, ehPEDataRel | ehPESdata4}) {
+		t.Fatalf("unexpected %s header % x (%v)", SectionEHFrameHdr, hdr[:min(4, len(hdr))], err)
+	}
+	tab, err := parseEHFrameHdr(hdr, hs.Addr, eh.Addr, int64(eh.Size))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An entry moved one byte up from its FDE's start: stale.
+	i := tab.n / 2
+	for ; i+1 < tab.n && tab.loc(i)+1 >= tab.loc(i+1); i++ {
+	}
+	loc := tab.loc(i)
+	le := binary.LittleEndian
+	bad := bytes.Clone(img)
+	shdr := le.Uint64(img[0x28:]) + uint64(ehIdx)*uint64(le.Uint16(img[0x3a:]))
+	le.PutUint64(bad[shdr+0x20:], 1<<40) // sh_size
+	at := hs.Offset + 12 + uint64(8*i)
+	le.PutUint32(bad[at:], le.Uint32(bad[at:])+1)
+
+	bf, err := elf.NewFile(bytes.NewReader(bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := bf.Section(SectionEHFrame); s.Size != 1<<40 {
+		t.Fatalf("patched .eh_frame has %#x bytes", s.Size)
+	}
+	tabBad, why := loadCFIIndex(bf, 0)
+	if tabBad != nil || why == nil || !strings.Contains(why.Error(), SectionEHFrame) {
+		t.Errorf("loadCFIIndex: %v, %v; want a refusal naming %s", tabBad, why, SectionEHFrame)
+	}
+	t.Logf("loadCFIIndex: %v", why)
+	m := &Module{Name: "deep", ELF: bad, Start: 0, End: 1 << 40}
+	var rowErr error
+	n := cfiHdrAllocated(func() { _, rowErr = m.CFIRow(loc + 1) })
+	var se *StopError
+	if !errors.As(rowErr, &se) || se.Reason != ReasonNoData || !strings.Contains(rowErr.Error(), SectionEHFrame) {
+		t.Errorf("CFIRow: %v; want ReasonNoData naming %s", rowErr, SectionEHFrame)
+	}
+	if n > cfiHdrMaxAlloc {
+		t.Errorf("CFIRow allocated %d MiB", n>>20)
+	}
+	t.Logf("CFIRow: %v (%d MiB allocated)", rowErr, n>>20)
+}
+
+// cfiHdrReaderAt serves b, as .eh_frame, to the index: with eofAtEnd, a
+// read that reaches the end of b returns io.EOF along with its bytes (as
+// io.ReaderAt allows); with err, every read fails.
+type cfiHdrReaderAt struct {
+	b        []byte
+	eofAtEnd bool
+	err      error
+}
+
+func (r *cfiHdrReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	if off < 0 || off > int64(len(r.b)) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.b[off:])
+	if n < len(p) || r.eofAtEnd && off+int64(n) == int64(len(r.b)) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// TestCFIHdrShortReader gives the index an .eh_frame that claims far more
+// bytes than its reader has, or a reader that fails: lookups must give an
+// error naming .eh_frame and the byte offset, which modules report as
+// ReasonNoData (not malformed CFI), without allocating for the bytes
+// claimed.
+func TestCFIHdrShortReader(t *testing.T) {
+	eh := &ehBuilder{addr: 0x2000}
+	cie := eh.stdCIE()
+	a := eh.fde(cie, 0x1000, 0x20, nil)
+	b := eh.fde(cie, 0x1100, 0x10, nil)
+	// A record whose length reaches almost 4 GiB past it, with bytes enough
+	// after its header for the first read.
+	huge := len(eh.buf)
+	eh.buf = binary.LittleEndian.AppendUint32(eh.buf, 0xfffffff0)
+	eh.buf = binary.LittleEndian.AppendUint32(eh.buf, uint32(huge+4-cie))
+	eh.buf = append(eh.buf, make([]byte, 2*cfiHdrReadAhead)...)
+	sec := eh.buf
+	tests := []struct {
+		name    string
+		r       *cfiHdrReaderAt
+		size    int64
+		entries []ehHdrEntry
+		pc      uint64
+		want    string // in the error
+	}{
+		{"a 4 GiB record", &cfiHdrReaderAt{b: sec}, 1 << 40,
+			[]ehHdrEntry{{0x1000, int64(a)}, {0x1100, int64(b)}, {0x1200, int64(huge)}}, 0x1204, "at byte 0x"},
+		{"a stale table over 1 TiB", &cfiHdrReaderAt{b: sec}, 1 << 40,
+			[]ehHdrEntry{{0x1000, int64(a)}, {0x1104, int64(b)}}, 0x1108, "at byte 0x"},
+		{"a failing reader", &cfiHdrReaderAt{err: errors.New("I/O error")}, int64(len(sec)),
+			[]ehHdrEntry{{0x1000, int64(a)}, {0x1100, int64(b)}}, 0x1004, "I/O error"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hdr := buildEHFrameHdr(cfiHdrAddr, eh.addr, ehPEDataRel|ehPESdata4, tt.entries)
+			lazy, err := newCFIHdrIndex(hdr, cfiHdrAddr, tt.r, tt.size, eh.addr, elf.EM_X86_64, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := cfiTestModule("short", 0, nil, errors.New("eager table used"), lazy)
+			var rowErr error
+			n := cfiHdrAllocated(func() { _, rowErr = m.CFIRow(tt.pc) })
+			var se *StopError
+			var ce *CFIError
+			switch {
+			case !errors.As(rowErr, &se) || se.Reason != ReasonNoData || errors.As(rowErr, &ce):
+				t.Errorf("CFIRow: %v; want ReasonNoData, not a *CFIError", rowErr)
+			case !strings.Contains(rowErr.Error(), SectionEHFrame) || !strings.Contains(rowErr.Error(), tt.want):
+				t.Errorf("CFIRow: %v; want an error naming %s and %q", rowErr, SectionEHFrame, tt.want)
+			}
+			if n > cfiHdrMaxAlloc {
+				t.Errorf("CFIRow allocated %d MiB", n>>20)
+			}
+			t.Logf("CFIRow: %v (%d KiB allocated)", rowErr, n>>10)
+		})
+	}
+}
+
+// TestCFIHdrEOFWithFullRead reads .eh_frame through an io.ReaderAt that
+// returns io.EOF with the reads that reach its end: the lookups must give
+// the eager table's rows.
+func TestCFIHdrEOFWithFullRead(t *testing.T) {
+	eh, entries := cfiHdrSynthetic()
+	sec := eh.section()
+	eager, err := parseCFI(sec, eh.addr, nil, elf.EM_X86_64, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr := buildEHFrameHdr(cfiHdrAddr, eh.addr, ehPEDataRel|ehPESdata4, entries)
+	lazy, err := newCFIHdrIndex(hdr, cfiHdrAddr, &cfiHdrReaderAt{b: sec, eofAtEnd: true}, int64(len(sec)), eh.addr, elf.EM_X86_64, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfiCompareTables(t, eager, lazy, cfiProbePCs(eager, lazy))
+	// And when the whole section is read, once the table is found stale.
+	entries[1].loc += 4
+	hdr = buildEHFrameHdr(cfiHdrAddr, eh.addr, ehPEDataRel|ehPESdata4, entries)
+	if lazy, err = newCFIHdrIndex(hdr, cfiHdrAddr, &cfiHdrReaderAt{b: sec, eofAtEnd: true}, int64(len(sec)), eh.addr, elf.EM_X86_64, 0); err != nil {
+		t.Fatal(err)
+	}
+	cfiCompareTables(t, eager, lazy, cfiProbePCs(eager, lazy))
+	if !lazy.hdr.stale {
+		t.Errorf("the stale table was not found out")
+	}
+}
+
+// TestCFIHdrFrameRowNeighbour unwinds a frame whose return address is the
+// first byte of a function with a malformed FDE: the frame's own FDE (at
+// PC-1) is fine, and the lookup at the PC, which only probes for a signal
+// frame's FDE, must not make it fail.
+func TestCFIHdrFrameRowNeighbour(t *testing.T) {
+	eh := &ehBuilder{addr: 0x2000}
+	cie := eh.stdCIE()
+	a := eh.fde(cie, 0x1000, 0x20, cfiProg().advance(1).defCFAOffset(16).bytes())
+	badCIE := eh.cie("zX", nil)
+	b := eh.fde(badCIE, 0x1020, 0x10, nil)
+	sec := eh.section()
+	hdr := buildEHFrameHdr(cfiHdrAddr, eh.addr, ehPEDataRel|ehPESdata4, []ehHdrEntry{{0x1000, int64(a)}, {0x1020, int64(b)}})
+	lazy, err := cfiHdrIndexOf(hdr, cfiHdrAddr, sec, eh.addr, elf.EM_X86_64, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := cfiTestModule("neighbour", 0, nil, errors.New("eager table used"), lazy)
+	want, err := m.CFIRow(0x101f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := Frame{Level: 1, PC: 0x1020}
+	if got, err := m.cfiFrameRow(&fr); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("cfiFrameRow(return address %#x): %s, %v; want %s", fr.PC, cfiRowString(got), err, cfiRowString(want))
+	}
+	// The interrupted frame's own FDE is the malformed one.
+	fr.Interrupted = true
+	var se *StopError
+	if _, err := m.cfiFrameRow(&fr); !errors.As(err, &se) || se.Reason != ReasonFormat {
+		t.Errorf("cfiFrameRow(interrupted at %#x): %v; want ReasonFormat", fr.PC, err)
+	}
+}
+
+// TestCFIHdrDroppedFDEs compares lazy and eager lookups over FDEs the
+// eager table drops or passes over: empty ones, FDEs at address 0 that
+// overlap real ones (and one that ends where the first real one starts),
+// groups with the same start whose first FDE is empty, groups of empty
+// FDEs only (whose PCs belong to an FDE below), with the table's entries
+// in section order within a group and reversed.
+func TestCFIHdrDroppedFDEs(t *testing.T) {
+	eh := &ehBuilder{addr: 0x8000}
+	cie := eh.stdCIE()
+	prog := cfiProg().advance(1).defCFAOffset(16).bytes()
+	var entries []ehHdrEntry
+	add := func(begin, size uint64, instr []byte) {
+		entries = append(entries, ehHdrEntry{begin, int64(eh.fde(cie, begin, size, instr))})
+	}
+	add(0, 0x2000, prog)     // at 0, overlapping 0x1000: dropped
+	add(0, 0, nil)           // empty
+	add(0, 0x1000, nil)      // at 0, ending where 0x1000 starts: kept
+	add(0x800, 0, nil)       // empty: not the first real FDE
+	add(0x1000, 0, prog)     // empty, first of its group
+	add(0x1000, 0x20, prog)  // kept
+	add(0x1000, 0x40, nil)   // a duplicate
+	add(0x1080, 0x100, prog) // covers the group of empty FDEs at 0x1100
+	add(0x1100, 0, nil)
+	add(0x1100, 0, prog)
+	add(0x1200, 0, nil) // empty, above every FDE
+	sec := eh.section()
+	eager, err := parseCFI(sec, eh.addr, nil, elf.EM_X86_64, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(eager.fdes) != 3 {
+		t.Fatalf("eager table: %d FDEs, want 3", len(eager.fdes))
+	}
+	sorted := slices.Clone(entries)
+	slices.SortStableFunc(sorted, func(a, b ehHdrEntry) int { return cmp.Compare(a.loc, b.loc) })
+	reversed := slices.Clone(sorted)
+	slices.SortStableFunc(reversed, func(a, b ehHdrEntry) int { return cmp.Or(cmp.Compare(a.loc, b.loc), cmp.Compare(b.off, a.off)) })
+	for _, tt := range []struct {
+		name    string
+		entries []ehHdrEntry
+	}{{"section order", sorted}, {"reversed groups", reversed}} {
+		t.Run(tt.name, func(t *testing.T) {
+			hdr := buildEHFrameHdr(cfiHdrAddr, eh.addr, ehPEDataRel|ehPESdata4, tt.entries)
+			lazy, err := cfiHdrIndexOf(hdr, cfiHdrAddr, sec, eh.addr, elf.EM_X86_64, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pcs := append(cfiProbePCs(eager, lazy), 0x7ff, 0x800, 0x1020, 0x1100, 0x117f, 0x1180, 0x1200)
+			cfiCompareTables(t, eager, lazy, pcs)
+			if lazy.hdr.stale {
+				t.Errorf("the index parsed all of .eh_frame")
+			}
+		})
+	}
+}
+
+// TestCFIHdrLongWalk builds tables where a lookup would go through more
+// than cfiHdrMaxWalk entries of FDEs the eager table drops: the index
+// must then parse all of .eh_frame (and give the eager table's rows),
+// while shorter runs are walked.
+func TestCFIHdrLongWalk(t *testing.T) {
+	tests := []struct {
+		name string
+		// build lays out the FDEs of n dropped entries and returns the
+		// PC whose lookup goes through them.
+		build func(eh *ehBuilder, cie int, n int) (pc uint64)
+	}{
+		{"empty FDEs at distinct addresses", func(eh *ehBuilder, cie, n int) uint64 {
+			eh.fde(cie, 0x1000, 0x10000, nil)
+			for i := range n {
+				eh.fde(cie, 0x1001+uint64(i), 0, nil)
+			}
+			return 0x1000 + uint64(n) + 8
+		}},
+		{"empty FDEs at the same address", func(eh *ehBuilder, cie, n int) uint64 {
+			eh.fde(cie, 0x1000, 0x10000, nil)
+			for range n {
+				eh.fde(cie, 0x2000, 0, nil)
+			}
+			return 0x2008
+		}},
+		{"empty FDEs before the first real one", func(eh *ehBuilder, cie, n int) uint64 {
+			eh.fde(cie, 0, 0x10, nil)
+			for i := range n {
+				eh.fde(cie, 0x1000+uint64(i), 0, nil)
+			}
+			eh.fde(cie, 0x8000, 0x10, nil)
+			return 8
+		}},
+	}
+	for _, tt := range tests {
+		for _, n := range []int{cfiHdrMaxWalk - 8, cfiHdrMaxWalk + 8} {
+			t.Run(fmt.Sprintf("%s/%d", tt.name, n), func(t *testing.T) {
+				eh := &ehBuilder{addr: 0x100000}
+				pc := tt.build(eh, eh.stdCIE(), n)
+				sec := eh.section()
+				eager, err := parseCFI(sec, eh.addr, nil, elf.EM_X86_64, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				hdr := buildEHFrameHdr(cfiHdrAddr, eh.addr, ehPEDataRel|ehPESdata4, ehHdrEntriesOf(t, sec, eh.addr, elf.EM_X86_64))
+				lazy, err := cfiHdrIndexOf(hdr, cfiHdrAddr, sec, eh.addr, elf.EM_X86_64, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfiCompareTables(t, eager, lazy, []uint64{pc})
+				if want := n > cfiHdrMaxWalk; lazy.hdr.stale != want {
+					t.Errorf("after the lookup at %#x: parsed all of .eh_frame %v, want %v", pc, lazy.hdr.stale, want)
+				}
+				cfiCompareTables(t, eager, lazy, cfiProbePCs(eager, lazy))
+			})
+		}
+	}
 }

@@ -194,10 +194,9 @@ func (m *Module) SymbolizeAt(pc, linePC uint64) Symbol {
 	if err != nil {
 		return s
 	}
-	if t := m.symbols(d); t != nil {
-		if i := t.find(pc - m.Bias); i >= 0 {
-			s.Name, s.Addr, s.Size, s.Offset = t.name(i), t.addrs[i]+m.Bias, t.sizes[i], pc-m.Bias-t.addrs[i]
-		}
+	t := m.symbols(d)
+	if i := t.find(pc - m.Bias); i >= 0 {
+		s.Name, s.Addr, s.Size, s.Offset = t.name(i), t.addrs[i]+m.Bias, t.sizes[i], pc-m.Bias-t.addrs[i]
 	}
 	if lt := m.lineData(d); lt != nil {
 		s.File, s.Line = lt.find(linePC - m.Bias)

@@ -121,7 +121,8 @@ func cstring(strs []byte, off uint32) string {
 // symTable is a module's merged function symbol table, at link-time
 // addresses, in parallel arrays without pointers (cheap to build and
 // invisible to the garbage collector): entry i covers [addrs[i],
-// addrs[i]+sizes[i]). Names are resolved on use from the string tables.
+// addrs[i]+sizes[i]). Names are resolved on use from the string tables,
+// and share their memory: a name a caller keeps keeps its table alive.
 type symTable struct {
 	addrs []uint64 // sorted, distinct
 	sizes []uint64 // never 0: zero-size symbols extend to the next symbol or the end of their section
@@ -150,9 +151,6 @@ func (t *symTable) name(i int) string {
 // or -1. When symbols nest (a smaller one inside a larger one), the few
 // entries below a are searched for one that covers it.
 func (t *symTable) find(a uint64) int {
-	if t == nil {
-		return -1
-	}
 	lo, hi := 0, len(t.addrs)
 	for lo < hi { // the first entry above a
 		m := int(uint(lo+hi) >> 1)

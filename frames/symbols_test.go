@@ -1,9 +1,12 @@
 package frames
 
 import (
+	"cmp"
 	"debug/elf"
 	"encoding/binary"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 )
 
@@ -135,5 +138,38 @@ func TestSymTableAgreesWithDebugELF(t *testing.T) {
 		}
 		t.Logf("%s: %d entries, %d sized functions checked", p, len(tab.addrs), len(want))
 		f.Close()
+	}
+}
+
+// TestSortCands compares the radix sort with a stable comparison sort on
+// random candidates in input order (key low bits ascending), with ranks in
+// the key's top byte and addresses that differ in low, middle and high
+// bytes, duplicates included.
+func TestSortCands(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for round := range 200 {
+		n := r.IntN(300)
+		in := make([]symCand, n)
+		for i := range in {
+			a := uint64(r.IntN(64)) << (8 * uint(r.IntN(8)))
+			if round%2 == 0 {
+				a = 0x400000 + uint64(r.IntN(512))
+			}
+			in[i] = symCand{addr: a, key: uint64(r.IntN(16))<<56 | uint64(r.IntN(3))<<48 | uint64(i), size: uint64(i)}
+		}
+		// Input order: by source, then index, as loadSymbols appends them.
+		slices.SortFunc(in, func(a, b symCand) int { return cmp.Compare(a.key&(1<<56-1), b.key&(1<<56-1)) })
+		want := slices.Clone(in)
+		slices.SortStableFunc(want, func(a, b symCand) int {
+			if c := cmp.Compare(a.addr, b.addr); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.key>>56, b.key>>56)
+		})
+		got := slices.Clone(in)
+		sortCands(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d (%d candidates): radix sort differs from a stable sort", round, n)
+		}
 	}
 }

@@ -3,7 +3,8 @@
 # reference tools, and prints a Markdown table of the figures with the
 # command lines that produced them:
 #   a  go test -run XXX -bench . -benchmem ./sframe ./frames: parse, validate,
-#      lookup, dump; SFrame / CFI / FP unwind step and trace; first unwind
+#      lookup, dump; SFrame / CFI / FP unwind step and trace; first unwind,
+#      first CFI row (eager vs .eh_frame_hdr), symbol tables
 #   b  sfdbg dump testdata/bin/sqlite-v3  vs  objdump --sframe=.sframe (2.47.50)
 #   c  sfdbg check testdata/bin/sqlite-v3: time and instructions compared/s
 #   d  sfdbg bt --method sframe PID, sfdbg bt PID (all methods)  vs
@@ -279,7 +280,11 @@ rows = [
     ('FPTrace', 'whole-stack trace: frame pointers', 'ns/op', ''),
     ('CFIStep/trace', 'whole-stack trace: CFI, per step', 'ns/step', ''),
     ('FirstUnwind/deep-v3-O2_file', 'first unwind through a module: SFrame (open ELF, parse)', 'ns/op', ''),
-    ('CFIFirstUnwind', 'first unwind: CFI (open ELFs, parse .eh_frame, build rows)', 'ns/unwind', ''),
+    ('CFIFirstUnwind', 'first unwind: CFI (open ELFs, find FDEs through .eh_frame_hdr, build rows)', 'ns/unwind', ''),
+    ('CFIFirstRow/eager', 'first CFI row in a cold libc.so.6: parse all of .eh_frame', 'ns/lookup', ''),
+    ('CFIFirstRow/lazy', 'first CFI row in a cold libc.so.6: one FDE through .eh_frame_hdr', 'ns/lookup', ''),
+    ('LoadSymbols/sqlite-v3', 'symbol table of sqlite-v3 (first symbolized frame)', 'ns/op', ''),
+    ('LoadSymbols/libc.so.6', 'symbol table of libc.so.6 (first symbolized frame)', 'ns/op', ''),
 ]
 base = cpu('SFrameStep/SliceMemory')
 for name, what, unit, kind in rows:
@@ -364,7 +369,7 @@ bt_rows() { # LABEL
   # sfdbg bt --method sframe PID
   once "$TMP/bt.sf" "$SFDBG" bt --method sframe "$PID"
   if [ $ST -le 1 ]; then
-    OK_CODES=0,1 timeit 20 2 "$SFDBG" bt --method sframe "$PID"
+    OK_CODES=0,1 timeit 40 4 "$SFDBG" bt --method sframe "$PID"
     row d "backtrace all threads: $label" "sfdbg (SFrame only)" "$(show "$SFDBG" bt --method sframe "$PID")" "$(fmt_t)" "$(count_frames "$TMP/bt.sf" '^Thread ')"
     local base=$T_MEAN
   else
@@ -381,7 +386,7 @@ bt_rows() { # LABEL
     once "$TMP/bt.all" "${allcmd[@]}"
   fi
   if [ $ST -le 1 ]; then
-    OK_CODES=0,1 timeit 20 2 "${allcmd[@]}"
+    OK_CODES=0,1 timeit 40 4 "${allcmd[@]}"
     row d "backtrace all threads: $label" "sfdbg (SFrame + CFI + FP compared)" "$(show "${allcmd[@]}")" "$(fmt_t)" \
       "$(count_frames "$TMP/bt.all" '^Thread ')${base:+; $(calc "f'{$T_MEAN / $base:.2f}'")× the time of --method sframe}"
   else
@@ -390,7 +395,7 @@ bt_rows() { # LABEL
   if [ -n "$EUSTACK" ]; then
     once "$TMP/bt.eu" "$EUSTACK" -p "$PID"
     if [ $ST = 0 ]; then
-      timeit 20 2 "$EUSTACK" -p "$PID"
+      timeit 40 4 "$EUSTACK" -p "$PID"
       row d "backtrace all threads: $label" "eu-stack $(eu-stack --version | sed -n 's/.* \([0-9.]*\)$/\1/p;q')" "$(show "$EUSTACK" -p "$PID")" "$(fmt_t)" \
         "$(count_frames "$TMP/bt.eu" '^TID ')${base:+; $(calc "f'{$T_MEAN / $base:.2f}'")× the time of sfdbg bt --method sframe}"
     else
@@ -414,6 +419,15 @@ section_d() {
   [ -n "$EUSTACK" ] || note_ "d: eu-stack not installed (Debian: apt-get install elfutils): skipped"
   [ -n "$GDB" ] || note_ "d: gdb not installed (Debian: apt-get install gdb): skipped"
   wait_for_load d-sqlite
+  # The floor under every sfdbg command: process start-up and package
+  # initialisation of a binary that links Delve, before any attach.
+  once "$TMP/version" "$SFDBG" version
+  if [ $ST = 0 ]; then
+    timeit 40 5 "$SFDBG" version
+    row d "start-up only, no attach" sfdbg "$(show "$SFDBG" version)" "$(fmt_t)" "Go runtime and package initialisation; part of every bt below"
+  else
+    row d "start-up only, no attach" sfdbg "$(show "$SFDBG" version)" "FAILED (exit $ST: $(failmsg "$TMP/version"))" ""
+  fi
   start sqlite-v3
   bt_rows "sqlite-v3 (1 thread, running queries)"
   stop_target
@@ -460,7 +474,7 @@ section_e() {
   if [ -n "$EUSTACK" ]; then
     once "$TMP/e.eu" "$EUSTACK" -p "$PID"
     if [ $ST = 0 ]; then
-      timeit 20 2 "$EUSTACK" -p "$PID"
+      timeit 40 4 "$EUSTACK" -p "$PID"
       row e "one-shot stack of deep-v3-O2 spin, repeated" eu-stack "$(show "$EUSTACK" -p "$PID")" \
         "$(calc "f'{1 / $T_MEAN:.0f}'") stacks/s ($(fmt_t) each)" "$(count_frames "$TMP/e.eu" '^TID ')${base:+; sfdbg sample rate = $(calc "f'{$base * $T_MEAN:.2f}'")× this}"
     fi

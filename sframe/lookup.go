@@ -58,7 +58,8 @@ func (s *Section) fdeAt(k int) *FDE {
 // FRE whose start offset is <= pc - fde.Start; for PCTypeMask FDEs the last
 // whose start offset is <= (pc - fde.Start) % fde.RepSize (spec v3
 // §2.3.3.1). It returns ErrNoFRE if there is none, or a *FormatError if the
-// FREs cannot be decoded. It does not allocate.
+// FREs cannot be decoded. It does not allocate, except in the one call that
+// builds the section's FRE index (see freIndex).
 func (s *Section) FindFRE(fde *FDE, pc uint64, fre *FRE) error {
 	_, _, err := s.FindFRERange(fde, pc, fre)
 	return err
@@ -195,14 +196,15 @@ const freIndexMin = 16
 // least freIndexMin FREs, in FDE order, so that FindFRE is O(log k) in a
 // function's k FREs (about 8 bytes per indexed FRE). Building it walks every
 // FRE of the section, so it is built only once lookups have paid for it:
-// when the FREs walked by linear scans of such FDEs add up to the section's
-// FRE count. A one-shot backtrace, which looks up a handful of PCs, never
-// builds it; a long run of lookups scans at most as many FREs again as an
-// index built up front would have cost. FDEs whose FREs cannot be decoded or
+// when the FRE counts of the FDEs looked up by linear scan (each counted
+// whole, though a scan may stop early) add up to the section's FRE count.
+// A one-shot backtrace, which looks up a handful of PCs, never builds it; a
+// long run of lookups scans at most about as many FREs again as an index
+// built up front would have cost. FDEs whose FREs cannot be decoded or
 // whose start offsets decrease are left out and scanned, which reports their
 // errors exactly as before.
 type freIndex struct {
-	scanned atomic.Int64 // FREs scanned so far in FDEs that would be indexed
+	scanned atomic.Int64 // sum of NumFREs of the indexable FDEs scanned so far
 	ready   atomic.Bool  // set once first, starts and offs are built
 	once    sync.Once
 	first   []int32 // per FDE: position of its first FRE in starts/offs, or -1

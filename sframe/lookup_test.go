@@ -324,7 +324,7 @@ func TestFindFRERangeAgreesWithTheFREs(t *testing.T) {
 		index bool
 	}{
 		{"deep-v1-O2", false}, {"deep-v3-O0", false}, {"sqlite-v3", false}, {"sqlite-v3", true},
-		{"features-v3", false}, {"aarch64be-v3", false}, {"aarch64be-v3", true}, {"s390x-v3", true},
+		{"features-v3", false}, {"aarch64be-v3", false}, {"s390x-v3", false}, {"sqlite-v2", true}, {"deep-v1-O2", true},
 	} {
 		name := c.name
 		t.Run(fmt.Sprintf("%s/index=%v", name, c.index), func(t *testing.T) {
@@ -337,40 +337,83 @@ func TestFindFRERangeAgreesWithTheFREs(t *testing.T) {
 			} else {
 				s.idx.scanned.Store(math.MinInt64 / 2) // never built
 			}
-			if c.index && name == "sqlite-v3" {
-				defer func() {
-					if !s.idx.ready.Load() || len(s.idx.starts) == 0 {
-						t.Error("the FRE index was not built")
-					}
-				}()
+			defer func() {
+				if built := s.idx.ready.Load(); built != c.index || c.index && name == "sqlite-v3" && len(s.idx.starts) == 0 {
+					t.Errorf("FRE index built %v with %d entries, want built %v", built, len(s.idx.starts), c.index)
+				}
+			}()
+			checkFindFRERange(t, s)
+		})
+	}
+}
+
+// checkFindFRERange looks up the first and last byte of every FRE of s.
+func checkFindFRERange(t *testing.T, s *Section) {
+	t.Helper()
+	for i := range s.FDEs() {
+		fde := &s.FDEs()[i]
+		fres, err := s.AllFREs(fde)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, want := range fres {
+			end := fde.Size
+			if fde.PCType == PCTypeMask {
+				end = uint32(fde.RepSize)
 			}
-			for i := range s.FDEs() {
-				fde := &s.FDEs()[i]
-				fres, err := s.AllFREs(fde)
+			if k+1 < len(fres) {
+				end = fres[k+1].StartOff
+			}
+			for _, off := range []uint32{want.StartOff, end - 1} {
+				if off < want.StartOff || off >= end {
+					continue
+				}
+				var got FRE
+				idx, gotEnd, err := s.FindFRERange(fde, fde.Start+uint64(off), &got)
+				if err != nil || idx != k || gotEnd != end || got != want {
+					t.Fatalf("FDE %d +%#x: got FRE %d end %#x (%v) %+v, want FRE %d end %#x %+v", i, off, idx, gotEnd, err, got, k, end, want)
+				}
+			}
+		}
+	}
+}
+
+// TestFREIndexBigEndian checks FindFRERange with and without the FRE index
+// on a big-endian section (no fixture has an FDE with enough FREs), with
+// 1- and 2-byte FRE start offsets.
+func TestFREIndexBigEndian(t *testing.T) {
+	sp := BaseRegSP
+	var long, short []FRESpec
+	for i := range 40 {
+		long = append(long, FRESpec{StartOff: uint32(i * 20), BaseReg: sp, Words: []int32{int32(16 + i*8)}})
+	}
+	for i := range 20 {
+		short = append(short, FRESpec{StartOff: uint32(i * 3), BaseReg: sp, Words: []int32{int32(16 + i*8)}})
+	}
+	for _, v := range []Version{Version2, Version3} {
+		b := &Builder{Version: v, ABI: ABIAArch64BigEndian, Flags: FlagFDESorted, Addr: 0x400000,
+			FDEs: []FDESpec{{Start: 0x401000, Size: 0x400, FREs: long}, {Start: 0x402000, Size: 0x40, FREs: short}}}
+		data, err := b.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, index := range []bool{false, true} {
+			t.Run(fmt.Sprintf("v%d/index=%v", v, index), func(t *testing.T) {
+				s, err := ParseAt(data, 0x400000)
 				if err != nil {
 					t.Fatal(err)
 				}
-				for k, want := range fres {
-					end := fde.Size
-					if fde.PCType == PCTypeMask {
-						end = uint32(fde.RepSize)
-					}
-					if k+1 < len(fres) {
-						end = fres[k+1].StartOff
-					}
-					for _, off := range []uint32{want.StartOff, end - 1} {
-						if off < want.StartOff || off >= end {
-							continue
-						}
-						var got FRE
-						idx, gotEnd, err := s.FindFRERange(fde, fde.Start+uint64(off), &got)
-						if err != nil || idx != k || gotEnd != end || got != want {
-							t.Fatalf("FDE %d +%#x: got FRE %d end %#x (%v) %+v, want FRE %d end %#x %+v", i, off, idx, gotEnd, err, got, k, end, want)
-						}
-					}
+				if index {
+					s.idx.scanned.Store(math.MaxInt64 / 2)
+				} else {
+					s.idx.scanned.Store(math.MinInt64 / 2)
 				}
-			}
-		})
+				checkFindFRERange(t, s)
+				if built := s.idx.ready.Load(); built != index || index && len(s.idx.starts) != 60 {
+					t.Errorf("FRE index built %v with %d entries, want %v with 60", built, len(s.idx.starts), index)
+				}
+			})
+		}
 	}
 }
 
@@ -401,6 +444,7 @@ func TestSharedFREDataKeepsTheIndexBounded(t *testing.T) {
 		s.fdes[i].Start = 0x1000 + uint64(i)*4000
 		s.starts[i] = s.fdes[i].Start
 	}
+	s.idx.scanned.Store(math.MaxInt64 / 2) // the first lookup builds the index
 	var fre FRE
 	for _, pc := range []uint64{0x1000 + 10, 0x1000 + 999*4000 + 1500} {
 		f, err := s.FindFDE(pc)
@@ -414,7 +458,62 @@ func TestSharedFREDataKeepsTheIndexBounded(t *testing.T) {
 			t.Errorf("PC %#x: FRE start %d, want %d", pc, fre.StartOff, want)
 		}
 	}
+	if !s.idx.ready.Load() {
+		t.Fatal("the FRE index was not built")
+	}
 	if n, limit := len(s.idx.starts), int(s.FRELen)/2+1; n > limit {
 		t.Errorf("index holds %d entries, more than FRELen/2+1 = %d", n, limit)
+	}
+}
+
+// TestFREIndexIsBuiltOnceLookupsPayForIt looks up PCs in the FDEs with at
+// least freIndexMin FREs of a fresh section: the index must stay unbuilt
+// while the FRE counts of the FDEs scanned add up to less than the
+// section's FRE count, and be built by the lookup that reaches it.
+func TestFREIndexIsBuiltOnceLookupsPayForIt(t *testing.T) {
+	s, err := Open(filepath.Join("..", "testdata", "bin", "sqlite-v3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var big []*FDE
+	for i := range s.FDEs() {
+		if f := &s.FDEs()[i]; f.NumFREs >= freIndexMin {
+			big = append(big, f)
+		}
+	}
+	if len(big) < 2 {
+		t.Fatalf("only %d FDEs with %d or more FREs", len(big), freIndexMin)
+	}
+	// A short FDE never counts.
+	for i := range s.FDEs() {
+		if f := &s.FDEs()[i]; f.NumFREs > 0 && f.NumFREs < freIndexMin {
+			var fre FRE
+			for range 100 {
+				s.FindFRE(f, f.Start, &fre)
+			}
+			break
+		}
+	}
+	if s.idx.ready.Load() || s.idx.scanned.Load() != 0 {
+		t.Fatalf("short FDEs counted: scanned %d", s.idx.scanned.Load())
+	}
+	sum := int64(0)
+	for round := 0; ; round++ {
+		f := big[round%len(big)]
+		var fre FRE
+		if err := s.FindFRE(f, f.Start, &fre); err != nil {
+			t.Fatal(err)
+		}
+		sum += int64(f.NumFREs)
+		if got, want := s.idx.ready.Load(), sum >= int64(s.Header.NumFREs); got != want {
+			t.Fatalf("after %d lookups (%d FREs of %d): index built %v, want %v", round+1, sum, s.Header.NumFREs, got, want)
+		}
+		if sum >= int64(s.Header.NumFREs) {
+			t.Logf("built after %d lookups in big FDEs", round+1)
+			break
+		}
+	}
+	if len(s.idx.starts) == 0 {
+		t.Error("index built empty")
 	}
 }
