@@ -99,7 +99,9 @@ if [ -n "${SFDBG_BIN:-}" ]; then
   SFDBG=$SFDBG_BIN
 else
   SFDBG=$TMP/sfdbg
-  go build -o "$SFDBG" ./cmd/sfdbg || die "go build ./cmd/sfdbg failed"
+  # Static (no cgo): Delve links package net, which with cgo makes the
+  # binary dynamically linked and adds libc's start-up to every command.
+  CGO_ENABLED=0 go build -o "$SFDBG" ./cmd/sfdbg || die "go build ./cmd/sfdbg failed"
 fi
 
 # ---------------------------------------------------------------- helpers
@@ -533,9 +535,9 @@ report() {
   done
   echo "- reference tools: $(IFS=';'; echo "${v[*]}" | sed 's/;/, /g')"
   if [ -n "$HYPERFINE" ]; then
-    echo "- timing: hyperfine -N (no shell), mean ± σ over n runs after warm-up runs; \`PID\` is the running target; \`sfdbg\` is \`go build ./cmd/sfdbg\`; \`objdump\`/\`readelf\` are binutils 2.47.50 from \$SFDBG_TOOLCHAINS/v3/bin"
+    echo "- timing: hyperfine -N (no shell), mean ± σ over n runs after warm-up runs; \`PID\` is the running target; \`sfdbg\` is \`CGO_ENABLED=0 go build ./cmd/sfdbg\` (or \$SFDBG_BIN); \`objdump\`/\`readelf\` are binutils 2.47.50 from \$SFDBG_TOOLCHAINS/v3/bin"
   else
-    echo "- timing: bash loop (\$EPOCHREALTIME), mean ± σ over n runs; \`PID\` is the running target; \`sfdbg\` is \`go build ./cmd/sfdbg\`; \`objdump\`/\`readelf\` are binutils 2.47.50 from \$SFDBG_TOOLCHAINS/v3/bin"
+    echo "- timing: bash loop (\$EPOCHREALTIME), mean ± σ over n runs; \`PID\` is the running target; \`sfdbg\` is \`CGO_ENABLED=0 go build ./cmd/sfdbg\` (or \$SFDBG_BIN); \`objdump\`/\`readelf\` are binutils 2.47.50 from \$SFDBG_TOOLCHAINS/v3/bin"
   fi
   echo "- load average (1, 5, 15 min): start $START_LOAD; per section: $(IFS=';'; echo "${LOADS[*]}" | sed 's/;/; /g'); end $END_LOAD"
   echo
