@@ -264,14 +264,8 @@ func TestCFIHdrMatchesEager(t *testing.T) {
 // TestCFIHdrIsLazy checks that a lookup parses only the FDE it needs and
 // that whole-module walks still see every FDE.
 func TestCFIHdrIsLazy(t *testing.T) {
-	path := fixture(t, "sqlite-v3")
-	m := &Module{Name: "sqlite-v3", OpenPath: path, Start: 0, End: 1 << 40}
-	defer m.Close()
-	addr, _, ok := m.LookupSymbol("sqlite3_open")
-	if !ok {
-		t.Fatal("no sqlite3_open")
-	}
-	if _, err := m.CFIRow(addr); err != nil {
+	m := fixtureModule(t, "sqlite-v3")
+	if _, err := m.CFIRow(symbolAddr(t, m, "sqlite3_open")); err != nil {
 		t.Fatal(err)
 	}
 	if m.data.cfiHdr == nil || m.data.cfiHdr.hdr == nil {

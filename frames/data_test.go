@@ -99,14 +99,27 @@ func fixture(t testing.TB, name string) string {
 	return p
 }
 
-func TestSymbolizeFixtureWithDWARF(t *testing.T) {
-	p := fixture(t, "deep-v3-O0")
-	m := &Module{Name: "deep-v3-O0", OpenPath: p, Start: 0, End: 1 << 40}
-	defer m.Close()
-	a, _, ok := m.LookupSymbol("spin_here")
+// fixtureModule opens a committed fixture as a module at its link-time
+// addresses (bias 0), closed when the test ends.
+func fixtureModule(t testing.TB, name string) *Module {
+	m := &Module{Name: name, OpenPath: fixture(t, name), Start: 0, End: 1 << 40}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// symbolAddr returns the address of the function named sym in m, or fails.
+func symbolAddr(t testing.TB, m *Module, sym string) uint64 {
+	t.Helper()
+	a, _, ok := m.LookupSymbol(sym)
 	if !ok {
-		t.Fatal("no symbol spin_here")
+		t.Fatalf("%s: no symbol %s", m.Name, sym)
 	}
+	return a
+}
+
+func TestSymbolizeFixtureWithDWARF(t *testing.T) {
+	m := fixtureModule(t, "deep-v3-O0")
+	a := symbolAddr(t, m, "spin_here")
 	s := m.Symbolize(a + 4)
 	if s.Name != "spin_here" || s.Offset != 4 {
 		t.Errorf("Symbolize = %+v", s)

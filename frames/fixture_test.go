@@ -101,12 +101,8 @@ func TestPLTFixtures(t *testing.T) {
 	for _, v := range []int{1, 2, 3} {
 		name := fmt.Sprintf("deep-v%d-O2", v)
 		t.Run(name, func(t *testing.T) {
-			m := &Module{Name: name, OpenPath: fixture(t, name), Start: 0, End: 1 << 40}
-			defer m.Close()
-			plt, _, ok := m.LookupSymbol("write@plt")
-			if !ok {
-				t.Fatal("no write@plt")
-			}
+			m := fixtureModule(t, name)
+			plt := symbolAddr(t, m, "write@plt")
 			ret, _, _ := m.LookupSymbol("announce_ready")
 			ret += 0x10
 			X := uint64(stackBase + 0x100)
