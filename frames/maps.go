@@ -245,56 +245,79 @@ var errNotELF = errors.New("not an ELF file")
 // segments share a page, the one whose flags match the mapping's
 // permissions (executable, writable) wins.
 func loadBias(r io.ReaderAt, m Mapping) (uint64, error) {
-	var ident [elf.EI_NIDENT]byte
-	if _, err := r.ReadAt(ident[:], 0); err != nil || string(ident[:4]) != elf.ELFMAG {
+	// One read usually holds the ELF header and the program headers, which
+	// linkers place right after it.
+	var buf [4096]byte
+	n, _ := r.ReadAt(buf[:], 0)
+	head := buf[:n]
+	if len(head) < elf.EI_NIDENT || string(head[:4]) != elf.ELFMAG {
 		return 0, errNotELF
 	}
 	var bo binary.ByteOrder = binary.LittleEndian
-	if elf.Data(ident[elf.EI_DATA]) == elf.ELFDATA2MSB {
+	if elf.Data(head[elf.EI_DATA]) == elf.ELFDATA2MSB {
 		bo = binary.BigEndian
+	}
+	// ELF gABI: e_phoff, e_phentsize and e_phnum, and the Elf32_Phdr /
+	// Elf64_Phdr fields p_type, p_flags, p_offset, p_vaddr and p_filesz.
+	var phoff uint64
+	var phentsize, phnum, hdrSize int
+	is64 := false
+	switch elf.Class(head[elf.EI_CLASS]) {
+	case elf.ELFCLASS64:
+		is64, hdrSize = true, 64
+		if len(head) < hdrSize {
+			return 0, fmt.Errorf("ELF header: %w", io.ErrUnexpectedEOF)
+		}
+		phoff, phentsize, phnum = bo.Uint64(head[32:]), int(bo.Uint16(head[54:])), int(bo.Uint16(head[56:]))
+		if phentsize != 56 {
+			return 0, fmt.Errorf("bad program header table (%d entries of %d bytes)", phnum, phentsize)
+		}
+	case elf.ELFCLASS32:
+		hdrSize = 52
+		if len(head) < hdrSize {
+			return 0, fmt.Errorf("ELF header: %w", io.ErrUnexpectedEOF)
+		}
+		phoff, phentsize, phnum = uint64(bo.Uint32(head[28:])), int(bo.Uint16(head[42:])), int(bo.Uint16(head[44:]))
+		if phentsize != 32 {
+			return 0, fmt.Errorf("bad program header table (%d entries of %d bytes)", phnum, phentsize)
+		}
+	default:
+		return 0, errNotELF
+	}
+	if phnum > 4096 {
+		return 0, fmt.Errorf("bad program header table (%d entries of %d bytes)", phnum, phentsize)
+	}
+	size := uint64(phnum * phentsize)
+	var ph []byte
+	if phoff <= uint64(len(head)) && size <= uint64(len(head))-phoff {
+		ph = head[phoff : phoff+size]
+	} else {
+		if phoff > 1<<62 {
+			return 0, fmt.Errorf("program headers at %#x: beyond any file", phoff)
+		}
+		ph = make([]byte, size)
+		if k, err := r.ReadAt(ph, int64(phoff)); k < len(ph) {
+			if err == nil {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, fmt.Errorf("program headers: %w", err)
+		}
 	}
 	type load struct {
 		off, vaddr, filesz uint64
 		flags              elf.ProgFlag
 	}
 	var loads []load
-	switch elf.Class(ident[elf.EI_CLASS]) {
-	case elf.ELFCLASS64:
-		var h elf.Header64
-		if err := binary.Read(io.NewSectionReader(r, 0, 64), bo, &h); err != nil {
-			return 0, fmt.Errorf("ELF header: %w", err)
+	for i := 0; i < phnum; i++ {
+		p := ph[i*phentsize:]
+		if elf.ProgType(bo.Uint32(p)) != elf.PT_LOAD {
+			continue
 		}
-		if h.Phentsize != 56 || h.Phnum > 4096 {
-			return 0, fmt.Errorf("bad program header table (%d entries of %d bytes)", h.Phnum, h.Phentsize)
+		if is64 {
+			loads = append(loads, load{bo.Uint64(p[8:]), bo.Uint64(p[16:]), bo.Uint64(p[32:]), elf.ProgFlag(bo.Uint32(p[4:]))})
+		} else {
+			loads = append(loads, load{uint64(bo.Uint32(p[4:])), uint64(bo.Uint32(p[8:])), uint64(bo.Uint32(p[16:])), elf.ProgFlag(bo.Uint32(p[24:]))})
 		}
-		ph := make([]elf.Prog64, h.Phnum)
-		if err := binary.Read(io.NewSectionReader(r, int64(h.Phoff), int64(h.Phnum)*56), bo, ph); err != nil {
-			return 0, fmt.Errorf("program headers: %w", err)
-		}
-		for _, p := range ph {
-			if elf.ProgType(p.Type) == elf.PT_LOAD {
-				loads = append(loads, load{p.Off, p.Vaddr, p.Filesz, elf.ProgFlag(p.Flags)})
-			}
-		}
-	case elf.ELFCLASS32:
-		var h elf.Header32
-		if err := binary.Read(io.NewSectionReader(r, 0, 52), bo, &h); err != nil {
-			return 0, fmt.Errorf("ELF header: %w", err)
-		}
-		if h.Phentsize != 32 || h.Phnum > 4096 {
-			return 0, fmt.Errorf("bad program header table (%d entries of %d bytes)", h.Phnum, h.Phentsize)
-		}
-		ph := make([]elf.Prog32, h.Phnum)
-		if err := binary.Read(io.NewSectionReader(r, int64(h.Phoff), int64(h.Phnum)*32), bo, ph); err != nil {
-			return 0, fmt.Errorf("program headers: %w", err)
-		}
-		for _, p := range ph {
-			if elf.ProgType(p.Type) == elf.PT_LOAD {
-				loads = append(loads, load{uint64(p.Off), uint64(p.Vaddr), uint64(p.Filesz), elf.ProgFlag(p.Flags)})
-			}
-		}
-	default:
-		return 0, errNotELF
 	}
 	if len(loads) == 0 {
 		return 0, errors.New("no PT_LOAD segment")

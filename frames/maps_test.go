@@ -101,6 +101,78 @@ func TestLoadBias(t *testing.T) {
 	if _, err := loadBias(strings.NewReader("#!/bin/sh\n"), Mapping{Start: 0x1000, Perms: "r-xp"}); err != errNotELF {
 		t.Errorf("loadBias of a script: %v, want errNotELF", err)
 	}
+	// Program headers past the first 4 KB are read separately; truncated
+	// ones are an error.
+	far := append(append([]byte(nil), pie[:64]...), make([]byte, 8192-64)...)
+	far = append(far, pie[64:]...)
+	binary.LittleEndian.PutUint64(far[32:], 8192)
+	if got, err := loadBias(bytes.NewReader(far), Mapping{Offset: 0x1000, Start: 0x555555555000, Perms: "r-xp"}); err != nil || got != 0x555555554000 {
+		t.Errorf("program headers at 8 KB: loadBias = %#x, %v", got, err)
+	}
+	if _, err := loadBias(bytes.NewReader(far[:8192+100]), Mapping{Offset: 0x1000, Start: 0x555555555000, Perms: "r-xp"}); err == nil {
+		t.Errorf("truncated program headers: no error")
+	}
+	// A 32-bit big-endian executable (Elf32_Ehdr, Elf32_Phdr).
+	be := binary.BigEndian
+	img := make([]byte, 52+2*32)
+	copy(img, elf.ELFMAG)
+	img[elf.EI_CLASS], img[elf.EI_DATA], img[elf.EI_VERSION] = byte(elf.ELFCLASS32), byte(elf.ELFDATA2MSB), 1
+	be.PutUint32(img[28:], 52)
+	be.PutUint16(img[42:], 32)
+	be.PutUint16(img[44:], 2)
+	for i, l := range [][4]uint32{{0, 0x10000, 0x400, uint32(r)}, {0x1000, 0x11000, 0x200, uint32(rx)}} {
+		p := img[52+32*i:]
+		be.PutUint32(p[0:], uint32(elf.PT_LOAD))
+		be.PutUint32(p[4:], l[0])
+		be.PutUint32(p[8:], l[1])
+		be.PutUint32(p[16:], l[2])
+		be.PutUint32(p[24:], l[3])
+	}
+	if got, err := loadBias(bytes.NewReader(img), Mapping{Offset: 0x1000, Start: 0x7f011000, Perms: "r-xp"}); err != nil || got != 0x7f000000 {
+		t.Errorf("ELF32 big-endian: loadBias = %#x, %v; want 0x7f000000", got, err)
+	}
+}
+
+// TestLoadBiasAgreesWithDebugELF maps every PT_LOAD segment of the fixtures
+// (both byte orders) and the host's libc at a made-up bias and checks that
+// loadBias finds that bias from the segment's page, as debug/elf reads the
+// program headers.
+func TestLoadBiasAgreesWithDebugELF(t *testing.T) {
+	paths := []string{"/lib/x86_64-linux-gnu/libc.so.6"}
+	for _, n := range []string{"sqlite-v3", "deep-v3-O2", "aarch64be-v3", "s390x-v3"} {
+		paths = append(paths, fixture(t, n))
+	}
+	const bias = 0x7f0000000000
+	for _, p := range paths {
+		f, err := elf.Open(p)
+		if err != nil {
+			t.Logf("skipping %s: %v", p, err)
+			continue
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, prog := range f.Progs {
+			if prog.Type != elf.PT_LOAD {
+				continue
+			}
+			perms := "r-"
+			if prog.Flags&elf.PF_W != 0 {
+				perms = "rw"
+			}
+			if prog.Flags&elf.PF_X != 0 {
+				perms += "xp"
+			} else {
+				perms += "-p"
+			}
+			m := Mapping{Offset: prog.Off &^ 0xfff, Start: bias + prog.Vaddr&^0xfff, Perms: perms}
+			if got, err := loadBias(bytes.NewReader(raw), m); err != nil || got != bias {
+				t.Errorf("%s: segment at %#x: loadBias = %#x, %v; want %#x", p, prog.Vaddr, got, err, uint64(bias))
+			}
+		}
+		f.Close()
+	}
 }
 
 func TestParseMaps(t *testing.T) {
