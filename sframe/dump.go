@@ -2,6 +2,7 @@ package sframe
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"io"
 	"strconv"
@@ -274,14 +275,10 @@ func (d *textDumper) defaultColumns(b []byte, fre *FRE) []byte {
 		fpOK = n > idx
 		fp = fre.Words[idx]
 	}
-	switch {
-	case !fpOK:
+	if fpOK {
+		b = appendTracked(b, fp, regnum)
+	} else {
 		b = append(b, 'u')
-	case regnum && fp&1 != 0:
-		b = append(b, 'r')
-		b = strconv.AppendInt(b, int64(fp>>1), 10)
-	default:
-		b = appendCOffset(b, fp)
 	}
 	b = pad(b, mark, 10)
 
@@ -294,13 +291,20 @@ func (d *textDumper) defaultColumns(b []byte, fre *FRE) []byte {
 		b = append(b, 'u')
 	case ra == RAOffsetInvalid:
 		b = append(b, 'U')
-	case regnum && ra&1 != 0:
-		b = append(b, 'r')
-		b = strconv.AppendInt(b, int64(ra>>1), 10)
 	default:
-		b = appendCOffset(b, ra)
+		b = appendTracked(b, ra, regnum)
 	}
 	return d.mangled(b, mark, fre)
+}
+
+// appendTracked appends an FP or RA data word of a DEFAULT FRE: "r%d" for
+// the s390x v2 register encoding (regnum set and the word odd), else "c%+d".
+func appendTracked(b []byte, w int32, regnum bool) []byte {
+	if regnum && w&1 != 0 {
+		b = append(b, 'r')
+		return strconv.AppendInt(b, int64(w>>1), 10)
+	}
+	return appendCOffset(b, w)
 }
 
 // flexColumns appends the CFA, FP and RA columns of an FRE of a FLEX FDE
@@ -527,7 +531,7 @@ func (s *Section) WriteJSON(w io.Writer) error {
 	b = append(b, `"section":{"address":`...)
 	b = strconv.AppendUint(b, s.Addr, 10)
 	b = jsonInt(b, "size", int64(len(s.data)))
-	if s.ByteOrder.String() == "BigEndian" {
+	if s.ByteOrder == binary.BigEndian {
 		b = append(b, `,"byte_order":"big"},`...)
 	} else {
 		b = append(b, `,"byte_order":"little"},`...)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 )
 
 // Builder describes an SFrame section to be written by Encode. Every field
@@ -478,11 +477,7 @@ func SpecFrom(s *Section) (*Builder, error) {
 	b.FREPad = append([]byte(nil), d[fdeEnd:s.freSub]...)
 	b.Trailer = append([]byte(nil), d[s.freEnd:]...)
 
-	type block struct {
-		fde        int
-		start, end uint32 // from the FRE sub-section start
-	}
-	blocks := make([]block, len(s.fdes))
+	blocks := make([]freBlock, len(s.fdes))
 	var numFREs, decoded uint64
 	for i := range s.fdes {
 		f := &s.fdes[i]
@@ -542,36 +537,31 @@ func SpecFrom(s *Section) (*Builder, error) {
 		if len(spec.FREs) > 0 {
 			end = it.End()
 		}
-		blocks[i] = block{fde: i, start: f.FREOff, end: end - s.freSub}
+		blocks[i] = freBlock{fde: f, start: s.freSub + f.FREOff, end: end}
 		b.FDEs[i] = spec
 	}
 	if numFREs != uint64(h.NumFREs) {
 		b.Override.NumFREs = new(h.NumFREs)
 	}
-	sort.SliceStable(blocks, func(i, j int) bool {
-		if blocks[i].start != blocks[j].start {
-			return blocks[i].start < blocks[j].start
-		}
-		return blocks[i].end < blocks[j].end
-	})
-	at := uint32(0)
+	sortBlocks(blocks)
+	at := s.freSub
 	for k, bl := range blocks {
 		if bl.start != at {
 			if k == 0 || bl.start < at {
-				return nil, fmt.Errorf("sframe: SpecFrom: FRE data of FDE %d at FRE offset %#x overlaps or does not follow the previous function's (%#x)", bl.fde, bl.start, at)
+				return nil, fmt.Errorf("sframe: SpecFrom: FRE data of FDE %d at FRE offset %#x overlaps or does not follow the previous function's (%#x)", bl.fde.Index, bl.start-s.freSub, at-s.freSub)
 			}
-			prev := &b.FDEs[blocks[k-1].fde]
-			prev.Trailer = append(prev.Trailer, d[s.freSub+at:s.freSub+bl.start]...)
+			prev := &b.FDEs[blocks[k-1].fde.Index]
+			prev.Trailer = append(prev.Trailer, d[at:bl.start]...)
 		}
-		b.FREOrder = append(b.FREOrder, bl.fde)
+		b.FREOrder = append(b.FREOrder, bl.fde.Index)
 		at = bl.end
 	}
-	if rest := s.freEnd - s.freSub; at < rest {
+	if at < s.freEnd {
 		if len(blocks) == 0 {
 			return nil, errors.New("sframe: SpecFrom: FRE sub-section holds bytes but there are no FDEs")
 		}
-		last := &b.FDEs[blocks[len(blocks)-1].fde]
-		last.Trailer = append(last.Trailer, d[s.freSub+at:s.freEnd]...)
+		last := &b.FDEs[blocks[len(blocks)-1].fde.Index]
+		last.Trailer = append(last.Trailer, d[at:s.freEnd]...)
 	}
 	inOrder := true
 	for k, i := range b.FREOrder {

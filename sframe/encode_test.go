@@ -376,15 +376,7 @@ func TestSpecFromReproducesNonCanonicalLayouts(t *testing.T) {
 				b := amd64Section(v)
 				tc.edit(b)
 				data := mustEncode(t, b)
-				s, err := ParseAt(data, b.Addr)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b2, err := SpecFrom(s)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := mustEncode(t, b2); !bytes.Equal(got, data) {
+				if got := mustEncode(t, specOf(t, data, b.Addr)); !bytes.Equal(got, data) {
 					t.Fatalf("differs at byte %#x", firstDiff(got, data))
 				}
 			})
@@ -484,15 +476,7 @@ func TestRowHelpersEncodeRules(t *testing.T) {
 				f.Type = FDETypeFlex
 			}
 			b := &Builder{Version: tc.v, ABI: tc.abi, FDEs: []FDESpec{f}}
-			if tc.abi == ABIAMD64LittleEndian {
-				b.CFAFixedRAOffset = -8
-			}
-			s := mustParse(t, b)
-			row, _, _, err := s.Lookup(0x1000)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if row != tc.want {
+			if row := rowAt(t, b, 0x1000); row != tc.want {
 				t.Errorf("row %+v, want %+v", row, tc.want)
 			}
 		})

@@ -56,11 +56,6 @@ func (r *FRE) UWord(i int) uint32 {
 	return uint32(r.Words[i])
 }
 
-// Size returns the encoded size of the FRE in bytes for FRE type t.
-func (r *FRE) Size(t FREType) int {
-	return t.Size() + 1 + r.NumWords()*r.Info.DataWordSize().Bytes()
-}
-
 // decodeFRE decodes the FRE at byte offset off, which must end at or before
 // s.freEnd. It returns the offset of the next FRE.
 func (s *Section) decodeFRE(fre *FRE, off uint32, t FREType) (uint32, error) {
@@ -70,18 +65,7 @@ func (s *Section) decodeFRE(fre *FRE, off uint32, t FREType) (uint32, error) {
 	}
 	d := s.data[off:s.freEnd]
 	big := s.data[0] == 0xde // the magic's first byte gives the byte order
-	switch {
-	case t == FRETypeAddr1:
-		fre.StartOff = uint32(d[0])
-	case t == FRETypeAddr2 && big:
-		fre.StartOff = uint32(binary.BigEndian.Uint16(d))
-	case t == FRETypeAddr2:
-		fre.StartOff = uint32(binary.LittleEndian.Uint16(d))
-	case big:
-		fre.StartOff = binary.BigEndian.Uint32(d)
-	default:
-		fre.StartOff = binary.LittleEndian.Uint32(d)
-	}
+	fre.StartOff = readStart(d, as, big)
 	fre.Off = off
 	fre.Info = FREInfo(d[as])
 	n := fre.Info.DataWordCount()

@@ -109,6 +109,20 @@ func mustParse(t testing.TB, b *Builder) *Section {
 	return s
 }
 
+// rowAt sets the AMD64 fixed RA offset (-8) when b is for AMD64, encodes
+// and parses b, and returns the row Lookup finds for pc, or fails the test.
+func rowAt(t testing.TB, b *Builder, pc uint64) Row {
+	t.Helper()
+	if b.ABI == ABIAMD64LittleEndian {
+		b.CFAFixedRAOffset = -8
+	}
+	row, _, _, err := mustParse(t, b).Lookup(pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return row
+}
+
 // mustFRE unwraps the result of DefaultFRE or FlexFRE.
 func mustFRE(t testing.TB) func(FRESpec, error) FRESpec {
 	return func(r FRESpec, err error) FRESpec {

@@ -190,15 +190,7 @@ func TestRowsOfEachABI(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := &Builder{Version: tc.v, ABI: tc.abi, Addr: 0x8000,
 				FDEs: []FDESpec{{Start: 0x1000, Size: 8, Type: tc.typ, PAuthKey: tc.pauth, Signal: tc.sig, FREs: []FRESpec{tc.fre}}}}
-			if tc.abi == ABIAMD64LittleEndian {
-				b.CFAFixedRAOffset = -8
-			}
-			s := mustParse(t, b)
-			row, _, _, err := s.Lookup(0x1004)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if row != tc.want {
+			if row := rowAt(t, b, 0x1004); row != tc.want {
 				t.Errorf("got  %+v\nwant %+v", row, tc.want)
 			}
 		})

@@ -95,10 +95,6 @@ func (f *FDE) End() uint64 { return f.Start + uint64(f.Size) }
 // Contains reports whether pc lies in the function.
 func (f *FDE) Contains(pc uint64) bool { return pc >= f.Start && pc-f.Start < uint64(f.Size) }
 
-// FirstFREOff returns the byte offset, from the section start, of the FDE's
-// first FRE.
-func (f *FDE) FirstFREOff() uint32 { return f.firstFRE }
-
 // Section is a parsed SFrame section. It keeps the section bytes and decodes
 // FREs on demand; FDEs are decoded once by Parse. A Section is safe for
 // concurrent use.
@@ -146,13 +142,8 @@ func ParseAt(data []byte, addr uint64) (*Section, error) {
 	if len(data) < PreambleSize {
 		return nil, formatErr(0, "section of %d bytes is too short for the preamble", len(data))
 	}
-	s := &Section{data: data, Addr: addr}
-	switch {
-	case data[0] == 0xde && data[1] == 0xe2:
-		s.ByteOrder = binary.BigEndian
-	case data[0] == 0xe2 && data[1] == 0xde:
-		s.ByteOrder = binary.LittleEndian
-	default:
+	s := &Section{data: data, Addr: addr, ByteOrder: magicOrder(data)}
+	if s.ByteOrder == nil {
 		return nil, formatErr(0, "bad magic %#02x%02x, want 0xdee2 in either byte order", data[0], data[1])
 	}
 	h := &s.Header
@@ -185,9 +176,10 @@ func ParseAt(data []byte, addr uint64) (*Section, error) {
 	}
 	size := uint64(len(data))
 	fdeStart := hl + uint64(h.FDEOff)
-	fdeLen := uint64(h.NumFDEs) * uint64(h.FDESize())
+	fdeSize := h.FDESize()
+	fdeLen := uint64(h.NumFDEs) * uint64(fdeSize)
 	if fdeStart > size || fdeLen > size-fdeStart {
-		return nil, formatErr(20, "FDE sub-section (offset %#x, %d FDEs of %d bytes) runs past the end of the %d-byte section", h.FDEOff, h.NumFDEs, h.FDESize(), size)
+		return nil, formatErr(20, "FDE sub-section (offset %#x, %d FDEs of %d bytes) runs past the end of the %d-byte section", h.FDEOff, h.NumFDEs, fdeSize, size)
 	}
 	freStart := hl + uint64(h.FREOff)
 	if freStart > size || uint64(h.FRELen) > size-freStart {
@@ -199,7 +191,7 @@ func ParseAt(data []byte, addr uint64) (*Section, error) {
 	s.fdes = make([]FDE, h.NumFDEs) // bounded: NumFDEs*FDESize <= len(data)
 	sorted := true
 	for i := range s.fdes {
-		off := uint32(fdeStart) + uint32(i*h.FDESize())
+		off := uint32(fdeStart) + uint32(i*fdeSize)
 		s.decodeFDE(&s.fdes[i], i, off)
 		if i > 0 && s.fdes[i].Start < s.fdes[i-1].Start {
 			sorted = false
@@ -217,6 +209,18 @@ func ParseAt(data []byte, addr uint64) (*Section, error) {
 		s.starts[k] = s.fdeAt(k).Start
 	}
 	return s, nil
+}
+
+// magicOrder returns the byte order in which d, at least PreambleSize bytes
+// long, starts with Magic, or nil if it does in neither.
+func magicOrder(d []byte) binary.ByteOrder {
+	switch {
+	case d[0] == 0xde && d[1] == 0xe2:
+		return binary.BigEndian
+	case d[0] == 0xe2 && d[1] == 0xde:
+		return binary.LittleEndian
+	}
+	return nil
 }
 
 // decodeFDE decodes the FDE entry at byte offset off (already known to lie

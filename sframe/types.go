@@ -9,7 +9,10 @@
 // comments cite its sections as "spec v3 §2.3.1" and so on.
 package sframe
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Magic is the value of sfp_magic in the byte order of the section's target
 // (spec §2.1.1). Read in the other byte order it appears as 0xe2de.
@@ -90,14 +93,7 @@ func (f Flags) String() string {
 	if f == 0 {
 		return "NONE"
 	}
-	s := ""
-	for i, n := range f.Names() {
-		if i > 0 {
-			s += "|"
-		}
-		s += n
-	}
-	return s
+	return strings.Join(f.Names(), "|")
 }
 
 // ABI is the sfh_abi_arch field of the header (spec §2.2.1).

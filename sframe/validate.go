@@ -269,7 +269,6 @@ func (ps Problems) Err() error {
 type validator struct {
 	s    *Section
 	data []byte
-	bo   binary.ByteOrder
 	ps   Problems
 }
 
@@ -346,12 +345,8 @@ func (v *validator) header() (fatal bool) {
 		v.errorf(ProblemTruncated, 0, nil, -1, "section of %d bytes is too short for the %d-byte preamble", len(d), PreambleSize)
 		return true
 	}
-	switch {
-	case d[0] == 0xde && d[1] == 0xe2:
-		v.bo = binary.BigEndian
-	case d[0] == 0xe2 && d[1] == 0xde:
-		v.bo = binary.LittleEndian
-	default:
+	bo := magicOrder(d)
+	if bo == nil {
 		v.errorf(ProblemMagic, 0, nil, -1, "magic %#02x%02x is not 0xdee2 in either byte order", d[0], d[1])
 		fatal = true
 	}
@@ -372,9 +367,9 @@ func (v *validator) header() (fatal bool) {
 		fatal = true
 	} else if abi == ABIS390XBigEndian && ver == Version1 {
 		v.errorf(ProblemABI, 4, nil, -1, "%v is defined from version 2 (errata 1) on", abi)
-	} else if v.bo != nil && abi.BigEndian() != (v.bo == binary.BigEndian) {
+	} else if bo != nil && abi.BigEndian() != (bo == binary.BigEndian) {
 		order := map[bool]string{true: "big-endian", false: "little-endian"}
-		v.errorf(ProblemByteOrder, 0, nil, -1, "section is stored %s (by its magic) but ABI %v is %s", order[v.bo == binary.BigEndian], abi, order[abi.BigEndian()])
+		v.errorf(ProblemByteOrder, 0, nil, -1, "section is stored %s (by its magic) but ABI %v is %s", order[bo == binary.BigEndian], abi, order[abi.BigEndian()])
 	}
 	fp, ra := int8(d[5]), int8(d[6])
 	switch {
@@ -386,10 +381,9 @@ func (v *validator) header() (fatal bool) {
 	if fp != 0 {
 		v.warnf(ProblemFixedFPOffset, 5, nil, -1, "CFA fixed FP offset %d: no ABI saves FP at a fixed offset", fp)
 	}
-	if v.bo == nil {
+	if bo == nil {
 		return true
 	}
-	bo := v.bo
 	aux := int(d[7])
 	hl := uint64(HeaderSize + aux)
 	size := uint64(len(d))
@@ -456,6 +450,17 @@ type freBlock struct {
 	start, end uint32 // from the section start
 }
 
+// sortBlocks sorts FRE blocks by start, then end, keeping FDE order among
+// equal ones.
+func sortBlocks(blocks []freBlock) {
+	sort.SliceStable(blocks, func(i, j int) bool {
+		if blocks[i].start != blocks[j].start {
+			return blocks[i].start < blocks[j].start
+		}
+		return blocks[i].end < blocks[j].end
+	})
+}
+
 // section runs the checks that need the parsed FDEs.
 func (v *validator) section() {
 	s := v.s
@@ -499,12 +504,7 @@ func (v *validator) section() {
 
 	// FRE data of different FDEs must not overlap; bytes between them are
 	// unreferenced.
-	sort.SliceStable(blocks, func(i, j int) bool {
-		if blocks[i].start != blocks[j].start {
-			return blocks[i].start < blocks[j].start
-		}
-		return blocks[i].end < blocks[j].end
-	})
+	sortBlocks(blocks)
 	at := s.freSub
 	var last *FDE
 	for _, b := range blocks {
