@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -91,27 +92,25 @@ func (c *checker) run() error {
 	if err == nil && len(cfiRanges) == 0 {
 		err = errors.New("the file has no .eh_frame or .debug_frame")
 	}
+	sum := &c.rep.Summary
+	fdes := c.sec.FDEs()
+	sum.FunctionsSFrame = len(fdes)
+	for i := range fdes {
+		sum.BytesSFrame += uint64(fdes[i].Size)
+	}
 	if err != nil {
 		// Nothing to compare with: the validator's findings stand alone.
-		for i := range c.sec.FDEs() {
-			c.rep.Summary.FunctionsSFrame++
-			c.rep.Summary.BytesSFrame += uint64(c.sec.FDEs()[i].Size)
-		}
 		c.add(Finding{Kind: KindNoCFI, Message: fmt.Sprintf("SFrame validated but not compared: CFI unusable: %v", err)})
 		return nil
 	}
 	sort.Slice(cfiRanges, func(i, j int) bool { return cfiRanges[i].Start < cfiRanges[j].Start })
-	sum := &c.rep.Summary
 	sum.FunctionsCFI = len(cfiRanges)
 	for _, r := range cfiRanges {
 		sum.BytesCFI += r.End - r.Start
 	}
-	fdes := c.sec.FDEs()
-	sum.FunctionsSFrame = len(fdes)
 	var insts []uint64
 	for i := range fdes {
 		fde := &fdes[i]
-		sum.BytesSFrame += uint64(fde.Size)
 		over := overlapping(cfiRanges, fde.Start, fde.End())
 		name := c.funcName(fde.Start)
 		if len(over) == 0 {
@@ -170,14 +169,8 @@ func (c *checker) boundaries(fde *sframe.FDE, rows []frames.Row, buf []uint64) [
 			b = append(b, r.Start)
 		}
 	}
-	sort.Slice(b, func(i, j int) bool { return b[i] < b[j] })
-	out := b[:0]
-	for i, pc := range b {
-		if i == 0 || pc != b[i-1] {
-			out = append(out, pc)
-		}
-	}
-	return out
+	slices.Sort(b)
+	return slices.Compact(b)
 }
 
 // uncovered reports CFI FDEs that no SFrame FDE overlaps, with the reason

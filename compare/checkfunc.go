@@ -2,7 +2,6 @@ package compare
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
@@ -160,9 +159,7 @@ func boundaryShift(r run, sfRows, cfiRows []frames.Row) (int64, bool) {
 
 // ruleText formats a row's CFA, RA and FP rules ("cfa=rsp+16 ra=c-8 fp=u").
 func ruleText(r frames.Row) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "cfa=%v ra=%v fp=%v", r.CFA, r.RA, r.FP)
-	return b.String()
+	return fmt.Sprintf("cfa=%v ra=%v fp=%v", r.CFA, r.RA, r.FP)
 }
 
 func orAddr(name string, addr uint64) string {

@@ -164,28 +164,30 @@ func StackWith(space *frames.Space, u Unwinders, regs frames.Regs, opts Options)
 		for i := range rep.Frames {
 			names[i] = rep.Frames[i].Function
 		}
-		rep.Traces = append(rep.Traces, traceOf("cfi", space, ref, refErr, refIDs, names))
+		rep.Traces = append(rep.Traces, traceOf("cfi", space, ref, refIDs, refErr, refIDs, names))
 		for _, m := range []struct {
 			name string
 			u    frames.Unwinder
 		}{{"sframe", u.SFrame}, {"fp", u.FP}} {
 			tr, err := frames.Trace(m.u, regs, space, frames.StackOptions{MaxDepth: opts.MaxDepth})
-			rep.Traces = append(rep.Traces, traceOf(m.name, space, tr, err, refIDs, names))
-			rep.Findings = append(rep.Findings, matchTraces(space, m.name, tr, ref, refIDs)...)
+			ids := frameIDs(space, tr)
+			rep.Traces = append(rep.Traces, traceOf(m.name, space, tr, ids, err, refIDs, names))
+			rep.Findings = append(rep.Findings, matchTraces(space, m.name, tr, ids, ref, refIDs, names)...)
 		}
 	}
 	return rep
 }
 
-// traceOf describes a method's trace; names are the descriptions of the
-// reference frames, reused for the frames that match one.
-func traceOf(name string, space *frames.Space, tr []frames.Frame, err error, ref []identity, names []string) Trace {
+// traceOf describes a method's trace, whose frames have identities ids;
+// names are the descriptions of the reference frames, reused for the frames
+// that match one.
+func traceOf(name string, space *frames.Space, tr []frames.Frame, ids []identity, err error, ref []identity, names []string) Trace {
 	t := Trace{Method: name, Stop: "outermost frame"}
 	if err != nil && !frames.IsOutermost(err) {
 		t.Stop = err.Error()
 	}
 	for i := range tr {
-		tf := TraceFrame{Level: i, PC: tr[i].PC, CFA: tr[i].CFA, Matches: matchIndex(frameID(space, &tr[i]), ref)}
+		tf := TraceFrame{Level: i, PC: tr[i].PC, CFA: tr[i].CFA, Matches: matchIndex(ids[i], ref)}
 		if tf.Matches >= 0 && ref[tf.Matches].pc == tr[i].PC {
 			tf.Function = names[tf.Matches]
 		} else {
@@ -231,9 +233,10 @@ func matchIndex(id identity, ref []identity) int {
 	return -1
 }
 
-// matchTraces reports frames a method's own trace skipped or invented,
-// up to where the method stopped.
-func matchTraces(space *frames.Space, method string, tr []frames.Frame, ref []frames.Frame, refIDs []identity) []Finding {
+// matchTraces reports frames a method's own trace (with identities ids)
+// skipped or invented, up to where the method stopped; names are the
+// descriptions of the reference frames.
+func matchTraces(space *frames.Space, method string, tr []frames.Frame, ids []identity, ref []frames.Frame, refIDs []identity, names []string) []Finding {
 	var out []Finding
 	missingKind, extraKind := KindMissingFrame, KindExtraFrame
 	if method == "fp" {
@@ -241,15 +244,16 @@ func matchTraces(space *frames.Space, method string, tr []frames.Frame, ref []fr
 	}
 	last := -1
 	for i := range tr {
-		j := matchIndex(frameID(space, &tr[i]), refIDs)
+		j := matchIndex(ids[i], refIDs)
 		if j < 0 {
-			out = append(out, Finding{Kind: extraKind, Frame: i, PC: tr[i].PC, Function: describe(space, &tr[i]),
-				Message: fmt.Sprintf("%s trace frame #%d %s (CFA %#x) is not in the CFI trace", method, i, describe(space, &tr[i]), tr[i].CFA)})
+			fn := describe(space, &tr[i])
+			out = append(out, Finding{Kind: extraKind, Frame: i, PC: tr[i].PC, Function: fn,
+				Message: fmt.Sprintf("%s trace frame #%d %s (CFA %#x) is not in the CFI trace", method, i, fn, tr[i].CFA)})
 			continue
 		}
 		for k := last + 1; k < j; k++ {
-			out = append(out, Finding{Kind: missingKind, Frame: k, PC: ref[k].PC, Function: describe(space, &ref[k]),
-				Message: fmt.Sprintf("%s trace skipped frame #%d %s", method, k, describe(space, &ref[k]))})
+			out = append(out, Finding{Kind: missingKind, Frame: k, PC: ref[k].PC, Function: names[k],
+				Message: fmt.Sprintf("%s trace skipped frame #%d %s", method, k, names[k])})
 		}
 		last = j
 	}

@@ -191,28 +191,34 @@ func (c *compareUnwinder) Step(f *frames.Frame) (frames.Frame, error) {
 		f.Row = st[0].Row
 	}
 	for i := range st {
-		switch {
-		case i == chosen:
+		if i == chosen {
 			st[i].Verdict = VerdictUsed
-		case frames.IsOutermost(st[i].Err):
-			st[i].Verdict = VerdictEnd
-		case st[i].Err != nil:
-			st[i].Verdict = VerdictFailed
-		case chosen < 0:
-			st[i].Verdict = VerdictDiffer // finds a caller where SFrame ends
-		case sameCaller(&st[i].Caller, &ret):
-			st[i].Verdict = VerdictAgree
-		default:
-			st[i].Verdict = VerdictDiffer
+			continue
 		}
+		var taken *frames.Frame // nil: it finds a caller where SFrame ends
+		if chosen >= 0 {
+			taken = &ret
+		}
+		st[i].Verdict = verdict(&st[i], taken)
 	}
 	c.steps[f.Level] = st
 	return ret, err
 }
 
-// sameCaller reports whether two methods found the same caller, judged as
-// package compare judges it (PC, SP and, when both know it, FP).
-func sameCaller(a, b *frames.Frame) bool { return compare.SameCaller(a, b) }
+// verdict judges a method's step against the caller the trace took (nil
+// if it took none): end, failed, agree or differ. The same caller is judged
+// as package compare judges it (PC, SP and, when both know it, FP).
+func verdict(st *Step, taken *frames.Frame) Verdict {
+	switch {
+	case frames.IsOutermost(st.Err):
+		return VerdictEnd
+	case st.Err != nil:
+		return VerdictFailed
+	case taken != nil && compare.SameCaller(&st.Caller, taken):
+		return VerdictAgree
+	}
+	return VerdictDiffer
+}
 
 // safeStep calls u.Step, turning a panic into a StopError.
 func safeStep(u frames.Unwinder, f *frames.Frame) (caller frames.Frame, err error) {

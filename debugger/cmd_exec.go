@@ -151,12 +151,7 @@ func (s *Session) reportStop(ev Event) error {
 	case EventSignal:
 		s.printf("\nThread %d received signal %s.\n", s.threadNo[ev.Thread], ev.Signal)
 	}
-	tf, _, sp, err := s.selected()
-	if err != nil {
-		return err
-	}
-	s.printFrameLine(tf, sp)
-	return nil
+	return s.printSelected()
 }
 
 func (s *Session) bpAt(pc uint64) *breakpoint {
@@ -195,12 +190,7 @@ func cmdStepi(s *Session, args string) error {
 		}
 		s.thread = tid
 	}
-	tf, _, sp, err := s.selected()
-	if err != nil {
-		return err
-	}
-	s.printFrameLine(tf, sp)
-	return nil
+	return s.printSelected()
 }
 
 // cmdFinish implements "finish": a temporary breakpoint at the selected
@@ -241,12 +231,7 @@ func cmdFinish(s *Session, _ string) error {
 				continue // another thread, or a deeper recursive call
 			}
 			s.thread = ev.Thread
-			tf, _, sp, err := s.selected()
-			if err != nil {
-				return err
-			}
-			s.printFrameLine(tf, sp)
-			return nil
+			return s.printSelected()
 		}
 		return s.reportStop(ev)
 	}
@@ -257,18 +242,8 @@ func cmdDetach(s *Session, _ string) error {
 	pid := s.tgt.Pid()
 	launched := s.tgt.Launched()
 	t := s.tgt
-	var errs []error
-	for _, bp := range s.bps {
-		if err := t.ClearBreakpoint(bp.addr); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	s.bps = nil
 	s.setTarget(nil)
-	if err := t.Detach(); err != nil {
-		errs = append(errs, err)
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := s.detach(t); err != nil {
 		return err
 	}
 	if launched {
@@ -483,9 +458,8 @@ func (s *Session) register(name string) (uint64, error) {
 	name = strings.ToLower(name)
 	switch name {
 	case "cfa":
-		if c := cfaText(tf); c != "?" {
-			v, _ := strconv.ParseUint(c, 0, 64)
-			return v, nil
+		if cfa := frameCFA(tf); cfa != 0 {
+			return cfa, nil
 		}
 		return 0, errors.New("The CFA of the selected frame is not known.")
 	case "pc":

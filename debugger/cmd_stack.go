@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -73,6 +74,16 @@ func (s *Session) printFrameLine(tf *TraceFrame, sp *frames.Space) {
 	}
 }
 
+// printSelected prints the selected frame's line (printFrameLine).
+func (s *Session) printSelected() error {
+	tf, _, sp, err := s.selected()
+	if err != nil {
+		return err
+	}
+	s.printFrameLine(tf, sp)
+	return nil
+}
+
 // foundSummary says how the other methods compare for a frame: "; cfi ok,
 // fp DIFF".
 func foundSummary(tf *TraceFrame) string {
@@ -109,12 +120,7 @@ func cmdFrame(s *Session, args string) error {
 		}
 		s.frame = n
 	}
-	tf, _, sp, err := s.selected()
-	if err != nil {
-		return err
-	}
-	s.printFrameLine(tf, sp)
-	return nil
+	return s.printSelected()
 }
 
 // cmdUpDown implements "up [N]" (dir 1) and "down [N]" (dir -1).
@@ -135,12 +141,7 @@ func cmdUpDown(s *Session, args string, dir int) error {
 		return errors.New("Initial frame selected; you cannot go up.")
 	}
 	s.frame = max(0, min(to, len(tr.Frames)-1))
-	tf, _, sp, err := s.selected()
-	if err != nil {
-		return err
-	}
-	s.printFrameLine(tf, sp)
-	return nil
+	return s.printSelected()
 }
 
 // cmdInfoFrame implements "info frame".
@@ -151,16 +152,7 @@ func cmdInfoFrame(s *Session, _ string) error {
 	}
 	f := &tf.Frame
 	s.printf("Stack level %d, frame at ", f.Level)
-	cfa := f.CFA
-	if cfa == 0 {
-		for _, st := range tf.Unwind {
-			if st.CFA != 0 {
-				cfa = st.CFA
-				break
-			}
-		}
-	}
-	if cfa != 0 {
+	if cfa := frameCFA(tf); cfa != 0 {
 		s.printf("%#x (CFA):\n", cfa)
 	} else {
 		s.printf("<unknown CFA>:\n")
@@ -253,30 +245,30 @@ func stepsFor(sp *frames.Space, tf *TraceFrame, tr *Trace) [3]Step {
 		fc := tf.Frame
 		caller, err := safeStep(newUnwinder(m, sp), &fc)
 		st[k] = Step{Method: m, Caller: caller, CFA: fc.CFA, Row: fc.Row, Err: err}
-		switch {
-		case frames.IsOutermost(err):
-			st[k].Verdict = VerdictEnd
-		case err != nil:
-			st[k].Verdict = VerdictFailed
-		case next != nil && sameCaller(&caller, next):
-			st[k].Verdict = VerdictAgree
-		default:
-			st[k].Verdict = VerdictDiffer
-		}
+		st[k].Verdict = verdict(&st[k], next)
 	}
 	return st
 }
 
 func hexAddr(v uint64) string { return fmt.Sprintf("%#x", v) }
 
-func cfaText(tf *TraceFrame) string {
+// frameCFA returns a frame's CFA: the one the trace computed, else the
+// first a method computed when unwinding it; 0 if unknown.
+func frameCFA(tf *TraceFrame) uint64 {
 	if tf.CFA != 0 {
-		return fmt.Sprintf("%#x", tf.CFA)
+		return tf.CFA
 	}
 	for _, st := range tf.Unwind {
 		if st.CFA != 0 {
-			return fmt.Sprintf("%#x", st.CFA)
+			return st.CFA
 		}
+	}
+	return 0
+}
+
+func cfaText(tf *TraceFrame) string {
+	if cfa := frameCFA(tf); cfa != 0 {
+		return fmt.Sprintf("%#x", cfa)
 	}
 	return "?"
 }
@@ -446,7 +438,7 @@ func cmdInfoRegisters(s *Session, args string) error {
 	want := strings.Fields(strings.ReplaceAll(args, "$", ""))
 	shown := 0
 	for _, r := range list {
-		if len(want) > 0 && !containsStr(want, r.Name) {
+		if len(want) > 0 && !slices.Contains(want, r.Name) {
 			continue
 		}
 		shown++
@@ -468,15 +460,6 @@ func cmdInfoRegisters(s *Session, args string) error {
 		return fmt.Errorf("Invalid register %q.", want[0])
 	}
 	return nil
-}
-
-func containsStr(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 func eflagsText(v uint64) string {
@@ -566,12 +549,7 @@ func cmdThread(s *Session, args string) error {
 	} else {
 		s.printf("[Current thread is %d (Thread %d)]\n", s.threadNo[s.thread], s.thread)
 	}
-	tf, _, sp, err := s.selected()
-	if err != nil {
-		return err
-	}
-	s.printFrameLine(tf, sp)
-	return nil
+	return s.printSelected()
 }
 
 // cmdInfoShared implements "info sharedlibrary".

@@ -2,6 +2,7 @@ package debugger
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,15 +30,6 @@ func (c *command) name() string { return c.aliases[0] }
 func (c *command) summary() string {
 	s, _, _ := strings.Cut(c.help, "\n")
 	return s
-}
-
-func (c *command) match(word string) bool {
-	for _, a := range c.aliases {
-		if a == word {
-			return true
-		}
-	}
-	return false
 }
 
 type commandTable struct {
@@ -84,7 +76,7 @@ func subNames(c *command) string {
 
 func findCommand(cmds []*command, word, prefix string) (*command, error) {
 	for _, c := range cmds {
-		if c.match(word) {
+		if slices.Contains(c.aliases, word) {
 			return c, nil
 		}
 	}

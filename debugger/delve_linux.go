@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"sort"
 	"strings"
 	"sync"
@@ -74,7 +75,9 @@ func Launch(argv []string, wd string) (*DelveTarget, error) {
 	path := argv[0]
 	if !strings.Contains(path, "/") {
 		if _, err := os.Stat(path); err != nil {
-			if p, err := lookPath(path); err == nil {
+			// A relative $PATH entry is fine here (exec.ErrDot): the user
+			// named the program, as in a shell.
+			if p, err := exec.LookPath(path); err == nil || errors.Is(err, exec.ErrDot) {
 				path = p
 			}
 		}
@@ -166,7 +169,7 @@ func (t *DelveTarget) Threads() ([]int, error) {
 
 // ThreadName implements Target.
 func (t *DelveTarget) ThreadName(tid int) string {
-	return strings.TrimSpace(readFile(fmt.Sprintf("/proc/%d/task/%d/comm", t.pid, tid)))
+	return threadName(t.pid, tid)
 }
 
 func (t *DelveTarget) thread(tid int) (proc.Thread, *proc.Target, error) {
@@ -415,13 +418,9 @@ func (t *DelveTarget) Interrupt() error {
 // Detach implements Target. Delve removes every breakpoint before it
 // detaches; a process found in the stopped state afterwards gets SIGCONT.
 func (t *DelveTarget) Detach() error {
-	t.mu.Lock()
-	if t.dead {
-		t.mu.Unlock()
+	if !t.markDead() {
 		return nil
 	}
-	t.dead = true
-	t.mu.Unlock()
 	err := t.grp.Detach(false)
 	if err != nil && !processExists(t.pid) {
 		return nil
@@ -442,14 +441,22 @@ func (t *DelveTarget) Detach() error {
 
 // Kill implements Target.
 func (t *DelveTarget) Kill() error {
-	t.mu.Lock()
-	if t.dead {
-		t.mu.Unlock()
+	if !t.markDead() {
 		return nil
 	}
-	t.dead = true
-	t.mu.Unlock()
 	return t.grp.Detach(true)
+}
+
+// markDead marks the target dead and reports whether it was alive: the
+// caller that gets true releases the process, once.
+func (t *DelveTarget) markDead() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dead {
+		return false
+	}
+	t.dead = true
+	return true
 }
 
 // Breakpoints returns the addresses of the user breakpoints, sorted.
@@ -462,18 +469,4 @@ func (t *DelveTarget) Breakpoints() []uint64 {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
-}
-
-// lookPath finds an executable in $PATH.
-func lookPath(name string) (string, error) {
-	for _, dir := range strings.Split(os.Getenv("PATH"), ":") {
-		if dir == "" {
-			dir = "."
-		}
-		p := dir + "/" + name
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s: not found in $PATH", name)
 }

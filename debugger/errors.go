@@ -99,6 +99,17 @@ func userName(uid string) string {
 	return "uid " + uid
 }
 
+// processName returns a process's name (/proc/PID/comm), or "".
+func processName(pid int) string {
+	return strings.TrimSpace(readFile(fmt.Sprintf("/proc/%d/comm", pid)))
+}
+
+// threadName returns the name of thread tid of process pid
+// (/proc/PID/task/TID/comm), or "".
+func threadName(pid, tid int) string {
+	return strings.TrimSpace(readFile(fmt.Sprintf("/proc/%d/task/%d/comm", pid, tid)))
+}
+
 func readFile(path string) string {
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/frames"
@@ -37,9 +36,9 @@ func TraceProcess(s *Stop, mode Mode, maxDepth int) (*ProcessTrace, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &ProcessTrace{Pid: s.Pid(), Name: strings.TrimSpace(readFile(fmt.Sprintf("/proc/%d/comm", s.Pid()))), Mode: mode, Space: sp}
+	p := &ProcessTrace{Pid: s.Pid(), Name: processName(s.Pid()), Mode: mode, Space: sp}
 	for _, tid := range s.Threads() {
-		tt := ThreadTrace{Tid: tid, Name: strings.TrimSpace(readFile(fmt.Sprintf("/proc/%d/task/%d/comm", s.Pid(), tid)))}
+		tt := ThreadTrace{Tid: tid, Name: threadName(s.Pid(), tid)}
 		regs, err := s.Regs(tid)
 		if err != nil {
 			tt.Err = err
@@ -214,10 +213,9 @@ func CompareProcess(s *Stop, opts compare.Options) (*ProcessReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &ProcessReport{SchemaVersion: compare.SchemaVersion, Pid: s.Pid(),
-		Name: strings.TrimSpace(readFile(fmt.Sprintf("/proc/%d/comm", s.Pid())))}
+	p := &ProcessReport{SchemaVersion: compare.SchemaVersion, Pid: s.Pid(), Name: processName(s.Pid())}
 	for _, tid := range s.Threads() {
-		tr := ThreadReport{Tid: tid, Name: strings.TrimSpace(readFile(fmt.Sprintf("/proc/%d/task/%d/comm", s.Pid(), tid)))}
+		tr := ThreadReport{Tid: tid, Name: threadName(s.Pid(), tid)}
 		regs, err := s.Regs(tid)
 		if err != nil {
 			tr.Error = err.Error()

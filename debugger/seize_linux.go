@@ -222,10 +222,11 @@ func (s *Stop) stopAll() error {
 		}
 		var fresh []int
 		for _, tid := range tids {
-			if t, ok := s.threads[tid]; ok && t.stopped {
+			t, ok := s.threads[tid]
+			if ok && t.stopped {
 				continue
 			}
-			if _, ok := s.threads[tid]; !ok {
+			if !ok {
 				if err := unix.PtraceSeize(tid); err != nil {
 					if errors.Is(err, syscall.ESRCH) {
 						continue // exited meanwhile

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -200,6 +201,12 @@ func (s *Session) closeTarget() error {
 	if t.Launched() {
 		return t.Kill()
 	}
+	return s.detach(t)
+}
+
+// detach removes the session's breakpoints from t, then detaches from it
+// (the process runs on).
+func (s *Session) detach(t Target) error {
 	var errs []error
 	for _, bp := range s.bps {
 		if err := t.ClearBreakpoint(bp.addr); err != nil {
@@ -356,21 +363,12 @@ func (s *Session) threads() ([]int, error) {
 		return nil, err
 	}
 	s.numberThreads(tids)
-	if _, ok := s.threadNo[s.thread]; !ok || !contains(tids, s.thread) {
+	if _, ok := s.threadNo[s.thread]; !ok || !slices.Contains(tids, s.thread) {
 		if len(tids) > 0 {
 			s.thread = tids[0]
 		}
 	}
 	return tids, nil
-}
-
-func contains(xs []int, x int) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // threadByNumber maps a gdb thread number to a thread ID.
@@ -410,7 +408,5 @@ func (s *Session) Intro(msg string) {
 	if s.ui.IsTerminal() {
 		s.printf("Type \"help\" for the commands, \"bt\" for the backtrace, \"quit\" to detach and leave.\n")
 	}
-	if tf, _, sp, err := s.selected(); err == nil {
-		s.printFrameLine(tf, sp)
-	}
+	s.printSelected() // no stack: nothing to show
 }

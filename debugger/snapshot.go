@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
@@ -105,7 +104,7 @@ func WriteSnapshot(path string, st *Stop, stackBytes int, keep func(path string)
 	if err != nil {
 		return err
 	}
-	snap := snapFile{Name: strings.TrimSpace(readFile(fmt.Sprintf("/proc/%d/comm", st.Pid())))}
+	snap := snapFile{Name: processName(st.Pid())}
 	dir := filepath.Dir(path)
 	for _, m := range sp.Modules.List() {
 		sm := snapModule{Name: m.Name, Path: m.Path, Start: m.Start, End: m.End, Bias: m.Bias}

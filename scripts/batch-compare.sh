@@ -94,24 +94,10 @@ if [ $LIVE = 1 ]; then
   for t in "${ARGS[@]}"; do resolve "$t"; done    # fail early on a bad target
 fi
 
-TMP=$(mktemp -d)
-PID=
-cleanup() {
-  if [ -n "$PID" ]; then kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; fi
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+temp_dir
 
 # ---------------------------------------------------------------- sfdbg
-if [ -n "${SFDBG_BIN:-}" ]; then
-  [ -x "$SFDBG_BIN" ] || die "SFDBG_BIN=$SFDBG_BIN is not an executable"
-  SFDBG=$SFDBG_BIN
-else
-  need go "builds sfdbg" golang-go
-  SFDBG=$TMP/sfdbg
-  (cd "$REPO" && go build -o "$SFDBG" ./cmd/sfdbg) || die "go build ./cmd/sfdbg failed"
-fi
+sfdbg_binary
 note "using $("$SFDBG" version) ($SFDBG)"
 
 # ---------------------------------------------------------------- static

@@ -82,27 +82,14 @@ if [ "$(id -u)" != 0 ] && [ -r /proc/sys/kernel/yama/ptrace_scope ] && [ "$(cat 
   PTRACE_OK=0
 fi
 
-TMP=$(mktemp -d)
-PID=
-cleanup() {
-  if [ -n "$PID" ]; then kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; fi
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+temp_dir
 ROWS=$TMP/rows.tsv NOTES=$TMP/notes.txt
 : > "$ROWS"; : > "$NOTES"
 cd "$REPO"
 
-if [ -n "${SFDBG_BIN:-}" ]; then
-  [ -x "$SFDBG_BIN" ] || die "SFDBG_BIN=$SFDBG_BIN is not an executable"
-  SFDBG=$SFDBG_BIN
-else
-  SFDBG=$TMP/sfdbg
-  # Static (no cgo): Delve links package net, which with cgo makes the
-  # binary dynamically linked and adds libc's start-up to every command.
-  CGO_ENABLED=0 go build -o "$SFDBG" ./cmd/sfdbg || die "go build ./cmd/sfdbg failed"
-fi
+# Static (no cgo): Delve links package net, which with cgo makes the
+# binary dynamically linked and adds libc's start-up to every command.
+sfdbg_binary CGO_ENABLED=0
 
 # ---------------------------------------------------------------- helpers
 # note_ MSG: a line for the notes under the table (and stderr now).

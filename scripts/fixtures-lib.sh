@@ -1,5 +1,6 @@
-# fixtures-lib.sh - shared helpers for build-fixtures.sh, build-sqlite.sh and
-# gdb-golden.sh.  Source it; it sets REPO, TC, SRC, BIN, GOLDEN.
+# fixtures-lib.sh - shared helpers for build-fixtures.sh, build-sqlite.sh,
+# gdb-golden.sh, batch-compare.sh and bench.sh.  Source it; it sets REPO, TC,
+# SRC, BIN, GOLDEN.
 #
 # Toolchains (see testdata/README.md):
 #   $TC/v1/bin   host binutils 2.40   (SFrame v1)   x86-64
@@ -25,6 +26,34 @@ note() { echo "$(basename "$0"): $*" >&2; }
 # need CMD [why]: fail clearly when a host command is missing.
 need() {
   command -v "$1" >/dev/null 2>&1 || die "needs '$1'${2:+ ($2)}; install it (Debian: apt-get install ${3:-$1})"
+}
+
+# temp_dir: TMP, a temporary directory removed on exit, and PID, empty; a
+# target process whose ID the script puts in PID is killed and reaped on
+# exit.  INT and TERM exit with status 130 (through the EXIT trap).
+temp_dir() {
+  TMP=$(mktemp -d)
+  PID=
+  trap temp_cleanup EXIT
+  trap 'exit 130' INT TERM
+}
+temp_cleanup() {
+  if [ -n "$PID" ]; then kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; fi
+  rm -rf "$TMP"
+}
+
+# sfdbg_binary [VAR=VALUE...]: set SFDBG to $SFDBG_BIN if given, else build
+# ./cmd/sfdbg of this checkout into $TMP (after temp_dir), with the
+# environment assignments given.
+sfdbg_binary() {
+  if [ -n "${SFDBG_BIN:-}" ]; then
+    [ -x "$SFDBG_BIN" ] || die "SFDBG_BIN=$SFDBG_BIN is not an executable"
+    SFDBG=$SFDBG_BIN
+    return 0
+  fi
+  need go "builds sfdbg" golang-go
+  SFDBG=$TMP/sfdbg
+  (cd "$REPO" && env "$@" go build -o "$SFDBG" ./cmd/sfdbg) || die "go build ./cmd/sfdbg failed"
 }
 
 # ensure_toolchains: the three x86-64 binutils.

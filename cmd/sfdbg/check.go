@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -204,7 +205,7 @@ func writeJUnit(path string, reports []*compare.FileReport, elapsed time.Duratio
 	s := junitSuite{Name: "sfdbg check", Tests: len(reports), Time: fmt.Sprintf("%.3f", elapsed.Seconds())}
 	for _, r := range reports {
 		tc := junitCase{Name: r.File, Classname: "sfdbg.check"}
-		var buf bytesWriter
+		var buf strings.Builder
 		r.WriteText(&buf, compare.Style{})
 		switch {
 		case r.Err != "":
@@ -212,9 +213,9 @@ func writeJUnit(path string, reports []*compare.FileReport, elapsed time.Duratio
 			tc.Error = &junitMessage{Message: r.Err, Type: "unreadable"}
 		case r.Disagreements() > 0:
 			s.Failures++
-			tc.Failure = &junitMessage{Message: fmt.Sprintf("%d disagreements between SFrame and CFI", r.Disagreements()), Type: "disagreement", Body: string(buf)}
+			tc.Failure = &junitMessage{Message: fmt.Sprintf("%d disagreements between SFrame and CFI", r.Disagreements()), Type: "disagreement", Body: buf.String()}
 		default:
-			tc.SystemOut = string(buf)
+			tc.SystemOut = buf.String()
 		}
 		s.Cases = append(s.Cases, tc)
 	}
@@ -224,7 +225,3 @@ func writeJUnit(path string, reports []*compare.FileReport, elapsed time.Duratio
 	}
 	return os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o644)
 }
-
-type bytesWriter []byte
-
-func (b *bytesWriter) Write(p []byte) (int, error) { *b = append(*b, p...); return len(p), nil }
