@@ -9,8 +9,12 @@ import (
 
 // threadCPU measures the CPU time of the benchmark's (locked) thread, so
 // that figures stay meaningful on a loaded machine where wall time
-// includes waiting for a CPU. It reports "cpu-ns/op" (and per frame).
-type threadCPU struct{ start int64 }
+// includes waiting for a CPU. It reports "cpu-ns/<unit>" (and, with
+// stopWall, "ns/<unit>").
+type threadCPU struct {
+	b     *testing.B
+	start int64
+}
 
 func threadNow() int64 {
 	var ts unix.Timespec
@@ -23,14 +27,21 @@ func threadNow() int64 {
 func startCPU(b *testing.B) *threadCPU {
 	runtime.LockOSThread()
 	b.ResetTimer()
-	return &threadCPU{start: threadNow()}
+	return &threadCPU{b: b, start: threadNow()}
 }
 
-func (c *threadCPU) stop(b *testing.B, perOp int, unit string) {
+// stop reports the thread's CPU time per unit, perOp units to an op.
+func (c *threadCPU) stop(perOp int, unit string) {
 	ns := threadNow() - c.start
-	b.StopTimer()
+	c.b.StopTimer()
 	runtime.UnlockOSThread()
-	b.ReportMetric(float64(ns)/float64(b.N*perOp), unit)
+	c.b.ReportMetric(float64(ns)/float64(c.b.N*perOp), "cpu-ns/"+unit)
+}
+
+// stopWall is stop that also reports the wall time per unit.
+func (c *threadCPU) stopWall(perOp int, unit string) {
+	c.stop(perOp, unit)
+	c.b.ReportMetric(float64(c.b.Elapsed().Nanoseconds())/float64(c.b.N*perOp), "ns/"+unit)
 }
 
 // recursionStack lays out n frames of mid (SP-based, 48 bytes) below a
@@ -83,7 +94,7 @@ func benchTrace(b *testing.B, mk func(*Space) Unwinder, build func(*stackImage, 
 		for st.Next() {
 		}
 	}
-	c.stop(b, frames, "cpu-ns/frame")
+	c.stop(frames, "frame")
 }
 
 func BenchmarkSFrameTrace(b *testing.B) { benchTrace(b, sfu, recursionStack) }
@@ -103,7 +114,7 @@ func benchStep(b *testing.B, u Unwinder, f Frame) {
 			b.Fatal(err)
 		}
 	}
-	c.stop(b, 1, "cpu-ns/op")
+	c.stop(1, "op")
 }
 
 // nopMemory returns zeros without touching anything: Step's cost without
@@ -162,7 +173,7 @@ func BenchmarkFirstUnwind(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		c.stop(b, 1, "cpu-ns/op")
+		c.stop(1, "op")
 	})
 	b.Run("deep-v3-O2 file", func(b *testing.B) {
 		path := fixture(b, "deep-v3-O2")
@@ -186,6 +197,6 @@ func BenchmarkFirstUnwind(b *testing.B) {
 			}
 			m.Close()
 		}
-		c.stop(b, 1, "cpu-ns/op")
+		c.stop(1, "op")
 	})
 }

@@ -254,12 +254,13 @@ type cfiRecord struct {
 // within the section; Delve's parser trusts the lengths.
 func walkCFI(sec string, data []byte, eh bool) ([]cfiRecord, error) {
 	var recs []cfiRecord
-	for off := int64(0); off < int64(len(data)); {
-		if int64(len(data))-off >= 4 && binary.LittleEndian.Uint32(data[off:]) == 0 {
+	size := int64(len(data))
+	for off := int64(0); off < size; {
+		if size-off >= 4 && binary.LittleEndian.Uint32(data[off:]) == 0 {
 			off += 4 // terminator or padding
 			continue
 		}
-		r, err := cfiRecordAt(sec, data, off, eh)
+		r, err := cfiRecordHead(sec, data[off:min(off+8, size)], off, size, eh)
 		if err != nil {
 			return nil, err
 		}
@@ -269,20 +270,12 @@ func walkCFI(sec string, data []byte, eh bool) ([]cfiRecord, error) {
 	return recs, nil
 }
 
-// cfiRecordAt reads the length and CIE id (or CIE pointer) of the record
-// at byte offset off of a CFI section (.eh_frame when eh is set), checking
-// that the record lies within the section. Errors are *CFIErrors at off; a
-// zero length (a terminator) is an error here.
-func cfiRecordAt(sec string, data []byte, off int64, eh bool) (cfiRecord, error) {
-	if off < 0 || off > int64(len(data)) {
-		return cfiRecord{}, &CFIError{Section: sec, Off: off, Msg: "truncated record length"}
-	}
-	return cfiRecordHead(sec, data[off:min(off+8, int64(len(data)))], off, int64(len(data)), eh)
-}
-
-// cfiRecordHead is cfiRecordAt for the record at byte offset off of a
-// section of size bytes, given head, the section's bytes from off on (8 of
-// them, or fewer at the end of the section).
+// cfiRecordHead reads the length and CIE id (or CIE pointer) of the record
+// at byte offset off of a CFI section (.eh_frame when eh is set) of size
+// bytes, given head, the section's bytes from off on (8 of them, or fewer
+// at the end of the section), checking that the record lies within the
+// section. Errors are *CFIErrors at off; a zero length (a terminator) is
+// an error here.
 func cfiRecordHead(sec string, head []byte, off, size int64, eh bool) (cfiRecord, error) {
 	if len(head) < 4 {
 		return cfiRecord{}, &CFIError{Section: sec, Off: off, Msg: "truncated record length"}
@@ -649,11 +642,6 @@ func (c *cfiCursor) reg() sframe.Reg {
 const (
 	cfaGNUWindowSave             = 0x2d
 	cfaGNUNegativeOffsetExtended = 0x2f
-)
-
-var (
-	ruleSame      = Rule{Kind: RuleSameValue, Reg: sframe.RegCFA}
-	ruleUndefined = Rule{Kind: RuleUndefined, Reg: sframe.RegCFA}
 )
 
 // cfiInterp interprets call frame instructions (DWARF 5 §6.4.2, plus the

@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -87,36 +86,6 @@ func cfiSnapshot(b *testing.B) (Regs, *SliceMemory, []Mapping) {
 	return s.regs, s.mem, maps
 }
 
-// cfiThreadCPU returns the CPU time the calling OS thread has used. With
-// the benchmark goroutine locked to its thread it gives the on-CPU cost of
-// the loop even on a loaded machine, where wall time is mostly waiting.
-func cfiThreadCPU() time.Duration {
-	var ru unix.Rusage
-	unix.Getrusage(unix.RUSAGE_THREAD, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// cfiCPUTimer reports thread CPU time per unit as "cpu-ns/<unit>".
-type cfiCPUTimer struct {
-	b     *testing.B
-	start time.Duration
-}
-
-func startCFICPUTimer(b *testing.B) *cfiCPUTimer {
-	runtime.LockOSThread()
-	b.ResetTimer()
-	return &cfiCPUTimer{b: b, start: cfiThreadCPU()}
-}
-
-func (c *cfiCPUTimer) stop(units int, unit string) {
-	cpu := cfiThreadCPU() - c.start
-	c.b.StopTimer()
-	runtime.UnlockOSThread()
-	n := float64(c.b.N * units)
-	c.b.ReportMetric(float64(c.b.Elapsed().Nanoseconds())/n, "ns/"+unit)
-	c.b.ReportMetric(float64(cpu.Nanoseconds())/n, "cpu-ns/"+unit)
-}
-
 // BenchmarkCFIStep measures one CFIUnwinder step with the modules' CFI
 // loaded and the row tables built, over the 18 steps of the signal-mode
 // stack (19 frames, through libc's signal trampoline) of a stack snapshot:
@@ -139,7 +108,7 @@ func BenchmarkCFIStep(b *testing.B) {
 	b.Run("step", func(b *testing.B) {
 		b.ReportAllocs()
 		f := make([]Frame, len(steps))
-		t := startCFICPUTimer(b)
+		t := startCPU(b)
 		for i := 0; i < b.N; i++ {
 			copy(f, steps)
 			for k := range f {
@@ -148,17 +117,17 @@ func BenchmarkCFIStep(b *testing.B) {
 				}
 			}
 		}
-		t.stop(len(steps), "step")
+		t.stopWall(len(steps), "step")
 	})
 	b.Run("trace", func(b *testing.B) {
 		b.ReportAllocs()
-		t := startCFICPUTimer(b)
+		t := startCPU(b)
 		for i := 0; i < b.N; i++ {
 			if _, err := Trace(u, regs, space, StackOptions{}); err != nil {
 				b.Fatal(err)
 			}
 		}
-		t.stop(len(steps), "step")
+		t.stopWall(len(steps), "step")
 	})
 }
 
@@ -171,7 +140,7 @@ func BenchmarkCFIStep(b *testing.B) {
 func BenchmarkCFIFirstUnwind(b *testing.B) {
 	regs, mem, maps := cfiSnapshot(b)
 	b.ReportAllocs()
-	t := startCFICPUTimer(b)
+	t := startCPU(b)
 	for i := 0; i < b.N; i++ {
 		mods, err := ModulesFromMappings(maps, "/", nil)
 		if err != nil {
@@ -183,7 +152,7 @@ func BenchmarkCFIFirstUnwind(b *testing.B) {
 		}
 		mods.Close()
 	}
-	t.stop(1, "unwind")
+	t.stopWall(1, "unwind")
 }
 
 // cfiLibcPath returns the path of the system libc, the largest .eh_frame
@@ -225,7 +194,7 @@ func BenchmarkCFIFirstRow(b *testing.B) {
 	for _, mode := range []string{"eager", "lazy", "open"} {
 		b.Run(mode, func(b *testing.B) {
 			b.ReportAllocs()
-			t := startCFICPUTimer(b)
+			t := startCPU(b)
 			for i := 0; i < b.N; i++ {
 				m := &Module{Name: "libc.so.6", OpenPath: path, Start: 0, End: 1 << 47}
 				if _, err := m.load(); err != nil {
@@ -243,7 +212,7 @@ func BenchmarkCFIFirstRow(b *testing.B) {
 				}
 				m.Close()
 			}
-			t.stop(1, "lookup")
+			t.stopWall(1, "lookup")
 		})
 	}
 }
@@ -254,13 +223,13 @@ func BenchmarkLoadCFI(b *testing.B) {
 	f := cfiLibc(b)
 	defer f.Close()
 	b.ReportAllocs()
-	t := startCFICPUTimer(b)
+	t := startCPU(b)
 	for i := 0; i < b.N; i++ {
 		if _, err := loadCFI(f, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
-	t.stop(1, "load")
+	t.stopWall(1, "load")
 }
 
 // BenchmarkCFIAllRows measures building the row tables of every FDE of
@@ -284,7 +253,7 @@ func BenchmarkCFIAllRows(b *testing.B) {
 	}
 	b.Run("row tables", func(b *testing.B) {
 		b.ReportAllocs()
-		t := startCFICPUTimer(b)
+		t := startCPU(b)
 		for i := 0; i < b.N; i++ {
 			t2, _ := loadCFI(f, 0)
 			for _, fde := range t2.fdes {
@@ -293,11 +262,11 @@ func BenchmarkCFIAllRows(b *testing.B) {
 				}
 			}
 		}
-		t.stop(len(starts), "row")
+		t.stopWall(len(starts), "row")
 	})
 	b.Run("EstablishFrame per row", func(b *testing.B) {
 		b.ReportAllocs()
-		t := startCFICPUTimer(b)
+		t := startCPU(b)
 		for i := 0; i < b.N; i++ {
 			k := 0
 			for _, fde := range tab.fdes {
@@ -309,6 +278,6 @@ func BenchmarkCFIAllRows(b *testing.B) {
 				}
 			}
 		}
-		t.stop(len(starts), "row")
+		t.stopWall(len(starts), "row")
 	})
 }

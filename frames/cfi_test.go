@@ -580,6 +580,18 @@ func cfiDelveRule(r dwframe.DWRule, isCFA bool) (Rule, bool) {
 	return Rule{}, false // RuleValOffset: Delve does not apply the data alignment factor
 }
 
+// loadCFIFile parses all of the CFI of the ELF file at path, at bias 0
+// (loadCFI), skipping the test when the file cannot be opened.
+func loadCFIFile(t *testing.T, path string) (*cfiTable, error) {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Skipf("no %s: %v", path, err)
+	}
+	defer f.Close()
+	return loadCFI(f, 0)
+}
+
 // TestCFIRowsMatchDelve checks the row table of every FDE of real binaries
 // against Delve's EstablishFrame at the first and last byte of every row.
 // Where Delve gives "undefined" after DW_CFA_restore (it never records the
@@ -594,12 +606,7 @@ func TestCFIRowsMatchDelve(t *testing.T) {
 	}
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			f, err := elf.Open(path)
-			if err != nil {
-				t.Skipf("no %s: %v", path, err)
-			}
-			defer f.Close()
-			tab, err := loadCFI(f, 0)
+			tab, err := loadCFIFile(t, path)
 			if err != nil || tab == nil {
 				t.Fatalf("loadCFI: %v, %v", tab, err)
 			}
@@ -1090,12 +1097,7 @@ func TestCFIRowsMatchReadelf(t *testing.T) {
 	regCellRE := regexp.MustCompile(`\br\d+ \((\w+)\)`)
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			f, err := elf.Open(path)
-			if err != nil {
-				t.Skipf("no %s: %v", path, err)
-			}
-			defer f.Close()
-			tab, err := loadCFI(f, 0)
+			tab, err := loadCFIFile(t, path)
 			if err != nil {
 				t.Fatal(err)
 			}

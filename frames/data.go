@@ -57,7 +57,7 @@ type moduleData struct {
 // every later call.
 func (m *Module) load() (*moduleData, error) {
 	m.once.Do(func() {
-		if m.err != nil { // set by ParseMaps when the file could not be read
+		if m.err != nil { // set by ModulesFromMappings when the file could not be opened
 			return
 		}
 		d := &moduleData{}
@@ -316,7 +316,6 @@ func loadLines(f *elf.File) (lt *lineTable, err error) {
 	return lt, nil
 }
 
-// find returns the file and line of link-time address pc, or "", 0.
 // seek finds the line entry for pc in a compilation unit. The lock is
 // released by defer, so a panic in debug/dwarf (recovered by find) cannot
 // leave it held.
@@ -335,6 +334,7 @@ func (lt *lineTable) seek(cu *dwarf.Entry, pc uint64) (dwarf.LineEntry, bool) {
 	return e, true
 }
 
+// find returns the file and line of link-time address pc, or "", 0.
 func (lt *lineTable) find(pc uint64) (file string, line int) {
 	defer func() {
 		if r := recover(); r != nil {

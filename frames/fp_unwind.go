@@ -42,8 +42,7 @@ func (u *FPUnwinder) Step(f *Frame) (Frame, error) {
 	}
 	f.Row = fpRow
 	if fp == 0 {
-		f.Row.CFA = Rule{Kind: RuleUndefined, Reg: sframe.RegCFA}
-		f.Row.RA = Rule{Kind: RuleUndefined, Reg: sframe.RegCFA}
+		f.Row.CFA, f.Row.RA = ruleUndefined, ruleUndefined
 		return stop(ReasonOutermost, nil, "frame pointer is 0 at PC %#x: end of the chain", f.PC)
 	}
 	sp := f.Regs.SP()
@@ -70,8 +69,6 @@ func (u *FPUnwinder) Step(f *Frame) (Frame, error) {
 	caller.Regs.Set(RIP, ra)
 	caller.Regs.Set(RSP, fp+16)
 	caller.Regs.Set(RBP, callerFP)
-	if u.Space.Modules != nil {
-		caller.Module = u.Space.Modules.Find(ra)
-	}
+	caller.Module = u.Space.Modules.Find(ra)
 	return caller, nil
 }

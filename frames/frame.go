@@ -66,6 +66,12 @@ type Rule struct {
 	Expr   []byte // DWARF expression for RuleExpression, RuleValExpression
 }
 
+// The rules without a base register: same-value, undefined.
+var (
+	ruleSame      = Rule{Kind: RuleSameValue, Reg: sframe.RegCFA}
+	ruleUndefined = Rule{Kind: RuleUndefined, Reg: sframe.RegCFA}
+)
+
 // RuleFromSFrame converts an SFrame rule into the common form.
 func RuleFromSFrame(r sframe.Rule) Rule {
 	return Rule{Kind: RuleKind(r.Kind), Reg: r.Reg, Offset: r.Offset}
@@ -81,9 +87,7 @@ func RowFromSFrame(r sframe.Row) Row {
 		Signal: r.Signal,
 	}
 	if r.Outermost {
-		row.CFA = Rule{Kind: RuleUndefined, Reg: sframe.RegCFA}
-		row.RA = Rule{Kind: RuleUndefined, Reg: sframe.RegCFA}
-		row.FP = Rule{Kind: RuleUndefined, Reg: sframe.RegCFA}
+		row.CFA, row.RA, row.FP = ruleUndefined, ruleUndefined, ruleUndefined
 	}
 	return row
 }

@@ -114,10 +114,11 @@ type threadRegs struct {
 }
 
 // stopped attaches to every thread of p with PTRACE_ATTACH, reads their
-// registers, runs fn while they are stopped, then detaches. All ptrace
+// registers, runs fn with them and p's address space (see space) while
+// they are stopped, then closes the space and detaches. All ptrace
 // requests come from one locked OS thread. It skips the test when ptrace
 // is not permitted.
-func (p *liveProc) stopped(t *testing.T, fn func([]threadRegs)) {
+func (p *liveProc) stopped(t *testing.T, fn func(*Space, []threadRegs)) {
 	t.Helper()
 	done := make(chan struct{})
 	var ferr error
@@ -160,7 +161,13 @@ func (p *liveProc) stopped(t *testing.T, fn func([]threadRegs)) {
 			}
 			out = append(out, threadRegs{tid, regsFromPtrace(&r)})
 		}
-		fn(out)
+		sp, closeSpace, err := p.space()
+		if err != nil {
+			ferr = err
+			return
+		}
+		defer closeSpace()
+		fn(sp, out)
 	}()
 	<-done
 	if skip != "" {
@@ -274,13 +281,7 @@ func TestLiveSpin(t *testing.T) {
 		t.Run(bin, func(t *testing.T) {
 			p := startDeep(t, bin, "spin")
 			var sf, fp liveTrace
-			p.stopped(t, func(ths []threadRegs) {
-				sp, done, err := p.space()
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				defer done()
+			p.stopped(t, func(sp *Space, ths []threadRegs) {
 				sf = unwindLive(sp, &SFrameUnwinder{Space: sp}, ths[0].regs)
 				fp = unwindLive(sp, &FPUnwinder{Space: sp}, ths[0].regs)
 			})
@@ -317,13 +318,7 @@ func TestLiveThreads(t *testing.T) {
 	const bin = "deep-v3-O2"
 	p := startDeep(t, bin, "threads")
 	var traces []liveTrace
-	p.stopped(t, func(ths []threadRegs) {
-		sp, done, err := p.space()
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer done()
+	p.stopped(t, func(sp *Space, ths []threadRegs) {
 		for _, th := range ths {
 			traces = append(traces, unwindLive(sp, &SFrameUnwinder{Space: sp}, th.regs))
 		}
@@ -359,13 +354,7 @@ func TestLiveSignal(t *testing.T) {
 			p := startDeep(t, bin, "signal")
 			var sf liveTrace
 			var libcHasSFrame bool
-			p.stopped(t, func(ths []threadRegs) {
-				sp, done, err := p.space()
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				defer done()
+			p.stopped(t, func(sp *Space, ths []threadRegs) {
 				mods := sp.Modules
 				sf = unwindLive(sp, &SFrameUnwinder{Space: sp}, ths[0].regs)
 				for _, m := range mods.List() {
@@ -475,28 +464,10 @@ func TestLiveSignalFrame(t *testing.T) {
 	if out, err := exec.Command(gcc, "-B", tc, "-Wa,--gsframe", "-O2", "-fomit-frame-pointer", "-o", bin, src).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
-		t.Fatalf("sigrestorer printed %q: %v", line, err)
-	}
-	time.Sleep(30 * time.Millisecond)
+	cmd := startReady(t, bin, 30*time.Millisecond)
 	p := &liveProc{cmd: cmd, pid: cmd.Process.Pid}
 	var sf liveTrace
-	p.stopped(t, func(ths []threadRegs) {
-		sp, done, err := p.space()
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer done()
+	p.stopped(t, func(sp *Space, ths []threadRegs) {
 		sf = unwindLive(sp, &SFrameUnwinder{Space: sp}, ths[0].regs)
 	})
 	t.Logf("sframe: %v", sf)

@@ -42,20 +42,18 @@ func findRow(sec *sframe.Section, pc uint64, h *sframeHit) error {
 		return err
 	}
 	h.fde = fde
-	off, base, end := pc-fde.Start, fde.Start, fde.End()
-	if fde.PCType == sframe.PCTypeMask {
-		if fde.RepSize == 0 {
-			return &sframe.FormatError{Off: int64(fde.Off), Msg: fmt.Sprintf("FDE %d: PC type MASK with a zero repetition size", fde.Index)}
-		}
-		rep := uint64(fde.RepSize)
-		base += off / rep * rep
-		off %= rep
-		end = min(end, base+rep)
-	}
 	var fre sframe.FRE
 	idx, freEnd, err := sec.FindFRERange(fde, pc, &fre)
 	if err != nil {
 		return err
+	}
+	// freEnd is relative to the function or, for PCTypeMask, to the block
+	// holding pc (FindFRERange has rejected a zero RepSize).
+	base, end := fde.Start, fde.End()
+	if fde.PCType == sframe.PCTypeMask {
+		rep := uint64(fde.RepSize)
+		base += (pc - fde.Start) / rep * rep
+		end = min(end, base+rep)
 	}
 	h.freIdx, h.freOff = idx, fre.Off
 	h.start = base + uint64(fre.StartOff)

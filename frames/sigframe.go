@@ -55,14 +55,15 @@ func (u *SFrameUnwinder) stepSignalAMD64(f *Frame, mod *Module, cfa sframe.Rule)
 		return Frame{}, &StopError{Method: MethodSFrame, Reason: ReasonUnsafe, PC: f.PC, Module: mod.Name,
 			Msg: fmt.Sprintf("signal frame at PC %#x in %s: SP unknown", f.PC, mod.Name)}
 	}
-	if slot := amd64SigcontextOff(RSP); cfa.Reg != RSP || cfa.Offset != slot ||
+	slot := amd64SigcontextOff(RSP)
+	if cfa.Reg != RSP || cfa.Offset != slot ||
 		(cfa.Kind != sframe.RuleValOffset && cfa.Kind != sframe.RuleOffset) {
 		f.Row.CFA = RuleFromSFrame(cfa)
 		return Frame{}, &StopError{Method: MethodSFrame, Reason: ReasonBadFrame, PC: f.PC, Module: mod.Name,
 			Msg: fmt.Sprintf("signal frame at PC %#x in %s: the FRE's CFA rule %v does not locate the kernel's saved RSP (rsp+%d)",
 				f.PC, mod.Name, RuleFromSFrame(cfa), slot)}
 	}
-	f.Row.CFA = Rule{Kind: RuleOffset, Reg: RSP, Offset: amd64SigcontextOff(RSP)}
+	f.Row.CFA = Rule{Kind: RuleOffset, Reg: RSP, Offset: slot}
 	f.Row.RA = Rule{Kind: RuleOffset, Reg: RSP, Offset: amd64SigcontextOff(RIP)}
 	f.Row.FP = Rule{Kind: RuleOffset, Reg: RSP, Offset: amd64SigcontextOff(RBP)}
 	var buf [amd64SigcontextWords * 8]byte
