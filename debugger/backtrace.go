@@ -248,8 +248,16 @@ func Backtrace(sp *frames.Space, regs frames.Regs, mode Mode, maxDepth int) *Tra
 		u = newUnwinder(mode.method(), sp)
 	}
 	s := frames.NewStack(u, regs, sp, opts)
+	// Collect the frames first: a TraceFrame is ~5 KB (six Steps), so
+	// growing a []TraceFrame by append would copy and allocate several
+	// times what the trace needs.
+	var fs []frames.Frame
 	for s.Next() {
-		t.Frames = append(t.Frames, TraceFrame{Frame: s.Frame()})
+		fs = append(fs, s.Frame())
+	}
+	t.Frames = make([]TraceFrame, len(fs))
+	for i := range fs {
+		t.Frames[i].Frame = fs[i]
 	}
 	t.Stop = s.Stop()
 	if cu != nil {

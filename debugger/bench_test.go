@@ -64,3 +64,30 @@ func BenchmarkOneShotBacktrace(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTraceStoppedStack unwinds the same stopped 12-frame stack again
+// and again with SFrame: the unwinder and its memory reads through
+// ProcMemory's page cache, without the stop and resume.
+func BenchmarkTraceStoppedStack(b *testing.B) {
+	cmd := startFixture(b, "deep-v3-O2", "spin")
+	s, err := Seize(cmd.Process.Pid)
+	skipIfNoPtrace(b, err)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Detach()
+	sp, err := s.Space()
+	if err != nil {
+		b.Fatal(err)
+	}
+	regs, err := s.Regs(s.Threads()[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	frames := 0
+	for b.Loop() {
+		frames = len(Backtrace(sp, regs, ModeSFrame, 0).Frames)
+	}
+	b.ReportMetric(float64(frames), "frames")
+}

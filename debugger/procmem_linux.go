@@ -1,10 +1,12 @@
 package debugger
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sync"
 	"unsafe"
 
+	"github.com/sfdbg/sfdbg/frames"
 	"golang.org/x/sys/unix"
 )
 
@@ -74,6 +76,31 @@ func (m *ProcMemory) ReadAt(p []byte, addr uint64) (int, error) {
 		n += copy(p[n:], pg[a-base:])
 	}
 	return n, nil
+}
+
+// ReadUint64 reads the little-endian 64-bit word at addr (the unwinders'
+// read, frames.WordReader): from the page cache without copying when the
+// page is cached and the word lies in it, else through ReadAt. Errors are
+// *frames.MemoryError, as frames.ReadUint64 gives.
+func (m *ProcMemory) ReadUint64(addr uint64) (uint64, error) {
+	base := addr &^ (pageSize - 1)
+	if addr-base <= pageSize-8 {
+		m.mu.Lock()
+		pg := m.pages[base]
+		m.mu.Unlock()
+		if pg != nil {
+			return binary.LittleEndian.Uint64(pg[addr-base:]), nil
+		}
+	}
+	var b [8]byte
+	n, err := m.ReadAt(b[:], addr)
+	if n < 8 {
+		if err == nil {
+			err = fmt.Errorf("short read (%d of 8 bytes)", n)
+		}
+		return 0, &frames.MemoryError{Addr: addr, Err: err}
+	}
+	return binary.LittleEndian.Uint64(b[:]), nil
 }
 
 // ReadUncached reads len(p) bytes at addr with one process_vm_readv call,

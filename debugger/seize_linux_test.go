@@ -108,6 +108,31 @@ func TestProcMemoryReadsThroughPageCache(t *testing.T) {
 	if m.Reads != before {
 		t.Errorf("%d process_vm_readv calls for reads in a cached page, want 0", m.Reads-before)
 	}
+	// ReadUint64 (the cached fast path, words straddling a page, uncached
+	// pages) gives what ReadUncached reads; an unmapped address gives a
+	// *frames.MemoryError naming it.
+	page := sp &^ 4095
+	for _, addr := range []uint64{sp, page, page + 4088, page + 4092, page + 4095, page + 8192 + 100} {
+		for _, fresh := range []bool{false, true} {
+			if fresh {
+				m.Invalidate()
+			}
+			got, err := m.ReadUint64(addr)
+			if _, uerr := m.ReadUncached(b[:], addr); uerr != nil {
+				if err == nil {
+					t.Errorf("ReadUint64(%#x) = %#x, but the address is unreadable: %v", addr, got, uerr)
+				}
+				continue
+			}
+			if err != nil || got != leUint64(b[:]) {
+				t.Errorf("ReadUint64(%#x) (fresh cache %v) = %#x, %v; want %#x", addr, fresh, got, err, leUint64(b[:]))
+			}
+		}
+	}
+	var me *frames.MemoryError
+	if _, err := m.ReadUint64(8); !errors.As(err, &me) || me.Addr != 8 {
+		t.Errorf("ReadUint64(8) = %v, want a *frames.MemoryError at 0x8", err)
+	}
 }
 
 func leUint64(b []byte) uint64 {
