@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -60,13 +61,21 @@ func runDemo(modes []string, asJSON bool, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sfdbg: demo: %v\n", err)
 		return exitError
 	}
+	// cur is the running demo program; the signal goroutine's cleanup
+	// kills it too, hence the lock.
+	var mu sync.Mutex
 	var cur *exec.Cmd
-	cleanup := func() {
+	stopCur := func() {
+		mu.Lock()
+		defer mu.Unlock()
 		if cur != nil && cur.Process != nil {
 			cur.Process.Kill()
 			cur.Wait()
-			cur = nil
 		}
+		cur = nil
+	}
+	cleanup := func() {
+		stopCur()
 		os.RemoveAll(dir)
 	}
 	defer cleanup()
@@ -100,17 +109,19 @@ func runDemo(modes []string, asJSON bool, stdout, stderr io.Writer) int {
 	}
 	status := exitOK
 	for _, mode := range modes {
-		var err error
-		cur, err = startDemo(bin, mode)
+		c, err := startDemo(bin, mode)
 		if err != nil {
 			fmt.Fprintf(stderr, "sfdbg: demo: %v\n", err)
 			return exitError
 		}
+		mu.Lock()
+		cur = c
+		mu.Unlock()
 		if !asJSON {
 			fmt.Fprintf(stdout, "\n=== mode %s: %s\n", mode, demoModeText[mode])
-			fmt.Fprintf(stdout, "Process %d printed \"ready\"; stopping every thread (PTRACE_SEIZE + PTRACE_INTERRUPT),\nunwinding, and resuming it:\n\n", cur.Process.Pid)
+			fmt.Fprintf(stdout, "Process %d printed \"ready\"; stopping every thread (PTRACE_SEIZE + PTRACE_INTERRUPT),\nunwinding, and resuming it:\n\n", c.Process.Pid)
 		}
-		stop, err := debugger.Seize(cur.Process.Pid)
+		stop, err := debugger.Seize(c.Process.Pid)
 		if err != nil {
 			fmt.Fprintf(stderr, "sfdbg: demo: %v\n", err)
 			return exitError
@@ -129,9 +140,7 @@ func runDemo(modes []string, asJSON bool, stdout, stderr io.Writer) int {
 		if pr.Disagreements > 0 {
 			status = exitFindings
 		}
-		cur.Process.Kill()
-		cur.Wait()
-		cur = nil
+		stopCur()
 	}
 	if !asJSON {
 		fmt.Fprintf(stdout, "\n%s", debugger.CompareLegend)
