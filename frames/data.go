@@ -2,13 +2,11 @@ package frames
 
 import (
 	"bytes"
-	"debug/dwarf"
 	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"sync"
 	"time"
 
@@ -252,109 +250,4 @@ func (m *Module) symbols(d *moduleData) *symTable {
 		logrus.Debugf("frames: %s: %d symbols in %v", m.Name, len(d.syms.addrs), time.Since(t0))
 	})
 	return d.syms
-}
-
-// lineTable maps link-time PCs to file and line through the DWARF line
-// programs of the compilation units, found by their address ranges.
-type lineTable struct {
-	mu  sync.Mutex
-	d   *dwarf.Data
-	cus []cuRange // sorted by lo
-	lrs map[dwarf.Offset]*dwarf.LineReader
-}
-
-type cuRange struct {
-	lo, hi uint64
-	cu     *dwarf.Entry
-}
-
-// lineData loads the DWARF line information once; nil when there is none.
-func (m *Module) lineData(d *moduleData) *lineTable {
-	d.lineOnce.Do(func() {
-		if d.file.Section(".debug_line") == nil && d.file.Section(".zdebug_line") == nil {
-			return
-		}
-		var err error
-		d.lines, err = loadLines(d.file)
-		if err != nil {
-			logrus.Debugf("frames: %s: no line table: %v", m.Name, err)
-		}
-	})
-	return d.lines
-}
-
-func loadLines(f *elf.File) (lt *lineTable, err error) {
-	defer func() {
-		if r := recover(); r != nil { // debug/dwarf on hostile input
-			lt, err = nil, fmt.Errorf("DWARF: %v", r)
-		}
-	}()
-	d, err := f.DWARF()
-	if err != nil {
-		return nil, err
-	}
-	lt = &lineTable{d: d, lrs: map[dwarf.Offset]*dwarf.LineReader{}}
-	r := d.Reader()
-	for {
-		e, err := r.Next()
-		if err != nil || e == nil {
-			break
-		}
-		if e.Tag != dwarf.TagCompileUnit && e.Tag != dwarf.TagPartialUnit {
-			r.SkipChildren()
-			continue
-		}
-		ranges, _ := d.Ranges(e)
-		for _, rg := range ranges {
-			if rg[1] > rg[0] {
-				lt.cus = append(lt.cus, cuRange{rg[0], rg[1], e})
-			}
-		}
-		r.SkipChildren()
-	}
-	sort.Slice(lt.cus, func(i, j int) bool { return lt.cus[i].lo < lt.cus[j].lo })
-	return lt, nil
-}
-
-// seek finds the line entry for pc in a compilation unit. The lock is
-// released by defer, so a panic in debug/dwarf (recovered by find) cannot
-// leave it held.
-func (lt *lineTable) seek(cu *dwarf.Entry, pc uint64) (dwarf.LineEntry, bool) {
-	lt.mu.Lock()
-	defer lt.mu.Unlock()
-	var e dwarf.LineEntry
-	lr, ok := lt.lrs[cu.Offset]
-	if !ok {
-		lr, _ = lt.d.LineReader(cu)
-		lt.lrs[cu.Offset] = lr
-	}
-	if lr == nil || lr.SeekPC(pc, &e) != nil {
-		return e, false
-	}
-	return e, true
-}
-
-// find returns the file and line of link-time address pc, or "", 0.
-func (lt *lineTable) find(pc uint64) (file string, line int) {
-	defer func() {
-		if r := recover(); r != nil {
-			file, line = "", 0
-		}
-	}()
-	i := sort.Search(len(lt.cus), func(i int) bool { return lt.cus[i].lo > pc })
-	for k := i - 1; k >= 0 && k >= i-4; k-- {
-		c := lt.cus[k]
-		if pc < c.lo || pc >= c.hi {
-			continue
-		}
-		e, ok := lt.seek(c.cu, pc)
-		if !ok {
-			continue
-		}
-		if e.File != nil {
-			file = e.File.Name
-		}
-		return file, e.Line
-	}
-	return "", 0
 }
