@@ -45,21 +45,26 @@ func NewAggregate() *Aggregate {
 		ByFunction: map[string]int{}, Examples: map[Kind]Example{}}
 }
 
-// Add merges one thread's report taken in sample number sample.
-func (a *Aggregate) Add(sample int, r *StackReport) {
+// Add merges one thread's trace taken in sample number sample. A thread
+// whose frame-pointer chain differs from CFI counts once under
+// fp-chain-broken, however many frames differ.
+func (a *Aggregate) Add(sample int, t *Trace) {
 	a.Stacks++
-	a.Frames += len(r.Frames)
-	a.Agree += r.Agree
-	a.Disagree += r.Disagree
-	a.NotCovered += r.NotCovered
-	for _, f := range r.Findings {
+	a.Frames += len(t.Frames)
+	a.Agree += t.Agree
+	a.Disagree += t.Disagree
+	a.NotCovered += t.NotCovered
+	if t.FPBroken > 0 {
+		a.ByKind[KindFPChain]++
+	}
+	for _, f := range t.Findings {
 		a.ByKind[f.Kind]++
 		if f.Kind != KindFPChain {
 			a.ByModule[f.Module]++
 			a.ByFunction[f.Function]++
 		}
 		if _, ok := a.Examples[f.Kind]; !ok {
-			a.Examples[f.Kind] = Example{Sample: sample, Thread: r.Thread, Finding: f}
+			a.Examples[f.Kind] = Example{Sample: sample, Thread: t.Thread, Finding: f}
 		}
 	}
 }

@@ -2,7 +2,6 @@ package compare
 
 import (
 	"debug/elf"
-	"fmt"
 	"sort"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -137,13 +136,11 @@ func (c *checker) sfRows(fde *sframe.FDE) ([]frames.Row, error) {
 	it := c.sec.FREs(fde)
 	for it.Next() {
 		fre := it.FRE()
-		r, err := c.sec.Row(fde, fre)
+		row, err := frames.SFrameRow(nil, c.sec, fde, fre, it.Index())
 		if err != nil {
 			return rows, err
 		}
-		row := frames.RowFromSFrame(r)
 		row.Start = fde.Start + uint64(fre.StartOff)
-		row.Source = fmt.Sprintf("sframe FDE %d FRE %d", fde.Index, it.Index())
 		if n := len(rows); n > 0 {
 			rows[n-1].End = row.Start
 		}

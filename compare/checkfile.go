@@ -208,13 +208,13 @@ func (c *checker) uncovered(cfiRanges []Range) {
 func inexpressible(rows []frames.Row, v sframe.Version) (reason string, expressible bool) {
 	for _, r := range rows {
 		switch {
-		case r.CFA.Kind == frames.RuleValExpression || r.CFA.Kind == frames.RuleExpression:
+		case r.CFA.Kind == sframe.RuleValExpression || r.CFA.Kind == sframe.RuleExpression:
 			return "its CFA is a DWARF expression", false
-		case (r.CFA.Kind == frames.RuleValOffset || r.CFA.Kind == frames.RuleOffset) && r.CFA.Reg != frames.RSP && r.CFA.Reg != frames.RBP:
+		case (r.CFA.Kind == sframe.RuleValOffset || r.CFA.Kind == sframe.RuleOffset) && r.CFA.Reg != frames.RSP && r.CFA.Reg != frames.RBP:
 			return fmt.Sprintf("its CFA is based on %s, not SP or FP (DRAP or stack realignment)", frames.RegName(r.CFA.Reg)), v >= sframe.Version3
-		case r.RA.Kind == frames.RuleRegister || r.FP.Kind == frames.RuleRegister:
+		case r.RA.Kind == sframe.RuleRegister || r.FP.Kind == sframe.RuleRegister:
 			return "it keeps RA or FP in a register", v >= sframe.Version3
-		case r.RA.Kind == frames.RuleExpression || r.FP.Kind == frames.RuleExpression:
+		case r.RA.Kind == sframe.RuleExpression || r.FP.Kind == sframe.RuleExpression:
 			return "RA or FP is located by a DWARF expression", false
 		}
 	}

@@ -109,10 +109,9 @@ func (c *checker) checkMaskFunc(fde *sframe.FDE, name string, cfiRows []frames.R
 		sfText := "no FRE"
 		if err := c.sec.FindFRE(fde, pc, &fre); err != nil {
 			d = RowDiff{CFA: true}
-		} else if r, err := c.sec.Row(fde, &fre); err != nil {
+		} else if row, err := frames.SFrameRow(nil, c.sec, fde, &fre, -1); err != nil {
 			d = RowDiff{CFA: true}
 		} else {
-			row := frames.RowFromSFrame(r)
 			sfText = ruleText(row)
 			d = DiffRows(row, cfiRows[ci], pc)
 		}
@@ -159,7 +158,7 @@ func boundaryShift(r run, sfRows, cfiRows []frames.Row) (int64, bool) {
 
 // ruleText formats a row's CFA, RA and FP rules ("cfa=rsp+16 ra=c-8 fp=u").
 func ruleText(r frames.Row) string {
-	return fmt.Sprintf("cfa=%v ra=%v fp=%v", r.CFA, r.RA, r.FP)
+	return "cfa=" + frames.RuleString(r.CFA) + " ra=" + frames.RuleString(r.RA) + " fp=" + frames.RuleString(r.FP)
 }
 
 func orAddr(name string, addr uint64) string {

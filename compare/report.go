@@ -5,23 +5,33 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strings"
 )
 
 // SchemaVersion is the version of the JSON documents this package writes.
 // It changes only when a field is removed or changes meaning; fields may be
 // added within a version.
 //
-// Schema 1 — sfdbg check --json writes one CheckDocument; --json with
-// several files or --recursive writes one FileReport per line (JSON Lines)
-// followed by a line holding the CheckDocument without "files". The field
-// names are the json tags of FileReport, Finding, Summary, StackReport,
-// FrameResult, Step, Trace and TraceFrame; "kind" values are the
-// Kind.String names (cfa, ra, fp, no-fde, gap, fre-boundary,
-// fp-chain-broken, outermost, signal-frame, plt, extra-fde,
-// function-bounds, format, skipped, missing-frame, extra-frame);
-// addresses and offsets are JSON numbers.
-const SchemaVersion = 1
+// Schema 2 (this one) — the documents, one for each command:
+//   - sfdbg check --json: one CheckDocument; with several files or
+//     --recursive, one FileReport per line (JSON Lines) followed by a line
+//     holding the CheckDocument without "files".
+//   - sfdbg bt --json (every method, "methods" says which): one
+//     ProcessDocument, whose threads are ThreadDocuments of FrameDocuments,
+//     each with a StepDocument per method run ("steps": {"sframe": ...,
+//     "cfi": ..., "fp": ...}), SFrame's "verdict" (agree, disagree, not
+//     covered, end) and "truncated" set when the depth limit cut a trace.
+//   - sfdbg sample --json: one Aggregate.
+//
+// The field names are the json tags of these types and of Finding and
+// Summary; "kind" values are the Kind.String names (cfa, ra, fp, no-fde,
+// gap, fre-boundary, fp-chain-broken, outermost, signal-frame, plt,
+// extra-fde, function-bounds, format, skipped, missing-frame, extra-frame,
+// no-cfi); addresses and offsets are JSON numbers.
+//
+// Schema 1 had a separate per-method bt document and a StackReport per
+// thread; schema 2 replaced both with ProcessDocument, and fp-chain-broken
+// is counted once per thread (ThreadDocument.fp_broken), not per frame.
+const SchemaVersion = 2
 
 // CheckDocument is the JSON document of a check run.
 type CheckDocument struct {
@@ -158,55 +168,4 @@ func (d *CheckDocument) WriteSummaryTable(w io.Writer, st Style) {
 		verdict = st.paint("31", fmt.Sprintf("%d disagreements", d.Disagreements))
 	}
 	fmt.Fprintf(w, "  %s\n", verdict)
-}
-
-// WriteText writes a thread's comparison as a gdb-like backtrace with one
-// line per frame and the verdicts of SFrame and frame pointers, then the
-// findings.
-func (r *StackReport) WriteText(w io.Writer, st Style) {
-	for _, f := range r.Frames {
-		v := string(f.Verdict)
-		switch f.Verdict {
-		case VerdictDisagree:
-			v = st.paint("31", "DISAGREE")
-		case VerdictAgree, VerdictEnd:
-			v = st.paint("32", v)
-		}
-		fp := "fp:ok"
-		if !f.FPAgrees {
-			fp = "fp:differs"
-		}
-		cfa := "-"
-		if f.CFI.CFA != 0 {
-			cfa = fmt.Sprintf("%#x", f.CFI.CFA)
-		}
-		fmt.Fprintf(w, "#%-2d %#016x %-44s cfa=%-16s sframe:%-12s %s\n", f.Level, f.PC, f.Function, cfa, v, fp)
-	}
-	for _, t := range r.Traces {
-		if t.Method == "cfi" {
-			continue
-		}
-		fmt.Fprintf(w, "  independent %s trace: %d frames, stopped: %s\n", t.Method, len(t.Frames), t.Stop)
-	}
-	// Frame-pointer findings are expected wherever frame pointers are
-	// omitted: one line says how many, the FP column says where.
-	fpBroken := 0
-	for _, f := range r.Findings {
-		if f.Kind == KindFPChain {
-			fpBroken++
-		}
-	}
-	if fpBroken > 0 {
-		fmt.Fprintf(w, "  %-16s frame-pointer unwinding differs from CFI at %d frames (expected where code omits frame pointers; not an SFrame fault)\n",
-			st.kind(KindFPChain), fpBroken)
-	}
-	for _, f := range r.Findings {
-		if f.Kind == KindFPChain {
-			continue
-		}
-		fmt.Fprintf(w, "  %-16s %s\n", st.kind(f.Kind), f.Message)
-		if f.Kind.Disagreement() {
-			fmt.Fprintf(w, "  %16s sframe: %s [%s]\n  %16s cfi:    %s\n", "", f.SFrame, strings.TrimSpace(f.Module), "", f.CFI)
-		}
-	}
 }

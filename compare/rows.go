@@ -1,9 +1,8 @@
 package compare
 
 import (
-	"encoding/binary"
+	"errors"
 
-	"github.com/go-delve/delve/pkg/dwarf/op"
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
 )
@@ -45,15 +44,15 @@ func (d RowDiff) Kinds() []Kind {
 // untracked SFrame FP.
 func DiffRows(sf, cfi frames.Row, pc uint64) RowDiff {
 	var d RowDiff
-	sfOuter := sf.RA.Kind == frames.RuleUndefined
-	cfiOuter := cfi.RA.Kind == frames.RuleUndefined
+	sfOuter := sf.RA.Kind == sframe.RuleUndefined
+	cfiOuter := cfi.RA.Kind == sframe.RuleUndefined
 	if sfOuter || cfiOuter {
 		d.Outermost = sfOuter != cfiOuter
 		return d
 	}
 	d.CFA = !cfaEquivalent(sf.CFA, cfi.CFA, pc)
 	d.RA = !valueRuleEqual(sf.RA, cfi.RA)
-	if cfi.FP.Kind != frames.RuleUndefined {
+	if cfi.FP.Kind != sframe.RuleUndefined {
 		d.FP = !valueRuleEqual(sf.FP, cfi.FP)
 	}
 	return d
@@ -67,17 +66,17 @@ const (
 )
 
 // cfaEquivalent compares CFA rules.
-func cfaEquivalent(sf, cfi frames.Rule, pc uint64) bool {
+func cfaEquivalent(sf, cfi sframe.Rule, pc uint64) bool {
 	switch cfi.Kind {
-	case frames.RuleValOffset:
-		return sf.Kind == frames.RuleValOffset && sf.Reg == cfi.Reg && sf.Offset == cfi.Offset
-	case frames.RuleOffset:
-		return sf.Kind == frames.RuleOffset && sf.Reg == cfi.Reg && sf.Offset == cfi.Offset
-	case frames.RuleValExpression:
-		if sf.Kind != frames.RuleValOffset {
+	case sframe.RuleValOffset:
+		return sf.Kind == sframe.RuleValOffset && sf.Reg == cfi.Reg && sf.Offset == cfi.Offset
+	case sframe.RuleOffset:
+		return sf.Kind == sframe.RuleOffset && sf.Reg == cfi.Reg && sf.Offset == cfi.Offset
+	case sframe.RuleValExpression:
+		if sf.Kind != sframe.RuleValOffset {
 			return false
 		}
-		v, ok := evalCFAExpr(cfi.Expr, pc)
+		v, ok := evalCFAExpr(cfi, pc)
 		if !ok {
 			return false
 		}
@@ -95,57 +94,47 @@ func cfaEquivalent(sf, cfi frames.Rule, pc uint64) bool {
 	return false
 }
 
-// evalCFAExpr evaluates a DWARF CFA expression with RSP = symSP, RBP = symFP
-// and RIP = pc, reading no memory. ok is false if the expression needs
-// anything else.
-func evalCFAExpr(expr []byte, pc uint64) (v uint64, ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	regs := op.NewDwarfRegisters(0, nil, binary.LittleEndian, uint64(frames.RIP), uint64(frames.RSP), uint64(frames.RBP), 0)
-	regs.AddReg(uint64(frames.RSP), op.DwarfRegisterFromUint64(symSP))
-	regs.AddReg(uint64(frames.RBP), op.DwarfRegisterFromUint64(symFP))
-	regs.AddReg(uint64(frames.RIP), op.DwarfRegisterFromUint64(pc))
-	res, pieces, err := op.ExecuteStackProgram(*regs, expr, 8, func([]byte, uint64) (int, error) {
-		return 0, errNoMemory
-	})
-	if err != nil || len(pieces) != 0 {
-		return 0, false
-	}
-	return uint64(res), true
+// evalCFAExpr evaluates a DWARF CFA expression rule with RSP = symSP, RBP =
+// symFP and RIP = pc, reading no memory, with frames' one evaluator. ok is
+// false if the expression needs anything else.
+func evalCFAExpr(r sframe.Rule, pc uint64) (v uint64, ok bool) {
+	f := frames.Frame{PC: pc, Regs: frames.NewRegs(sframe.ABIAMD64LittleEndian), Interrupted: true}
+	f.Regs.Set(frames.RSP, symSP)
+	f.Regs.Set(frames.RBP, symFP)
+	v, err := frames.EvalRule(r, &f, noMemory{})
+	return v, err == nil
 }
 
+// noMemory is the memory of a static evaluation: every read fails.
 type noMemory struct{}
 
-func (noMemory) Error() string { return "no memory in a static evaluation" }
-
-var errNoMemory error = noMemory{}
+func (noMemory) ReadAt([]byte, uint64) (int, error) {
+	return 0, errors.New("no memory in a static evaluation")
+}
 
 // valueRuleEqual compares RA or FP rules. SameValue matches SameValue only;
 // "in register r" (DWARF DW_CFA_register) and "r + 0" (an SFrame v3 FLEX
 // rule with reg_p set and deref_p clear) are the same rule.
-func valueRuleEqual(a, b frames.Rule) bool {
+func valueRuleEqual(a, b sframe.Rule) bool {
 	a, b = canonical(a), canonical(b)
 	if a.Kind != b.Kind {
 		return false
 	}
 	switch a.Kind {
-	case frames.RuleSameValue, frames.RuleUndefined:
+	case sframe.RuleSameValue, sframe.RuleUndefined:
 		return true
-	case frames.RuleOffset, frames.RuleValOffset:
+	case sframe.RuleOffset, sframe.RuleValOffset:
 		return a.Reg == b.Reg && a.Offset == b.Offset
-	case frames.RuleRegister:
+	case sframe.RuleRegister:
 		return a.Reg == b.Reg
 	}
 	return false
 }
 
 // canonical rewrites a register-based val-offset of 0 as a register rule.
-func canonical(r frames.Rule) frames.Rule {
-	if r.Kind == frames.RuleValOffset && r.Reg != sframe.RegCFA && r.Offset == 0 {
-		return frames.Rule{Kind: frames.RuleRegister, Reg: r.Reg}
+func canonical(r sframe.Rule) sframe.Rule {
+	if r.Kind == sframe.RuleValOffset && r.Reg != sframe.RegCFA && r.Offset == 0 {
+		return sframe.Rule{Kind: sframe.RuleRegister, Reg: r.Reg}
 	}
 	return r
 }

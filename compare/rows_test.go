@@ -8,33 +8,33 @@ import (
 )
 
 func TestDiffRowsComparesMeaningNotSpelling(t *testing.T) {
-	sp := func(off int64) frames.Rule {
-		return frames.Rule{Kind: frames.RuleValOffset, Reg: frames.RSP, Offset: off}
+	sp := func(off int64) sframe.Rule {
+		return sframe.Rule{Kind: sframe.RuleValOffset, Reg: frames.RSP, Offset: off}
 	}
-	at := func(off int64) frames.Rule {
-		return frames.Rule{Kind: frames.RuleOffset, Reg: sframe.RegCFA, Offset: off}
+	at := func(off int64) sframe.Rule {
+		return sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.RegCFA, Offset: off}
 	}
-	same := frames.Rule{Kind: frames.RuleSameValue, Reg: sframe.RegCFA}
-	undef := frames.Rule{Kind: frames.RuleUndefined, Reg: sframe.RegCFA}
+	same := sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA}
+	undef := sframe.Rule{Kind: sframe.RuleUndefined, Reg: sframe.RegCFA}
 	// The AMD64 PLT CFA expression: rsp + 8 + ((rip & 15) >= 11) * 8.
 	pltExpr := []byte{0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a, 0x3b, 0x2a, 0x33, 0x24, 0x22}
-	plt := frames.Rule{Kind: frames.RuleValExpression, Expr: pltExpr}
+	plt := sframe.Rule{Kind: sframe.RuleValExpression, Expr: string(pltExpr)}
 	tests := []struct {
 		name    string
 		sf, cfi frames.Row
 		pc      uint64
 		want    RowDiff
 	}{
-		{"identical rules agree", frames.Row{CFA: sp(16), RA: at(-8), FP: at(-16)}, frames.Row{CFA: sp(16), RA: at(-8), FP: at(-16)}, 0, RowDiff{}},
-		{"a different CFA offset is a CFA difference", frames.Row{CFA: sp(24), RA: at(-8), FP: same}, frames.Row{CFA: sp(16), RA: at(-8), FP: same}, 0, RowDiff{CFA: true}},
-		{"an untracked FP against a saved one is an FP difference", frames.Row{CFA: sp(16), RA: at(-8), FP: same}, frames.Row{CFA: sp(16), RA: at(-8), FP: at(-16)}, 0, RowDiff{FP: true}},
-		{"an FP that CFI leaves undefined matches anything", frames.Row{CFA: sp(16), RA: at(-8), FP: at(-16)}, frames.Row{CFA: sp(16), RA: at(-8), FP: undef}, 0, RowDiff{}},
-		{"the PLT expression before the push equals sp+8", frames.Row{CFA: sp(8), RA: at(-8), FP: same}, frames.Row{CFA: plt, RA: at(-8), FP: same}, 0x1036, RowDiff{}},
-		{"the PLT expression after the push equals sp+16", frames.Row{CFA: sp(16), RA: at(-8), FP: same}, frames.Row{CFA: plt, RA: at(-8), FP: same}, 0x103b, RowDiff{}},
-		{"sp+16 before the push differs from the PLT expression", frames.Row{CFA: sp(16), RA: at(-8), FP: same}, frames.Row{CFA: plt, RA: at(-8), FP: same}, 0x1030, RowDiff{CFA: true}},
-		{"RA undefined on one side only is an outermost difference", frames.Row{CFA: sp(8), RA: at(-8), FP: same}, frames.Row{CFA: sp(8), RA: undef, FP: same}, 0, RowDiff{Outermost: true}},
-		{"a FLEX register rule equals DW_CFA_register", frames.Row{CFA: sp(160), RA: frames.Rule{Kind: frames.RuleValOffset, Reg: 16}, FP: same},
-			frames.Row{CFA: sp(160), RA: frames.Rule{Kind: frames.RuleRegister, Reg: 16}, FP: same}, 0, RowDiff{}},
+		{"identical rules agree", frames.Row{Row: sframe.Row{CFA: sp(16), RA: at(-8), FP: at(-16)}}, frames.Row{Row: sframe.Row{CFA: sp(16), RA: at(-8), FP: at(-16)}}, 0, RowDiff{}},
+		{"a different CFA offset is a CFA difference", frames.Row{Row: sframe.Row{CFA: sp(24), RA: at(-8), FP: same}}, frames.Row{Row: sframe.Row{CFA: sp(16), RA: at(-8), FP: same}}, 0, RowDiff{CFA: true}},
+		{"an untracked FP against a saved one is an FP difference", frames.Row{Row: sframe.Row{CFA: sp(16), RA: at(-8), FP: same}}, frames.Row{Row: sframe.Row{CFA: sp(16), RA: at(-8), FP: at(-16)}}, 0, RowDiff{FP: true}},
+		{"an FP that CFI leaves undefined matches anything", frames.Row{Row: sframe.Row{CFA: sp(16), RA: at(-8), FP: at(-16)}}, frames.Row{Row: sframe.Row{CFA: sp(16), RA: at(-8), FP: undef}}, 0, RowDiff{}},
+		{"the PLT expression before the push equals sp+8", frames.Row{Row: sframe.Row{CFA: sp(8), RA: at(-8), FP: same}}, frames.Row{Row: sframe.Row{CFA: plt, RA: at(-8), FP: same}}, 0x1036, RowDiff{}},
+		{"the PLT expression after the push equals sp+16", frames.Row{Row: sframe.Row{CFA: sp(16), RA: at(-8), FP: same}}, frames.Row{Row: sframe.Row{CFA: plt, RA: at(-8), FP: same}}, 0x103b, RowDiff{}},
+		{"sp+16 before the push differs from the PLT expression", frames.Row{Row: sframe.Row{CFA: sp(16), RA: at(-8), FP: same}}, frames.Row{Row: sframe.Row{CFA: plt, RA: at(-8), FP: same}}, 0x1030, RowDiff{CFA: true}},
+		{"RA undefined on one side only is an outermost difference", frames.Row{Row: sframe.Row{CFA: sp(8), RA: at(-8), FP: same}}, frames.Row{Row: sframe.Row{CFA: sp(8), RA: undef, FP: same}}, 0, RowDiff{Outermost: true}},
+		{"a FLEX register rule equals DW_CFA_register", frames.Row{Row: sframe.Row{CFA: sp(160), RA: sframe.Rule{Kind: sframe.RuleValOffset, Reg: 16}, FP: same}},
+			frames.Row{Row: sframe.Row{CFA: sp(160), RA: sframe.Rule{Kind: sframe.RuleRegister, Reg: 16}, FP: same}}, 0, RowDiff{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

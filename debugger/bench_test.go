@@ -3,6 +3,8 @@ package debugger
 import (
 	"io"
 	"testing"
+
+	"github.com/sfdbg/sfdbg/compare"
 )
 
 // BenchmarkSampleSeizedProcess measures one sample of a seized process:
@@ -31,7 +33,7 @@ func BenchmarkSampleSeizedProcess(b *testing.B) {
 		}
 		for _, tid := range s.Threads() {
 			regs, _ := s.Regs(tid)
-			frames += len(Backtrace(sp, regs, ModeSFrame, 0).Frames)
+			frames += len(compare.Unwind(sp, regs, compare.Options{Methods: compare.OnlySFrame}).Frames)
 		}
 		if err := s.Resume(); err != nil {
 			b.Fatal(err)
@@ -44,7 +46,7 @@ func BenchmarkSampleSeizedProcess(b *testing.B) {
 // seize, read the modules, unwind, detach, symbolize and print, with no
 // data cached between iterations.
 func BenchmarkOneShotBacktrace(b *testing.B) {
-	for _, mode := range []Mode{ModeSFrame, ModeAll} {
+	for _, mode := range []compare.Methods{compare.OnlySFrame, compare.All} {
 		b.Run(mode.String(), func(b *testing.B) {
 			cmd := startFixture(b, "deep-v3-O2", "sleep")
 			for i := 0; i < b.N; i++ {
@@ -53,12 +55,12 @@ func BenchmarkOneShotBacktrace(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				pt, err := TraceProcess(s, mode, 0)
+				pt, err := TraceProcess(s, compare.Options{Methods: mode})
 				s.Detach()
 				if err != nil {
 					b.Fatal(err)
 				}
-				pt.WriteText(io.Discard)
+				pt.WriteText(io.Discard, compare.TextOptions{})
 				pt.Space.Modules.Close()
 			}
 		})
@@ -87,7 +89,7 @@ func BenchmarkTraceStoppedStack(b *testing.B) {
 	b.ReportAllocs()
 	frames := 0
 	for b.Loop() {
-		frames = len(Backtrace(sp, regs, ModeSFrame, 0).Frames)
+		frames = len(compare.Unwind(sp, regs, compare.Options{Methods: compare.OnlySFrame}).Frames)
 	}
 	b.ReportMetric(float64(frames), "frames")
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
 )
@@ -46,8 +47,7 @@ func cmdBreak(s *Session, args string) error {
 	bp := &breakpoint{id: s.nextBP, addr: addr, desc: desc}
 	s.nextBP++
 	s.bps = append(s.bps, bp)
-	f := frames.Frame{PC: addr, Interrupted: true}
-	s.printf("Breakpoint %d at %#x: %s\n", bp.id, addr, strings.TrimSuffix(location(sp, &f, true), " ()"))
+	s.printf("Breakpoint %d at %#x: %s\n", bp.id, addr, strings.TrimSuffix(compare.Location(sp, addr, addr, true), " ()"))
 	return nil
 }
 
@@ -98,8 +98,7 @@ func cmdInfoBreakpoints(s *Session, _ string) error {
 	for _, bp := range sortedBreakpoints(s.bps) {
 		what := bp.desc
 		if sp != nil {
-			f := frames.Frame{PC: bp.addr, Interrupted: true}
-			what = location(sp, &f, true)
+			what = compare.Location(sp, bp.addr, bp.addr, true)
 		}
 		s.printf("%-4d%-20s%-6d%s\n", bp.id, hex16(bp.addr), bp.hits, what)
 	}
@@ -198,17 +197,17 @@ func cmdStepi(s *Session, args string) error {
 // frame's CFA (so that a recursive call returning to the same address does
 // not count).
 func cmdFinish(s *Session, _ string) error {
-	tf, tr, sp, err := s.selected()
+	n, tr, err := s.selected()
 	if err != nil {
 		return err
 	}
-	if tf.Level+1 >= len(tr.Frames) {
+	if n+1 >= len(tr.Frames) {
 		return errors.New(`"finish" not meaningful in the outermost frame.`)
 	}
-	caller := &tr.Frames[tf.Level+1]
-	ra, cfa := caller.PC, caller.Regs.SP()
+	f, caller := &tr.Frames[n], &tr.Frames[n+1]
+	ra, cfa := caller.PC, caller.SP
 	tid := s.thread
-	s.printf("Run till exit from #%-3d0x%016x in %s\n", tf.Level, tf.PC, location(sp, &tf.Frame, true))
+	s.printf("Run till exit from #%-3d0x%016x in %s\n", f.Level, f.PC, compare.Location(tr.Space(), f.PC, f.LookupPC(), true))
 	temp := s.bpAt(ra) == nil
 	if temp {
 		if err := s.tgt.SetBreakpoint(ra); err != nil {
@@ -451,15 +450,16 @@ func (s *Session) evalAddr(expr string) (uint64, error) {
 
 // register returns a register of the selected frame by name.
 func (s *Session) register(name string) (uint64, error) {
-	tf, _, _, err := s.selected()
+	n, tr, err := s.selected()
 	if err != nil {
 		return 0, err
 	}
+	tf := &tr.Frames[n]
 	name = strings.ToLower(name)
 	switch name {
 	case "cfa":
-		if cfa := frameCFA(tf); cfa != 0 {
-			return cfa, nil
+		if tf.CFA != 0 {
+			return tf.CFA, nil
 		}
 		return 0, errors.New("The CFA of the selected frame is not known.")
 	case "pc":
@@ -469,9 +469,13 @@ func (s *Session) register(name string) (uint64, error) {
 	case "fp":
 		name = "rbp"
 	}
-	for i, n := range frames.AMD64RegNames {
-		if n == name {
-			if v, ok := tf.Regs.Get(sframe.Reg(i)); ok {
+	for i, rn := range frames.AMD64RegNames {
+		if rn == name {
+			f, ok := tr.FrameAt(n)
+			if !ok {
+				return 0, fmt.Errorf("cannot recompute the registers of frame %d", n)
+			}
+			if v, ok := f.Regs.Get(sframe.Reg(i)); ok {
 				return v, nil
 			}
 			return 0, fmt.Errorf("$%s is not known in frame %d.", name, tf.Level)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -14,104 +15,84 @@ import (
 	"github.com/sfdbg/sfdbg/sframe"
 )
 
-// cmdBacktrace implements "bt [N] [sframe|cfi|fp|all]".
+// cmdBacktrace implements "bt [N|-N] [sframe|cfi|fp|all|compare]", the
+// words in any order: N innermost frames, -N outermost frames.
 func cmdBacktrace(s *Session, args string) error {
 	limit := 0
-	mode := ModeAll
+	methods := compare.All
 	for _, w := range strings.Fields(args) {
-		if w == "compare" {
-			return btCompare(s)
-		}
-		if m, err := ParseMode(w); err == nil {
-			mode = m
+		if m, err := compare.ParseMethods(w); err == nil {
+			methods = m
 			continue
 		}
 		if w == "full" {
 			continue
 		}
-		n, err := parseCount(w, 0)
-		if err != nil {
-			return fmt.Errorf("bt: %q is neither a frame count nor a method (sframe, cfi, fp, all)", w)
+		n, err := strconv.Atoi(w)
+		if err != nil || n == 0 {
+			return fmt.Errorf("bt: %q is neither a frame count (N or -N) nor a method (sframe, cfi, fp, all, compare)", w)
 		}
 		limit = n
 	}
-	if mode != s.mode {
-		s.mode = mode
-		s.frame = 0
-	}
-	tr, sp, err := s.trace(s.thread, mode)
+	tr, err := s.trace(s.thread, methods)
 	if err != nil {
 		return err
 	}
-	writeTrace(s.ui, sp, tr, limit, true)
+	if s.listed != tr {
+		s.listed, s.frame = tr, 0
+	}
+	tr.WriteText(s.ui, compare.TextOptions{Limit: limit})
 	return nil
 }
 
-// btCompare prints compare.Stack's report for the selected thread: the
-// CFI trace as reference, SFrame and frame pointers checked at each frame
-// from the same registers, and each method's own trace.
-func btCompare(s *Session) error {
-	sp, err := s.space()
-	if err != nil {
-		return err
+// printFrameLine prints frame n of tr the way gdb's "frame" does, plus how
+// it was found and how the methods compare.
+func (s *Session) printFrameLine(tr *compare.Trace, n int) {
+	f := &tr.Frames[n]
+	s.printf("#%-3d0x%016x in %s\n", f.Level, f.PC, compare.Location(tr.Space(), f.PC, f.LookupPC(), true))
+	if sum := frameSummary(tr, n); sum != "" {
+		s.printf("    %s\n", sum)
 	}
-	regs, err := s.tgt.Regs(s.thread)
-	if err != nil {
-		return err
-	}
-	r := compare.Stack(sp, regs, compare.Options{Independent: true})
-	r.Thread = s.thread
-	r.WriteText(s.ui, compare.Style{})
-	return nil
 }
 
-// printFrameLine prints one frame the way gdb's "frame" does, plus how it
-// was found.
-func (s *Session) printFrameLine(tf *TraceFrame, sp *frames.Space) {
-	s.printf("#%-3d0x%016x in %s\n", tf.Level, tf.PC, location(sp, &tf.Frame, true))
-	if tf.Level > 0 {
-		s.printf("    found by %s%s\n", tf.Method, foundSummary(tf))
+// frameSummary says how frame n was found and, in an all-methods trace,
+// SFrame's verdict and the frame-pointer check for its step: "found by
+// cfi; sframe agree, fp ok".
+func frameSummary(tr *compare.Trace, n int) string {
+	f := &tr.Frames[n]
+	var parts []string
+	if f.Level > 0 {
+		parts = append(parts, "found by "+f.FoundBy.String())
 	}
+	if tr.Methods == compare.All && f.Steps[frames.MethodCFI].Ran {
+		fp := "fp ok"
+		if !f.FPAgrees {
+			fp = "fp differs"
+		}
+		parts = append(parts, fmt.Sprintf("sframe %v, %s", f.Verdict, fp))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // printSelected prints the selected frame's line (printFrameLine).
 func (s *Session) printSelected() error {
-	tf, _, sp, err := s.selected()
+	n, tr, err := s.selected()
 	if err != nil {
 		return err
 	}
-	s.printFrameLine(tf, sp)
+	s.printFrameLine(tr, n)
 	return nil
 }
 
-// foundSummary says how the other methods compare for a frame: "; cfi ok,
-// fp DIFF".
-func foundSummary(tf *TraceFrame) string {
-	var parts []string
-	for k, st := range tf.Found {
-		if st.Verdict == VerdictNone || st.Verdict == VerdictUsed {
-			continue
-		}
-		v := st.Verdict.String()
-		if st.Verdict == VerdictFailed {
-			v = "cannot unwind"
-		}
-		parts = append(parts, allMethods[k].String()+" "+v)
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "; " + strings.Join(parts, ", ")
-}
-
-// cmdFrame implements "frame [N]".
+// cmdFrame implements "frame [N]": N is a level of the last printed
+// backtrace.
 func cmdFrame(s *Session, args string) error {
 	if strings.TrimSpace(args) != "" {
 		n, err := parseCount(args, 0)
 		if err != nil {
 			return err
 		}
-		tr, _, err := s.trace(s.thread, s.mode)
+		tr, err := s.list()
 		if err != nil {
 			return err
 		}
@@ -129,7 +110,7 @@ func cmdUpDown(s *Session, args string, dir int) error {
 	if err != nil {
 		return err
 	}
-	tr, _, err := s.trace(s.thread, s.mode)
+	tr, err := s.list()
 	if err != nil {
 		return err
 	}
@@ -144,79 +125,98 @@ func cmdUpDown(s *Session, args string, dir int) error {
 	return s.printSelected()
 }
 
-// cmdInfoFrame implements "info frame".
-func cmdInfoFrame(s *Session, _ string) error {
-	tf, tr, sp, err := s.selected()
+// cmdInfoFrame implements "info frame [N]".
+func cmdInfoFrame(s *Session, args string) error {
+	if strings.TrimSpace(args) != "" {
+		if err := cmdFrame(s, args); err != nil {
+			return err
+		}
+	}
+	n, tr, err := s.selected()
 	if err != nil {
 		return err
 	}
-	f := &tf.Frame
+	sp := tr.Space()
+	f := &tr.Frames[n]
+	steps, _ := tr.StepsAt(n)
+	cfa := f.CFA
+	for m := range steps {
+		if cfa == 0 && steps[m].CFA != 0 {
+			cfa = steps[m].CFA
+		}
+	}
 	s.printf("Stack level %d, frame at ", f.Level)
-	if cfa := frameCFA(tf); cfa != 0 {
+	if cfa != 0 {
 		s.printf("%#x (CFA):\n", cfa)
 	} else {
 		s.printf("<unknown CFA>:\n")
 	}
-	s.printf(" pc = %s in %s\n", hexAddr(f.PC), location(sp, f, true))
-	if f.Level > 0 {
-		s.printf(" found by %s%s\n", f.Method, foundSummary(tf))
+	s.printf(" pc = %#x in %s\n", f.PC, compare.Location(sp, f.PC, f.LookupPC(), true))
+	if sum := frameSummary(tr, n); sum != "" {
+		s.printf(" %s\n", sum)
 	}
 	if f.Interrupted {
 		s.printf(" PC is exact (interrupted frame): rows are looked up at PC\n")
 	} else {
 		s.printf(" PC is a return address: rows are looked up at PC-1 = %#x\n", f.LookupPC())
 	}
-	if f.Level+1 < len(tr.Frames) {
-		c := &tr.Frames[f.Level+1]
-		s.printf(" called by frame at %s (#%d, %s)\n", cfaText(c), c.Level, shortLoc(sp, c.PC))
+	if n+1 < len(tr.Frames) {
+		c := &tr.Frames[n+1]
+		s.printf(" called by frame at %s (#%d, %s)\n", cfaText(c.CFA), c.Level, shortLoc(sp, c.PC))
 	}
-	if f.Level > 0 {
-		c := &tr.Frames[f.Level-1]
-		s.printf(" caller of frame at %s (#%d, %s)\n", cfaText(c), c.Level, shortLoc(sp, c.PC))
+	if n > 0 {
+		c := &tr.Frames[n-1]
+		s.printf(" caller of frame at %s (#%d, %s)\n", cfaText(c.CFA), c.Level, shortLoc(sp, c.PC))
 	}
-	if sp, ok := f.Regs.Get(f.Regs.SPReg); ok {
-		s.printf(" sp = %#x", sp)
-		if fp, ok := f.Regs.FP(); ok {
-			s.printf(", rbp = %#x", fp)
-		} else {
-			s.printf(", rbp unknown")
-		}
-		s.printf("\n")
+	s.printf(" sp = %#x", f.SP)
+	if f.FPKnown {
+		s.printf(", rbp = %#x\n", f.FP)
+	} else {
+		s.printf(", rbp unknown\n")
 	}
 	s.printf(" Rules each method used to unwind this frame:\n")
-	mem := sp.Mem
-	for k, st := range stepsFor(sp, tf, tr) {
-		m := allMethods[k]
-		s.printf("  %-8s", m.String()+":")
-		if st.Row.Source == "" && st.Err != nil {
-			s.printf("%s\n", stopText(asStop(st.Err)))
+	var taken *compare.Step
+	if n+1 < len(tr.Frames) {
+		taken = &steps[tr.Frames[n+1].FoundBy]
+	}
+	for m := range steps {
+		st := &steps[m]
+		s.printf("  %-8s", frames.Method(m).String()+":")
+		if st.Row == nil {
+			if st.Err != nil {
+				s.printf("%s\n", compare.StopText(st.Err))
+			} else {
+				s.printf("not computed (the trace ended below this frame)\n")
+			}
 			continue
 		}
-		if st.Row.Source == "" && st.Verdict == VerdictNone {
-			s.printf("not computed (the trace ended below this frame)\n")
-			continue
-		}
-		s.printf("%s\n", st.Row.Source)
-		s.printf("           CFA = %s", st.Row.CFA)
+		r := st.Row
+		s.printf("%s\n", r.Src)
+		s.printf("           CFA = %s", frames.RuleString(r.CFA))
 		if st.CFA != 0 {
 			s.printf(" = %#x", st.CFA)
 		}
 		s.printf("\n")
-		s.printf("           RA  %s\n", savedText(st.Row.RA, st.CFA, mem, sp))
-		s.printf("           FP  %s\n", savedText(st.Row.FP, st.CFA, mem, sp))
-		if st.Row.Signal {
+		s.printf("           RA  %s\n", savedText(r.RA, st.CFA, sp.Mem, sp))
+		s.printf("           FP  %s\n", savedText(r.FP, st.CFA, sp.Mem, sp))
+		if r.Signal {
 			s.printf("           signal frame: the caller's registers come from the kernel's signal frame\n")
 		}
-		if st.Row.Start != 0 || st.Row.End != 0 {
-			s.printf("           row covers [%#x, %#x)\n", st.Row.Start, st.Row.End)
+		if r.Start != 0 || r.End != 0 {
+			s.printf("           row covers [%#x, %#x)\n", r.Start, r.End)
 		}
 		switch {
 		case st.Err != nil:
-			s.printf("           -> %s\n", stopText(asStop(st.Err)))
-		case st.Verdict == VerdictUsed || st.Verdict == VerdictAgree || st.Verdict == VerdictDiffer:
-			s.printf("           -> caller pc %s, sp %#x", symAddr(sp, st.Caller.PC), st.Caller.Regs.SP())
-			if st.Verdict != VerdictUsed {
-				s.printf(" (%s)", map[Verdict]string{VerdictAgree: "agrees", VerdictDiffer: "DIFFERS"}[st.Verdict])
+			s.printf("           -> %s\n", compare.StopText(st.Err))
+		default:
+			s.printf("           -> caller pc %s, sp %#x", symAddr(sp, st.CallerPC), st.CallerSP)
+			switch {
+			case taken == st:
+				s.printf(" (taken)")
+			case taken != nil && taken.OK() && (st.CallerPC != taken.CallerPC || st.CallerSP != taken.CallerSP):
+				s.printf(" (DIFFERS)")
+			case taken != nil && taken.OK():
+				s.printf(" (agrees)")
 			}
 			s.printf("\n")
 		}
@@ -224,50 +224,8 @@ func cmdInfoFrame(s *Session, _ string) error {
 	return nil
 }
 
-// stepsFor returns every method's attempt to unwind frame tf, with
-// verdicts against the caller the trace took. A ModeAll trace has them;
-// for a single-method trace they are computed now, seeded with tf.
-func stepsFor(sp *frames.Space, tf *TraceFrame, tr *Trace) [3]Step {
-	if tr.Mode == ModeAll {
-		return tf.Unwind
-	}
-	var st [3]Step
-	var next *frames.Frame
-	if tf.Level+1 < len(tr.Frames) {
-		next = &tr.Frames[tf.Level+1].Frame
-	}
-	used := methodIndex(tr.Mode.method())
-	for k, m := range allMethods {
-		if k == used {
-			st[k] = tf.Unwind[k]
-			continue
-		}
-		fc := tf.Frame
-		caller, err := safeStep(newUnwinder(m, sp), &fc)
-		st[k] = Step{Method: m, Caller: caller, CFA: fc.CFA, Row: fc.Row, Err: err}
-		st[k].Verdict = verdict(&st[k], next)
-	}
-	return st
-}
-
-func hexAddr(v uint64) string { return fmt.Sprintf("%#x", v) }
-
-// frameCFA returns a frame's CFA: the one the trace computed, else the
-// first a method computed when unwinding it; 0 if unknown.
-func frameCFA(tf *TraceFrame) uint64 {
-	if tf.CFA != 0 {
-		return tf.CFA
-	}
-	for _, st := range tf.Unwind {
-		if st.CFA != 0 {
-			return st.CFA
-		}
-	}
-	return 0
-}
-
-func cfaText(tf *TraceFrame) string {
-	if cfa := frameCFA(tf); cfa != 0 {
+func cfaText(cfa uint64) string {
+	if cfa != 0 {
 		return fmt.Sprintf("%#x", cfa)
 	}
 	return "?"
@@ -286,24 +244,24 @@ func shortLoc(sp *frames.Space, pc uint64) string {
 
 // savedText says where a saved value is, per its rule: "saved at CFA-8 =
 // 0x7ffd...: 0x55..." or "not saved (same value)".
-func savedText(r frames.Rule, cfa uint64, mem frames.Memory, sp *frames.Space) string {
+func savedText(r sframe.Rule, cfa uint64, mem frames.Memory, sp *frames.Space) string {
 	switch r.Kind {
-	case frames.RuleSameValue:
+	case sframe.RuleSameValue:
 		return "not saved: unchanged in the caller (u)"
-	case frames.RuleUndefined:
+	case sframe.RuleUndefined:
 		return "undefined (outermost frame)"
-	case frames.RuleOffset:
+	case sframe.RuleOffset:
 		if r.Reg == sframe.RegCFA && cfa != 0 {
 			a := uint64(int64(cfa) + r.Offset)
 			v, err := frames.ReadUint64(mem, a)
 			if err != nil {
-				return fmt.Sprintf("saved at %s = %#x: unreadable", r, a)
+				return fmt.Sprintf("saved at %s = %#x: unreadable", frames.RuleString(r), a)
 			}
-			return fmt.Sprintf("saved at %s = %#x: %s", r, a, symAddr(sp, v))
+			return fmt.Sprintf("saved at %s = %#x: %s", frames.RuleString(r), a, symAddr(sp, v))
 		}
-		return fmt.Sprintf("saved at %s", r)
+		return fmt.Sprintf("saved at %s", frames.RuleString(r))
 	}
-	return fmt.Sprintf("rule %s", r)
+	return fmt.Sprintf("rule %s", frames.RuleString(r))
 }
 
 // cmdInfoSFrame implements "info sframe [PC]".
@@ -314,11 +272,11 @@ func cmdInfoSFrame(s *Session, args string) error {
 	}
 	var pc uint64
 	if strings.TrimSpace(args) == "" {
-		tf, _, _, err := s.selected()
+		n, tr, err := s.selected()
 		if err != nil {
 			return err
 		}
-		pc = tf.LookupPC()
+		pc = tr.Frames[n].LookupPC()
 	} else if pc, err = s.evalAddr(args); err != nil {
 		return err
 	}
@@ -377,15 +335,14 @@ func cmdInfoSFrame(s *Session, args string) error {
 		if i == cur {
 			mark = "=>"
 		}
-		row, rerr := sec.Row(fde, fre)
+		row, rerr := frames.SFrameRow(m, sec, fde, fre, i)
 		rules := ""
 		if rerr != nil {
 			rules = "error: " + rerr.Error()
 		} else if row.Outermost {
 			rules = "outermost (RA undefined)"
 		} else {
-			fr := frames.Row{CFA: frames.RuleFromSFrame(row.CFA), RA: frames.RuleFromSFrame(row.RA), FP: frames.RuleFromSFrame(row.FP)}
-			rules = rowText(&fr)
+			rules = rowText(&row)
 			if row.MangledRA {
 				rules += " mangled-RA"
 			}
@@ -423,17 +380,22 @@ func neighbours(sec *sframe.Section, a uint64) (prev, next *sframe.FDE) {
 
 // cmdInfoRegisters implements "info registers [REG...]".
 func cmdInfoRegisters(s *Session, args string) error {
-	tf, _, sp, err := s.selected()
+	n, tr, err := s.selected()
 	if err != nil {
 		return err
 	}
+	sp := tr.Space()
 	var list []RegValue
-	if tf.Level == 0 {
+	if n == 0 {
 		if list, err = s.tgt.RegList(s.thread); err != nil {
 			return err
 		}
 	} else {
-		list = regListFromFrames(&tf.Regs)
+		f, ok := tr.FrameAt(n)
+		if !ok {
+			return fmt.Errorf("cannot recompute the registers of frame %d", n)
+		}
+		list = regListFromFrames(&f.Regs)
 	}
 	want := strings.Fields(strings.ReplaceAll(args, "$", ""))
 	shown := 0
@@ -453,8 +415,8 @@ func cmdInfoRegisters(s *Session, args string) error {
 		}
 		s.printf("%-15s%-19s%s\n", r.Name, fmt.Sprintf("%#x", r.Value), natural)
 	}
-	if tf.Level > 0 && len(want) == 0 {
-		s.printf("(frame %d: only the registers the unwind recovered are known)\n", tf.Level)
+	if n > 0 && len(want) == 0 {
+		s.printf("(frame %d: only the registers the unwind recovered are known)\n", n)
 	}
 	if len(want) > 0 && shown == 0 {
 		return fmt.Errorf("Invalid register %q.", want[0])
@@ -494,8 +456,7 @@ func cmdInfoThreads(s *Session, _ string) error {
 		}
 		where := "<registers unreadable>"
 		if regs, err := s.tgt.Regs(tid); err == nil {
-			f := frames.Frame{PC: regs.PC(), Interrupted: true}
-			where = fmt.Sprintf("0x%016x in %s", f.PC, location(sp, &f, true))
+			where = fmt.Sprintf("0x%016x in %s", regs.PC(), compare.Location(sp, regs.PC(), regs.PC(), true))
 		}
 		tgtID := fmt.Sprintf("Thread %d \"%s\"", tid, s.tgt.ThreadName(tid))
 		s.printf("%s %-4d %-32s %s\n", mark, s.threadNo[tid], tgtID, where)

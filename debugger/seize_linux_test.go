@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/frames"
 )
 
@@ -38,7 +39,7 @@ func TestSeizeStopsReadsAndDetaches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := Backtrace(sp, regs, ModeSFrame, 0)
+		tr := compare.Unwind(sp, regs, compare.Options{Methods: compare.OnlySFrame})
 		var names []string
 		for _, f := range tr.Frames {
 			name, _, _ := funcName(sp, f.PC)

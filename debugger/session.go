@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sirupsen/logrus"
 )
@@ -28,15 +29,19 @@ type Session struct {
 	tgt  Target // nil after detach or kill
 	cmds *commandTable
 
-	thread   int  // selected thread ID
-	frame    int  // selected frame level
-	mode     Mode // method of the frames that frame/up/down select
-	traces   map[traceKey]*Trace
+	thread int // selected thread ID
+	frame  int // selected frame level, in listed
+	// listed is the trace frame, up and down select in: the one "bt" last
+	// printed for the selected thread in this stop, else the thread's
+	// default (all methods) trace.
+	listed   *compare.Trace
+	traces   map[traceKey]*compare.Trace
 	threadNo map[int]int // gdb-style thread numbers, by thread ID
 	nextNo   int
 	bps      []*breakpoint
 	nextBP   int
 	xfmt     xFormat // last x/ format
+	maxDepth int     // depth limit of traces (0: frames.DefaultMaxDepth)
 	// mu is held while a command runs, so that a signal handler can wait
 	// for it before detaching.
 	mu       sync.Mutex
@@ -70,8 +75,8 @@ func (s *Session) liveTarget() Target {
 }
 
 type traceKey struct {
-	tid  int
-	mode Mode
+	tid     int
+	methods compare.Methods
 }
 
 type breakpoint struct {
@@ -84,7 +89,7 @@ type breakpoint struct {
 
 // NewSession returns a session on target t (nil for none) talking to ui.
 func NewSession(t Target, ui UI) *Session {
-	s := &Session{ui: ui, tgt: t, cmds: newCommandTable(), traces: map[traceKey]*Trace{},
+	s := &Session{ui: ui, tgt: t, cmds: newCommandTable(), traces: map[traceKey]*compare.Trace{},
 		threadNo: map[int]int{}, nextNo: 1, nextBP: 1, Prompt: "(sfdbg) ", xfmt: xFormat{count: 1, format: 'x', unit: 'w'}}
 	ui.SetCompleter(s.complete)
 	s.setTarget(t)
@@ -313,6 +318,7 @@ func (s *Session) pid() int {
 // invalidate forgets everything computed for the last stop.
 func (s *Session) invalidate() {
 	clear(s.traces)
+	s.listed = nil
 	s.frame = 0
 }
 
@@ -321,39 +327,55 @@ func (s *Session) space() (*frames.Space, error) {
 	return s.tgt.Space()
 }
 
-// trace returns the backtrace of thread tid with mode, computed once per
-// stop.
-func (s *Session) trace(tid int, mode Mode) (*Trace, *frames.Space, error) {
+// trace returns the backtrace of thread tid with the given methods,
+// computed once per stop, up to the session's depth limit.
+func (s *Session) trace(tid int, methods compare.Methods) (*compare.Trace, error) {
 	sp, err := s.space()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	k := traceKey{tid, mode}
+	k := traceKey{tid, methods}
 	if tr := s.traces[k]; tr != nil {
-		return tr, sp, nil
+		return tr, nil
 	}
 	regs, err := s.tgt.Regs(tid)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	tr := Backtrace(sp, regs, mode, 0)
+	tr := compare.Unwind(sp, regs, compare.Options{Methods: methods, MaxDepth: s.maxDepth})
+	tr.Thread = tid
 	s.traces[k] = tr
-	return tr, sp, nil
+	return tr, nil
 }
 
-// selected returns the selected frame of the selected thread.
-func (s *Session) selected() (*TraceFrame, *Trace, *frames.Space, error) {
-	tr, sp, err := s.trace(s.thread, s.mode)
+// list returns the trace frame selection refers to: the last printed one
+// for the selected thread, else its default trace.
+func (s *Session) list() (*compare.Trace, error) {
+	if s.listed != nil && s.listed.Thread == s.thread {
+		return s.listed, nil
+	}
+	tr, err := s.trace(s.thread, compare.All)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
+	}
+	s.listed = tr
+	return tr, nil
+}
+
+// selected returns the selected frame's level in the selected thread's
+// listed trace.
+func (s *Session) selected() (int, *compare.Trace, error) {
+	tr, err := s.list()
+	if err != nil {
+		return 0, nil, err
 	}
 	if len(tr.Frames) == 0 {
-		return nil, nil, nil, errors.New("No stack.")
+		return 0, nil, errors.New("No stack.")
 	}
 	if s.frame >= len(tr.Frames) {
 		s.frame = len(tr.Frames) - 1
 	}
-	return &tr.Frames[s.frame], tr, sp, nil
+	return s.frame, tr, nil
 }
 
 // threads returns the target's threads, numbering new ones.

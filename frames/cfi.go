@@ -112,10 +112,14 @@ type cfiFDE struct {
 	err  error
 }
 
-// source names the FDE as Row.Source does.
-func (f *cfiFDE) source() string {
-	return fmt.Sprintf("%s FDE %#x (CIE %#x)", f.sec, f.off, f.cie.off)
+// src returns the Source of the FDE's rows (Module is set at lookup).
+func (f *cfiFDE) src(bias uint64) Source {
+	return Source{Method: MethodCFI, Section: f.sec, FDE: f.off, CIE: f.cie.off, FRE: -1,
+		FDEStart: f.begin + bias, FDEEnd: f.end + bias}
 }
+
+// source names the FDE as Source.String does.
+func (f *cfiFDE) source() string { return f.src(0).String() }
 
 // cfiTable is a module's DWARF CFI: the FDEs of .eh_frame and .debug_frame
 // sorted by start address (link-time), each with its row table built on
@@ -133,6 +137,9 @@ type cfiTable struct {
 	// hdr finds and parses FDEs on demand (cfi_hdr.go); such a table
 	// serves lookups at single PCs (lookup, row), not walks over fdes.
 	hdr *cfiHdrIndex
+	// spOffset is the caller's SP relative to the CFA for registers
+	// without a rule (sframe.ABI.SPValOffset: -160 on s390x, else 0).
+	spOffset int64
 }
 
 // newCFITable returns an empty table for a file of the given machine.
@@ -142,6 +149,8 @@ func newCFITable(machine elf.Machine, bias uint64) *cfiTable {
 	case elf.EM_X86_64:
 	case elf.EM_AARCH64:
 		t.fpReg, t.foreign = sframe.AArch64RegFP, true
+	case elf.EM_S390:
+		t.spOffset, t.foreign = sframe.ABIS390XBigEndian.SPValOffset(), true
 	default:
 		t.foreign = true
 	}
@@ -506,13 +515,13 @@ func (t *cfiTable) rowsOf(f *cfiFDE) ([]Row, error) {
 // cfiRegRule is the rule of one register in a row being built.
 type cfiRegRule struct {
 	reg  sframe.Reg
-	rule Rule
+	rule sframe.Rule
 }
 
 // cfiState is the row being built by the interpreter: the CFA rule and the
 // registers that have a rule (in the order they got one).
 type cfiState struct {
-	cfa  Rule
+	cfa  sframe.Rule
 	regs []cfiRegRule
 }
 
@@ -520,16 +529,16 @@ func (s *cfiState) clone() cfiState {
 	return cfiState{cfa: s.cfa, regs: append([]cfiRegRule(nil), s.regs...)}
 }
 
-func (s *cfiState) get(reg sframe.Reg) (Rule, bool) {
+func (s *cfiState) get(reg sframe.Reg) (sframe.Rule, bool) {
 	for _, r := range s.regs {
 		if r.reg == reg {
 			return r.rule, true
 		}
 	}
-	return Rule{}, false
+	return sframe.Rule{}, false
 }
 
-func (s *cfiState) set(reg sframe.Reg, rule Rule) {
+func (s *cfiState) set(reg sframe.Reg, rule sframe.Rule) {
 	for i := range s.regs {
 		if s.regs[i].reg == reg {
 			s.regs[i].rule = rule
@@ -660,7 +669,7 @@ type cfiInterp struct {
 // initialState runs the CIE's initial instructions once.
 func (c *cfiCIE) initialState() (cfiState, error) {
 	c.once.Do(func() {
-		in := cfiInterp{cie: c, st: cfiState{cfa: ruleUndefined}}
+		in := cfiInterp{cie: c, st: cfiState{}}
 		cur := cfiCursor{b: c.initial}
 		for cur.more() && c.initErr == nil {
 			c.initErr = in.exec(&cur)
@@ -682,17 +691,16 @@ func (t *cfiTable) buildRows(f *cfiFDE) ([]Row, error) {
 		return nil, err
 	}
 	in := cfiInterp{cie: f.cie, st: init.clone(), init: &init, loc: f.begin}
-	src := f.source()
 	var rows []Row
 	start := f.begin
 	emit := func(end uint64) {
 		end = min(end, f.end)
 		if end > start {
-			var prev map[sframe.Reg]Rule
+			var prev []RegRule
 			if n := len(rows); n > 0 {
 				prev = rows[n-1].Other
 			}
-			rows = append(rows, t.toRow(f, &in.st, src, start, end, prev))
+			rows = append(rows, t.toRow(f, &in.st, start, end, prev))
 			start = end
 		}
 	}
@@ -716,11 +724,12 @@ func (t *cfiTable) buildRows(f *cfiFDE) ([]Row, error) {
 
 // toRow converts the interpreter's state into the common row form. Rows
 // mostly save the same other registers as the row before: then the row
-// shares prev as its Other map (Other is read-only for callers).
-func (t *cfiTable) toRow(f *cfiFDE, st *cfiState, src string, start, end uint64, prev map[sframe.Reg]Rule) Row {
-	r := Row{CFA: st.cfa, RA: ruleSame, FP: ruleSame, Source: src,
-		Start: start + t.bias, End: end + t.bias, Signal: f.cie.signal}
-	nOther, samePrev := 0, true
+// shares prev as its Other slice (Other is read-only for callers).
+func (t *cfiTable) toRow(f *cfiFDE, st *cfiState, start, end uint64, prev []RegRule) Row {
+	same := sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA}
+	r := Row{Row: sframe.Row{CFA: st.cfa, RA: same, FP: same, Signal: f.cie.signal, SPOffset: t.spOffset},
+		Src: f.src(t.bias), Start: start + t.bias, End: end + t.bias}
+	var other []RegRule
 	for _, rr := range st.regs {
 		switch rr.reg {
 		case f.cie.raReg:
@@ -728,31 +737,20 @@ func (t *cfiTable) toRow(f *cfiFDE, st *cfiState, src string, start, end uint64,
 		case t.fpReg:
 			r.FP = rr.rule
 		default:
-			nOther++
-			if p, ok := prev[rr.reg]; !ok || !sameRule(p, rr.rule) {
-				samePrev = false
-			}
+			other = append(other, RegRule{Reg: rr.reg, Rule: rr.rule})
 		}
 	}
-	if nOther == 0 {
+	r.Outermost = r.RA.Kind == sframe.RuleUndefined
+	if len(other) == 0 {
 		return r
 	}
-	if samePrev && nOther == len(prev) {
+	slices.SortFunc(other, func(a, b RegRule) int { return int(a.Reg) - int(b.Reg) })
+	if slices.Equal(other, prev) {
 		r.Other = prev
-		return r
-	}
-	r.Other = make(map[sframe.Reg]Rule, nOther)
-	for _, rr := range st.regs {
-		if rr.reg != f.cie.raReg && rr.reg != t.fpReg {
-			r.Other[rr.reg] = rr.rule
-		}
+	} else {
+		r.Other = other
 	}
 	return r
-}
-
-// sameRule reports whether two rules are equal.
-func sameRule(a, b Rule) bool {
-	return a.Kind == b.Kind && a.Reg == b.Reg && a.Offset == b.Offset && bytes.Equal(a.Expr, b.Expr)
 }
 
 // restore gives reg its rule from the CIE's initial instructions, or none.
@@ -776,7 +774,7 @@ func (in *cfiInterp) exec(c *cfiCursor) error {
 	case dwframe.DW_CFA_advance_loc:
 		delta, isAdvance = uint64(opc&0x3f), true
 	case dwframe.DW_CFA_offset:
-		st.set(sframe.Reg(opc&0x3f), Rule{Kind: RuleOffset, Reg: sframe.RegCFA, Offset: int64(c.uleb()) * daf})
+		st.set(sframe.Reg(opc&0x3f), sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.RegCFA, Offset: int64(c.uleb()) * daf})
 	case dwframe.DW_CFA_restore:
 		in.restore(sframe.Reg(opc & 0x3f))
 	default:
@@ -804,22 +802,22 @@ func (in *cfiInterp) exec(c *cfiCursor) error {
 			delta, isAdvance = c.fixed(4), true
 		case dwframe.DW_CFA_offset_extended:
 			reg := c.reg()
-			st.set(reg, Rule{Kind: RuleOffset, Reg: sframe.RegCFA, Offset: int64(c.uleb()) * daf})
+			st.set(reg, sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.RegCFA, Offset: int64(c.uleb()) * daf})
 		case dwframe.DW_CFA_offset_extended_sf:
 			reg := c.reg()
-			st.set(reg, Rule{Kind: RuleOffset, Reg: sframe.RegCFA, Offset: c.sleb() * daf})
+			st.set(reg, sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.RegCFA, Offset: c.sleb() * daf})
 		case cfaGNUNegativeOffsetExtended:
 			reg := c.reg()
-			st.set(reg, Rule{Kind: RuleOffset, Reg: sframe.RegCFA, Offset: -int64(c.uleb()) * daf})
+			st.set(reg, sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.RegCFA, Offset: -int64(c.uleb()) * daf})
 		case dwframe.DW_CFA_restore_extended:
 			in.restore(c.reg())
 		case dwframe.DW_CFA_undefined:
-			st.set(c.reg(), ruleUndefined)
+			st.set(c.reg(), sframe.Rule{Kind: sframe.RuleUndefined, Reg: sframe.RegCFA})
 		case dwframe.DW_CFA_same_value:
-			st.set(c.reg(), ruleSame)
+			st.set(c.reg(), sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA})
 		case dwframe.DW_CFA_register:
 			reg := c.reg()
-			st.set(reg, Rule{Kind: RuleRegister, Reg: c.reg()})
+			st.set(reg, sframe.Rule{Kind: sframe.RuleRegister, Reg: c.reg()})
 		case dwframe.DW_CFA_remember_state:
 			if len(in.stack) >= 1024 {
 				return errors.New("DW_CFA_remember_state nested too deep")
@@ -833,24 +831,24 @@ func (in *cfiInterp) exec(c *cfiCursor) error {
 			in.stack = in.stack[:len(in.stack)-1]
 		case dwframe.DW_CFA_def_cfa:
 			reg := c.reg()
-			st.cfa = Rule{Kind: RuleValOffset, Reg: reg, Offset: int64(c.uleb())}
+			st.cfa = sframe.Rule{Kind: sframe.RuleValOffset, Reg: reg, Offset: int64(c.uleb())}
 		case dwframe.DW_CFA_def_cfa_sf:
 			reg := c.reg()
-			st.cfa = Rule{Kind: RuleValOffset, Reg: reg, Offset: c.sleb() * daf}
+			st.cfa = sframe.Rule{Kind: sframe.RuleValOffset, Reg: reg, Offset: c.sleb() * daf}
 		case dwframe.DW_CFA_def_cfa_register:
 			// Defined only on a register+offset CFA; like gdb, make any
 			// other rule register+offset, keeping the offset.
 			reg := c.reg()
-			st.cfa = Rule{Kind: RuleValOffset, Reg: reg, Offset: st.cfa.Offset}
+			st.cfa = sframe.Rule{Kind: sframe.RuleValOffset, Reg: reg, Offset: st.cfa.Offset}
 		case dwframe.DW_CFA_def_cfa_offset:
 			off := int64(c.uleb())
-			if st.cfa.Kind != RuleValOffset {
+			if st.cfa.Kind != sframe.RuleValOffset {
 				return errors.New("DW_CFA_def_cfa_offset without a register-based CFA")
 			}
 			st.cfa.Offset = off
 		case dwframe.DW_CFA_def_cfa_offset_sf:
 			off := c.sleb() * daf
-			if st.cfa.Kind != RuleValOffset {
+			if st.cfa.Kind != sframe.RuleValOffset {
 				return errors.New("DW_CFA_def_cfa_offset_sf without a register-based CFA")
 			}
 			st.cfa.Offset = off
@@ -864,10 +862,10 @@ func (in *cfiInterp) exec(c *cfiCursor) error {
 			st.set(reg, exprRule(c.block(), true))
 		case dwframe.DW_CFA_val_offset:
 			reg := c.reg()
-			st.set(reg, Rule{Kind: RuleValOffset, Reg: sframe.RegCFA, Offset: int64(c.uleb()) * daf})
+			st.set(reg, sframe.Rule{Kind: sframe.RuleValOffset, Reg: sframe.RegCFA, Offset: int64(c.uleb()) * daf})
 		case dwframe.DW_CFA_val_offset_sf:
 			reg := c.reg()
-			st.set(reg, Rule{Kind: RuleValOffset, Reg: sframe.RegCFA, Offset: c.sleb() * daf})
+			st.set(reg, sframe.Rule{Kind: sframe.RuleValOffset, Reg: sframe.RegCFA, Offset: c.sleb() * daf})
 		case dwframe.DW_CFA_GNU_args_size:
 			c.uleb()
 		case cfaGNUWindowSave:
@@ -904,10 +902,10 @@ func (in *cfiInterp) exec(c *cfiCursor) error {
 // the value at reg+off. val: the expression's value is the register's value
 // (DW_CFA_val_expression, and DW_CFA_def_cfa_expression for the CFA) rather
 // than its address (DW_CFA_expression).
-func exprRule(expr []byte, val bool) Rule {
-	generic := Rule{Kind: RuleExpression, Reg: sframe.RegCFA, Expr: expr}
+func exprRule(expr []byte, val bool) sframe.Rule {
+	generic := sframe.Rule{Kind: sframe.RuleExpression, Reg: sframe.RegCFA, Expr: string(expr)}
 	if val {
-		generic.Kind = RuleValExpression
+		generic.Kind = sframe.RuleValExpression
 	}
 	c := cfiCursor{b: expr}
 	var reg sframe.Reg
@@ -934,11 +932,11 @@ func exprRule(expr []byte, val bool) Rule {
 	// word at reg+off with deref.
 	switch {
 	case val && !deref: // value reg+off
-		return Rule{Kind: RuleValOffset, Reg: reg, Offset: off}
+		return sframe.Rule{Kind: sframe.RuleValOffset, Reg: reg, Offset: off}
 	case val && deref: // value *(reg+off)
-		return Rule{Kind: RuleOffset, Reg: reg, Offset: off}
+		return sframe.Rule{Kind: sframe.RuleOffset, Reg: reg, Offset: off}
 	case !deref: // address reg+off
-		return Rule{Kind: RuleOffset, Reg: reg, Offset: off}
+		return sframe.Rule{Kind: sframe.RuleOffset, Reg: reg, Offset: off}
 	}
 	return generic // address *(reg+off): a double dereference
 }
@@ -1010,6 +1008,7 @@ func (m *Module) CFIRow(pc uint64) (Row, error) {
 	if err != nil {
 		return Row{}, m.cfiLookupErr(pc, err)
 	}
+	row.Src.Module = m
 	return row, nil
 }
 
@@ -1037,7 +1036,11 @@ func (m *Module) CFIRows(start, end uint64) ([]Row, error) {
 		if err != nil {
 			return nil, m.cfiLookupErr(t.fdes[i].begin+m.Bias, err)
 		}
+		n := len(out)
 		out = append(out, rows...)
+		for k := n; k < len(out); k++ {
+			out[k].Src.Module = m
+		}
 	}
 	return out, nil
 }
@@ -1101,14 +1104,15 @@ func (m *Module) cfiFrameRow(f *Frame) (Row, error) {
 	if err != nil {
 		return Row{}, m.cfiLookupErr(lpc+m.Bias, err)
 	}
+	row.Src.Module = m
 	return row, nil
 }
 
 // CFIUnwinder unwinds with DWARF CFI (.eh_frame and .debug_frame), the way
-// gdb does on AMD64: the caller's registers are the callee's with every
-// rule of the row applied; registers without a rule keep their value if
-// callee-saved (RBX, RBP, R12-R15), the caller's SP is the CFA unless a rule
-// says otherwise, its PC is the return address column; other registers
+// gdb does on AMD64 (stepRow): the caller's registers are the callee's with
+// every rule of the row applied; registers without a rule keep their value
+// if callee-saved (RBX, RBP, R12-R15), the caller's SP is the CFA unless a
+// rule says otherwise, its PC is the return address column; other registers
 // without a rule are unknown (gdb assumes they keep their value too, with a
 // complaint about incomplete CFI). A frame whose CIE has the "S"
 // augmentation is a signal trampoline: its caller is marked Interrupted.
@@ -1119,143 +1123,11 @@ type CFIUnwinder struct {
 // Method implements Unwinder.
 func (u *CFIUnwinder) Method() Method { return MethodCFI }
 
-// cfiEval evaluates the rules of one row for one dwframe.
-type cfiEval struct {
-	f   *Frame
-	mem Memory
-	cfa uint64
-	// haveCFA is set once cfa is known (the CFA rule itself cannot use it).
-	haveCFA bool
-}
-
-// errCFIUnknownReg reports a rule that needs a register the frame does not
-// know.
-type errCFIUnknownReg struct{ reg sframe.Reg }
-
-func (e *errCFIUnknownReg) Error() string {
-	return fmt.Sprintf("%s is not known in this frame", RegName(e.reg))
-}
-
-// reg returns the value of register r in the frame (RIP is the frame's PC).
-func (e *cfiEval) reg(r sframe.Reg) (uint64, error) {
-	if r == sframe.RegCFA {
-		if !e.haveCFA {
-			return 0, errors.New("the CFA rule refers to the CFA")
-		}
-		return e.cfa, nil
-	}
-	if r == RIP {
-		return e.f.PC, nil
-	}
-	if v, ok := e.f.Regs.Get(r); ok {
-		return v, nil
-	}
-	return 0, &errCFIUnknownReg{r}
-}
-
-// value evaluates a rule that yields a value (not same-value or undefined).
-func (e *cfiEval) value(r Rule) (uint64, error) {
-	switch r.Kind {
-	case RuleValOffset, RuleOffset:
-		base, err := e.reg(r.Reg)
-		if err != nil {
-			return 0, err
-		}
-		if r.Kind == RuleValOffset {
-			return base + uint64(r.Offset), nil
-		}
-		return ReadUint64(e.mem, base+uint64(r.Offset))
-	case RuleRegister:
-		return e.reg(r.Reg)
-	case RuleExpression, RuleValExpression:
-		// Register rules get the CFA pushed first (DWARF 5 §6.4.2.3); the
-		// CFA rule does not.
-		v, err := e.expr(r.Expr, e.haveCFA)
-		if err != nil || r.Kind == RuleValExpression {
-			return v, err
-		}
-		return ReadUint64(e.mem, v)
-	}
-	return 0, fmt.Errorf("rule %v yields no value", r.Kind)
-}
-
-// expr evaluates a DWARF expression with Delve's op package, the frame's
-// known registers and the target's memory, behind recover.
-func (e *cfiEval) expr(expr []byte, pushCFA bool) (v uint64, err error) {
-	var memErr error
-	defer func() {
-		if r := recover(); r != nil {
-			v, err = 0, fmt.Errorf("%w: DWARF expression %x: evaluation panicked: %v", errCFIBadExpr, expr, r)
-		}
-		if memErr != nil {
-			err = memErr
-		}
-	}()
-	regs := make([]*op.DwarfRegister, MaxReg)
-	for r := range regs {
-		if v, ok := e.f.Regs.Get(sframe.Reg(r)); ok {
-			regs[r] = op.DwarfRegisterFromUint64(v)
-		}
-	}
-	regs[RIP] = op.DwarfRegisterFromUint64(e.f.PC)
-	dr := op.NewDwarfRegisters(0, regs, binary.LittleEndian, uint64(RIP), uint64(RSP), uint64(RBP), 0)
-	prog := expr
-	if pushCFA {
-		dr.CFA = int64(e.cfa)
-		prog = make([]byte, 9+len(expr))
-		prog[0] = byte(op.DW_OP_const8u)
-		binary.LittleEndian.PutUint64(prog[1:], e.cfa)
-		copy(prog[9:], expr)
-	}
-	mem := e.mem // the closure must not capture e, which would escape
-	read := func(buf []byte, addr uint64) (int, error) {
-		n, err := mem.ReadAt(buf, addr)
-		if err != nil || n < len(buf) {
-			if err == nil {
-				err = fmt.Errorf("short read (%d of %d bytes)", n, len(buf))
-			}
-			memErr = &MemoryError{Addr: addr, Err: err}
-			return n, memErr
-		}
-		return n, nil
-	}
-	res, pieces, err := op.ExecuteStackProgram(*dr, prog, 8, read)
-	if err != nil {
-		return 0, fmt.Errorf("DWARF expression %x: %w", expr, err)
-	}
-	if pieces != nil {
-		return 0, fmt.Errorf("DWARF expression %x names a location, not an address", expr)
-	}
-	return uint64(res), nil
-}
-
-// errCFIBadExpr marks a DWARF expression that made Delve's evaluator panic.
-var errCFIBadExpr = errors.New("malformed DWARF expression")
-
-// stepReason classifies an evaluation error.
-func stepReason(err error) Reason {
-	var me *MemoryError
-	var ue *errCFIUnknownReg
-	switch {
-	case errors.As(err, &me):
-		return ReasonMemory
-	case errors.As(err, &ue):
-		return ReasonUnsafe
-	case errors.Is(err, errCFIBadExpr):
-		return ReasonFormat
-	}
-	return ReasonUnsupported
-}
-
 // Step implements Unwinder. It returns f's caller with PC, SP and every
 // register the row restores, and fills f.CFA and f.Row. Errors are
 // *StopError: ReasonNoModule, ReasonNoData, ReasonNoFDE, ReasonFormat
-// (malformed CFI), ReasonOutermost (the RA column is undefined, as in
-// _start and thread entry points), ReasonUnsafe (the CFA or RA rule needs a
-// register not known in f), ReasonMemory (the CFA or RA cannot be read),
-// ReasonUnsupported (an expression Delve's evaluator cannot run),
-// ReasonBadFrame (the RA column has no rule). A return address of 0 is
-// returned as a caller with PC 0, which Stack takes as the end of the trace.
+// (malformed CFI), and those of stepRow. A return address of 0 is returned
+// as a caller with PC 0, which Stack takes as the end of the trace.
 func (u *CFIUnwinder) Step(f *Frame) (Frame, error) {
 	m := f.Module
 	if m == nil || !m.Contains(f.PC) {
@@ -1268,72 +1140,5 @@ func (u *CFIUnwinder) Step(f *Frame) (Frame, error) {
 	if err != nil {
 		return Frame{}, err
 	}
-	f.Row = row
-	if row.CFA.Kind == RuleUndefined {
-		return Frame{}, cfiStop(ReasonFormat, f.PC, m, nil, "no CFA rule at PC %#x in %s (%s)", f.PC, m.Name, row.Source)
-	}
-	ev := cfiEval{f: f, mem: u.Space.Mem}
-	cfa, err := ev.value(row.CFA)
-	if err != nil {
-		return Frame{}, cfiStop(stepReason(err), f.PC, m, err, "cannot compute the CFA at PC %#x in %s (%s): %v", f.PC, m.Name, row.Source, err)
-	}
-	ev.cfa, ev.haveCFA = cfa, true
-	f.CFA = cfa
-
-	switch row.RA.Kind {
-	case RuleUndefined:
-		return Frame{}, cfiStop(ReasonOutermost, f.PC, m, nil, "outermost frame: the return address is undefined at PC %#x in %s (%s)", f.PC, m.Name, row.Source)
-	case RuleSameValue:
-		return Frame{}, cfiStop(ReasonBadFrame, f.PC, m, nil, "the return address is not saved at PC %#x in %s (%s)", f.PC, m.Name, row.Source)
-	}
-	pc, err := ev.value(row.RA)
-	if err != nil {
-		return Frame{}, cfiStop(stepReason(err), f.PC, m, err, "cannot read the return address at PC %#x in %s (%s): %v", f.PC, m.Name, row.Source, err)
-	}
-
-	caller := Frame{Level: f.Level + 1, PC: pc, Method: MethodCFI, Interrupted: row.Signal}
-	caller.Regs.PCReg, caller.Regs.SPReg, caller.Regs.FPReg = RIP, RSP, RBP
-	// Registers without a rule: SP is the CFA, callee-saved ones keep
-	// their value, the others are unknown.
-	caller.Regs.Set(RSP, cfa)
-	for _, r := range AMD64CalleeSaved {
-		if v, ok := f.Regs.Get(r); ok {
-			caller.Regs.Set(r, v)
-		}
-	}
-	// Registers with a rule; RBP's is in FP (same-value when the CFI has
-	// none, which the defaults above already gave).
-	ev.apply(&caller.Regs, RBP, row.FP)
-	for r, rule := range row.Other {
-		if r >= 0 && r < MaxReg && r != RIP {
-			ev.apply(&caller.Regs, r, rule)
-		}
-	}
-	caller.Regs.Set(RIP, pc)
-	caller.Module = u.Space.Modules.Find(pc)
-	return caller, nil
-}
-
-// apply sets register r of the caller's regs by rule.
-func (e *cfiEval) apply(regs *Regs, r sframe.Reg, rule Rule) {
-	switch rule.Kind {
-	case RuleUndefined:
-		regs.Forget(r)
-	case RuleSameValue:
-		if v, ok := e.f.Regs.Get(r); ok {
-			regs.Set(r, v)
-		} else {
-			regs.Forget(r)
-		}
-	default:
-		v, err := e.value(rule)
-		if err != nil {
-			// gdb reports such a register as unavailable only when it is
-			// asked for; the caller just does not know it.
-			logrus.Debugf("frames: cfi: %s above frame %d at %#x: %v", RegName(r), e.f.Level, e.f.PC, err)
-			regs.Forget(r)
-			return
-		}
-		regs.Set(r, v)
-	}
+	return stepRow(f, &row, u.Space)
 }

@@ -93,7 +93,7 @@ func cfiTestModule(name string, bias uint64, eager *cfiTable, eagerErr error, la
 func cfiSameOutcome(eagerRow Row, eagerErr error, lazyRow Row, lazyErr error) string {
 	if eagerErr == nil && lazyErr == nil {
 		if !reflect.DeepEqual(eagerRow, lazyRow) {
-			return fmt.Sprintf("row %s %q, eager %s %q", cfiRowString(lazyRow), lazyRow.Source, cfiRowString(eagerRow), eagerRow.Source)
+			return fmt.Sprintf("row %s %q, eager %s %q", cfiRowString(lazyRow), lazyRow.Src.String(), cfiRowString(eagerRow), eagerRow.Src.String())
 		}
 		return ""
 	}

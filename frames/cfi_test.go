@@ -130,19 +130,17 @@ func cfiModule(t *testing.T, name string, eh *ehBuilder, bias uint64) *Module {
 	return m
 }
 
-func cfiRule(k RuleKind, reg sframe.Reg, off int64) Rule { return Rule{Kind: k, Reg: reg, Offset: off} }
+func cfiRule(k sframe.RuleKind, reg sframe.Reg, off int64) sframe.Rule { return sframe.Rule{Kind: k, Reg: reg, Offset: off} }
 
 var (
-	cfiSame  = cfiRule(RuleSameValue, sframe.RegCFA, 0)
-	cfiUndef = cfiRule(RuleUndefined, sframe.RegCFA, 0)
+	cfiSame  = cfiRule(sframe.RuleSameValue, sframe.RegCFA, 0)
+	cfiUndef = cfiRule(sframe.RuleUndefined, sframe.RegCFA, 0)
 )
 
 func cfiRowString(r Row) string {
-	s := fmt.Sprintf("[%#x,%#x) cfa=%v ra=%v fp=%v", r.Start, r.End, r.CFA, r.RA, r.FP)
-	for reg := sframe.Reg(0); reg < 128; reg++ {
-		if o, ok := r.Other[reg]; ok {
-			s += fmt.Sprintf(" %s=%v", RegName(reg), o)
-		}
+	s := fmt.Sprintf("[%#x,%#x) cfa=%v ra=%v fp=%v", r.Start, r.End, RuleString(r.CFA), RuleString(r.RA), RuleString(r.FP))
+	for _, o := range r.Other {
+		s += fmt.Sprintf(" %s=%v", RegName(o.Reg), RuleString(o.Rule))
 	}
 	return s
 }
@@ -228,8 +226,8 @@ func TestCFIRows(t *testing.T) {
 			var got []string
 			for _, r := range rows {
 				got = append(got, cfiRowString(r))
-				if r.Source != fde.Source || !strings.HasPrefix(r.Source, ".eh_frame FDE 0x") {
-					t.Errorf("row source %q, FDE source %q", r.Source, fde.Source)
+				if r.Src.String() != fde.Source || !strings.HasPrefix(r.Src.String(), ".eh_frame FDE 0x") {
+					t.Errorf("row source %q, FDE source %q", r.Src.String(), fde.Source)
 				}
 			}
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
@@ -252,8 +250,8 @@ func TestCFIRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := ".eh_frame FDE 0x18 (CIE 0x0)"; r.Source != want {
-			t.Errorf("Source = %q, want %q", r.Source, want)
+		if want := ".eh_frame FDE 0x18 (CIE 0x0)"; r.Src.String() != want {
+			t.Errorf("Source = %q, want %q", r.Src.String(), want)
 		}
 	})
 	t.Run("a PC outside every FDE is ReasonNoFDE", func(t *testing.T) {
@@ -346,7 +344,7 @@ func TestCFIStep(t *testing.T) {
 		if c.Regs.Known(RAX) {
 			t.Errorf("caller RAX is known; a caller-saved register without a rule must be unknown")
 		}
-		if !sameRule(f.Row.CFA, cfiRule(RuleValOffset, RBP, 16)) {
+		if !(f.Row.CFA == cfiRule(sframe.RuleValOffset, RBP, 16)) {
 			t.Errorf("f.Row = %s", cfiRowString(f.Row))
 		}
 	})
@@ -560,24 +558,24 @@ func FuzzCFI(f *testing.F) {
 
 // delveRule converts a rule of Delve's FrameContext into the common form,
 // for comparing row tables with EstablishFrame.
-func cfiDelveRule(r dwframe.DWRule, isCFA bool) (Rule, bool) {
+func cfiDelveRule(r dwframe.DWRule, isCFA bool) (sframe.Rule, bool) {
 	switch r.Rule {
 	case dwframe.RuleCFA:
-		return cfiRule(RuleValOffset, sframe.Reg(r.Reg), r.Offset), true
+		return cfiRule(sframe.RuleValOffset, sframe.Reg(r.Reg), r.Offset), true
 	case dwframe.RuleUndefined:
 		return cfiUndef, true
 	case dwframe.RuleSameVal:
 		return cfiSame, true
 	case dwframe.RuleOffset:
-		return cfiRule(RuleOffset, sframe.RegCFA, r.Offset), true
+		return cfiRule(sframe.RuleOffset, sframe.RegCFA, r.Offset), true
 	case dwframe.RuleRegister:
-		return cfiRule(RuleRegister, sframe.Reg(r.Reg), 0), true
+		return cfiRule(sframe.RuleRegister, sframe.Reg(r.Reg), 0), true
 	case dwframe.RuleExpression:
 		return exprRule(r.Expression, isCFA), true
 	case dwframe.RuleValExpression:
 		return exprRule(r.Expression, true), true
 	}
-	return Rule{}, false // RuleValOffset: Delve does not apply the data alignment factor
+	return sframe.Rule{}, false // sframe.RuleValOffset: Delve does not apply the data alignment factor
 }
 
 // loadCFIFile parses all of the CFI of the ELF file at path, at bias 0
@@ -632,7 +630,7 @@ func TestCFIRowsMatchDelve(t *testing.T) {
 							t.Errorf("%s: Delve at %#x: %v", fde.source(), pc, err)
 							continue
 						}
-						if d, ok := cfiDelveRule(fc.CFA, true); !ok || !sameRule(d, r.CFA) {
+						if d, ok := cfiDelveRule(fc.CFA, true); !ok || !(d == r.CFA) {
 							t.Errorf("%s at %#x: CFA %v, Delve %v", fde.source(), pc, r.CFA, d)
 						}
 						for reg, dr := range fc.Regs {
@@ -644,10 +642,10 @@ func TestCFIRowsMatchDelve(t *testing.T) {
 							if !have {
 								mine = cfiSame // no rule: same value on AMD64 for what Delve records
 							}
-							if sameRule(d, mine) {
+							if (d == mine) {
 								continue
 							}
-							if d.Kind == RuleUndefined {
+							if d.Kind == sframe.RuleUndefined {
 								restored++
 								continue
 							}
@@ -662,15 +660,14 @@ func TestCFIRowsMatchDelve(t *testing.T) {
 }
 
 // cfiRegRuleOf returns the rule a row gives register reg, if any.
-func cfiRegRuleOf(r *Row, ra, reg sframe.Reg) (Rule, bool) {
+func cfiRegRuleOf(r *Row, ra, reg sframe.Reg) (sframe.Rule, bool) {
 	switch reg {
 	case ra:
 		return r.RA, true
 	case RBP:
 		return r.FP, true
 	}
-	o, ok := r.Other[reg]
-	return o, ok
+	return r.otherRule(reg)
 }
 
 func TestLoadCFIFromCommittedBinaries(t *testing.T) {
@@ -692,7 +689,7 @@ func TestLoadCFIFromCommittedBinaries(t *testing.T) {
 		t.Fatal("no _start")
 	}
 	r, err := m.CFIRow(addr)
-	if err != nil || r.RA.Kind != RuleUndefined {
+	if err != nil || r.RA.Kind != sframe.RuleUndefined {
 		t.Errorf("_start row %s, %v", cfiRowString(r), err)
 	}
 	// The PLT's CFA expression.
@@ -700,7 +697,7 @@ func TestLoadCFIFromCommittedBinaries(t *testing.T) {
 	defer f.Close()
 	plt := f.Section(".plt")
 	r, err = m.CFIRow(plt.Addr + m.Bias + 0x10)
-	if err != nil || r.CFA.Kind != RuleValExpression {
+	if err != nil || r.CFA.Kind != sframe.RuleValExpression {
 		t.Errorf("PLT row %s, %v", cfiRowString(r), err)
 	}
 }
@@ -997,8 +994,8 @@ func TestCFIDebugFrame(t *testing.T) {
 			}
 			r, err := tab.row(0x1004)
 			want := "[0x11001,0x11010) cfa=rsp+16 ra=c-8 fp=c-16"
-			if err != nil || cfiRowString(r) != want || r.Source != ".debug_frame FDE 0x18 (CIE 0x0)" {
-				t.Errorf("row %s (%s), %v; want %s", cfiRowString(r), r.Source, err, want)
+			if err != nil || cfiRowString(r) != want || r.Src.String() != ".debug_frame FDE 0x18 (CIE 0x0)" {
+				t.Errorf("row %s (%s), %v; want %s", cfiRowString(r), r.Src.String(), err, want)
 			}
 		})
 	}
@@ -1014,8 +1011,8 @@ func TestCFIDebugFrame(t *testing.T) {
 		}
 		r1, err1 := tab.row(0x1008)
 		r2, err2 := tab.row(0x1018)
-		if err1 != nil || err2 != nil || !strings.HasPrefix(r1.Source, ".debug_frame") || !strings.HasPrefix(r2.Source, ".eh_frame") || len(tab.fdes) != 2 {
-			t.Errorf("%q %v, %q %v, %d FDEs", r1.Source, err1, r2.Source, err2, len(tab.fdes))
+		if err1 != nil || err2 != nil || !strings.HasPrefix(r1.Src.String(), ".debug_frame") || !strings.HasPrefix(r2.Src.String(), ".eh_frame") || len(tab.fdes) != 2 {
+			t.Errorf("%q %v, %q %v, %d FDEs", r1.Src.String(), err1, r2.Src.String(), err2, len(tab.fdes))
 		}
 	})
 	t.Run("a broken section is skipped when the other parses", func(t *testing.T) {
@@ -1051,30 +1048,30 @@ func TestCFIDebugFrame(t *testing.T) {
 // "v+8", a register name, "exp", "vexp"). Rules simplified from
 // expressions print as readelf's "exp"; the caller accepts "vexp" for them
 // too.
-func cfiReadelfCell(r Rule, have bool) string {
+func cfiReadelfCell(r sframe.Rule, have bool) string {
 	if !have {
 		return "u"
 	}
 	switch r.Kind {
-	case RuleUndefined:
+	case sframe.RuleUndefined:
 		return "u"
-	case RuleSameValue:
+	case sframe.RuleSameValue:
 		return "s"
-	case RuleOffset:
+	case sframe.RuleOffset:
 		if r.Reg == sframe.RegCFA {
 			return fmt.Sprintf("c%+d", r.Offset)
 		}
 		return "exp"
-	case RuleValOffset:
+	case sframe.RuleValOffset:
 		if r.Reg == sframe.RegCFA {
 			return fmt.Sprintf("v%+d", r.Offset)
 		}
 		return "exp"
-	case RuleRegister:
+	case sframe.RuleRegister:
 		return RegName(r.Reg)
-	case RuleExpression:
+	case sframe.RuleExpression:
 		return "exp"
-	case RuleValExpression:
+	case sframe.RuleValExpression:
 		return "vexp"
 	}
 	return "?"
@@ -1157,8 +1154,8 @@ func TestCFIRowsMatchReadelf(t *testing.T) {
 					var got string
 					switch col {
 					case "CFA":
-						got = r.CFA.String()
-						if r.CFA.Kind != RuleValOffset || r.CFA.Reg == sframe.RegCFA {
+						got = RuleString(r.CFA)
+						if r.CFA.Kind != sframe.RuleValOffset || r.CFA.Reg == sframe.RegCFA {
 							got = "exp"
 						}
 					case "ra":
@@ -1171,7 +1168,7 @@ func TestCFIRowsMatchReadelf(t *testing.T) {
 							}
 						}
 						rule, have := cfiRegRuleOf(&r, fde.cie.raReg, reg)
-						if reg == RBP && rule.Kind == RuleSameValue {
+						if reg == RBP && rule.Kind == sframe.RuleSameValue {
 							have = false // FP is same-value when the CFI has no rule
 						}
 						got = cfiReadelfCell(rule, have)
@@ -1213,8 +1210,8 @@ func TestCFIAArch64Rows(t *testing.T) {
 	// FDE 0xb8 has a "zRB" CIE (PAuth B key) and negate_ra_state.
 	r, err = m.CFIRow(0x400154)
 	want = "[0x400154,0x400160) cfa=r31+16 ra=c-8 fp=c-16"
-	if err != nil || cfiRowString(r) != want || r.Signal || r.Source != ".eh_frame FDE 0xb8 (CIE 0xa0)" {
-		t.Errorf("row %s (%s, signal %v), %v; want %s", cfiRowString(r), r.Source, r.Signal, err, want)
+	if err != nil || cfiRowString(r) != want || r.Signal || r.Src.String() != ".eh_frame FDE 0xb8 (CIE 0xa0)" {
+		t.Errorf("row %s (%s, signal %v), %v; want %s", cfiRowString(r), r.Src.String(), r.Signal, err, want)
 	}
 	// FDE 0x11c has a "zRS" CIE.
 	if r, err = m.CFIRow(0x400184); err != nil || !r.Signal {

@@ -27,7 +27,6 @@ type moduleData struct {
 	sframeOnce sync.Once
 	sframe     *sframe.Section
 	sframeErr  error
-	sources    sync.Map // FDE index<<32 | FRE index -> Row.Source text
 
 	// cfi is the module's DWARF CFI (.eh_frame, .debug_frame) with every
 	// FDE parsed, loaded by loadCFI (cfi.go) on first use; nil with a nil

@@ -122,7 +122,7 @@ func TestPLTFixtures(t *testing.T) {
 				if err != nil {
 					t.Fatalf("step from write@plt+%#x: %v", c.pc-plt, err)
 				}
-				if f.Row.CFA.String() != c.cfa || caller.PC != ret || caller.Regs.SP() != X+16 {
+				if RuleString(f.Row.CFA) != c.cfa || caller.PC != ret || caller.Regs.SP() != X+16 {
 					t.Errorf("write@plt+%#x: row %v, caller PC %#x SP %#x; want CFA %s, PC %#x, SP %#x",
 						c.pc-plt, f.Row, caller.PC, caller.Regs.SP(), c.cfa, ret, X+16)
 				}

@@ -21,10 +21,12 @@ type FPUnwinder struct {
 func (u *FPUnwinder) Method() Method { return MethodFP }
 
 var fpRow = Row{
-	CFA:    Rule{Kind: RuleValOffset, Reg: RBP, Offset: 16},
-	RA:     Rule{Kind: RuleOffset, Reg: sframe.RegCFA, Offset: -8},
-	FP:     Rule{Kind: RuleOffset, Reg: sframe.RegCFA, Offset: -16},
-	Source: "fp chain",
+	Row: sframe.Row{
+		CFA: sframe.Rule{Kind: sframe.RuleValOffset, Reg: RBP, Offset: 16},
+		RA:  sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.RegCFA, Offset: -8},
+		FP:  sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.RegCFA, Offset: -16},
+	},
+	Src: Source{Method: MethodFP, FDE: -1, CIE: -1, FRE: -1},
 }
 
 // Step implements Unwinder.
@@ -42,7 +44,7 @@ func (u *FPUnwinder) Step(f *Frame) (Frame, error) {
 	}
 	f.Row = fpRow
 	if fp == 0 {
-		f.Row.CFA, f.Row.RA = ruleUndefined, ruleUndefined
+		f.Row.CFA, f.Row.RA, f.Row.Outermost = sframe.Rule{}, sframe.Rule{}, true
 		return stop(ReasonOutermost, nil, "frame pointer is 0 at PC %#x: end of the chain", f.PC)
 	}
 	sp := f.Regs.SP()

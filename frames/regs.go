@@ -20,11 +20,40 @@ type Regs struct {
 	// PCReg and SPReg name the DWARF numbers of the PC (return-address
 	// column) and the stack pointer for this ABI.
 	PCReg, SPReg, FPReg sframe.Reg
+	// ABI is the ABI whose register numbers these are (0: AMD64).
+	ABI sframe.ABI
 }
 
 // NewRegs returns an empty register set for an ABI.
 func NewRegs(abi sframe.ABI) Regs {
-	return Regs{PCReg: abi.RAReg(), SPReg: abi.SPReg(), FPReg: abi.FPReg()}
+	return Regs{PCReg: abi.RAReg(), SPReg: abi.SPReg(), FPReg: abi.FPReg(), ABI: abi}
+}
+
+// empty returns a register set of the same ABI with no register known.
+func (r *Regs) empty() Regs {
+	return Regs{PCReg: r.PCReg, SPReg: r.SPReg, FPReg: r.FPReg, ABI: r.ABI}
+}
+
+// abi returns the set's ABI, AMD64 for a zero Regs.
+func (r *Regs) abi() sframe.ABI {
+	if r.ABI == 0 {
+		return sframe.ABIAMD64LittleEndian
+	}
+	return r.ABI
+}
+
+// raReg returns the DWARF number of the register that holds the return
+// address at a function's entry: the PC column itself on AMD64 (the RA is
+// on the stack), the link register on AArch64 and s390x.
+func (r *Regs) raReg() sframe.Reg { return r.abi().RAReg() }
+
+// calleeSaved returns the registers the ABI preserves across calls, which
+// keep their value in the caller when DWARF CFI gives them no rule.
+func (r *Regs) calleeSaved() []sframe.Reg {
+	if r.abi() == sframe.ABIAMD64LittleEndian {
+		return AMD64CalleeSaved
+	}
+	return nil
 }
 
 // AMD64 DWARF register numbers (System V psABI, table 3.36).

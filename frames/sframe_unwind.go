@@ -3,7 +3,6 @@ package frames
 import (
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/sfdbg/sfdbg/sframe"
 )
@@ -129,159 +128,47 @@ func (u *SFrameUnwinder) Step(f *Frame) (Frame, error) {
 		}
 		return Frame{}, se
 	}
-	f.Row = RowFromSFrame(h.row)
-	f.Row.Source, f.Row.Start, f.Row.End = mod.data.sframeSource(&h), h.start+mod.Bias, h.end+mod.Bias
-	stop := func(r Reason, err error, format string, args ...any) (Frame, error) {
-		return Frame{}, &StopError{Method: MethodSFrame, Reason: r, PC: f.PC, Module: mod.Name, Err: err,
-			Msg: fmt.Sprintf(format, args...)}
+	row, err := sframeRow(mod, &h.row, h.fde, h.freIdx)
+	if err != nil {
+		return Frame{}, &StopError{Method: MethodSFrame, Reason: ReasonFormat, PC: f.PC, Module: mod.Name, Err: err,
+			Msg: fmt.Sprintf("bad SFrame row for PC %#x in %s: %v", f.PC, mod.Name, err)}
 	}
-	if h.row.Outermost {
-		return stop(ReasonOutermost, nil, "outermost frame at PC %#x in %s (%s: RA undefined)", f.PC, mod.Name, f.Row.Source)
-	}
-	if h.row.Signal {
+	row.Start, row.End = h.start+mod.Bias, h.end+mod.Bias
+	if row.Signal && !row.Outermost {
+		f.Row = row
 		if sec.ABI != sframe.ABIAMD64LittleEndian {
-			return stop(ReasonUnsupported, nil, "signal frame at PC %#x in %s: only AMD64 signal frames are supported", f.PC, mod.Name)
+			return Frame{}, &StopError{Method: MethodSFrame, Reason: ReasonUnsupported, PC: f.PC, Module: mod.Name,
+				Msg: fmt.Sprintf("signal frame at PC %#x in %s: only AMD64 signal frames are supported", f.PC, mod.Name)}
 		}
-		return u.stepSignalAMD64(f, mod, h.row.CFA)
+		return u.stepSignalAMD64(f, mod, row.CFA)
 	}
-	if h.row.MangledRA {
-		return stop(ReasonUnsupported, nil, "mangled (signed) RA at PC %#x in %s", f.PC, mod.Name)
-	}
-
-	e := ruleEval{f: f, mem: u.Space.Mem, abi: sec.ABI}
-	cfa, err := e.eval(h.row.CFA, 0, true)
-	if err != nil {
-		return e.fail(f, mod, "CFA", h.row.CFA, err)
-	}
-	f.CFA = cfa
-	ra, err := e.eval(h.row.RA, cfa, false)
-	if err != nil {
-		return e.fail(f, mod, "RA", h.row.RA, err)
-	}
-	caller := Frame{Level: f.Level + 1, PC: ra, Method: MethodSFrame}
-	caller.Regs.PCReg, caller.Regs.SPReg, caller.Regs.FPReg = sec.ABI.RAReg(), sec.ABI.SPReg(), sec.ABI.FPReg()
-	caller.Regs.Set(caller.Regs.PCReg, ra)
-	caller.Regs.Set(caller.Regs.SPReg, uint64(int64(cfa)+h.row.SPOffset))
-	if h.row.FP.Kind == sframe.RuleSameValue {
-		if v, ok := f.Regs.FP(); ok {
-			caller.Regs.Set(caller.Regs.FPReg, v)
-		}
-	} else {
-		fp, err := e.eval(h.row.FP, cfa, false)
-		if err != nil {
-			return e.fail(f, mod, "FP", h.row.FP, err)
-		}
-		caller.Regs.Set(caller.Regs.FPReg, fp)
-	}
-	caller.Module = u.Space.Modules.Find(ra)
-	return caller, nil
+	return stepRow(f, &row, u.Space)
 }
 
-// sframeSource returns the Row.Source text of a hit, "sframe FDE 12 FRE 3",
-// made once per FRE and then cached: this runs once per frame.
-func (d *moduleData) sframeSource(h *sframeHit) string {
-	key := uint64(h.fde.Index)<<32 | uint64(h.freIdx)
-	if s, ok := d.sources.Load(key); ok {
-		return s.(string)
+// SFrameRow interprets FRE freIdx (fre) of fde, from sec, the .sframe
+// section of mod, as a Row: the checked conversion of an SFrame FRE into
+// the one row form (spec v3 §3 and Appendix A, through
+// sframe.Section.RowInto). Start and End are left 0: the caller knows the
+// range (a PC-mask FDE repeats its FREs). mod may be nil (Source.Module
+// nil, FDE range at link-time addresses). Errors are *sframe.FormatError
+// for data words that cannot be interpreted, or an error naming a rule kind
+// SFrame cannot give.
+func SFrameRow(mod *Module, sec *sframe.Section, fde *sframe.FDE, fre *sframe.FRE, freIdx int) (Row, error) {
+	var r sframe.Row
+	if err := sec.RowInto(&r, fde, fre); err != nil {
+		return Row{}, err
 	}
-	b := make([]byte, 0, 40)
-	b = append(b, "sframe FDE "...)
-	b = strconv.AppendInt(b, int64(h.fde.Index), 10)
-	b = append(b, " FRE "...)
-	b = strconv.AppendInt(b, int64(h.freIdx), 10)
-	if h.fde.Type == sframe.FDETypeFlex {
-		b = append(b, " (flex)"...)
-	}
-	if h.row.Signal {
-		b = append(b, " (signal)"...)
-	}
-	src := string(b)
-	d.sources.Store(key, src)
-	return src
+	return sframeRow(mod, &r, fde, freIdx)
 }
 
-// ruleEval evaluates SFrame rules in frame f.
-type ruleEval struct {
-	f   *Frame
-	mem Memory
-	abi sframe.ABI
-}
-
-// errUnsafe and errRegUnknown are the reasons a register base cannot be
-// used.
-var (
-	errUnsafe     = errors.New("register only known in the topmost frame")
-	errRegUnknown = errors.New("register value unknown")
-)
-
-// reg returns the value of register r in the frame. SP and FP are usable in
-// every frame; other registers only in the topmost frame or in a frame whose
-// registers were all restored from a signal frame (spec v3 Appendix A:
-// ERR_SFRAME_UNSAFE_UNWIND).
-func (e *ruleEval) reg(r sframe.Reg) (uint64, error) {
-	if r != e.abi.SPReg() && r != e.abi.FPReg() && e.f.Level != 0 && !e.f.Interrupted {
-		return 0, errUnsafe
+// sframeRow converts the interpreted FRE r of fde into a Row.
+func sframeRow(mod *Module, r *sframe.Row, fde *sframe.FDE, freIdx int) (Row, error) {
+	var bias uint64
+	if mod != nil {
+		bias = mod.Bias
 	}
-	v, ok := e.f.Regs.Get(r)
-	if !ok {
-		return 0, errRegUnknown
-	}
-	return v, nil
-}
-
-// eval evaluates rule r: base (a register, or the CFA cfa) plus offset,
-// dereferenced for RuleOffset.
-func (e *ruleEval) eval(r sframe.Rule, cfa uint64, isCFA bool) (uint64, error) {
-	var base uint64
-	switch r.Kind {
-	case sframe.RuleOffset, sframe.RuleValOffset:
-		if r.Reg == sframe.RegCFA {
-			if isCFA {
-				return 0, errors.New("CFA rule based on the CFA")
-			}
-			base = cfa
-		} else {
-			v, err := e.reg(r.Reg)
-			if err != nil {
-				return 0, err
-			}
-			base = v
-		}
-	case sframe.RuleRegister:
-		return e.reg(r.Reg)
-	case sframe.RuleSameValue:
-		// RA still in its register (AArch64 LR, s390x r14): topmost only.
-		if isCFA || e.abi.RAReg() == e.f.Regs.PCReg {
-			return 0, errors.New("unsupported same-value rule")
-		}
-		return e.reg(e.abi.RAReg())
-	default:
-		return 0, fmt.Errorf("rule %v cannot be evaluated", r)
-	}
-	addr := uint64(int64(base) + r.Offset)
-	if r.Kind == sframe.RuleValOffset {
-		return addr, nil
-	}
-	return ReadUint64(e.mem, addr)
-}
-
-// fail turns an evaluation error into a StopError naming what failed.
-func (e *ruleEval) fail(f *Frame, mod *Module, what string, r sframe.Rule, err error) (Frame, error) {
-	se := &StopError{Method: MethodSFrame, Reason: ReasonUnsupported, PC: f.PC, Module: mod.Name, Err: err}
-	var me *MemoryError
-	switch {
-	case errors.As(err, &me):
-		se.Reason = ReasonMemory
-		se.Msg = fmt.Sprintf("%s rule %v at PC %#x in %s: %v", what, RuleFromSFrame(r), f.PC, mod.Name, err)
-	case errors.Is(err, errUnsafe):
-		se.Reason = ReasonUnsafe
-		se.Msg = fmt.Sprintf("%s rule %v at PC %#x in %s reads %s, known only in the topmost frame (frame %d)",
-			what, RuleFromSFrame(r), f.PC, mod.Name, RegName(r.Reg), f.Level)
-	case errors.Is(err, errRegUnknown):
-		se.Reason = ReasonUnsafe
-		se.Msg = fmt.Sprintf("%s rule %v at PC %#x in %s: the value of %s is unknown", what, RuleFromSFrame(r), f.PC, mod.Name, RegName(r.Reg))
-	default:
-		se.Msg = fmt.Sprintf("%s rule %v at PC %#x in %s: %v", what, RuleFromSFrame(r), f.PC, mod.Name, err)
-	}
-	return Frame{}, se
+	src := Source{Method: MethodSFrame, Module: mod, Section: ".sframe", FDE: int64(fde.Index), CIE: -1,
+		FRE: int32(freIdx), PCType: fde.PCType, Flex: fde.Type == sframe.FDETypeFlex,
+		FDEStart: fde.Start + bias, FDEEnd: fde.End() + bias}
+	return rowFromSFrame(r, src)
 }

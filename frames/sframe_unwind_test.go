@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sfdbg/sfdbg/sframe"
 )
 
 const stackBase = 0x7ffd00000000
@@ -155,10 +157,10 @@ func TestSFrameUnwind(t *testing.T) {
 					}
 				}
 				r := fs[1].Row
-				if r.Source != "sframe FDE 2 FRE 2" || r.Start != rt(fnMid+5) || r.End != rt(fnMid+0x3c) {
-					t.Errorf("mid row: %q [%#x, %#x)", r.Source, r.Start, r.End)
+				if r.Src.String() != "sframe FDE 2 FRE 2" || r.Start != rt(fnMid+5) || r.End != rt(fnMid+0x3c) {
+					t.Errorf("mid row: %q [%#x, %#x)", r.Src.String(), r.Start, r.End)
 				}
-				if fs[3].Row.CFA.Kind != RuleUndefined {
+				if fs[3].Row.CFA.Kind != sframe.RuleUndefined {
 					t.Errorf("outermost row CFA = %v", fs[3].Row.CFA)
 				}
 			},
@@ -202,11 +204,11 @@ func TestSFrameUnwind(t *testing.T) {
 			want:   []string{"flex_drap+0x8", "main+0x31", "_start+0x10"},
 			reason: ReasonOutermost,
 			check: func(t *testing.T, fs []Frame) {
-				if got := fs[0].Row.CFA.String(); got != "r10+0" {
+				if got := RuleString(fs[0].Row.CFA); got != "r10+0" {
 					t.Errorf("CFA rule %q, want r10+0", got)
 				}
-				if !strings.Contains(fs[0].Row.Source, "flex") {
-					t.Errorf("source %q does not say flex", fs[0].Row.Source)
+				if !strings.Contains(fs[0].Row.Src.String(), "flex") {
+					t.Errorf("source %q does not say flex", fs[0].Row.Src.String())
 				}
 			},
 		},
@@ -252,7 +254,7 @@ func TestSFrameUnwind(t *testing.T) {
 			want:   []string{"handler+0x8", "__restore_rt", "mid", "main+0x31", "_start+0x10"},
 			reason: ReasonOutermost,
 			check: func(t *testing.T, fs []Frame) {
-				if !fs[1].Row.Signal || fs[1].Row.CFA.String() != "(rsp+160)" || fs[1].Row.RA.String() != "(rsp+168)" {
+				if !fs[1].Row.Signal || RuleString(fs[1].Row.CFA) != "(rsp+160)" || RuleString(fs[1].Row.RA) != "(rsp+168)" {
 					t.Errorf("trampoline row %v signal %v", fs[1].Row, fs[1].Row.Signal)
 				}
 				if !fs[2].Interrupted || fs[3].Interrupted {
@@ -418,8 +420,8 @@ func TestFPUnwind(t *testing.T) {
 				if fs[0].CFA != X+0x50 || fs[1].CFA != X+0x90 {
 					t.Errorf("CFAs %#x %#x", fs[0].CFA, fs[1].CFA)
 				}
-				if fs[0].Row.Source != "fp chain" || fs[1].Method != MethodFP {
-					t.Errorf("row %q method %v", fs[0].Row.Source, fs[1].Method)
+				if fs[0].Row.Src.String() != "fp chain" || fs[1].Method != MethodFP {
+					t.Errorf("row %q method %v", fs[0].Row.Src.String(), fs[1].Method)
 				}
 			},
 		},

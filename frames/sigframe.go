@@ -58,14 +58,14 @@ func (u *SFrameUnwinder) stepSignalAMD64(f *Frame, mod *Module, cfa sframe.Rule)
 	slot := amd64SigcontextOff(RSP)
 	if cfa.Reg != RSP || cfa.Offset != slot ||
 		(cfa.Kind != sframe.RuleValOffset && cfa.Kind != sframe.RuleOffset) {
-		f.Row.CFA = RuleFromSFrame(cfa)
+		f.Row.CFA = cfa
 		return Frame{}, &StopError{Method: MethodSFrame, Reason: ReasonBadFrame, PC: f.PC, Module: mod.Name,
 			Msg: fmt.Sprintf("signal frame at PC %#x in %s: the FRE's CFA rule %v does not locate the kernel's saved RSP (rsp+%d)",
-				f.PC, mod.Name, RuleFromSFrame(cfa), slot)}
+				f.PC, mod.Name, RuleString(cfa), slot)}
 	}
-	f.Row.CFA = Rule{Kind: RuleOffset, Reg: RSP, Offset: slot}
-	f.Row.RA = Rule{Kind: RuleOffset, Reg: RSP, Offset: amd64SigcontextOff(RIP)}
-	f.Row.FP = Rule{Kind: RuleOffset, Reg: RSP, Offset: amd64SigcontextOff(RBP)}
+	f.Row.CFA = sframe.Rule{Kind: sframe.RuleOffset, Reg: RSP, Offset: slot}
+	f.Row.RA = sframe.Rule{Kind: sframe.RuleOffset, Reg: RSP, Offset: amd64SigcontextOff(RIP)}
+	f.Row.FP = sframe.Rule{Kind: sframe.RuleOffset, Reg: RSP, Offset: amd64SigcontextOff(RBP)}
 	var buf [amd64SigcontextWords * 8]byte
 	addr := sp + amd64UContextMContext
 	if n, err := u.Space.Mem.ReadAt(buf[:], addr); n < len(buf) {

@@ -20,6 +20,13 @@ const (
 	RuleValOffset
 	// RuleRegister: the value is in register Reg (s390x v2 register encoding).
 	RuleRegister
+	// RuleExpression: the value is in memory at the address a DWARF
+	// expression (Rule.Expr) computes. Only DWARF CFI produces it
+	// (DW_CFA_expression, DWARF 5 §6.4.1); SFrame cannot express it.
+	RuleExpression
+	// RuleValExpression: the value is what a DWARF expression computes
+	// (DW_CFA_val_expression, DW_CFA_def_cfa_expression). DWARF CFI only.
+	RuleValExpression
 )
 
 func (k RuleKind) String() string {
@@ -34,17 +41,26 @@ func (k RuleKind) String() string {
 		return "val-offset"
 	case RuleRegister:
 		return "register"
+	case RuleExpression:
+		return "expression"
+	case RuleValExpression:
+		return "val-expression"
 	}
 	return fmt.Sprintf("RuleKind(%d)", uint8(k))
 }
 
-// Rule is how one tracked value is recovered: for RuleOffset the value is
-// *(Reg + Offset), for RuleValOffset it is Reg + Offset, where Reg is a DWARF
-// register number or RegCFA; for RuleRegister it is the value of Reg.
+// Rule is how one value of the caller (CFA, RA, FP or, for DWARF CFI, any
+// register) is recovered: for RuleOffset the value is *(Reg + Offset), for
+// RuleValOffset it is Reg + Offset, where Reg is a DWARF register number or
+// RegCFA; for RuleRegister it is the value of Reg; for the expression kinds
+// Expr holds the DWARF expression's bytes (a string, so that rules stay
+// comparable with ==). It is the one rule type of sfdbg: SFrame FREs and
+// DWARF CFI rows are both expressed with it (frames.Row).
 type Rule struct {
 	Kind   RuleKind
 	Reg    Reg
-	Offset int64 // bytes
+	Offset int64  // bytes
+	Expr   string // DWARF expression for RuleExpression, RuleValExpression
 }
 
 // String formats the rule in the style of objdump's SFrame dump with DWARF
@@ -209,18 +225,6 @@ const (
 	flexDerefP = 1 << 1
 )
 
-// FlexControl builds a FLEX control data word.
-func FlexControl(reg Reg, regP, derefP bool) uint32 {
-	w := uint32(reg) << 3
-	if regP {
-		w |= flexRegP
-	}
-	if derefP {
-		w |= flexDerefP
-	}
-	return w
-}
-
 // flexRule interprets one control/offset pair of a FLEX FRE.
 func (s *Section) flexRule(ctl uint32, off int32, row *Row) Rule {
 	r := Rule{Kind: RuleValOffset, Reg: RegCFA, Offset: int64(off)}
@@ -244,7 +248,7 @@ func (s *Section) flexRow(row *Row, fre *FRE) error {
 	if n < 2 || n > 6 {
 		return formatErr(int64(fre.Off), "FLEX FRE with %d data words, want 2 to 6", n)
 	}
-	cfaCtl := fre.UWord(0)
+	cfaCtl := fre.uword(0)
 	if cfaCtl&flexRegP == 0 {
 		return formatErr(int64(fre.Off), "FLEX FRE: CFA control word %#x has no base register (reg_p clear)", cfaCtl)
 	}
@@ -257,7 +261,7 @@ func (s *Section) flexRow(row *Row, fre *FRE) error {
 	row.RA, row.FP = s.rules.ra, s.rules.fpSaved
 	i := 2
 	if i < n {
-		if ctl := fre.UWord(i); ctl == 0 {
+		if ctl := fre.uword(i); ctl == 0 {
 			i++ // padding: RA keeps its default rule
 		} else {
 			if i+1 >= n {
@@ -271,7 +275,7 @@ func (s *Section) flexRow(row *Row, fre *FRE) error {
 		if i+1 >= n {
 			return formatErr(int64(fre.Off), "FLEX FRE: FP control word without its offset word")
 		}
-		ctl := fre.UWord(i)
+		ctl := fre.uword(i)
 		if ctl != 0 {
 			row.FP = s.flexRule(ctl, fre.Words[i+1], row)
 		}

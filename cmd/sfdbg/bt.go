@@ -23,7 +23,7 @@ func init() {
 		fs := newFlagSet(c, stderr)
 		method := fs.String("method", "all", "unwinding `method`: sframe, cfi, fp, or all (SFrame, with CFI and frame pointers compared at every frame)")
 		asJSON := fs.Bool("json", false, "print JSON instead of text")
-		maxDepth := fs.Int("max-depth", 0, "at most `N` frames per thread (0: 256)")
+		maxDepth := fs.Int("max-depth", 0, "at most `N` frames per thread (0: 256; at most 1000000)")
 		independent := fs.Bool("independent", false, "with --method all, also run each method's own trace and match its frames with CFI's")
 		pos, st, ok := parseInterspersed(fs, args)
 		if !ok {
@@ -33,9 +33,13 @@ func init() {
 			fs.Usage()
 			return exitError
 		}
-		mode, err := debugger.ParseMode(*method)
+		methods, err := compare.ParseMethods(*method)
 		if err != nil {
 			fmt.Fprintf(stderr, "sfdbg: bt: %v\n", err)
+			return exitError
+		}
+		if err := compare.CheckMaxDepth(*maxDepth); err != nil {
+			fmt.Fprintf(stderr, "sfdbg: bt: --max-depth: %v\n", err)
 			return exitError
 		}
 		pid, err := strconv.Atoi(pos[0])
@@ -55,13 +59,7 @@ func init() {
 			return exitError
 		}
 		t1 := time.Now()
-		var pt *debugger.ProcessTrace
-		var pr *debugger.ProcessReport
-		if mode == debugger.ModeAll {
-			pr, err = debugger.CompareProcess(stop, compare.Options{MaxDepth: *maxDepth, Independent: *independent})
-		} else {
-			pt, err = debugger.TraceProcess(stop, mode, *maxDepth)
-		}
+		pt, err := debugger.TraceProcess(stop, compare.Options{Methods: methods, MaxDepth: *maxDepth, Independent: *independent})
 		t2 := time.Now()
 		if derr := stop.Detach(); derr != nil && err == nil {
 			err = derr
@@ -71,15 +69,10 @@ func init() {
 			fmt.Fprintf(stderr, "sfdbg: bt: %v\n", err)
 			return exitError
 		}
-		switch {
-		case pr != nil && *asJSON:
-			err = compare.WriteJSON(stdout, pr)
-		case pr != nil:
-			pr.WriteText(stdout, compare.Style{Color: isTerminal(stdout)})
-		case *asJSON:
-			err = pt.WriteJSON(stdout)
-		default:
-			pt.WriteText(stdout)
+		if *asJSON {
+			err = compare.WriteJSON(stdout, pt.Document())
+		} else {
+			pt.WriteText(stdout, compare.TextOptions{Style: compare.Style{Color: isTerminal(stdout)}})
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "sfdbg: bt: %v\n", err)
@@ -87,7 +80,7 @@ func init() {
 		}
 		logrus.Debugf("bt: seize %v, unwind %v, detach %v, print %v (stopped for %v)",
 			t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), time.Since(t3), t3.Sub(t0))
-		if pr != nil && pr.Disagreements > 0 {
+		if pt.Disagreements() > 0 {
 			return exitFindings
 		}
 		return exitOK

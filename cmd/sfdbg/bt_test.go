@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sfdbg/sfdbg/debugger"
+	"github.com/sfdbg/sfdbg/compare"
 )
 
 // exeRange returns the address range of a process's mappings of path.
@@ -178,12 +178,15 @@ func TestBtJSONAndExitStatus(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("status %d: %s", code, errOut)
 		}
-		var doc debugger.ProcessReport
+		var doc compare.ProcessDocument
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
-		if doc.Pid != pid || len(doc.Threads) != 1 || doc.Threads[0].Report == nil || len(doc.Threads[0].Report.Frames) < 12 {
+		if doc.SchemaVersion != 2 || doc.Methods != "all" || doc.Pid != pid || len(doc.Threads) != 1 || len(doc.Threads[0].Frames) < 12 {
 			t.Errorf("unexpected document: %+v", doc)
+		}
+		if f := doc.Threads[0].Frames[1]; len(f.Steps) != 3 || f.Verdict != compare.VerdictAgree {
+			t.Errorf("frame 1: want three steps and SFrame agreeing, got %+v", f)
 		}
 	})
 	for _, m := range []string{"sframe", "cfi", "fp"} {
@@ -193,14 +196,15 @@ func TestBtJSONAndExitStatus(t *testing.T) {
 				t.Fatalf("status %d: %s", code, errOut)
 			}
 			var doc struct {
-				Method  string `json:"method"`
-				Threads []struct {
+				SchemaVersion int    `json:"schema_version"`
+				Method        string `json:"methods"`
+				Threads       []struct {
 					Frames []struct {
 						Function string `json:"function"`
 					} `json:"frames"`
 				} `json:"threads"`
 			}
-			if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Method != m || len(doc.Threads) != 1 {
+			if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Method != m || doc.SchemaVersion != 2 || len(doc.Threads) != 1 {
 				t.Fatalf("%v: %s", err, out)
 			}
 			if f := doc.Threads[0].Frames; len(f) == 0 || f[0].Function != "spin_here" {

@@ -54,7 +54,7 @@ func TestCheckJSONIsOneVersionedDocument(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	if doc.SchemaVersion != 1 || len(doc.Files) != 1 || doc.Disagreements != 1 || doc.Files[0].Summary.Instructions == 0 {
+	if doc.SchemaVersion != 2 || len(doc.Files) != 1 || doc.Disagreements != 1 || doc.Files[0].Summary.Instructions == 0 {
 		t.Errorf("unexpected document: %+v", doc)
 	}
 	if f := doc.Files[0].Findings; len(f) == 0 || f[0].Kind == "" || f[0].PC == 0 {

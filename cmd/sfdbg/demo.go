@@ -105,7 +105,8 @@ func runDemo(modes []string, asJSON bool, stdout, stderr io.Writer) int {
 	}
 	if !asJSON {
 		fmt.Fprintf(stdout, "sfdbg demo: the bundled program %s (from testdata/src/deep.c, built with\n", demotarget.Name)
-		fmt.Fprintf(stdout, "gcc -O2 -fomit-frame-pointer and GNU as --gsframe: SFrame version 3) is written to\n%s and started.\n", dir)
+		fmt.Fprintf(stdout, "gcc -O2 -fomit-frame-pointer and GNU as --gsframe: SFrame version 3) is written to\n%s and started.\n\n", dir)
+		fmt.Fprint(stdout, debugger.CompareLegend)
 	}
 	status := exitOK
 	for _, mode := range modes {
@@ -126,24 +127,23 @@ func runDemo(modes []string, asJSON bool, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "sfdbg: demo: %v\n", err)
 			return exitError
 		}
-		pr, err := debugger.CompareProcess(stop, compare.Options{Independent: true})
+		pt, err := debugger.TraceProcess(stop, compare.Options{})
 		stop.Detach()
 		if err != nil {
 			fmt.Fprintf(stderr, "sfdbg: demo: %v\n", err)
 			return exitError
 		}
 		if asJSON {
-			compare.WriteJSON(stdout, pr)
+			compare.WriteJSON(stdout, pt.Document())
 		} else {
-			pr.WriteText(stdout, compare.Style{Color: isTerminal(stdout)})
+			pt.WriteText(stdout, compare.TextOptions{Style: compare.Style{Color: isTerminal(stdout)}})
 		}
-		if pr.Disagreements > 0 {
+		if pt.Disagreements() > 0 {
 			status = exitFindings
 		}
 		stopCur()
 	}
 	if !asJSON {
-		fmt.Fprintf(stdout, "\n%s", debugger.CompareLegend)
 		fmt.Fprintf(stdout, "\nThe demo program was killed and %s removed.\n", dir)
 		fmt.Fprintf(stdout, "Try it on your own process: sfdbg bt PID, or sfdbg attach PID and then \"bt\", \"info frame\", \"info sframe\".\n")
 	}

@@ -17,7 +17,7 @@ func TestDemoShowsComparedStacksAndLeavesNothingBehind(t *testing.T) {
 		t.Fatalf("status %d, stderr:\n%s\nstdout:\n%s", code, errOut, out)
 	}
 	for _, want := range []string{"=== mode spin", "=== mode threads", "spin_here", "level4_recursive", "thread_gamma",
-		"sframe:agree", "How to read it", "No SFrame disagreements."} {
+		"cfi     agree", "How to read it", "No SFrame disagreements."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q", want)
 		}

@@ -105,30 +105,36 @@ func TestLiveComparisonFlagsInjectedFREFaultAtItsFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := compare.Stack(space, regs, compare.Options{Independent: true})
-	stop.Detach()
-	var bad []compare.FrameResult
-	for _, fr := range rep.Frames {
-		if fr.Verdict == compare.VerdictDisagree {
-			bad = append(bad, fr)
+	tr := compare.Unwind(space, regs, compare.Options{Independent: true})
+	var bad []int
+	for i := range tr.Frames {
+		if tr.Frames[i].Verdict == compare.VerdictDisagree {
+			bad = append(bad, i)
 		}
 	}
-	if len(bad) != 1 || !strings.Contains(bad[0].Function, victim) {
-		for _, fr := range rep.Frames {
-			t.Logf("#%d %s %s", fr.Level, fr.Function, fr.Verdict)
+	name := func(i int) string {
+		f := &tr.Frames[i]
+		return compare.Location(space, f.PC, f.LookupPC(), false)
+	}
+	if len(bad) != 1 || !strings.Contains(name(bad[0]), victim) {
+		for i := range tr.Frames {
+			t.Logf("#%d %s %s", i, name(i), tr.Frames[i].Verdict)
 		}
 		t.Fatalf("want exactly one disagreeing frame, in %s; got %d", victim, len(bad))
 	}
 	kinds := map[compare.Kind]bool{}
-	for _, fnd := range bad[0].Findings {
-		kinds[fnd.Kind] = true
+	for _, fnd := range tr.Findings {
+		if fnd.Frame == bad[0] {
+			kinds[fnd.Kind] = true
+		}
 	}
+	stop.Detach()
 	if !kinds[compare.KindCFA] {
-		t.Errorf("frame #%d %s: findings %v, want a CFA disagreement", bad[0].Level, bad[0].Function, bad[0].Findings)
+		t.Errorf("frame #%d %s: findings %v, want a CFA disagreement", bad[0], name(bad[0]), tr.Findings)
 	}
 	// The frames below the victim still agree: the fault is one finding at
 	// one frame, not a cascade.
-	if bad[0].Level < 3 {
-		t.Errorf("victim found at level %d, expected deeper in the chain", bad[0].Level)
+	if bad[0] < 3 {
+		t.Errorf("victim found at level %d, expected deeper in the chain", bad[0])
 	}
 }

@@ -100,9 +100,9 @@ loop:
 			if err != nil {
 				continue
 			}
-			r := compare.Stack(space, regs, opts)
-			r.Thread = tid
-			agg.Add(i, r)
+			t := compare.Unwind(space, regs, opts)
+			t.Thread = tid
+			agg.Add(i, t)
 		}
 		agg.Samples++
 		if bar != nil {

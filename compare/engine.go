@@ -1,0 +1,748 @@
+package compare
+
+// This file is the one live comparison engine: every command that unwinds
+// a thread (sfdbg bt, sample, demo, core; the debugger's bt, frame and info
+// frame) builds a Trace with Unwind and renders it.
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe"
+)
+
+// Methods says which unwinding methods a trace runs.
+type Methods uint8
+
+// The method sets. All runs the three methods: the trace follows DWARF CFI
+// (the reference, as gdb unwinds) where it can, else SFrame, else frame
+// pointers, and at every frame each method computes the caller from the
+// same registers (seeded) and SFrame and the FP chain are judged against
+// CFI. A single method (OnlySFrame, OnlyCFI, OnlyFP) follows that method
+// alone and judges nothing: a view of the same model.
+const (
+	All Methods = iota
+	OnlySFrame
+	OnlyCFI
+	OnlyFP
+)
+
+var methodsNames = [...]string{"all", "sframe", "cfi", "fp"}
+
+func (m Methods) String() string {
+	if int(m) < len(methodsNames) {
+		return methodsNames[m]
+	}
+	return fmt.Sprintf("Methods(%d)", uint8(m))
+}
+
+// ParseMethods parses "all" (or "compare"), "sframe", "cfi" or "fp".
+func ParseMethods(s string) (Methods, error) {
+	if s == "compare" {
+		return All, nil
+	}
+	for i, n := range methodsNames {
+		if s == n {
+			return Methods(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown method %q (want sframe, cfi, fp, or all/compare)", s)
+}
+
+// Runs reports whether the set runs method m.
+func (m Methods) Runs(x frames.Method) bool {
+	switch m {
+	case All:
+		return x <= frames.MethodFP
+	case OnlySFrame:
+		return x == frames.MethodSFrame
+	case OnlyCFI:
+		return x == frames.MethodCFI
+	case OnlyFP:
+		return x == frames.MethodFP
+	}
+	return false
+}
+
+// MaxDepthLimit is the largest depth a trace may be asked for.
+const MaxDepthLimit = 1_000_000
+
+// Options tune a trace.
+type Options struct {
+	// Methods selects the methods (All by default).
+	Methods Methods
+	// MaxDepth bounds the trace (0: frames.DefaultMaxDepth); at most
+	// MaxDepthLimit.
+	MaxDepth int
+	// Independent (with All) also runs SFrame's and the FP chain's own
+	// traces and matches their frames with the reference by identity.
+	Independent bool
+}
+
+// CheckMaxDepth validates a depth limit given by a user: 0 (the default)
+// to MaxDepthLimit.
+func CheckMaxDepth(n int) error {
+	if n < 0 || n > MaxDepthLimit {
+		return fmt.Errorf("depth limit %d out of range (0 for the default of %d, or 1 to %d)", n, frames.DefaultMaxDepth, MaxDepthLimit)
+	}
+	return nil
+}
+
+// Verdict is the outcome for SFrame at one frame of an All trace.
+type Verdict uint8
+
+// Verdicts.
+const (
+	// VerdictNone: not judged (single-method trace).
+	VerdictNone Verdict = iota
+	// VerdictAgree: SFrame finds the same caller as CFI.
+	VerdictAgree
+	// VerdictDisagree: SFrame finds another caller, or none (a finding says
+	// how).
+	VerdictDisagree
+	// VerdictNotCovered: SFrame has no data for the PC, or CFI has none to
+	// judge it by.
+	VerdictNotCovered
+	// VerdictEnd: CFI says outermost frame and SFrame agrees.
+	VerdictEnd
+)
+
+var verdictNames = [...]string{"", "agree", "disagree", "not covered", "end"}
+
+func (v Verdict) String() string {
+	if int(v) < len(verdictNames) {
+		return verdictNames[v]
+	}
+	return fmt.Sprintf("Verdict(%d)", uint8(v))
+}
+
+// MarshalText writes the verdict's name (JSON).
+func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
+
+// Step is one method's answer for "the caller of this frame", computed
+// from the frame's registers.
+type Step struct {
+	// Ran is set when the method was asked.
+	Ran bool
+	// Err is why the method gave no caller (nil when it gave one); its
+	// Reason ReasonOutermost says the frame is the outermost one.
+	Err *frames.StopError
+	// CFA is the frame's CFA as the method computed it (0 if it could not).
+	CFA uint64
+	// CallerPC, CallerSP and CallerFP are the caller's PC (the RA), SP and
+	// FP (FPKnown: the method recovered it).
+	CallerPC, CallerSP, CallerFP uint64
+	FPKnown                      bool
+	// Row is the rule the method used, with its source; nil when it found
+	// none. Rows are shared within a trace and must not be modified.
+	Row *frames.Row
+}
+
+// row returns the step's row, or an empty one.
+func (s *Step) row() *frames.Row {
+	if s.Row == nil {
+		return &noRow
+	}
+	return s.Row
+}
+
+var noRow frames.Row
+
+// OK reports whether the method found a caller.
+func (s *Step) OK() bool { return s.Ran && s.Err == nil }
+
+// Outermost reports whether the method says the frame is the outermost.
+func (s *Step) Outermost() bool { return s.Err != nil && s.Err.Reason == frames.ReasonOutermost }
+
+func (s *Step) reason() frames.Reason {
+	if s.Err == nil {
+		return frames.ReasonOutermost
+	}
+	return s.Err.Reason
+}
+
+// Frame is one frame of a trace: where it is and, for each method, its
+// step to the caller. Frames are small (no register set, no names): the
+// registers of frame N are recomputed on demand (Trace.FrameAt), names when
+// a frame is shown.
+type Frame struct {
+	Level int
+	PC    uint64
+	// CFA is the frame's CFA from the step the trace took (0 when no
+	// method could unwind the frame).
+	CFA uint64
+	// SP and FP are the frame's stack and frame pointer (FPKnown: known).
+	SP, FP  uint64
+	FPKnown bool
+	// FoundBy is the method whose step found this frame (MethodRegs for
+	// frame 0).
+	FoundBy frames.Method
+	// Interrupted: the PC is exact (frame 0, or a frame a signal
+	// interrupted), not a return address.
+	Interrupted bool
+	// Module holds PC, or nil.
+	Module *frames.Module
+	// Steps holds each method's step from this frame, by frames.Method.
+	Steps [3]Step
+	// Verdict is SFrame's verdict at this frame (All only); FPAgrees says
+	// whether the frame-pointer step matched CFI's.
+	Verdict  Verdict
+	FPAgrees bool
+}
+
+// LookupPC is the PC the frame's unwind rows are looked up at: PC, or PC-1
+// for a return address (frames.Frame.LookupPC).
+func (f *Frame) LookupPC() uint64 {
+	if f.Interrupted || f.PC == 0 {
+		return f.PC
+	}
+	return f.PC - 1
+}
+
+// Step returns method m's step from the frame.
+func (f *Frame) Step(m frames.Method) *Step { return &f.Steps[m] }
+
+// Trace is one thread's unwind with the methods compared: the one model
+// that every command renders.
+type Trace struct {
+	Thread  int
+	Methods Methods
+	Frames  []Frame
+	// Stop is why the trace ended: ReasonOutermost when it is complete,
+	// ReasonDepth when the depth limit cut it (Truncated).
+	Stop      *frames.StopError
+	Truncated bool
+	// Findings lists every finding, in frame order; FPBrokenFrom is the
+	// level of the first frame whose frame-pointer step differs from CFI's
+	// (-1 for none): one summary, not a finding per frame.
+	Findings     []Finding
+	FPBroken     int
+	FPBrokenFrom int
+	// Independent holds SFrame's and the FP chain's own traces (Options.
+	// Independent).
+	Independent []IndependentTrace
+	// Agree, Disagree and NotCovered count frames by SFrame verdict.
+	Agree, Disagree, NotCovered int
+
+	space *frames.Space
+	regs  frames.Regs
+	opts  Options
+}
+
+// IndependentTrace is a method's own unwind, matched with the reference
+// trace by frame identity (function start and CFA, as gdb's frame IDs).
+type IndependentTrace struct {
+	Method frames.Method
+	Frames []IndependentFrame
+	Stop   *frames.StopError
+}
+
+// IndependentFrame is one frame of an independent trace. Matches is the
+// level of the reference frame with the same identity, or -1.
+type IndependentFrame struct {
+	PC, CFA uint64
+	Matches int
+}
+
+// Complete reports whether the trace reached the outermost frame.
+func (t *Trace) Complete() bool { return t.Stop == nil || t.Stop.Reason == frames.ReasonOutermost }
+
+// Space returns the address space the trace was taken in.
+func (t *Trace) Space() *frames.Space { return t.space }
+
+// Disagreements counts the frames where SFrame disagrees with CFI plus the
+// frames an independent SFrame trace skipped or invented.
+func (t *Trace) Disagreements() int {
+	n := t.Disagree
+	for _, f := range t.Findings {
+		if f.Kind == KindMissingFrame || f.Kind == KindExtraFrame {
+			n++
+		}
+	}
+	return n
+}
+
+// Compared reports whether any frame was judged (SFrame agreed or
+// disagreed with CFI there).
+func (t *Trace) Compared() bool { return t.Agree+t.Disagree > 0 }
+
+// unwinders are the three methods over one address space, by frames.Method.
+type unwinders [3]frames.Unwinder
+
+func newUnwinders(space *frames.Space) unwinders {
+	return unwinders{
+		frames.MethodSFrame: &frames.SFrameUnwinder{Space: space},
+		frames.MethodCFI:    &frames.CFIUnwinder{Space: space},
+		frames.MethodFP:     &frames.FPUnwinder{Space: space},
+	}
+}
+
+// leadOrder is the order in which an All trace takes a method's caller.
+var leadOrder = [...]frames.Method{frames.MethodCFI, frames.MethodSFrame, frames.MethodFP}
+
+// lead is the frames.Unwinder a trace follows: it asks every method the
+// trace runs for the caller of a frame, records their steps in the trace,
+// and returns the caller of the first method (in leadOrder) that found
+// one. When CFI says the frame is outermost, the trace ends there.
+type lead struct {
+	t    *Trace
+	u    unwinders
+	fs   []Frame
+	rows rowCache
+}
+
+// rowCache interns the rows of a trace's steps: a deep stack repeats a few
+// rows, so a step keeps a pointer to a shared row.
+type rowCache map[rowKey]*frames.Row
+
+type rowKey struct {
+	src        frames.Source
+	start, end uint64
+}
+
+// intern returns the shared copy of r.
+func (c rowCache) intern(r *frames.Row) *frames.Row {
+	if !r.Found() {
+		return nil
+	}
+	k := rowKey{r.Src, r.Start, r.End}
+	if p, ok := c[k]; ok && p.Row == r.Row {
+		return p
+	}
+	p := new(frames.Row)
+	*p = *r
+	c[k] = p
+	return p
+}
+
+func (l *lead) Method() frames.Method {
+	if l.t.Methods == All {
+		return frames.MethodCFI
+	}
+	return frames.Method(l.t.Methods - 1)
+}
+
+func (l *lead) Step(f *frames.Frame) (frames.Frame, error) {
+	fr := l.frame(f)
+	var callers [3]frames.Frame
+	var rows [3]frames.Row
+	for _, m := range leadOrder {
+		if l.t.Methods.Runs(m) {
+			st := &fr.Steps[m]
+			callers[m], rows[m] = runStep(l.u[m], f, st)
+			st.Row = l.rows.intern(&rows[m])
+		}
+	}
+	if fr.Steps[frames.MethodCFI].Outermost() {
+		// CFI says outermost: the trace ends here, whatever the others say.
+		f.CFA, f.Row = fr.Steps[frames.MethodCFI].CFA, rows[frames.MethodCFI]
+		return frames.Frame{}, fr.Steps[frames.MethodCFI].Err
+	}
+	for _, m := range leadOrder {
+		if st := &fr.Steps[m]; st.OK() {
+			fr.CFA = st.CFA
+			f.CFA, f.Row = st.CFA, rows[m]
+			callers[m].Method = m
+			return callers[m], nil
+		}
+	}
+	st := l.firstErr(fr)
+	f.CFA, f.Row = st.CFA, *st.row()
+	return frames.Frame{}, st.Err
+}
+
+// firstErr returns the step whose error ends the trace: CFI's outermost
+// verdict, else the first method's (in leadOrder) error.
+func (l *lead) firstErr(fr *Frame) *Step {
+	var first *Step
+	for _, m := range leadOrder {
+		st := &fr.Steps[m]
+		if !st.Ran {
+			continue
+		}
+		if st.Outermost() {
+			return st
+		}
+		if first == nil {
+			first = st
+		}
+	}
+	return first
+}
+
+// frame appends the trace frame for f (levels come in order) and returns
+// it.
+func (l *lead) frame(f *frames.Frame) *Frame {
+	fr := Frame{Level: f.Level, PC: f.PC, SP: f.Regs.SP(), FoundBy: f.Method, Interrupted: f.Interrupted, Module: f.Module}
+	fr.FP, fr.FPKnown = f.Regs.FP()
+	l.fs = append(l.fs, fr)
+	return &l.fs[len(l.fs)-1]
+}
+
+// runStep runs one unwinder from a copy of f into st (all but st.Row) and
+// returns the caller and the row the unwinder used. A panic in an
+// unwinder becomes a StopError.
+func runStep(u frames.Unwinder, f *frames.Frame, st *Step) (caller frames.Frame, row frames.Row) {
+	fc := *f
+	fc.CFA, fc.Row = 0, frames.Row{}
+	*st = Step{Ran: true}
+	defer func() {
+		if r := recover(); r != nil {
+			st.Err = &frames.StopError{Method: u.Method(), Reason: frames.ReasonFormat, PC: f.PC,
+				Msg: fmt.Sprintf("%v unwinder failed at PC %#x: %v", u.Method(), f.PC, r)}
+			caller, row = frames.Frame{}, fc.Row
+		}
+	}()
+	caller, err := u.Step(&fc)
+	st.CFA, row = fc.CFA, fc.Row
+	if err != nil {
+		var se *frames.StopError
+		if !errors.As(err, &se) {
+			se = &frames.StopError{Method: u.Method(), Reason: frames.ReasonUnsupported, PC: f.PC, Err: err}
+		}
+		st.Err = se
+		return frames.Frame{}, row
+	}
+	st.CallerPC, st.CallerSP = caller.PC, caller.Regs.SP()
+	st.CallerFP, st.FPKnown = caller.Regs.FP()
+	return caller, row
+}
+
+// Unwind unwinds the thread whose registers are regs in space with the
+// methods opts.Methods selects, and judges SFrame and the frame-pointer
+// chain against DWARF CFI at every frame (All). Its time and memory are
+// linear in the depth, independent traces included.
+func Unwind(space *frames.Space, regs frames.Regs, opts Options) *Trace {
+	t := &Trace{Methods: opts.Methods, FPBrokenFrom: -1, space: space, regs: regs, opts: opts}
+	l := &lead{t: t, u: newUnwinders(space), rows: rowCache{}}
+	s := frames.NewStack(l, regs, space, frames.StackOptions{MaxDepth: opts.MaxDepth})
+	for s.Next() {
+		if f := s.Frame(); len(l.fs) == f.Level {
+			// The frame the stack stopped at before stepping from it (the
+			// depth limit): record where it is, with no steps.
+			l.frame(&f)
+		}
+	}
+	t.Frames, t.Stop = l.fs, s.Stop()
+	t.Truncated = t.Stop != nil && t.Stop.Reason == frames.ReasonDepth
+	if t.Methods != All {
+		return t
+	}
+	for i := range t.Frames {
+		t.judge(i)
+	}
+	if opts.Independent {
+		t.independent(l.u)
+	}
+	return t
+}
+
+// judge sets frame i's verdicts and adds its findings.
+func (t *Trace) judge(i int) {
+	fr := &t.Frames[i]
+	cfi, sf, fp := &fr.Steps[frames.MethodCFI], &fr.Steps[frames.MethodSFrame], &fr.Steps[frames.MethodFP]
+	if !cfi.Ran {
+		return // the depth limit cut the trace before this frame was unwound
+	}
+	add := func(k Kind, format string, args ...any) {
+		fn := describeFunc(t.space, fr)
+		t.Findings = append(t.Findings, Finding{Kind: k, Module: moduleName(fr.Module), Function: fn,
+			Frame: fr.Level, PC: fr.PC, SFrame: stepRule(sf), CFI: stepRule(cfi), FP: stepRule(fp),
+			Message: fmt.Sprintf("frame #%d %s: ", fr.Level, fn) + fmt.Sprintf(format, args...)})
+	}
+	fr.Verdict = VerdictAgree
+	cfiOuter := cfi.Outermost()
+	switch {
+	case !sf.OK() && (sf.reason() == frames.ReasonNoData || sf.reason() == frames.ReasonNoModule):
+		fr.Verdict = VerdictNotCovered
+	case !cfi.OK() && !cfiOuter:
+		fr.Verdict = VerdictNotCovered // no reference to judge SFrame by
+	case cfiOuter && sf.OK():
+		fr.Verdict = VerdictDisagree
+		add(KindOutermost, "CFI says outermost frame (RA undefined), SFrame gives caller %#x", sf.CallerPC)
+	case !sf.OK() && (sf.reason() == frames.ReasonNoFDE || sf.reason() == frames.ReasonNoRow):
+		fr.Verdict = VerdictNotCovered
+		if inGap(fr.Module, fr.LookupPC()) {
+			add(KindGap, "the PC lies in a gap of SFrame's coverage of its function: %v", sf.Err)
+		} else {
+			add(KindNoFDE, "CFI covers the PC but SFrame does not: %v", sf.Err)
+		}
+	case cfiOuter:
+		fr.Verdict = VerdictEnd
+		if !sf.Outermost() {
+			fr.Verdict = VerdictDisagree
+			add(KindOutermost, "CFI says outermost frame, SFrame stops with: %v", sf.Err)
+		}
+	case !sf.OK():
+		fr.Verdict = VerdictDisagree
+		switch {
+		case sf.Outermost():
+			add(KindOutermost, "SFrame says outermost frame, CFI gives caller %#x", cfi.CallerPC)
+		case sf.row().Signal:
+			add(KindSignal, "SFrame cannot unwind: %v", sf.Err)
+		default:
+			add(KindCFA, "SFrame cannot unwind: %v", sf.Err)
+		}
+	default:
+		kinds := stepDiff(cfi, sf)
+		if len(kinds) == 0 {
+			break
+		}
+		fr.Verdict = VerdictDisagree
+		special := Kind(0)
+		switch {
+		case sf.row().Signal || cfi.row().Signal:
+			special = KindSignal
+		case sf.row().Src.PCType == sframe.PCTypeMask:
+			special = KindPLT
+		}
+		first := len(t.Findings)
+		for _, k := range kinds {
+			msg := fmt.Sprintf("%s: SFrame %s, CFI %s", k.Title(), stepValue(sf, k), stepValue(cfi, k))
+			if special != 0 {
+				add(special, "%s (%s)", msg, k.Title())
+			} else {
+				add(k, "%s", msg)
+			}
+		}
+		if special == 0 && fr.Module != nil {
+			if b, ok := boundaryAt(fr.Module, fr.LookupPC()); ok {
+				for j := first; j < len(t.Findings); j++ {
+					t.Findings[j].Kind, t.Findings[j].Shift = KindFREBoundary, b.Shift
+					t.Findings[j].Message += "; static check: " + b.Message
+				}
+			}
+		}
+	}
+	switch fr.Verdict {
+	case VerdictAgree, VerdictEnd:
+		t.Agree++
+	case VerdictDisagree:
+		t.Disagree++
+	default:
+		t.NotCovered++
+	}
+	fr.FPAgrees = fp.OK() == cfi.OK() && len(stepDiff(cfi, fp)) == 0
+	if !fr.FPAgrees && cfi.OK() {
+		t.FPBroken++
+		if t.FPBrokenFrom < 0 {
+			t.FPBrokenFrom = fr.Level
+		}
+	}
+}
+
+// stepDiff compares a method's step with the reference step: the same
+// CFA and caller SP, the same caller PC and, when both know it, the same
+// caller FP.
+func stepDiff(ref, s *Step) []Kind {
+	if !s.OK() || !ref.OK() {
+		if s.OK() != ref.OK() {
+			return []Kind{KindCFA}
+		}
+		return nil
+	}
+	var out []Kind
+	if s.CFA != ref.CFA || s.CallerSP != ref.CallerSP {
+		out = append(out, KindCFA)
+	}
+	if s.CallerPC != ref.CallerPC {
+		out = append(out, KindRA)
+	}
+	if s.FPKnown && ref.FPKnown && s.CallerFP != ref.CallerFP {
+		out = append(out, KindFP)
+	}
+	return out
+}
+
+func stepValue(s *Step, k Kind) string {
+	switch k {
+	case KindRA:
+		return fmt.Sprintf("RA %#x", s.CallerPC)
+	case KindFP:
+		return fmt.Sprintf("FP %#x", s.CallerFP)
+	}
+	return fmt.Sprintf("CFA %#x", s.CFA)
+}
+
+// stepRule is the rule text of a step for findings: "cfa=rsp+16 ra=c-8
+// fp=u", "" when the method found no row.
+func stepRule(s *Step) string {
+	if s.Row == nil {
+		return ""
+	}
+	return ruleText(*s.Row)
+}
+
+// inGap reports whether SFrame covers part of the function containing the
+// runtime PC pc, but not pc itself (the FDE is too short, or the PC lies
+// before its first FRE).
+func inGap(mod *frames.Module, pc uint64) bool {
+	if mod == nil {
+		return false
+	}
+	sec, err := mod.SFrame()
+	if err != nil || sec == nil {
+		return false
+	}
+	_, off, ok := mod.FuncName(pc)
+	if !ok {
+		return false
+	}
+	fde, err := sec.FindFDE(pc - off - mod.Bias)
+	return err == nil && fde.Start == pc-off-mod.Bias
+}
+
+func moduleName(m *frames.Module) string {
+	if m == nil {
+		return ""
+	}
+	return m.Name
+}
+
+// describeFunc names a frame's code for findings and independent traces:
+// "module!function+0xoff at file.c:12".
+func describeFunc(space *frames.Space, fr *Frame) string {
+	f := frames.Frame{PC: fr.PC, Interrupted: fr.Interrupted}
+	return space.DescribeFrame(&f)
+}
+
+// identity is a frame's identity for matching across methods: the start of
+// its function (or its PC) and its CFA, as gdb's frame IDs.
+type identity struct{ fn, cfa uint64 }
+
+func frameID(space *frames.Space, pc, lookupPC, cfa uint64) identity {
+	id := identity{fn: pc, cfa: cfa}
+	if m := space.Modules.Find(lookupPC); m != nil {
+		if _, off, ok := m.FuncName(lookupPC); ok {
+			id.fn = lookupPC - off
+		}
+	}
+	return id
+}
+
+// independent runs SFrame's and the FP chain's own traces and matches
+// their frames with the reference by identity, in time linear in the
+// depth: the reference frames are indexed by identity in a map.
+func (t *Trace) independent(u unwinders) {
+	byID := make(map[identity]int, len(t.Frames))
+	byFnPC := make(map[[2]uint64]int, len(t.Frames))
+	for i := range t.Frames {
+		f := &t.Frames[i]
+		id := frameID(t.space, f.PC, f.LookupPC(), f.CFA)
+		if _, dup := byID[id]; !dup {
+			byID[id] = i
+		}
+		if _, dup := byFnPC[[2]uint64{id.fn, f.PC}]; !dup {
+			byFnPC[[2]uint64{id.fn, f.PC}] = i
+		}
+	}
+	match := func(pc, lookupPC, cfa uint64) int {
+		id := frameID(t.space, pc, lookupPC, cfa)
+		if i, ok := byID[id]; ok {
+			return i
+		}
+		// A frame whose CFA is unknown (the last of a trace that stopped)
+		// matches on function and exact PC.
+		if i, ok := byFnPC[[2]uint64{id.fn, pc}]; ok && (cfa == 0 || t.Frames[i].CFA == 0) {
+			return i
+		}
+		return -1
+	}
+	for _, m := range [...]frames.Method{frames.MethodSFrame, frames.MethodFP} {
+		it := IndependentTrace{Method: m}
+		s := frames.NewStack(u[m], t.regs, t.space, frames.StackOptions{MaxDepth: t.opts.MaxDepth})
+		missing, extra := KindMissingFrame, KindExtraFrame
+		if m == frames.MethodFP {
+			missing, extra = KindFPChain, KindFPChain
+		}
+		last := -1
+		for s.Next() {
+			f := s.Frame()
+			j := match(f.PC, f.LookupPC(), f.CFA)
+			it.Frames = append(it.Frames, IndependentFrame{PC: f.PC, CFA: f.CFA, Matches: j})
+			if m == frames.MethodFP {
+				continue // the FP chain's own trace is shown, not judged frame by frame
+			}
+			if j < 0 {
+				fn := t.space.DescribeFrame(&f)
+				t.Findings = append(t.Findings, Finding{Kind: extra, Frame: f.Level, PC: f.PC, Function: fn,
+					Message: fmt.Sprintf("%v trace frame #%d %s (CFA %#x) is not in the CFI trace", m, f.Level, fn, f.CFA)})
+				continue
+			}
+			for k := last + 1; k < j; k++ {
+				fn := describeFunc(t.space, &t.Frames[k])
+				t.Findings = append(t.Findings, Finding{Kind: missing, Frame: k, PC: t.Frames[k].PC, Function: fn,
+					Message: fmt.Sprintf("%v trace skipped frame #%d %s", m, k, fn)})
+			}
+			last = max(last, j)
+		}
+		it.Stop = s.Stop()
+		t.Independent = append(t.Independent, it)
+	}
+}
+
+// FrameAt returns frame n of the trace as the unwinders see it, with the
+// registers recovered so far, by unwinding again from frame 0 along the
+// trace's own path (the registers are not kept per frame: a trace holds
+// millions of frames in little memory). The target must still be stopped
+// as it was, or the same core. ok is false when n is out of range or the
+// path cannot be retraced.
+func (t *Trace) FrameAt(n int) (frames.Frame, bool) {
+	if n < 0 || n >= len(t.Frames) {
+		return frames.Frame{}, false
+	}
+	u := newUnwinders(t.space)
+	s := frames.NewStack(&replay{t: t, u: u}, t.regs, t.space, frames.StackOptions{MaxDepth: n + 1})
+	for s.Next() {
+		if f := s.Frame(); f.Level == n {
+			return f, f.PC == t.Frames[n].PC
+		}
+	}
+	return frames.Frame{}, false
+}
+
+// replay follows a trace's recorded path: at each frame the method that
+// found the next frame.
+type replay struct {
+	t *Trace
+	u unwinders
+}
+
+func (r *replay) Method() frames.Method { return frames.MethodCFI }
+
+func (r *replay) Step(f *frames.Frame) (frames.Frame, error) {
+	if f.Level+1 >= len(r.t.Frames) {
+		return frames.Frame{}, &frames.StopError{Reason: frames.ReasonDepth, PC: f.PC, Msg: "end of the recorded trace"}
+	}
+	m := r.t.Frames[f.Level+1].FoundBy
+	c, err := r.u[m].Step(f)
+	c.Method = m
+	return c, err
+}
+
+// StepsAt returns every method's step from frame n: those the trace
+// recorded and, for a single-method trace, the other methods' steps
+// computed now from the frame's registers. It returns false when n is out
+// of range.
+func (t *Trace) StepsAt(n int) ([3]Step, bool) {
+	if n < 0 || n >= len(t.Frames) {
+		return [3]Step{}, false
+	}
+	steps := t.Frames[n].Steps
+	if t.Methods == All && steps[frames.MethodCFI].Ran {
+		return steps, true
+	}
+	f, ok := t.FrameAt(n)
+	if !ok {
+		return steps, true
+	}
+	u := newUnwinders(t.space)
+	for m := range steps {
+		if !steps[m].Ran {
+			_, row := runStep(u[m], &f, &steps[m])
+			steps[m].Row = rowCache{}.intern(&row)
+		}
+	}
+	return steps, true
+}

@@ -1,0 +1,277 @@
+package compare
+
+// This file renders the one model (Trace): gdb-style text for sfdbg bt,
+// demo and the debugger's bt, and the JSON documents of schema 2.
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/sfdbg/sfdbg/frames"
+)
+
+// Location describes a frame's code the way gdb's backtrace does:
+// "spin_here () at src/deep.c:58", "clock_nanosleep () from
+// /lib/x86_64-linux-gnu/libc.so.6", "?? ()". lines adds the source line
+// (it loads the module's DWARF line table).
+func Location(space *frames.Space, pc, lookupPC uint64, lines bool) string {
+	m := space.Modules.Find(pc)
+	if m == nil {
+		return "?? ()"
+	}
+	var sym frames.Symbol
+	if lines {
+		sym = m.SymbolizeAt(pc, lookupPC)
+	} else {
+		sym.Name, _, _ = m.FuncName(pc)
+	}
+	name := sym.Name
+	if name == "" {
+		name = "??"
+	}
+	if sym.File != "" {
+		return fmt.Sprintf("%s () at %s:%d", name, shortFile(sym.File), sym.Line)
+	}
+	return fmt.Sprintf("%s () from %s", name, m.Path)
+}
+
+// shortFile keeps the last two elements of a source path.
+func shortFile(p string) string {
+	dir, file := filepath.Split(p)
+	if d := filepath.Base(dir); d != "." && d != "/" && d != "" {
+		return d + "/" + file
+	}
+	return file
+}
+
+// TextOptions choose what WriteText prints.
+type TextOptions struct {
+	// Limit > 0 prints the innermost Limit frames, < 0 the outermost
+	// -Limit frames (gdb's "bt N" and "bt -N"); 0 prints all.
+	Limit int
+	// NoLines leaves out source lines (faster: no DWARF line table).
+	NoLines bool
+	Style   Style
+}
+
+// levelWidth is the width of the level column: "#" and the largest level.
+func (t *Trace) levelWidth() int {
+	return max(3, 1+len(strconv.Itoa(len(t.Frames)-1)))
+}
+
+// FrameLine formats frame i as a line of WriteText (without the newline).
+func (t *Trace) FrameLine(i int, opts TextOptions) string {
+	f := &t.Frames[i]
+	lw := t.levelWidth()
+	lvl := "#" + strconv.Itoa(f.Level)
+	loc := Location(t.space, f.PC, f.LookupPC(), !opts.NoLines)
+	if t.Methods != All {
+		return fmt.Sprintf("%-*s 0x%016x in %s", lw, lvl, f.PC, loc)
+	}
+	found := f.FoundBy.String()
+	v, fp := "", ""
+	if f.Steps[frames.MethodCFI].Ran {
+		v, fp = f.Verdict.String(), "ok"
+		if !f.FPAgrees {
+			fp = "differs"
+		}
+	}
+	st := opts.Style
+	switch f.Verdict {
+	case VerdictDisagree:
+		v = st.paint("31", fmt.Sprintf("%-11s", "DISAGREE"))
+	case VerdictAgree, VerdictEnd:
+		v = st.paint("32", fmt.Sprintf("%-11s", v))
+	default:
+		v = fmt.Sprintf("%-11s", v)
+	}
+	return fmt.Sprintf("%-*s 0x%016x  %-6s  %s %-7s  %s", lw, lvl, f.PC, found, v, fp, loc)
+}
+
+// WriteText writes the trace: for All a table of frames with the method
+// that found each, SFrame's verdict and the frame-pointer check, then the
+// findings and one line about the frame-pointer chain; for one method,
+// gdb's "bt" lines. It ends with why the trace stopped, or "(More stack
+// frames follow...)" when the depth limit or opts.Limit cut it.
+func (t *Trace) WriteText(w io.Writer, opts TextOptions) {
+	lo, hi := 0, len(t.Frames)
+	switch {
+	case opts.Limit > 0 && opts.Limit < hi:
+		hi = opts.Limit
+	case opts.Limit < 0 && -opts.Limit < hi:
+		lo = hi + opts.Limit
+	}
+	if t.Methods == All && hi > lo {
+		fmt.Fprintf(w, "%-*s %-18s  %-6s  %-11s %-7s  %s\n", t.levelWidth(), "#", "PC", "FOUND", "SFRAME", "FP", "FUNCTION")
+	}
+	for i := lo; i < hi; i++ {
+		fmt.Fprintln(w, t.FrameLine(i, opts))
+	}
+	if hi < len(t.Frames) || t.Truncated {
+		fmt.Fprintln(w, "(More stack frames follow...)")
+	} else if !t.Complete() {
+		fmt.Fprintf(w, "Backtrace stopped: %s\n", StopText(t.Stop))
+	}
+	if t.Methods != All {
+		return
+	}
+	t.writeFindings(w, opts.Style)
+}
+
+// writeFindings prints the findings of an All trace and the summaries of
+// the frame-pointer chain and the independent traces.
+func (t *Trace) writeFindings(w io.Writer, st Style) {
+	for _, f := range t.Findings {
+		fmt.Fprintf(w, "  %-16s %s\n", st.kind(f.Kind), f.Message)
+		if f.Kind.Disagreement() && f.SFrame != "" {
+			fmt.Fprintf(w, "  %16s sframe: %s [%s]\n  %16s cfi:    %s\n", "", f.SFrame, strings.TrimSpace(f.Module), "", f.CFI)
+		}
+	}
+	if t.FPBroken > 0 {
+		fmt.Fprintf(w, "  %-16s frame pointers: chain differs from CFI at %d of %d frames, from #%d on (expected with -fomit-frame-pointer; not an SFrame fault)\n",
+			st.kind(KindFPChain), t.FPBroken, t.Agree+t.Disagree+t.NotCovered, t.FPBrokenFrom)
+	}
+	for _, it := range t.Independent {
+		matched := 0
+		for _, f := range it.Frames {
+			if f.Matches >= 0 {
+				matched++
+			}
+		}
+		fmt.Fprintf(w, "  independent %s trace (unwinding alone): %d frames, %d of them in the CFI trace; stopped: %s\n",
+			it.Method, len(it.Frames), matched, StopText(it.Stop))
+	}
+}
+
+// StopText describes why a trace ended, for the line after its frames.
+func StopText(se *frames.StopError) string {
+	if se == nil {
+		return "outermost frame"
+	}
+	if se.Reason == frames.ReasonOutermost {
+		return "outermost frame"
+	}
+	return strings.TrimSpace(se.Error())
+}
+
+// JSON documents (schema 2, see SchemaVersion).
+type (
+	// ProcessDocument is the JSON of "sfdbg bt --json" and "sfdbg core
+	// --json": every thread's trace.
+	ProcessDocument struct {
+		SchemaVersion int              `json:"schema_version"`
+		Pid           int              `json:"pid"`
+		Name          string           `json:"name"`
+		Methods       string           `json:"methods"`
+		Threads       []ThreadDocument `json:"threads"`
+		// Disagreements sums Trace.Disagreements over the threads.
+		Disagreements int `json:"disagreements"`
+		// Compared is false when no frame of any thread could be judged
+		// (no SFrame, or no CFI, anywhere on the stacks).
+		Compared bool `json:"compared"`
+	}
+	// ThreadDocument is one thread's trace, or why it could not be taken.
+	ThreadDocument struct {
+		Tid        int             `json:"tid"`
+		Name       string          `json:"name"`
+		Frames     []FrameDocument `json:"frames"`
+		Complete   bool            `json:"complete"`
+		Truncated  bool            `json:"truncated"`
+		Stop       string          `json:"stop,omitempty"`
+		Agree      int             `json:"agree"`
+		Disagree   int             `json:"disagree"`
+		NotCovered int             `json:"not_covered"`
+		// FPBroken counts frames whose frame-pointer step differs from
+		// CFI's; FPBrokenFrom is the first (-1: none).
+		FPBroken     int                   `json:"fp_broken"`
+		FPBrokenFrom int                   `json:"fp_broken_from"`
+		Findings     []Finding             `json:"findings"`
+		Independent  []IndependentDocument `json:"independent,omitempty"`
+		Error        string                `json:"error,omitempty"`
+	}
+	// FrameDocument is one frame.
+	FrameDocument struct {
+		Level    int    `json:"level"`
+		PC       uint64 `json:"pc"`
+		CFA      uint64 `json:"cfa,omitempty"`
+		Module   string `json:"module,omitempty"`
+		Function string `json:"function,omitempty"`
+		Offset   uint64 `json:"offset,omitempty"`
+		File     string `json:"file,omitempty"`
+		Line     int    `json:"line,omitempty"`
+		FoundBy  string `json:"found_by"`
+		// Verdict is SFrame's (methods "all"); FPAgrees the FP chain's.
+		Verdict  Verdict                 `json:"verdict,omitempty"`
+		FPAgrees bool                    `json:"fp_agrees,omitempty"`
+		Steps    map[string]StepDocument `json:"steps"`
+	}
+	// StepDocument is one method's step from a frame to its caller.
+	StepDocument struct {
+		OK       bool   `json:"ok"`
+		Reason   string `json:"reason,omitempty"`
+		Error    string `json:"error,omitempty"`
+		CFA      uint64 `json:"cfa,omitempty"`
+		CallerPC uint64 `json:"caller_pc,omitempty"`
+		CallerSP uint64 `json:"caller_sp,omitempty"`
+		CallerFP uint64 `json:"caller_fp,omitempty"`
+		FPKnown  bool   `json:"caller_fp_known,omitempty"`
+		Rule     string `json:"rule,omitempty"`
+		Source   string `json:"source,omitempty"`
+	}
+	// IndependentDocument is a method's own trace.
+	IndependentDocument struct {
+		Method string             `json:"method"`
+		Frames []IndependentFrame `json:"frames"`
+		Stop   string             `json:"stop"`
+	}
+)
+
+// MarshalJSON writes an IndependentFrame.
+func (f IndependentFrame) MarshalJSON() ([]byte, error) {
+	return fmt.Appendf(nil, `{"pc":%d,"cfa":%d,"matches":%d}`, f.PC, f.CFA, f.Matches), nil
+}
+
+// Document returns the JSON form of the trace of thread tid called name.
+func (t *Trace) Document(tid int, name string) ThreadDocument {
+	d := ThreadDocument{Tid: tid, Name: name, Frames: make([]FrameDocument, len(t.Frames)), Complete: t.Complete(),
+		Truncated: t.Truncated, Agree: t.Agree, Disagree: t.Disagree, NotCovered: t.NotCovered,
+		FPBroken: t.FPBroken, FPBrokenFrom: t.FPBrokenFrom, Findings: t.Findings}
+	if d.Findings == nil {
+		d.Findings = []Finding{}
+	}
+	if !d.Complete {
+		d.Stop = StopText(t.Stop)
+	}
+	for i := range t.Frames {
+		f := &t.Frames[i]
+		fd := FrameDocument{Level: f.Level, PC: f.PC, CFA: f.CFA, FoundBy: f.FoundBy.String(), Verdict: f.Verdict,
+			FPAgrees: f.FPAgrees, Steps: map[string]StepDocument{}}
+		if m := f.Module; m != nil {
+			sym := m.SymbolizeAt(f.PC, f.LookupPC())
+			fd.Module, fd.Function, fd.Offset, fd.File, fd.Line = m.Name, sym.Name, sym.Offset, sym.File, sym.Line
+		}
+		for m := range f.Steps {
+			st := &f.Steps[m]
+			if !st.Ran {
+				continue
+			}
+			sd := StepDocument{OK: st.OK(), CFA: st.CFA, CallerPC: st.CallerPC, CallerSP: st.CallerSP,
+				CallerFP: st.CallerFP, FPKnown: st.FPKnown, Rule: stepRule(st)}
+			if st.Row != nil {
+				sd.Source = st.Row.Src.String()
+			}
+			if st.Err != nil {
+				sd.Reason, sd.Error = st.Err.Reason.String(), st.Err.Error()
+			}
+			fd.Steps[frames.Method(m).String()] = sd
+		}
+		d.Frames[i] = fd
+	}
+	for _, it := range t.Independent {
+		d.Independent = append(d.Independent, IndependentDocument{Method: it.Method.String(), Frames: it.Frames, Stop: StopText(it.Stop)})
+	}
+	return d
+}

@@ -1,0 +1,288 @@
+package frames
+
+// This file is the one evaluator of unwind rules: the SFrame and DWARF CFI
+// unwinders find a Row for a frame (sframe_unwind.go, cfi.go) and both
+// compute the caller from it with stepRow.
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/go-delve/delve/pkg/dwarf/op"
+	"github.com/sirupsen/logrus"
+
+	"github.com/sfdbg/sfdbg/sframe"
+)
+
+// Errors of rule evaluation, classified into Reasons by evalReason.
+var (
+	// errUnsafe: an SFrame rule reads a register other than SP and FP
+	// outside the topmost frame (spec v3 Appendix A, ERR_SFRAME_UNSAFE_UNWIND).
+	errUnsafe = errors.New("register only known in the topmost frame")
+	// errBadExpr marks a DWARF expression Delve's evaluator panicked on.
+	errBadExpr = errors.New("malformed DWARF expression")
+)
+
+// unknownRegError reports a rule that needs a register the frame does not
+// know.
+type unknownRegError struct{ reg sframe.Reg }
+
+func (e *unknownRegError) Error() string {
+	return fmt.Sprintf("%s is not known in this frame", RegName(e.reg))
+}
+
+// evalReason classifies an evaluation error.
+func evalReason(err error) Reason {
+	var me *MemoryError
+	var ue *unknownRegError
+	switch {
+	case errors.As(err, &me):
+		return ReasonMemory
+	case errors.As(err, &ue), errors.Is(err, errUnsafe):
+		return ReasonUnsafe
+	case errors.Is(err, errBadExpr):
+		return ReasonFormat
+	}
+	return ReasonUnsupported
+}
+
+// evaluator evaluates the rules of one row in frame f.
+type evaluator struct {
+	f   *Frame
+	mem Memory
+	// strict applies SFrame's rule (spec v3 Appendix A): outside the
+	// topmost or an interrupted frame, only SP and FP may be read. DWARF
+	// CFI may read any register the unwind has recovered.
+	strict  bool
+	cfa     uint64
+	haveCFA bool // cfa is known (the CFA rule itself cannot use it)
+}
+
+// reg returns the value of register r in the frame; r may be RegCFA once
+// the CFA is known. The PC register is the frame's PC.
+func (e *evaluator) reg(r sframe.Reg) (uint64, error) {
+	if r == sframe.RegCFA {
+		if !e.haveCFA {
+			return 0, errors.New("the CFA rule refers to the CFA")
+		}
+		return e.cfa, nil
+	}
+	regs := &e.f.Regs
+	if e.strict && r != regs.SPReg && r != regs.FPReg && e.f.Level != 0 && !e.f.Interrupted {
+		return 0, errUnsafe
+	}
+	if r == regs.PCReg {
+		return e.f.PC, nil
+	}
+	if v, ok := regs.Get(r); ok {
+		return v, nil
+	}
+	return 0, &unknownRegError{r}
+}
+
+// value evaluates a rule that yields a value: offset, val-offset, register
+// and the expression kinds.
+func (e *evaluator) value(r sframe.Rule) (uint64, error) {
+	switch r.Kind {
+	case sframe.RuleValOffset, sframe.RuleOffset:
+		base, err := e.reg(r.Reg)
+		if err != nil {
+			return 0, err
+		}
+		addr := base + uint64(r.Offset)
+		if r.Kind == sframe.RuleValOffset {
+			return addr, nil
+		}
+		return ReadUint64(e.mem, addr)
+	case sframe.RuleRegister:
+		return e.reg(r.Reg)
+	case sframe.RuleExpression, sframe.RuleValExpression:
+		// Register rules get the CFA pushed first (DWARF 5 §6.4.2.3); the
+		// CFA rule does not.
+		v, err := e.expr(r.Expr, e.haveCFA)
+		if err != nil || r.Kind == sframe.RuleValExpression {
+			return v, err
+		}
+		return ReadUint64(e.mem, v)
+	}
+	return 0, fmt.Errorf("a %v rule yields no value", r.Kind)
+}
+
+// expr evaluates a DWARF expression with Delve's op package, the frame's
+// known registers and the target's memory, behind recover.
+func (e *evaluator) expr(expr string, pushCFA bool) (v uint64, err error) {
+	var memErr error
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = 0, fmt.Errorf("%w: DWARF expression %x: evaluation panicked: %v", errBadExpr, expr, r)
+		}
+		if memErr != nil {
+			err = memErr
+		}
+	}()
+	regs := make([]*op.DwarfRegister, MaxReg)
+	for r := range regs {
+		if v, ok := e.f.Regs.Get(sframe.Reg(r)); ok {
+			regs[r] = op.DwarfRegisterFromUint64(v)
+		}
+	}
+	pcReg := e.f.Regs.PCReg
+	regs[pcReg] = op.DwarfRegisterFromUint64(e.f.PC)
+	dr := op.NewDwarfRegisters(0, regs, binary.LittleEndian, uint64(pcReg), uint64(e.f.Regs.SPReg), uint64(e.f.Regs.FPReg), 0)
+	prog := []byte(expr)
+	if pushCFA {
+		dr.CFA = int64(e.cfa)
+		prog = make([]byte, 9+len(expr))
+		prog[0] = byte(op.DW_OP_const8u)
+		binary.LittleEndian.PutUint64(prog[1:], e.cfa)
+		copy(prog[9:], expr)
+	}
+	mem := e.mem // the closure must not capture e, which would escape
+	read := func(buf []byte, addr uint64) (int, error) {
+		n, err := mem.ReadAt(buf, addr)
+		if err != nil || n < len(buf) {
+			if err == nil {
+				err = fmt.Errorf("short read (%d of %d bytes)", n, len(buf))
+			}
+			memErr = &MemoryError{Addr: addr, Err: err}
+			return n, memErr
+		}
+		return n, nil
+	}
+	res, pieces, err := op.ExecuteStackProgram(*dr, prog, 8, read)
+	if err != nil {
+		return 0, fmt.Errorf("DWARF expression %x: %w", expr, err)
+	}
+	if pieces != nil {
+		return 0, fmt.Errorf("DWARF expression %x names a location, not an address", expr)
+	}
+	return uint64(res), nil
+}
+
+// apply sets register r of the caller's regs by rule. A rule that cannot
+// be evaluated leaves the register unknown, as gdb reports such a register
+// unavailable only when it is asked for.
+func (e *evaluator) apply(regs *Regs, r sframe.Reg, rule sframe.Rule) {
+	switch rule.Kind {
+	case sframe.RuleUndefined:
+		regs.Forget(r)
+	case sframe.RuleSameValue:
+		if v, ok := e.f.Regs.Get(r); ok {
+			regs.Set(r, v)
+		} else {
+			regs.Forget(r)
+		}
+	default:
+		v, err := e.value(rule)
+		if err != nil {
+			logrus.Debugf("frames: %s above frame %d at %#x: %v", RegName(r), e.f.Level, e.f.PC, err)
+			regs.Forget(r)
+			return
+		}
+		regs.Set(r, v)
+	}
+}
+
+// stepRow computes the caller of frame f from row, for the SFrame and the
+// DWARF CFI unwinder alike, and fills f.CFA and f.Row. The caller's SP is
+// the CFA plus row.SPOffset, its PC the RA; the FP follows its rule
+// (same-value: the callee's). For a DWARF CFI row (row.Src.Method
+// MethodCFI) the callee-saved registers without a rule keep their value and
+// every rule of row.Other is applied, as gdb does; an SFrame row recovers
+// PC, SP and FP only, and a failure to read the FP fails the step (spec v3
+// Appendix A). A signal trampoline's DWARF CFI row marks the caller
+// Interrupted. Errors are *StopError: ReasonOutermost (RA undefined),
+// ReasonFormat (no CFA rule), ReasonUnsafe (a register not known here),
+// ReasonMemory, ReasonUnsupported, ReasonBadFrame (RA not saved).
+func stepRow(f *Frame, row *Row, space *Space) (Frame, error) {
+	f.Row = *row
+	method := row.Src.Method
+	where := func() string {
+		if row.Src.Module == nil {
+			return fmt.Sprintf("PC %#x", f.PC)
+		}
+		return fmt.Sprintf("PC %#x in %s (%v)", f.PC, row.Src.Module.Name, row.Src)
+	}
+	stop := func(r Reason, err error, format string, args ...any) (Frame, error) {
+		se := &StopError{Method: method, Reason: r, PC: f.PC, Err: err, Msg: fmt.Sprintf(format, args...)}
+		if row.Src.Module != nil {
+			se.Module = row.Src.Module.Name
+		}
+		return Frame{}, se
+	}
+	if row.Outermost || row.RA.Kind == sframe.RuleUndefined {
+		return stop(ReasonOutermost, nil, "outermost frame: the return address is undefined at %s", where())
+	}
+	if row.CFA.Kind == sframe.RuleUndefined {
+		return stop(ReasonFormat, nil, "no CFA rule at %s", where())
+	}
+	if row.MangledRA {
+		return stop(ReasonUnsupported, nil, "mangled (signed) RA at %s", where())
+	}
+	e := evaluator{f: f, mem: space.Mem, strict: method == MethodSFrame}
+	cfa, err := e.value(row.CFA)
+	if err != nil {
+		return stop(evalReason(err), err, "cannot compute the CFA (%s) at %s: %v", RuleString(row.CFA), where(), err)
+	}
+	e.cfa, e.haveCFA = cfa, true
+	f.CFA = cfa
+	raRule := row.RA
+	if raRule.Kind == sframe.RuleSameValue {
+		// The RA is still in its register: AArch64's LR, s390x's r14.
+		// On AMD64 the RA column is the PC itself: not saved anywhere.
+		ra := f.Regs.raReg()
+		if ra == f.Regs.PCReg {
+			return stop(ReasonBadFrame, nil, "the return address is not saved at %s", where())
+		}
+		raRule = sframe.Rule{Kind: sframe.RuleRegister, Reg: ra}
+	}
+	pc, err := e.value(raRule)
+	if err != nil {
+		return stop(evalReason(err), err, "cannot read the return address (%s) at %s: %v", RuleString(row.RA), where(), err)
+	}
+	caller := Frame{Level: f.Level + 1, PC: pc, Method: method}
+	caller.Regs = f.Regs.empty()
+	caller.Regs.Set(caller.Regs.SPReg, uint64(int64(cfa)+row.SPOffset))
+	if method == MethodCFI {
+		caller.Interrupted = row.Signal
+		for _, r := range f.Regs.calleeSaved() {
+			if v, ok := f.Regs.Get(r); ok {
+				caller.Regs.Set(r, v)
+			}
+		}
+	}
+	switch {
+	case row.FP.Kind == sframe.RuleSameValue:
+		if v, ok := f.Regs.FP(); ok {
+			caller.Regs.Set(caller.Regs.FPReg, v)
+		}
+	case method == MethodSFrame:
+		fp, err := e.value(row.FP)
+		if err != nil {
+			return stop(evalReason(err), err, "cannot read the FP (%s) at %s: %v", RuleString(row.FP), where(), err)
+		}
+		caller.Regs.Set(caller.Regs.FPReg, fp)
+	default:
+		e.apply(&caller.Regs, caller.Regs.FPReg, row.FP)
+	}
+	for _, o := range row.Other {
+		if o.Reg != caller.Regs.PCReg {
+			e.apply(&caller.Regs, o.Reg, o.Rule)
+		}
+	}
+	caller.Regs.Set(caller.Regs.PCReg, pc)
+	caller.Module = space.Modules.Find(pc)
+	return caller, nil
+}
+
+// EvalRule evaluates a value rule (offset, val-offset, register or a DWARF
+// expression) in frame f, reading mem, with the CFA unknown: the one
+// evaluator, for callers outside an unwind (the static checker evaluates
+// CFA expressions with symbolic register values and a memory that fails).
+// Errors are *MemoryError for unreadable memory, or describe a rule that
+// needs an unknown register or yields no value.
+func EvalRule(r sframe.Rule, f *Frame, mem Memory) (uint64, error) {
+	e := evaluator{f: f, mem: mem}
+	return e.value(r)
+}

@@ -1,0 +1,160 @@
+package frames
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/sfdbg/sfdbg/sframe"
+)
+
+// RegRule is the rule for one register other than the CFA, RA and FP, as
+// DWARF CFI gives it.
+type RegRule struct {
+	Reg  sframe.Reg
+	Rule sframe.Rule
+}
+
+// Source says where a row came from, as data: a later stage (the
+// comparison, the debugger's "info frame") never looks the module, the FDE
+// or the FRE up again.
+type Source struct {
+	// Method is the unwinding method whose data the row is.
+	Method Method
+	// Module holds the row's unwind data (nil for the frame-pointer chain).
+	Module *Module
+	// Section is ".sframe", ".eh_frame" or ".debug_frame" ("" for the FP
+	// chain).
+	Section string
+	// FDE is the SFrame FDE index, or the CFI FDE's byte offset in Section;
+	// FRE is the SFrame FRE index in its FDE; CIE is the CFI CIE's byte
+	// offset. Each is -1 where it does not apply.
+	FDE, CIE int64
+	FRE      int32
+	// PCType is the SFrame FDE's PC type (PCTypeMask for PLT stubs); Flex is
+	// set for an SFrame v3 FLEX FDE.
+	PCType sframe.FDEPCType
+	Flex   bool
+	// FDEStart and FDEEnd are the FDE's runtime PC range [FDEStart, FDEEnd).
+	FDEStart, FDEEnd uint64
+}
+
+// String names the source the way sfdbg prints it: "sframe FDE 12 FRE 3",
+// ".eh_frame FDE 0x1e8 (CIE 0x0)", "fp chain".
+func (s Source) String() string {
+	var b []byte
+	switch s.Method {
+	case MethodSFrame:
+		b = append(b, "sframe FDE "...)
+		b = strconv.AppendInt(b, s.FDE, 10)
+		b = append(b, " FRE "...)
+		b = strconv.AppendInt(b, int64(s.FRE), 10)
+		if s.Flex {
+			b = append(b, " (flex)"...)
+		}
+	case MethodCFI:
+		b = append(b, s.Section...)
+		b = append(b, " FDE 0x"...)
+		b = strconv.AppendUint(b, uint64(s.FDE), 16)
+		b = append(b, " (CIE 0x"...)
+		b = strconv.AppendUint(b, uint64(s.CIE), 16)
+		b = append(b, ')')
+	case MethodFP:
+		return "fp chain"
+	default:
+		return ""
+	}
+	return string(b)
+}
+
+// Row is the one form of "how to get the caller's CFA, RA and FP (and, for
+// DWARF CFI, other registers) at this PC" that SFrame FREs and DWARF CFI
+// rows convert into, so that methods are compared between equal types and
+// evaluated by one evaluator (eval.go). The embedded sframe.Row holds the
+// CFA, RA and FP rules and the flags (outermost, signal frame, mangled RA,
+// topmost-only, the caller's SP relative to the CFA), in sframe's one rule
+// type.
+type Row struct {
+	sframe.Row
+	// Other holds the rules of the other registers DWARF CFI restores,
+	// sorted by register (nil for SFrame). It is shared between rows and
+	// must not be modified.
+	Other []RegRule
+	// Src says where the row came from.
+	Src Source
+	// Start and End are the PC range (runtime addresses) the row covers,
+	// [Start, End); 0, 0 if unknown.
+	Start, End uint64
+}
+
+// Found reports whether the row was found (an unwinder that fails before
+// finding a row leaves the zero Row: every found row's Source says which
+// of FDE, CIE and FRE do not apply).
+func (r *Row) Found() bool { return r.Src != Source{} }
+
+// sframeRuleKinds are the rule kinds an SFrame FRE can give.
+const sframeRuleKinds = 1<<sframe.RuleUndefined | 1<<sframe.RuleSameValue | 1<<sframe.RuleOffset |
+	1<<sframe.RuleValOffset | 1<<sframe.RuleRegister
+
+// rowFromSFrame converts an interpreted FRE into a Row, checking that its
+// rules are of the kinds SFrame can express (a decoder fault otherwise).
+func rowFromSFrame(r *sframe.Row, src Source) (Row, error) {
+	for _, x := range [...]sframe.Rule{r.CFA, r.RA, r.FP} {
+		if sframeRuleKinds&(1<<x.Kind) == 0 {
+			return Row{}, fmt.Errorf("%v: SFrame rule of kind %v", src, x.Kind)
+		}
+	}
+	return Row{Row: *r, Src: src}, nil
+}
+
+// RuleString formats a rule the way objdump's SFrame dump does where it
+// can: "rsp+16", "c-8", "(rbp-8)", "u", "undefined", plus "expr" forms for
+// DWARF expressions. Register names are AMD64's (RegName).
+func RuleString(r sframe.Rule) string {
+	base := "c"
+	if r.Reg != sframe.RegCFA {
+		base = RegName(r.Reg)
+	}
+	switch r.Kind {
+	case sframe.RuleUndefined:
+		return "undefined"
+	case sframe.RuleSameValue:
+		return "u"
+	case sframe.RuleRegister:
+		return base
+	case sframe.RuleOffset:
+		if r.Reg == sframe.RegCFA {
+			return fmt.Sprintf("c%+d", r.Offset)
+		}
+		return fmt.Sprintf("(%s%+d)", base, r.Offset)
+	case sframe.RuleValOffset:
+		if r.Reg == sframe.RegCFA {
+			return fmt.Sprintf("v%+d", r.Offset) // readelf's form for CFA+N itself
+		}
+		return fmt.Sprintf("%s%+d", base, r.Offset)
+	case sframe.RuleExpression:
+		return fmt.Sprintf("*expr[%d]", len(r.Expr))
+	case sframe.RuleValExpression:
+		return fmt.Sprintf("expr[%d]", len(r.Expr))
+	}
+	return r.Kind.String()
+}
+
+// String formats the row as "CFA rsp+8 RA c-8 FP u [source]".
+func (r Row) String() string {
+	s := "CFA " + RuleString(r.CFA) + " RA " + RuleString(r.RA) + " FP " + RuleString(r.FP)
+	if src := r.Src.String(); src != "" {
+		s += " [" + src + "]"
+	}
+	return s
+}
+
+// otherRule returns the rule of register reg in Other; ok is false when
+// the row has none.
+func (r *Row) otherRule(reg sframe.Reg) (sframe.Rule, bool) {
+	for _, o := range r.Other {
+		if o.Reg == reg {
+			return o.Rule, true
+		}
+	}
+	return sframe.Rule{}, false
+}
