@@ -1,8 +1,8 @@
 package frames
 
-// Test helpers that build synthetic modules: a minimal SFrame v3 encoder and
-// a minimal ELF64 writer, so that unwinder tests need no compiler and no
-// fixture files.
+// Test helpers that build synthetic modules: SFrame v3 sections (through
+// sframetest's encoder) and a minimal ELF64 writer, so that unwinder tests
+// need no compiler and no fixture files.
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
 // tFRE is one FRE to encode: start offset, CFA base register (DEFAULT FDEs)
@@ -40,94 +41,36 @@ const (
 
 // flexCtl builds a FLEX control word (spec v3 §3.2).
 func flexCtl(reg sframe.Reg, regP, deref bool) int32 {
-	return int32(sframe.FlexControl(reg, regP, deref))
+	return int32(sframetest.FlexControl(reg, regP, deref))
 }
 
 // encodeSFrameV3 encodes an AMD64 SFrame v3 section located at addr, with
 // FDE start addresses relative to their field (SFRAME_F_FDE_FUNC_START_PCREL).
 // fdes must be sorted by start.
 func encodeSFrameV3(addr uint64, fdes []tFDE) []byte {
-	le := binary.LittleEndian
-	var fre bytes.Buffer
-	idx := make([]byte, 16*len(fdes))
-	nfres := 0
-	for i, f := range fdes {
-		maxStart := uint32(0)
-		for _, r := range f.fres {
-			maxStart = max(maxStart, r.start)
-		}
-		ft := sframe.FRETypeAddr1
-		switch {
-		case maxStart > 0xffff:
-			ft = sframe.FRETypeAddr4
-		case maxStart > 0xff:
-			ft = sframe.FRETypeAddr2
-		}
-		fieldOff := uint64(sframe.HeaderSize + 16*i)
-		le.PutUint64(idx[16*i:], f.start-(addr+fieldOff))
-		le.PutUint32(idx[16*i+8:], f.size)
-		le.PutUint32(idx[16*i+12:], uint32(fre.Len()))
-		info := uint8(ft)
-		if f.mask {
-			info |= 1 << 4
-		}
-		if f.signal {
-			info |= 1 << 7
-		}
-		var info2 uint8
-		if f.flex {
-			info2 = uint8(sframe.FDETypeFlex)
-		}
-		var attr [5]byte
-		le.PutUint16(attr[:], uint16(len(f.fres)))
-		attr[2], attr[3], attr[4] = info, info2, f.rep
-		fre.Write(attr[:])
-		for _, r := range f.fres {
-			nfres++
-			switch ft {
-			case sframe.FRETypeAddr1:
-				fre.WriteByte(uint8(r.start))
-			case sframe.FRETypeAddr2:
-				fre.Write(le.AppendUint16(nil, uint16(r.start)))
-			default:
-				fre.Write(le.AppendUint32(nil, r.start))
-			}
-			ws := sframe.DataWord1B
-			for _, w := range r.words {
-				if w < -128 || w > 127 {
-					ws = max(ws, sframe.DataWord2B)
-				}
-				if w < -32768 || w > 32767 {
-					ws = sframe.DataWord4B
-				}
-			}
-			fre.WriteByte(uint8(sframe.MakeFREInfo(r.base, len(r.words), ws, false)))
-			for _, w := range r.words {
-				switch ws {
-				case sframe.DataWord1B:
-					fre.WriteByte(uint8(int8(w)))
-				case sframe.DataWord2B:
-					fre.Write(le.AppendUint16(nil, uint16(int16(w))))
-				default:
-					fre.Write(le.AppendUint32(nil, uint32(w)))
-				}
-			}
-		}
+	b := &sframetest.Builder{
+		Version: sframe.Version3, ABI: sframe.ABIAMD64LittleEndian,
+		Flags:            sframe.FlagFDESorted | sframe.FlagFDEFuncStartPCRel,
+		CFAFixedRAOffset: -8, Addr: addr,
 	}
-	h := make([]byte, sframe.HeaderSize)
-	le.PutUint16(h[0:], sframe.Magic)
-	h[2] = byte(sframe.Version3)
-	h[3] = byte(sframe.FlagFDESorted | sframe.FlagFDEFuncStartPCRel)
-	h[4] = byte(sframe.ABIAMD64LittleEndian)
-	h[5] = 0
-	h[6] = byte(0xf8) // CFA fixed RA offset -8
-	le.PutUint32(h[8:], uint32(len(fdes)))
-	le.PutUint32(h[12:], uint32(nfres))
-	le.PutUint32(h[16:], uint32(fre.Len()))
-	le.PutUint32(h[20:], 0)
-	le.PutUint32(h[24:], uint32(len(idx)))
-	out := append(h, idx...)
-	return append(out, fre.Bytes()...)
+	for _, f := range fdes {
+		fs := sframetest.FDESpec{Start: f.start, Size: f.size, RepSize: f.rep, Signal: f.signal}
+		if f.mask {
+			fs.PCType = sframe.PCTypeMask
+		}
+		if f.flex {
+			fs.Type = sframe.FDETypeFlex
+		}
+		for _, r := range f.fres {
+			fs.FREs = append(fs.FREs, sframetest.FRESpec{StartOff: r.start, BaseReg: r.base, Words: r.words})
+		}
+		b.FDEs = append(b.FDEs, fs)
+	}
+	data, err := b.Encode()
+	if err != nil {
+		panic(err) // the tables of the tests are wrong
+	}
+	return data
 }
 
 // tSym is a function symbol of a synthetic ELF file.

@@ -1,9 +1,12 @@
-package sframe
+package sframe_test
 
 import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+
+	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
 // Benchmarks over a large section: the SQLite fixture (testdata/bin/sqlite-v3,
@@ -30,21 +33,21 @@ var (
 func synthetic(tb testing.TB) []byte {
 	synthOnce.Do(func() {
 		r := rand.New(rand.NewPCG(1, 2))
-		b := &Builder{Version: Version3, ABI: ABIAMD64LittleEndian, CFAFixedRAOffset: -8,
-			Flags: FlagFDESorted | FlagFDEFuncStartPCRel, Addr: 0x4000000}
+		b := &sframetest.Builder{Version: sframe.Version3, ABI: sframe.ABIAMD64LittleEndian, CFAFixedRAOffset: -8,
+			Flags: sframe.FlagFDESorted | sframe.FlagFDEFuncStartPCRel, Addr: 0x4000000}
 		pc := uint64(0x100000)
 		for i := 0; i < 100000; i++ {
 			size := uint32(16 + r.IntN(400))
 			if r.IntN(20) == 0 {
 				size = uint32(400 + r.IntN(3700))
 			}
-			f := FDESpec{Start: pc, Size: size}
+			f := sframetest.FDESpec{Start: pc, Size: size}
 			switch {
 			case r.IntN(100) == 0:
-				f.Type = FDETypeFlex
+				f.Type = sframe.FDETypeFlex
 				size = max(size, 32)
 				f.Size = size
-				f.FREs = []FRESpec{
+				f.FREs = []sframetest.FRESpec{
 					{StartOff: 0, Words: []int32{0x39, 8}},
 					{StartOff: 5, Words: []int32{0x51, 0}},
 					{StartOff: 17, Words: []int32{0x51, 0, 0, 0x33, 0}},
@@ -53,27 +56,27 @@ func synthetic(tb testing.TB) []byte {
 					{StartOff: size - 1, Words: []int32{0x39, 8, 0, 0x33, 0}},
 				}
 			case r.IntN(4) == 0:
-				f.FREs = amd64Func(pc, size).FREs
+				f.FREs = sframetest.AMD64Func(pc, size).FREs
 			default:
 				n := 1 + r.IntN(6) // pushes
 				cfa := int32(8)
 				off := uint32(0)
-				f.FREs = append(f.FREs, FRESpec{StartOff: 0, BaseReg: BaseRegSP, Words: []int32{cfa}})
+				f.FREs = append(f.FREs, sframetest.FRESpec{StartOff: 0, BaseReg: sframe.BaseRegSP, Words: []int32{cfa}})
 				for k := 0; k < n && off+2 < size/2; k++ {
 					off += 1 + uint32(r.IntN(2))
 					cfa += 8
-					f.FREs = append(f.FREs, FRESpec{StartOff: off, BaseReg: BaseRegSP, Words: []int32{cfa}})
+					f.FREs = append(f.FREs, sframetest.FRESpec{StartOff: off, BaseReg: sframe.BaseRegSP, Words: []int32{cfa}})
 				}
 				if r.IntN(2) == 0 {
 					off += 4
-					f.FREs = append(f.FREs, FRESpec{StartOff: off, BaseReg: BaseRegSP, Words: []int32{cfa + int32(8*r.IntN(64))}})
+					f.FREs = append(f.FREs, sframetest.FRESpec{StartOff: off, BaseReg: sframe.BaseRegSP, Words: []int32{cfa + int32(8*r.IntN(64))}})
 				}
 				for k := len(f.FREs) - 1; k > 0 && off < size-1; k-- {
 					off = max(off+1, size-uint32(len(f.FREs)-k)-1)
 					if off >= size {
 						break
 					}
-					f.FREs = append(f.FREs, FRESpec{StartOff: off, BaseReg: BaseRegSP, Words: []int32{f.FREs[k-1].Words[0]}})
+					f.FREs = append(f.FREs, sframetest.FRESpec{StartOff: off, BaseReg: sframe.BaseRegSP, Words: []int32{f.FREs[k-1].Words[0]}})
 				}
 			}
 			b.FDEs = append(b.FDEs, f)
@@ -104,7 +107,7 @@ func BenchmarkParse(b *testing.B) {
 			b.SetBytes(int64(len(bs.data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := ParseAt(bs.data, bs.addr); err != nil {
+				if _, err := sframe.ParseAt(bs.data, bs.addr); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -115,12 +118,12 @@ func BenchmarkParse(b *testing.B) {
 func BenchmarkValidate(b *testing.B) {
 	for _, bs := range benchSections(b) {
 		b.Run(bs.name, func(b *testing.B) {
-			s, err := ParseAt(bs.data, bs.addr)
+			s, err := sframe.ParseAt(bs.data, bs.addr)
 			if err != nil {
 				b.Fatal(err)
 			}
-			if ps := s.Validate(); ps.Count(SeverityError) > 0 {
-				b.Fatalf("benchmark section has errors: %v", ps.Err())
+			if ps := s.Validate(); count(ps, sframe.SeverityError) > 0 {
+				b.Fatalf("benchmark section has errors: %v", ps)
 			}
 			b.SetBytes(int64(len(bs.data)))
 			b.ReportAllocs()
@@ -132,7 +135,7 @@ func BenchmarkValidate(b *testing.B) {
 }
 
 // randomPCs returns n PCs, each at a random offset in a random function.
-func randomPCs(s *Section, n int) []uint64 {
+func randomPCs(s *sframe.Section, n int) []uint64 {
 	r := rand.New(rand.NewPCG(3, 4))
 	pcs := make([]uint64, n)
 	fdes := s.FDEs()
@@ -148,7 +151,7 @@ func randomPCs(s *Section, n int) []uint64 {
 // sub-benchmarks time the two searches alone.
 func BenchmarkLookup(b *testing.B) {
 	for _, bs := range benchSections(b) {
-		s, err := ParseAt(bs.data, bs.addr)
+		s, err := sframe.ParseAt(bs.data, bs.addr)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -157,7 +160,7 @@ func BenchmarkLookup(b *testing.B) {
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				if _, _, _, err := s.Lookup(pcs[i&(len(pcs)-1)]); err != nil && err != ErrNoFRE {
+				if _, _, _, err := lookup(s, pcs[i&(len(pcs)-1)]); err != nil && err != sframe.ErrNoFRE {
 					b.Fatal(err)
 				}
 				i++
@@ -174,16 +177,16 @@ func BenchmarkLookup(b *testing.B) {
 			}
 		})
 		b.Run(bs.name+"/FindFRE", func(b *testing.B) {
-			fdes := make([]*FDE, len(pcs))
+			fdes := make([]*sframe.FDE, len(pcs))
 			for i, pc := range pcs {
 				fdes[i], _ = s.FindFDE(pc)
 			}
 			b.ReportAllocs()
-			var fre FRE
+			var fre sframe.FRE
 			i := 0
 			for b.Loop() {
 				k := i & (len(pcs) - 1)
-				if err := s.FindFRE(fdes[k], pcs[k], &fre); err != nil && err != ErrNoFRE {
+				if err := s.FindFRE(fdes[k], pcs[k], &fre); err != nil && err != sframe.ErrNoFRE {
 					b.Fatal(err)
 				}
 				i++

@@ -315,10 +315,10 @@ func (d *textDumper) flexColumns(b []byte, fre *FRE) []byte {
 	n := fre.NumWords()
 	word := func(i int) (int32, bool) { return fre.Words[i], n > i }
 
-	cfaCtl := fre.UWord(0)
+	cfaCtl := fre.uword(0)
 	cfaOff := d.cfaOffset(fre, true)
 
-	raCtl, raCtlOK := fre.UWord(2), n > 2
+	raCtl, raCtlOK := fre.uword(2), n > 2
 	// An RA control word without its offset word is shown with the
 	// header's fixed RA offset, or libsframe's error value -1.
 	raOff, raOffOK := word(3)
@@ -333,7 +333,7 @@ func (d *textDumper) flexColumns(b []byte, fre *FRE) []byte {
 	if raCtlOK && raCtl == 0 {
 		fpIdx = 3 // RA padding word
 	}
-	fpCtl, fpCtlOK := fre.UWord(fpIdx), n > fpIdx
+	fpCtl, fpCtlOK := fre.uword(fpIdx), n > fpIdx
 	fpOff, fpOffOK := word(fpIdx + 1)
 	if !fpOffOK && s.CFAFixedFPOffset != 0 {
 		fpOff, fpOffOK = int32(s.CFAFixedFPOffset), true
@@ -452,10 +452,10 @@ func appendHex16(b []byte, v uint64) []byte {
 	return append(b, buf[:]...)
 }
 
-// JSONSchemaVersion is the "schema_version" of the documents WriteJSON
+// jsonSchemaVersion is the "schema_version" of the documents WriteJSON
 // writes. It changes when a field changes meaning or goes away; adding
 // fields does not change it.
-const JSONSchemaVersion = 1
+const jsonSchemaVersion = 1
 
 // WriteJSON writes the section as one JSON document holding what WriteText
 // shows and more: raw fields, byte offsets and the interpreted rules. All
@@ -526,7 +526,7 @@ func (s *Section) WriteJSON(w io.Writer) error {
 	bw := dumpWriter(w)
 	b := make([]byte, 0, 4096)
 	b = append(b, `{"schema_version":`...)
-	b = strconv.AppendInt(b, JSONSchemaVersion, 10)
+	b = strconv.AppendInt(b, jsonSchemaVersion, 10)
 	b = append(b, ",\n"...)
 	b = append(b, `"section":{"address":`...)
 	b = strconv.AppendUint(b, s.Addr, 10)

@@ -1,4 +1,4 @@
-package sframe
+package sframe_test
 
 import (
 	"bytes"
@@ -13,6 +13,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
 var updateDump = flag.Bool("update-dump", false, "rewrite testdata/golden/NAME.sfdbg.json from the current WriteJSON output")
@@ -31,7 +34,7 @@ func dumpToolchains() string {
 	return "/tmp/sfdbg-toolchains"
 }
 
-func dumpText(t testing.TB, s *Section) []byte {
+func dumpText(t testing.TB, s *sframe.Section) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := s.WriteText(&buf); err != nil {
@@ -86,7 +89,7 @@ func TestWriteTextIsByteIdenticalToTheGoldenObjdumpOutput(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := Open(dumpTestdata("bin", name))
+			s, err := openELF(dumpTestdata("bin", name))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,11 +123,11 @@ func TestWriteTextOfVersion1DiffersFromBinutils240OnlyInTheModernForm(t *testing
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := Open(bin)
+			s, err := openELF(bin)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.Version != Version1 {
+			if s.Version != sframe.Version1 {
 				t.Fatalf("%s is version %d", name, s.Version)
 			}
 			var lines []string
@@ -154,7 +157,7 @@ func TestWriteJSONMatchesTheGoldenFiles(t *testing.T) {
 	const maxSection = 1 << 10
 	ran := 0
 	for _, name := range goldenObjdumpPairs(t) {
-		s, err := Open(dumpTestdata("bin", name))
+		s, err := openELF(dumpTestdata("bin", name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +262,7 @@ func TestWriteTextMatchesObjdump(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			file := c.build(t, t.TempDir())
 			want := objdumpSFrame(t, objdump, file)
-			s, err := Open(file)
+			s, err := openELF(file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -365,21 +368,23 @@ func wrapSection(t *testing.T, tc, dir string, data []byte) string {
 
 type craftedSection struct {
 	name string
-	b    *Builder
+	b    *sframetest.Builder
 }
 
 func words(w ...int32) []int32 { return w }
 
 // ctl builds a FLEX control word.
-func ctl(reg Reg, regP, derefP bool) int32 { return int32(FlexControl(reg, regP, derefP)) }
+func ctl(reg sframe.Reg, regP, derefP bool) int32 {
+	return int32(sframetest.FlexControl(reg, regP, derefP))
+}
 
 // craftedSections are sections no toolchain emits but objdump prints: header
 // fixed FP offsets, FRE word counts beyond the ABI's, mangled-RA and signal
 // bits outside their ABI and version, FLEX control-word combinations, s390x
 // version 2 register encodings, MASK FDEs, empty sections and FDEs.
 func craftedSections() []craftedSection {
-	sp, fp := BaseRegSP, BaseRegFP
-	amdFLEX := []FRESpec{
+	sp, fp := sframe.BaseRegSP, sframe.BaseRegFP
+	amdFLEX := []sframetest.FRESpec{
 		{StartOff: 0, Words: words(ctl(7, true, false), 8)},
 		{StartOff: 1, Words: words(ctl(10, true, false), 0)},
 		{StartOff: 2, Words: words(ctl(6, true, true), -8, 0, ctl(6, true, true), 0)},
@@ -395,99 +400,99 @@ func craftedSections() []craftedSection {
 		{StartOff: 12},
 	}
 	return []craftedSection{
-		{"amd64 v2: fixed FP offset, aux header, signal and pauth bits, MASK, ADDR4, 4-byte words", &Builder{
-			Version: Version2, ABI: ABIAMD64LittleEndian,
-			Flags:            FlagFDESorted | FlagFramePointer | FlagFDEFuncStartPCRel,
+		{"amd64 v2: fixed FP offset, aux header, signal and pauth bits, MASK, ADDR4, 4-byte words", &sframetest.Builder{
+			Version: sframe.Version2, ABI: sframe.ABIAMD64LittleEndian,
+			Flags:            sframe.FlagFDESorted | sframe.FlagFramePointer | sframe.FlagFDEFuncStartPCRel,
 			CFAFixedFPOffset: -16, CFAFixedRAOffset: -8, AuxHeader: []byte{0xaa, 0xbb},
 			Addr: 0x10000,
-			FDEs: []FDESpec{
-				{Start: 0x1000, Size: 0x40, FREs: []FRESpec{
+			FDEs: []sframetest.FDESpec{
+				{Start: 0x1000, Size: 0x40, FREs: []sframetest.FRESpec{
 					{StartOff: 0, BaseReg: sp, Words: words(8)},
 					{StartOff: 1, BaseReg: sp, Words: words(16, -16)},
 					{StartOff: 4, BaseReg: fp, Words: words(16, -16)},
 					{StartOff: 0x20, BaseReg: sp, Words: words(-8)},
 					{StartOff: 0x30, BaseReg: sp, Words: words(8), MangledRA: true},
 				}},
-				{Start: 0x1040, Size: 0x20, Signal: true, PAuthKey: PAuthKeyB, FREs: []FRESpec{
+				{Start: 0x1040, Size: 0x20, Signal: true, PAuthKey: sframe.PAuthKeyB, FREs: []sframetest.FRESpec{
 					{StartOff: 0, BaseReg: sp, Words: words(8, -16, -24, 5, 6)},
 					{StartOff: 1, BaseReg: fp, Words: words(8, 1, 2, 3, 4, 5)}, // 6: libsframe's maximum
 				}},
-				{Start: 0x1060, Size: 0x40, PCType: PCTypeMask, RepSize: 16, FREs: []FRESpec{
+				{Start: 0x1060, Size: 0x40, PCType: sframe.PCTypeMask, RepSize: 16, FREs: []sframetest.FRESpec{
 					{StartOff: 0, BaseReg: sp, Words: words(8)},
 					{StartOff: 11, BaseReg: sp, Words: words(16)},
 				}},
 				{Start: 0x10a0, Size: 0x10},
-				{Start: 0x10b0, Size: 0x10, FREs: []FRESpec{{StartOff: 0}}},
-				{Start: 0x10c0, Size: 70000, FREs: []FRESpec{
+				{Start: 0x10b0, Size: 0x10, FREs: []sframetest.FRESpec{{StartOff: 0}}},
+				{Start: 0x10c0, Size: 70000, FREs: []sframetest.FRESpec{
 					{StartOff: 0, BaseReg: sp, Words: words(8)},
 					{StartOff: 300, BaseReg: sp, Words: words(1 << 20)},
 					{StartOff: 66000, BaseReg: fp, Words: words(-70000, -16)},
 				}},
 			},
 		}},
-		{"amd64 v2 without flags", &Builder{
-			Version: Version2, ABI: ABIAMD64LittleEndian, CFAFixedRAOffset: -8,
-			FDEs: []FDESpec{{Start: 0x40, Size: 4, FREs: []FRESpec{{BaseReg: sp, Words: words(8)}}}},
+		{"amd64 v2 without flags", &sframetest.Builder{
+			Version: sframe.Version2, ABI: sframe.ABIAMD64LittleEndian, CFAFixedRAOffset: -8,
+			FDEs: []sframetest.FDESpec{{Start: 0x40, Size: 4, FREs: []sframetest.FRESpec{{BaseReg: sp, Words: words(8)}}}},
 		}},
-		{"amd64 v3: FLEX control words, signal FLEX FDE, no fixed RA offset", &Builder{
-			Version: Version3, ABI: ABIAMD64LittleEndian, Flags: FlagFDESorted | FlagFDEFuncStartPCRel,
+		{"amd64 v3: FLEX control words, signal FLEX FDE, no fixed RA offset", &sframetest.Builder{
+			Version: sframe.Version3, ABI: sframe.ABIAMD64LittleEndian, Flags: sframe.FlagFDESorted | sframe.FlagFDEFuncStartPCRel,
 			CFAFixedRAOffset: -8, Addr: 0x400000,
-			FDEs: []FDESpec{
-				{Start: 0x401000, Size: 0x20, Type: FDETypeFlex, FREs: amdFLEX},
-				{Start: 0x401020, Size: 0x20, Type: FDETypeFlex, Signal: true, FREs: amdFLEX[:3]},
-				{Start: 0x401040, Size: 0x20, Signal: true, FREs: []FRESpec{{BaseReg: sp, Words: words(160)}}},
-				{Start: 0x401060, Size: 0x10, PCType: PCTypeMask, RepSize: 16, FREs: []FRESpec{{BaseReg: sp, Words: words(8)}}},
+			FDEs: []sframetest.FDESpec{
+				{Start: 0x401000, Size: 0x20, Type: sframe.FDETypeFlex, FREs: amdFLEX},
+				{Start: 0x401020, Size: 0x20, Type: sframe.FDETypeFlex, Signal: true, FREs: amdFLEX[:3]},
+				{Start: 0x401040, Size: 0x20, Signal: true, FREs: []sframetest.FRESpec{{BaseReg: sp, Words: words(160)}}},
+				{Start: 0x401060, Size: 0x10, PCType: sframe.PCTypeMask, RepSize: 16, FREs: []sframetest.FRESpec{{BaseReg: sp, Words: words(8)}}},
 			},
 		}},
-		{"amd64 v3 FLEX without a fixed RA offset, with a fixed FP offset", &Builder{
-			Version: Version3, ABI: ABIAMD64LittleEndian, Flags: FlagFDESorted | FlagFDEFuncStartPCRel,
+		{"amd64 v3 FLEX without a fixed RA offset, with a fixed FP offset", &sframetest.Builder{
+			Version: sframe.Version3, ABI: sframe.ABIAMD64LittleEndian, Flags: sframe.FlagFDESorted | sframe.FlagFDEFuncStartPCRel,
 			CFAFixedFPOffset: -16, Addr: 0x400000,
-			FDEs: []FDESpec{
-				{Start: 0x401000, Size: 0x20, Type: FDETypeFlex, FREs: amdFLEX},
-				{Start: 0x401020, Size: 0x20, FREs: []FRESpec{
+			FDEs: []sframetest.FDESpec{
+				{Start: 0x401000, Size: 0x20, Type: sframe.FDETypeFlex, FREs: amdFLEX},
+				{Start: 0x401020, Size: 0x20, FREs: []sframetest.FRESpec{
 					{BaseReg: sp, Words: words(8)}, {StartOff: 1, BaseReg: sp, Words: words(16, -8)},
 					{StartOff: 2, BaseReg: fp, Words: words(16, -8, -16)}, {StartOff: 3, BaseReg: sp, Words: words(16, 0)},
 				}},
 			},
 		}},
-		{"aarch64 v3 little-endian: pauth keys, mangled RA, RA padding, FLEX", &Builder{
-			Version: Version3, ABI: ABIAArch64LittleEndian, Flags: FlagFDESorted | FlagFDEFuncStartPCRel,
+		{"aarch64 v3 little-endian: pauth keys, mangled RA, RA padding, FLEX", &sframetest.Builder{
+			Version: sframe.Version3, ABI: sframe.ABIAArch64LittleEndian, Flags: sframe.FlagFDESorted | sframe.FlagFDEFuncStartPCRel,
 			Addr: 0x4000e8,
-			FDEs: []FDESpec{
-				{Start: 0x400100, Size: 0x40, PAuthKey: PAuthKeyB, FREs: []FRESpec{
+			FDEs: []sframetest.FDESpec{
+				{Start: 0x400100, Size: 0x40, PAuthKey: sframe.PAuthKeyB, FREs: []sframetest.FRESpec{
 					{BaseReg: sp, Words: words(0)},
 					{StartOff: 4, BaseReg: sp, Words: words(0), MangledRA: true},
 					{StartOff: 8, BaseReg: sp, Words: words(16, -8, -16), MangledRA: true},
 					{StartOff: 12, BaseReg: fp, Words: words(16, -8)},
 					{StartOff: 16, BaseReg: fp, Words: words(16, 0, -16)},
 				}},
-				{Start: 0x400140, Size: 0x40, Type: FDETypeFlex, FREs: []FRESpec{
+				{Start: 0x400140, Size: 0x40, Type: sframe.FDETypeFlex, FREs: []sframetest.FRESpec{
 					{Words: words(ctl(31, true, false), 0)},
 					{StartOff: 4, Words: words(ctl(29, true, false), 16, ctl(0, false, true), -8, ctl(0, false, true), -16)},
 					{StartOff: 8, Words: words(ctl(31, true, false), 32, ctl(30, true, false), 0), MangledRA: true},
 					{StartOff: 12, Words: words(ctl(31, true, false), 32, 0, ctl(19, true, false), 0)},
 				}},
-				{Start: 0x400180, Size: 8, Signal: true, PAuthKey: PAuthKeyB, Type: FDETypeFlex, FREs: []FRESpec{
+				{Start: 0x400180, Size: 8, Signal: true, PAuthKey: sframe.PAuthKeyB, Type: sframe.FDETypeFlex, FREs: []sframetest.FRESpec{
 					{Words: words(ctl(31, true, false), 4112)},
 				}},
 			},
 		}},
-		{"aarch64 v2 big-endian", &Builder{
-			Version: Version2, ABI: ABIAArch64BigEndian, Flags: FlagFDESorted | FlagFDEFuncStartPCRel,
+		{"aarch64 v2 big-endian", &sframetest.Builder{
+			Version: sframe.Version2, ABI: sframe.ABIAArch64BigEndian, Flags: sframe.FlagFDESorted | sframe.FlagFDEFuncStartPCRel,
 			Addr: 0x4000e8,
-			FDEs: []FDESpec{
-				{Start: 0x400100, Size: 0x400, PAuthKey: PAuthKeyB, FREs: []FRESpec{
+			FDEs: []sframetest.FDESpec{
+				{Start: 0x400100, Size: 0x400, PAuthKey: sframe.PAuthKeyB, FREs: []sframetest.FRESpec{
 					{BaseReg: sp, Words: words(0)},
 					{StartOff: 300, BaseReg: sp, Words: words(4112, -4104, -4112), MangledRA: true},
 				}},
-				{Start: 0x400500, Size: 0x10, PCType: PCTypeMask, RepSize: 16, FREs: []FRESpec{{BaseReg: sp, Words: words(16, -8, -16)}}},
+				{Start: 0x400500, Size: 0x10, PCType: sframe.PCTypeMask, RepSize: 16, FREs: []sframetest.FRESpec{{BaseReg: sp, Words: words(16, -8, -16)}}},
 			},
 		}},
-		{"s390x v2: register-encoded RA and FP, RA padding", &Builder{
-			Version: Version2, ABI: ABIS390XBigEndian, Flags: FlagFDESorted | FlagFDEFuncStartPCRel,
+		{"s390x v2: register-encoded RA and FP, RA padding", &sframetest.Builder{
+			Version: sframe.Version2, ABI: sframe.ABIS390XBigEndian, Flags: sframe.FlagFDESorted | sframe.FlagFDEFuncStartPCRel,
 			Addr: 0x1000230,
-			FDEs: []FDESpec{
-				{Start: 0x1000400, Size: 0x40, FREs: []FRESpec{
+			FDEs: []sframetest.FDESpec{
+				{Start: 0x1000400, Size: 0x40, FREs: []sframetest.FRESpec{
 					{BaseReg: sp, Words: words(0)},
 					{StartOff: 4, BaseReg: sp, Words: words(0, -48)},
 					{StartOff: 8, BaseReg: sp, Words: words(20, -48, -72)},
@@ -498,24 +503,24 @@ func craftedSections() []craftedSection {
 				}},
 			},
 		}},
-		{"s390x v3: DEFAULT and FLEX", &Builder{
-			Version: Version3, ABI: ABIS390XBigEndian, Flags: FlagFDESorted | FlagFDEFuncStartPCRel,
+		{"s390x v3: DEFAULT and FLEX", &sframetest.Builder{
+			Version: sframe.Version3, ABI: sframe.ABIS390XBigEndian, Flags: sframe.FlagFDESorted | sframe.FlagFDEFuncStartPCRel,
 			Addr: 0x1000230,
-			FDEs: []FDESpec{
-				{Start: 0x1000400, Size: 0x40, FREs: []FRESpec{
+			FDEs: []sframetest.FDESpec{
+				{Start: 0x1000400, Size: 0x40, FREs: []sframetest.FRESpec{
 					{BaseReg: sp, Words: words(0, 0, -72)},
 					{StartOff: 4, BaseReg: sp, Words: words(21, -48, -72)},
 					{StartOff: 8, BaseReg: sp, Words: words(1, 33)},
 				}},
-				{Start: 0x1000440, Size: 0x40, Type: FDETypeFlex, FREs: []FRESpec{
+				{Start: 0x1000440, Size: 0x40, Type: sframe.FDETypeFlex, FREs: []sframetest.FRESpec{
 					{Words: words(ctl(15, true, false), 0)},
 					{StartOff: 4, Words: words(ctl(15, true, false), 20, ctl(16, true, false), 0, ctl(17, true, false), 0)},
 					{StartOff: 8, Words: words(ctl(11, true, false), 20, 0, ctl(0, false, true), -72)},
 				}},
 			},
 		}},
-		{"amd64 v3 without FDEs", &Builder{
-			Version: Version3, ABI: ABIAMD64LittleEndian, Flags: FlagFDESorted | FlagFDEFuncStartPCRel, CFAFixedRAOffset: -8,
+		{"amd64 v3 without FDEs", &sframetest.Builder{
+			Version: sframe.Version3, ABI: sframe.ABIAMD64LittleEndian, Flags: sframe.FlagFDESorted | sframe.FlagFDEFuncStartPCRel, CFAFixedRAOffset: -8,
 		}},
 	}
 }
@@ -562,7 +567,7 @@ func TestWriteTextPrintsCraftedCorners(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := ParseAt(data, 0)
+			s, err := sframe.ParseAt(data, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -577,10 +582,10 @@ func TestWriteTextPrintsCraftedCorners(t *testing.T) {
 }
 
 func TestWriteJSONIsValidJSONWithNumbers(t *testing.T) {
-	var sections []*Section
+	var sections []*sframe.Section
 	var names []string
 	for _, name := range goldenObjdumpPairs(t) {
-		s, err := Open(dumpTestdata("bin", name))
+		s, err := openELF(dumpTestdata("bin", name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -591,7 +596,7 @@ func TestWriteJSONIsValidJSONWithNumbers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := ParseAt(data, c.b.Addr)
+		s, err := sframe.ParseAt(data, c.b.Addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -636,7 +641,7 @@ func TestWriteJSONIsValidJSONWithNumbers(t *testing.T) {
 
 // checkJSONDocument checks the schema version, that numeric fields are JSON
 // numbers, and that the FDE and FRE lists agree with the section.
-func checkJSONDocument(t *testing.T, s *Section, doc map[string]any) {
+func checkJSONDocument(t *testing.T, s *sframe.Section, doc map[string]any) {
 	t.Helper()
 	num := func(m map[string]any, key string) json.Number {
 		t.Helper()
@@ -700,19 +705,19 @@ func checkJSONDocument(t *testing.T, s *Section, doc map[string]any) {
 }
 
 func TestWriteTextAndJSONReportTheFirstBrokenFDEAndGoOn(t *testing.T) {
-	b := &Builder{
-		Version: Version3, ABI: ABIAMD64LittleEndian, Flags: FlagFDESorted | FlagFDEFuncStartPCRel, CFAFixedRAOffset: -8,
-		FDEs: []FDESpec{
-			{Start: 0x1000, Size: 0x10, FREs: []FRESpec{{BaseReg: BaseRegSP, Words: words(8)}}},
+	b := &sframetest.Builder{
+		Version: sframe.Version3, ABI: sframe.ABIAMD64LittleEndian, Flags: sframe.FlagFDESorted | sframe.FlagFDEFuncStartPCRel, CFAFixedRAOffset: -8,
+		FDEs: []sframetest.FDESpec{
+			{Start: 0x1000, Size: 0x10, FREs: []sframetest.FRESpec{{BaseReg: sframe.BaseRegSP, Words: words(8)}}},
 			// An FRE info byte with data-word size 3, which is undefined.
-			{Start: 0x1010, Size: 0x10, FREs: []FRESpec{{BaseReg: BaseRegSP, Words: words(8), Info: ptr8(0x62)}}},
-			{Start: 0x1020, Size: 0x10, FREs: []FRESpec{{BaseReg: BaseRegSP, Words: words(16)}}},
+			{Start: 0x1010, Size: 0x10, FREs: []sframetest.FRESpec{{BaseReg: sframe.BaseRegSP, Words: words(8), Info: ptr8(0x62)}}},
+			{Start: 0x1020, Size: 0x10, FREs: []sframetest.FRESpec{{BaseReg: sframe.BaseRegSP, Words: words(16)}}},
 		},
 	}
 	s := mustParseDump(t, b)
 	var buf bytes.Buffer
 	err := s.WriteText(&buf)
-	var fe *FormatError
+	var fe *sframe.FormatError
 	if !errors.As(err, &fe) {
 		t.Fatalf("WriteText error %v, want a *FormatError", err)
 	}
@@ -739,19 +744,19 @@ func TestWriteTextAndJSONReportTheFirstBrokenFDEAndGoOn(t *testing.T) {
 func TestDumpsStopWhenFDEsShareFREs(t *testing.T) {
 	// 200 FDEs that all list the same 3 FREs: a dump would print 600 FRE
 	// lines from 9 bytes of FRE data (quadratic in a larger section).
-	b := &Builder{Version: Version2, ABI: ABIAMD64LittleEndian, CFAFixedRAOffset: -8}
+	b := &sframetest.Builder{Version: sframe.Version2, ABI: sframe.ABIAMD64LittleEndian, CFAFixedRAOffset: -8}
 	zero, three := uint32(0), uint32(3)
 	for i := 0; i < 200; i++ {
-		f := FDESpec{Start: uint64(0x1000 + 16*i), Size: 16, FREOff: &zero, NumFREs: &three}
+		f := sframetest.FDESpec{Start: uint64(0x1000 + 16*i), Size: 16, FREOff: &zero, NumFREs: &three}
 		if i == 0 {
-			f.FREs = []FRESpec{{Words: words(8)}, {StartOff: 1, Words: words(16)}, {StartOff: 2, Words: words(8)}}
+			f.FREs = []sframetest.FRESpec{{Words: words(8)}, {StartOff: 1, Words: words(16)}, {StartOff: 2, Words: words(8)}}
 		}
 		b.FDEs = append(b.FDEs, f)
 	}
 	s := mustParseDump(t, b)
 	var buf bytes.Buffer
 	err := s.WriteText(&buf)
-	var fe *FormatError
+	var fe *sframe.FormatError
 	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "overlapping") {
 		t.Fatalf("WriteText error %v, want the overlapping-FRE-ranges *FormatError", err)
 	}
@@ -769,13 +774,13 @@ func TestDumpsStopWhenFDEsShareFREs(t *testing.T) {
 
 func ptr8(v uint8) *uint8 { return &v }
 
-func mustParseDump(t testing.TB, b *Builder) *Section {
+func mustParseDump(t testing.TB, b *sframetest.Builder) *sframe.Section {
 	t.Helper()
 	data, err := b.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := ParseAt(data, b.Addr)
+	s, err := sframe.ParseAt(data, b.Addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -801,7 +806,7 @@ func TestWriteTextReturnsTheWritersError(t *testing.T) {
 func dumpSeeds(tb testing.TB) [][]byte {
 	var out [][]byte
 	for _, name := range goldenObjdumpPairs(tb) {
-		s, err := Open(dumpTestdata("bin", name))
+		s, err := openELF(dumpTestdata("bin", name))
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -824,12 +829,12 @@ func FuzzWriteText(f *testing.F) {
 		f.Add(d)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := Parse(data)
+		s, err := sframe.Parse(data)
 		if err != nil {
 			return
 		}
 		if err := s.WriteText(io.Discard); err != nil {
-			var fe *FormatError
+			var fe *sframe.FormatError
 			if !errors.As(err, &fe) {
 				t.Fatalf("WriteText error %v is not a *FormatError", err)
 			}
@@ -843,15 +848,12 @@ func FuzzWriteText(f *testing.F) {
 }
 
 // largestFixture returns the testdata binary with the largest .sframe.
-func largestFixture(b *testing.B) *Section {
-	var best *Section
-	var names []string
-	for _, name := range goldenObjdumpPairs(b) {
-		names = append(names, name)
-	}
+func largestFixture(b *testing.B) *sframe.Section {
+	var best *sframe.Section
+	names := goldenObjdumpPairs(b)
 	sort.Strings(names)
 	for _, name := range names {
-		s, err := Open(dumpTestdata("bin", name))
+		s, err := openELF(dumpTestdata("bin", name))
 		if err != nil {
 			b.Fatal(err)
 		}

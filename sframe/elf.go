@@ -55,18 +55,3 @@ func FromELF(f *elf.File) (*Section, error) {
 	}
 	return ParseAt(data, addr)
 }
-
-// Open opens the ELF file at path and parses its SFrame section. Errors name
-// the file.
-func Open(path string) (*Section, error) {
-	f, err := elf.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	s, err := FromELF(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
-}

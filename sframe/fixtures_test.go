@@ -1,9 +1,12 @@
-package sframe
+package sframe_test
 
 import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
 // Tests over the real toolchain output in ../testdata/bin (GNU as/ld 2.40,
@@ -13,12 +16,12 @@ import (
 func TestFixturesValidateWithoutErrors(t *testing.T) {
 	for _, fx := range fixturesOrSkip(t) {
 		t.Run(fx.name+" validates without errors", func(t *testing.T) {
-			s, ps := ValidateData(fx.data, fx.addr)
-			if s == nil {
-				t.Fatalf("ValidateData could not parse the section: %v", ps)
+			s, err := sframe.ParseAt(fx.data, fx.addr)
+			if err != nil {
+				t.Fatal(err)
 			}
-			for _, p := range ps {
-				if p.Severity == SeverityError {
+			for _, p := range s.Validate() {
+				if p.Severity == sframe.SeverityError {
 					t.Errorf("%v", p)
 				} else {
 					t.Logf("%v", p)
@@ -32,7 +35,7 @@ func TestFixturesReencodeToTheSameBytes(t *testing.T) {
 	for _, fx := range fixturesOrSkip(t) {
 		t.Run(fx.name+" re-encodes byte for byte", func(t *testing.T) {
 			b := specOf(t, fx.data, fx.addr)
-			got := mustEncode(t, b)
+			got := sframetest.MustEncode(t, b)
 			if !bytes.Equal(got, fx.data) {
 				t.Fatalf("re-encoded section differs from the original at byte %#x (lengths %d, %d)", firstDiff(got, fx.data), len(got), len(fx.data))
 			}
@@ -47,7 +50,7 @@ func TestFixturesReencodeToTheSameBytes(t *testing.T) {
 					r.ExactWordSize, r.WordSize = false, 0
 				}
 			}
-			if got := mustEncode(t, b); !bytes.Equal(got, fx.data) {
+			if got := sframetest.MustEncode(t, b); !bytes.Equal(got, fx.data) {
 				t.Errorf("encoder's data-word sizes differ from the toolchain's at byte %#x", firstDiff(got, fx.data))
 			}
 		})
@@ -55,7 +58,7 @@ func TestFixturesReencodeToTheSameBytes(t *testing.T) {
 			// gas picks the FRE type from the function size, as the encoder
 			// does; ld picks it for PLT FDEs from the size of all of .plt,
 			// so bytes may differ but the decoded rows may not.
-			s, err := ParseAt(fx.data, fx.addr)
+			s, err := sframe.ParseAt(fx.data, fx.addr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,7 +66,7 @@ func TestFixturesReencodeToTheSameBytes(t *testing.T) {
 			for i := range b.FDEs {
 				b.FDEs[i].ExactFREType, b.FDEs[i].FREType = false, 0
 			}
-			s2, err := ParseAt(mustEncode(t, b), fx.addr)
+			s2, err := sframe.ParseAt(sframetest.MustEncode(t, b), fx.addr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +80,7 @@ func TestFixturesReencodeToTheSameBytes(t *testing.T) {
 func TestFixturesEveryFREHasARow(t *testing.T) {
 	for _, fx := range fixturesOrSkip(t) {
 		t.Run(fx.name+" has a row for every FRE, found again by FindFRE, and a lookup for every function PC", func(t *testing.T) {
-			s, err := ParseAt(fx.data, fx.addr)
+			s, err := sframe.ParseAt(fx.data, fx.addr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,8 +93,8 @@ func TestFixturesEveryFREHasARow(t *testing.T) {
 						t.Errorf("FDE %d FRE %d: %v", i, it.Index(), err)
 					}
 					// FindFRE's scan must find the same FRE, decoded the same.
-					if f.PCType == PCTypeInc && want.StartOff < f.Size {
-						var got FRE
+					if f.PCType == sframe.PCTypeInc && want.StartOff < f.Size {
+						var got sframe.FRE
 						if err := s.FindFRE(f, f.Start+uint64(want.StartOff), &got); err != nil || got != want {
 							t.Errorf("FDE %d FRE %d: FindFRE at its start gives %+v, %v; want %+v", i, it.Index(), got, err, want)
 						}
@@ -101,8 +104,8 @@ func TestFixturesEveryFREHasARow(t *testing.T) {
 					t.Errorf("FDE %d: %v", i, err)
 				}
 				for pc := f.Start; pc < f.End() && pc < f.Start+4096; pc++ {
-					_, got, _, err := s.Lookup(pc)
-					if errors.Is(err, ErrNoFRE) && f.NumFREs == 0 {
+					_, got, _, err := lookup(s, pc)
+					if errors.Is(err, sframe.ErrNoFRE) && f.NumFREs == 0 {
 						continue
 					}
 					if err != nil {
@@ -115,28 +118,4 @@ func TestFixturesEveryFREHasARow(t *testing.T) {
 			}
 		})
 	}
-}
-
-// firstDiff returns the first offset at which a and b differ.
-func firstDiff(a, b []byte) int {
-	for i := range min(len(a), len(b)) {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return min(len(a), len(b))
-}
-
-// specOf parses a section and turns it back into a Builder.
-func specOf(t *testing.T, data []byte, addr uint64) *Builder {
-	t.Helper()
-	s, err := ParseAt(data, addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := SpecFrom(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

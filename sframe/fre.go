@@ -17,15 +17,6 @@ func (i FREInfo) DataWordSize() DataWordSize { return DataWordSize(i>>5) & 3 }
 // MangledRA returns fre_mangled_ra_p (bit 7): the RA is signed (AArch64 PAuth).
 func (i FREInfo) MangledRA() bool { return i&0x80 != 0 }
 
-// MakeFREInfo builds an FRE info byte.
-func MakeFREInfo(base BaseReg, count int, size DataWordSize, mangledRA bool) FREInfo {
-	i := FREInfo(base&1) | FREInfo(count&0xf)<<1 | FREInfo(size&3)<<5
-	if mangledRA {
-		i |= 0x80
-	}
-	return i
-}
-
 // FRE is one frame row entry, decoded (spec v3 §2.4). Data words are kept
 // raw; Section.Row interprets them for the section's ABI and the FDE type.
 type FRE struct {
@@ -44,9 +35,9 @@ type FRE struct {
 // NumWords returns the number of data words.
 func (r *FRE) NumWords() int { return r.Info.DataWordCount() }
 
-// UWord returns data word i read as an unsigned value of the stored size
+// uword returns data word i read as an unsigned value of the stored size
 // (used for FLEX control words).
-func (r *FRE) UWord(i int) uint32 {
+func (r *FRE) uword(i int) uint32 {
 	switch r.Info.DataWordSize() {
 	case DataWord1B:
 		return uint32(r.Words[i]) & 0xff

@@ -1,9 +1,12 @@
-package sframe
+package sframe_test
 
 import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
 // FuzzParse runs ParseAt and Validate on arbitrary bytes, then decodes
@@ -11,7 +14,7 @@ import (
 // function and re-encodes the section with SpecFrom. It checks that
 // nothing panics and that the parts agree:
 //
-//   - ValidateData returns no section only together with an error;
+//   - ParseAt fails only with a *FormatError at an offset inside the data;
 //   - a section without validation errors decodes every FRE and row and
 //     every lookup ends in a row, ErrNoFDE or ErrNoFRE, never a
 //     *FormatError;
@@ -26,19 +29,21 @@ func FuzzParse(f *testing.F) {
 		f.Add(seed.data, seed.addr)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, addr uint64) {
-		s, ps := ValidateData(data, addr)
+		s, err := sframe.ParseAt(data, addr)
+		if err != nil {
+			var fe *sframe.FormatError
+			if !errors.As(err, &fe) || fe.Off < 0 || fe.Off > int64(len(data)) {
+				t.Fatalf("ParseAt: %v is not a *FormatError inside the %d-byte section", err, len(data))
+			}
+			return
+		}
+		ps := s.Validate()
 		for _, p := range ps {
 			if p.Off < 0 || p.Off > int64(len(data)) {
 				t.Errorf("problem offset outside the %d-byte section: %v", len(data), p)
 			}
 		}
-		if s == nil {
-			if ps.Count(SeverityError) == 0 {
-				t.Fatalf("ParseAt failed but Validate found no error: %v", ps)
-			}
-			return
-		}
-		clean := ps.Count(SeverityError) == 0
+		clean := count(ps, sframe.SeverityError) == 0
 		budget := 4*len(data) + 64 // FREs to decode; sections that share FRE data are quadratic
 		for i := range s.FDEs() {
 			fde := &s.FDEs()[i]
@@ -59,16 +64,16 @@ func FuzzParse(f *testing.F) {
 			}
 			fde := &s.FDEs()[i]
 			for _, pc := range []uint64{fde.Start - 1, fde.Start, fde.Start + uint64(fde.Size)/2, fde.End() - 1, fde.End()} {
-				row, got, _, err := s.Lookup(pc)
+				row, got, _, err := lookup(s, pc)
 				switch {
 				case err == nil:
-					if !got.Contains(pc) {
+					if pc < got.Start || pc-got.Start >= uint64(got.Size) {
 						t.Fatalf("Lookup(%#x) returned FDE %d [%#x, %#x)", pc, got.Index, got.Start, got.End())
 					}
 					_ = row
-				case errors.Is(err, ErrNoFDE), errors.Is(err, ErrNoFRE):
+				case errors.Is(err, sframe.ErrNoFDE), errors.Is(err, sframe.ErrNoFRE):
 				default:
-					var fe *FormatError
+					var fe *sframe.FormatError
 					if !errors.As(err, &fe) {
 						t.Fatalf("Lookup(%#x): %v is neither a sentinel nor a *FormatError", pc, err)
 					}
@@ -81,7 +86,7 @@ func FuzzParse(f *testing.F) {
 		if len(data) > 1<<16 {
 			return
 		}
-		if b, err := SpecFrom(s); err == nil {
+		if b, err := sframetest.SpecFrom(s); err == nil {
 			out, err := b.Encode()
 			if err != nil {
 				t.Fatalf("Encode(SpecFrom(s)): %v", err)
@@ -103,33 +108,40 @@ type fuzzSeed struct {
 // the fixture corpus (up to 16 KiB each).
 func fuzzSeeds(tb testing.TB) []fuzzSeed {
 	var out []fuzzSeed
-	add := func(b *Builder) {
+	add := func(b *sframetest.Builder) {
 		if d, err := b.Encode(); err == nil {
 			out = append(out, fuzzSeed{d, b.Addr})
 		}
 	}
-	for _, v := range []Version{Version1, Version2, Version3} {
-		add(amd64Section(v))
+	for _, v := range []sframe.Version{sframe.Version1, sframe.Version2, sframe.Version3} {
+		add(sframetest.AMD64Section(v))
 		add(lookupSection(v, false))
 		for _, tc := range validateCases {
 			if tc.edit == nil || (tc.versions != nil && tc.versions[0] != v) {
 				continue
 			}
 			abi := tc.abi
-			if abi == ABIS390XBigEndian && v == Version1 {
+			if abi == sframe.ABIS390XBigEndian && v == sframe.Version1 {
 				continue
 			}
 			b := baseFor(v, abi)
-			base, err := ParseAt(mustEncode(tb, b), b.Addr)
+			base, err := sframe.ParseAt(sframetest.MustEncode(tb, b), b.Addr)
 			if err != nil {
 				continue
 			}
 			tc.edit(b, base)
 			add(b)
 		}
+		for _, tc := range parseErrorCases {
+			if tc.edit != nil {
+				b := baseFor(v, sframe.ABIAMD64LittleEndian)
+				tc.edit(b)
+				add(b)
+			}
+		}
 	}
-	for _, tc := range abiVersions {
-		cases := roundTripCases(tc.v, tc.abi)
+	for _, tc := range sframetest.ABIVersions() {
+		cases := sframetest.Variants(tc.Version, tc.ABI)
 		for i := 0; i < len(cases); i += 5 {
 			add(cases[i])
 		}

@@ -1,4 +1,4 @@
-package sframe
+package sframe_test
 
 import (
 	"debug/elf"
@@ -8,6 +8,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
 // fixture is the SFrame section of one ELF file of the test corpus.
@@ -48,7 +51,7 @@ func loadFixtures(t testing.TB) []fixture {
 			if err != nil {
 				continue
 			}
-			data, addr, err := ELFSection(f)
+			data, addr, err := sframe.ELFSection(f)
 			typ := f.Type
 			f.Close()
 			if err != nil || typ == elf.ET_REL { // relocatable objects' start fields are unrelocated
@@ -89,116 +92,43 @@ func fixtureByName(t testing.TB, name string) fixture {
 	return fixture{}
 }
 
-// mustEncode encodes b or fails the test.
-func mustEncode(t testing.TB, b *Builder) []byte {
-	t.Helper()
-	data, err := b.Encode()
-	if err != nil {
-		t.Fatalf("Encode: %v", err)
-	}
-	return data
-}
-
-// mustParse encodes b and parses the result at b.Addr, or fails the test.
-func mustParse(t testing.TB, b *Builder) *Section {
-	t.Helper()
-	s, err := ParseAt(mustEncode(t, b), b.Addr)
-	if err != nil {
-		t.Fatalf("ParseAt: %v", err)
-	}
-	return s
-}
-
 // rowAt sets the AMD64 fixed RA offset (-8) when b is for AMD64, encodes
-// and parses b, and returns the row Lookup finds for pc, or fails the test.
-func rowAt(t testing.TB, b *Builder, pc uint64) Row {
+// and parses b, and returns the row lookup finds for pc, or fails the test.
+func rowAt(t testing.TB, b *sframetest.Builder, pc uint64) sframe.Row {
 	t.Helper()
-	if b.ABI == ABIAMD64LittleEndian {
+	if b.ABI == sframe.ABIAMD64LittleEndian {
 		b.CFAFixedRAOffset = -8
 	}
-	row, _, _, err := mustParse(t, b).Lookup(pc)
+	row, _, _, err := lookup(sframetest.MustParse(t, b), pc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return row
 }
 
-// mustFRE unwraps the result of DefaultFRE or FlexFRE.
-func mustFRE(t testing.TB) func(FRESpec, error) FRESpec {
-	return func(r FRESpec, err error) FRESpec {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-}
-
 // cfaOff is a shorthand for the rule "saved at CFA+off".
-func cfaOff(off int64) Rule { return Rule{Kind: RuleOffset, Reg: RegCFA, Offset: off} }
-
-// amd64Func returns the FDE of a typical AMD64 function with a frame
-// pointer: push %rbp at 0, mov %rsp,%rbp at 1, body from 4, leave at
-// size-2, ret at size-1.
-func amd64Func(start uint64, size uint32) FDESpec {
-	return FDESpec{
-		Start: start, Size: size,
-		FREs: []FRESpec{
-			{StartOff: 0, BaseReg: BaseRegSP, Words: []int32{8}},
-			{StartOff: 1, BaseReg: BaseRegSP, Words: []int32{16, -16}},
-			{StartOff: 4, BaseReg: BaseRegFP, Words: []int32{16, -16}},
-			{StartOff: size - 1, BaseReg: BaseRegSP, Words: []int32{8, -16}},
-		},
-	}
-}
-
-// amd64Section returns a sorted AMD64 section of the given version with
-// three functions and a PLT, at address 0x10000.
-func amd64Section(v Version) *Builder {
-	b := &Builder{
-		Version: v, ABI: ABIAMD64LittleEndian, Flags: FlagFDESorted,
-		CFAFixedRAOffset: -8, Addr: 0x10000,
-		FDEs: []FDESpec{
-			{Start: 0x1020, Size: 64, PCType: PCTypeMask, RepSize: 16, FREs: []FRESpec{
-				{StartOff: 0, BaseReg: BaseRegSP, Words: []int32{8}},
-				{StartOff: 11, BaseReg: BaseRegSP, Words: []int32{16}},
-			}},
-			amd64Func(0x1100, 40),
-			amd64Func(0x1200, 300),
-			{Start: 0x1400, Size: 70000, FREs: []FRESpec{
-				{StartOff: 0, BaseReg: BaseRegSP, Words: []int32{8}},
-				{StartOff: 1, BaseReg: BaseRegSP, Words: []int32{4112}},
-				{StartOff: 69999, BaseReg: BaseRegSP, Words: []int32{131088}},
-			}},
-		},
-	}
-	if v == Version1 {
-		b.FDEs[0].RepSize = 0
-	}
-	if v >= Version2 {
-		b.Flags |= FlagFDEFuncStartPCRel
-	}
-	return b
+func cfaOff(off int64) sframe.Rule {
+	return sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.RegCFA, Offset: off}
 }
 
 // diffSections compares the decoded contents of two sections (header
 // fields other than lengths and offsets, FDEs, FREs) and describes the first
 // difference, or returns "".
-func diffSections(a, b *Section) string {
+func diffSections(a, b *sframe.Section) string {
 	ha, hb := a.Header, b.Header
 	ha.FRELen, hb.FRELen, ha.FDEOff, hb.FDEOff, ha.FREOff, hb.FREOff = 0, 0, 0, 0, 0, 0
 	if ha != hb {
 		return fmt.Sprintf("headers differ: %+v vs %+v", ha, hb)
 	}
-	for i := range a.fdes {
-		fa, fb := &a.fdes[i], &b.fdes[i]
+	for i := range a.FDEs() {
+		fa, fb := &a.FDEs()[i], &b.FDEs()[i]
 		type key struct {
 			Start         uint64
 			Size, NumFREs uint32
-			PCType        FDEPCType
-			Type          FDEType
+			PCType        sframe.FDEPCType
+			Type          sframe.FDEType
 			RepSize       uint8
-			PAuthKey      PAuthKey
+			PAuthKey      sframe.PAuthKey
 			Signal        bool
 		}
 		ka := key{fa.Start, fa.Size, fa.NumFREs, fa.PCType, fa.Type, fa.RepSize, fa.PAuthKey, fa.Signal}
@@ -221,51 +151,78 @@ func diffSections(a, b *Section) string {
 	return ""
 }
 
-// diffSpec compares a parsed section with the Builder it was encoded from
-// and describes the first difference, or returns "".
-func diffSpec(b *Builder, s *Section) string {
-	if s.Version != b.Version || s.ABI != b.ABI || s.Flags != b.Flags ||
-		s.CFAFixedFPOffset != b.CFAFixedFPOffset || s.CFAFixedRAOffset != b.CFAFixedRAOffset ||
-		int(s.AuxHdrLen) != len(b.AuxHeader) || len(s.FDEs()) != len(b.FDEs) {
-		return fmt.Sprintf("header %+v does not match the builder", s.Header)
+// lookup returns the row that covers pc with its FDE and FRE the way the
+// unwinders find it: FindFDE, then FindFRE, then RowInto. Errors: ErrNoFDE,
+// ErrNoFRE or a *FormatError. It does not allocate, except that the
+// section's FRE index is built once lookups have paid for it.
+func lookup(s *sframe.Section, pc uint64) (row sframe.Row, fde *sframe.FDE, fre sframe.FRE, err error) {
+	// Named results: the FRE and row are built in place, not copied.
+	if fde, err = s.FindFDE(pc); err != nil {
+		return row, nil, fre, err
 	}
-	for i := range b.FDEs {
-		want, got := &b.FDEs[i], &s.FDEs()[i]
-		rep := want.RepSize
-		if b.Version == Version1 {
-			rep = 16
-		}
-		if got.Start != want.Start || got.Size != want.Size || got.PCType != want.PCType ||
-			got.Type != want.Type || got.RepSize != rep || got.PAuthKey != want.PAuthKey ||
-			got.Signal != (want.Signal && b.Version == Version3) || int(got.NumFREs) != len(want.FREs) {
-			return fmt.Sprintf("FDE %d: got %+v, want %+v", i, *got, *want)
-		}
-		if want.ExactFREType && got.FREType != want.FREType {
-			return fmt.Sprintf("FDE %d: FRE type %v, want %v", i, got.FREType, want.FREType)
-		}
-		frs, err := s.AllFREs(got)
-		if err != nil {
-			return fmt.Sprintf("FDE %d: %v", i, err)
-		}
-		for k, wr := range want.FREs {
-			gr := frs[k]
-			if gr.StartOff != wr.StartOff || gr.Info.MangledRA() != wr.MangledRA ||
-				gr.NumWords() != len(wr.Words) || (len(wr.Words) > 0 && gr.Info.BaseReg() != wr.BaseReg) {
-				return fmt.Sprintf("FDE %d FRE %d: got %+v, want %+v", i, k, gr, wr)
-			}
-			if wr.ExactWordSize && gr.Info.DataWordSize() != wr.WordSize {
-				return fmt.Sprintf("FDE %d FRE %d: data-word size %v, want %v", i, k, gr.Info.DataWordSize(), wr.WordSize)
-			}
-			for j, w := range wr.Words {
-				g := gr.Words[j]
-				if f := want.Type == FDETypeFlex; f && flexControlWords(len(wr.Words), wr.Words[min(2, len(wr.Words)-1)])&(1<<j) != 0 {
-					g = int32(gr.UWord(j))
-				}
-				if g != w {
-					return fmt.Sprintf("FDE %d FRE %d word %d: got %d, want %d", i, k, j, g, w)
-				}
-			}
+	if err = s.FindFRE(fde, pc, &fre); err != nil {
+		return row, fde, fre, err
+	}
+	err = s.RowInto(&row, fde, &fre)
+	return row, fde, fre, err
+}
+
+// count returns the number of problems of severity sev.
+func count(ps []sframe.Problem, sev sframe.Severity) int {
+	n := 0
+	for _, p := range ps {
+		if p.Severity == sev {
+			n++
 		}
 	}
-	return ""
+	return n
+}
+
+// has reports whether a problem of kind k was found.
+func has(ps []sframe.Problem, k sframe.ProblemKind) bool {
+	for _, p := range ps {
+		if p.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// firstDiff returns the first offset at which a and b differ.
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// specOf parses a section and turns it back into a Builder.
+func specOf(t *testing.T, data []byte, addr uint64) *sframetest.Builder {
+	t.Helper()
+	s, err := sframe.ParseAt(data, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sframetest.SpecFrom(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// openELF opens the ELF file at path and parses its SFrame section with
+// FromELF, as the commands do.
+func openELF(path string) (*sframe.Section, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := sframe.FromELF(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
 }

@@ -35,7 +35,7 @@ func (s *Section) FindFDE(pc uint64) (*FDE, error) {
 		}
 	}
 	for k := i - 1; k >= 0 && k >= i-maxOverlap; k-- {
-		if f := s.fdeAt(k); f.Contains(pc) {
+		if f := s.fdeAt(k); f.contains(pc) {
 			return f, nil
 		}
 	}
@@ -156,22 +156,6 @@ func (s *Section) freErr(off uint32, t FREType) error {
 		return err
 	}
 	return formatErr(int64(off), "FRE cannot be decoded")
-}
-
-// Lookup returns the row that covers pc with its FDE and FRE: FindFDE, then
-// FindFRE, then Row. Errors: ErrNoFDE, ErrNoFRE (test with errors.Is) or a
-// *FormatError. It does not allocate, except that the section's FRE index
-// is built once, after enough lookups in FDEs with many FREs (see freIndex).
-func (s *Section) Lookup(pc uint64) (row Row, fde *FDE, fre FRE, err error) {
-	// Named results: the FRE and row are built in place, not copied.
-	if fde, err = s.FindFDE(pc); err != nil {
-		return row, nil, fre, err
-	}
-	if err = s.FindFRE(fde, pc, &fre); err != nil {
-		return row, fde, fre, err
-	}
-	err = s.RowInto(&row, fde, &fre)
-	return row, fde, fre, err
 }
 
 // freSizes[a][info] is the size in bytes of an FRE with an a-byte start

@@ -1,34 +1,36 @@
-package sframe
+package sframe_test
 
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
+
+	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
 // lookupSection returns a section with a gap between its functions, a
 // function whose first FRE starts late, a PLT and an outermost function.
-func lookupSection(v Version, sorted bool) *Builder {
-	b := &Builder{Version: v, ABI: ABIAMD64LittleEndian, CFAFixedRAOffset: -8, Addr: 0x9000,
-		FDEs: []FDESpec{
-			{Start: 0x1000, Size: 0x40, PCType: PCTypeMask, RepSize: 16, FREs: []FRESpec{
-				{StartOff: 0, BaseReg: BaseRegSP, Words: []int32{8}},
-				{StartOff: 6, BaseReg: BaseRegSP, Words: []int32{16}},
+func lookupSection(v sframe.Version, sorted bool) *sframetest.Builder {
+	b := &sframetest.Builder{Version: v, ABI: sframe.ABIAMD64LittleEndian, CFAFixedRAOffset: -8, Addr: 0x9000,
+		FDEs: []sframetest.FDESpec{
+			{Start: 0x1000, Size: 0x40, PCType: sframe.PCTypeMask, RepSize: 16, FREs: []sframetest.FRESpec{
+				{StartOff: 0, BaseReg: sframe.BaseRegSP, Words: []int32{8}},
+				{StartOff: 6, BaseReg: sframe.BaseRegSP, Words: []int32{16}},
 			}},
-			amd64Func(0x1100, 0x20),
-			{Start: 0x1200, Size: 0x10, FREs: []FRESpec{
-				{StartOff: 4, BaseReg: BaseRegSP, Words: []int32{8}},
+			sframetest.AMD64Func(0x1100, 0x20),
+			{Start: 0x1200, Size: 0x10, FREs: []sframetest.FRESpec{
+				{StartOff: 4, BaseReg: sframe.BaseRegSP, Words: []int32{8}},
 			}},
-			{Start: 0x1300, Size: 0x10, FREs: []FRESpec{OutermostFRE(0)}},
+			{Start: 0x1300, Size: 0x10, FREs: []sframetest.FRESpec{sframetest.OutermostFRE(0)}},
 		}}
-	if v == Version1 {
+	if v == sframe.Version1 {
 		b.FDEs[0].RepSize = 0 // implied 16
 	}
 	if sorted {
-		b.Flags |= FlagFDESorted
+		b.Flags |= sframe.FlagFDESorted
 	} else {
 		b.FDEs[0], b.FDEs[3] = b.FDEs[3], b.FDEs[0]
 		b.FDEs[1], b.FDEs[2] = b.FDEs[2], b.FDEs[1]
@@ -67,28 +69,28 @@ func TestLookup(t *testing.T) {
 		{pc: 0x1310, cfa: "no FDE"},
 		{pc: 1<<64 - 1, cfa: "no FDE"},
 	}
-	for _, v := range []Version{Version1, Version2, Version3} {
+	for _, v := range []sframe.Version{sframe.Version1, sframe.Version2, sframe.Version3} {
 		for _, sorted := range []bool{true, false} {
 			order := "a sorted"
 			if !sorted {
 				order = "an unsorted"
 			}
 			b := lookupSection(v, sorted)
-			s := mustParse(t, b)
+			s := sframetest.MustParse(t, b)
 			if s.Sorted() != sorted {
 				t.Fatalf("Sorted() = %v", s.Sorted())
 			}
 			for _, w := range wants {
 				t.Run(fmt.Sprintf("PC %#x in %s %v section finds %s", w.pc, order, v, w.cfa), func(t *testing.T) {
-					row, fde, fre, err := s.Lookup(w.pc)
+					row, fde, fre, err := lookup(s, w.pc)
 					switch w.cfa {
 					case "no FDE":
-						if !errors.Is(err, ErrNoFDE) || fde != nil {
+						if !errors.Is(err, sframe.ErrNoFDE) || fde != nil {
 							t.Fatalf("got FDE %v, err %v; want ErrNoFDE", fde, err)
 						}
 						return
 					case "no FRE":
-						if !errors.Is(err, ErrNoFRE) || fde == nil || fde.Start != w.fdeStart {
+						if !errors.Is(err, sframe.ErrNoFRE) || fde == nil || fde.Start != w.fdeStart {
 							t.Fatalf("got FDE %v, err %v; want ErrNoFRE in the FDE at %#x", fde, err, w.fdeStart)
 						}
 						return
@@ -109,12 +111,12 @@ func TestLookup(t *testing.T) {
 }
 
 func TestLookupInNestedFunctionsFindsTheInnermost(t *testing.T) {
-	b := &Builder{Version: Version3, ABI: ABIAMD64LittleEndian, CFAFixedRAOffset: -8, Flags: FlagFDESorted,
-		FDEs: []FDESpec{
-			{Start: 0x1000, Size: 0x100, FREs: []FRESpec{{Words: []int32{8}}}},
-			{Start: 0x1010, Size: 0x10, FREs: []FRESpec{{Words: []int32{16}}}},
+	b := &sframetest.Builder{Version: sframe.Version3, ABI: sframe.ABIAMD64LittleEndian, CFAFixedRAOffset: -8, Flags: sframe.FlagFDESorted,
+		FDEs: []sframetest.FDESpec{
+			{Start: 0x1000, Size: 0x100, FREs: []sframetest.FRESpec{{Words: []int32{8}}}},
+			{Start: 0x1010, Size: 0x10, FREs: []sframetest.FRESpec{{Words: []int32{16}}}},
 		}}
-	s := mustParse(t, b)
+	s := sframetest.MustParse(t, b)
 	for _, tc := range []struct {
 		pc   uint64
 		want uint64
@@ -129,67 +131,71 @@ func TestLookupInNestedFunctionsFindsTheInnermost(t *testing.T) {
 }
 
 func TestFindFREWithZeroRepetitionSizeFails(t *testing.T) {
-	b := &Builder{Version: Version2, ABI: ABIAMD64LittleEndian, CFAFixedRAOffset: -8,
-		FDEs: []FDESpec{{Start: 0x1000, Size: 0x40, PCType: PCTypeMask, FREs: []FRESpec{{Words: []int32{8}}}}}}
-	s := mustParse(t, b)
-	_, _, _, err := s.Lookup(0x1004)
-	var fe *FormatError
+	b := &sframetest.Builder{Version: sframe.Version2, ABI: sframe.ABIAMD64LittleEndian, CFAFixedRAOffset: -8,
+		FDEs: []sframetest.FDESpec{{Start: 0x1000, Size: 0x40, PCType: sframe.PCTypeMask, FREs: []sframetest.FRESpec{{Words: []int32{8}}}}}}
+	s := sframetest.MustParse(t, b)
+	_, _, _, err := lookup(s, 0x1004)
+	var fe *sframe.FormatError
 	if !errors.As(err, &fe) {
 		t.Fatalf("err = %v, want a *FormatError", err)
 	}
 }
 
 func TestRowsOfEachABI(t *testing.T) {
-	same := Rule{Kind: RuleSameValue, Reg: RegCFA}
-	val := func(r Reg, off int64) Rule { return Rule{Kind: RuleValOffset, Reg: r, Offset: off} }
-	deref := func(r Reg, off int64) Rule { return Rule{Kind: RuleOffset, Reg: r, Offset: off} }
+	same := sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA}
+	val := func(r sframe.Reg, off int64) sframe.Rule {
+		return sframe.Rule{Kind: sframe.RuleValOffset, Reg: r, Offset: off}
+	}
+	deref := func(r sframe.Reg, off int64) sframe.Rule {
+		return sframe.Rule{Kind: sframe.RuleOffset, Reg: r, Offset: off}
+	}
 	tests := []struct {
 		name  string
-		v     Version
-		abi   ABI
-		typ   FDEType
-		fre   FRESpec
-		pauth PAuthKey
+		v     sframe.Version
+		abi   sframe.ABI
+		typ   sframe.FDEType
+		fre   sframetest.FRESpec
+		pauth sframe.PAuthKey
 		sig   bool
-		want  Row
+		want  sframe.Row
 	}{
-		{"an AMD64 row with no data words is the outermost frame", Version2, ABIAMD64LittleEndian, FDETypeDefault,
-			FRESpec{}, 0, false, Row{Outermost: true}},
-		{"an AArch64 row reads RA and FP offsets", Version2, ABIAArch64LittleEndian, FDETypeDefault,
-			FRESpec{BaseReg: BaseRegFP, Words: []int32{32, -24, -32}}, 0, false,
-			Row{CFA: val(AArch64RegFP, 32), RA: cfaOff(-24), FP: cfaOff(-32)}},
-		{"a big-endian AArch64 row with a signed RA and the B key", Version3, ABIAArch64BigEndian, FDETypeDefault,
-			FRESpec{BaseReg: BaseRegSP, Words: []int32{16, -8, -16}, MangledRA: true}, PAuthKeyB, false,
-			Row{CFA: val(AArch64RegSP, 16), RA: cfaOff(-8), FP: cfaOff(-16), MangledRA: true, PAuthKey: PAuthKeyB}},
-		{"an AArch64 leaf row keeps RA in LR", Version3, ABIAArch64LittleEndian, FDETypeDefault,
-			FRESpec{BaseReg: BaseRegSP, Words: []int32{0}}, 0, false,
-			Row{CFA: val(AArch64RegSP, 0), RA: same, FP: same, TopmostOnly: true}},
-		{"an s390x CFA offset is stored scaled by 8 and less 160", Version3, ABIS390XBigEndian, FDETypeDefault,
-			FRESpec{BaseReg: BaseRegSP, Words: []int32{20, -48, -72}}, 0, false,
-			Row{CFA: val(S390XRegSP, 320), RA: cfaOff(-48), FP: cfaOff(-72), SPOffset: -160}},
-		{"an s390x v2 odd RA word names a register", Version2, ABIS390XBigEndian, FDETypeDefault,
-			FRESpec{BaseReg: BaseRegSP, Words: []int32{0, 16<<1 | 1}}, 0, false,
-			Row{CFA: val(S390XRegSP, 160), RA: Rule{Kind: RuleRegister, Reg: 16}, FP: same, TopmostOnly: true, SPOffset: -160}},
-		{"an s390x zero RA word is padding before FP", Version2, ABIS390XBigEndian, FDETypeDefault,
-			FRESpec{BaseReg: BaseRegFP, Words: []int32{-1, 0, -72}}, 0, false,
-			Row{CFA: val(S390XRegFP, 152), RA: same, FP: cfaOff(-72), TopmostOnly: true, SPOffset: -160}},
-		{"a FLEX DRAP row dereferences the CFA", Version3, ABIAMD64LittleEndian, FDETypeFlex,
-			FRESpec{Words: []int32{int32(FlexControl(AMD64RegFP, true, true)), -8, 0, int32(FlexControl(AMD64RegFP, true, true)), 0}}, 0, false,
-			Row{CFA: deref(AMD64RegFP, -8), RA: cfaOff(-8), FP: deref(AMD64RegFP, 0)}},
-		{"a FLEX row with an RA rule from the CFA", Version3, ABIAMD64LittleEndian, FDETypeFlex,
-			FRESpec{Words: []int32{int32(FlexControl(AMD64RegSP, true, false)), 16, int32(FlexControl(0, false, true)), -8}}, 0, false,
-			Row{CFA: val(AMD64RegSP, 16), RA: cfaOff(-8), FP: same}},
-		{"an s390x FLEX row scales the CFA offset and reads RA from a register", Version3, ABIS390XBigEndian, FDETypeFlex,
-			FRESpec{Words: []int32{0x79, 0, 0x81, 0}}, 0, false,
-			Row{CFA: val(S390XRegSP, 160), RA: val(16, 0), FP: same, TopmostOnly: true, SPOffset: -160}},
-		{"a v3 signal frame sets Signal", Version3, ABIAMD64LittleEndian, FDETypeDefault,
-			FRESpec{BaseReg: BaseRegSP, Words: []int32{160}}, 0, true,
-			Row{CFA: val(AMD64RegSP, 160), RA: cfaOff(-8), FP: same, Signal: true}},
+		{"an AMD64 row with no data words is the outermost frame", sframe.Version2, sframe.ABIAMD64LittleEndian, sframe.FDETypeDefault,
+			sframetest.FRESpec{}, 0, false, sframe.Row{Outermost: true}},
+		{"an AArch64 row reads RA and FP offsets", sframe.Version2, sframe.ABIAArch64LittleEndian, sframe.FDETypeDefault,
+			sframetest.FRESpec{BaseReg: sframe.BaseRegFP, Words: []int32{32, -24, -32}}, 0, false,
+			sframe.Row{CFA: val(sframe.AArch64RegFP, 32), RA: cfaOff(-24), FP: cfaOff(-32)}},
+		{"a big-endian AArch64 row with a signed RA and the B key", sframe.Version3, sframe.ABIAArch64BigEndian, sframe.FDETypeDefault,
+			sframetest.FRESpec{BaseReg: sframe.BaseRegSP, Words: []int32{16, -8, -16}, MangledRA: true}, sframe.PAuthKeyB, false,
+			sframe.Row{CFA: val(sframe.AArch64RegSP, 16), RA: cfaOff(-8), FP: cfaOff(-16), MangledRA: true, PAuthKey: sframe.PAuthKeyB}},
+		{"an AArch64 leaf row keeps RA in LR", sframe.Version3, sframe.ABIAArch64LittleEndian, sframe.FDETypeDefault,
+			sframetest.FRESpec{BaseReg: sframe.BaseRegSP, Words: []int32{0}}, 0, false,
+			sframe.Row{CFA: val(sframe.AArch64RegSP, 0), RA: same, FP: same, TopmostOnly: true}},
+		{"an s390x CFA offset is stored scaled by 8 and less 160", sframe.Version3, sframe.ABIS390XBigEndian, sframe.FDETypeDefault,
+			sframetest.FRESpec{BaseReg: sframe.BaseRegSP, Words: []int32{20, -48, -72}}, 0, false,
+			sframe.Row{CFA: val(sframe.S390XRegSP, 320), RA: cfaOff(-48), FP: cfaOff(-72), SPOffset: -160}},
+		{"an s390x v2 odd RA word names a register", sframe.Version2, sframe.ABIS390XBigEndian, sframe.FDETypeDefault,
+			sframetest.FRESpec{BaseReg: sframe.BaseRegSP, Words: []int32{0, 16<<1 | 1}}, 0, false,
+			sframe.Row{CFA: val(sframe.S390XRegSP, 160), RA: sframe.Rule{Kind: sframe.RuleRegister, Reg: 16}, FP: same, TopmostOnly: true, SPOffset: -160}},
+		{"an s390x zero RA word is padding before FP", sframe.Version2, sframe.ABIS390XBigEndian, sframe.FDETypeDefault,
+			sframetest.FRESpec{BaseReg: sframe.BaseRegFP, Words: []int32{-1, 0, -72}}, 0, false,
+			sframe.Row{CFA: val(sframe.S390XRegFP, 152), RA: same, FP: cfaOff(-72), TopmostOnly: true, SPOffset: -160}},
+		{"a FLEX DRAP row dereferences the CFA", sframe.Version3, sframe.ABIAMD64LittleEndian, sframe.FDETypeFlex,
+			sframetest.FRESpec{Words: []int32{int32(sframetest.FlexControl(sframe.AMD64RegFP, true, true)), -8, 0, int32(sframetest.FlexControl(sframe.AMD64RegFP, true, true)), 0}}, 0, false,
+			sframe.Row{CFA: deref(sframe.AMD64RegFP, -8), RA: cfaOff(-8), FP: deref(sframe.AMD64RegFP, 0)}},
+		{"a FLEX row with an RA rule from the CFA", sframe.Version3, sframe.ABIAMD64LittleEndian, sframe.FDETypeFlex,
+			sframetest.FRESpec{Words: []int32{int32(sframetest.FlexControl(sframe.AMD64RegSP, true, false)), 16, int32(sframetest.FlexControl(0, false, true)), -8}}, 0, false,
+			sframe.Row{CFA: val(sframe.AMD64RegSP, 16), RA: cfaOff(-8), FP: same}},
+		{"an s390x FLEX row scales the CFA offset and reads RA from a register", sframe.Version3, sframe.ABIS390XBigEndian, sframe.FDETypeFlex,
+			sframetest.FRESpec{Words: []int32{0x79, 0, 0x81, 0}}, 0, false,
+			sframe.Row{CFA: val(sframe.S390XRegSP, 160), RA: val(16, 0), FP: same, TopmostOnly: true, SPOffset: -160}},
+		{"a v3 signal frame sets Signal", sframe.Version3, sframe.ABIAMD64LittleEndian, sframe.FDETypeDefault,
+			sframetest.FRESpec{BaseReg: sframe.BaseRegSP, Words: []int32{160}}, 0, true,
+			sframe.Row{CFA: val(sframe.AMD64RegSP, 160), RA: cfaOff(-8), FP: same, Signal: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b := &Builder{Version: tc.v, ABI: tc.abi, Addr: 0x8000,
-				FDEs: []FDESpec{{Start: 0x1000, Size: 8, Type: tc.typ, PAuthKey: tc.pauth, Signal: tc.sig, FREs: []FRESpec{tc.fre}}}}
+			b := &sframetest.Builder{Version: tc.v, ABI: tc.abi, Addr: 0x8000,
+				FDEs: []sframetest.FDESpec{{Start: 0x1000, Size: 8, Type: tc.typ, PAuthKey: tc.pauth, Signal: tc.sig, FREs: []sframetest.FRESpec{tc.fre}}}}
 			if row := rowAt(t, b, 0x1004); row != tc.want {
 				t.Errorf("got  %+v\nwant %+v", row, tc.want)
 			}
@@ -198,11 +204,11 @@ func TestRowsOfEachABI(t *testing.T) {
 }
 
 func TestLookupDoesNotAllocate(t *testing.T) {
-	s := mustParse(t, amd64Section(Version3))
-	var sink Row
+	s := sframetest.MustParse(t, sframetest.AMD64Section(sframe.Version3))
+	var sink sframe.Row
 	n := testing.AllocsPerRun(100, func() {
 		for _, pc := range []uint64{0x1000, 0x1025, 0x1103, 0x1250, 0x1400 + 69999, 0x5000} {
-			row, _, _, _ := s.Lookup(pc)
+			row, _, _, _ := lookup(s, pc)
 			sink = row
 		}
 	})
@@ -221,13 +227,13 @@ func TestPLTLookupsInRealLinkerOutput(t *testing.T) {
 	for _, name := range []string{"deep-v1-O2", "deep-v2-O2", "deep-v3-O2"} {
 		t.Run("every PLT entry of "+name+" has SP+8 then SP+16 after the push", func(t *testing.T) {
 			fx := fixtureByName(t, name)
-			s, err := ParseAt(fx.data, fx.addr)
+			s, err := sframe.ParseAt(fx.data, fx.addr)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var plt *FDE
+			var plt *sframe.FDE
 			for i := range s.FDEs() {
-				if f := &s.FDEs()[i]; f.PCType == PCTypeMask && f.RepSize == 16 {
+				if f := &s.FDEs()[i]; f.PCType == sframe.PCTypeMask && f.RepSize == 16 {
 					plt = f
 				}
 			}
@@ -236,7 +242,7 @@ func TestPLTLookupsInRealLinkerOutput(t *testing.T) {
 			}
 			for e := uint64(0); e < uint64(plt.Size)/16; e++ {
 				for off, want := range map[uint64]string{0: "r7+8", 10: "r7+8", 11: "r7+16", 12: "r7+16", 15: "r7+16"} {
-					row, f, _, err := s.Lookup(plt.Start + 16*e + off)
+					row, f, _, err := lookup(s, plt.Start+16*e+off)
 					if err != nil || f != plt {
 						t.Fatalf("entry %d +%d: FDE %v err %v", e, off, f, err)
 					}
@@ -252,20 +258,20 @@ func TestPLTLookupsInRealLinkerOutput(t *testing.T) {
 func TestFindFREReportsUndecodableFREs(t *testing.T) {
 	tests := []struct {
 		name string
-		edit func(f *FDESpec)
+		edit func(f *sframetest.FDESpec)
 		pc   uint64
 	}{
-		{"an FRE count past the end of the FRE sub-section", func(f *FDESpec) { f.NumFREs = new(uint32(5)) }, 0x1000 + 39},
-		{"an unknown data-word size before the PC", func(f *FDESpec) { f.FREs[1].Info = new(uint8(0x63)) }, 0x1000 + 2},
-		{"an unknown data-word size just after the PC", func(f *FDESpec) { f.FREs[1].Info = new(uint8(0x63)) }, 0x1000},
+		{"an FRE count past the end of the FRE sub-section", func(f *sframetest.FDESpec) { f.NumFREs = new(uint32(5)) }, 0x1000 + 39},
+		{"an unknown data-word size before the PC", func(f *sframetest.FDESpec) { f.FREs[1].Info = new(uint8(0x63)) }, 0x1000 + 2},
+		{"an unknown data-word size just after the PC", func(f *sframetest.FDESpec) { f.FREs[1].Info = new(uint8(0x63)) }, 0x1000},
 	}
 	for _, tc := range tests {
 		t.Run("a lookup through "+tc.name+" fails with a *FormatError", func(t *testing.T) {
-			b := &Builder{Version: Version2, ABI: ABIAMD64LittleEndian, CFAFixedRAOffset: -8, FDEs: []FDESpec{amd64Func(0x1000, 40)}}
+			b := &sframetest.Builder{Version: sframe.Version2, ABI: sframe.ABIAMD64LittleEndian, CFAFixedRAOffset: -8, FDEs: []sframetest.FDESpec{sframetest.AMD64Func(0x1000, 40)}}
 			tc.edit(&b.FDEs[0])
-			s := mustParse(t, b)
-			_, _, _, err := s.Lookup(tc.pc)
-			var fe *FormatError
+			s := sframetest.MustParse(t, b)
+			_, _, _, err := lookup(s, tc.pc)
+			var fe *sframe.FormatError
 			if !errors.As(err, &fe) {
 				t.Fatalf("err = %v, want a *FormatError", err)
 			}
@@ -276,31 +282,31 @@ func TestFindFREReportsUndecodableFREs(t *testing.T) {
 func TestFindFDEAgreesWithALinearSearch(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for round := 0; round < 50; round++ {
-		b := &Builder{Version: Version3, ABI: ABIAMD64LittleEndian, CFAFixedRAOffset: -8}
+		b := &sframetest.Builder{Version: sframe.Version3, ABI: sframe.ABIAMD64LittleEndian, CFAFixedRAOffset: -8}
 		n := 1 + r.IntN(40)
 		for i := 0; i < n; i++ {
 			// Small ranges make duplicate starts, nesting and gaps likely.
-			b.FDEs = append(b.FDEs, FDESpec{Start: uint64(0x1000 + 8*r.IntN(64)), Size: uint32(r.IntN(48)), FREs: []FRESpec{{Words: []int32{8}}}})
+			b.FDEs = append(b.FDEs, sframetest.FDESpec{Start: uint64(0x1000 + 8*r.IntN(64)), Size: uint32(r.IntN(48)), FREs: []sframetest.FRESpec{{Words: []int32{8}}}})
 		}
-		s := mustParse(t, b)
+		s := sframetest.MustParse(t, b)
 		for pc := uint64(0xff0); pc < 0x1000+8*64+64; pc++ {
 			// Reference: the FDE with the greatest start <= pc that covers
 			// pc among the maxOverlap+1 nearest, in address order.
-			var want *FDE
+			var want *sframe.FDE
 			cnt := 0
 			for k := range s.FDEs() {
-				if s.fdeAt(k).Start <= pc {
+				if s.FDEAt(k).Start <= pc {
 					cnt = k + 1
 				}
 			}
-			for k := cnt - 1; k >= 0 && k >= cnt-maxOverlap; k-- {
-				if f := s.fdeAt(k); f.Contains(pc) {
+			for k := cnt - 1; k >= 0 && k >= cnt-sframe.MaxOverlap; k-- {
+				if f := s.FDEAt(k); pc >= f.Start && pc-f.Start < uint64(f.Size) {
 					want = f
 					break
 				}
 			}
 			got, err := s.FindFDE(pc)
-			if got != want || (want == nil) != errors.Is(err, ErrNoFDE) {
+			if got != want || (want == nil) != errors.Is(err, sframe.ErrNoFDE) {
 				t.Fatalf("round %d: FindFDE(%#x) = %v, %v; want %v", round, pc, got, err, want)
 			}
 		}
@@ -320,18 +326,14 @@ func TestFindFRERangeAgreesWithTheFREs(t *testing.T) {
 	} {
 		name := c.name
 		t.Run(fmt.Sprintf("%s/index=%v", name, c.index), func(t *testing.T) {
-			s, err := Open(filepath.Join("..", "testdata", "bin", name))
+			s, err := openELF(filepath.Join("..", "testdata", "bin", name))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.index {
-				s.idx.scanned.Store(math.MaxInt64 / 2) // the first indexable lookup builds it
-			} else {
-				s.idx.scanned.Store(math.MinInt64 / 2) // never built
-			}
+			s.ForceFREIndex(c.index) // built by the first indexable lookup, or never
 			defer func() {
-				if built := s.idx.ready.Load(); built != c.index || c.index && name == "sqlite-v3" && len(s.idx.starts) == 0 {
-					t.Errorf("FRE index built %v with %d entries, want built %v", built, len(s.idx.starts), c.index)
+				if built, n, _ := s.FREIndex(); built != c.index || c.index && name == "sqlite-v3" && n == 0 {
+					t.Errorf("FRE index built %v with %d entries, want built %v", built, n, c.index)
 				}
 			}()
 			checkFindFRERange(t, s)
@@ -340,7 +342,7 @@ func TestFindFRERangeAgreesWithTheFREs(t *testing.T) {
 }
 
 // checkFindFRERange looks up the first and last byte of every FRE of s.
-func checkFindFRERange(t *testing.T, s *Section) {
+func checkFindFRERange(t *testing.T, s *sframe.Section) {
 	t.Helper()
 	for i := range s.FDEs() {
 		fde := &s.FDEs()[i]
@@ -350,7 +352,7 @@ func checkFindFRERange(t *testing.T, s *Section) {
 		}
 		for k, want := range fres {
 			end := fde.Size
-			if fde.PCType == PCTypeMask {
+			if fde.PCType == sframe.PCTypeMask {
 				end = uint32(fde.RepSize)
 			}
 			if k+1 < len(fres) {
@@ -360,7 +362,7 @@ func checkFindFRERange(t *testing.T, s *Section) {
 				if off < want.StartOff || off >= end {
 					continue
 				}
-				var got FRE
+				var got sframe.FRE
 				idx, gotEnd, err := s.FindFRERange(fde, fde.Start+uint64(off), &got)
 				if err != nil || idx != k || gotEnd != end || got != want {
 					t.Fatalf("FDE %d +%#x: got FRE %d end %#x (%v) %+v, want FRE %d end %#x %+v", i, off, idx, gotEnd, err, got, k, end, want)
@@ -374,35 +376,31 @@ func checkFindFRERange(t *testing.T, s *Section) {
 // on a big-endian section (no fixture has an FDE with enough FREs), with
 // 1- and 2-byte FRE start offsets.
 func TestFREIndexBigEndian(t *testing.T) {
-	sp := BaseRegSP
-	var long, short []FRESpec
+	sp := sframe.BaseRegSP
+	var long, short []sframetest.FRESpec
 	for i := range 40 {
-		long = append(long, FRESpec{StartOff: uint32(i * 20), BaseReg: sp, Words: []int32{int32(16 + i*8)}})
+		long = append(long, sframetest.FRESpec{StartOff: uint32(i * 20), BaseReg: sp, Words: []int32{int32(16 + i*8)}})
 	}
 	for i := range 20 {
-		short = append(short, FRESpec{StartOff: uint32(i * 3), BaseReg: sp, Words: []int32{int32(16 + i*8)}})
+		short = append(short, sframetest.FRESpec{StartOff: uint32(i * 3), BaseReg: sp, Words: []int32{int32(16 + i*8)}})
 	}
-	for _, v := range []Version{Version2, Version3} {
-		b := &Builder{Version: v, ABI: ABIAArch64BigEndian, Flags: FlagFDESorted, Addr: 0x400000,
-			FDEs: []FDESpec{{Start: 0x401000, Size: 0x400, FREs: long}, {Start: 0x402000, Size: 0x40, FREs: short}}}
+	for _, v := range []sframe.Version{sframe.Version2, sframe.Version3} {
+		b := &sframetest.Builder{Version: v, ABI: sframe.ABIAArch64BigEndian, Flags: sframe.FlagFDESorted, Addr: 0x400000,
+			FDEs: []sframetest.FDESpec{{Start: 0x401000, Size: 0x400, FREs: long}, {Start: 0x402000, Size: 0x40, FREs: short}}}
 		data, err := b.Encode()
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, index := range []bool{false, true} {
 			t.Run(fmt.Sprintf("v%d/index=%v", v, index), func(t *testing.T) {
-				s, err := ParseAt(data, 0x400000)
+				s, err := sframe.ParseAt(data, 0x400000)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if index {
-					s.idx.scanned.Store(math.MaxInt64 / 2)
-				} else {
-					s.idx.scanned.Store(math.MinInt64 / 2)
-				}
+				s.ForceFREIndex(index)
 				checkFindFRERange(t, s)
-				if built := s.idx.ready.Load(); built != index || index && len(s.idx.starts) != 60 {
-					t.Errorf("FRE index built %v with %d entries, want %v with 60", built, len(s.idx.starts), index)
+				if built, n, _ := s.FREIndex(); built != index || index && n != 60 {
+					t.Errorf("FRE index built %v with %d entries, want %v with 60", built, n, index)
 				}
 			})
 		}
@@ -412,32 +410,24 @@ func TestFREIndexBigEndian(t *testing.T) {
 func TestSharedFREDataKeepsTheIndexBounded(t *testing.T) {
 	// 1000 FDEs pointing at the same 2000 FREs: a malformed section whose
 	// naive FRE index would hold 2M entries.
-	var fres []FRESpec
+	var fres []sframetest.FRESpec
 	for i := 0; i < 2000; i++ {
-		fres = append(fres, FRESpec{StartOff: uint32(i), BaseReg: BaseRegSP, Words: []int32{8}})
+		fres = append(fres, sframetest.FRESpec{StartOff: uint32(i), BaseReg: sframe.BaseRegSP, Words: []int32{8}})
 	}
-	b := Builder{Version: Version3, ABI: ABIAMD64LittleEndian, Flags: FlagFDESorted | FlagFDEFuncStartPCRel, CFAFixedRAOffset: -8,
-		FDEs: []FDESpec{{Start: 0x1000, Size: 4000, FREs: fres}}}
+	b := sframetest.Builder{Version: sframe.Version3, ABI: sframe.ABIAMD64LittleEndian, Flags: sframe.FlagFDESorted | sframe.FlagFDEFuncStartPCRel, CFAFixedRAOffset: -8,
+		FDEs: []sframetest.FDESpec{{Start: 0x1000, Size: 4000, FREs: fres}}}
 	data, err := b.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Parse(data)
+	s, err := sframe.Parse(data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Re-point copies of the one FDE at the same FRE data.
-	one := s.FDEs()[0]
-	s.fdes = make([]FDE, 1000)
-	s.starts = make([]uint64, 1000)
-	for i := range s.fdes {
-		s.fdes[i] = one
-		s.fdes[i].Index = i
-		s.fdes[i].Start = 0x1000 + uint64(i)*4000
-		s.starts[i] = s.fdes[i].Start
-	}
-	s.idx.scanned.Store(math.MaxInt64 / 2) // the first lookup builds the index
-	var fre FRE
+	s.ReplicateFDE(1000, 0x1000, 4000)
+	s.ForceFREIndex(true) // the first lookup builds the index
+	var fre sframe.FRE
 	for _, pc := range []uint64{0x1000 + 10, 0x1000 + 999*4000 + 1500} {
 		f, err := s.FindFDE(pc)
 		if err != nil {
@@ -450,10 +440,11 @@ func TestSharedFREDataKeepsTheIndexBounded(t *testing.T) {
 			t.Errorf("PC %#x: FRE start %d, want %d", pc, fre.StartOff, want)
 		}
 	}
-	if !s.idx.ready.Load() {
+	built, n, _ := s.FREIndex()
+	if !built {
 		t.Fatal("the FRE index was not built")
 	}
-	if n, limit := len(s.idx.starts), int(s.FRELen)/2+1; n > limit {
+	if limit := int(s.FRELen)/2 + 1; n > limit {
 		t.Errorf("index holds %d entries, more than FRELen/2+1 = %d", n, limit)
 	}
 }
@@ -463,41 +454,42 @@ func TestSharedFREDataKeepsTheIndexBounded(t *testing.T) {
 // while the FRE counts of the FDEs scanned add up to less than the
 // section's FRE count, and be built by the lookup that reaches it.
 func TestFREIndexIsBuiltOnceLookupsPayForIt(t *testing.T) {
-	s, err := Open(filepath.Join("..", "testdata", "bin", "sqlite-v3"))
+	s, err := openELF(filepath.Join("..", "testdata", "bin", "sqlite-v3"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var big []*FDE
+	var big []*sframe.FDE
 	for i := range s.FDEs() {
-		if f := &s.FDEs()[i]; f.NumFREs >= freIndexMin {
+		if f := &s.FDEs()[i]; f.NumFREs >= sframe.FREIndexMin {
 			big = append(big, f)
 		}
 	}
 	if len(big) < 2 {
-		t.Fatalf("only %d FDEs with %d or more FREs", len(big), freIndexMin)
+		t.Fatalf("only %d FDEs with %d or more FREs", len(big), sframe.FREIndexMin)
 	}
 	// A short FDE never counts.
 	for i := range s.FDEs() {
-		if f := &s.FDEs()[i]; f.NumFREs > 0 && f.NumFREs < freIndexMin {
-			var fre FRE
+		if f := &s.FDEs()[i]; f.NumFREs > 0 && f.NumFREs < sframe.FREIndexMin {
+			var fre sframe.FRE
 			for range 100 {
 				s.FindFRE(f, f.Start, &fre)
 			}
 			break
 		}
 	}
-	if s.idx.ready.Load() || s.idx.scanned.Load() != 0 {
-		t.Fatalf("short FDEs counted: scanned %d", s.idx.scanned.Load())
+	if built, _, scanned := s.FREIndex(); built || scanned != 0 {
+		t.Fatalf("short FDEs counted: scanned %d", scanned)
 	}
 	sum := int64(0)
 	for round := 0; ; round++ {
 		f := big[round%len(big)]
-		var fre FRE
+		var fre sframe.FRE
 		if err := s.FindFRE(f, f.Start, &fre); err != nil {
 			t.Fatal(err)
 		}
 		sum += int64(f.NumFREs)
-		if got, want := s.idx.ready.Load(), sum >= int64(s.Header.NumFREs); got != want {
+		want := sum >= int64(s.Header.NumFREs)
+		if got, _, _ := s.FREIndex(); got != want {
 			t.Fatalf("after %d lookups (%d FREs of %d): index built %v, want %v", round+1, sum, s.Header.NumFREs, got, want)
 		}
 		if sum >= int64(s.Header.NumFREs) {
@@ -505,7 +497,7 @@ func TestFREIndexIsBuiltOnceLookupsPayForIt(t *testing.T) {
 			break
 		}
 	}
-	if len(s.idx.starts) == 0 {
+	if _, n, _ := s.FREIndex(); n == 0 {
 		t.Error("index built empty")
 	}
 }

@@ -86,14 +86,11 @@ type FDE struct {
 	err error
 }
 
-// Err returns the error that keeps the FDE's FREs from being decoded, or nil.
-func (f *FDE) Err() error { return f.err }
-
 // End returns the first address past the function.
 func (f *FDE) End() uint64 { return f.Start + uint64(f.Size) }
 
-// Contains reports whether pc lies in the function.
-func (f *FDE) Contains(pc uint64) bool { return pc >= f.Start && pc-f.Start < uint64(f.Size) }
+// contains reports whether pc lies in the function.
+func (f *FDE) contains(pc uint64) bool { return pc >= f.Start && pc-f.Start < uint64(f.Size) }
 
 // Section is a parsed SFrame section. It keeps the section bytes and decodes
 // FREs on demand; FDEs are decoded once by Parse. A Section is safe for
@@ -121,13 +118,6 @@ func (s *Section) Data() []byte { return s.data }
 
 // FDEs returns the FDEs in section order. The caller must not modify them.
 func (s *Section) FDEs() []FDE { return s.fdes }
-
-// FRESubsection returns the byte range [start, end) of the FRE sub-section.
-func (s *Section) FRESubsection() (start, end uint32) { return s.freSub, s.freEnd }
-
-// Sorted reports whether the FDEs are in non-decreasing order of start
-// address (whatever FlagFDESorted says).
-func (s *Section) Sorted() bool { return s.byPC == nil }
 
 // Parse decodes an SFrame section located at virtual address 0. See ParseAt.
 func Parse(data []byte) (*Section, error) { return ParseAt(data, 0) }

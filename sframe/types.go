@@ -1,12 +1,3 @@
-// Package sframe reads, writes and validates the SFrame stack-trace format
-// (".sframe" sections), versions 1, 2 (with errata 1 and 2) and 3, for every
-// ABI the format defines: AMD64, AArch64 (both byte orders) and s390x.
-//
-// The package knows nothing of processes: it turns section bytes into typed
-// FDEs, FREs and rows ("how to recover CFA, RA and FP at this PC"), looks rows
-// up by PC, checks sections for violations of the format, and encodes sections
-// for tests. Section and field names follow the SFrame specification; the
-// comments cite its sections as "spec v3 §2.3.1" and so on.
 package sframe
 
 import (

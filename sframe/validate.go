@@ -2,7 +2,6 @@ package sframe
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -39,16 +38,10 @@ type ProblemKind uint8
 // problems; the comment gives the usual severity.
 const (
 	_ ProblemKind = iota
-	// ProblemTruncated (error): the section is too short for its preamble or header.
-	ProblemTruncated
-	// ProblemMagic (error): sfp_magic is not 0xdee2 in either byte order (spec §2.1.1).
-	ProblemMagic
-	// ProblemVersion (error): sfp_version is not 1, 2 or 3 (spec §2.1.2).
-	ProblemVersion
 	// ProblemFlags (error): a flag not defined for the version is set (spec §2.1.3).
 	ProblemFlags
-	// ProblemABI (error): sfh_abi_arch is not a known ABI (spec §2.2.1), or
-	// is s390x in a version 1 section.
+	// ProblemABI (error): sfh_abi_arch is s390x in a version 1 section
+	// (spec §2.2.1: s390x arrived with version 2 errata 1).
 	ProblemABI
 	// ProblemByteOrder (error): the byte order of the magic is not that of the ABI.
 	ProblemByteOrder
@@ -58,12 +51,8 @@ const (
 	// ProblemFixedFPOffset (warning): sfh_cfa_fixed_fp_offset is set, which
 	// no ABI does.
 	ProblemFixedFPOffset
-	// ProblemAuxHeader: the auxiliary header runs past the section (error),
-	// or is present although no ABI defines one (warning).
+	// ProblemAuxHeader (warning): an auxiliary header, which no ABI defines.
 	ProblemAuxHeader
-	// ProblemSubsectionBounds (error): the FDE or FRE sub-section runs past
-	// the end of the section.
-	ProblemSubsectionBounds
 	// ProblemSubsectionLayout: the FDE and FRE sub-sections overlap (error),
 	// are in the other order, or do not tile the section (warning; spec §2.2).
 	ProblemSubsectionLayout
@@ -141,23 +130,17 @@ const (
 	// ProblemBudget (error): FRE decoding stopped after more FREs than the
 	// section can hold without sharing; FRE data must be shared by FDEs.
 	ProblemBudget
-	// ProblemParse (error): ParseAt failed for a reason no other kind names.
-	ProblemParse
 
 	numProblemKinds
 )
 
 var problemKindNames = [...]string{
-	ProblemTruncated:        "truncated",
-	ProblemMagic:            "bad-magic",
-	ProblemVersion:          "bad-version",
 	ProblemFlags:            "unknown-flags",
 	ProblemABI:              "unknown-abi",
 	ProblemByteOrder:        "byte-order",
 	ProblemFixedRAOffset:    "fixed-ra-offset",
 	ProblemFixedFPOffset:    "fixed-fp-offset",
 	ProblemAuxHeader:        "aux-header",
-	ProblemSubsectionBounds: "subsection-bounds",
 	ProblemSubsectionLayout: "subsection-layout",
 	ProblemTrailingData:     "trailing-data",
 	ProblemNumFREs:          "num-fres",
@@ -184,7 +167,6 @@ var problemKindNames = [...]string{
 	ProblemMangledRA:        "mangled-ra",
 	ProblemOffsetValue:      "offset-value",
 	ProblemBudget:           "budget",
-	ProblemParse:            "parse",
 }
 
 func (k ProblemKind) String() string {
@@ -223,53 +205,10 @@ func (p Problem) String() string {
 	return b.String()
 }
 
-// Problems is the list of problems Validate found, ordered by byte offset.
-type Problems []Problem
-
-// Count returns the number of problems of severity sev.
-func (ps Problems) Count(sev Severity) int {
-	n := 0
-	for _, p := range ps {
-		if p.Severity == sev {
-			n++
-		}
-	}
-	return n
-}
-
-// Has reports whether a problem of kind k was found.
-func (ps Problems) Has(k ProblemKind) bool {
-	for _, p := range ps {
-		if p.Kind == k {
-			return true
-		}
-	}
-	return false
-}
-
-// Err returns nil if there are no errors (warnings are allowed), and
-// otherwise an error that names the first error and the number of errors.
-func (ps Problems) Err() error {
-	n := ps.Count(SeverityError)
-	if n == 0 {
-		return nil
-	}
-	for _, p := range ps {
-		if p.Severity == SeverityError {
-			if n == 1 {
-				return errors.New("sframe: " + p.String())
-			}
-			return fmt.Errorf("sframe: %v (and %d more errors)", p, n-1)
-		}
-	}
-	return nil
-}
-
 // validator collects problems.
 type validator struct {
-	s    *Section
-	data []byte
-	ps   Problems
+	s  *Section
+	ps []Problem
 }
 
 func (v *validator) add(k ProblemKind, sev Severity, off int64, fde *FDE, fre int, format string, args ...any) {
@@ -290,33 +229,6 @@ func (v *validator) warnf(k ProblemKind, off int64, fde *FDE, fre int, format st
 	v.add(k, SeverityWarning, off, fde, fre, format, args...)
 }
 
-// ValidateData checks the SFrame section data located at virtual address
-// addr, like Section.Validate, and also reports the header problems that
-// keep ParseAt from decoding the section at all (bad magic, version or ABI,
-// sub-sections past the end). The returned Section is nil when ParseAt
-// fails.
-func ValidateData(data []byte, addr uint64) (*Section, Problems) {
-	v := &validator{data: data}
-	fatal := v.header()
-	s, err := ParseAt(data, addr)
-	if err != nil {
-		if !fatal {
-			off := int64(0)
-			var fe *FormatError
-			if errors.As(err, &fe) {
-				off = fe.Off
-			}
-			v.errorf(ProblemParse, off, nil, -1, "%v", err)
-		}
-		v.sort()
-		return nil, v.ps
-	}
-	v.s = s
-	v.section()
-	v.sort()
-	return s, v.ps
-}
-
 // Validate checks the section against the SFrame specification of its
 // version and reports every violation found, ordered by byte offset:
 // header sanity, sub-section layout, FDE order and overlap, FRE data
@@ -325,94 +237,50 @@ func ValidateData(data []byte, addr uint64) (*Section, Problems) {
 // type. It goes beyond what stack tracers check (for example the Linux
 // kernel's sframe_validate_section): warnings name unused bits set and
 // bytes no FDE refers to. Clean output of GNU as and ld yields no errors.
-// The work done is linear in the section size.
-func (s *Section) Validate() Problems {
-	v := &validator{data: s.data, s: s}
+// The work done is linear in the section size. What keeps a section from
+// being decoded at all (a bad magic, an unknown version or ABI, a
+// sub-section past the end) is ParseAt's *FormatError instead.
+func (s *Section) Validate() []Problem {
+	v := &validator{s: s}
 	v.header()
 	v.section()
-	v.sort()
+	sort.SliceStable(v.ps, func(i, j int) bool { return v.ps[i].Off < v.ps[j].Off })
 	return v.ps
 }
 
-func (v *validator) sort() {
-	sort.SliceStable(v.ps, func(i, j int) bool { return v.ps[i].Off < v.ps[j].Off })
-}
-
-// header checks the raw header bytes and reports whether ParseAt must fail.
-func (v *validator) header() (fatal bool) {
-	d := v.data
-	if len(d) < PreambleSize {
-		v.errorf(ProblemTruncated, 0, nil, -1, "section of %d bytes is too short for the %d-byte preamble", len(d), PreambleSize)
-		return true
+// header checks the header and the layout of the sub-sections. What ParseAt
+// needs to decode the section (the magic, a known version and ABI, an
+// auxiliary header and sub-sections inside the section) holds already.
+func (v *validator) header() {
+	s := v.s
+	h := &s.Header
+	if extra := h.Flags &^ KnownFlags(h.Version); extra != 0 {
+		v.errorf(ProblemFlags, 3, nil, -1, "flags %v: %v not defined for %v", h.Flags, extra, h.Version)
 	}
-	bo := magicOrder(d)
-	if bo == nil {
-		v.errorf(ProblemMagic, 0, nil, -1, "magic %#02x%02x is not 0xdee2 in either byte order", d[0], d[1])
-		fatal = true
-	}
-	ver, flags := Version(d[2]), Flags(d[3])
-	if ver < Version1 || ver > Version3 {
-		v.errorf(ProblemVersion, 2, nil, -1, "unknown version %d", d[2])
-		fatal = true
-	} else if extra := flags &^ KnownFlags(ver); extra != 0 {
-		v.errorf(ProblemFlags, 3, nil, -1, "flags %v: %v not defined for %v", flags, extra, ver)
-	}
-	if len(d) < HeaderSize {
-		v.errorf(ProblemTruncated, 0, nil, -1, "section of %d bytes is too short for the %d-byte header", len(d), HeaderSize)
-		return true
-	}
-	abi := ABI(d[4])
-	if !abi.Known() {
-		v.errorf(ProblemABI, 4, nil, -1, "unknown ABI/arch %d", d[4])
-		fatal = true
-	} else if abi == ABIS390XBigEndian && ver == Version1 {
-		v.errorf(ProblemABI, 4, nil, -1, "%v is defined from version 2 (errata 1) on", abi)
-	} else if bo != nil && abi.BigEndian() != (bo == binary.BigEndian) {
+	big := s.ByteOrder == binary.BigEndian
+	if h.ABI == ABIS390XBigEndian && h.Version == Version1 {
+		v.errorf(ProblemABI, 4, nil, -1, "%v is defined from version 2 (errata 1) on", h.ABI)
+	} else if h.ABI.BigEndian() != big {
 		order := map[bool]string{true: "big-endian", false: "little-endian"}
-		v.errorf(ProblemByteOrder, 0, nil, -1, "section is stored %s (by its magic) but ABI %v is %s", order[bo == binary.BigEndian], abi, order[abi.BigEndian()])
+		v.errorf(ProblemByteOrder, 0, nil, -1, "section is stored %s (by its magic) but ABI %v is %s", order[big], h.ABI, order[h.ABI.BigEndian()])
 	}
-	fp, ra := int8(d[5]), int8(d[6])
-	switch {
-	case abi == ABIAMD64LittleEndian && ra != -8:
+	switch ra := h.CFAFixedRAOffset; {
+	case h.ABI == ABIAMD64LittleEndian && ra != -8:
 		v.errorf(ProblemFixedRAOffset, 6, nil, -1, "CFA fixed RA offset %d, AMD64 saves RA at CFA-8", ra)
-	case abi != ABIAMD64LittleEndian && abi.Known() && ra != 0:
-		v.warnf(ProblemFixedRAOffset, 6, nil, -1, "CFA fixed RA offset %d on %v, which tracks RA in its FREs", ra, abi)
+	case h.ABI != ABIAMD64LittleEndian && ra != 0:
+		v.warnf(ProblemFixedRAOffset, 6, nil, -1, "CFA fixed RA offset %d on %v, which tracks RA in its FREs", ra, h.ABI)
 	}
-	if fp != 0 {
+	if fp := h.CFAFixedFPOffset; fp != 0 {
 		v.warnf(ProblemFixedFPOffset, 5, nil, -1, "CFA fixed FP offset %d: no ABI saves FP at a fixed offset", fp)
 	}
-	if bo == nil {
-		return true
+	if h.AuxHdrLen > 0 {
+		v.warnf(ProblemAuxHeader, 7, nil, -1, "auxiliary header of %d bytes; no ABI defines one", h.AuxHdrLen)
 	}
-	aux := int(d[7])
-	hl := uint64(HeaderSize + aux)
-	size := uint64(len(d))
-	if hl > size {
-		v.errorf(ProblemAuxHeader, 7, nil, -1, "auxiliary header of %d bytes runs past the end of the %d-byte section", aux, len(d))
-		return true
-	}
-	if aux > 0 {
-		v.warnf(ProblemAuxHeader, 7, nil, -1, "auxiliary header of %d bytes; no ABI defines one", aux)
-	}
-	if fatal {
-		return true
-	}
-	numFDEs, freLen := uint64(bo.Uint32(d[8:])), uint64(bo.Uint32(d[16:]))
-	fdeOff, freOff := uint64(bo.Uint32(d[20:])), uint64(bo.Uint32(d[24:]))
-	fdeSize := uint64((&Header{Version: ver}).FDESize())
-	fdeStart, fdeEnd := hl+fdeOff, hl+fdeOff+numFDEs*fdeSize
-	freStart, freEnd := hl+freOff, hl+freOff+freLen
-	if fdeEnd > size {
-		v.errorf(ProblemSubsectionBounds, 20, nil, -1, "FDE sub-section [%#x, %#x) (%d FDEs of %d bytes) runs past the end of the %d-byte section", fdeStart, fdeEnd, numFDEs, fdeSize, size)
-		fatal = true
-	}
-	if freEnd > size {
-		v.errorf(ProblemSubsectionBounds, 24, nil, -1, "FRE sub-section [%#x, %#x) runs past the end of the %d-byte section", freStart, freEnd, size)
-		fatal = true
-	}
-	if fatal {
-		return true
-	}
+	hl := uint64(h.HeaderLen())
+	size := uint64(len(s.data))
+	fdeStart := hl + uint64(h.FDEOff)
+	fdeEnd := fdeStart + uint64(h.NumFDEs)*uint64(h.FDESize())
+	freStart, freEnd := uint64(s.freSub), uint64(s.freEnd)
 	fdeEmpty, freEmpty := fdeStart == fdeEnd, freStart == freEnd
 	switch {
 	case !fdeEmpty && !freEmpty && fdeStart < freEnd && freStart < fdeEnd:
@@ -422,7 +290,7 @@ func (v *validator) header() (fatal bool) {
 	default:
 		if fdeStart != hl {
 			note := ""
-			if flags&FlagFDEFuncStartPCRel != 0 && ver >= Version2 {
+			if h.Flags&FlagFDEFuncStartPCRel != 0 && h.Version >= Version2 {
 				note = " (libsframe computes PC-relative function starts as if the FDE sub-section followed the header)"
 			}
 			v.warnf(ProblemSubsectionLayout, 20, nil, -1, "%d bytes between the header and the FDE sub-section at %#x%s", fdeStart-hl, fdeStart, note)
@@ -433,7 +301,7 @@ func (v *validator) header() (fatal bool) {
 	}
 	if end := max(fdeEnd, freEnd); end < size {
 		note := ""
-		for _, c := range d[end:] {
+		for _, c := range s.data[end:] {
 			if c != 0 {
 				note = ", not all zero (libsframe rejects non-zero padding)"
 				break
@@ -441,24 +309,12 @@ func (v *validator) header() (fatal bool) {
 		}
 		v.warnf(ProblemTrailingData, int64(end), nil, -1, "%d bytes after the end of the last sub-section%s", size-end, note)
 	}
-	return false
 }
 
 // freBlock is the byte range of one FDE's FRE data (v3: with its attribute).
 type freBlock struct {
 	fde        *FDE
 	start, end uint32 // from the section start
-}
-
-// sortBlocks sorts FRE blocks by start, then end, keeping FDE order among
-// equal ones.
-func sortBlocks(blocks []freBlock) {
-	sort.SliceStable(blocks, func(i, j int) bool {
-		if blocks[i].start != blocks[j].start {
-			return blocks[i].start < blocks[j].start
-		}
-		return blocks[i].end < blocks[j].end
-	})
 }
 
 // section runs the checks that need the parsed FDEs.
@@ -489,7 +345,7 @@ func (v *validator) section() {
 
 	var numFREs uint64
 	blocks := make([]freBlock, 0, len(fdes))
-	budget := len(v.data) + 1 // each FRE takes at least 2 bytes
+	budget := len(s.data) + 1 // each FRE takes at least 2 bytes
 	stopped := false
 	for i := range fdes {
 		f := &fdes[i]
@@ -503,8 +359,14 @@ func (v *validator) section() {
 	}
 
 	// FRE data of different FDEs must not overlap; bytes between them are
-	// unreferenced.
-	sortBlocks(blocks)
+	// unreferenced. Blocks sort by start, then end, in FDE order among
+	// equal ones.
+	sort.SliceStable(blocks, func(i, j int) bool {
+		if blocks[i].start != blocks[j].start {
+			return blocks[i].start < blocks[j].start
+		}
+		return blocks[i].end < blocks[j].end
+	})
 	at := s.freSub
 	var last *FDE
 	for _, b := range blocks {
@@ -733,17 +595,17 @@ func (v *validator) flex(f *FDE, fre *FRE, i int, infoOff int64, wordOff func(in
 		return
 	}
 	ctl := func(k int) {
-		if c := fre.UWord(k); c&4 != 0 {
+		if c := fre.uword(k); c&4 != 0 {
 			v.warnf(ProblemUnusedBits, wordOff(k), f, i, "unused bit 2 of control word %#x is set", c)
 		}
 	}
-	if c := fre.UWord(0); c&flexRegP == 0 {
+	if c := fre.uword(0); c&flexRegP == 0 {
 		v.errorf(ProblemFlexLayout, wordOff(0), f, i, "CFA control word %#x has no base register (reg_p clear)", c)
 	}
 	ctl(0)
 	k := 2
 	if k < n {
-		if fre.UWord(k) == 0 {
+		if fre.uword(k) == 0 {
 			if k+1 == n {
 				v.warnf(ProblemFlexLayout, wordOff(k), f, i, "RA padding word with no FP rule after it")
 			}
@@ -762,7 +624,7 @@ func (v *validator) flex(f *FDE, fre *FRE, i int, infoOff int64, wordOff func(in
 			v.errorf(ProblemFlexLayout, wordOff(k), f, i, "FP control word without its offset word")
 			return
 		}
-		if fre.UWord(k) == 0 {
+		if fre.uword(k) == 0 {
 			v.warnf(ProblemFlexLayout, wordOff(k), f, i, "zero FP control word: FP has no rule, the pair is wasted")
 		}
 		ctl(k)

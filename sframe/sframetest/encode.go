@@ -1,10 +1,27 @@
-package sframe
+// Package sframetest is a test-only encoder of SFrame sections: versions 1,
+// 2 and 3, every ABI the format defines, in either byte order. Tests and
+// fixture generators use it to craft sections, well-formed ones as GNU as
+// and ld lay them out and malformed ones on purpose (every header, FDE and
+// FRE field can be overridden), and to turn a parsed section back into a
+// description that re-encodes to the same bytes (SpecFrom).
+//
+// Builder describes a section and Encode writes it; DefaultFRE, FlexFRE and
+// OutermostFRE build FREs from the rules they must decode to (package
+// sframe's Rule); AMD64Section, Variants and ABIVersions give ready-made
+// sections for table-driven tests.
+//
+// Production code must not import this package: sfdbg reads SFrame, it
+// never writes it. The package imports only package sframe and the
+// standard library.
+package sframetest
 
 import (
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/sfdbg/sfdbg/sframe"
 )
 
 // Builder describes an SFrame section to be written by Encode. Every field
@@ -14,9 +31,9 @@ import (
 // section out the way GNU as and ld do: header, auxiliary header, FDE
 // sub-section, FRE sub-section, with FDEOff 0 and FRE data in FDE order.
 type Builder struct {
-	Version          Version // layout of the FDEs: 1, 2 or 3
-	ABI              ABI     // also decides the byte order (see ByteOrder)
-	Flags            Flags   // written as is
+	Version          sframe.Version // layout of the FDEs: 1, 2 or 3
+	ABI              sframe.ABI     // also decides the byte order (see ByteOrder)
+	Flags            sframe.Flags   // written as is
 	CFAFixedFPOffset int8
 	CFAFixedRAOffset int8
 	AuxHeader        []byte // auxiliary header bytes; sfh_auxhdr_len is its length
@@ -58,20 +75,20 @@ type HeaderOverride struct {
 
 // FDESpec describes one function descriptor entry and its FREs.
 type FDESpec struct {
-	Start  uint64    // function start address
-	Size   uint32    // function size in bytes
-	PCType FDEPCType // INC or MASK
-	Type   FDEType   // version 3 only: DEFAULT or FLEX
+	Start  uint64           // function start address
+	Size   uint32           // function size in bytes
+	PCType sframe.FDEPCType // INC or MASK
+	Type   sframe.FDEType   // version 3 only: DEFAULT or FLEX
 	// FREType is the smallest FRE type to use: Encode widens it until every
 	// FRE start offset and the function size fit, as gas does, unless
 	// ExactFREType is set (start offsets are then truncated to fit).
-	FREType      FREType
+	FREType      sframe.FREType
 	ExactFREType bool
 	// RepSize is sfde_func_rep_size (v2) / sfda_func_rep_size (v3), the size
 	// of the repeated block of a MASK FDE. Version 1 has no such field; 0 or
 	// the implied 16 are accepted there.
 	RepSize  uint8
-	PAuthKey PAuthKey // AArch64: key that signs return addresses
+	PAuthKey sframe.PAuthKey // AArch64: key that signs return addresses
 	// Signal sets the v3 signal-frame bit (bit 7 of the FDE info byte). In
 	// versions 1 and 2 that bit is unused; Encode sets it all the same.
 	Signal bool
@@ -92,7 +109,7 @@ type FDESpec struct {
 // FRESpec describes one frame row entry.
 type FRESpec struct {
 	StartOff  uint32 // offset of the first PC covered, from the function (or block) start
-	BaseReg   BaseReg
+	BaseReg   sframe.BaseReg
 	MangledRA bool
 	// Words are the data words: offsets for DEFAULT FDEs, control/offset
 	// pairs for FLEX FDEs. None means "RA undefined" (outermost frame).
@@ -100,7 +117,7 @@ type FRESpec struct {
 	// WordSize is the smallest data-word size to use: Encode widens it until
 	// every word fits (FLEX control words as unsigned, all others as signed),
 	// unless ExactWordSize is set (words are then truncated).
-	WordSize      DataWordSize
+	WordSize      sframe.DataWordSize
 	ExactWordSize bool
 	// Info, if set, is written as the FRE info byte; the data words are still
 	// written with the computed size and len(Words).
@@ -150,10 +167,10 @@ func flexControlWords(n int, w2 int32) uint32 {
 }
 
 // wordSize returns the data-word size to encode fre with.
-func (r *FRESpec) wordSize(flex bool) (DataWordSize, error) {
+func (r *FRESpec) wordSize(flex bool) (sframe.DataWordSize, error) {
 	if r.ExactWordSize {
 		if r.WordSize.Bytes() == 0 {
-			return 0, fmt.Errorf("sframe: cannot write data words of unknown size %v (set FRESpec.Info instead)", r.WordSize)
+			return 0, fmt.Errorf("sframetest: cannot write data words of unknown size %v (set FRESpec.Info instead)", r.WordSize)
 		}
 		return r.WordSize, nil
 	}
@@ -168,7 +185,7 @@ func (r *FRESpec) wordSize(flex bool) (DataWordSize, error) {
 	for size := r.WordSize; ; size++ {
 		n := size.Bytes()
 		if n == 0 {
-			return 0, fmt.Errorf("sframe: data-word size %v is unknown", r.WordSize)
+			return 0, fmt.Errorf("sframetest: data-word size %v is unknown", r.WordSize)
 		}
 		ok := true
 		for i, w := range r.Words {
@@ -187,10 +204,10 @@ func (r *FRESpec) wordSize(flex bool) (DataWordSize, error) {
 }
 
 // freType returns the FRE type to encode f's FREs with.
-func (f *FDESpec) freType() (FREType, error) {
+func (f *FDESpec) freType() (sframe.FREType, error) {
 	if f.ExactFREType {
 		if f.FREType.Size() == 0 {
-			return 0, fmt.Errorf("sframe: cannot write FREs of unknown FRE type %v (set FDESpec.Info instead)", f.FREType)
+			return 0, fmt.Errorf("sframetest: cannot write FREs of unknown FRE type %v (set FDESpec.Info instead)", f.FREType)
 		}
 		return f.FREType, nil
 	}
@@ -205,7 +222,7 @@ func (f *FDESpec) freType() (FREType, error) {
 	for t := f.FREType; ; t++ {
 		n := t.Size()
 		if n == 0 {
-			return 0, fmt.Errorf("sframe: FRE type %v is unknown", f.FREType)
+			return 0, fmt.Errorf("sframetest: FRE type %v is unknown", f.FREType)
 		}
 		if n == 4 || max < 1<<(8*n) {
 			return t, nil
@@ -214,7 +231,7 @@ func (f *FDESpec) freType() (FREType, error) {
 }
 
 // fdeInfo returns the FDE info byte for FRE type t.
-func (f *FDESpec) fdeInfo(t FREType) uint8 {
+func (f *FDESpec) fdeInfo(t sframe.FREType) uint8 {
 	if f.Info != nil {
 		return *f.Info
 	}
@@ -226,21 +243,21 @@ func (f *FDESpec) fdeInfo(t FREType) uint8 {
 }
 
 // encodeFREs appends the FREs of f (and its trailer) to out.
-func (f *FDESpec) encodeFREs(out []byte, bo binary.ByteOrder, t FREType) ([]byte, error) {
-	flex := f.Type == FDETypeFlex
+func (f *FDESpec) encodeFREs(out []byte, bo binary.ByteOrder, t sframe.FREType) ([]byte, error) {
+	flex := f.Type == sframe.FDETypeFlex
 	for k := range f.FREs {
 		r := &f.FREs[k]
-		if len(r.Words) > MaxDataWords {
-			return nil, fmt.Errorf("sframe: FRE %d has %d data words, at most %d fit", k, len(r.Words), MaxDataWords)
+		if len(r.Words) > sframe.MaxDataWords {
+			return nil, fmt.Errorf("sframetest: FRE %d has %d data words, at most %d fit", k, len(r.Words), sframe.MaxDataWords)
 		}
 		size, err := r.wordSize(flex)
 		if err != nil {
 			return nil, fmt.Errorf("FRE %d: %w", k, err)
 		}
 		switch t {
-		case FRETypeAddr1:
+		case sframe.FRETypeAddr1:
 			out = append(out, uint8(r.StartOff))
-		case FRETypeAddr2:
+		case sframe.FRETypeAddr2:
 			out = app16(bo, out, uint16(r.StartOff))
 		default:
 			out = app32(bo, out, r.StartOff)
@@ -271,17 +288,17 @@ func (f *FDESpec) encodeFREs(out []byte, bo binary.ByteOrder, t FREType) ([]byte
 func (b *Builder) Encode() ([]byte, error) {
 	var fdeSize int
 	switch b.Version {
-	case Version1:
-		fdeSize = FDESizeV1
-	case Version2:
-		fdeSize = FDESizeV2
-	case Version3:
-		fdeSize = FDEIndexSize
+	case sframe.Version1:
+		fdeSize = sframe.FDESizeV1
+	case sframe.Version2:
+		fdeSize = sframe.FDESizeV2
+	case sframe.Version3:
+		fdeSize = sframe.FDEIndexSize
 	default:
-		return nil, fmt.Errorf("sframe: cannot encode version %d", uint8(b.Version))
+		return nil, fmt.Errorf("sframetest: cannot encode version %d", uint8(b.Version))
 	}
 	if len(b.AuxHeader) > math.MaxUint8 {
-		return nil, fmt.Errorf("sframe: auxiliary header of %d bytes is too long", len(b.AuxHeader))
+		return nil, fmt.Errorf("sframetest: auxiliary header of %d bytes is too long", len(b.AuxHeader))
 	}
 	bo := b.ByteOrder
 	if bo == nil {
@@ -299,11 +316,11 @@ func (b *Builder) Encode() ([]byte, error) {
 	} else {
 		seen := make([]bool, len(b.FDEs))
 		if len(order) != len(b.FDEs) {
-			return nil, errors.New("sframe: FREOrder is not a permutation of the FDE indices")
+			return nil, errors.New("sframetest: FREOrder is not a permutation of the FDE indices")
 		}
 		for _, i := range order {
 			if i < 0 || i >= len(b.FDEs) || seen[i] {
-				return nil, errors.New("sframe: FREOrder is not a permutation of the FDE indices")
+				return nil, errors.New("sframetest: FREOrder is not a permutation of the FDE indices")
 			}
 			seen[i] = true
 		}
@@ -312,7 +329,7 @@ func (b *Builder) Encode() ([]byte, error) {
 	// The FRE sub-section: each function's (v3: attribute and) FREs.
 	var fre []byte
 	freOff := make([]uint32, len(b.FDEs))
-	freTypes := make([]FREType, len(b.FDEs))
+	freTypes := make([]sframe.FREType, len(b.FDEs))
 	var numFREs uint64
 	for _, i := range order {
 		f := &b.FDEs[i]
@@ -323,12 +340,12 @@ func (b *Builder) Encode() ([]byte, error) {
 		freTypes[i] = t
 		freOff[i] = uint32(len(fre))
 		numFREs += uint64(len(f.FREs))
-		if b.Version == Version3 {
+		if b.Version == sframe.Version3 {
 			n := uint32(len(f.FREs))
 			if f.NumFREs != nil {
 				n = *f.NumFREs
 			} else if n > math.MaxUint16 {
-				return nil, fmt.Errorf("sframe: FDE %d: %d FREs do not fit a v3 FDE attribute", i, n)
+				return nil, fmt.Errorf("sframetest: FDE %d: %d FREs do not fit a v3 FDE attribute", i, n)
 			}
 			info2 := uint8(f.Type) & 0x1f
 			if f.Info2 != nil {
@@ -336,22 +353,22 @@ func (b *Builder) Encode() ([]byte, error) {
 			}
 			fre = app16(bo, fre, uint16(n))
 			fre = append(fre, f.fdeInfo(t), info2, f.RepSize)
-		} else if f.Type != FDETypeDefault && f.Info2 == nil {
-			return nil, fmt.Errorf("sframe: FDE %d: version %d has no FDE type %v", i, b.Version, f.Type)
+		} else if f.Type != sframe.FDETypeDefault && f.Info2 == nil {
+			return nil, fmt.Errorf("sframetest: FDE %d: version %d has no FDE type %v", i, b.Version, f.Type)
 		}
 		if fre, err = f.encodeFREs(fre, bo, t); err != nil {
 			return nil, fmt.Errorf("FDE %d: %w", i, err)
 		}
 		if uint64(len(fre)) > math.MaxUint32 {
-			return nil, errors.New("sframe: FRE sub-section longer than 4 GiB")
+			return nil, errors.New("sframetest: FRE sub-section longer than 4 GiB")
 		}
 	}
 
-	hl := HeaderSize + len(b.AuxHeader)
+	hl := sframe.HeaderSize + len(b.AuxHeader)
 	fdeStart := hl + len(b.FDEPad)
 	freStart := fdeStart + len(b.FDEs)*fdeSize + len(b.FREPad)
 	if uint64(freStart)+uint64(len(fre)) > math.MaxUint32 {
-		return nil, errors.New("sframe: section longer than 4 GiB")
+		return nil, errors.New("sframetest: section longer than 4 GiB")
 	}
 	pick := func(o *uint32, v int) uint32 {
 		if o != nil {
@@ -360,7 +377,7 @@ func (b *Builder) Encode() ([]byte, error) {
 		return uint32(v)
 	}
 	out := make([]byte, 0, freStart+len(fre)+len(b.Trailer))
-	magic := uint16(Magic)
+	magic := uint16(sframe.Magic)
 	if b.Override.Magic != nil {
 		magic = *b.Override.Magic
 	}
@@ -381,7 +398,7 @@ func (b *Builder) Encode() ([]byte, error) {
 		out = app32(bo, out, *b.Override.NumFREs)
 	} else {
 		if numFREs > math.MaxUint32 {
-			return nil, errors.New("sframe: more than 2^32 FREs")
+			return nil, errors.New("sframetest: more than 2^32 FREs")
 		}
 		out = app32(bo, out, uint32(numFREs))
 	}
@@ -391,7 +408,7 @@ func (b *Builder) Encode() ([]byte, error) {
 	out = append(out, b.AuxHeader...)
 	out = append(out, b.FDEPad...)
 
-	pcrel := b.Version >= Version2 && b.Flags&FlagFDEFuncStartPCRel != 0
+	pcrel := b.Version >= sframe.Version2 && b.Flags&sframe.FlagFDEFuncStartPCRel != 0
 	for i := range b.FDEs {
 		f := &b.FDEs[i]
 		off := uint64(len(out))
@@ -404,8 +421,8 @@ func (b *Builder) Encode() ([]byte, error) {
 				base += off
 			}
 			start = int64(f.Start - base)
-			if b.Version < Version3 && start != int64(int32(start)) {
-				return nil, fmt.Errorf("sframe: FDE %d: function start %#x is %d bytes from its base %#x, too far for a 32-bit start field", i, f.Start, start, base)
+			if b.Version < sframe.Version3 && start != int64(int32(start)) {
+				return nil, fmt.Errorf("sframetest: FDE %d: function start %#x is %d bytes from its base %#x, too far for a 32-bit start field", i, f.Start, start, base)
 			}
 		}
 		fo := freOff[i]
@@ -413,9 +430,9 @@ func (b *Builder) Encode() ([]byte, error) {
 			fo = *f.FREOff
 		}
 		switch b.Version {
-		case Version1, Version2:
-			if b.Version == Version1 && f.RepSize != 0 && f.RepSize != 16 {
-				return nil, fmt.Errorf("sframe: FDE %d: version 1 has no repetition size field (16 is implied), got %d", i, f.RepSize)
+		case sframe.Version1, sframe.Version2:
+			if b.Version == sframe.Version1 && f.RepSize != 0 && f.RepSize != 16 {
+				return nil, fmt.Errorf("sframetest: FDE %d: version 1 has no repetition size field (16 is implied), got %d", i, f.RepSize)
 			}
 			n := uint32(len(f.FREs))
 			if f.NumFREs != nil {
@@ -426,7 +443,7 @@ func (b *Builder) Encode() ([]byte, error) {
 			out = app32(bo, out, fo)
 			out = app32(bo, out, n)
 			out = append(out, f.fdeInfo(freTypes[i]))
-			if b.Version == Version2 {
+			if b.Version == sframe.Version2 {
 				out = append(out, f.RepSize)
 				out = app16(bo, out, f.Padding)
 			}
@@ -440,278 +457,3 @@ func (b *Builder) Encode() ([]byte, error) {
 	out = append(out, fre...)
 	return append(out, b.Trailer...), nil
 }
-
-// SpecFrom returns a Builder that encodes to the bytes of s: the header,
-// FDEs and FREs of s with their exact FRE types, data-word sizes and info
-// bytes, the FRE data in the order it has in the section, and any padding
-// between the parts as raw bytes. Encode(SpecFrom(s)) reproduces s.Data()
-// for every section whose FRE data starts at the beginning of the FRE
-// sub-section and whose functions' FRE data do not overlap; SpecFrom
-// returns an error for other layouts and for sections whose FREs cannot be
-// decoded.
-func SpecFrom(s *Section) (*Builder, error) {
-	d := s.data
-	h := &s.Header
-	b := &Builder{
-		Version:          h.Version,
-		ABI:              h.ABI,
-		Flags:            h.Flags,
-		CFAFixedFPOffset: h.CFAFixedFPOffset,
-		CFAFixedRAOffset: h.CFAFixedRAOffset,
-		Addr:             s.Addr,
-		FDEs:             make([]FDESpec, len(s.fdes)),
-	}
-	if h.AuxHdrLen > 0 {
-		b.AuxHeader = append([]byte(nil), d[HeaderSize:h.HeaderLen()]...)
-	}
-	if s.ABI.BigEndian() != (s.ByteOrder == binary.BigEndian) {
-		b.ByteOrder = s.ByteOrder
-	}
-	hl := uint32(h.HeaderLen())
-	fdeStart := hl + h.FDEOff
-	fdeEnd := fdeStart + uint32(len(s.fdes)*h.FDESize())
-	if s.freSub < fdeEnd {
-		return nil, errors.New("sframe: SpecFrom: the FRE sub-section does not follow the FDE sub-section")
-	}
-	b.FDEPad = append([]byte(nil), d[hl:fdeStart]...)
-	b.FREPad = append([]byte(nil), d[fdeEnd:s.freSub]...)
-	b.Trailer = append([]byte(nil), d[s.freEnd:]...)
-
-	blocks := make([]freBlock, len(s.fdes))
-	var numFREs, decoded uint64
-	for i := range s.fdes {
-		f := &s.fdes[i]
-		if f.err != nil {
-			return nil, fmt.Errorf("sframe: SpecFrom: %w", f.err)
-		}
-		spec := FDESpec{
-			Start:        f.Start,
-			Size:         f.Size,
-			PCType:       f.PCType,
-			Type:         f.Type,
-			FREType:      f.FREType,
-			ExactFREType: true,
-			RepSize:      f.RepSize,
-			PAuthKey:     f.PAuthKey,
-			Signal:       f.Signal,
-		}
-		if s.Version == Version1 {
-			spec.RepSize = 0
-		}
-		if s.Version == Version2 {
-			spec.Padding = s.ByteOrder.Uint16(d[f.Off+18:])
-		}
-		if info := spec.fdeInfo(f.FREType); info != f.Info {
-			spec.Info = new(f.Info)
-		}
-		if s.Version == Version3 && f.Info2 != uint8(f.Type) {
-			spec.Info2 = new(f.Info2)
-		}
-		it := s.FREs(f)
-		for it.Next() {
-			// FRE data that does not overlap holds at most one FRE per 2
-			// bytes; more means FDEs share it, which SpecFrom rejects
-			// below. Stopping here keeps the work linear.
-			if decoded++; decoded > uint64(h.FRELen)/2 {
-				return nil, errors.New("sframe: SpecFrom: FDEs share FRE data")
-			}
-			r := it.FRE()
-			fs := FRESpec{
-				StartOff:      r.StartOff,
-				BaseReg:       r.Info.BaseReg(),
-				MangledRA:     r.Info.MangledRA(),
-				Words:         append([]int32(nil), r.Words[:r.NumWords()]...),
-				WordSize:      r.Info.DataWordSize(),
-				ExactWordSize: true,
-			}
-			if uint8(MakeFREInfo(fs.BaseReg, len(fs.Words), fs.WordSize, fs.MangledRA)) != uint8(r.Info) {
-				fs.Info = new(uint8(r.Info))
-			}
-			spec.FREs = append(spec.FREs, fs)
-		}
-		if err := it.Err(); err != nil {
-			return nil, fmt.Errorf("sframe: SpecFrom: FDE %d: %w", i, err)
-		}
-		numFREs += uint64(f.NumFREs)
-		end := f.firstFRE
-		if len(spec.FREs) > 0 {
-			end = it.End()
-		}
-		blocks[i] = freBlock{fde: f, start: s.freSub + f.FREOff, end: end}
-		b.FDEs[i] = spec
-	}
-	if numFREs != uint64(h.NumFREs) {
-		b.Override.NumFREs = new(h.NumFREs)
-	}
-	sortBlocks(blocks)
-	at := s.freSub
-	for k, bl := range blocks {
-		if bl.start != at {
-			if k == 0 || bl.start < at {
-				return nil, fmt.Errorf("sframe: SpecFrom: FRE data of FDE %d at FRE offset %#x overlaps or does not follow the previous function's (%#x)", bl.fde.Index, bl.start-s.freSub, at-s.freSub)
-			}
-			prev := &b.FDEs[blocks[k-1].fde.Index]
-			prev.Trailer = append(prev.Trailer, d[at:bl.start]...)
-		}
-		b.FREOrder = append(b.FREOrder, bl.fde.Index)
-		at = bl.end
-	}
-	if at < s.freEnd {
-		if len(blocks) == 0 {
-			return nil, errors.New("sframe: SpecFrom: FRE sub-section holds bytes but there are no FDEs")
-		}
-		last := &b.FDEs[blocks[len(blocks)-1].fde.Index]
-		last.Trailer = append(last.Trailer, d[at:s.freEnd]...)
-	}
-	inOrder := true
-	for k, i := range b.FREOrder {
-		inOrder = inOrder && k == i
-	}
-	if inOrder {
-		b.FREOrder = nil
-	}
-	return b, nil
-}
-
-// DefaultFRE builds the FRE of a DEFAULT FDE of ABI a that starts at start
-// (bytes from the function start) and gives CFA = base + cfaOffset, with
-// RA and FP recovered by the rules ra and fp (spec v3 §3.1):
-//
-//   - AMD64: ra must be the zero Rule or c-8 (the header's fixed RA offset
-//     applies); fp is RuleOffset from the CFA or not saved (zero Rule or
-//     RuleSameValue).
-//   - AArch64: ra and fp are RuleOffset from the CFA or not saved; FP cannot
-//     be saved without RA.
-//   - s390x: cfaOffset is scaled and adjusted (S390XEncodeCFAOffset); ra and
-//     fp are RuleOffset from the CFA, not saved, or RuleRegister, which
-//     uses the version 2 register encoding ((reg << 1) | 1) and so belongs in
-//     version 2 sections only.
-//
-// For an FRE that marks the outermost frame use OutermostFRE.
-func (a ABI) DefaultFRE(start uint32, base BaseReg, cfaOffset int64, ra, fp Rule) (FRESpec, error) {
-	r := FRESpec{StartOff: start, BaseReg: base}
-	cfa := cfaOffset
-	if a == ABIS390XBigEndian {
-		var ok bool
-		if cfa, ok = S390XEncodeCFAOffset(cfaOffset); !ok {
-			return r, fmt.Errorf("sframe: s390x CFA offset %d is not %d plus a multiple of %d", cfaOffset, -S390XCFAOffsetAdjustment, S390XCFAOffsetAlignFactor)
-		}
-	}
-	if cfa != int64(int32(cfa)) {
-		return r, fmt.Errorf("sframe: CFA offset %d does not fit a data word", cfaOffset)
-	}
-	r.Words = append(r.Words, int32(cfa))
-	word := func(x Rule, what string) (w int32, saved bool, err error) {
-		switch {
-		case x.Kind == RuleUndefined && x == Rule{}, x.Kind == RuleSameValue:
-			return 0, false, nil
-		case x.Kind == RuleOffset && x.Reg == RegCFA && x.Offset == int64(int32(x.Offset)):
-			return int32(x.Offset), true, nil
-		case x.Kind == RuleRegister && a == ABIS390XBigEndian && x.Reg >= 0:
-			return int32(x.Reg)<<1 | 1, true, nil
-		}
-		return 0, false, fmt.Errorf("sframe: %v cannot encode %s rule %v in a DEFAULT FDE", a, what, x)
-	}
-	fw, fpSaved, err := word(fp, "FP")
-	if err != nil {
-		return r, err
-	}
-	if a == ABIAMD64LittleEndian {
-		if ra != (Rule{}) && ra != (Rule{Kind: RuleOffset, Reg: RegCFA, Offset: -8}) {
-			return r, fmt.Errorf("sframe: %v cannot encode RA rule %v: RA is at the header's fixed offset", a, ra)
-		}
-		if fpSaved {
-			r.Words = append(r.Words, fw)
-		}
-		return r, nil
-	}
-	rw, raSaved, err := word(ra, "RA")
-	if err != nil {
-		return r, err
-	}
-	switch {
-	case raSaved:
-		r.Words = append(r.Words, rw)
-	case fpSaved && a == ABIS390XBigEndian:
-		r.Words = append(r.Words, RAOffsetInvalid) // padding: FP without RA
-	case fpSaved:
-		return r, fmt.Errorf("sframe: %v cannot encode FP saved without RA", a)
-	}
-	if fpSaved {
-		r.Words = append(r.Words, fw)
-	}
-	return r, nil
-}
-
-// FlexFRE builds the FRE of a FLEX FDE (spec v3 §3.2) that starts at start
-// and recovers CFA, RA and FP by the given rules: RuleValOffset (Reg +
-// Offset) or RuleOffset (*(Reg + Offset)), where Reg is a DWARF register or,
-// for RA and FP only, RegCFA; RuleRegister (the value of Reg); and for RA
-// and FP the zero Rule or RuleSameValue for "no rule" (the header's fixed
-// offsets apply). On s390x the CFA offset is scaled and adjusted as in
-// DEFAULT FDEs, as gas does.
-func (a ABI) FlexFRE(start uint32, cfa, ra, fp Rule) (FRESpec, error) {
-	r := FRESpec{StartOff: start}
-	pair := func(x Rule, what string) (ctl uint32, off int32, ok bool, err error) {
-		switch x.Kind {
-		case RuleUndefined, RuleSameValue:
-			if x.Kind == RuleSameValue || x == (Rule{}) {
-				return 0, 0, false, nil
-			}
-		case RuleRegister:
-			if x.Reg >= 0 {
-				return FlexControl(x.Reg, true, false), 0, true, nil
-			}
-		case RuleOffset, RuleValOffset:
-			if x.Offset != int64(int32(x.Offset)) || (x.Reg < 0 && x.Reg != RegCFA) {
-				break
-			}
-			ctl := FlexControl(0, false, x.Kind == RuleOffset)
-			if x.Reg != RegCFA {
-				ctl = FlexControl(x.Reg, true, x.Kind == RuleOffset)
-			}
-			if ctl == 0 {
-				return 0, 0, false, fmt.Errorf("sframe: FLEX cannot encode %s = CFA+0 (a zero control word is padding)", what)
-			}
-			return ctl, int32(x.Offset), true, nil
-		}
-		return 0, 0, false, fmt.Errorf("sframe: FLEX cannot encode %s rule %v", what, x)
-	}
-	if cfa.Reg == RegCFA || cfa.Kind == RuleUndefined || cfa.Kind == RuleSameValue {
-		return r, fmt.Errorf("sframe: FLEX CFA rule %v has no base register", cfa)
-	}
-	ctl, off, _, err := pair(cfa, "CFA")
-	if err != nil {
-		return r, err
-	}
-	if a == ABIS390XBigEndian {
-		enc, ok := S390XEncodeCFAOffset(int64(off))
-		if !ok || enc != int64(int32(enc)) {
-			return r, fmt.Errorf("sframe: s390x CFA offset %d is not %d plus a multiple of %d", off, -S390XCFAOffsetAdjustment, S390XCFAOffsetAlignFactor)
-		}
-		off = int32(enc)
-	}
-	r.Words = append(r.Words, int32(ctl), off)
-	rc, ro, raOK, err := pair(ra, "RA")
-	if err != nil {
-		return r, err
-	}
-	fc, fo, fpOK, err := pair(fp, "FP")
-	if err != nil {
-		return r, err
-	}
-	switch {
-	case raOK:
-		r.Words = append(r.Words, int32(rc), ro)
-	case fpOK:
-		r.Words = append(r.Words, 0) // padding for RA
-	}
-	if fpOK {
-		r.Words = append(r.Words, int32(fc), fo)
-	}
-	return r, nil
-}
-
-// OutermostFRE returns an FRE with no data words: RA undefined, the
-// outermost frame (spec v2 errata 2, v3 §2.4.1).
-func OutermostFRE(start uint32) FRESpec { return FRESpec{StartOff: start} }
