@@ -120,20 +120,31 @@ func (v Verdict) String() string {
 // MarshalText writes the verdict's name (JSON).
 func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
 
+// UnmarshalText reads a verdict's name.
+func (v *Verdict) UnmarshalText(b []byte) error {
+	for i, n := range verdictNames {
+		if string(b) == n {
+			*v = Verdict(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown verdict %q", b)
+}
+
 // Step is one method's answer for "the caller of this frame", computed
 // from the frame's registers.
 type Step struct {
-	// Ran is set when the method was asked.
-	Ran bool
+	// Ran is set when the method was asked; FPKnown when it recovered the
+	// caller's FP (CallerFP).
+	Ran, FPKnown bool
 	// Err is why the method gave no caller (nil when it gave one); its
 	// Reason ReasonOutermost says the frame is the outermost one.
 	Err *frames.StopError
 	// CFA is the frame's CFA as the method computed it (0 if it could not).
 	CFA uint64
 	// CallerPC, CallerSP and CallerFP are the caller's PC (the RA), SP and
-	// FP (FPKnown: the method recovered it).
+	// FP.
 	CallerPC, CallerSP, CallerFP uint64
-	FPKnown                      bool
 	// Row is the rule the method used, with its source; nil when it found
 	// none. Rows are shared within a trace and must not be modified.
 	Row *frames.Row
@@ -290,30 +301,43 @@ type lead struct {
 	u    unwinders
 	fs   []Frame
 	rows rowCache
+	// scratch is the copy of a frame each method steps from (a local copy
+	// passed to an interface method would be allocated on every step).
+	scratch frames.Frame
 }
 
-// rowCache interns the rows of a trace's steps: a deep stack repeats a few
-// rows, so a step keeps a pointer to a shared row.
-type rowCache map[rowKey]*frames.Row
-
-type rowKey struct {
-	src        frames.Source
-	start, end uint64
+// rowCache interns the rows of a trace's steps, so that a step keeps a
+// pointer to a shared row: rows are stored in chunks (one allocation for
+// many steps), and a small direct-mapped table finds a row seen before (a
+// deep recursion repeats a few rows), so that deep traces stay small.
+type rowCache struct {
+	chunk []frames.Row
+	seen  [64]*frames.Row
 }
 
-// intern returns the shared copy of r.
-func (c rowCache) intern(r *frames.Row) *frames.Row {
+// intern returns the shared copy of r, or nil when r was not found.
+func (c *rowCache) intern(r *frames.Row) *frames.Row {
 	if !r.Found() {
 		return nil
 	}
-	k := rowKey{r.Src, r.Start, r.End}
-	if p, ok := c[k]; ok && p.Row == r.Row {
+	slot := &c.seen[(r.Start^uint64(r.Src.FDE)<<3^uint64(r.Src.Method))%uint64(len(c.seen))]
+	if p := *slot; p != nil && sameRow(p, r) {
 		return p
 	}
-	p := new(frames.Row)
-	*p = *r
-	c[k] = p
+	if len(c.chunk) == cap(c.chunk) {
+		c.chunk = make([]frames.Row, 0, min(256, max(8, 2*cap(c.chunk))))
+	}
+	c.chunk = append(c.chunk, *r)
+	p := &c.chunk[len(c.chunk)-1]
+	*slot = p
 	return p
+}
+
+// sameRow reports whether two rows are the same: equal rules, source and
+// range, and the same (shared) Other rules.
+func sameRow(a, b *frames.Row) bool {
+	return a.Row == b.Row && a.Src == b.Src && a.Start == b.Start && a.End == b.End &&
+		len(a.Other) == len(b.Other) && (len(a.Other) == 0 || &a.Other[0] == &b.Other[0])
 }
 
 func (l *lead) Method() frames.Method {
@@ -330,7 +354,7 @@ func (l *lead) Step(f *frames.Frame) (frames.Frame, error) {
 	for _, m := range leadOrder {
 		if l.t.Methods.Runs(m) {
 			st := &fr.Steps[m]
-			callers[m], rows[m] = runStep(l.u[m], f, st)
+			callers[m], rows[m] = runStep(l.u[m], f, st, &l.scratch)
 			st.Row = l.rows.intern(&rows[m])
 		}
 	}
@@ -376,15 +400,22 @@ func (l *lead) firstErr(fr *Frame) *Step {
 func (l *lead) frame(f *frames.Frame) *Frame {
 	fr := Frame{Level: f.Level, PC: f.PC, SP: f.Regs.SP(), FoundBy: f.Method, Interrupted: f.Interrupted, Module: f.Module}
 	fr.FP, fr.FPKnown = f.Regs.FP()
+	if len(l.fs) == cap(l.fs) {
+		// Double: append grows large slices by 1.25x, which would
+		// allocate about five times a deep trace's frames.
+		fs := make([]Frame, len(l.fs), max(16, 2*cap(l.fs)))
+		copy(fs, l.fs)
+		l.fs = fs
+	}
 	l.fs = append(l.fs, fr)
 	return &l.fs[len(l.fs)-1]
 }
 
-// runStep runs one unwinder from a copy of f into st (all but st.Row) and
-// returns the caller and the row the unwinder used. A panic in an
-// unwinder becomes a StopError.
-func runStep(u frames.Unwinder, f *frames.Frame, st *Step) (caller frames.Frame, row frames.Row) {
-	fc := *f
+// runStep runs one unwinder from fc, a copy of f, into st (all but
+// st.Row) and returns the caller and the row the unwinder used. A panic in
+// an unwinder becomes a StopError.
+func runStep(u frames.Unwinder, f *frames.Frame, st *Step, fc *frames.Frame) (caller frames.Frame, row frames.Row) {
+	*fc = *f
 	fc.CFA, fc.Row = 0, frames.Row{}
 	*st = Step{Ran: true}
 	defer func() {
@@ -394,7 +425,7 @@ func runStep(u frames.Unwinder, f *frames.Frame, st *Step) (caller frames.Frame,
 			caller, row = frames.Frame{}, fc.Row
 		}
 	}()
-	caller, err := u.Step(&fc)
+	caller, err := u.Step(fc)
 	st.CFA, row = fc.CFA, fc.Row
 	if err != nil {
 		var se *frames.StopError
@@ -415,7 +446,7 @@ func runStep(u frames.Unwinder, f *frames.Frame, st *Step) (caller frames.Frame,
 // linear in the depth, independent traces included.
 func Unwind(space *frames.Space, regs frames.Regs, opts Options) *Trace {
 	t := &Trace{Methods: opts.Methods, FPBrokenFrom: -1, space: space, regs: regs, opts: opts}
-	l := &lead{t: t, u: newUnwinders(space), rows: rowCache{}}
+	l := &lead{t: t, u: newUnwinders(space)}
 	s := frames.NewStack(l, regs, space, frames.StackOptions{MaxDepth: opts.MaxDepth})
 	for s.Next() {
 		if f := s.Frame(); len(l.fs) == f.Level {
@@ -740,8 +771,8 @@ func (t *Trace) StepsAt(n int) ([3]Step, bool) {
 	u := newUnwinders(t.space)
 	for m := range steps {
 		if !steps[m].Ran {
-			_, row := runStep(u[m], &f, &steps[m])
-			steps[m].Row = rowCache{}.intern(&row)
+			_, row := runStep(u[m], &f, &steps[m], new(frames.Frame))
+			steps[m].Row = new(rowCache).intern(&row)
 		}
 	}
 	return steps, true

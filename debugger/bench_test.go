@@ -68,8 +68,10 @@ func BenchmarkOneShotBacktrace(b *testing.B) {
 }
 
 // BenchmarkTraceStoppedStack unwinds the same stopped 12-frame stack again
-// and again with SFrame: the unwinder and its memory reads through
-// ProcMemory's page cache, without the stop and resume.
+// and again, with SFrame alone and with the three methods compared (as
+// sample does, independent traces included): the unwinders and their
+// memory reads through ProcMemory's page cache, without the stop and
+// resume.
 func BenchmarkTraceStoppedStack(b *testing.B) {
 	cmd := startFixture(b, "deep-v3-O2", "spin")
 	s, err := Seize(cmd.Process.Pid)
@@ -86,10 +88,23 @@ func BenchmarkTraceStoppedStack(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	frames := 0
-	for b.Loop() {
-		frames = len(compare.Unwind(sp, regs, compare.Options{Methods: compare.OnlySFrame}).Frames)
+	for _, tc := range []struct {
+		name string
+		opts compare.Options
+	}{
+		{"sframe", compare.Options{Methods: compare.OnlySFrame}},
+		{"cfi", compare.Options{Methods: compare.OnlyCFI}},
+		{"fp", compare.Options{Methods: compare.OnlyFP}},
+		{"all", compare.Options{}},
+		{"all-independent", compare.Options{Independent: true}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			frames := 0
+			for b.Loop() {
+				frames = len(compare.Unwind(sp, regs, tc.opts).Frames)
+			}
+			b.ReportMetric(float64(frames), "frames")
+		})
 	}
-	b.ReportMetric(float64(frames), "frames")
 }

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sfdbg/sfdbg/compare"
+)
+
+// threadBlock returns the lines of thread 1's trace in the output of
+// "sfdbg bt": from the line after "Thread 1 (" to the next blank line.
+func threadBlock(t *testing.T, out string) []string {
+	t.Helper()
+	_, rest, ok := strings.Cut(out, "\nThread 1 (")
+	if !ok {
+		t.Fatalf("no thread 1 in:\n%s", out)
+	}
+	_, rest, _ = strings.Cut(rest, "\n")
+	block, _, _ := strings.Cut(rest, "\n\n")
+	return strings.Split(strings.TrimRight(block, "\n"), "\n")
+}
+
+// containsLines reports whether want appears in out as consecutive lines.
+func containsLines(out string, want []string) bool {
+	return strings.Contains("\n"+out, "\n"+strings.Join(want, "\n")+"\n")
+}
+
+// TestREPLAndCLIRenderTheSameTrace drives "sfdbg bt" and the debugger's
+// "bt" on the same process, stopped in nanosleep, and checks that both
+// show the same frames, verdicts and findings, from one engine, for every
+// method; and that frame selection refers to the list "bt" printed last.
+func TestREPLAndCLIRenderTheSameTrace(t *testing.T) {
+	fx := startFixture(t, dumpFixture(t, "deep-v3-O2"), "sleep")
+	pid := strconv.Itoa(fx.Process.Pid)
+	requirePtrace(t, fx.Process.Pid)
+
+	for _, m := range []string{"all", "sframe", "cfi", "fp"} {
+		t.Run("method "+m+": the REPL's bt prints the CLI's lines", func(t *testing.T) {
+			code, cli, errOut := runSfdbg("bt", "--method", m, pid)
+			if code != exitOK && code != exitFindings {
+				t.Fatalf("bt: status %d: %s", code, errOut)
+			}
+			want := threadBlock(t, cli)
+			if len(want) < 2 {
+				t.Fatalf("bt printed only %d lines:\n%s", len(want), cli)
+			}
+			code, repl, errOut := runSfdbg("attach", "-batch", "-ex", "bt "+m, pid)
+			if code != exitOK {
+				t.Fatalf("attach: status %d: %s", code, errOut)
+			}
+			if !containsLines(repl, want) {
+				t.Errorf("the REPL's bt differs from sfdbg bt.\nsfdbg bt:\n%s\nREPL:\n%s", strings.Join(want, "\n"), repl)
+			}
+		})
+	}
+
+	t.Run("the JSON verdicts and kinds are the text's", func(t *testing.T) {
+		_, text, _ := runSfdbg("bt", pid)
+		_, js, _ := runSfdbg("bt", "--json", pid)
+		var doc compare.ProcessDocument
+		if err := json.Unmarshal([]byte(js), &doc); err != nil {
+			t.Fatal(err)
+		}
+		lines := threadBlock(t, text)
+		th := doc.Threads[0]
+		for _, f := range th.Frames {
+			if f.Level+1 >= len(lines) {
+				t.Fatalf("text has no line for frame %d", f.Level)
+			}
+			line := lines[f.Level+1] // after the header line
+			if !strings.HasPrefix(line, "#"+strconv.Itoa(f.Level)+" ") || !strings.Contains(line, strings.ToUpper(f.Verdict.String())) &&
+				!strings.Contains(line, f.Verdict.String()) {
+				t.Errorf("frame %d: JSON verdict %q, text line %q", f.Level, f.Verdict, line)
+			}
+		}
+		for _, fd := range th.Findings {
+			if !strings.Contains(text, fd.Kind.String()) || !strings.Contains(text, fd.Message) {
+				t.Errorf("finding %v %q is not in the text", fd.Kind, fd.Message)
+			}
+		}
+	})
+
+	t.Run("frame N selects in the list bt printed last", func(t *testing.T) {
+		// The SFrame trace stops in libc (no .sframe there); the
+		// all-methods trace goes on to _start. "frame" after "bt sframe"
+		// refers to the SFrame list, after "bt" to the full one.
+		code, out, errOut := runSfdbg("attach", "-batch", "-ex", "bt", "-ex", "frame 13", "-ex", "bt sframe", "-ex", "frame 13", pid)
+		if code != exitFindings && code != exitOK && code != exitError {
+			t.Fatalf("status %d: %s", code, errOut)
+		}
+		if !strings.Contains(out, "#13 ") || !strings.Contains(out+errOut, "No frame at level 13.") {
+			t.Errorf("want #13 after bt and no frame 13 after bt sframe:\n%s\n%s", out, errOut)
+		}
+	})
+	checkRunning(t, fx.Process.Pid)
+}
