@@ -130,7 +130,9 @@ func cfiModule(t *testing.T, name string, eh *ehBuilder, bias uint64) *Module {
 	return m
 }
 
-func cfiRule(k sframe.RuleKind, reg sframe.Reg, off int64) sframe.Rule { return sframe.Rule{Kind: k, Reg: reg, Offset: off} }
+func cfiRule(k sframe.RuleKind, reg sframe.Reg, off int64) sframe.Rule {
+	return sframe.Rule{Kind: k, Reg: reg, Offset: off}
+}
 
 var (
 	cfiSame  = cfiRule(sframe.RuleSameValue, sframe.RegCFA, 0)
@@ -642,7 +644,7 @@ func TestCFIRowsMatchDelve(t *testing.T) {
 							if !have {
 								mine = cfiSame // no rule: same value on AMD64 for what Delve records
 							}
-							if (d == mine) {
+							if d == mine {
 								continue
 							}
 							if d.Kind == sframe.RuleUndefined {
