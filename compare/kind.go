@@ -1,7 +1,28 @@
 // Package compare turns the answers of the three unwinding methods (SFrame,
 // DWARF CFI, frame pointers) into verdicts a toolchain developer can act
-// on: live, frame by frame on a stopped thread, and statically, instruction
-// by instruction, between a binary's .sframe and its own CFI.
+// on. It owns two things:
+//
+//   - The one live comparison engine (engine.go): Unwind unwinds a thread
+//     from its registers in a frames.Space and returns a Trace, the one
+//     model every command renders (sfdbg bt, sample and demo, and the
+//     debugger's bt, frame and info frame): the frames, each method's Step
+//     at each frame, one Verdict per frame and the Findings. With All the
+//     trace follows DWARF CFI as the reference and judges SFrame and the
+//     frame-pointer chain against it; a single method is a view of the same
+//     model. A Trace is rendered by WriteText (gdb-style text) and Document
+//     (JSON, schema SchemaVersion), both in render.go; Aggregate sums many
+//     traces for sampling.
+//   - The static checker (CheckFile): a binary's .sframe against its own
+//     .eh_frame/.debug_frame at every instruction of every function, in
+//     the same row form (frames.Row, DiffRows), reported as a FileReport.
+//
+// Findings are classified by Kind; the Kind and Verdict names are stable
+// and appear in text reports and JSON.
+//
+// Imports: sframe and frames (the layers are sframe ← frames ← compare ←
+// debugger ← cmd/sfdbg). compare never stops, reads or controls a process
+// (it unwinds only what a frames.Space gives it), and never imports
+// debugger, the REPL or package main.
 package compare
 
 import "fmt"

@@ -1,30 +1,37 @@
 // Package debugger stops live processes and drives sfdbg's gdb-style
-// debugger. It has two ways into a process, feeding the same frames
-// interfaces (frames.Regs, frames.Memory, frames.Space):
+// debugger. It owns everything that controls a process: ptrace, Delve's
+// native backend, reading a live process's memory, signals, and the REPL.
+// It feeds package frames its inputs (frames.Regs, frames.Memory,
+// frames.Space) and renders compare's one model (compare.Unwind →
+// compare.Trace); it does not unwind or judge frames itself. There are two
+// ways into a process:
 //
 //   - The lean stop/read/resume path (Seize, Stop): PTRACE_SEIZE and
 //     PTRACE_INTERRUPT per thread of /proc/PID/task, registers with
 //     PTRACE_GETREGS, stack memory with process_vm_readv through a page
 //     cache (ProcMemory), resume or detach, all ptrace requests from one
-//     locked OS thread. It serves the one-shot "sfdbg bt" and sampling,
-//     where Delve's full attach (100 ms and more on a large binary) would
-//     dominate.
+//     locked OS thread. It serves the one-shot "sfdbg bt" and "demo"
+//     (TraceProcess) and sampling, where Delve's full attach (100 ms and
+//     more on a large binary) would dominate.
 //   - The interactive debugger (DelveTarget via Attach and Launch): Delve's
 //     native backend (pkg/proc/native, pkg/proc) for threads, registers,
 //     breakpoints, continue, stepi and detach.
 //
-// A Session runs debugger commands against a Target (a DelveTarget, or a
-// Snapshot for tests) through one command table, from which help,
-// completion and the README's Markdown list (CommandsMarkdown) are
-// generated; the REPL, batch mode (-batch -ex/-x) and tests all go through
-// Session.Execute, and all output goes through a UI (TermUI on a terminal
-// with liner, ScriptUI in tests). Backtrace computes a thread's backtrace
-// with one method or with all three compared (the adapter to package
-// frames); CompareProcess runs compare.Stack on every thread of a Stop.
+// A Session runs debugger commands against a Target through one command
+// table, from which help, completion and the README's Markdown list
+// (CommandsMarkdown) are generated; the REPL, batch mode (-batch -ex/-x)
+// and tests all go through Session.Execute, and all output goes through a
+// UI (TermUI on a terminal with liner). The tests replay recorded stopped
+// processes (testdata/snap) through the same Session.
 //
 // Safety: a Session always ends by removing its breakpoints and detaching
 // (or killing a process it started): on quit, detach, end of a batch, end
-// of input, SIGINT/SIGTERM/SIGHUP (HandleSignals) and panics (Recover). A
-// Stop is released by Detach, and by the kernel if sfdbg dies, since a
-// seized process is resumed when its tracer thread exits.
+// of input, SIGINT/SIGTERM/SIGHUP (Session.HandleSignals) and panics
+// (Session.Recover). A Stop is released by Detach, and by the kernel if
+// sfdbg dies, since a seized process is resumed when its tracer thread
+// exits.
+//
+// Imports: sframe, frames and compare, Delve and the system; never package
+// main (cmd/sfdbg), which is the only importer of this package. The layers
+// are sframe ← frames ← compare ← debugger ← cmd/sfdbg.
 package debugger

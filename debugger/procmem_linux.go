@@ -103,18 +103,6 @@ func (m *ProcMemory) ReadUint64(addr uint64) (uint64, error) {
 	return binary.LittleEndian.Uint64(b[:]), nil
 }
 
-// ReadUncached reads len(p) bytes at addr with one process_vm_readv call,
-// bypassing the cache (for x/ on memory that may change, and benchmarks).
-func (m *ProcMemory) ReadUncached(p []byte, addr uint64) (int, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n, err := m.readv(p, addr)
-	if n < len(p) && err == nil {
-		err = fmt.Errorf("short read at %#x", addr+uint64(n))
-	}
-	return n, err
-}
-
 func (m *ProcMemory) readv(p []byte, addr uint64) (int, error) {
 	if len(p) == 0 {
 		return 0, nil

@@ -15,8 +15,8 @@ import (
 
 // UI is where a Session reads command lines and writes its output, after
 // google/pprof's internal/plugin.UI: the terminal implementation uses liner
-// (line editing, history, completion); tests use a ScriptUI, so that the
-// REPL runs without a terminal.
+// (line editing, history, completion); tests use a UI that reads a script
+// and records a transcript, so that the REPL runs without a terminal.
 type UI interface {
 	// ReadLine returns the next command line without its newline. It
 	// returns io.EOF at the end of input and ErrInterrupted when the user
@@ -149,48 +149,6 @@ func (u *TermUI) Close() error {
 	u.line = nil
 	return err
 }
-
-// ScriptUI is a UI that reads its command lines from a list and writes
-// everything, prompt and echoed command included, into one transcript, the
-// way the session looks on a terminal. Tests compare transcripts with
-// golden files.
-type ScriptUI struct {
-	Lines []string
-	// Out receives output and errors, interleaved as on a terminal.
-	Out strings.Builder
-	// Echo, when set, writes the prompt and each command to Out.
-	Echo      bool
-	Completer func(string) []string
-	Terminal  bool // what IsTerminal reports
-}
-
-// ReadLine implements UI.
-func (u *ScriptUI) ReadLine(prompt string) (string, error) {
-	if len(u.Lines) == 0 {
-		return "", io.EOF
-	}
-	l := u.Lines[0]
-	u.Lines = u.Lines[1:]
-	if u.Echo {
-		fmt.Fprintf(&u.Out, "%s%s\n", prompt, l)
-	}
-	return l, nil
-}
-
-// Write implements UI.
-func (u *ScriptUI) Write(p []byte) (int, error) { return u.Out.Write(p) }
-
-// PrintErr implements UI.
-func (u *ScriptUI) PrintErr(msg string) { fmt.Fprintln(&u.Out, strings.TrimRight(msg, "\n")) }
-
-// IsTerminal implements UI.
-func (u *ScriptUI) IsTerminal() bool { return u.Terminal }
-
-// SetCompleter implements UI.
-func (u *ScriptUI) SetCompleter(f func(string) []string) { u.Completer = f }
-
-// Close implements UI.
-func (u *ScriptUI) Close() error { return nil }
 
 // isTerminal reports whether f is a terminal.
 func isTerminal(f *os.File) bool {

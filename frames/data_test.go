@@ -10,6 +10,23 @@ import (
 	"github.com/sfdbg/sfdbg/sframe"
 )
 
+// Describe formats pc as DescribeFrame does, with the source line of pc
+// itself.
+func (sp *Space) Describe(pc uint64) string { return sp.describe(pc, pc) }
+
+// ByName returns the first module whose Name or Path is name, or nil.
+func (ms *Modules) ByName(name string) *Module {
+	if ms == nil {
+		return nil
+	}
+	for _, m := range ms.list {
+		if m.Name == name || m.Path == name {
+			return m
+		}
+	}
+	return nil
+}
+
 func TestDescribe(t *testing.T) {
 	sp := progSpace(t, &SliceMemory{})
 	for _, c := range []struct {

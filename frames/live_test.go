@@ -2,6 +2,7 @@ package frames
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -93,6 +95,54 @@ func startReady(t testing.TB, path string, settle time.Duration, args ...string)
 	}
 	time.Sleep(settle)
 	return cmd
+}
+
+// ProcMemory reads the memory of process Pid through /proc/PID/mem, for the
+// tests that have the process ptrace-stopped (or are allowed to read it).
+// sfdbg itself reads with debugger.ProcMemory (process_vm_readv, cached).
+// The file is opened on first use; Close releases it.
+type ProcMemory struct {
+	Pid int
+
+	mu  sync.Mutex
+	f   *os.File
+	err error
+}
+
+// ReadAt implements Memory.
+func (m *ProcMemory) ReadAt(p []byte, addr uint64) (int, error) {
+	m.mu.Lock()
+	if m.f == nil && m.err == nil {
+		m.f, m.err = os.Open(fmt.Sprintf("/proc/%d/mem", m.Pid))
+	}
+	f, err := m.f, m.err
+	m.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	if addr > 1<<63-1 || addr+uint64(len(p)) < addr {
+		return 0, fmt.Errorf("address %#x out of range", addr)
+	}
+	n, err := f.ReadAt(p, int64(addr))
+	if n == len(p) {
+		return n, nil
+	}
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+// Close closes /proc/PID/mem.
+func (m *ProcMemory) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.f == nil {
+		return nil
+	}
+	err := m.f.Close()
+	m.f, m.err = nil, errors.New("ProcMemory closed")
+	return err
 }
 
 // space returns the stopped process's modules over /proc/PID/mem, and a

@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/sirupsen/logrus"
 )
@@ -107,25 +106,11 @@ func parseMapsLine(line string) (Mapping, error) {
 
 var procRootRE = regexp.MustCompile(`^/proc/([0-9]+)/root/?$`)
 
-// ParseMaps reads /proc/PID/maps text and returns a module for each mapped
-// ELF file, with its load bias. root is prepended to every path to open the
-// file ("/" or "" for the local file system, "/proc/PID/root" to see the
-// files the way the target does, through its mount namespace). When root is
-// /proc/PID/root, deleted files are opened through /proc/PID/map_files. The
-// vDSO is left out: it lives only in the target's memory (see
-// ModulesFromMappings). Files that are not ELF are skipped.
-func ParseMaps(r io.Reader, root string) (*Modules, error) {
-	maps, err := ReadMaps(r)
-	if err != nil {
-		return nil, err
-	}
-	return ModulesFromMappings(maps, root, nil)
-}
-
 // ModulesFromMaps reads /proc/PID/maps and builds the modules of process
 // pid: each ELF file opened through /proc/PID/root, deleted files through
-// /proc/PID/map_files, and the vDSO read from mem (a *ProcMemory for pid if
-// mem is nil).
+// /proc/PID/map_files, and the vDSO read from mem, the target's memory
+// (left out if mem is nil). Errors are those of opening and parsing the
+// maps file; a module whose file cannot be opened reports it when loaded.
 func ModulesFromMaps(pid int, mem Memory) (*Modules, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
 	if err != nil {
@@ -135,9 +120,6 @@ func ModulesFromMaps(pid int, mem Memory) (*Modules, error) {
 	maps, err := ReadMaps(f)
 	if err != nil {
 		return nil, fmt.Errorf("/proc/%d/maps: %w", pid, err)
-	}
-	if mem == nil {
-		mem = &ProcMemory{Pid: pid}
 	}
 	return ModulesFromMappings(maps, fmt.Sprintf("/proc/%d/root", pid), mem)
 }
@@ -345,51 +327,4 @@ func loadBias(r io.ReaderAt, m Mapping) (uint64, error) {
 	}
 	l := loads[best]
 	return m.Start - (l.vaddr - (l.off - off)), nil
-}
-
-// ProcMemory reads the memory of process Pid through /proc/PID/mem, for
-// tests and tools that have the process ptrace-stopped (or are allowed to
-// read it). The file is opened on first use; Close releases it.
-type ProcMemory struct {
-	Pid int
-
-	mu  sync.Mutex
-	f   *os.File
-	err error
-}
-
-// ReadAt implements Memory.
-func (m *ProcMemory) ReadAt(p []byte, addr uint64) (int, error) {
-	m.mu.Lock()
-	if m.f == nil && m.err == nil {
-		m.f, m.err = os.Open(fmt.Sprintf("/proc/%d/mem", m.Pid))
-	}
-	f, err := m.f, m.err
-	m.mu.Unlock()
-	if err != nil {
-		return 0, err
-	}
-	if addr > 1<<63-1 || addr+uint64(len(p)) < addr {
-		return 0, fmt.Errorf("address %#x out of range", addr)
-	}
-	n, err := f.ReadAt(p, int64(addr))
-	if n == len(p) {
-		return n, nil
-	}
-	if err == nil || err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	return n, err
-}
-
-// Close closes /proc/PID/mem.
-func (m *ProcMemory) Close() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.f == nil {
-		return nil
-	}
-	err := m.f.Close()
-	m.f, m.err = nil, errors.New("ProcMemory closed")
-	return err
 }

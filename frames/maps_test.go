@@ -175,7 +175,10 @@ func TestLoadBiasAgreesWithDebugELF(t *testing.T) {
 	}
 }
 
-func TestParseMaps(t *testing.T) {
+// TestModulesFromMappings builds modules from maps text under a root
+// directory: ELF files with their load bias, a missing file kept with its
+// error, non-ELF files and the vDSO (no memory given) left out.
+func TestModulesFromMappings(t *testing.T) {
 	root := t.TempDir()
 	write := func(p string, data []byte) {
 		full := filepath.Join(root, p)
@@ -198,7 +201,11 @@ func TestParseMaps(t *testing.T) {
 7f0000200000-7f0000201000 r-xp 00000000 08:01 13 /lib/missing.so
 7ffc00000000-7ffc00002000 r-xp 00000000 00:00 0 [vdso]
 `, uint64(progBias), uint64(progBias+0x4000), uint64(progBias+0x4000), uint64(progBias+0x5000))
-	ms, err := ParseMaps(strings.NewReader(maps), root)
+	mappings, err := ReadMaps(strings.NewReader(maps))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := ModulesFromMappings(mappings, root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

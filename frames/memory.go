@@ -7,7 +7,8 @@ import (
 
 // Memory reads the target's memory. ReadAt reads len(p) bytes at address
 // addr, returning the number read and an error if fewer were. A live process
-// implements it with process_vm_readv or Delve; tests with a byte slice.
+// implements it with process_vm_readv (debugger.ProcMemory); tests with a
+// byte slice.
 type Memory interface {
 	ReadAt(p []byte, addr uint64) (n int, err error)
 }
@@ -46,36 +47,4 @@ func ReadUint64(m Memory, addr uint64) (uint64, error) {
 		return 0, &MemoryError{Addr: addr, Err: err}
 	}
 	return binary.LittleEndian.Uint64(b[:]), nil
-}
-
-// SliceMemory is a Memory over a byte slice mapped at Base, for tests and
-// snapshots.
-type SliceMemory struct {
-	Base uint64
-	Data []byte
-}
-
-// ReadAt implements Memory.
-func (m *SliceMemory) ReadAt(p []byte, addr uint64) (int, error) {
-	if addr < m.Base || addr-m.Base >= uint64(len(m.Data)) {
-		return 0, fmt.Errorf("address %#x outside [%#x, %#x)", addr, m.Base, m.Base+uint64(len(m.Data)))
-	}
-	n := copy(p, m.Data[addr-m.Base:])
-	if n < len(p) {
-		return n, fmt.Errorf("address %#x: read past end of mapping", addr+uint64(n))
-	}
-	return n, nil
-}
-
-// ReadUint64 implements WordReader.
-func (m *SliceMemory) ReadUint64(addr uint64) (uint64, error) {
-	if addr < m.Base || addr-m.Base > uint64(len(m.Data)) || uint64(len(m.Data))-(addr-m.Base) < 8 {
-		var b [8]byte
-		n, err := m.ReadAt(b[:], addr)
-		if err == nil {
-			err = fmt.Errorf("short read (%d of 8 bytes)", n)
-		}
-		return 0, &MemoryError{Addr: addr, Err: err}
-	}
-	return binary.LittleEndian.Uint64(m.Data[addr-m.Base:]), nil
 }

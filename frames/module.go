@@ -72,19 +72,6 @@ type Space struct {
 	Modules *Modules
 }
 
-// ByName returns the first module whose Name or Path is name, or nil.
-func (ms *Modules) ByName(name string) *Module {
-	if ms == nil {
-		return nil
-	}
-	for _, m := range ms.list {
-		if m.Name == name || m.Path == name {
-			return m
-		}
-	}
-	return nil
-}
-
 // Close releases the files of all modules that were opened.
 func (ms *Modules) Close() error {
 	if ms == nil {
@@ -99,24 +86,11 @@ func (ms *Modules) Close() error {
 	return first
 }
 
-// Symbolize describes pc: its module, function, offset and source line, as
-// far as known (Module.Symbolize). A PC in no module gives a Symbol with
-// only Offset set to pc.
-func (sp *Space) Symbolize(pc uint64) Symbol {
-	if m := sp.Modules.Find(pc); m != nil {
-		return m.Symbolize(pc)
-	}
-	return Symbol{Offset: pc}
-}
-
-// Describe formats pc the way a debugger names code locations:
-// "module!function+0xoff at file.c:123", "module!function+0xoff",
-// "module+0xoff" (link-time offset, when no symbol covers pc) or "0x..."
-// (no module).
-func (sp *Space) Describe(pc uint64) string { return sp.describe(pc, pc) }
-
-// DescribeFrame is Describe for a frame: the source line is that of the
-// call (f.LookupPC()) for frames whose PC is a return address.
+// DescribeFrame names the code of frame f the way a debugger names code
+// locations: "module!function+0xoff at file.c:123", "module!function+0xoff",
+// "module+0xoff" (link-time offset, when no symbol covers the PC) or "0x..."
+// (no module). The source line is that of the call (f.LookupPC()) for
+// frames whose PC is a return address.
 func (sp *Space) DescribeFrame(f *Frame) string { return sp.describe(f.PC, f.LookupPC()) }
 
 func (sp *Space) describe(pc, linePC uint64) string {

@@ -1,6 +1,8 @@
 package frames
 
 import (
+	"encoding/binary"
+	"fmt"
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe"
@@ -103,8 +105,51 @@ func progSpace(t testing.TB, mem Memory) *Space {
 // rt converts a link-time address of prog to a runtime one.
 func rt(a uint64) uint64 { return a + progBias }
 
+// AMD64Regs returns an AMD64 register set with PC, SP and FP set: frame 0
+// of a test unwind.
+func AMD64Regs(pc, sp, fp uint64) Regs {
+	r := NewRegs(sframe.ABIAMD64LittleEndian)
+	r.Set(RIP, pc)
+	r.Set(RSP, sp)
+	r.Set(RBP, fp)
+	return r
+}
+
 // regs builds frame-0 registers.
 func regs(pc, sp, fp uint64) Regs { return AMD64Regs(pc, sp, fp) }
+
+// SliceMemory is a Memory over a byte slice mapped at Base: a stack image
+// for the unwinder tests. Reads outside [Base, Base+len(Data)) fail;
+// ReadUint64 errors are *MemoryError, as ReadUint64 gives.
+type SliceMemory struct {
+	Base uint64
+	Data []byte
+}
+
+// ReadAt implements Memory.
+func (m *SliceMemory) ReadAt(p []byte, addr uint64) (int, error) {
+	if addr < m.Base || addr-m.Base >= uint64(len(m.Data)) {
+		return 0, fmt.Errorf("address %#x outside [%#x, %#x)", addr, m.Base, m.Base+uint64(len(m.Data)))
+	}
+	n := copy(p, m.Data[addr-m.Base:])
+	if n < len(p) {
+		return n, fmt.Errorf("address %#x: read past end of mapping", addr+uint64(n))
+	}
+	return n, nil
+}
+
+// ReadUint64 implements WordReader.
+func (m *SliceMemory) ReadUint64(addr uint64) (uint64, error) {
+	if addr < m.Base || addr-m.Base > uint64(len(m.Data)) || uint64(len(m.Data))-(addr-m.Base) < 8 {
+		var b [8]byte
+		n, err := m.ReadAt(b[:], addr)
+		if err == nil {
+			err = fmt.Errorf("short read (%d of 8 bytes)", n)
+		}
+		return 0, &MemoryError{Addr: addr, Err: err}
+	}
+	return binary.LittleEndian.Uint64(m.Data[addr-m.Base:]), nil
+}
 
 // names returns "function+0xoff" for each frame, through the space's
 // symbolizer.
@@ -140,5 +185,3 @@ func hex(v uint64) string {
 	}
 	return "0x" + string(b)
 }
-
-var _ = sframe.RegCFA

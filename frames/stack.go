@@ -3,8 +3,6 @@ package frames
 import (
 	"errors"
 	"fmt"
-
-	"github.com/sfdbg/sfdbg/sframe"
 )
 
 // DefaultMaxDepth is the number of frames an unwind yields at most unless
@@ -197,14 +195,4 @@ func Trace(u Unwinder, regs Regs, space *Space, opts StackOptions) ([]Frame, err
 		out = append(out, s.Frame())
 	}
 	return out, s.Err()
-}
-
-// AMD64Regs returns an AMD64 register set with PC, SP and FP set, for
-// building frame 0 from a thread's registers.
-func AMD64Regs(pc, sp, fp uint64) Regs {
-	r := NewRegs(sframe.ABIAMD64LittleEndian)
-	r.Set(RIP, pc)
-	r.Set(RSP, sp)
-	r.Set(RBP, fp)
-	return r
 }

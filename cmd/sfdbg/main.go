@@ -2,6 +2,15 @@
 // .sframe sections, unwinds live processes from SFrame alone and compares
 // every frame with DWARF CFI and frame-pointer unwinding.
 //
+// This package owns the command line and nothing else: the subcommands
+// (dump, check, bt, sample, demo, attach, run, commands, version; one file
+// each, registered in one table), their flags, output formats and files,
+// and exit statuses. Decoding is package sframe's, unwinding frames', the
+// comparison and its text and JSON compare's, and process control and the
+// REPL debugger's; main parses arguments, calls them and writes what they
+// return. It may import every sfdbg package (sframe ← frames ← compare ←
+// debugger ← cmd/sfdbg); nothing imports it.
+//
 // Exit statuses: 0 success (and, for check, bt and sample, no
 // disagreement between SFrame and CFI); 1 a disagreement; 2 bad usage,
 // unreadable or malformed input, a failed batch command, or a process that

@@ -3,19 +3,26 @@ package debugger
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
+	"testing"
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
 )
 
+// This file is the test-only snapshot target: a stopped process recorded
+// to testdata/snap (TestCaptureSnapshots with -capture) and replayed, without
+// ptrace, by the REPL transcript tests.
+
 // Snapshot is a stopped process saved to a file: every thread's registers,
 // the stack memory near each thread's SP, and the modules (by file) it
 // refers to. It implements Target read-only, so that debugger sessions can
-// be replayed without ptrace: golden transcripts, and bug reports.
+// be replayed without ptrace in golden transcript tests.
 type Snapshot struct {
 	f     snapFile
 	mods  *frames.Modules
@@ -75,10 +82,8 @@ func LoadSnapshot(path string) (*Snapshot, error) {
 	}
 	s.mods = frames.NewModules(mods...)
 	s.mem = &rangeMemory{}
-	for _, r := range s.f.Memory {
-		s.mem.ranges = append(s.mem.ranges, frames.SliceMemory{Base: r.Addr, Data: r.Data})
-	}
-	sort.Slice(s.mem.ranges, func(i, j int) bool { return s.mem.ranges[i].Base < s.mem.ranges[j].Base })
+	s.mem.ranges = append(s.mem.ranges, s.f.Memory...)
+	sort.Slice(s.mem.ranges, func(i, j int) bool { return s.mem.ranges[i].Addr < s.mem.ranges[j].Addr })
 	s.byTid = map[int]*frames.Regs{}
 	for i := range s.f.Threads {
 		r := frames.NewRegs(abi)
@@ -152,16 +157,19 @@ func WriteSnapshot(path string, st *Stop, stackBytes int, keep func(path string)
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// rangeMemory is a Memory over several disjoint ranges.
+// rangeMemory is a Memory over several disjoint ranges, sorted by address.
 type rangeMemory struct {
-	ranges []frames.SliceMemory
+	ranges []snapMemory
 }
 
 func (m *rangeMemory) ReadAt(p []byte, addr uint64) (int, error) {
-	for i := range m.ranges {
-		r := &m.ranges[i]
-		if addr >= r.Base && addr-r.Base < uint64(len(r.Data)) {
-			return r.ReadAt(p, addr)
+	for _, r := range m.ranges {
+		if addr >= r.Addr && addr-r.Addr < uint64(len(r.Data)) {
+			n := copy(p, r.Data[addr-r.Addr:])
+			if n < len(p) {
+				return n, fmt.Errorf("address %#x is not in the snapshot", addr+uint64(n))
+			}
+			return n, nil
 		}
 	}
 	return 0, fmt.Errorf("address %#x is not in the snapshot", addr)
@@ -253,4 +261,29 @@ func emptyELF() []byte {
 	b[54] = 56                 // e_phentsize
 	b[58] = 64                 // e_shentsize
 	return b
+}
+
+var capture = flag.Bool("capture", false, "recapture the snapshots in testdata/snap from live fixtures (then run with -update)")
+
+// TestCaptureSnapshots rewrites testdata/snap/deep-MODE.json from the
+// deep-v3-O2 fixture when run with -capture. The goldens of the transcript
+// tests depend on these files, not on a live process.
+func TestCaptureSnapshots(t *testing.T) {
+	if !*capture {
+		t.Skip("run with -capture to recapture the snapshots")
+	}
+	for _, mode := range []string{"spin", "threads", "signal"} {
+		cmd := startFixture(t, "deep-v3-O2", mode)
+		st, err := Seize(cmd.Process.Pid)
+		skipIfNoPtrace(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = WriteSnapshot(filepath.Join("testdata", "snap", "deep-"+mode+".json"), st, 12<<10,
+			func(p string) bool { return strings.HasSuffix(p, "/deep-v3-O2") })
+		st.Detach()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }
