@@ -189,22 +189,20 @@ func completeWords(words ...string) func(*Session, string) []string {
 func newCommandTable() *commandTable {
 	t := &commandTable{}
 	t.cmds = []*command{
-		{aliases: []string{"backtrace", "bt", "where"}, args: "[N] [sframe|cfi|fp|all|compare]", needsTarget: true,
+		{aliases: []string{"backtrace", "bt", "where"}, args: "[N|-N] [sframe|cfi|fp|all|compare]", needsTarget: true,
 			help: `Print the backtrace of the selected thread.
-N limits the output to the innermost N frames. The method says how the
-stack is unwound: sframe (the .sframe sections only), cfi (DWARF CFI,
-.eh_frame and .debug_frame), fp (the frame-pointer chain) or all (the
-default): SFrame where it covers the code, CFI or frame pointers where it
-does not, and at every frame all three methods are asked for the caller.
-Columns of "all": FOUND is the method the frame was found with; SFRAME,
-CFI and FP say how each method's own answer compares: "found" (it is the
-one used), "ok" (same caller PC and CFA), "DIFF" (another caller; the
-line below says which), "-" (it cannot unwind that frame), "end" (it
-says the frame below is the outermost one).
-"bt compare" prints instead the report of "sfdbg bt": the CFI trace as the
-reference, with SFrame's and the frame-pointer chain's answer at each frame
-and the findings (the frames of "frame", "up" and "down" stay those of the
-last other backtrace).`,
+N prints the innermost N frames, -N the outermost N; the words may come in
+any order. The method says how the stack is unwound: sframe (the .sframe
+sections only), cfi (DWARF CFI, .eh_frame and .debug_frame), fp (the
+frame-pointer chain) or all (the default; compare is the same): the trace
+follows DWARF CFI, the reference gdb uses, where it can, else SFrame, else
+frame pointers, and at every frame all three methods compute the caller
+from the same registers. Columns of "all": FOUND is the method whose
+answer found the frame; SFRAME is SFrame's verdict for the step from the
+frame to its caller (agree, DISAGREE with a finding below, not covered,
+end: both say outermost); FP is the same check for the frame-pointer
+chain (ok, differs). It prints what "sfdbg bt" prints for the thread: one
+engine. "frame", "up" and "down" then select in the list it printed.`,
 			complete: completeWords("sframe", "cfi", "fp", "all", "compare"),
 			run:      cmdBacktrace},
 		{aliases: []string{"frame", "f"}, args: "[N]", needsTarget: true,
@@ -219,7 +217,7 @@ last other backtrace).`,
 		{aliases: []string{"info", "i"},
 			help: "Show things about the program: frame, sframe, registers, threads, sharedlibrary, breakpoints.",
 			sub: []*command{
-				{aliases: []string{"frame", "f"}, needsTarget: true,
+				{aliases: []string{"frame", "f"}, args: "[N]", needsTarget: true,
 					help: `Describe the selected frame: CFA, saved RA and FP, each method's raw rules.
 Shows where the frame's return address and saved frame pointer are, and
 the rules each method used to find its caller: the SFrame FDE and FRE,
@@ -276,8 +274,8 @@ rules are most often wrong. "break *ADDR" stops at ADDR.`,
 			run:  cmdStepi},
 		{aliases: []string{"finish", "fin"}, needsTarget: true,
 			help: `Run until the selected frame returns, then print its caller.
-The return address and CFA come from the backtrace (SFrame where it
-covers the code); a recursive call returning to the same address earlier
+The return address and CFA come from the listed backtrace (the one "bt"
+printed last, else the all-methods trace); a recursive call returning to the same address earlier
 does not count. Ctrl-C stops the program.`,
 			run: cmdFinish},
 		{aliases: []string{"detach"}, needsTarget: true,
