@@ -8,9 +8,22 @@ import (
 )
 
 // BenchmarkSampleSeizedProcess measures one sample of a seized process:
-// interrupt every thread, unwind each with SFrame, resume (what "sfdbg
-// sample" repeats). The fixture's spinning thread has a 12-frame stack.
+// interrupt every thread, unwind each (SFrame alone, and the three methods
+// compared with independent traces, as "sfdbg sample" does), resume. The
+// fixture's spinning thread has a 14-frame stack.
 func BenchmarkSampleSeizedProcess(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		opts compare.Options
+	}{
+		{"sframe", compare.Options{Methods: compare.OnlySFrame}},
+		{"all-independent", compare.Options{Independent: true}},
+	} {
+		b.Run(tc.name, func(b *testing.B) { benchSample(b, tc.opts) })
+	}
+}
+
+func benchSample(b *testing.B, opts compare.Options) {
 	cmd := startFixture(b, "deep-v3-O2", "spin")
 	s, err := Seize(cmd.Process.Pid)
 	skipIfNoPtrace(b, err)
@@ -33,7 +46,7 @@ func BenchmarkSampleSeizedProcess(b *testing.B) {
 		}
 		for _, tid := range s.Threads() {
 			regs, _ := s.Regs(tid)
-			frames += len(compare.Unwind(sp, regs, compare.Options{Methods: compare.OnlySFrame}).Frames)
+			frames += len(compare.Unwind(sp, regs, opts).Frames)
 		}
 		if err := s.Resume(); err != nil {
 			b.Fatal(err)

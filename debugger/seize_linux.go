@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -324,9 +323,11 @@ func (s *Stop) waitStop(tid int) waitResult {
 			}
 			// A running thread stops within microseconds of the
 			// interrupt: poll without sleeping at first (a timer sleep
-			// costs 50 us or more), then back off.
+			// costs 50 us or more), then back off. The poll does not
+			// yield either: runtime.Gosched on the tracer's locked thread
+			// hands its P to another thread and back, which costs more
+			// than the stop itself.
 			if now.Sub(start) < 500*time.Microsecond {
-				runtime.Gosched()
 				continue
 			}
 			if pause < time.Millisecond {
