@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/frames"
 )
 
 // BenchmarkSampleSeizedProcess measures one sample of a seized process:
@@ -19,11 +20,17 @@ func BenchmarkSampleSeizedProcess(b *testing.B) {
 		{"sframe", compare.Options{Methods: compare.OnlySFrame}},
 		{"all-independent", compare.Options{Independent: true}},
 	} {
-		b.Run(tc.name, func(b *testing.B) { benchSample(b, tc.opts) })
+		for _, onTracer := range []bool{false, true} {
+			name := tc.name
+			if onTracer {
+				name += "-on-tracer"
+			}
+			b.Run(name, func(b *testing.B) { benchSample(b, tc.opts, onTracer) })
+		}
 	}
 }
 
-func benchSample(b *testing.B, opts compare.Options) {
+func benchSample(b *testing.B, opts compare.Options, onTracer bool) {
 	cmd := startFixture(b, "deep-v3-O2", "spin")
 	s, err := Seize(cmd.Process.Pid)
 	skipIfNoPtrace(b, err)
@@ -34,25 +41,33 @@ func benchSample(b *testing.B, opts compare.Options) {
 	if err := s.Resume(); err != nil {
 		b.Fatal(err)
 	}
-	frames := 0
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := s.Interrupt(); err != nil {
-			b.Fatal(err)
-		}
-		sp, err := s.Space()
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, tid := range s.Threads() {
-			regs, _ := s.Regs(tid)
-			frames += len(compare.Unwind(sp, regs, opts).Frames)
-		}
-		if err := s.Resume(); err != nil {
-			b.Fatal(err)
+	nframes := 0
+	loop := func() {
+		for i := 0; i < b.N && err == nil; i++ {
+			if err = s.Interrupt(); err != nil {
+				return
+			}
+			var sp *frames.Space
+			if sp, err = s.Space(); err != nil {
+				return
+			}
+			for _, tid := range s.Threads() {
+				regs, _ := s.Regs(tid)
+				nframes += len(compare.Unwind(sp, regs, opts).Frames)
+			}
+			err = s.Resume()
 		}
 	}
-	b.ReportMetric(float64(frames)/float64(b.N), "frames/sample")
+	b.ResetTimer()
+	if onTracer {
+		s.Run(loop)
+	} else {
+		loop()
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(nframes)/float64(b.N), "frames/sample")
 }
 
 // BenchmarkOneShotBacktrace measures what "sfdbg bt" does after start-up:

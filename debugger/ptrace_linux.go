@@ -13,6 +13,9 @@ import (
 type tracer struct {
 	reqs chan func()
 	done chan struct{}
+	// direct is set while Run's function runs on the tracer thread: its
+	// ptrace requests run in place instead of being handed over.
+	direct bool
 }
 
 func newTracer() *tracer {
@@ -32,12 +35,35 @@ func (t *tracer) loop() {
 
 // do runs f on the tracer thread and waits for it to return.
 func (t *tracer) do(f func()) {
+	if t.direct {
+		f()
+		return
+	}
 	ch := make(chan struct{})
 	t.reqs <- func() {
 		defer close(ch)
 		f()
 	}
 	<-ch
+}
+
+// run runs f on the tracer thread, with every do inside it running in
+// place (no hand-over between threads per request). f must be the only
+// user of the tracer while it runs. A panic in f is raised again in the
+// caller's goroutine, whose deferred clean-up (detach) then runs.
+func (t *tracer) run(f func()) {
+	var p any
+	t.do(func() {
+		t.direct = true
+		defer func() {
+			t.direct = false
+			p = recover()
+		}()
+		f()
+	})
+	if p != nil {
+		panic(p)
+	}
 }
 
 // close ends the tracer thread. It must not be used afterwards.

@@ -70,51 +70,57 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	interrupted := false
 	exited := false
-loop:
-	for i := 0; i < *n; i++ {
-		if i > 0 {
-			if err := stop.Resume(); err != nil {
+	// The loop runs on the thread that traces the process: each stop and
+	// resume then needs no hand-over between threads.
+	stop.Run(func() {
+	loop:
+		for i := 0; i < *n; i++ {
+			if i > 0 {
+				if err := stop.Resume(); err != nil {
+					fmt.Fprintf(stderr, "sfdbg sample: %v\n", err)
+					break
+				}
+				if *interval > 0 {
+					select {
+					case <-sigs:
+						interrupted = true
+						break loop
+					case <-time.After(*interval):
+					}
+				}
+				if err := stop.Interrupt(); err != nil {
+					// The process exited (or cannot be stopped): report what we have.
+					exited = true
+					fmt.Fprintf(stderr, "sfdbg sample: %v\n", err)
+					break
+				}
+			}
+			space, err := stop.Space()
+			if err != nil {
 				fmt.Fprintf(stderr, "sfdbg sample: %v\n", err)
 				break
+			}
+			for _, tid := range stop.Threads() {
+				regs, err := stop.Regs(tid)
+				if err != nil {
+					continue
+				}
+				t := compare.Unwind(space, regs, opts)
+				t.Thread = tid
+				agg.Add(i, t)
+			}
+			agg.Samples++
+			if bar != nil {
+				bar.Add(1)
 			}
 			select {
 			case <-sigs:
 				interrupted = true
 				break loop
-			case <-time.After(*interval):
-			}
-			if err := stop.Interrupt(); err != nil {
-				// The process exited (or cannot be stopped): report what we have.
-				exited = true
-				fmt.Fprintf(stderr, "sfdbg sample: %v\n", err)
-				break
+			default:
 			}
 		}
-		space, err := stop.Space()
-		if err != nil {
-			fmt.Fprintf(stderr, "sfdbg sample: %v\n", err)
-			break
-		}
-		for _, tid := range stop.Threads() {
-			regs, err := stop.Regs(tid)
-			if err != nil {
-				continue
-			}
-			t := compare.Unwind(space, regs, opts)
-			t.Thread = tid
-			agg.Add(i, t)
-		}
-		agg.Samples++
-		if bar != nil {
-			bar.Add(1)
-		}
-		select {
-		case <-sigs:
-			interrupted = true
-			break loop
-		default:
-		}
-	}
+	})
 	elapsed := time.Since(start)
 	if bar != nil {
 		bar.Finish()
