@@ -1,0 +1,187 @@
+package cfi
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"path/filepath"
+	"testing"
+)
+
+// fuzzSection decodes a fuzz input: its first byte chooses the section
+// kind (bit 0: .debug_frame), the byte order (bit 1: big-endian) and the
+// address size (bit 2: 4 bytes); the rest is the section.
+func fuzzSection(data []byte) Section {
+	s := Section{Kind: EHFrame, Addr: 0x10000, Order: binary.LittleEndian, PtrSize: 8}
+	if len(data) == 0 {
+		return s
+	}
+	mode := data[0]
+	if mode&1 != 0 {
+		s.Kind = DebugFrame
+	}
+	if mode&2 != 0 {
+		s.Order = binary.BigEndian
+	}
+	if mode&4 != 0 {
+		s.PtrSize = 4
+	}
+	s.Data = data[1:]
+	return s
+}
+
+// fuzzMode is the first byte of a fuzz input for a section.
+func fuzzMode(kind Kind, order binary.ByteOrder) byte {
+	m := byte(0)
+	if kind == DebugFrame {
+		m |= 1
+	}
+	if order == binary.BigEndian {
+		m |= 2
+	}
+	return m
+}
+
+// fuzzSeeds adds the .eh_frame of small fixtures and built sections.
+func fuzzSeeds(f *testing.F) {
+	for _, name := range []string{"deep-v3-O2", "features-v3", "aarch64be-v3", "s390x-v3", "aarch64-v3"} {
+		ef, err := elf.Open(filepath.Join("..", "..", "testdata", "bin", name))
+		if err != nil {
+			continue
+		}
+		if s := ef.Section(".eh_frame"); s != nil {
+			if d, err := s.Data(); err == nil {
+				f.Add(append([]byte{fuzzMode(EHFrame, ef.ByteOrder)}, d...))
+			}
+		}
+		ef.Close()
+	}
+	for _, ft := range formats {
+		b := newBuilder(ft.kind, ft.order, ft.dwarf64)
+		b.addr = 0x10000
+		cie := b.cie(cieSpec{version: 3, aug: "zPLR", fdeEnc: DW_EH_PE_pcrel | DW_EH_PE_sdata4, lsdaEnc: DW_EH_PE_udata4,
+			persEnc: DW_EH_PE_udata4, pers: 0x1234, initial: in(cfaDefCFA, uleb(7), uleb(8))})
+		b.fde(cie, fdeSpec{start: 0x20000, length: 0x40, lsda: 0x30000, instr: prog(in(cfaAdvanceLoc|1), in(cfaDefCFAOffset, uleb(16)),
+			in(cfaOffset|6, uleb(2)), in(cfaRememberState), in(cfaAdvanceLoc1, []byte{4}), in(cfaAArch64NegateRAState),
+			in(cfaDefCFAExpression, uleb(2), []byte{0x77, 8}), in(cfaAdvanceLoc2, b.fixed(2, 3)), in(cfaRestoreState), in(cfaRestore|6),
+			in(cfaValOffset, uleb(12), uleb(1)), in(cfaRegister, uleb(3), uleb(4)))})
+		b.fde(cie, fdeSpec{start: 0x20020, length: 0x10})
+		f.Add(append([]byte{fuzzMode(ft.kind, ft.order)}, b.buf...))
+	}
+}
+
+// FuzzParse checks, for any section, that parsing and interpreting never
+// panic and fail only with *Errors inside the section; that a parsed
+// table's lookup of every FDE's start finds that FDE (or the one the
+// lookup rule prefers at the same start); that rows cover their FDE; and
+// that an .eh_frame_hdr built for the section answers as the table does
+// wherever both answer.
+func FuzzParse(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sec := fuzzSection(data)
+		size := int64(len(sec.Data))
+		tab, err := Parse(sec)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.Off < 0 || e.Off > size {
+				t.Fatalf("Parse: %v", err)
+			}
+			return
+		}
+		for _, fde := range tab.FDEs() {
+			g, err := tab.FDEForPC(fde.Start)
+			if err != nil || g.Start != fde.Start || g != fde && g.End < fde.End || g.End == fde.End && g.Off > fde.Off {
+				t.Fatalf("FDEForPC(%#x) = %v, %v; want the FDE at %#x or a preferred one", fde.Start, g, err, fde.Off)
+			}
+			rows, err := fde.Rows()
+			if err != nil {
+				var e *Error
+				if !errors.As(err, &e) || e.Off < 0 || e.Off > size {
+					t.Fatalf("Rows: %v", err)
+				}
+				continue
+			}
+			next := fde.Start
+			for _, r := range rows {
+				if r.Start != next || r.End <= r.Start {
+					t.Fatalf("FDE at %#x: row [%#x,%#x) after %#x", fde.Off, r.Start, r.End, next)
+				}
+				next = r.End
+			}
+			if next != fde.End {
+				t.Fatalf("FDE at %#x: rows end at %#x, not %#x", fde.Off, next, fde.End)
+			}
+		}
+		if sec.Kind != EHFrame || len(tab.all) == 0 {
+			return
+		}
+		hdrAddr := sec.Addr - 0x1000
+		hdr := buildHdr(sec.Order, hdrAddr, sec.Addr, hdrFor(tab, sec.Addr), DW_EH_PE_udata8)
+		x, err := NewIndex(hdr, hdrAddr, sec)
+		if err != nil {
+			if sec.PtrSize == 4 {
+				return // 64-bit table values are truncated to 32-bit addresses
+			}
+			t.Fatalf("NewIndex on a table built from Parse: %v", err)
+		}
+		for _, pc := range probePCs(tab) {
+			a, errA := tab.FDEForPC(pc)
+			b, errB := x.FDEForPC(pc)
+			switch {
+			case errA == nil && errB == nil:
+				if a.Off != b.Off {
+					t.Fatalf("PC %#x: table FDE at %#x, index FDE at %#x", pc, a.Off, b.Off)
+				}
+			case errors.Is(errA, ErrNoFDE) && errB == nil, errA == nil && errors.Is(errB, ErrNoFDE):
+				t.Fatalf("PC %#x: table %v, index %v", pc, errA, errB)
+			}
+		}
+	})
+}
+
+// FuzzIndex checks, for any .eh_frame_hdr over a real .eh_frame, that the
+// index never panics, that its errors are *Errors, and that an FDE it
+// finds covers the PC.
+func FuzzIndex(f *testing.F) {
+	ef, err := elf.Open(filepath.Join("..", "..", "testdata", "bin", "deep-v3-O2"))
+	if err != nil {
+		f.Skip(err)
+	}
+	eh, hdr, hdrAddr := openHdr(f, ef)
+	eh.Data = make([]byte, eh.Size)
+	if _, err := eh.Reader.ReadAt(eh.Data, 0); err != nil {
+		f.Fatal(err)
+	}
+	eh.Reader = nil
+	ef.Close()
+	tab, err := Parse(eh)
+	if err != nil {
+		f.Fatal(err)
+	}
+	pcs := probePCs(tab)
+	f.Add(hdr)
+	f.Fuzz(func(t *testing.T, hdr []byte) {
+		x, err := NewIndex(hdr, hdrAddr, eh)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || !errors.Is(err, ErrBadHdr) {
+				t.Fatalf("NewIndex: %v", err)
+			}
+			return
+		}
+		for _, pc := range pcs {
+			fde, err := x.FDEForPC(pc)
+			if err != nil {
+				var e *Error
+				if !errors.Is(err, ErrNoFDE) && !errors.As(err, &e) {
+					t.Fatalf("FDEForPC(%#x): %v", pc, err)
+				}
+				continue
+			}
+			if pc < fde.Start || pc >= fde.End {
+				t.Fatalf("FDEForPC(%#x) = FDE at %#x [%#x,%#x)", pc, fde.Off, fde.Start, fde.End)
+			}
+		}
+	})
+}

@@ -1,0 +1,231 @@
+package cfi
+
+import (
+	"slices"
+
+	"github.com/sfdbg/sfdbg/sframe"
+)
+
+// RegRule is the rule of one register in a row.
+type RegRule struct {
+	Reg  sframe.Reg
+	Rule sframe.Rule
+}
+
+// Row is one row of an FDE's table (DWARF 5 §6.4.1): for the link-time PCs
+// [Start, End), how to recover the caller's CFA and registers.
+//
+// Rules use package sframe's form:
+//   - CFA is RuleValOffset{Reg: r, Offset: off} (DW_CFA_def_cfa and
+//     friends), RuleValExpression{Expr} (DW_CFA_def_cfa_expression: the
+//     CFA is the expression's value), or RuleUndefined before any
+//     DW_CFA_def_cfa.
+//   - A register saved at CFA+N is RuleOffset{Reg: RegCFA, Offset: N}
+//     (DW_CFA_offset*), one whose value is CFA+N is RuleValOffset{Reg:
+//     RegCFA, Offset: N} (DW_CFA_val_offset*), one held in another
+//     register is RuleRegister{Reg: other}, DW_CFA_expression and
+//     DW_CFA_val_expression give RuleExpression and RuleValExpression with
+//     the expression's bytes in Expr; DW_CFA_undefined and
+//     DW_CFA_same_value give RuleUndefined and RuleSameValue. Rules
+//     without a base register (undefined, same value, expressions) have
+//     Reg RegCFA and Offset 0. Offsets are in bytes, already multiplied by
+//     the data alignment factor. Expressions are not evaluated or
+//     simplified here.
+//   - A register without a rule ("unspecified") is absent from Regs, and
+//     Rule reports it so: the caller applies its ABI's default (on AMD64,
+//     callee-saved registers keep their value). That is not the same as
+//     RuleSameValue, which the CFI states explicitly.
+//
+// Rows of an FDE cover its range without gaps, in address order; rows that
+// the CFI program separates by an advance stay separate even when their
+// rules are equal. Regs is shared between rows and must not be modified.
+// Rows are comparable with Equal and SameRules.
+type Row struct {
+	Start, End uint64
+	CFA        sframe.Rule
+	// Regs holds the registers that have a rule, sorted by register.
+	Regs []RegRule
+	// RAReg is the return address column of the CIE.
+	RAReg sframe.Reg
+	// RASigned is the AArch64 RA signing state: set after an odd number
+	// of DW_CFA_AARCH64_negate_ra_state (on SPARC, DW_CFA_GNU_window_save,
+	// the same opcode).
+	RASigned bool
+	// BKey (augmentation B): the RA is signed with the B key, not the A
+	// key.
+	BKey bool
+	// Signal (augmentation S): the FDE describes a signal trampoline.
+	Signal bool
+	// Section, FDEOff and CIEOff say where the row comes from: the byte
+	// offsets of its FDE and CIE in that section.
+	Section        Kind
+	FDEOff, CIEOff int64
+}
+
+// Rule returns the rule of register reg, and false when the register has
+// none (unspecified: the ABI's default applies).
+func (r *Row) Rule(reg sframe.Reg) (sframe.Rule, bool) {
+	lo, hi := 0, len(r.Regs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if r.Regs[m].Reg < reg {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(r.Regs) && r.Regs[lo].Reg == reg {
+		return r.Regs[lo].Rule, true
+	}
+	return sframe.Rule{}, false
+}
+
+// SameRules reports whether r and o recover the caller the same way: the
+// same CFA rule, register rules, RA column, RA signing state, key and
+// signal-frame flag, wherever they come from.
+func (r *Row) SameRules(o *Row) bool {
+	return r.CFA == o.CFA && r.RAReg == o.RAReg && r.RASigned == o.RASigned &&
+		r.BKey == o.BKey && r.Signal == o.Signal && slices.Equal(r.Regs, o.Regs)
+}
+
+// Equal reports whether r and o are the same row: SameRules, the same
+// range and the same provenance.
+func (r *Row) Equal(o *Row) bool {
+	return r.Start == o.Start && r.End == o.End && r.Section == o.Section &&
+		r.FDEOff == o.FDEOff && r.CIEOff == o.CIEOff && r.SameRules(o)
+}
+
+// rowCache is an FDE's rows, or the error building them.
+type rowCache struct {
+	rows []Row
+	err  error
+}
+
+// Rows returns every row of the FDE, in address order, covering [Start,
+// End). They are built on the first call and cached: the slice and the
+// rows' Regs are shared and must not be modified. An FDE whose range is
+// empty has no rows. Errors are *Errors (ErrMalformed or ErrUnsupported)
+// at the instruction at fault, in the FDE or in its CIE's initial
+// instructions.
+func (f *FDE) Rows() ([]Row, error) {
+	if rc := f.rows.Load(); rc != nil {
+		return rc.rows, rc.err
+	}
+	rows, err := f.AppendRows(nil)
+	rc := &rowCache{rows: rows, err: err}
+	if err != nil {
+		rc.rows = nil
+	}
+	if !f.rows.CompareAndSwap(nil, rc) {
+		rc = f.rows.Load()
+	}
+	return rc.rows, rc.err
+}
+
+// RowAt returns the row for the link-time address pc, from the cached rows
+// (Rows). The error is ErrNoRow when pc is outside [Start, End), or Rows'
+// error.
+func (f *FDE) RowAt(pc uint64) (Row, error) {
+	rows, err := f.Rows()
+	if err != nil {
+		return Row{}, err
+	}
+	lo, hi := 0, len(rows)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if rows[m].End <= pc {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == len(rows) || rows[lo].Start > pc {
+		return Row{}, ErrNoRow
+	}
+	return rows[lo], nil
+}
+
+// AppendRows interprets the FDE's instructions afresh and appends its rows
+// to dst, without caching them: for callers that walk many FDEs once. On
+// error it returns dst as it was and the error Rows would give.
+func (f *FDE) AppendRows(dst []Row) ([]Row, error) {
+	if f.End <= f.Start {
+		return dst, nil
+	}
+	init, err := f.CIE.initialState()
+	if err != nil {
+		return dst, err
+	}
+	n := len(dst)
+	in := interp{kind: f.Kind, cie: f.CIE, init: init, loc: f.Start, end: f.End, fde: true}
+	in.rows = rowBuilder{rows: dst, first: n, tmpl: Row{RAReg: f.CIE.RAReg, BKey: f.CIE.BKey, Signal: f.CIE.Signal,
+		Section: f.Kind, FDEOff: f.Off, CIEOff: f.CIE.Off}}
+	// One allocation for the rules of the row being built, in most FDEs.
+	in.st.regs = make([]RegRule, 0, len(init.regs)+8)
+	in.st.copyFrom(init)
+	c := cursor{b: f.Instructions, base: f.InstructionsOff, addr: f.CIE.addr + uint64(f.InstructionsOff),
+		order: f.CIE.order, sec: f.Kind.String()}
+	if err := in.run(&c); err != nil {
+		err.Msg = "FDE at " + hex(f.Off) + ": " + err.Msg
+		return dst[:n], err
+	}
+	if in.loc < f.End && !in.rows.emit(in.loc, f.End, &in.st) {
+		return dst[:n], unsupported(f.Kind.String(), f.Off, "FDE: more than %d register rules in its rows", maxRuleEntries)
+	}
+	return in.rows.rows, nil
+}
+
+// rowBuilder collects the rows of one FDE. Register rules are stored in
+// one arena; a row whose rules equal the row before's shares them.
+type rowBuilder struct {
+	rows   []Row
+	tmpl   Row // the fields every row of the FDE has
+	first  int // rows[first:] are the FDE's
+	arena  []RegRule
+	nrules int
+}
+
+// emit appends the row [start, end) with the rules of st, unless it is
+// empty; false when the FDE's rows would hold more than maxRuleEntries
+// register rules.
+func (b *rowBuilder) emit(start, end uint64, st *state) bool {
+	if end <= start {
+		return true
+	}
+	var regs []RegRule
+	if n := len(b.rows); n > b.first && slices.Equal(b.rows[n-1].Regs, st.regs) {
+		regs = b.rows[n-1].Regs
+	} else if len(st.regs) > 0 {
+		if b.nrules += len(st.regs); b.nrules > maxRuleEntries {
+			return false
+		}
+		if cap(b.arena)-len(b.arena) < len(st.regs) {
+			b.arena = make([]RegRule, 0, max(2*len(st.regs), 16))
+		}
+		lo := len(b.arena)
+		b.arena = append(b.arena, st.regs...)
+		regs = b.arena[lo:len(b.arena):len(b.arena)]
+	}
+	r := b.tmpl
+	r.Start, r.End, r.CFA, r.Regs, r.RASigned = start, end, st.cfa, regs, st.raSigned
+	b.rows = append(b.rows, r)
+	return true
+}
+
+// initialState runs the CIE's initial instructions once and returns the
+// state they leave (DWARF 5 §6.4.1: the rules every FDE of the CIE starts
+// from). It must not be modified.
+func (e *CIE) initialState() (*state, error) {
+	e.initOnce.Do(func() {
+		in := interp{kind: e.Kind, cie: e}
+		in.st.cfa = ruleUndefined
+		c := cursor{b: e.Initial, base: e.InitialOff, addr: e.addr + uint64(e.InitialOff),
+			order: e.order, sec: e.Kind.String()}
+		if err := in.run(&c); err != nil {
+			err.Msg = "CIE at " + hex(e.Off) + " initial instructions: " + err.Msg
+			e.initErr = err
+		}
+		e.init = in.st
+	})
+	return &e.init, e.initErr
+}
