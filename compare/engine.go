@@ -78,6 +78,10 @@ type Options struct {
 	// Independent (with All) also runs SFrame's and the FP chain's own
 	// traces and matches their frames with the reference by identity.
 	Independent bool
+	// Prefetch starts loading the symbols and line table of every module
+	// the trace enters as soon as it enters it (frames.Module.Prefetch),
+	// for a caller that prints the trace.
+	Prefetch bool
 }
 
 // CheckMaxDepth validates a depth limit given by a user: 0 (the default)
@@ -399,6 +403,9 @@ func (l *lead) firstErr(fr *Frame) *Step {
 // it.
 func (l *lead) frame(f *frames.Frame) *Frame {
 	fr := Frame{Level: f.Level, PC: f.PC, SP: f.Regs.SP(), FoundBy: f.Method, Interrupted: f.Interrupted, Module: f.Module}
+	if l.t.opts.Prefetch && f.Module != nil {
+		f.Module.Prefetch()
+	}
 	fr.FP, fr.FPKnown = f.Regs.FP()
 	if len(l.fs) == cap(l.fs) {
 		// Double: append grows large slices by 1.25x, which would

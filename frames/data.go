@@ -156,6 +156,25 @@ func (m *Module) cfiData(perPC bool) (*cfiTable, error) {
 	return d.cfi, d.cfiErr
 }
 
+// Prefetch starts loading the module's symbol table and DWARF line table
+// in the background, once: a caller that will print a trace calls it when
+// an unwind first enters the module, so that loading overlaps the rest of
+// the unwind (on another core) instead of following it. It returns at once;
+// Symbolize waits for what is still loading.
+func (m *Module) Prefetch() {
+	if m.prefetch.Swap(true) {
+		return
+	}
+	go func() {
+		d, err := m.load()
+		if err != nil {
+			return
+		}
+		m.symbols(d)
+		m.lineData(d)
+	}()
+}
+
 // Symbol is what is known about the code at a PC.
 type Symbol struct {
 	// Module is the name of the module holding the PC, "" if none.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -353,4 +354,28 @@ func BenchmarkLineLookup(b *testing.B) {
 			c.stopWall(1, "lookup")
 		})
 	}
+}
+
+func TestPrefetchLoadsSymbolsWhileOthersSymbolize(t *testing.T) {
+	p := filepath.Join("..", "testdata", "bin", "deep-v3-O2")
+	if _, err := os.Stat(p); err != nil {
+		t.Skip(err)
+	}
+	const bias = 0x555555554000
+	m := &Module{Name: "deep-v3-O2", OpenPath: p, Start: bias, End: bias + 0x5000, Bias: bias}
+	defer m.Close()
+	m.Prefetch()
+	m.Prefetch() // a second call starts nothing
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// main+0x5b, in .text.startup (addr2line: deep.c:293).
+			if s := m.Symbolize(bias + 0x116b); s.Name != "main" || s.Line != 293 {
+				t.Errorf("Symbolize(main+0x5b) = %+v", s)
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Module is one ELF file mapped into the target: the main executable, a
@@ -31,9 +32,10 @@ type Module struct {
 	// Bias is the load bias: runtime address = link-time address + Bias.
 	Bias uint64
 
-	once sync.Once
-	data *moduleData
-	err  error // the error opening the file (set early by ModulesFromMappings when it cannot be opened)
+	once     sync.Once
+	prefetch atomic.Bool // Prefetch has started
+	data     *moduleData
+	err      error // the error opening the file (set early by ModulesFromMappings when it cannot be opened)
 }
 
 // Contains reports whether pc lies in the module's mappings.

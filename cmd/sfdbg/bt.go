@@ -59,7 +59,7 @@ func init() {
 			return exitError
 		}
 		t1 := time.Now()
-		pt, err := debugger.TraceProcess(stop, compare.Options{Methods: methods, MaxDepth: *maxDepth, Independent: *independent})
+		pt, err := debugger.TraceProcess(stop, compare.Options{Methods: methods, MaxDepth: *maxDepth, Independent: *independent, Prefetch: true})
 		t2 := time.Now()
 		if derr := stop.Detach(); derr != nil && err == nil {
 			err = derr
