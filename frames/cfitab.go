@@ -1,0 +1,363 @@
+package frames
+
+// This file adapts the CFI reader of package frames/cfi to a module: it
+// finds a module's .eh_frame, .debug_frame and .eh_frame_hdr, builds the
+// lazy index (per-PC lookups) or the full table (walks over the module, and
+// files without a usable index), and converts the reader's rows into the
+// one row form (Row), once per FDE.
+
+import (
+	"cmp"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/go-delve/delve/pkg/dwarf/op"
+	"github.com/sirupsen/logrus"
+
+	"github.com/sfdbg/sfdbg/frames/cfi"
+	"github.com/sfdbg/sfdbg/sframe"
+)
+
+// cfiTab is a module's DWARF CFI: every FDE of .debug_frame and .eh_frame,
+// or an index over .eh_frame_hdr that reads FDEs as they are looked up.
+type cfiTab struct {
+	bias uint64
+	// fpReg is the DWARF number of the frame pointer, whose rule goes to
+	// Row.FP; spOffset is the caller's SP relative to the CFA for a
+	// register set without a rule for SP (sframe.ABI.SPValOffset).
+	fpReg    sframe.Reg
+	spOffset int64
+	// foreign is set for files of another architecture than AMD64: their
+	// rows are available, but CFIUnwinder does not step with them.
+	foreign bool
+	// fdes holds, for a full table, the FDEs of both sections sorted by
+	// start, .debug_frame's first where both describe a function (as in
+	// gdb), without empty FDEs.
+	fdes []*cfi.FDE
+	// index, when set, finds .eh_frame's FDEs through .eh_frame_hdr.
+	index *cfi.Index
+	rows  sync.Map // *cfi.FDE -> *cfiTabRows
+}
+
+// cfiTabRows are the converted rows of one FDE, built once.
+type cfiTabRows struct {
+	once sync.Once
+	rows []Row
+	err  error
+}
+
+// newCFITab returns an empty table for a file of the given machine.
+func newCFITab(machine elf.Machine, bias uint64) *cfiTab {
+	t := &cfiTab{bias: bias, fpReg: RBP}
+	switch machine {
+	case elf.EM_X86_64:
+	case elf.EM_AARCH64:
+		t.fpReg, t.foreign = sframe.AArch64RegFP, true
+	case elf.EM_S390:
+		t.fpReg, t.spOffset, t.foreign = sframe.S390XRegFP, sframe.ABIS390XBigEndian.SPValOffset(), true
+	default:
+		t.foreign = true
+	}
+	return t
+}
+
+// cfiSection returns the CFI section name of f as a cfi.Section, or ok
+// false when f has no such section with contents. The bytes are read only
+// when data is set; otherwise the section is read through its reader, a
+// record at a time.
+func cfiSection(f *elf.File, name string, data bool) (cfi.Section, bool, error) {
+	s := f.Section(name)
+	if s == nil || s.Type == elf.SHT_NOBITS || s.Size == 0 {
+		return cfi.Section{}, false, nil
+	}
+	kind := cfi.EHFrame
+	if name == SectionDebugFrame {
+		kind = cfi.DebugFrame
+	}
+	ptr := 8
+	if f.Class == elf.ELFCLASS32 {
+		ptr = 4
+	}
+	sec := cfi.Section{Kind: kind, Addr: s.Addr, Order: f.ByteOrder, PtrSize: ptr}
+	if data || s.Flags&elf.SHF_COMPRESSED != 0 {
+		b, err := s.Data() // decompresses SHF_COMPRESSED sections
+		if err != nil {
+			return sec, false, &cfi.Error{Section: name, Off: -1, Err: cfi.ErrMalformed,
+				Msg: fmt.Sprintf("reading %#x bytes at file offset %#x: %v", s.FileSize, s.Offset, err)}
+		}
+		sec.Data = b
+		return sec, true, nil
+	}
+	// debug/elf does not check that a section lies in the file: its last
+	// byte must be readable before anything is sized from it.
+	var last [1]byte
+	if n, err := s.ReadAt(last[:], int64(s.Size-1)); n != 1 {
+		return sec, false, &cfi.Error{Section: name, Off: -1, Err: cfi.ErrMalformed,
+			Msg: fmt.Sprintf("%#x bytes at file offset %#x run past the end of the file: %v", s.Size, s.Offset, err)}
+	}
+	sec.Reader, sec.Size = s, int64(s.Size)
+	return sec, true, nil
+}
+
+// loadCFITab reads the DWARF CFI of an ELF file loaded with the given bias
+// (runtime address = link-time address + bias). With perPC it builds, when
+// it can, the lazy index over .eh_frame_hdr (a file with .debug_frame, or
+// without a usable header, gets the full table). It returns nil, nil when
+// the file has no CFI, and a *cfi.Error when no section can be read; a
+// section that fails while the other parses is logged and skipped.
+func loadCFITab(f *elf.File, bias uint64, perPC bool) (*cfiTab, error) {
+	t := newCFITab(f.Machine, bias)
+	dbg, hasDbg, dbgErr := cfiSection(f, SectionDebugFrame, true)
+	eh, hasEH, ehErr := cfiSection(f, SectionEHFrame, false)
+	if hasEH && eh.Addr == 0 {
+		hasEH, ehErr = false, &cfi.Error{Section: SectionEHFrame, Off: -1, Err: cfi.ErrUnsupported,
+			Msg: "section at address 0 (not a linked file)"}
+	}
+	if perPC && hasEH && !hasDbg && dbgErr == nil {
+		if hs := f.Section(cfi.SectionEHFrameHdr); hs != nil && hs.Type != elf.SHT_NOBITS && hs.Size > 0 && hs.Size < 1<<32 {
+			if hdr, err := hs.Data(); err == nil {
+				idx, err := cfi.NewIndex(hdr, hs.Addr, eh)
+				if err == nil {
+					t.index = idx
+					return t, nil
+				}
+				logrus.Debugf("frames: CFI: parsing all of .eh_frame: %v", err)
+			}
+		}
+	}
+	var errs []error
+	parsed := 0
+	for _, s := range []struct {
+		sec cfi.Section
+		ok  bool
+		err error
+	}{{dbg, hasDbg, dbgErr}, {eh, hasEH, ehErr}} {
+		if s.err != nil {
+			errs = append(errs, s.err)
+		}
+		if !s.ok {
+			continue
+		}
+		tab, err := cfi.Parse(s.sec)
+		if err != nil {
+			logrus.Debugf("frames: CFI: %v", err)
+			errs = append(errs, err)
+			continue
+		}
+		parsed++
+		t.fdes = append(t.fdes, tab.FDEs()...)
+	}
+	if parsed == 0 {
+		if len(errs) == 0 {
+			return nil, nil
+		}
+		return nil, errors.Join(errs...)
+	}
+	// Stable: at equal starts .debug_frame's FDE stays in front and the
+	// one of .eh_frame is dropped.
+	slices.SortStableFunc(t.fdes, func(a, b *cfi.FDE) int { return cmp.Compare(a.Start, b.Start) })
+	out := t.fdes[:0]
+	for _, fd := range t.fdes {
+		if n := len(out); n > 0 && out[n-1].Start == fd.Start {
+			continue
+		}
+		out = append(out, fd)
+	}
+	t.fdes = out
+	// As gdb does, FDEs at address 0 that overlap real ones are dropped:
+	// linkers leave them for discarded functions.
+	if i := slices.IndexFunc(t.fdes, func(fd *cfi.FDE) bool { return fd.Start != 0 }); i > 0 {
+		first := t.fdes[i].Start
+		t.fdes = slices.DeleteFunc(t.fdes, func(fd *cfi.FDE) bool { return fd.Start == 0 && fd.End > first })
+	}
+	return t, nil
+}
+
+// lookup returns the FDE covering the link-time address pc: through the
+// index, or in fdes (the FDE with the greatest start at or below pc, if it
+// covers pc). The error is cfi.ErrNoFDE or a *cfi.Error.
+func (t *cfiTab) lookup(pc uint64) (*cfi.FDE, error) {
+	if t.index != nil {
+		return t.index.FDEForPC(pc)
+	}
+	i := sort.Search(len(t.fdes), func(i int) bool { return t.fdes[i].Start > pc })
+	if i > 0 && pc < t.fdes[i-1].End {
+		return t.fdes[i-1], nil
+	}
+	return nil, cfi.ErrNoFDE
+}
+
+// row returns the row at the link-time address pc, with runtime Start and
+// End. The error is cfi.ErrNoFDE, cfi.ErrNoRow or a *cfi.Error.
+func (t *cfiTab) row(pc uint64) (Row, error) {
+	fd, err := t.lookup(pc)
+	if err != nil {
+		return Row{}, err
+	}
+	return t.rowIn(fd, pc)
+}
+
+// rowIn returns the row of fd at the link-time address pc.
+func (t *cfiTab) rowIn(fd *cfi.FDE, pc uint64) (Row, error) {
+	rows, err := t.rowsOf(fd)
+	if err != nil {
+		return Row{}, err
+	}
+	rt := pc + t.bias
+	i := sort.Search(len(rows), func(i int) bool { return rows[i].End > rt })
+	if i == len(rows) || rows[i].Start > rt {
+		return Row{}, cfi.ErrNoRow
+	}
+	return rows[i], nil
+}
+
+// rowsOf returns fd's rows in the one row form, converted once.
+func (t *cfiTab) rowsOf(fd *cfi.FDE) ([]Row, error) {
+	v, _ := t.rows.LoadOrStore(fd, &cfiTabRows{})
+	r := v.(*cfiTabRows)
+	r.once.Do(func() {
+		var raw []cfi.Row
+		if raw, r.err = fd.Rows(); r.err != nil {
+			logrus.Debugf("frames: CFI: %v", r.err)
+			return
+		}
+		r.rows = make([]Row, len(raw))
+		var prev []RegRule
+		for i := range raw {
+			r.rows[i] = t.convert(fd, &raw[i], prev)
+			prev = r.rows[i].Other
+		}
+	})
+	return r.rows, r.err
+}
+
+// convert turns a reader's row into the one row form: the RA column's rule
+// goes to RA, the frame pointer's to FP (same-value when the CFI gives
+// none: the ABI keeps it across calls), the others to Other, which shares
+// prev when it holds the same rules. An undefined RA marks the outermost
+// frame. Simple DWARF expressions become plain rules (simplifyExpr).
+func (t *cfiTab) convert(fd *cfi.FDE, r *cfi.Row, prev []RegRule) Row {
+	same := sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA}
+	row := Row{
+		Row: sframe.Row{CFA: simplifyExpr(r.CFA), RA: same, FP: same, Signal: r.Signal,
+			MangledRA: r.RASigned, SPOffset: t.spOffset},
+		Src: Source{Method: MethodCFI, Section: r.Section.String(), FDE: r.FDEOff, CIE: r.CIEOff, FRE: -1,
+			FDEStart: fd.Start + t.bias, FDEEnd: fd.End + t.bias},
+		Start: r.Start + t.bias, End: r.End + t.bias,
+	}
+	if r.BKey {
+		row.PAuthKey = sframe.PAuthKeyB
+	}
+	n := 0
+	for _, rr := range r.Regs {
+		if rr.Reg != r.RAReg && rr.Reg != t.fpReg {
+			n++
+		}
+	}
+	var other []RegRule
+	if n > 0 {
+		other = make([]RegRule, 0, n)
+	}
+	for _, rr := range r.Regs {
+		rule := simplifyExpr(rr.Rule)
+		switch rr.Reg {
+		case r.RAReg:
+			row.RA = rule
+		case t.fpReg:
+			row.FP = rule
+		default:
+			other = append(other, RegRule{Reg: rr.Reg, Rule: rule})
+		}
+	}
+	row.Outermost = row.RA.Kind == sframe.RuleUndefined
+	if slices.Equal(other, prev) {
+		other = prev
+	}
+	row.Other = other
+	return row
+}
+
+// simplifyExpr turns the DWARF expressions the common row can say without
+// an expression into plain rules: "DW_OP_bregN off" is the address (or, for
+// val_expression and the CFA, the value) reg+off, "DW_OP_bregN off;
+// DW_OP_deref" the value at reg+off. Other rules are returned as they are.
+func simplifyExpr(r sframe.Rule) sframe.Rule {
+	if r.Kind != sframe.RuleExpression && r.Kind != sframe.RuleValExpression {
+		return r
+	}
+	b := []byte(r.Expr)
+	if len(b) == 0 {
+		return r
+	}
+	var reg uint64
+	i := 1
+	switch o := op.Opcode(b[0]); {
+	case o >= op.DW_OP_breg0 && o <= op.DW_OP_breg31:
+		reg = uint64(o - op.DW_OP_breg0)
+	case o == op.DW_OP_bregx:
+		v, n := uleb(b[i:])
+		if n == 0 || v >= 1<<15 {
+			return r
+		}
+		reg, i = v, i+n
+	default:
+		return r
+	}
+	off, n := sleb(b[i:])
+	if n == 0 {
+		return r
+	}
+	i += n
+	deref := false
+	if i < len(b) {
+		if op.Opcode(b[i]) != op.DW_OP_deref || i+1 != len(b) {
+			return r
+		}
+		deref = true
+	}
+	val := r.Kind == sframe.RuleValExpression
+	switch {
+	case val && !deref: // value reg+off
+		return sframe.Rule{Kind: sframe.RuleValOffset, Reg: sframe.Reg(reg), Offset: off}
+	case val && deref, !deref: // value *(reg+off); address reg+off
+		return sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.Reg(reg), Offset: off}
+	}
+	return r // address *(reg+off): a double dereference
+}
+
+// uleb decodes an unsigned LEB128 number of at most 10 bytes; n is 0 when
+// b holds none.
+func uleb(b []byte) (v uint64, n int) {
+	for shift := uint(0); n < len(b) && n < 10; shift += 7 {
+		c := b[n]
+		n++
+		v |= uint64(c&0x7f) << shift
+		if c&0x80 == 0 {
+			return v, n
+		}
+	}
+	return 0, 0
+}
+
+// sleb decodes a signed LEB128 number of at most 10 bytes; n is 0 when b
+// holds none.
+func sleb(b []byte) (v int64, n int) {
+	shift := uint(0)
+	for n < len(b) && n < 10 {
+		c := b[n]
+		n++
+		v |= int64(c&0x7f) << shift
+		shift += 7
+		if c&0x80 == 0 {
+			if shift < 64 && c&0x40 != 0 {
+				v |= -1 << shift
+			}
+			return v, n
+		}
+	}
+	return 0, 0
+}
