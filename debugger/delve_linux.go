@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/go-delve/delve/pkg/logflags"
 	"github.com/go-delve/delve/pkg/proc"
@@ -439,12 +441,52 @@ func (t *DelveTarget) Detach() error {
 	return err
 }
 
-// Kill implements Target.
+// Kill implements Target. A process Delve started is killed by Delve. A
+// process it attached to, Delve would only detach from and send SIGINT,
+// which a process that ignores or handles SIGINT (a shell's background
+// job) survives: it gets SIGKILL while still traced, its threads are
+// reaped as its tracer (its parent then sees it killed), and only then is
+// Delve's state released.
 func (t *DelveTarget) Kill() error {
 	if !t.markDead() {
 		return nil
 	}
-	return t.grp.Detach(true)
+	if t.launched {
+		return t.grp.Detach(true)
+	}
+	tids, _ := listTasks(t.pid)
+	if err := syscall.Kill(t.pid, syscall.SIGKILL); err != nil && err != syscall.ESRCH {
+		return fmt.Errorf("kill process %d: %w", t.pid, err)
+	}
+	err := reapKilled(t.pid, tids)
+	t.grp.Detach(true) // the threads are gone: this only releases Delve's state
+	return err
+}
+
+// reapKilled waits, as their tracer, for the threads tids of process pid,
+// which was sent SIGKILL: the other threads first, then the leader, which
+// exits last. Any thread of sfdbg may wait for a tracee (wait4 looks at the
+// tracees of every thread of the caller's thread group).
+func reapKilled(pid int, tids []int) error {
+	deadline := time.Now().Add(5 * time.Second)
+	order := append(slices.DeleteFunc(slices.Clone(tids), func(tid int) bool { return tid == pid }), pid)
+	for _, tid := range order {
+		for {
+			var ws syscall.WaitStatus
+			wpid, err := syscall.Wait4(tid, &ws, syscall.WALL|syscall.WNOHANG, nil)
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil || (wpid == tid && (ws.Exited() || ws.Signaled())) {
+				break // ECHILD: reaped already, or not ours
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("process %d was sent SIGKILL but thread %d has not exited after 5 s", pid, tid)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	return nil
 }
 
 // markDead marks the target dead and reports whether it was alive: the

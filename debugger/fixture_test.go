@@ -30,7 +30,24 @@ func fixture(t testing.TB, name string) string {
 // is killed and reaped when the test ends.
 func startFixture(t testing.TB, name string, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(fixture(t, name), args...)
+	return startReady(t, name, exec.Command(fixture(t, name), args...))
+}
+
+// startFixtureIgnoringSIGINT starts a fixture the way a shell starts a
+// background job: with SIGINT ignored (sh's trap "" INT survives exec).
+func startFixtureIgnoringSIGINT(t testing.TB, name string, args ...string) *exec.Cmd {
+	t.Helper()
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skipf("no sh to start %s with SIGINT ignored: %v", name, err)
+	}
+	argv := append([]string{"-c", `trap "" INT; exec "$0" "$@"`, fixture(t, name)}, args...)
+	return startReady(t, name, exec.Command(sh, argv...))
+}
+
+// startReady starts cmd and waits for its "ready" line; see startFixture.
+func startReady(t testing.TB, name string, cmd *exec.Cmd) *exec.Cmd {
+	t.Helper()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
