@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -259,22 +258,6 @@ func BenchmarkCFIAllRows(b *testing.B) {
 			for _, fde := range t2.fdes {
 				if _, err := t2.rowsOf(fde); err != nil {
 					b.Fatal(err)
-				}
-			}
-		}
-		t.stopWall(len(starts), "row")
-	})
-	b.Run("EstablishFrame per row", func(b *testing.B) {
-		b.ReportAllocs()
-		t := startCPU(b)
-		for i := 0; i < b.N; i++ {
-			k := 0
-			for _, fde := range tab.fdes {
-				for k < len(starts) && starts[k] < fde.end {
-					if _, err := fde.delve.EstablishFrame(starts[k]); err != nil && !strings.Contains(err.Error(), "unexpected") {
-						b.Fatal(err)
-					}
-					k++
 				}
 			}
 		}

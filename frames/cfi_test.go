@@ -22,6 +22,7 @@ import (
 	"github.com/go-delve/delve/pkg/dwarf/leb128"
 	"github.com/go-delve/delve/pkg/dwarf/op"
 
+	"github.com/sfdbg/sfdbg/frames/cfi"
 	"github.com/sfdbg/sfdbg/sframe"
 )
 
@@ -118,7 +119,7 @@ func (b *ehBuilder) section() []byte { return append(append([]byte(nil), b.buf..
 // cfiModule returns a module named name whose CFI is the table t.
 func cfiModule(t *testing.T, name string, eh *ehBuilder, bias uint64) *Module {
 	t.Helper()
-	tab, err := parseCFI(eh.section(), eh.addr, nil, elf.EM_X86_64, bias)
+	tab, err := parseCFILE(eh.section(), eh.addr, nil, bias)
 	if err != nil {
 		t.Fatalf("parseCFI: %v", err)
 	}
@@ -128,6 +129,21 @@ func cfiModule(t *testing.T, name string, eh *ehBuilder, bias uint64) *Module {
 	m.data.cfiOnce.Do(func() { m.data.cfi = tab })
 	m.data.cfiHdrOnce.Do(func() {}) // no .eh_frame_hdr index: lookups use tab
 	return m
+}
+
+// parseCFILE builds a full table from little-endian, 64-bit .eh_frame bytes
+// mapped at ehAddr and .debug_frame bytes, either of which may be nil, of an
+// AMD64 file loaded with bias.
+func parseCFILE(eh []byte, ehAddr uint64, dbg []byte, bias uint64) (*cfiTable, error) {
+	sec := func(k cfi.Kind, b []byte, addr uint64) cfiInput {
+		return cfiInput{sec: cfi.Section{Kind: k, Addr: addr, Order: binary.LittleEndian, PtrSize: 8, Data: b}, ok: b != nil}
+	}
+	return parseCFI(elf.EM_X86_64, bias, sec(cfi.DebugFrame, dbg, 0), sec(cfi.EHFrame, eh, ehAddr))
+}
+
+// cfiFDESource names an FDE as Source.String does.
+func cfiFDESource(f *cfi.FDE) string {
+	return Source{Method: MethodCFI, Section: f.Kind.String(), FDE: f.Off, CIE: f.CIE.Off, FRE: -1}.String()
 }
 
 func cfiRule(k sframe.RuleKind, reg sframe.Reg, off int64) sframe.Rule {
@@ -488,7 +504,10 @@ func TestCFIMalformed(t *testing.T) {
 		{"an expression block past the end", withFDE(cfiProg().op(dwframe.DW_CFA_def_cfa_expression).uleb(200).op(0x70).bytes())},
 		{"a huge register number", withFDE(cfiProg().op(dwframe.DW_CFA_undefined).uleb(1 << 40).bytes())},
 		{"def_cfa_offset after a CFA expression", withFDE(cfiProg().block(dwframe.DW_CFA_def_cfa_expression, -1, cfiBreg(7, 8, byte(op.DW_OP_lit0), byte(op.DW_OP_plus))).defCFAOffset(16).bytes())},
-		{"set_loc in .eh_frame", withFDE(cfiProg().op(dwframe.DW_CFA_set_loc, 0, 0, 0, 0, 0, 0, 0, 0).bytes())},
+		// The CIE's FDE encoding is pcrel sdata4: -0x1800 from the field
+		// (at about 0x2030) moves the location below the FDE's start
+		// (four nops follow).
+		{"set_loc moving back in .eh_frame", withFDE(cfiProg().op(dwframe.DW_CFA_set_loc, 0x00, 0xe8, 0xff, 0xff, 0, 0, 0, 0).bytes())},
 		{"an augmentation length past the FDE", func() []byte {
 			eh := good()
 			off := eh.fde(0, 0x1000, 0x20, nil)
@@ -512,7 +531,7 @@ func TestCFIMalformed(t *testing.T) {
 // cfiExercise parses data as .eh_frame at addr, builds all rows and steps
 // from every FDE start with an empty stack; it returns the first error.
 func cfiExercise(data []byte, addr uint64) string {
-	tab, err := parseCFI(data, addr, nil, elf.EM_X86_64, 0)
+	tab, err := parseCFILE(data, addr, nil, 0)
 	if err != nil {
 		return err.Error()
 	}
@@ -530,7 +549,7 @@ func cfiExercise(data []byte, addr uint64) string {
 		if _, err := tab.rowsOf(f); err != nil && first == "" {
 			first = err.Error()
 		}
-		fr := cfiFrame0(f.begin, 0x1010, map[sframe.Reg]uint64{RBP: 0x1020})
+		fr := cfiFrame0(f.Start, 0x1010, map[sframe.Reg]uint64{RBP: 0x1020})
 		if _, err := u.Step(&fr); err != nil && first == "" {
 			first = err.Error()
 		}
@@ -558,28 +577,6 @@ func FuzzCFI(f *testing.F) {
 	})
 }
 
-// delveRule converts a rule of Delve's FrameContext into the common form,
-// for comparing row tables with EstablishFrame.
-func cfiDelveRule(r dwframe.DWRule, isCFA bool) (sframe.Rule, bool) {
-	switch r.Rule {
-	case dwframe.RuleCFA:
-		return cfiRule(sframe.RuleValOffset, sframe.Reg(r.Reg), r.Offset), true
-	case dwframe.RuleUndefined:
-		return cfiUndef, true
-	case dwframe.RuleSameVal:
-		return cfiSame, true
-	case dwframe.RuleOffset:
-		return cfiRule(sframe.RuleOffset, sframe.RegCFA, r.Offset), true
-	case dwframe.RuleRegister:
-		return cfiRule(sframe.RuleRegister, sframe.Reg(r.Reg), 0), true
-	case dwframe.RuleExpression:
-		return exprRule(r.Expression, isCFA), true
-	case dwframe.RuleValExpression:
-		return exprRule(r.Expression, true), true
-	}
-	return sframe.Rule{}, false // sframe.RuleValOffset: Delve does not apply the data alignment factor
-}
-
 // loadCFIFile parses all of the CFI of the ELF file at path, at bias 0
 // (loadCFI), skipping the test when the file cannot be opened.
 func loadCFIFile(t *testing.T, path string) (*cfiTable, error) {
@@ -592,76 +589,6 @@ func loadCFIFile(t *testing.T, path string) (*cfiTable, error) {
 	return loadCFI(f, 0)
 }
 
-// TestCFIRowsMatchDelve checks the row table of every FDE of real binaries
-// against Delve's EstablishFrame at the first and last byte of every row.
-// Where Delve gives "undefined" after DW_CFA_restore (it never records the
-// CIE's initial rules) the two differ by design; those are counted.
-func TestCFIRowsMatchDelve(t *testing.T) {
-	files := []string{
-		filepath.Join("..", "testdata", "bin", "deep-v3-O0"),
-		filepath.Join("..", "testdata", "bin", "deep-v3-O2"),
-		filepath.Join("..", "testdata", "bin", "sqlite-v3"),
-		"/lib/x86_64-linux-gnu/libc.so.6",
-		"/lib64/ld-linux-x86-64.so.2",
-	}
-	for _, path := range files {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			tab, err := loadCFIFile(t, path)
-			if err != nil || tab == nil {
-				t.Fatalf("loadCFI: %v, %v", tab, err)
-			}
-			var nrows, nchecks, restored int
-			for _, fde := range tab.fdes {
-				rows, err := tab.rowsOf(fde)
-				if err != nil {
-					t.Errorf("%v", err)
-					continue
-				}
-				if len(rows) == 0 || rows[0].Start != fde.begin || rows[len(rows)-1].End != fde.end {
-					t.Errorf("%s: rows do not cover [%#x, %#x)", fde.source(), fde.begin, fde.end)
-				}
-				for i, r := range rows {
-					nrows++
-					if i > 0 && rows[i-1].End != r.Start {
-						t.Errorf("%s: gap before row %d", fde.source(), i)
-					}
-					for _, pc := range []uint64{r.Start, r.End - 1} {
-						nchecks++
-						fc, err := fde.delve.EstablishFrame(pc)
-						if err != nil {
-							t.Errorf("%s: Delve at %#x: %v", fde.source(), pc, err)
-							continue
-						}
-						if d, ok := cfiDelveRule(fc.CFA, true); !ok || !(d == r.CFA) {
-							t.Errorf("%s at %#x: CFA %v, Delve %v", fde.source(), pc, r.CFA, d)
-						}
-						for reg, dr := range fc.Regs {
-							d, ok := cfiDelveRule(dr, false)
-							if !ok {
-								continue
-							}
-							mine, have := cfiRegRuleOf(&r, fde.cie.raReg, sframe.Reg(reg))
-							if !have {
-								mine = cfiSame // no rule: same value on AMD64 for what Delve records
-							}
-							if d == mine {
-								continue
-							}
-							if d.Kind == sframe.RuleUndefined {
-								restored++
-								continue
-							}
-							t.Errorf("%s at %#x: %s %v, Delve %v", fde.source(), pc, RegName(sframe.Reg(reg)), mine, d)
-						}
-					}
-				}
-			}
-			t.Logf("%d FDEs, %d rows, %d lookups compared; %d register rules differ only by Delve's DW_CFA_restore", len(tab.fdes), nrows, nchecks, restored)
-		})
-	}
-}
-
-// cfiRegRuleOf returns the rule a row gives register reg, if any.
 func cfiRegRuleOf(r *Row, ra, reg sframe.Reg) (sframe.Rule, bool) {
 	switch reg {
 	case ra:
@@ -990,7 +917,7 @@ func TestCFIDebugFrame(t *testing.T) {
 			dbg := &dbgBuilder{}
 			cie := dbg.cie(version, std)
 			dbg.fde(cie, 0x1000, 0x10, body)
-			tab, err := parseCFI(nil, 0, dbg.section(), elf.EM_X86_64, 0x10000)
+			tab, err := parseCFILE(nil, 0, dbg.section(), 0x10000)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -1007,7 +934,7 @@ func TestCFIDebugFrame(t *testing.T) {
 		eh := &ehBuilder{addr: 0x4000}
 		eh.fde(eh.stdCIE(), 0x1000, 0x10, nil)
 		eh.fde(0, 0x1010, 0x10, nil)
-		tab, err := parseCFI(eh.section(), eh.addr, dbg.section(), elf.EM_X86_64, 0)
+		tab, err := parseCFILE(eh.section(), eh.addr, dbg.section(), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1020,7 +947,7 @@ func TestCFIDebugFrame(t *testing.T) {
 	t.Run("a broken section is skipped when the other parses", func(t *testing.T) {
 		eh := &ehBuilder{addr: 0x4000}
 		eh.fde(eh.stdCIE(), 0x1010, 0x10, nil)
-		tab, err := parseCFI(eh.section(), eh.addr, []byte{0xff, 0, 0, 0}, elf.EM_X86_64, 0)
+		tab, err := parseCFILE(eh.section(), eh.addr, []byte{0xff, 0, 0, 0}, 0)
 		if err != nil || tab == nil || len(tab.fdes) != 1 {
 			t.Errorf("%v, %v", tab, err)
 		}
@@ -1029,7 +956,7 @@ func TestCFIDebugFrame(t *testing.T) {
 		dbg := &dbgBuilder{}
 		setLoc := binary.LittleEndian.AppendUint64([]byte{dwframe.DW_CFA_set_loc}, 0x1008)
 		dbg.fde(dbg.cie(1, std), 0x1000, 0x10, append(setLoc, cfiProg().defCFAOffset(16).bytes()...))
-		tab, err := parseCFI(nil, 0, dbg.section(), elf.EM_X86_64, 0)
+		tab, err := parseCFILE(nil, 0, dbg.section(), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1106,10 +1033,10 @@ func TestCFIRowsMatchReadelf(t *testing.T) {
 				t.Skipf("readelf: %v", err)
 			}
 			var sec string
-			var fde *cfiFDE
+			var fde *cfi.FDE
 			var cols []string
 			nfde, nrow := 0, 0
-			seen := map[*cfiFDE]int{} // readelf rows per FDE
+			seen := map[*cfi.FDE]int{} // readelf rows per FDE
 			for _, line := range strings.Split(string(out), "\n") {
 				switch {
 				case strings.HasPrefix(line, "Contents of the "):
@@ -1120,7 +1047,7 @@ func TestCFIRowsMatchReadelf(t *testing.T) {
 					off, _ := strconv.ParseInt(m[1], 16, 64)
 					begin, _ := strconv.ParseUint(m[2], 16, 64)
 					fde = nil
-					if g := tab.find(begin); g != nil && g.sec == sec && g.off == off {
+					if g, err := tab.lookup(begin); err == nil && g.Kind.String() == sec && g.Off == off {
 						fde = g
 						if _, err := tab.rowsOf(g); err != nil {
 							t.Errorf("%v", err)
@@ -1141,12 +1068,12 @@ func TestCFIRowsMatchReadelf(t *testing.T) {
 					continue
 				}
 				loc, err := strconv.ParseUint(fields[0], 16, 64)
-				if err != nil || loc >= fde.end {
+				if err != nil || loc >= fde.End {
 					continue
 				}
 				r, err := tab.rowIn(fde, loc)
 				if err != nil || r.Start != loc {
-					t.Errorf("%s: readelf has a row at %#x, sfdbg %s, %v", fde.source(), loc, cfiRowString(r), err)
+					t.Errorf("%s: readelf has a row at %#x, sfdbg %s, %v", cfiFDESource(fde), loc, cfiRowString(r), err)
 					continue
 				}
 				nrow++
@@ -1169,7 +1096,7 @@ func TestCFIRowsMatchReadelf(t *testing.T) {
 								reg = sframe.Reg(n)
 							}
 						}
-						rule, have := cfiRegRuleOf(&r, fde.cie.raReg, reg)
+						rule, have := cfiRegRuleOf(&r, fde.CIE.RAReg, reg)
 						if reg == RBP && rule.Kind == sframe.RuleSameValue {
 							have = false // FP is same-value when the CFI has no rule
 						}
@@ -1177,7 +1104,7 @@ func TestCFIRowsMatchReadelf(t *testing.T) {
 					}
 					if got != want && !(got == "exp" && want == "vexp") && !(col == "CFA" && want == "exp") &&
 						!(col == "rbp" && got == "u" && want == "s") {
-						t.Errorf("%s at %#x: %s = %s, readelf %s", fde.source(), loc, col, got, want)
+						t.Errorf("%s at %#x: %s = %s, readelf %s", cfiFDESource(fde), loc, col, got, want)
 					}
 				}
 			}
@@ -1185,7 +1112,7 @@ func TestCFIRowsMatchReadelf(t *testing.T) {
 			// the others it must print as many rows as we have.
 			for g, n := range seen {
 				if rows, _ := tab.rowsOf(g); len(rows) != n {
-					t.Errorf("%s: %d rows, readelf %d", g.source(), len(rows), n)
+					t.Errorf("%s: %d rows, readelf %d", cfiFDESource(g), len(rows), n)
 				}
 			}
 			if nfde != len(tab.fdes) {

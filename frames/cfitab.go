@@ -22,9 +22,9 @@ import (
 	"github.com/sfdbg/sfdbg/sframe"
 )
 
-// cfiTab is a module's DWARF CFI: every FDE of .debug_frame and .eh_frame,
+// cfiTable is a module's DWARF CFI: every FDE of .debug_frame and .eh_frame,
 // or an index over .eh_frame_hdr that reads FDEs as they are looked up.
-type cfiTab struct {
+type cfiTable struct {
 	bias uint64
 	// fpReg is the DWARF number of the frame pointer, whose rule goes to
 	// Row.FP; spOffset is the caller's SP relative to the CFA for a
@@ -40,19 +40,19 @@ type cfiTab struct {
 	fdes []*cfi.FDE
 	// index, when set, finds .eh_frame's FDEs through .eh_frame_hdr.
 	index *cfi.Index
-	rows  sync.Map // *cfi.FDE -> *cfiTabRows
+	rows  sync.Map // *cfi.FDE -> *cfiTableleRows
 }
 
-// cfiTabRows are the converted rows of one FDE, built once.
-type cfiTabRows struct {
+// cfiTableleRows are the converted rows of one FDE, built once.
+type cfiTableleRows struct {
 	once sync.Once
 	rows []Row
 	err  error
 }
 
 // newCFITab returns an empty table for a file of the given machine.
-func newCFITab(machine elf.Machine, bias uint64) *cfiTab {
-	t := &cfiTab{bias: bias, fpReg: RBP}
+func newCFITable(machine elf.Machine, bias uint64) *cfiTable {
+	t := &cfiTable{bias: bias, fpReg: RBP}
 	switch machine {
 	case elf.EM_X86_64:
 	case elf.EM_AARCH64:
@@ -103,39 +103,72 @@ func cfiSection(f *elf.File, name string, data bool) (cfi.Section, bool, error) 
 	return sec, true, nil
 }
 
-// loadCFITab reads the DWARF CFI of an ELF file loaded with the given bias
-// (runtime address = link-time address + bias). With perPC it builds, when
-// it can, the lazy index over .eh_frame_hdr (a file with .debug_frame, or
-// without a usable header, gets the full table). It returns nil, nil when
-// the file has no CFI, and a *cfi.Error when no section can be read; a
-// section that fails while the other parses is logged and skipped.
-func loadCFITab(f *elf.File, bias uint64, perPC bool) (*cfiTab, error) {
-	t := newCFITab(f.Machine, bias)
+// loadCFIIndex builds the lazy table of a file loaded with the given bias
+// (runtime address = link-time address + bias): its .eh_frame indexed by
+// .eh_frame_hdr, which reads an FDE only when a PC in it is looked up. When
+// the file has no index it can use (no .eh_frame or .eh_frame_hdr, a
+// .debug_frame, whose FDEs win over .eh_frame's, or a header cfi.NewIndex
+// refuses) it returns nil and an error saying why; that is not fatal:
+// loadCFI's table serves the lookups then.
+func loadCFIIndex(f *elf.File, bias uint64) (*cfiTable, error) {
+	if s := f.Section(SectionDebugFrame); s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0 {
+		return nil, fmt.Errorf("the file has %s", SectionDebugFrame)
+	}
+	eh, ok, err := cfiSection(f, SectionEHFrame, false)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("no usable %s: %v", SectionEHFrame, err)
+	}
+	if eh.Addr == 0 {
+		return nil, fmt.Errorf("%s at address 0", SectionEHFrame)
+	}
+	hs := f.Section(cfi.SectionEHFrameHdr)
+	if hs == nil || hs.Type == elf.SHT_NOBITS || hs.Size == 0 || hs.Size >= 1<<32 {
+		return nil, fmt.Errorf("no usable %s", cfi.SectionEHFrameHdr)
+	}
+	hdr, err := hs.Data()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfi.SectionEHFrameHdr, err)
+	}
+	idx, err := cfi.NewIndex(hdr, hs.Addr, eh)
+	if err != nil {
+		return nil, err
+	}
+	t := newCFITable(f.Machine, bias)
+	t.index = idx
+	return t, nil
+}
+
+// loadCFI reads all the DWARF CFI of a file loaded with the given bias:
+// .eh_frame and .debug_frame, both when present (.debug_frame wins where
+// both describe a function, as in gdb). It returns nil, nil when the file
+// has neither section, and an error (a *cfi.Error for malformed or
+// unsupported data) when no section could be read; a section that fails
+// while the other parses is logged and skipped.
+func loadCFI(f *elf.File, bias uint64) (*cfiTable, error) {
 	dbg, hasDbg, dbgErr := cfiSection(f, SectionDebugFrame, true)
-	eh, hasEH, ehErr := cfiSection(f, SectionEHFrame, false)
+	eh, hasEH, ehErr := cfiSection(f, SectionEHFrame, true)
 	if hasEH && eh.Addr == 0 {
 		hasEH, ehErr = false, &cfi.Error{Section: SectionEHFrame, Off: -1, Err: cfi.ErrUnsupported,
 			Msg: "section at address 0 (not a linked file)"}
 	}
-	if perPC && hasEH && !hasDbg && dbgErr == nil {
-		if hs := f.Section(cfi.SectionEHFrameHdr); hs != nil && hs.Type != elf.SHT_NOBITS && hs.Size > 0 && hs.Size < 1<<32 {
-			if hdr, err := hs.Data(); err == nil {
-				idx, err := cfi.NewIndex(hdr, hs.Addr, eh)
-				if err == nil {
-					t.index = idx
-					return t, nil
-				}
-				logrus.Debugf("frames: CFI: parsing all of .eh_frame: %v", err)
-			}
-		}
-	}
+	return parseCFI(f.Machine, bias, cfiInput{dbg, hasDbg, dbgErr}, cfiInput{eh, hasEH, ehErr})
+}
+
+// cfiInput is one CFI section for parseCFI: ok when there is one, err when
+// it could not be read.
+type cfiInput struct {
+	sec cfi.Section
+	ok  bool
+	err error
+}
+
+// parseCFI builds the full table of a file for machine loaded with bias
+// from its CFI sections, .debug_frame first (loadCFI).
+func parseCFI(machine elf.Machine, bias uint64, in ...cfiInput) (*cfiTable, error) {
+	t := newCFITable(machine, bias)
 	var errs []error
 	parsed := 0
-	for _, s := range []struct {
-		sec cfi.Section
-		ok  bool
-		err error
-	}{{dbg, hasDbg, dbgErr}, {eh, hasEH, ehErr}} {
+	for _, s := range in {
 		if s.err != nil {
 			errs = append(errs, s.err)
 		}
@@ -180,7 +213,7 @@ func loadCFITab(f *elf.File, bias uint64, perPC bool) (*cfiTab, error) {
 // lookup returns the FDE covering the link-time address pc: through the
 // index, or in fdes (the FDE with the greatest start at or below pc, if it
 // covers pc). The error is cfi.ErrNoFDE or a *cfi.Error.
-func (t *cfiTab) lookup(pc uint64) (*cfi.FDE, error) {
+func (t *cfiTable) lookup(pc uint64) (*cfi.FDE, error) {
 	if t.index != nil {
 		return t.index.FDEForPC(pc)
 	}
@@ -193,7 +226,7 @@ func (t *cfiTab) lookup(pc uint64) (*cfi.FDE, error) {
 
 // row returns the row at the link-time address pc, with runtime Start and
 // End. The error is cfi.ErrNoFDE, cfi.ErrNoRow or a *cfi.Error.
-func (t *cfiTab) row(pc uint64) (Row, error) {
+func (t *cfiTable) row(pc uint64) (Row, error) {
 	fd, err := t.lookup(pc)
 	if err != nil {
 		return Row{}, err
@@ -202,7 +235,7 @@ func (t *cfiTab) row(pc uint64) (Row, error) {
 }
 
 // rowIn returns the row of fd at the link-time address pc.
-func (t *cfiTab) rowIn(fd *cfi.FDE, pc uint64) (Row, error) {
+func (t *cfiTable) rowIn(fd *cfi.FDE, pc uint64) (Row, error) {
 	rows, err := t.rowsOf(fd)
 	if err != nil {
 		return Row{}, err
@@ -216,9 +249,9 @@ func (t *cfiTab) rowIn(fd *cfi.FDE, pc uint64) (Row, error) {
 }
 
 // rowsOf returns fd's rows in the one row form, converted once.
-func (t *cfiTab) rowsOf(fd *cfi.FDE) ([]Row, error) {
-	v, _ := t.rows.LoadOrStore(fd, &cfiTabRows{})
-	r := v.(*cfiTabRows)
+func (t *cfiTable) rowsOf(fd *cfi.FDE) ([]Row, error) {
+	v, _ := t.rows.LoadOrStore(fd, &cfiTableleRows{})
+	r := v.(*cfiTableleRows)
 	r.once.Do(func() {
 		var raw []cfi.Row
 		if raw, r.err = fd.Rows(); r.err != nil {
@@ -240,7 +273,7 @@ func (t *cfiTab) rowsOf(fd *cfi.FDE) ([]Row, error) {
 // none: the ABI keeps it across calls), the others to Other, which shares
 // prev when it holds the same rules. An undefined RA marks the outermost
 // frame. Simple DWARF expressions become plain rules (simplifyExpr).
-func (t *cfiTab) convert(fd *cfi.FDE, r *cfi.Row, prev []RegRule) Row {
+func (t *cfiTable) convert(fd *cfi.FDE, r *cfi.Row, prev []RegRule) Row {
 	same := sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA}
 	row := Row{
 		Row: sframe.Row{CFA: simplifyExpr(r.CFA), RA: same, FP: same, Signal: r.Signal,

@@ -29,14 +29,14 @@ type moduleData struct {
 	sframeErr  error
 
 	// cfi is the module's DWARF CFI (.eh_frame, .debug_frame) with every
-	// FDE parsed, loaded by loadCFI (cfi.go) on first use; nil with a nil
-	// error when the file has none.
+	// FDE parsed, loaded by loadCFI (cfitab.go) on first use; nil with a
+	// nil error when the file has none.
 	cfiOnce sync.Once
 	cfi     *cfiTable
 	cfiErr  error
 	// cfiHdr is the module's .eh_frame indexed by .eh_frame_hdr, which
-	// parses an FDE only when a PC in it is looked up (loadCFIIndex,
-	// cfi_hdr.go); nil when the file has no index it can use.
+	// reads an FDE only when a PC in it is looked up (loadCFIIndex); nil
+	// when the file has no index it can use.
 	cfiHdrOnce sync.Once
 	cfiHdr     *cfiTable
 
@@ -127,10 +127,10 @@ func (m *Module) SFrame() (*sframe.Section, error) {
 
 // cfiData returns the module's DWARF CFI table, loading it on first use. A
 // module without CFI returns nil, nil. With perPC, for lookups at single
-// PCs, it is the table loadCFIIndex (cfi_hdr.go) builds over .eh_frame_hdr,
+// PCs, it is the table loadCFIIndex (cfitab.go) builds over .eh_frame_hdr,
 // which parses only the FDEs looked up, when the file has an index it can
 // use; otherwise, and for walks over the whole module (CFIRows, CFIFDEs),
-// it is the table of every FDE that loadCFI (cfi.go) parses.
+// it is the table of every FDE that loadCFI (cfitab.go) parses.
 func (m *Module) cfiData(perPC bool) (*cfiTable, error) {
 	d, err := m.load()
 	if err != nil {
