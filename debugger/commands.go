@@ -1,6 +1,7 @@
 package debugger
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -272,6 +273,23 @@ rules are most often wrong. "break *ADDR" stops at ADDR.`,
 		{aliases: []string{"stepi", "si"}, args: "[N]", needsTarget: true,
 			help: "Execute N machine instructions (default 1) in the selected thread.",
 			run:  cmdStepi},
+		{aliases: []string{"step", "s"}, args: "[N]",
+			help: `Not supported: gdb's source-level step (into calls, to the next line).
+sfdbg steps machine instructions only: use stepi (si), or break and
+continue. It refuses step rather than run stepi under its name.`,
+			run: refuse("step: source-level stepping is not supported; use stepi (si)")},
+		{aliases: []string{"next", "n"}, args: "[N]",
+			help: `Not supported: gdb's source-level next (over calls, to the next line).
+Use stepi (si), or finish to run until the selected frame returns.`,
+			run: refuse("next: source-level stepping is not supported; use stepi (si), or finish to leave the function")},
+		{aliases: []string{"until", "u"}, args: "[LOCATION]",
+			help: `Not supported: gdb's until (to a greater line, or to LOCATION).
+Use finish, or break LOCATION, continue and delete. In gdb "u" is until,
+so sfdbg does not take "u" for up.`,
+			run: refuse("until: source-level stepping is not supported; use finish, or break LOCATION and continue")},
+		{aliases: []string{"advance"}, args: "LOCATION",
+			help: "Not supported: gdb's advance. Use break LOCATION, continue and delete.",
+			run:  refuse("advance: not supported; use break LOCATION, continue, then delete")},
 		{aliases: []string{"finish", "fin"}, needsTarget: true,
 			help: `Run until the selected frame returns, then print its caller.
 The return address and CFA come from the listed backtrace (the one "bt"
@@ -293,6 +311,13 @@ does not count. Ctrl-C stops the program.`,
 			run:      cmdHelp},
 	}
 	return t
+}
+
+// refuse returns the run function of a gdb command sfdbg does not
+// implement: it fails with msg, so that a gdb habit never runs another
+// command under its name.
+func refuse(msg string) func(*Session, string) error {
+	return func(*Session, string) error { return errors.New(msg) }
 }
 
 func completeCommands(s *Session, w string) []string {
