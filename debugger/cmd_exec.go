@@ -493,3 +493,58 @@ func (s *Session) register(name string) (uint64, error) {
 	}
 	return 0, fmt.Errorf("Invalid register $%s.", name)
 }
+
+// applyThreads parses the arguments of "thread apply": "all", or thread
+// numbers and ranges ("1 3", "2-4"), then the command. It returns the
+// threads' IDs in the order given (all: in number order) and the command.
+func (s *Session) applyThreads(args string) ([]int, string, error) {
+	args = strings.TrimSpace(args)
+	tids, err := s.threads()
+	if err != nil {
+		return nil, "", err
+	}
+	words := strings.Fields(args)
+	var picked []int
+	i := 0
+	if len(words) > 0 && words[0] == "all" {
+		picked, i = tids, 1
+	} else {
+		for ; i < len(words); i++ {
+			lo, hi, ok := threadRange(words[i])
+			if !ok && i == 0 {
+				return nil, "", fmt.Errorf("Invalid thread ID %q: thread apply takes all, N, N-M or a list of them, then a command.", words[i])
+			}
+			if !ok {
+				break // the command starts here
+			}
+			for n := lo; n <= hi; n++ {
+				tid, ok := s.threadByNumber(n)
+				if !ok {
+					return nil, "", fmt.Errorf("Unknown thread %d.", n)
+				}
+				picked = append(picked, tid)
+			}
+		}
+	}
+	cmd := strings.Join(words[i:], " ")
+	if len(words) == 0 || cmd == "" {
+		return nil, "", fmt.Errorf("Please specify a command at the end of 'thread apply %s'.", args)
+	}
+	return picked, cmd, nil
+}
+
+// threadRange parses a thread number N or a range N-M.
+func threadRange(w string) (lo, hi int, ok bool) {
+	a, b, isRange := strings.Cut(w, "-")
+	lo, err := strconv.Atoi(a)
+	if err != nil || lo <= 0 {
+		return 0, 0, false
+	}
+	hi = lo
+	if isRange {
+		if hi, err = strconv.Atoi(b); err != nil || hi < lo {
+			return 0, 0, false
+		}
+	}
+	return lo, hi, true
+}

@@ -464,17 +464,11 @@ func cmdInfoThreads(s *Session, _ string) error {
 	return nil
 }
 
-// cmdThread implements "thread [N]" and "thread apply all CMD".
+// cmdThread implements "thread [N]" and "thread apply all|LIST CMD".
 func cmdThread(s *Session, args string) error {
 	args = strings.TrimSpace(args)
 	if rest, ok := strings.CutPrefix(args, "apply"); ok {
-		rest = strings.TrimSpace(rest)
-		cmd, ok := strings.CutPrefix(rest, "all")
-		cmd = strings.TrimSpace(cmd)
-		if !ok || cmd == "" {
-			return errors.New(`Usage: thread apply all COMMAND`)
-		}
-		tids, err := s.threads()
+		tids, cmd, err := s.applyThreads(rest)
 		if err != nil {
 			return err
 		}

@@ -243,11 +243,11 @@ address). PC may be a number, a function name or $pc, $sp, ...`,
 					help: "List the breakpoints.",
 					run:  cmdInfoBreakpoints},
 			}},
-		{aliases: []string{"thread", "t"}, args: "[N] | apply all CMD", needsTarget: true,
-			help: `Select thread N and print its frame, or run a command in every thread.
+		{aliases: []string{"thread", "t"}, args: "[N] | apply all|LIST CMD", needsTarget: true,
+			help: `Select thread N and print its frame, or run a command in several threads.
 N is the thread's number in "info threads"; without N the selected thread
 is printed. "thread apply all CMD" runs CMD in every thread, e.g.
-"thread apply all bt".`,
+"thread apply all bt"; "thread apply 2 4-5 CMD" in threads 2, 4 and 5.`,
 			run: cmdThread},
 		{aliases: []string{"x"}, args: "/NFU ADDR", needsTarget: true,
 			help: `Examine memory at ADDR: N units of size U in format F.
