@@ -548,3 +548,74 @@ func threadRange(w string) (lo, hi int, ok bool) {
 	}
 	return lo, hi, true
 }
+
+// cmdBacktraceNotes runs "bt" (cmdBacktrace), then says what the printed
+// trace cannot show: that the backtrace limit cut it.
+func cmdBacktraceNotes(s *Session, args string) error {
+	if err := cmdBacktrace(s, args); err != nil {
+		return err
+	}
+	tr := s.listed
+	if tr == nil {
+		return nil
+	}
+	count := 0
+	for _, w := range strings.Fields(args) {
+		if n, err := strconv.Atoi(w); err == nil {
+			count = n
+		}
+	}
+	if tr.Truncated && (count <= 0 || count >= len(tr.Frames)) {
+		s.printf("(The backtrace limit of %d frames cut the trace; \"set backtrace limit N\" raises it.)\n", len(tr.Frames))
+	}
+	return nil
+}
+
+// backtraceLimit is the depth limit of traces in frames.
+func (s *Session) backtraceLimit() int {
+	if s.maxDepth == 0 {
+		return frames.DefaultMaxDepth
+	}
+	return s.maxDepth
+}
+
+// cmdSetBacktrace implements "set backtrace limit N|unlimited".
+func cmdSetBacktrace(s *Session, args string) error {
+	word, val := splitWord(args)
+	if word != "limit" {
+		return errors.New(`Usage: set backtrace limit N|unlimited`)
+	}
+	n, err := strconv.Atoi(val)
+	switch {
+	case val == "unlimited":
+		n, err = compare.MaxDepthLimit, nil
+	case err != nil:
+		return fmt.Errorf("set backtrace limit: %q is not a frame count (1 to %d, or unlimited).", val, compare.MaxDepthLimit)
+	case n == 0:
+		n = compare.MaxDepthLimit // gdb: 0 is unlimited
+	}
+	if n < 0 || compare.CheckMaxDepth(n) != nil {
+		return fmt.Errorf("set backtrace limit: %d is not a frame count (1 to %d, or unlimited).", n, compare.MaxDepthLimit)
+	}
+	s.maxDepth = n
+	// Traces computed with the old limit are recomputed when next asked for.
+	clear(s.traces)
+	s.listed = nil
+	return nil
+}
+
+// cmdShowBacktrace implements "show backtrace limit".
+func cmdShowBacktrace(s *Session, args string) error {
+	if w, _ := splitWord(args); w != "limit" && w != "" {
+		return errors.New(`Usage: show backtrace limit`)
+	}
+	switch n := s.backtraceLimit(); {
+	case s.maxDepth == 0:
+		s.printf("Backtrace limit: %d frames (the default).\n", n)
+	case n == compare.MaxDepthLimit:
+		s.printf("Backtrace limit: unlimited (at most %d frames).\n", n)
+	default:
+		s.printf("Backtrace limit: %d frames.\n", n)
+	}
+	return nil
+}

@@ -203,9 +203,10 @@ answer found the frame; SFRAME is SFrame's verdict for the step from the
 frame to its caller (agree, DISAGREE with a finding below, not covered,
 end: both say outermost); FP is the same check for the frame-pointer
 chain (ok, differs). It prints what "sfdbg bt" prints for the thread: one
-engine. "frame", "up" and "down" then select in the list it printed.`,
+engine. "frame", "up" and "down" then select in the list it printed.
+A trace stops at the backtrace limit (256 frames; "set backtrace limit").`,
 			complete: completeWords("sframe", "cfi", "fp", "all", "compare"),
-			run:      cmdBacktrace},
+			run:      cmdBacktraceNotes},
 		{aliases: []string{"frame", "f"}, args: "[N]", needsTarget: true,
 			help: "Select frame N of the backtrace and print it; print the selected frame without N.",
 			run:  cmdFrame},
@@ -305,6 +306,23 @@ does not count. Ctrl-C stops the program.`,
 		{aliases: []string{"quit", "q", "exit"},
 			help: "Leave sfdbg: detach from an attached process (it runs on), kill a process sfdbg started.",
 			run:  cmdQuit},
+		{aliases: []string{"set"},
+			help: "Change a setting: backtrace limit.",
+			sub: []*command{
+				{aliases: []string{"backtrace", "bt"}, args: "limit N|unlimited",
+					help: `Set the number of frames a backtrace unwinds at most (default 256).
+Every trace stops there, and bt then ends with "(More stack frames
+follow...)"; frame, up, down, info frame and finish see only those
+frames. N is 1 to 1000000; unlimited (or 0, as in gdb) is 1000000.`,
+					run: cmdSetBacktrace},
+			}},
+		{aliases: []string{"show"},
+			help: "Show a setting: backtrace limit.",
+			sub: []*command{
+				{aliases: []string{"backtrace", "bt"}, args: "limit",
+					help: "Show the number of frames a backtrace unwinds at most.",
+					run:  cmdShowBacktrace},
+			}},
 		{aliases: []string{"help", "h"}, args: "[COMMAND]",
 			help:     "List the commands, or describe one.",
 			complete: completeCommands,

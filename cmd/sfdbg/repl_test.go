@@ -126,3 +126,13 @@ func TestParseInterspersedAcceptsFlagsAfterThePID(t *testing.T) {
 }
 
 func filepathAbs(p string) (string, error) { return filepath.Abs(p) }
+
+// The CLI's depth limit has the bounds of the REPL's "set backtrace limit".
+func TestBtMaxDepthIsBoundedAndValidated(t *testing.T) {
+	for _, v := range []string{"-1", "1000001", "many"} {
+		code, out, errOut := runSfdbg("bt", "--max-depth", v, "1")
+		if code != exitError || out != "" || errOut == "" {
+			t.Errorf("bt --max-depth %s: status %d, stdout %q, stderr %q; want status 2 and one message", v, code, out, errOut)
+		}
+	}
+}
