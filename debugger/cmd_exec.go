@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -568,7 +569,29 @@ func cmdBacktraceNotes(s *Session, args string) error {
 	if tr.Truncated && (count <= 0 || count >= len(tr.Frames)) {
 		s.printf("(The backtrace limit of %d frames cut the trace; \"set backtrace limit N\" raises it.)\n", len(tr.Frames))
 	}
+	if tr.Methods == compare.All && len(tr.Frames) > 0 && !tr.Compared() {
+		s.printf("Nothing was compared: no frame of this thread is covered by both SFrame and DWARF CFI%s.\n", withoutSFrame(tr))
+	}
 	return nil
+}
+
+// withoutSFrame names the modules of tr's frames that have no .sframe
+// section: " (no .sframe section in libc.so.6, bash)", or "".
+func withoutSFrame(tr *compare.Trace) string {
+	var names []string
+	for i := range tr.Frames {
+		m := tr.Space().Modules.Find(tr.Frames[i].LookupPC())
+		if m == nil {
+			continue
+		}
+		if _, err := m.SFrame(); errors.Is(err, sframe.ErrNoSection) && !slices.Contains(names, m.Name) {
+			names = append(names, m.Name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return " (no .sframe section in " + strings.Join(names, ", ") + ")"
 }
 
 // backtraceLimit is the depth limit of traces in frames.
