@@ -242,5 +242,8 @@ func (u *CFIUnwinder) Step(f *Frame) (Frame, error) {
 	if err != nil {
 		return Frame{}, err
 	}
-	return stepRow(f, &row, u.Space)
+	f.Row = row
+	var caller Frame
+	err = stepRow(f, u.Space, &caller)
+	return caller, err
 }

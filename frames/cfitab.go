@@ -40,11 +40,11 @@ type cfiTable struct {
 	fdes []*cfi.FDE
 	// index, when set, finds .eh_frame's FDEs through .eh_frame_hdr.
 	index *cfi.Index
-	rows  sync.Map // *cfi.FDE -> *cfiTableleRows
+	rows  sync.Map // *cfi.FDE -> *cfiTableRows
 }
 
-// cfiTableleRows are the converted rows of one FDE, built once.
-type cfiTableleRows struct {
+// cfiTableRows are the converted rows of one FDE, built once.
+type cfiTableRows struct {
 	once sync.Once
 	rows []Row
 	err  error
@@ -250,8 +250,11 @@ func (t *cfiTable) rowIn(fd *cfi.FDE, pc uint64) (Row, error) {
 
 // rowsOf returns fd's rows in the one row form, converted once.
 func (t *cfiTable) rowsOf(fd *cfi.FDE) ([]Row, error) {
-	v, _ := t.rows.LoadOrStore(fd, &cfiTableleRows{})
-	r := v.(*cfiTableleRows)
+	v, ok := t.rows.Load(fd)
+	if !ok {
+		v, _ = t.rows.LoadOrStore(fd, &cfiTableRows{})
+	}
+	r := v.(*cfiTableRows)
 	r.once.Do(func() {
 		var raw []cfi.Row
 		if raw, r.err = fd.Rows(); r.err != nil {

@@ -184,46 +184,35 @@ func (e *evaluator) apply(regs *Regs, r sframe.Reg, rule sframe.Rule) {
 	}
 }
 
-// stepRow computes the caller of frame f from row, for the SFrame and the
-// DWARF CFI unwinder alike, and fills f.CFA and f.Row. The caller's SP is
-// the CFA plus row.SPOffset, its PC the RA; the FP follows its rule
-// (same-value: the callee's). For a DWARF CFI row (row.Src.Method
+// stepRow computes into caller the caller of frame f from f.Row, which the
+// SFrame or the DWARF CFI unwinder has filled in, and sets f.CFA. The
+// caller's SP is the CFA plus SPOffset, its PC the RA; the FP follows its
+// rule (same-value: the callee's). For a DWARF CFI row (Src.Method
 // MethodCFI) the callee-saved registers without a rule keep their value and
-// every rule of row.Other is applied, as gdb does; an SFrame row recovers
-// PC, SP and FP only, and a failure to read the FP fails the step (spec v3
+// every rule of Other is applied, as gdb does; an SFrame row recovers PC,
+// SP and FP only, and a failure to read the FP fails the step (spec v3
 // Appendix A). A signal trampoline's DWARF CFI row marks the caller
 // Interrupted. Errors are *StopError: ReasonOutermost (RA undefined),
 // ReasonFormat (no CFA rule), ReasonUnsafe (a register not known here),
-// ReasonMemory, ReasonUnsupported, ReasonBadFrame (RA not saved).
-func stepRow(f *Frame, row *Row, space *Space) (Frame, error) {
-	f.Row = *row
+// ReasonMemory, ReasonUnsupported, ReasonBadFrame (RA not saved). The row
+// is read in place and the caller written through a pointer: this runs at
+// every frame of every method.
+func stepRow(f *Frame, space *Space, caller *Frame) error {
+	row := &f.Row
 	method := row.Src.Method
-	where := func() string {
-		if row.Src.Module == nil {
-			return fmt.Sprintf("PC %#x", f.PC)
-		}
-		return fmt.Sprintf("PC %#x in %s (%v)", f.PC, row.Src.Module.Name, row.Src)
-	}
-	stop := func(r Reason, err error, format string, args ...any) (Frame, error) {
-		se := &StopError{Method: method, Reason: r, PC: f.PC, Err: err, Msg: fmt.Sprintf(format, args...)}
-		if row.Src.Module != nil {
-			se.Module = row.Src.Module.Name
-		}
-		return Frame{}, se
-	}
 	if row.Outermost || row.RA.Kind == sframe.RuleUndefined {
-		return stop(ReasonOutermost, nil, "outermost frame: the return address is undefined at %s", where())
+		return stepStop(f, ReasonOutermost, nil, "outermost frame: the return address is undefined at %s", stepWhere(f))
 	}
 	if row.CFA.Kind == sframe.RuleUndefined {
-		return stop(ReasonFormat, nil, "no CFA rule at %s", where())
+		return stepStop(f, ReasonFormat, nil, "no CFA rule at %s", stepWhere(f))
 	}
 	if row.MangledRA {
-		return stop(ReasonUnsupported, nil, "mangled (signed) RA at %s", where())
+		return stepStop(f, ReasonUnsupported, nil, "mangled (signed) RA at %s", stepWhere(f))
 	}
 	e := evaluator{f: f, mem: space.Mem, strict: method == MethodSFrame}
 	cfa, err := e.value(row.CFA)
 	if err != nil {
-		return stop(evalReason(err), err, "cannot compute the CFA (%s) at %s: %v", RuleString(row.CFA), where(), err)
+		return stepStop(f, evalReason(err), err, "cannot compute the CFA (%s) at %s: %v", RuleString(row.CFA), stepWhere(f), err)
 	}
 	e.cfa, e.haveCFA = cfa, true
 	f.CFA = cfa
@@ -233,15 +222,15 @@ func stepRow(f *Frame, row *Row, space *Space) (Frame, error) {
 		// On AMD64 the RA column is the PC itself: not saved anywhere.
 		ra := f.Regs.raReg()
 		if ra == f.Regs.PCReg {
-			return stop(ReasonBadFrame, nil, "the return address is not saved at %s", where())
+			return stepStop(f, ReasonBadFrame, nil, "the return address is not saved at %s", stepWhere(f))
 		}
 		raRule = sframe.Rule{Kind: sframe.RuleRegister, Reg: ra}
 	}
 	pc, err := e.value(raRule)
 	if err != nil {
-		return stop(evalReason(err), err, "cannot read the return address (%s) at %s: %v", RuleString(row.RA), where(), err)
+		return stepStop(f, evalReason(err), err, "cannot read the return address (%s) at %s: %v", RuleString(row.RA), stepWhere(f), err)
 	}
-	caller := Frame{Level: f.Level + 1, PC: pc, Method: method}
+	caller.Level, caller.PC, caller.Method = f.Level+1, pc, method
 	caller.Regs = f.Regs.empty()
 	caller.Regs.Set(caller.Regs.SPReg, uint64(int64(cfa)+row.SPOffset))
 	if method == MethodCFI {
@@ -260,7 +249,7 @@ func stepRow(f *Frame, row *Row, space *Space) (Frame, error) {
 	case method == MethodSFrame:
 		fp, err := e.value(row.FP)
 		if err != nil {
-			return stop(evalReason(err), err, "cannot read the FP (%s) at %s: %v", RuleString(row.FP), where(), err)
+			return stepStop(f, evalReason(err), err, "cannot read the FP (%s) at %s: %v", RuleString(row.FP), stepWhere(f), err)
 		}
 		caller.Regs.Set(caller.Regs.FPReg, fp)
 	default:
@@ -273,7 +262,25 @@ func stepRow(f *Frame, row *Row, space *Space) (Frame, error) {
 	}
 	caller.Regs.Set(caller.Regs.PCReg, pc)
 	caller.Module = space.Modules.Find(pc)
-	return caller, nil
+	return nil
+}
+
+// stepWhere names where a step of f failed: "PC 0x.. in libc.so.6
+// (.eh_frame FDE 0x1c8 (CIE 0x0))".
+func stepWhere(f *Frame) string {
+	if f.Row.Src.Module == nil {
+		return fmt.Sprintf("PC %#x", f.PC)
+	}
+	return fmt.Sprintf("PC %#x in %s (%v)", f.PC, f.Row.Src.Module.Name, f.Row.Src)
+}
+
+// stepStop builds the *StopError of a step of f with its row's method.
+func stepStop(f *Frame, r Reason, err error, format string, args ...any) error {
+	se := &StopError{Method: f.Row.Src.Method, Reason: r, PC: f.PC, Err: err, Msg: fmt.Sprintf(format, args...)}
+	if f.Row.Src.Module != nil {
+		se.Module = f.Row.Src.Module.Name
+	}
+	return se
 }
 
 // EvalRule evaluates a value rule (offset, val-offset, register or a DWARF

@@ -67,7 +67,9 @@ func (u *FPUnwinder) Step(f *Frame) (Frame, error) {
 	}
 	f.CFA = fp + 16
 	caller := Frame{Level: f.Level + 1, PC: ra, Method: MethodFP}
-	caller.Regs = NewRegs(sframe.ABIAMD64LittleEndian)
+	// The fields of NewRegs(AMD64), set in place: caller's registers are
+	// zero, and a Regs value returned and copied costs more than the step.
+	caller.Regs.PCReg, caller.Regs.SPReg, caller.Regs.FPReg, caller.Regs.ABI = RIP, RSP, RBP, sframe.ABIAMD64LittleEndian
 	caller.Regs.Set(RIP, ra)
 	caller.Regs.Set(RSP, fp+16)
 	caller.Regs.Set(RBP, callerFP)

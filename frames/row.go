@@ -95,17 +95,6 @@ func (r *Row) Found() bool { return r.Src != Source{} }
 const sframeRuleKinds = 1<<sframe.RuleUndefined | 1<<sframe.RuleSameValue | 1<<sframe.RuleOffset |
 	1<<sframe.RuleValOffset | 1<<sframe.RuleRegister
 
-// rowFromSFrame converts an interpreted FRE into a Row, checking that its
-// rules are of the kinds SFrame can express (a decoder fault otherwise).
-func rowFromSFrame(r *sframe.Row, src Source) (Row, error) {
-	for _, x := range [...]sframe.Rule{r.CFA, r.RA, r.FP} {
-		if sframeRuleKinds&(1<<x.Kind) == 0 {
-			return Row{}, fmt.Errorf("%v: SFrame rule of kind %v", src, x.Kind)
-		}
-	}
-	return Row{Row: *r, Src: src}, nil
-}
-
 // RuleString formats a rule the way objdump's SFrame dump does where it
 // can: "rsp+16", "c-8", "(rbp-8)", "u", "undefined", plus "expr" forms for
 // DWARF expressions. Register names are AMD64's (RegName).

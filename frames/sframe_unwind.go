@@ -128,21 +128,21 @@ func (u *SFrameUnwinder) Step(f *Frame) (Frame, error) {
 		}
 		return Frame{}, se
 	}
-	row, err := sframeRow(mod, &h.row, h.fde, h.freIdx)
-	if err != nil {
+	if err := sframeRowInto(&f.Row, mod, &h.row, h.fde, h.freIdx); err != nil {
 		return Frame{}, &StopError{Method: MethodSFrame, Reason: ReasonFormat, PC: f.PC, Module: mod.Name, Err: err,
 			Msg: fmt.Sprintf("bad SFrame row for PC %#x in %s: %v", f.PC, mod.Name, err)}
 	}
-	row.Start, row.End = h.start+mod.Bias, h.end+mod.Bias
-	if row.Signal && !row.Outermost {
-		f.Row = row
+	f.Row.Start, f.Row.End = h.start+mod.Bias, h.end+mod.Bias
+	if f.Row.Signal && !f.Row.Outermost {
 		if sec.ABI != sframe.ABIAMD64LittleEndian {
 			return Frame{}, &StopError{Method: MethodSFrame, Reason: ReasonUnsupported, PC: f.PC, Module: mod.Name,
 				Msg: fmt.Sprintf("signal frame at PC %#x in %s: only AMD64 signal frames are supported", f.PC, mod.Name)}
 		}
-		return u.stepSignalAMD64(f, mod, row.CFA)
+		return u.stepSignalAMD64(f, mod, f.Row.CFA)
 	}
-	return stepRow(f, &row, u.Space)
+	var caller Frame
+	err = stepRow(f, u.Space, &caller)
+	return caller, err
 }
 
 // SFrameRow interprets FRE freIdx (fre) of fde, from sec, the .sframe
@@ -158,17 +158,27 @@ func SFrameRow(mod *Module, sec *sframe.Section, fde *sframe.FDE, fre *sframe.FR
 	if err := sec.RowInto(&r, fde, fre); err != nil {
 		return Row{}, err
 	}
-	return sframeRow(mod, &r, fde, freIdx)
+	var row Row
+	err := sframeRowInto(&row, mod, &r, fde, freIdx)
+	return row, err
 }
 
-// sframeRow converts the interpreted FRE r of fde into a Row.
-func sframeRow(mod *Module, r *sframe.Row, fde *sframe.FDE, freIdx int) (Row, error) {
+// sframeRowInto converts the interpreted FRE r of fde into *dst, checking
+// that its rules are of the kinds SFrame can express (a decoder fault
+// otherwise).
+func sframeRowInto(dst *Row, mod *Module, r *sframe.Row, fde *sframe.FDE, freIdx int) error {
+	for _, x := range [...]sframe.RuleKind{r.CFA.Kind, r.RA.Kind, r.FP.Kind} {
+		if sframeRuleKinds&(1<<x) == 0 {
+			return fmt.Errorf("SFrame FDE %d FRE %d: rule of kind %v", fde.Index, freIdx, x)
+		}
+	}
 	var bias uint64
 	if mod != nil {
 		bias = mod.Bias
 	}
-	src := Source{Method: MethodSFrame, Module: mod, Section: ".sframe", FDE: int64(fde.Index), CIE: -1,
+	dst.Row, dst.Other, dst.Start, dst.End = *r, nil, 0, 0
+	dst.Src = Source{Method: MethodSFrame, Module: mod, Section: ".sframe", FDE: int64(fde.Index), CIE: -1,
 		FRE: int32(freIdx), PCType: fde.PCType, Flex: fde.Type == sframe.FDETypeFlex,
 		FDEStart: fde.Start + bias, FDEEnd: fde.End() + bias}
-	return rowFromSFrame(r, src)
+	return nil
 }
