@@ -181,6 +181,14 @@ func cmdStepi(s *Session, args string) error {
 	}
 	tid := s.thread
 	for i := 0; i < n; i++ {
+		if s.quitting.Load() {
+			return nil // a signal ends the session: it detaches now
+		}
+		if s.interrupted.Load() {
+			s.printf("\nThread %d \"%s\" stopped (interrupted) after %d of %d instructions.\n",
+				s.threadNo[tid], s.tgt.ThreadName(tid), i, n)
+			break
+		}
 		ev, err := s.resume(func() (Event, error) { return s.tgt.StepInstruction(tid) })
 		if err != nil {
 			return err

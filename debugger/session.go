@@ -47,6 +47,9 @@ type Session struct {
 	mu       sync.Mutex
 	quitting atomic.Bool  // quit requested (command or signal)
 	signaled atomic.Int32 // the signal that ended the session, 0 if none
+	// interrupted is set by Ctrl-C (SIGINT at a terminal) while a command
+	// runs; long commands (stepi N) stop at the next step. Execute clears it.
+	interrupted atomic.Bool
 	// Batch is set for -batch: no confirmations, and SIGINT ends the
 	// session (detaching) instead of interrupting the target. As in gdb
 	// -batch, a failing command does not stop the batch; Failed records it.
@@ -115,6 +118,7 @@ func (s *Session) printf(format string, args ...any) { fmt.Fprintf(s.ui, format,
 func (s *Session) Execute(line string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.interrupted.Store(false)
 	return s.execute(line)
 }
 
@@ -245,6 +249,7 @@ func (s *Session) HandleSignals(exit func(code int)) (stop func()) {
 			case sig := <-s.sigs:
 				code := 128 + int(sig.(syscall.Signal))
 				if sig == syscall.SIGINT && s.ui.IsTerminal() && !s.Batch {
+					s.interrupted.Store(true)
 					if t := s.liveTarget(); t != nil {
 						t.Interrupt()
 					}

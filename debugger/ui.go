@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/peterh/liner"
 	"golang.org/x/sys/unix"
@@ -57,9 +58,13 @@ func HistoryPath() string {
 // otherwise it reads lines from standard input without prompting.
 type TermUI struct {
 	out, errw io.Writer
-	line      *liner.State
-	in        *bufio.Scanner
-	history   string
+	// mu guards line against Close from a signal handler's goroutine
+	// while the session's goroutine closes the UI too.
+	mu       sync.Mutex
+	line     *liner.State // nil once closed
+	terminal bool         // line editing on a terminal (fixed at creation)
+	in       *bufio.Scanner
+	history  string
 }
 
 // NewTermUI returns the UI for in, out and errw (os.Stdin, os.Stdout,
@@ -71,7 +76,7 @@ func NewTermUI(in *os.File, out, errw io.Writer) *TermUI {
 		return u
 	}
 	if in == os.Stdin && isTerminal(in) && liner.TerminalSupported() {
-		u.line = liner.NewLiner()
+		u.line, u.terminal = liner.NewLiner(), true
 		u.line.SetCtrlCAborts(true)
 		u.line.SetTabCompletionStyle(liner.TabPrints)
 		u.history = HistoryPath()
@@ -88,7 +93,10 @@ func NewTermUI(in *os.File, out, errw io.Writer) *TermUI {
 
 // ReadLine implements UI.
 func (u *TermUI) ReadLine(prompt string) (string, error) {
-	if u.line == nil {
+	u.mu.Lock()
+	l := u.line
+	u.mu.Unlock()
+	if !u.terminal {
 		if u.in == nil {
 			return "", io.EOF
 		}
@@ -100,7 +108,10 @@ func (u *TermUI) ReadLine(prompt string) (string, error) {
 		}
 		return u.in.Text(), nil
 	}
-	s, err := u.line.Prompt(prompt)
+	if l == nil {
+		return "", io.EOF // closed (sfdbg is ending on a signal)
+	}
+	s, err := l.Prompt(prompt)
 	if errors.Is(err, liner.ErrPromptAborted) {
 		return "", ErrInterrupted
 	}
@@ -108,7 +119,7 @@ func (u *TermUI) ReadLine(prompt string) (string, error) {
 		return "", err
 	}
 	if strings.TrimSpace(s) != "" {
-		u.line.AppendHistory(s)
+		l.AppendHistory(s)
 	}
 	return s, nil
 }
@@ -120,10 +131,12 @@ func (u *TermUI) Write(p []byte) (int, error) { return u.out.Write(p) }
 func (u *TermUI) PrintErr(msg string) { fmt.Fprintln(u.errw, strings.TrimRight(msg, "\n")) }
 
 // IsTerminal implements UI.
-func (u *TermUI) IsTerminal() bool { return u.line != nil }
+func (u *TermUI) IsTerminal() bool { return u.terminal }
 
 // SetCompleter implements UI.
 func (u *TermUI) SetCompleter(f func(string) []string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
 	if u.line != nil {
 		u.line.SetCompleter(f)
 	}
@@ -132,6 +145,8 @@ func (u *TermUI) SetCompleter(f func(string) []string) {
 // Close implements UI: it writes the history file and restores the
 // terminal mode.
 func (u *TermUI) Close() error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
 	if u.line == nil {
 		return nil
 	}

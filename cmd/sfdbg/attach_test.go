@@ -89,10 +89,11 @@ func TestAttachExplainsWhyItCannotAttach(t *testing.T) {
 // on and later exit normally (a breakpoint left behind would kill it with
 // SIGTRAP).
 func TestSIGINTDuringBatchDetachesAndRemovesBreakpoints(t *testing.T) {
+	bin := sfdbgBinary(t) // built before the 1.5 s of the fixture start
 	fx := startFixture(t, dumpFixture(t, "deep-v3-O2"), "exit", "1500")
 	pid := fx.Process.Pid
 	requirePtrace(t, pid)
-	cmd := exec.Command(sfdbgBinary(t), "attach", "-batch", "-ex", "break exit", "-ex", "continue", "-ex", "bt", strconv.Itoa(pid))
+	cmd := exec.Command(bin, "attach", "-batch", "-ex", "break exit", "-ex", "continue", "-ex", "bt", strconv.Itoa(pid))
 	stdout, _ := cmd.StdoutPipe()
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
