@@ -138,3 +138,27 @@ func BenchmarkUnwindDeepStack(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkUnwindMillionFrames unwinds a synthetic 1,000,000-frame stack
+// with the three methods compared (what "sfdbg bt --max-depth 1000000"
+// does per thread) and reports seconds and peak heap per trace.
+func BenchmarkUnwindMillionFrames(b *testing.B) {
+	const n = MaxDepthLimit
+	space, regs := deepStack(b, n)
+	Unwind(space, regs, Options{MaxDepth: 16}) // load the module's data once
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapAlloc
+	var peak uint64
+	for b.Loop() {
+		tr := Unwind(space, regs, Options{MaxDepth: n})
+		runtime.ReadMemStats(&ms)
+		peak = max(peak, ms.HeapAlloc-base)
+		if len(tr.Frames) != n {
+			b.Fatalf("%d frames", len(tr.Frames))
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/trace")
+	b.ReportMetric(float64(peak)/(1<<20), "MiB-heap")
+}

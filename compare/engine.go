@@ -305,9 +305,6 @@ type lead struct {
 	u    unwinders
 	fs   []Frame
 	rows rowCache
-	// scratch is the copy of a frame each method steps from (a local copy
-	// passed to an interface method would be allocated on every step).
-	scratch frames.Frame
 }
 
 // rowCache interns the rows of a trace's steps, so that a step keeps a
@@ -353,31 +350,32 @@ func (l *lead) Method() frames.Method {
 
 func (l *lead) Step(f *frames.Frame) (frames.Frame, error) {
 	fr := l.frame(f)
-	var callers [3]frames.Frame
-	var rows [3]frames.Row
+	var caller frames.Frame
+	var taken *Step
 	for _, m := range leadOrder {
-		if l.t.Methods.Runs(m) {
-			st := &fr.Steps[m]
-			callers[m], rows[m] = runStep(l.u[m], f, st, &l.scratch)
-			st.Row = l.rows.intern(&rows[m])
+		if !l.t.Methods.Runs(m) {
+			continue
+		}
+		st := &fr.Steps[m]
+		c := runStep(l.u[m], f, st)
+		st.Row = l.rows.intern(&f.Row)
+		if taken == nil && st.OK() {
+			taken, caller = st, c
+			caller.Method = m
 		}
 	}
-	if fr.Steps[frames.MethodCFI].Outermost() {
+	if cfi := &fr.Steps[frames.MethodCFI]; cfi.Outermost() {
 		// CFI says outermost: the trace ends here, whatever the others say.
-		f.CFA, f.Row = fr.Steps[frames.MethodCFI].CFA, rows[frames.MethodCFI]
-		return frames.Frame{}, fr.Steps[frames.MethodCFI].Err
+		taken = nil
 	}
-	for _, m := range leadOrder {
-		if st := &fr.Steps[m]; st.OK() {
-			fr.CFA = st.CFA
-			f.CFA, f.Row = st.CFA, rows[m]
-			callers[m].Method = m
-			return callers[m], nil
-		}
+	if taken == nil {
+		st := l.firstErr(fr)
+		f.CFA, f.Row = st.CFA, *st.row()
+		return frames.Frame{}, st.Err
 	}
-	st := l.firstErr(fr)
-	f.CFA, f.Row = st.CFA, *st.row()
-	return frames.Frame{}, st.Err
+	fr.CFA = taken.CFA
+	f.CFA, f.Row = taken.CFA, *taken.Row
+	return caller, nil
 }
 
 // firstErr returns the step whose error ends the trace: CFI's outermost
@@ -418,33 +416,34 @@ func (l *lead) frame(f *frames.Frame) *Frame {
 	return &l.fs[len(l.fs)-1]
 }
 
-// runStep runs one unwinder from fc, a copy of f, into st (all but
-// st.Row) and returns the caller and the row the unwinder used. A panic in
-// an unwinder becomes a StopError.
-func runStep(u frames.Unwinder, f *frames.Frame, st *Step, fc *frames.Frame) (caller frames.Frame, row frames.Row) {
-	*fc = *f
-	fc.CFA, fc.Row = 0, frames.Row{}
+// runStep runs one unwinder from f into st (all but st.Row) and returns
+// the caller; the row the unwinder used is left in f.Row. f.CFA and f.Row
+// are cleared first: they are all an unwinder writes of f (Unwinder's
+// contract), so the methods can step from the same frame in turn without
+// a copy of it. A panic in an unwinder becomes a StopError.
+func runStep(u frames.Unwinder, f *frames.Frame, st *Step) (caller frames.Frame) {
+	f.CFA, f.Row = 0, frames.Row{}
 	*st = Step{Ran: true}
 	defer func() {
 		if r := recover(); r != nil {
 			st.Err = &frames.StopError{Method: u.Method(), Reason: frames.ReasonFormat, PC: f.PC,
 				Msg: fmt.Sprintf("%v unwinder failed at PC %#x: %v", u.Method(), f.PC, r)}
-			caller, row = frames.Frame{}, fc.Row
+			caller = frames.Frame{}
 		}
 	}()
-	caller, err := u.Step(fc)
-	st.CFA, row = fc.CFA, fc.Row
+	caller, err := u.Step(f)
+	st.CFA = f.CFA
 	if err != nil {
 		var se *frames.StopError
 		if !errors.As(err, &se) {
 			se = &frames.StopError{Method: u.Method(), Reason: frames.ReasonUnsupported, PC: f.PC, Err: err}
 		}
 		st.Err = se
-		return frames.Frame{}, row
+		return frames.Frame{}
 	}
 	st.CallerPC, st.CallerSP = caller.PC, caller.Regs.SP()
 	st.CallerFP, st.FPKnown = caller.Regs.FP()
-	return caller, row
+	return caller
 }
 
 // Unwind unwinds the thread whose registers are regs in space with the
@@ -778,8 +777,8 @@ func (t *Trace) StepsAt(n int) ([3]Step, bool) {
 	u := newUnwinders(t.space)
 	for m := range steps {
 		if !steps[m].Ran {
-			_, row := runStep(u[m], &f, &steps[m], new(frames.Frame))
-			steps[m].Row = new(rowCache).intern(&row)
+			runStep(u[m], &f, &steps[m])
+			steps[m].Row = new(rowCache).intern(&f.Row)
 		}
 	}
 	return steps, true

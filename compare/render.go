@@ -4,6 +4,7 @@ package compare
 // demo and the debugger's bt, and the JSON documents of schema 2.
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -64,14 +65,38 @@ func (t *Trace) levelWidth() int {
 
 // FrameLine formats frame i as a line of WriteText (without the newline).
 func (t *Trace) FrameLine(i int, opts TextOptions) string {
+	return string(t.appendFrameLine(nil, i, opts, nil))
+}
+
+// locKey identifies what Location prints for a frame.
+type locKey struct{ pc, lookupPC uint64 }
+
+// appendFrameLine appends frame i's line to b, with a cache of locations
+// (nil: none): a deep recursion prints the same few PCs a million times,
+// so neither the location nor the line goes through fmt.
+func (t *Trace) appendFrameLine(b []byte, i int, opts TextOptions, locs map[locKey]string) []byte {
 	f := &t.Frames[i]
-	lw := t.levelWidth()
-	lvl := "#" + strconv.Itoa(f.Level)
-	loc := Location(t.space, f.PC, f.LookupPC(), !opts.NoLines)
-	if t.Methods != All {
-		return fmt.Sprintf("%-*s 0x%016x in %s", lw, lvl, f.PC, loc)
+	k := locKey{f.PC, f.LookupPC()}
+	loc, ok := locs[k]
+	if !ok {
+		loc = Location(t.space, f.PC, f.LookupPC(), !opts.NoLines)
+		if locs != nil && len(locs) < 1<<16 {
+			locs[k] = loc
+		}
 	}
-	found := f.FoundBy.String()
+	n := len(b)
+	b = append(b, '#')
+	b = strconv.AppendInt(b, int64(f.Level), 10)
+	b = pad(b, n+t.levelWidth())
+	b = append(b, " 0x"...)
+	b = appendHex16(b, f.PC)
+	if t.Methods != All {
+		b = append(b, " in "...)
+		return append(b, loc...)
+	}
+	b = append(b, "  "...)
+	b = pad(append(b, f.FoundBy.String()...), len(b)+6)
+	b = append(b, "  "...)
 	v, fp := "", ""
 	if f.Steps[frames.MethodCFI].Ran {
 		v, fp = f.Verdict.String(), "ok"
@@ -79,16 +104,41 @@ func (t *Trace) FrameLine(i int, opts TextOptions) string {
 			fp = "differs"
 		}
 	}
-	st := opts.Style
+	code := ""
 	switch f.Verdict {
 	case VerdictDisagree:
-		v = st.paint("31", fmt.Sprintf("%-11s", "DISAGREE"))
+		v, code = "DISAGREE", "31"
 	case VerdictAgree, VerdictEnd:
-		v = st.paint("32", fmt.Sprintf("%-11s", v))
-	default:
-		v = fmt.Sprintf("%-11s", v)
+		code = "32"
 	}
-	return fmt.Sprintf("%-*s 0x%016x  %-6s  %s %-7s  %s", lw, lvl, f.PC, found, v, fp, loc)
+	if opts.Style.Color && code != "" {
+		b = append(append(append(b, "\x1b["...), code...), 'm')
+		b = pad(append(b, v...), len(b)+11)
+		b = append(b, "\x1b[0m"...)
+	} else {
+		b = pad(append(b, v...), len(b)+11)
+	}
+	b = append(b, ' ')
+	b = pad(append(b, fp...), len(b)+7)
+	b = append(b, "  "...)
+	return append(b, loc...)
+}
+
+// pad appends spaces to b up to length n.
+func pad(b []byte, n int) []byte {
+	for len(b) < n {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// appendHex16 appends v as 16 lower-case hex digits.
+func appendHex16(b []byte, v uint64) []byte {
+	const digits = "0123456789abcdef"
+	for sh := 60; sh >= 0; sh -= 4 {
+		b = append(b, digits[v>>uint(sh)&0xf])
+	}
+	return b
 }
 
 // WriteText writes the trace: for All a table of frames with the method
@@ -97,6 +147,9 @@ func (t *Trace) FrameLine(i int, opts TextOptions) string {
 // gdb's "bt" lines. It ends with why the trace stopped, or "(More stack
 // frames follow...)" when the depth limit or opts.Limit cut it.
 func (t *Trace) WriteText(w io.Writer, opts TextOptions) {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	defer bw.Flush()
+	w = bw
 	lo, hi := 0, len(t.Frames)
 	switch {
 	case opts.Limit > 0 && opts.Limit < hi:
@@ -107,8 +160,11 @@ func (t *Trace) WriteText(w io.Writer, opts TextOptions) {
 	if t.Methods == All && hi > lo {
 		fmt.Fprintf(w, "%-*s %-18s  %-6s  %-11s %-7s  %s\n", t.levelWidth(), "#", "PC", "FOUND", "SFRAME", "FP", "FUNCTION")
 	}
+	locs := map[locKey]string{}
+	var line []byte
 	for i := lo; i < hi; i++ {
-		fmt.Fprintln(w, t.FrameLine(i, opts))
+		line = append(t.appendFrameLine(line[:0], i, opts, locs), '\n')
+		bw.Write(line)
 	}
 	if hi < len(t.Frames) || t.Truncated {
 		fmt.Fprintln(w, "(More stack frames follow...)")

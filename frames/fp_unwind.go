@@ -29,10 +29,42 @@ var fpRow = Row{
 	Src: Source{Method: MethodFP, FDE: -1, CIE: -1, FRE: -1},
 }
 
+// fpFault says why the frame-pointer chain stops at a frame; its message
+// is made only when read (stopMessage).
+type fpFault struct {
+	why        uint8
+	fp, pc, sp uint64
+}
+
+// Reasons of an fpFault.
+const (
+	fpUnknown = iota
+	fpZero
+	fpMisaligned
+	fpBelowSP
+	fpWraps
+)
+
+func (e *fpFault) Error() string { return e.stopMessage() }
+
+func (e *fpFault) stopMessage() string {
+	switch e.why {
+	case fpUnknown:
+		return fmt.Sprintf("frame pointer unknown at PC %#x", e.pc)
+	case fpZero:
+		return fmt.Sprintf("frame pointer is 0 at PC %#x: end of the chain", e.pc)
+	case fpMisaligned:
+		return fmt.Sprintf("frame pointer %#x at PC %#x is not 8-byte aligned", e.fp, e.pc)
+	case fpBelowSP:
+		return fmt.Sprintf("frame pointer %#x at PC %#x is below SP %#x", e.fp, e.pc, e.sp)
+	}
+	return fmt.Sprintf("frame pointer %#x at PC %#x wraps around", e.fp, e.pc)
+}
+
 // Step implements Unwinder.
 func (u *FPUnwinder) Step(f *Frame) (Frame, error) {
-	stop := func(r Reason, err error, format string, args ...any) (Frame, error) {
-		se := &StopError{Method: MethodFP, Reason: r, PC: f.PC, Err: err, Msg: fmt.Sprintf(format, args...)}
+	fault := func(r Reason, why uint8, fp, sp uint64) (Frame, error) {
+		se := &StopError{Method: MethodFP, Reason: r, PC: f.PC, Err: &fpFault{why: why, fp: fp, pc: f.PC, sp: sp}}
 		if f.Module != nil {
 			se.Module = f.Module.Name
 		}
@@ -40,22 +72,22 @@ func (u *FPUnwinder) Step(f *Frame) (Frame, error) {
 	}
 	fp, ok := f.Regs.FP()
 	if !ok {
-		return stop(ReasonNoData, nil, "frame pointer unknown at PC %#x", f.PC)
+		return fault(ReasonNoData, fpUnknown, 0, 0)
 	}
 	f.Row = fpRow
 	if fp == 0 {
 		f.Row.CFA, f.Row.RA, f.Row.Outermost = sframe.Rule{}, sframe.Rule{}, true
-		return stop(ReasonOutermost, nil, "frame pointer is 0 at PC %#x: end of the chain", f.PC)
+		return fault(ReasonOutermost, fpZero, 0, 0)
 	}
 	sp := f.Regs.SP()
 	if fp%8 != 0 {
-		return stop(ReasonBadFrame, nil, "frame pointer %#x at PC %#x is not 8-byte aligned", fp, f.PC)
+		return fault(ReasonBadFrame, fpMisaligned, fp, sp)
 	}
 	if sp != 0 && fp < sp {
-		return stop(ReasonBadFrame, nil, "frame pointer %#x at PC %#x is below SP %#x", fp, f.PC, sp)
+		return fault(ReasonBadFrame, fpBelowSP, fp, sp)
 	}
 	if fp+16 < fp {
-		return stop(ReasonBadFrame, nil, "frame pointer %#x at PC %#x wraps around", fp, f.PC)
+		return fault(ReasonBadFrame, fpWraps, fp, sp)
 	}
 	callerFP, err := ReadUint64(u.Space.Mem, fp)
 	var ra uint64
@@ -63,7 +95,12 @@ func (u *FPUnwinder) Step(f *Frame) (Frame, error) {
 		ra, err = ReadUint64(u.Space.Mem, fp+8)
 	}
 	if err != nil {
-		return stop(ReasonMemory, err, "frame record at %#x (PC %#x): %v", fp, f.PC, err)
+		se := &StopError{Method: MethodFP, Reason: ReasonMemory, PC: f.PC, Err: err,
+			Msg: fmt.Sprintf("frame record at %#x (PC %#x): %v", fp, f.PC, err)}
+		if f.Module != nil {
+			se.Module = f.Module.Name
+		}
+		return Frame{}, se
 	}
 	f.CFA = fp + 16
 	caller := Frame{Level: f.Level + 1, PC: ra, Method: MethodFP}

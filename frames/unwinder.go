@@ -65,6 +65,9 @@ func (e *StopError) Error() string {
 	if e.Msg != "" {
 		return e.Msg
 	}
+	if m, ok := e.Err.(stopMessage); ok {
+		return m.stopMessage()
+	}
 	mod := ""
 	if e.Module != "" {
 		mod = " in " + e.Module
@@ -77,6 +80,15 @@ func (e *StopError) Error() string {
 }
 
 func (e *StopError) Unwrap() error { return e.Err }
+
+// stopMessage is an Err of a StopError that makes its whole message when
+// asked: for the failures that occur at nearly every frame of a trace (the
+// frame-pointer chain in code without frame pointers), formatting is left
+// until someone reads it.
+type stopMessage interface {
+	error
+	stopMessage() string
+}
 
 // IsOutermost reports whether err says the trace reached its outermost frame.
 func IsOutermost(err error) bool {
