@@ -2,6 +2,7 @@ package frames
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -184,4 +185,33 @@ func hex(v uint64) string {
 		b = append([]byte{digits[v&15]}, b...)
 	}
 	return "0x" + string(b)
+}
+
+// otherRule returns the rule of register reg in Other; ok is false when
+// the row has none.
+func (r *Row) otherRule(reg sframe.Reg) (sframe.Rule, bool) {
+	for _, o := range r.Other {
+		if o.Reg == reg {
+			return o.Rule, true
+		}
+	}
+	return sframe.Rule{}, false
+}
+
+// IsOutermost reports whether err says the trace reached its outermost frame.
+func IsOutermost(err error) bool {
+	var se *StopError
+	return errors.As(err, &se) && se.Reason == ReasonOutermost
+}
+
+// Trace unwinds the whole stack: the frames found, innermost first, and
+// the error that stopped the unwind before the outermost frame (nil when
+// it reached it: ReasonOutermost). The error is a *StopError.
+func Trace(u Unwinder, regs Regs, space *Space, opts StackOptions) ([]Frame, error) {
+	s := NewStack(u, regs, space, opts)
+	var out []Frame
+	for s.Next() {
+		out = append(out, s.Frame())
+	}
+	return out, s.Err()
 }

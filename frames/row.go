@@ -136,14 +136,3 @@ func (r Row) String() string {
 	}
 	return s
 }
-
-// otherRule returns the rule of register reg in Other; ok is false when
-// the row has none.
-func (r *Row) otherRule(reg sframe.Reg) (sframe.Rule, bool) {
-	for _, o := range r.Other {
-		if o.Reg == reg {
-			return o.Rule, true
-		}
-	}
-	return sframe.Rule{}, false
-}

@@ -184,15 +184,3 @@ func (s *Stack) step(cur *Frame) (caller Frame, err error) {
 	}()
 	return s.u.Step(cur)
 }
-
-// Trace unwinds the whole stack: the frames found, innermost first, and
-// the error that stopped the unwind before the outermost frame (nil when
-// it reached it: ReasonOutermost). The error is a *StopError.
-func Trace(u Unwinder, regs Regs, space *Space, opts StackOptions) ([]Frame, error) {
-	s := NewStack(u, regs, space, opts)
-	var out []Frame
-	for s.Next() {
-		out = append(out, s.Frame())
-	}
-	return out, s.Err()
-}

@@ -1,7 +1,6 @@
 package frames
 
 import (
-	"errors"
 	"fmt"
 )
 
@@ -88,12 +87,6 @@ func (e *StopError) Unwrap() error { return e.Err }
 type stopMessage interface {
 	error
 	stopMessage() string
-}
-
-// IsOutermost reports whether err says the trace reached its outermost frame.
-func IsOutermost(err error) bool {
-	var se *StopError
-	return errors.As(err, &se) && se.Reason == ReasonOutermost
 }
 
 // Unwinder computes a frame's caller. Step is given the frame to unwind
