@@ -170,6 +170,8 @@ func (s *Step) OK() bool { return s.Ran && s.Err == nil }
 // Outermost reports whether the method says the frame is the outermost.
 func (s *Step) Outermost() bool { return s.Err != nil && s.Err.Reason == frames.ReasonOutermost }
 
+// reason is why the step found no caller (ReasonOutermost when it found
+// one: callers look at it only after OK reported false).
 func (s *Step) reason() frames.Reason {
 	if s.Err == nil {
 		return frames.ReasonOutermost
@@ -214,9 +216,6 @@ func (f *Frame) LookupPC() uint64 {
 	}
 	return f.PC - 1
 }
-
-// Step returns method m's step from the frame.
-func (f *Frame) Step(m frames.Method) *Step { return &f.Steps[m] }
 
 // Trace is one thread's unwind with the methods compared: the one model
 // that every command renders.
