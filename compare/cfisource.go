@@ -1,16 +1,26 @@
 package compare
 
 import (
+	"math"
 	"path/filepath"
+	"sort"
 	"sync"
 
 	"github.com/sfdbg/sfdbg/frames"
 )
 
-// moduleCFI is a CFISource over a frames.Module's CFI.
-type moduleCFI struct{ m *frames.Module }
+// moduleCFI is a CFISource over a frames.Module's CFI. Rows are those of
+// the FDE a lookup picks at each PC (frames.Module.CFIRow: the greatest
+// start at or below the PC), so that overlapping CFI FDEs cost each PC
+// one row, not one per FDE.
+type moduleCFI struct {
+	m    *frames.Module
+	once sync.Once
+	rows []frames.Row // every picked row by address, disjoint; valid when all is set
+	all  bool
+}
 
-func (c moduleCFI) FDERanges() ([]Range, error) {
+func (c *moduleCFI) FDERanges() ([]Range, error) {
 	fdes, err := c.m.CFIFDEs()
 	if err != nil {
 		return nil, err
@@ -22,7 +32,62 @@ func (c moduleCFI) FDERanges() ([]Range, error) {
 	return out, nil
 }
 
-func (c moduleCFI) Rows(start, end uint64) ([]frames.Row, error) { return c.m.CFIRows(start, end) }
+// Rows returns the picked rows that overlap [start, end). When the rows of
+// the whole module cannot be built (a malformed FDE somewhere), each call
+// asks the module for the range instead, so that the error stays with the
+// functions it concerns.
+func (c *moduleCFI) Rows(start, end uint64) ([]frames.Row, error) {
+	c.once.Do(c.resolve)
+	if !c.all {
+		return c.m.CFIRows(start, end)
+	}
+	i := sort.Search(len(c.rows), func(i int) bool { return c.rows[i].End > start })
+	j := i + sort.Search(len(c.rows)-i, func(k int) bool { return c.rows[i+k].Start >= end })
+	return c.rows[i:j:j], nil
+}
+
+// resolve builds the picked rows of the whole module: the rows of each
+// FDE up to the next FDE's start, ends clipped there.
+func (c *moduleCFI) resolve() {
+	all, err := c.m.CFIRows(0, math.MaxUint64)
+	if err != nil {
+		return
+	}
+	// The rows of one FDE are consecutive; FDE starts are distinct.
+	var fdes []Range // FDE range of each group, then the rows' [lo, hi)
+	var spans [][2]int
+	for i := 0; i < len(all); {
+		j := i + 1
+		for j < len(all) && all[j].Src.FDEStart == all[i].Src.FDEStart && all[j].Src.FDE == all[i].Src.FDE && all[j].Src.Section == all[i].Src.Section {
+			j++
+		}
+		fdes = append(fdes, Range{all[i].Src.FDEStart, all[i].Src.FDEEnd})
+		spans = append(spans, [2]int{i, j})
+		i = j
+	}
+	order := make([]int, len(fdes))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return fdes[order[a]].Start < fdes[order[b]].Start })
+	rows := make([]frames.Row, 0, len(all))
+	for k, g := range order {
+		own := fdes[g]
+		if k+1 < len(order) {
+			if next := fdes[order[k+1]].Start; next < own.End {
+				own.End = next
+			}
+		}
+		for _, r := range all[spans[g][0]:spans[g][1]] {
+			if r.Start >= own.End || r.End <= own.Start {
+				continue
+			}
+			r.Start, r.End = max(r.Start, own.Start), min(r.End, own.End)
+			rows = append(rows, r)
+		}
+	}
+	c.rows, c.all = rows, true
+}
 
 // fileModule returns a module for an ELF file on disk at link-time
 // addresses (bias 0).

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"debug/elf"
+	"io"
 	"sort"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -96,22 +97,40 @@ type checker struct {
 	sym  Symbolizer
 	rep  *FileReport
 	text []textRange
+	code []byte // the bytes of the span decoded last, reused
 }
 
+// textRange is an executable section read on demand through r, a span
+// at a time.
 type textRange struct {
-	addr uint64
-	data []byte
+	addr, size uint64
+	r          io.ReaderAt
 }
+
+// maxDecodeSpan bounds, in bytes, the code of one FDE read and decoded at
+// once; a longer span (no real function is that long) is compared at FRE
+// and CFI row boundaries instead.
+const maxDecodeSpan = 64 << 20
 
 // instructions returns the instruction boundaries in [start, end), decoded
 // with x86asm. ok is false when the bytes are not available or an
 // instruction does not decode; then boundaries holds what was decoded.
 func (c *checker) instructions(start, end uint64, buf []uint64) (b []uint64, ok bool) {
 	b = buf[:0]
+	if end <= start || end-start > maxDecodeSpan {
+		return b, false
+	}
 	var data []byte
 	for _, t := range c.text {
-		if start >= t.addr && end <= t.addr+uint64(len(t.data)) {
-			data = t.data[start-t.addr : end-t.addr]
+		if start >= t.addr && end-t.addr <= t.size {
+			n := int(end - start)
+			if cap(c.code) < n {
+				c.code = make([]byte, n)
+			}
+			data = c.code[:n]
+			if _, err := t.r.ReadAt(data, int64(start-t.addr)); err != nil {
+				return b, false
+			}
 			break
 		}
 	}

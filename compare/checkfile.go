@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -57,18 +58,16 @@ func CheckFile(path string, opts CheckOptions) (rep *FileReport, err error) {
 	rep.Version, rep.ABI = int(sec.Version), sec.ABI.String()
 	c := &checker{name: filepath.Base(path), f: f, sec: sec, rep: rep, cfi: opts.CFI, sym: opts.Symbolize}
 	if c.cfi == nil {
-		c.cfi = moduleCFI{m}
+		c.cfi = &moduleCFI{m: m}
 	}
 	if c.sym == nil {
 		c.sym = moduleSymbolizer(m)
 	}
 	for _, s := range f.Sections {
-		if s.Flags&elf.SHF_EXECINSTR != 0 && s.Type == elf.SHT_PROGBITS {
-			data, err := s.Data()
-			if err != nil {
-				return fail(fmt.Errorf("%s: reading %s: %w", path, s.Name, err))
-			}
-			c.text = append(c.text, textRange{addr: s.Addr, data: data})
+		// Code is read a function at a time, through the file; a compressed
+		// section (not valid for code) is compared at row boundaries.
+		if s.Flags&elf.SHF_EXECINSTR != 0 && s.Type == elf.SHT_PROGBITS && s.Flags&elf.SHF_COMPRESSED == 0 {
+			c.text = append(c.text, textRange{addr: s.Addr, size: s.Size, r: s})
 		}
 	}
 	if err := c.run(); err != nil {
@@ -108,56 +107,105 @@ func (c *checker) run() error {
 	for _, r := range cfiRanges {
 		sum.BytesCFI += r.End - r.Start
 	}
+	cfiIdx := newRangeIndex(cfiRanges)
+	owned := c.owned()
 	var insts []uint64
 	for i := range fdes {
 		fde := &fdes[i]
-		over := overlapping(cfiRanges, fde.Start, fde.End())
 		name := c.funcName(fde.Start)
-		if len(over) == 0 {
-			c.add(Finding{Kind: KindExtraFDE, Function: name, FuncStart: fde.Start, PC: fde.Start, PCEnd: fde.End(),
-				Message: fmt.Sprintf("SFrame FDE %d for %s [%#x, %#x) has no CFI counterpart", fde.Index, orAddr(name, fde.Start), fde.Start, fde.End())})
-			continue
-		}
 		// The CFI FDE that mirrors this one: the one containing its start,
 		// else the first overlapping. The .plt's single CFI FDE covers what
 		// SFrame splits into PLT0 and the PC-mask entries.
-		cf := over[0]
-		for _, r := range over {
-			if fde.Start >= r.Start && fde.Start < r.End {
-				cf = r
-				break
-			}
+		cf, ok := cfiIdx.mirror(fde.Start, fdeEnd(fde))
+		if !ok {
+			c.add(Finding{Kind: KindExtraFDE, Function: name, FuncStart: fde.Start, PC: fde.Start, PCEnd: fde.End(),
+				Message: fmt.Sprintf("SFrame FDE %d for %s [%#x, %#x) has no CFI counterpart", fde.Index, orAddr(name, fde.Start), fde.Start, fde.End())})
+			continue
 		}
 		if !c.inPLT(fde.Start) && (cf.Start != fde.Start || cf.End != fde.End()) {
 			c.add(Finding{Kind: KindBounds, Function: name, FuncStart: fde.Start, PC: fde.Start, PCEnd: fde.End(),
 				Message: fmt.Sprintf("SFrame FDE %d for %s covers [%#x, %#x) (size %d), CFI FDE covers [%#x, %#x) (size %d)",
 					fde.Index, orAddr(name, fde.Start), fde.Start, fde.End(), fde.Size, cf.Start, cf.End, cf.End-cf.Start)})
 		}
-		rows, err := c.cfi.Rows(fde.Start, fde.End())
+		// Each PC is compared against the one FDE a stack tracer picks
+		// there (sframe.Section.FindFDE); an FDE that overlapping FDEs
+		// hide everywhere (the validator reports the overlap) is not
+		// compared at all.
+		own := owned[i]
+		if len(own) == 0 {
+			continue
+		}
+		end := own[len(own)-1].End
+		rows, err := c.cfi.Rows(fde.Start, end)
 		if err != nil {
 			c.add(Finding{Kind: KindFormat, Function: name, FuncStart: fde.Start, PC: fde.Start,
 				Message: fmt.Sprintf("CFI for %s unreadable: %v", orAddr(name, fde.Start), err)})
 			continue
 		}
 		sum.FunctionsBoth++
-		insts = c.boundaries(fde, rows, insts)
-		sum.Instructions += c.checkFunc(fde, rows, insts)
+		insts = c.boundaries(fde, own, rows, insts)
+		sum.Instructions += c.checkFunc(fde, own, rows, insts)
 	}
 	c.uncovered(cfiRanges)
 	return nil
 }
 
-// boundaries returns the PCs to compare in an FDE: every instruction
-// boundary on AMD64 when the code decodes, else the union of SFrame FRE and
-// CFI row starts.
-func (c *checker) boundaries(fde *sframe.FDE, rows []frames.Row, buf []uint64) []uint64 {
+// fdeEnd is fde.End(), or the top of the address space for an FDE whose
+// end wraps around it.
+func fdeEnd(fde *sframe.FDE) uint64 {
+	if e := fde.End(); e >= fde.Start {
+		return e
+	}
+	return math.MaxUint64
+}
+
+// owned returns, for each FDE in section order, the address ranges in
+// which a lookup (sframe.Section.FindFDE) picks that FDE, in address
+// order: all of the FDE unless FDEs overlap. The lookup is constant
+// between consecutive FDE starts and ends, so it is made once per such
+// interval: O(n log n) for n FDEs however they overlap.
+func (c *checker) owned() [][]Range {
+	fdes := c.sec.FDEs()
+	pts := make([]uint64, 0, 2*len(fdes))
+	for i := range fdes {
+		if fdes[i].Size > 0 {
+			pts = append(pts, fdes[i].Start, fdeEnd(&fdes[i]))
+		}
+	}
+	slices.Sort(pts)
+	pts = slices.Compact(pts)
+	own := make([][]Range, len(fdes))
+	for k := 0; k+1 < len(pts); k++ {
+		f, err := c.sec.FindFDE(pts[k])
+		if err != nil {
+			continue
+		}
+		o := own[f.Index]
+		if n := len(o); n > 0 && o[n-1].End == pts[k] {
+			o[n-1].End = pts[k+1]
+		} else {
+			o = append(o, Range{pts[k], pts[k+1]})
+		}
+		own[f.Index] = o
+	}
+	return own
+}
+
+// boundaries returns the PCs to compare in the ranges own of an FDE:
+// every instruction boundary on AMD64 when the code from the FDE's start
+// decodes, else the union of SFrame FRE and CFI row starts and of the
+// ranges' starts.
+func (c *checker) boundaries(fde *sframe.FDE, own []Range, rows []frames.Row, buf []uint64) []uint64 {
+	end := own[len(own)-1].End
 	if c.sec.ABI == sframe.ABIAMD64LittleEndian {
-		if b, ok := c.instructions(fde.Start, fde.End(), buf); ok {
-			return b
+		if b, ok := c.instructions(fde.Start, end, buf); ok {
+			return keepOwned(b, own)
 		}
 	}
 	b := buf[:0]
-	b = append(b, fde.Start)
+	for _, r := range own {
+		b = append(b, r.Start)
+	}
 	it := c.sec.FREs(fde)
 	for it.Next() {
 		if fde.PCType == sframe.PCTypeInc {
@@ -165,25 +213,42 @@ func (c *checker) boundaries(fde *sframe.FDE, rows []frames.Row, buf []uint64) [
 		}
 	}
 	for _, r := range rows {
-		if r.Start >= fde.Start && r.Start < fde.End() {
+		if r.Start >= fde.Start && r.Start < end {
 			b = append(b, r.Start)
 		}
 	}
 	slices.Sort(b)
-	return slices.Compact(b)
+	return keepOwned(slices.Compact(b), own)
+}
+
+// keepOwned keeps the PCs of the sorted b that lie in the sorted ranges own.
+func keepOwned(b []uint64, own []Range) []uint64 {
+	out := b[:0]
+	j := 0
+	for _, pc := range b {
+		for j < len(own) && own[j].End <= pc {
+			j++
+		}
+		if j < len(own) && pc >= own[j].Start {
+			out = append(out, pc)
+		}
+	}
+	return out
 }
 
 // uncovered reports CFI FDEs that no SFrame FDE overlaps, with the reason
 // SFrame cannot express them when the CFI shows one.
 func (c *checker) uncovered(cfiRanges []Range) {
 	fdes := c.sec.FDEs()
-	starts := make([]Range, len(fdes))
+	sf := make([]Range, 0, len(fdes))
 	for i := range fdes {
-		starts[i] = Range{fdes[i].Start, fdes[i].End()}
+		if fdes[i].Size > 0 {
+			sf = append(sf, Range{fdes[i].Start, fdeEnd(&fdes[i])})
+		}
 	}
-	sort.Slice(starts, func(i, j int) bool { return starts[i].Start < starts[j].Start })
+	sfIdx := newRangeIndex(sf)
 	for _, r := range cfiRanges {
-		if len(overlapping(starts, r.Start, r.End)) > 0 || r.End == r.Start {
+		if _, ok := sfIdx.mirror(r.Start, r.End); ok || r.End == r.Start {
 			continue
 		}
 		name := c.funcName(r.Start)
@@ -221,19 +286,47 @@ func inexpressible(rows []frames.Row, v sframe.Version) (reason string, expressi
 	return "", false
 }
 
-// overlapping returns the ranges of sorted that overlap [start, end).
-func overlapping(sorted []Range, start, end uint64) []Range {
-	if end == start {
-		return nil
-	}
-	i := sort.Search(len(sorted), func(i int) bool { return sorted[i].End > start })
-	var out []Range
-	for ; i < len(sorted) && sorted[i].Start < end; i++ {
-		if sorted[i].End > start {
-			out = append(out, sorted[i])
+// rangeIndex answers overlap queries on ranges sorted by start in
+// O(log n), however the ranges overlap each other.
+type rangeIndex struct {
+	r     []Range
+	reach []int // reach[i]: index of the range ending highest among r[:i+1]
+}
+
+// newRangeIndex indexes r; it sorts r by start.
+func newRangeIndex(r []Range) rangeIndex {
+	sort.SliceStable(r, func(i, j int) bool { return r[i].Start < r[j].Start })
+	x := rangeIndex{r: r, reach: make([]int, len(r))}
+	for i := range r {
+		x.reach[i] = i
+		if i > 0 && r[x.reach[i-1]].End >= r[i].End {
+			x.reach[i] = x.reach[i-1]
 		}
 	}
-	return out
+	return x
+}
+
+// mirror returns the range that mirrors [start, end): among those
+// containing start, the one starting last (looking back a few ranges,
+// then the one reaching highest); else the first starting inside
+// [start, end). An empty [start, end) is mirrored only by a range
+// containing start.
+func (x rangeIndex) mirror(start, end uint64) (Range, bool) {
+	i := sort.Search(len(x.r), func(i int) bool { return x.r[i].Start > start }) // ranges [0, i) start at or below start
+	for k := i - 1; k >= 0 && k >= i-8; k-- {
+		if x.r[k].End > start {
+			return x.r[k], true
+		}
+	}
+	if i > 0 {
+		if r := x.r[x.reach[i-1]]; r.End > start {
+			return r, true
+		}
+	}
+	if i < len(x.r) && x.r[i].Start < end {
+		return x.r[i], true
+	}
+	return Range{}, false
 }
 
 // inPLT reports whether addr lies in a .plt* section, whose CFI FDE covers

@@ -21,10 +21,11 @@ type run struct {
 	sf, cfi    int // row indices at start
 }
 
-// checkFunc compares, at every instruction boundary of one SFrame FDE, the
+// checkFunc compares, at every instruction boundary insts of one SFrame
+// FDE in the ranges own where lookups pick that FDE (checker.owned), the
 // SFrame row with the CFI row, and records findings. It returns the number
 // of instruction boundaries compared.
-func (c *checker) checkFunc(fde *sframe.FDE, cfiRows []frames.Row, insts []uint64) int {
+func (c *checker) checkFunc(fde *sframe.FDE, own []Range, cfiRows []frames.Row, insts []uint64) int {
 	name := c.funcName(fde.Start)
 	if fde.PCType == sframe.PCTypeMask {
 		return c.checkMaskFunc(fde, name, cfiRows, insts)
@@ -36,9 +37,13 @@ func (c *checker) checkFunc(fde *sframe.FDE, cfiRows []frames.Row, insts []uint6
 		return 0
 	}
 	var runs []run
+	j := 0 // the range of own holding pc
 	for i, pc := range insts {
-		next := fde.End()
-		if i+1 < len(insts) {
+		for own[j].End <= pc {
+			j++
+		}
+		next := own[j].End
+		if i+1 < len(insts) && insts[i+1] < next {
 			next = insts[i+1]
 		}
 		si, ci := rowAt(sfRows, pc), rowAt(cfiRows, pc)
