@@ -108,3 +108,19 @@ func TestOverlappingFDEsAreComparedOncePerInstruction(t *testing.T) {
 		})
 	}
 }
+
+func TestZeroSizeFDEsAreDisagreements(t *testing.T) {
+	path := patched(t, "deep-v3-O2", func(sec *sframe.Section, data []byte) {
+		for _, fde := range sec.FDEs() {
+			sec.ByteOrder.PutUint32(data[fde.Off+8:], 0)
+		}
+	})
+	rep, err := CheckFile(path, CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Summary.Disagreements == 0 || rep.Summary.ByKind[KindBounds] == 0 {
+		t.Errorf("FDEs of size 0 at every function's start: %d disagreements, findings by kind %v; want function-bounds disagreements",
+			rep.Summary.Disagreements, rep.Summary.ByKind)
+	}
+}

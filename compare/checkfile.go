@@ -117,6 +117,12 @@ func (c *checker) run() error {
 		// else the first overlapping. The .plt's single CFI FDE covers what
 		// SFrame splits into PLT0 and the PC-mask entries.
 		cf, ok := cfiIdx.mirror(fde.Start, fdeEnd(fde))
+		if fde.Size == 0 && ok {
+			c.add(Finding{Kind: KindBounds, Function: name, FuncStart: fde.Start, PC: fde.Start,
+				Message: fmt.Sprintf("SFrame FDE %d for %s has size 0, so it covers no instruction; CFI FDE covers [%#x, %#x) (size %d)",
+					fde.Index, orAddr(name, fde.Start), cf.Start, cf.End, cf.End-cf.Start)})
+			continue
+		}
 		if !ok {
 			c.add(Finding{Kind: KindExtraFDE, Function: name, FuncStart: fde.Start, PC: fde.Start, PCEnd: fde.End(),
 				Message: fmt.Sprintf("SFrame FDE %d for %s [%#x, %#x) has no CFI counterpart", fde.Index, orAddr(name, fde.Start), fde.Start, fde.End())})
