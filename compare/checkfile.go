@@ -48,7 +48,10 @@ func CheckFile(path string, opts CheckOptions) (rep *FileReport, err error) {
 	defer m.Close()
 	f, err := m.File()
 	if err != nil {
-		return fail(err)
+		if inner := errors.Unwrap(err); inner != nil {
+			err = inner // "module NAME: ...": the file's path names it better
+		}
+		return fail(fmt.Errorf("%s: %w", path, err))
 	}
 	sec, err := sframe.FromELF(f)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 
@@ -58,17 +57,20 @@ func (m *Module) load() (*moduleData, error) {
 			return
 		}
 		d := &moduleData{}
+		// The file is read through io.ReaderAt, a section at a time, after
+		// sframe.NewELFFile has checked every header against its size; only
+		// a regular file is opened (a FIFO would block, /dev/zero never end).
 		switch {
 		case m.ELF != nil:
-			d.file, m.err = elf.NewFile(bytes.NewReader(m.ELF))
+			d.file, m.err = sframe.NewELFFile(bytes.NewReader(m.ELF), int64(len(m.ELF)))
 		case m.OpenPath != "" || m.Path != "":
 			p := m.OpenPath
 			if p == "" {
 				p = m.Path
 			}
-			var f *os.File
-			if f, m.err = os.Open(p); m.err == nil {
-				if d.file, m.err = elf.NewFile(f); m.err != nil {
+			f, size, err := sframe.OpenFile(p)
+			if m.err = err; err == nil {
+				if d.file, m.err = sframe.NewELFFile(f, size); m.err != nil {
 					f.Close()
 				} else {
 					d.closer = f

@@ -2,12 +2,10 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/sfdbg/sfdbg/sframe"
 )
@@ -67,22 +65,44 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 }
 
 // dumpLoad reads the SFrame section of the file at path and returns it with
-// the file offset of its first byte. Parse errors are returned with that
-// offset in the message.
+// the file offset of its first byte. Only a regular file is read, and only
+// the sections it needs, through the open file: a header claiming more
+// than the file holds is an error before anything is allocated for it.
+// Parse errors are returned with that offset in the message.
 func dumpLoad(path string) (*sframe.Section, int64, error) {
-	data, err := os.ReadFile(path)
+	file, size, err := sframe.OpenFile(path)
 	if err != nil {
 		return nil, 0, err
 	}
-	if len(data) >= 4 && string(data[:4]) != elf.ELFMAG && isSFrameMagic(data) {
+	defer file.Close()
+	var magic [4]byte
+	n, err := file.ReadAt(magic[:], 0)
+	if n < len(magic) {
+		if isSFrameMagic(magic[:n]) {
+			_, err := sframe.Parse(magic[:n]) // too short: the parser says so, at its offset
+			return nil, 0, err
+		}
+		if err != nil && err != io.EOF {
+			return nil, 0, err
+		}
+		return nil, 0, fmt.Errorf("file of %d bytes is too short to be an ELF file or an SFrame section", size)
+	}
+	if string(magic[:]) != elf.ELFMAG {
+		if !isSFrameMagic(magic[:]) {
+			return nil, 0, fmt.Errorf("neither an ELF file nor an SFrame section (first bytes % x)", magic)
+		}
+		// A raw section: the whole file, which is a regular file of known size.
+		data := make([]byte, size)
+		if _, err := io.ReadFull(io.NewSectionReader(file, 0, size), data); err != nil {
+			return nil, 0, fmt.Errorf("reading the %d-byte file: %w", size, err)
+		}
 		s, err := sframe.Parse(data)
 		return s, 0, err
 	}
-	f, err := elf.NewFile(bytes.NewReader(data))
+	f, err := sframe.NewELFFile(file, size)
 	if err != nil {
-		return nil, 0, fmt.Errorf("neither an ELF file nor an SFrame section: %w", err)
+		return nil, 0, err
 	}
-	defer f.Close()
 	sdata, addr, off, err := dumpELFSection(f)
 	if err != nil {
 		return nil, 0, err
@@ -99,7 +119,7 @@ func dumpLoad(path string) (*sframe.Section, int64, error) {
 }
 
 func isSFrameMagic(d []byte) bool {
-	return (d[0] == 0xde && d[1] == 0xe2) || (d[0] == 0xe2 && d[1] == 0xde)
+	return len(d) >= 2 && ((d[0] == 0xde && d[1] == 0xe2) || (d[0] == 0xe2 && d[1] == 0xde))
 }
 
 // dumpELFSection finds the SFrame data of f (sframe.ELFSection) and its file
