@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -44,6 +46,7 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	var paths []string
 	named := map[string]bool{}
+	walked := &walkResult{skipped: map[string]int{}}
 	for _, a := range fset.Args() {
 		fi, err := os.Stat(a)
 		if err != nil {
@@ -59,12 +62,7 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "sfdbg check: %s is a directory (use --recursive)\n", a)
 			return exitError
 		}
-		filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && d.Type().IsRegular() && isELF(p) {
-				paths = append(paths, p)
-			}
-			return nil
-		})
+		paths = walked.walk(a, paths)
 	}
 	start := time.Now()
 	reports := checkAll(paths, *jobs, func(r *compare.FileReport) {
@@ -78,6 +76,8 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	for _, r := range reports {
 		if !skipped(r, named) {
 			kept = append(kept, r)
+		} else {
+			walked.skipped[skipNoSFrame]++
 		}
 	}
 	doc := compare.NewCheckDocument(kept)
@@ -97,7 +97,18 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 		if len(kept) > 1 {
 			doc.WriteSummaryTable(w, st)
 		}
+		if *recursive {
+			walked.writeSummary(w, len(kept))
+		}
 		w.Flush()
+	}
+	if *recursive {
+		for _, u := range walked.unreadable {
+			fmt.Fprintf(stderr, "sfdbg check: cannot read %s\n", u)
+		}
+		if *jsonOut {
+			walked.writeSummary(stderr, len(kept))
+		}
 	}
 	if *junit != "" {
 		if err := writeJUnit(*junit, kept, time.Since(start)); err != nil {
@@ -106,7 +117,7 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	switch {
-	case doc.Errors > 0:
+	case doc.Errors > 0, len(walked.unreadable) > 0:
 		return exitError
 	case doc.Disagreements > 0:
 		return exitFindings
@@ -151,15 +162,100 @@ func checkAll(paths []string, jobs int, done func(*compare.FileReport)) []*compa
 	return out
 }
 
-func isELF(path string) bool {
-	f, err := os.Open(path)
+// Reasons --recursive skips a file, as the summary names them.
+const (
+	skipNotELF     = "not ELF"
+	skipNoSFrame   = "ELF without SFrame"
+	skipSymlink    = "symbolic link (not followed)"
+	skipNotRegular = "not a regular file"
+)
+
+// walkResult is what --recursive found below the directories it walked:
+// the files to check, the others by the reason they were skipped, and
+// what could not be read (a directory or file: its path and the error).
+type walkResult struct {
+	skipped    map[string]int
+	unreadable []string
+}
+
+// walk appends the ELF files below root to paths and records the rest.
+// Symbolic links below root are not followed; root itself may be one.
+func (w *walkResult) walk(root string, paths []string) []string {
+	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		root += string(filepath.Separator) // walk the directory it leads to
+	}
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			w.unreadable = append(w.unreadable, pathErrText(p, err))
+		case d.IsDir():
+		case d.Type()&fs.ModeSymlink != 0:
+			w.skipped[skipSymlink]++
+		case !d.Type().IsRegular():
+			w.skipped[skipNotRegular]++
+		default:
+			switch elf, err := isELF(p); {
+			case err != nil:
+				w.unreadable = append(w.unreadable, pathErrText(p, err))
+			case elf:
+				paths = append(paths, p)
+			default:
+				w.skipped[skipNotELF]++
+			}
+		}
+		return nil
+	})
+	return paths
+}
+
+// writeSummary says how many files --recursive checked and how many it
+// skipped, and why; it is printed even when nothing was checked.
+func (w *walkResult) writeSummary(out io.Writer, checked int) {
+	total := 0
+	var why []string
+	for _, r := range []string{skipNotELF, skipNoSFrame, skipSymlink, skipNotRegular} {
+		if n := w.skipped[r]; n > 0 {
+			total += n
+			why = append(why, fmt.Sprintf("%s: %d", r, n))
+		}
+	}
+	fmt.Fprintf(out, "\nFiles: %d checked, %d skipped", checked, total)
+	if len(why) > 0 {
+		fmt.Fprintf(out, " (%s)", strings.Join(why, "; "))
+	}
+	if n := len(w.unreadable); n > 0 {
+		fmt.Fprintf(out, ", %d unreadable (listed on stderr)", n)
+	}
+	fmt.Fprintln(out)
+}
+
+// pathErrText formats an error about the file at p as "p: what".
+func pathErrText(p string, err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Path + ": " + pe.Err.Error()
+	}
+	return p + ": " + err.Error()
+}
+
+// isELF reports whether the file at path starts with the ELF magic; the
+// error is that of opening or reading it (a file shorter than the magic
+// is not ELF).
+func isELF(path string) (bool, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return false
+		return false, err
 	}
 	defer f.Close()
 	var magic [4]byte
-	_, err = io.ReadFull(f, magic[:])
-	return err == nil && string(magic[:]) == "\x7fELF"
+	n, err := io.ReadFull(f, magic[:])
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return n == 4 && string(magic[:]) == "\x7fELF", nil
 }
 
 func isTerminal(w io.Writer) bool {

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"debug/elf"
+	"encoding/binary"
 	"encoding/json"
 	"encoding/xml"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -108,4 +113,130 @@ func TestCheckRecursiveWritesJSONLinesAndJUnit(t *testing.T) {
 	if len(suites.Suites) != 1 || suites.Suites[0].Tests != 2 || suites.Suites[0].Failures != 1 {
 		t.Errorf("unexpected JUnit report:\n%s", b)
 	}
+}
+
+// withoutSFrame copies an ELF fixture to path with its SFrame data hidden:
+// the .sframe section renamed and typed PROGBITS, PT_GNU_SFRAME made PT_NULL.
+func withoutSFrame(t *testing.T, fixture, path string) {
+	t.Helper()
+	b, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := layoutOf(t, b)
+	le := binary.LittleEndian
+	h := l.hdr[".sframe"]
+	strOff := int(le.Uint64(b[l.shoff+int(le.Uint16(b[0x3e:]))*l.shentsize+0x18:]))
+	b[strOff+int(le.Uint32(b[h:]))+1] = 'x' // ".xframe"
+	le.PutUint32(b[h+4:], uint32(elf.SHT_PROGBITS))
+	phoff, phent, phnum := int(le.Uint64(b[0x20:])), int(le.Uint16(b[0x36:])), int(le.Uint16(b[0x38:]))
+	for i := 0; i < phnum; i++ {
+		if p := phoff + i*phent; le.Uint32(b[p:]) == 0x6474e554 {
+			le.PutUint32(b[p:], uint32(elf.PT_NULL))
+		}
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// worldDir returns a new directory every user may enter, removed after
+// the test (t.TempDir's parent is private to root).
+func worldDir(t *testing.T) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "sfdbg-check-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(d, 0o755)
+	t.Cleanup(func() {
+		filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+			os.Chmod(p, 0o755)
+			return nil
+		})
+		os.RemoveAll(d)
+	})
+	return d
+}
+
+func TestCheckRecursiveSaysWhatItCheckedAndSkipped(t *testing.T) {
+	t.Run("a tree without SFrame gets a summary and exit 0", func(t *testing.T) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "README"), []byte("not an ELF file\n"), 0o644)
+		withoutSFrame(t, dumpFixture(t, "deep-v1-O2"), filepath.Join(dir, "plain"))
+		for _, jsonOut := range []bool{false, true} {
+			args := []string{"check", "--recursive", dir}
+			if jsonOut {
+				args = []string{"check", "--recursive", "--json", dir}
+			}
+			code, out, errOut := runSfdbg(args...)
+			summary := out
+			if jsonOut {
+				summary = errOut
+			}
+			if code != exitOK || !strings.Contains(summary, "0 checked, 2 skipped (not ELF: 1; ELF without SFrame: 1)") {
+				t.Errorf("%v: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out, errOut)
+			}
+		}
+	})
+	t.Run("links and special files are counted as skipped", func(t *testing.T) {
+		dir := t.TempDir()
+		b, err := os.ReadFile(dumpFixture(t, "deep-v1-O2"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "prog"), b, 0o644)
+		os.Symlink("prog", filepath.Join(dir, "link"))
+		os.Symlink("nowhere", filepath.Join(dir, "dangling"))
+		if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+			t.Skip(err)
+		}
+		code, out, errOut := runSfdbg("check", "--recursive", dir)
+		if code != exitOK || !strings.Contains(out, "1 checked, 3 skipped (symbolic link (not followed): 2; not a regular file: 1)") {
+			t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+		}
+	})
+	t.Run("unreadable files and directories are listed and give exit 2", func(t *testing.T) {
+		dir := worldDir(t)
+		b, err := os.ReadFile(dumpFixture(t, "deep-v1-O2"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "prog"), b, 0o644)
+		os.WriteFile(filepath.Join(dir, "secret"), b, 0o000)
+		os.Mkdir(filepath.Join(dir, "private"), 0o755)
+		os.WriteFile(filepath.Join(dir, "private", "prog"), b, 0o644)
+		os.Chmod(filepath.Join(dir, "private"), 0o000)
+		var code int
+		var out, errOut string
+		if os.Geteuid() == 0 {
+			// Root reads anything: run sfdbg as nobody, for whom mode 000 holds.
+			cmd := exec.Command(sfdbgBinary(t), "check", "--recursive", dir)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+			var o, e strings.Builder
+			cmd.Stdout, cmd.Stderr = &o, &e
+			err := cmd.Run()
+			if _, ok := err.(*exec.ExitError); err != nil && !ok {
+				t.Skipf("cannot run sfdbg as nobody: %v", err)
+			}
+			code, out, errOut = cmd.ProcessState.ExitCode(), o.String(), e.String()
+		} else {
+			code, out, errOut = runSfdbg("check", "--recursive", dir)
+		}
+		if code != exitError {
+			t.Errorf("exit %d, want %d", code, exitError)
+		}
+		for _, w := range []string{"cannot read " + filepath.Join(dir, "secret") + ": permission denied",
+			"cannot read " + filepath.Join(dir, "private") + ": permission denied"} {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("stderr lacks %q", w)
+			}
+		}
+		if !strings.Contains(out, "1 checked, 0 skipped, 2 unreadable") {
+			t.Errorf("stdout lacks the summary")
+		}
+		if t.Failed() {
+			t.Logf("stdout:\n%s\nstderr:\n%s", out, errOut)
+		}
+	})
 }
