@@ -342,14 +342,34 @@ type pltSymbol struct {
 	name       string
 }
 
-// pltSymbols names the AMD64 PLT entries after the functions they call:
-// relocation i of .rela.plt (R_X86_64_JUMP_SLOT or R_X86_64_IRELATIVE) is
-// served by entry i of .plt.sec when the file has one (IBT PLT), else by
-// entry i+1 of .plt (entry 0 is the resolver stub).
+// pltSymbols names the AMD64 PLT entries after the functions they call, as
+// objdump does ("puts@plt"): relocation i of .rela.plt
+// (R_X86_64_JUMP_SLOT or R_X86_64_IRELATIVE) is served by entry i of
+// .plt.sec when the file has one (IBT PLT), else by entry i+1 of .plt
+// (entry 0 is the resolver stub); an entry of .plt.got (a jump through a GOT
+// slot the dynamic linker fills at load time: __cxa_finalize in most
+// executables) is named by the relocation of .rela.dyn that fills the slot
+// its "jmp *disp(%rip)" reads.
 func pltSymbols(f *elf.File, dyn *rawSymtab) []pltSymbol {
 	if f.Machine != elf.EM_X86_64 || f.Class != elf.ELFCLASS64 {
 		return nil
 	}
+	out := pltSlotSymbols(f, dyn)
+	return append(out, pltGOTSymbols(f, dyn)...)
+}
+
+// pltRelaSymbol returns the name of the dynamic symbol relocation entry r
+// (24 bytes of a .rela section) refers to, "" when none.
+func pltRelaSymbol(r []byte, dyn *rawSymtab) string {
+	symIdx := binary.LittleEndian.Uint64(r[8:]) >> 32
+	if symIdx == 0 || symIdx > uint64(dyn.len()) {
+		return ""
+	}
+	return dyn.name(dyn.sym(int(symIdx - 1)).name)
+}
+
+// pltSlotSymbols names the entries of .plt or .plt.sec (pltSymbols).
+func pltSlotSymbols(f *elf.File, dyn *rawSymtab) []pltSymbol {
 	rela := f.Section(".rela.plt")
 	if rela == nil || rela.Type != elf.SHT_RELA {
 		return nil
@@ -369,20 +389,56 @@ func pltSymbols(f *elf.File, dyn *rawSymtab) []pltSymbol {
 	n := uint64(len(data) / 24)
 	var out []pltSymbol
 	for i := uint64(0); i < n; i++ {
-		info := binary.LittleEndian.Uint64(data[i*24+8:])
-		symIdx := info >> 32
-		if symIdx == 0 || symIdx > uint64(dyn.len()) {
-			continue
-		}
 		addr := plt.Addr + (first+i)*entSize
 		if addr+entSize > plt.Addr+plt.Size {
 			break
 		}
-		name := dyn.name(dyn.sym(int(symIdx - 1)).name)
-		if name == "" {
+		if name := pltRelaSymbol(data[i*24:], dyn); name != "" {
+			out = append(out, pltSymbol{addr: addr, size: entSize, name: name + "@plt"})
+		}
+	}
+	return out
+}
+
+// pltGOTSymbols names the entries of .plt.got (pltSymbols): 8 bytes each
+// (16 with IBT, sh_entsize says which), each holding a "jmp *disp32(%rip)"
+// (ff 25, after an endbr64 or a bnd prefix) whose GOT slot a relocation of
+// .rela.dyn fills.
+func pltGOTSymbols(f *elf.File, dyn *rawSymtab) []pltSymbol {
+	got, rela := f.Section(".plt.got"), f.Section(".rela.dyn")
+	if got == nil || rela == nil || rela.Type != elf.SHT_RELA || got.Type != elf.SHT_PROGBITS || got.Size > 1<<20 {
+		return nil
+	}
+	code, err := got.Data()
+	if err != nil {
+		return nil
+	}
+	relocs, err := rela.Data()
+	if err != nil {
+		return nil
+	}
+	bySlot := map[uint64]string{}
+	for i := 0; i+24 <= len(relocs); i += 24 {
+		if name := pltRelaSymbol(relocs[i:], dyn); name != "" {
+			bySlot[binary.LittleEndian.Uint64(relocs[i:])] = name
+		}
+	}
+	ent := got.Entsize
+	if ent == 0 || ent > 32 || uint64(len(code))%ent != 0 {
+		ent = 8
+	}
+	var out []pltSymbol
+	for off := uint64(0); off+ent <= uint64(len(code)); off += ent {
+		e := code[off : off+ent]
+		i := bytes.Index(e, []byte{0xff, 0x25})
+		if i < 0 || i+6 > len(e) {
 			continue
 		}
-		out = append(out, pltSymbol{addr: addr, size: entSize, name: name + "@plt"})
+		disp := int32(binary.LittleEndian.Uint32(e[i+2:]))
+		slot := got.Addr + off + uint64(i+6) + uint64(int64(disp))
+		if name, ok := bySlot[slot]; ok {
+			out = append(out, pltSymbol{addr: got.Addr + off, size: ent, name: name + "@plt"})
+		}
 	}
 	return out
 }

@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"debug/elf"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -171,5 +173,33 @@ func TestSortCands(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("round %d (%d candidates): radix sort differs from a stable sort", round, n)
 		}
+	}
+}
+
+// TestPLTStubsAreNamedAsObjdumpNamesThem checks the names of PLT entries,
+// .plt.got's included, against what objdump -d (binutils 2.40) prints for
+// the committed fixtures.
+func TestPLTStubsAreNamedAsObjdumpNamesThem(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		addr uint64
+		want string
+	}{
+		{"deep-v3-O2", 0x1100, "__cxa_finalize@plt"}, // .plt.got
+		{"deep-v3-O2", 0x1030, "sigaction@plt"},      // .plt entry 1
+		{"deep-v3-O2", 0x10c0, "pthread_create@plt"},
+		{"sqlite-v3", 0x8220, "__cxa_finalize@plt"},
+	} {
+		t.Run(fmt.Sprintf("%s at %#x is %s", tc.file, tc.addr, tc.want), func(t *testing.T) {
+			p := filepath.Join("..", "testdata", "bin", tc.file)
+			if _, err := os.Stat(p); err != nil {
+				t.Skip(err)
+			}
+			m := &Module{Name: tc.file, OpenPath: p, Start: 0, End: 1 << 40}
+			defer m.Close()
+			if name, off, ok := m.FuncName(tc.addr + 2); !ok || name != tc.want || off != 2 {
+				t.Errorf("FuncName(%#x) = %q+%d, %v", tc.addr+2, name, off, ok)
+			}
+		})
 	}
 }
