@@ -163,8 +163,20 @@ func (s *Session) bpAt(pc uint64) *breakpoint {
 	return nil
 }
 
+// canRun says why the target cannot be run, if it cannot: a process that
+// was stopped before the attach is kept stopped.
+func (s *Session) canRun() error {
+	if st, ok := s.tgt.(*stoppedTarget); ok {
+		return st.errKeptStopped()
+	}
+	return nil
+}
+
 // cmdContinue implements "continue".
 func cmdContinue(s *Session, _ string) error {
+	if err := s.canRun(); err != nil {
+		return err
+	}
 	s.printf("Continuing.\n")
 	ev, err := s.resume(s.tgt.Continue)
 	if err != nil {
@@ -206,6 +218,9 @@ func cmdStepi(s *Session, args string) error {
 // frame's CFA (so that a recursive call returning to the same address does
 // not count).
 func cmdFinish(s *Session, _ string) error {
+	if err := s.canRun(); err != nil {
+		return err
+	}
 	n, tr, err := s.selected()
 	if err != nil {
 		return err

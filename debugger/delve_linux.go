@@ -38,9 +38,6 @@ type DelveTarget struct {
 	mods    *frames.Modules
 	modsOK  bool // mods is current (no resume since it was read)
 	bpAddrs map[uint64]bool
-	// wasStopped: the process was in the stopped state before the attach,
-	// so Detach must not SIGCONT it.
-	wasStopped bool
 }
 
 func init() {
@@ -48,22 +45,29 @@ func init() {
 	logflags.Setup(false, "", "")
 }
 
-// Attach attaches Delve's native backend to process pid, stopping it.
-// Errors are *AttachError with one sentence for humans.
-func Attach(pid int) (*DelveTarget, error) {
+// Attach attaches to process pid, stopping it, for a debugging session:
+// with Delve's native backend, or, for a process in a group stop (state T:
+// SIGSTOP, Ctrl-Z), with PTRACE_SEIZE (stoppedTarget), so that it stays
+// stopped and gets no signal. Errors are *AttachError with one sentence
+// for humans.
+func Attach(pid int) (Target, error) {
 	if err := checkPid(pid); err != nil {
 		return nil, err
 	}
-	st := ProcState(pid)
+	if ProcState(pid) == 'T' {
+		st, err := Seize(pid)
+		if err != nil {
+			return nil, err
+		}
+		return &stoppedTarget{st: st}, nil
+	}
 	var grp *proc.TargetGroup
 	var err error
 	withoutDelveWarnings(func() { grp, err = native.Attach(pid, nil, nil) })
 	if err != nil {
 		return nil, attachError(pid, err)
 	}
-	t := newDelveTarget(grp, pid, false)
-	t.wasStopped = st == 'T' || st == 't'
-	return t, nil
+	return newDelveTarget(grp, pid, false), nil
 }
 
 // Launch starts argv[0] with arguments argv[1:] under Delve, stopped at its
@@ -419,6 +423,8 @@ func (t *DelveTarget) Interrupt() error {
 
 // Detach implements Target. Delve removes every breakpoint before it
 // detaches; a process found in the stopped state afterwards gets SIGCONT.
+// (A process that was stopped before the attach is a stoppedTarget, never
+// a DelveTarget.)
 func (t *DelveTarget) Detach() error {
 	if !t.markDead() {
 		return nil
@@ -427,14 +433,7 @@ func (t *DelveTarget) Detach() error {
 	if err != nil && !processExists(t.pid) {
 		return nil
 	}
-	switch st := ProcState(t.pid); {
-	case t.wasStopped:
-		// Delve's detach sends SIGCONT to a process it finds stopped; a
-		// process that was stopped before the attach goes back to that.
-		if st != 'T' {
-			syscall.Kill(t.pid, syscall.SIGSTOP)
-		}
-	case st == 't' || st == 'T':
+	if st := ProcState(t.pid); st == 't' || st == 'T' {
 		// Make sure nothing is left stopped by the attach's SIGSTOP.
 		syscall.Kill(t.pid, syscall.SIGCONT)
 	}

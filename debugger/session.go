@@ -432,6 +432,9 @@ func (s *Session) Intro(msg string) {
 	}
 	name := s.tgt.ThreadName(tids[0])
 	s.printf("%s (%s), %s.\n", msg, name, plural(len(tids), "thread", "threads"))
+	if _, ok := s.tgt.(*stoppedTarget); ok {
+		s.printf("It was stopped (SIGSTOP or Ctrl-Z) and stays stopped: sfdbg inspects it without running it.\n")
+	}
 	if s.ui.IsTerminal() {
 		s.printf("Type \"help\" for the commands, \"bt\" for the backtrace, \"quit\" to detach and leave.\n")
 	}

@@ -1,0 +1,129 @@
+package debugger
+
+import (
+	"fmt"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sfdbg/sfdbg/frames"
+)
+
+// stoppedSnapshot is what a stopped process must keep while sfdbg works on
+// it: state, CPU time, PC and pending signals.
+type stoppedSnapshot struct {
+	state   byte
+	utime   string // /proc/PID/stat field 14, clock ticks in user mode
+	pc      string // /proc/PID/syscall: "-1 SP PC" for a stopped task
+	pending string // SigPnd and ShdPnd
+}
+
+func snapshotStopped(pid int) stoppedSnapshot {
+	stat := readFile(fmt.Sprintf("/proc/%d/stat", pid))
+	fields := strings.Fields(stat[strings.LastIndexByte(stat, ')')+1:])
+	st := procStatus(pid)
+	return stoppedSnapshot{state: ProcState(pid), utime: fields[11],
+		pc:      strings.TrimSpace(readFile(fmt.Sprintf("/proc/%d/syscall", pid))),
+		pending: st["SigPnd"] + " " + st["ShdPnd"]}
+}
+
+// spinCount reads the fixture's spin_count, which its spinning threads
+// increment in user mode: if it changed, the process ran.
+func spinCount(t *testing.T, pid int) uint64 {
+	t.Helper()
+	mem := NewProcMemory(pid)
+	mods, err := loadModules(pid, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mods.List() {
+		if strings.HasSuffix(m.Path, "/deep-v3-O2") {
+			f, err := m.File()
+			if err != nil {
+				t.Fatal(err)
+			}
+			syms, _ := f.Symbols()
+			for _, sy := range syms {
+				if sy.Name == "spin_count" {
+					v, err := frames.ReadUint64(mem, sy.Value+m.Bias)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return v
+				}
+			}
+		}
+	}
+	t.Fatal("no spin_count in the fixture")
+	return 0
+}
+
+func TestLiveAttachToAStoppedProcessKeepsItStopped(t *testing.T) {
+	for _, tc := range []struct {
+		mode string
+		end  string // the command that ends the session
+	}{{"spin", "detach"}, {"threads", "quit"}, {"spin", "continue"}} {
+		t.Run(tc.mode+" process stays stopped through "+tc.end, func(t *testing.T) {
+			cmd := startFixture(t, "deep-v3-O2", tc.mode)
+			pid := cmd.Process.Pid
+			syscall.Kill(pid, syscall.SIGSTOP)
+			for i := 0; ProcState(pid) != 'T' && i < 200; i++ {
+				time.Sleep(5 * time.Millisecond)
+			}
+			before, count := snapshotStopped(pid), spinCount(t, pid)
+			if before.state != 'T' {
+				t.Fatalf("fixture not stopped: %+v", before)
+			}
+			tg, err := Attach(pid)
+			skipIfNoPtrace(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ui := &ScriptUI{Echo: true}
+			s := NewSession(tg, ui)
+			s.Batch = true
+			s.RunBatch([]string{"bt", "info frame", "x/2xg $sp", "info registers rip", "thread apply all bt 1", tc.end})
+			s.Close()
+			time.Sleep(100 * time.Millisecond) // a SIGCONT sent late would show by now
+			after := snapshotStopped(pid)
+			if before != after {
+				t.Errorf("the stopped process changed: before %+v, after %+v\n%s", before, after, ui.Out.String())
+			}
+			if c := spinCount(t, pid); c != count {
+				t.Errorf("the stopped process ran during the session: spin_count went from %d to %d\n%s", count, c, ui.Out.String())
+			}
+			out := ui.Out.String()
+			if !strings.Contains(out, "#0  0x") || !strings.Contains(out, "Stack level 0") || !strings.Contains(out, "rip") {
+				t.Errorf("commands did not inspect the stopped process:\n%s", out)
+			}
+			if tc.end == "continue" && !strings.Contains(out, "keeps it stopped") {
+				t.Errorf("continue on a stopped process did not say why it refuses:\n%s", out)
+			}
+			if st := procStatus(pid)["TracerPid"]; st != "0" {
+				t.Errorf("TracerPid %s after the session", st)
+			}
+		})
+	}
+	t.Run("kill kills a stopped process", func(t *testing.T) {
+		cmd := startFixture(t, "deep-v3-O2", "spin")
+		pid := cmd.Process.Pid
+		syscall.Kill(pid, syscall.SIGSTOP)
+		for i := 0; ProcState(pid) != 'T' && i < 200; i++ {
+			time.Sleep(5 * time.Millisecond)
+		}
+		tg, err := Attach(pid)
+		skipIfNoPtrace(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ui := &ScriptUI{Echo: true}
+		s := NewSession(tg, ui)
+		s.Batch = true
+		s.RunBatch([]string{"kill"})
+		s.Close()
+		if !waitExited(pid) {
+			t.Errorf("stopped process %d not killed (state %q):\n%s", pid, ProcState(pid), ui.Out.String())
+		}
+	})
+}
