@@ -2,6 +2,8 @@ package compare
 
 import (
 	"debug/elf"
+	"encoding/binary"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -122,5 +124,127 @@ func TestZeroSizeFDEsAreDisagreements(t *testing.T) {
 	if rep.Summary.Disagreements == 0 || rep.Summary.ByKind[KindBounds] == 0 {
 		t.Errorf("FDEs of size 0 at every function's start: %d disagreements, findings by kind %v; want function-bounds disagreements",
 			rep.Summary.Disagreements, rep.Summary.ByKind)
+	}
+}
+
+// dwarf64EHFrame copies an ELF fixture with its .eh_frame rewritten in the
+// 64-bit DWARF format (length escape 0xffffffff, 8-byte CIE id and CIE
+// pointers; DWARF 5 §7.4) and appended to the file, the section header
+// pointing there. It handles the "zR" CIEs with pcrel|sdata4 FDE pointers
+// that GCC writes, and skips the test otherwise.
+func dwarf64EHFrame(t *testing.T, name string) string {
+	t.Helper()
+	src := fixture(t, name)
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s := f.Section(".eh_frame")
+	if s == nil || f.Class != elf.ELFCLASS64 || f.ByteOrder != binary.LittleEndian {
+		t.Skipf("%s: no little-endian ELF64 .eh_frame", name)
+	}
+	le := binary.LittleEndian
+	old := b[s.Offset : s.Offset+s.Size]
+	newOff := uint64(len(b))
+	var out []byte
+	where := map[uint64]uint64{} // old record offset -> new
+	for off := uint64(0); off+4 <= uint64(len(old)); {
+		n := uint64(le.Uint32(old[off:]))
+		if n == 0 {
+			out = le.AppendUint32(out, 0) // terminator
+			break
+		}
+		if n == 0xffffffff {
+			t.Skip("already 64-bit")
+		}
+		rec := old[off+4 : off+4+n]
+		id := le.Uint32(rec)
+		at := uint64(len(out))
+		where[off] = at
+		body := rec[4:]
+		var nb []byte
+		if id == 0 { // CIE
+			aug := string(body[1 : 1+bytesIndex(body[1:], 0)])
+			if aug != "zR" || !hasEnc(body, aug) {
+				t.Skipf("CIE at %#x: augmentation %q", off, aug)
+			}
+			nb = le.AppendUint64(nil, 0)
+			nb = append(nb, body...)
+		} else { // FDE: the CIE pointer is relative to its own field
+			cie := off + 4 - uint64(id)
+			cieNew, ok := where[cie]
+			if !ok {
+				t.Skipf("FDE at %#x: CIE at %#x not seen first", off, cie)
+			}
+			ptrAt := at + 12 // after the 12-byte length
+			nb = le.AppendUint64(nil, ptrAt-cieNew)
+			target := s.Addr + off + 8 + uint64(int64(int32(le.Uint32(body))))
+			pcAt := s.Addr + (ptrAt + 8)
+			nb = le.AppendUint32(nb, uint32(int32(int64(target-pcAt))))
+			nb = append(nb, body[4:]...)
+		}
+		out = le.AppendUint32(out, 0xffffffff)
+		out = le.AppendUint64(out, uint64(len(nb)))
+		out = append(out, nb...)
+		off += 4 + n
+	}
+	b = append(b, out...)
+	// The .eh_frame section header: sh_offset and sh_size.
+	shoff := int(le.Uint64(b[0x28:]))
+	shent := int(le.Uint16(b[0x3a:]))
+	for i, sec := range f.Sections {
+		if sec == s {
+			h := shoff + i*shent
+			le.PutUint64(b[h+0x18:], newOff)
+			le.PutUint64(b[h+0x20:], uint64(len(out)))
+		}
+	}
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func bytesIndex(b []byte, c byte) int {
+	for i, x := range b {
+		if x == c {
+			return i
+		}
+	}
+	return len(b)
+}
+
+// hasEnc reports whether a "zR" CIE body (after the CIE id) has one byte
+// of augmentation data, the FDE pointer encoding pcrel|sdata4.
+func hasEnc(body []byte, aug string) bool {
+	i := 1 + len(aug) + 1    // version, string, NUL
+	for k := 0; k < 3; k++ { // code align, data align, RA register (ULEB/SLEB)
+		for body[i]&0x80 != 0 {
+			i++
+		}
+		i++
+	}
+	return body[i] == 1 && body[i+1] == 0x1b // augmentation data length 1, pcrel|sdata4
+}
+
+func TestA64BitDWARFEHFrameIsCompared(t *testing.T) {
+	const name = "deep-v3-O2"
+	want, err := CheckFile(fixture(t, name), CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := CheckFile(dwarf64EHFrame(t, name), CheckOptions{})
+	if err != nil {
+		t.Fatalf("CheckFile of the 64-bit .eh_frame copy: %v", err)
+	}
+	if got.Summary.ByKind[KindNoCFI] > 0 || got.Summary.Instructions != want.Summary.Instructions ||
+		got.Summary.Disagreements != want.Summary.Disagreements || len(got.Findings) != len(want.Findings) {
+		t.Errorf("64-bit .eh_frame: %+v\n32-bit: %+v\nfindings: %+v", got.Summary, want.Summary, got.Findings)
 	}
 }
