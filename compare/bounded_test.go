@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -246,5 +247,28 @@ func TestA64BitDWARFEHFrameIsCompared(t *testing.T) {
 	if got.Summary.ByKind[KindNoCFI] > 0 || got.Summary.Instructions != want.Summary.Instructions ||
 		got.Summary.Disagreements != want.Summary.Disagreements || len(got.Findings) != len(want.Findings) {
 		t.Errorf("64-bit .eh_frame: %+v\n32-bit: %+v\nfindings: %+v", got.Summary, want.Summary, got.Findings)
+	}
+}
+
+func TestABad64BitLengthInEHFrameIsMalformedCFI(t *testing.T) {
+	src := fixture(t, "deep-v3-O2")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := f.Section(".eh_frame").Offset
+	f.Close()
+	binary.LittleEndian.PutUint32(b[off:], 0xffffffff) // the 8 bytes after it become the length
+	p := filepath.Join(t.TempDir(), "eh64-bad")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := CheckFile(p, CheckOptions{})
+	if err == nil || rep.Summary.ByKind[KindNoCFI] > 0 || !strings.Contains(err.Error(), ".eh_frame at byte 0x0") {
+		t.Errorf("err %v, findings %v; want malformed CFI (exit 2) naming .eh_frame's byte 0x0", err, rep.Summary.ByKind)
 	}
 }
