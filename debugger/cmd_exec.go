@@ -123,7 +123,9 @@ func (s *Session) resume(fn func() (Event, error)) (Event, error) {
 		case ev.Status == 0:
 			s.printf("[Process %d exited normally]\n", pid)
 		case ev.Status < 0:
-			s.printf("[Process %d killed by signal %d (%v)]\n", pid, -ev.Status, syscall.Signal(-ev.Status))
+			// gdb's words. The program could not be stopped before the
+			// signal was delivered (see "info signals").
+			s.printf("\nProgram terminated with signal %s.\nThe program no longer exists.\n", signalText(syscall.Signal(-ev.Status)))
 		default:
 			s.printf("[Process %d exited with code %d]\n", pid, ev.Status)
 		}

@@ -217,7 +217,7 @@ A trace stops at the backtrace limit (256 frames; "set backtrace limit").`,
 			help: "Select the frame N levels down the stack (towards the innermost frame; default 1).",
 			run:  func(s *Session, a string) error { return cmdUpDown(s, a, -1) }},
 		{aliases: []string{"info", "i"},
-			help: "Show things about the program: frame, sframe, registers, threads, sharedlibrary, breakpoints.",
+			help: "Show things about the program: frame, sframe, registers, threads, sharedlibrary, signals, breakpoints.",
 			sub: []*command{
 				{aliases: []string{"frame", "f"}, args: "[N]", needsTarget: true,
 					help: `Describe the selected frame: CFA, saved RA and FP, each method's raw rules.
@@ -240,6 +240,13 @@ address). PC may be a number, a function name or $pc, $sp, ...`,
 				{aliases: []string{"sharedlibrary", "shared", "dll"}, needsTarget: true,
 					help: "List the modules (executable, shared libraries, vDSO) with their addresses, load bias and SFrame section.",
 					run:  cmdInfoShared},
+				{aliases: []string{"signals", "sig", "handle"}, args: "[SIG]",
+					help: `Show how sfdbg handles signals, as gdb's table: stop, print, pass.
+sfdbg passes every signal to the program at once, without stopping or
+printing: Delve's native backend stops the program only for SIGTRAP.
+A fatal signal (SIGSEGV, SIGABRT, ...) ends the program; sfdbg then
+reports it as gdb does, "Program terminated with signal ...".`,
+					run: cmdInfoSignals},
 				{aliases: []string{"breakpoints", "b", "break"},
 					help: "List the breakpoints.",
 					run:  cmdInfoBreakpoints},
@@ -306,6 +313,12 @@ does not count. Ctrl-C stops the program.`,
 		{aliases: []string{"quit", "q", "exit"},
 			help: "Leave sfdbg: detach from an attached process (it runs on), kill a process sfdbg started.",
 			run:  cmdQuit},
+		{aliases: []string{"handle"}, args: "SIG [nostop|noprint|pass]",
+			help: `Say how a signal is handled: nostop, noprint and pass are accepted.
+stop, print and nopass are refused with the reason: Delve's native backend
+passes every signal but SIGTRAP to the program at once (see "info
+signals"). SIG is a name (SIGSEGV, SEGV) or a number.`,
+			run: cmdHandle},
 		{aliases: []string{"set"},
 			help: "Change a setting: backtrace limit.",
 			sub: []*command{

@@ -102,6 +102,7 @@ func TestTranscriptsMatchGoldenFiles(t *testing.T) {
 		{"signal-frame", "deep-signal", []string{"bt", "bt sframe", "frame 4", "info frame"}, true},
 		{"sharedlibrary", "deep-threads", []string{"info sharedlibrary"}, true},
 		{"errors-and-help", "deep-spin", []string{"foo", "info", "info bogus", "bt bogus", "x", "break", "break no_such_function", "break spin_here", "continue", "stepi", "finish", "d", "info breakpoints", "help", "help bt", "help info frame", "help x", "help nosuch", "s", "de"}, false},
+		{"signals", "deep-spin", []string{"info signals", "handle SIGSEGV stop", "handle SEGV nostop noprint pass", "handle 11", "handle SIGFOO", "info signals abrt", "handle SIGINT sometimes"}, false},
 		{"detach-then-commands", "deep-spin", []string{"detach", "bt", "info threads", "quit", "bt"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -152,8 +153,8 @@ func TestCompletionOffersCommandsSubcommandsAndFunctions(t *testing.T) {
 	}{
 		{"", nil}, // every command: checked by length below
 		{"fi", []string{"finish "}},
-		{"info ", []string{"info frame ", "info sframe ", "info registers ", "info threads ", "info sharedlibrary ", "info breakpoints "}},
-		{"info s", []string{"info sframe ", "info sharedlibrary "}},
+		{"info ", []string{"info frame ", "info sframe ", "info registers ", "info threads ", "info sharedlibrary ", "info signals ", "info breakpoints "}},
+		{"info s", []string{"info sframe ", "info sharedlibrary ", "info signals "}},
 		{"bt s", []string{"bt sframe "}},
 		{"break level4", []string{"break level4_recursive "}},
 		{"b spin_h", []string{"b spin_here "}},

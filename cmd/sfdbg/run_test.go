@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -41,5 +43,46 @@ func TestRunRejectsAMissingProgram(t *testing.T) {
 	}
 	if code, _, _ := runSfdbg("run", "-batch"); code != exitError {
 		t.Errorf("run without a program: status %d", code)
+	}
+}
+
+// crasher builds a program that dereferences a null pointer, with the C
+// compiler if there is one, else returns python3 doing the same; it skips
+// the test when neither exists.
+func crasher(t *testing.T) []string {
+	t.Helper()
+	if cc, err := exec.LookPath("cc"); err == nil {
+		dir := t.TempDir()
+		src := filepath.Join(dir, "segv.c")
+		os.WriteFile(src, []byte("int main(void) { volatile int *p = 0; return *p; }\n"), 0o644)
+		bin := filepath.Join(dir, "segv")
+		if out, err := exec.Command(cc, "-g", "-o", bin, src).CombinedOutput(); err == nil {
+			return []string{bin}
+		} else {
+			t.Logf("cc: %v: %s", err, out)
+		}
+	}
+	if py, err := exec.LookPath("python3"); err == nil {
+		return []string{py, "-c", "import ctypes; ctypes.string_at(0)"}
+	}
+	t.Skip("neither a C compiler nor python3 to make a program that crashes")
+	return nil
+}
+
+func TestRunReportsAFatalSignalAsGdbDoes(t *testing.T) {
+	argv := crasher(t)
+	args := append([]string{"run", "-batch", "-ex", "continue", "-ex", "info signals SIGSEGV", "--"}, argv...)
+	code, out, errOut := runSfdbg(args...)
+	if strings.Contains(errOut, "operation not permitted") {
+		t.Skipf("ptrace not permitted: %s", errOut)
+	}
+	for _, want := range []string{"\nProgram terminated with signal SIGSEGV, Segmentation fault.\n", "The program no longer exists.\n",
+		"SIGSEGV       No\tNo\tYes\t\tSegmentation fault\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q; status %d, stdout:\n%s\nstderr:\n%s", want, code, out, errOut)
+		}
+	}
+	if code != exitOK {
+		t.Errorf("status %d, want 0 (every command succeeded); stderr:\n%s", code, errOut)
 	}
 }

@@ -1,0 +1,153 @@
+package debugger
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// signalInfo is a signal as gdb's "info signals" names it.
+type signalInfo struct {
+	sig  syscall.Signal
+	name string // "SIGSEGV"
+	desc string // gdb's description, "Segmentation fault"
+}
+
+// commonSignals are the signals "info signals" lists, in gdb's order.
+var commonSignals = []signalInfo{
+	{syscall.SIGHUP, "SIGHUP", "Hangup"},
+	{syscall.SIGINT, "SIGINT", "Interrupt"},
+	{syscall.SIGQUIT, "SIGQUIT", "Quit"},
+	{syscall.SIGILL, "SIGILL", "Illegal instruction"},
+	{syscall.SIGTRAP, "SIGTRAP", "Trace/breakpoint trap"},
+	{syscall.SIGABRT, "SIGABRT", "Aborted"},
+	{syscall.SIGFPE, "SIGFPE", "Arithmetic exception"},
+	{syscall.SIGKILL, "SIGKILL", "Killed"},
+	{syscall.SIGBUS, "SIGBUS", "Bus error"},
+	{syscall.SIGSEGV, "SIGSEGV", "Segmentation fault"},
+	{syscall.SIGSYS, "SIGSYS", "Bad system call"},
+	{syscall.SIGPIPE, "SIGPIPE", "Broken pipe"},
+	{syscall.SIGALRM, "SIGALRM", "Alarm clock"},
+	{syscall.SIGTERM, "SIGTERM", "Terminated"},
+	{syscall.SIGURG, "SIGURG", "Urgent I/O condition"},
+	{syscall.SIGSTOP, "SIGSTOP", "Stopped (signal)"},
+	{syscall.SIGTSTP, "SIGTSTP", "Stopped (user)"},
+	{syscall.SIGCONT, "SIGCONT", "Continued"},
+	{syscall.SIGCHLD, "SIGCHLD", "Child status changed"},
+	{syscall.SIGTTIN, "SIGTTIN", "Stopped (tty input)"},
+	{syscall.SIGTTOU, "SIGTTOU", "Stopped (tty output)"},
+	{syscall.SIGIO, "SIGIO", "I/O possible"},
+	{syscall.SIGXCPU, "SIGXCPU", "CPU time limit exceeded"},
+	{syscall.SIGXFSZ, "SIGXFSZ", "File size limit exceeded"},
+	{syscall.SIGVTALRM, "SIGVTALRM", "Virtual timer expired"},
+	{syscall.SIGPROF, "SIGPROF", "Profiling timer expired"},
+	{syscall.SIGWINCH, "SIGWINCH", "Window size changed"},
+	{syscall.SIGUSR1, "SIGUSR1", "User defined signal 1"},
+	{syscall.SIGUSR2, "SIGUSR2", "User defined signal 2"},
+}
+
+// signalByName finds a signal by name (SIGSEGV, SEGV, segv) or number.
+func signalByName(w string) (signalInfo, bool) {
+	if n, err := strconv.Atoi(w); err == nil {
+		for _, si := range commonSignals {
+			if int(si.sig) == n {
+				return si, true
+			}
+		}
+		return signalInfo{}, false
+	}
+	w = strings.ToUpper(w)
+	if !strings.HasPrefix(w, "SIG") {
+		w = "SIG" + w
+	}
+	for _, si := range commonSignals {
+		if si.name == w {
+			return si, true
+		}
+	}
+	return signalInfo{}, false
+}
+
+// signalText is gdb's "SIGSEGV, Segmentation fault" for sig.
+func signalText(sig syscall.Signal) string {
+	for _, si := range commonSignals {
+		if si.sig == sig {
+			return si.name + ", " + si.desc
+		}
+	}
+	return fmt.Sprintf("signal %d, %v", int(sig), sig)
+}
+
+// How sfdbg handles signals: Delve's native backend stops the program only
+// for SIGTRAP (breakpoints, steps, Ctrl-C) and passes every other signal
+// on at once, without telling its caller. So there is one row for all.
+const (
+	signalHandling = "No\tNo\tYes\t"
+	signalNote     = `sfdbg passes every signal to the program at once, without stopping or printing:
+Delve's native backend, which runs the program, stops it only for SIGTRAP
+(breakpoints, stepi, Ctrl-C). A fatal signal ends the program before a
+backtrace can be taken: break before the fault, or use gdb for that.
+`
+)
+
+func (s *Session) signalRow(si signalInfo) {
+	h := signalHandling
+	if si.sig == syscall.SIGTRAP {
+		h = "Yes\tYes\tNo\t" // the debugger's own: breakpoints and steps
+	}
+	s.printf("%-13s %s\t%s\n", si.name, h, si.desc)
+}
+
+func (s *Session) signalHeader() {
+	s.printf("Signal        Stop\tPrint\tPass to program\tDescription\n")
+}
+
+// cmdInfoSignals implements "info signals [SIG]".
+func cmdInfoSignals(s *Session, args string) error {
+	if w := strings.TrimSpace(args); w != "" {
+		si, ok := signalByName(w)
+		if !ok {
+			return fmt.Errorf("Unknown signal %q: give a name such as SIGSEGV, SEGV, or its number.", w)
+		}
+		s.signalHeader()
+		s.signalRow(si)
+		return nil
+	}
+	s.signalHeader()
+	s.printf("\n")
+	for _, si := range commonSignals {
+		s.signalRow(si)
+	}
+	s.printf("\n%s", signalNote)
+	return nil
+}
+
+// cmdHandle implements "handle SIG [ACTION...]": the actions that describe
+// what sfdbg does (nostop, noprint, pass, noignore) are accepted, the
+// others refused with the reason; the signal's row is printed.
+func cmdHandle(s *Session, args string) error {
+	words := strings.Fields(args)
+	if len(words) == 0 {
+		return fmt.Errorf("Argument required (signal and actions to apply).")
+	}
+	si, ok := signalByName(words[0])
+	if !ok {
+		return fmt.Errorf("Unrecognized or ambiguous signal %q: give a name such as SIGSEGV, SEGV, or its number.", words[0])
+	}
+	for _, a := range words[1:] {
+		if si.sig == syscall.SIGTRAP {
+			return fmt.Errorf("handle SIGTRAP: sfdbg keeps SIGTRAP for its breakpoints and steps.")
+		}
+		switch strings.ToLower(a) {
+		case "nostop", "noprint", "pass", "noignore":
+		case "stop", "print", "nopass", "ignore":
+			return fmt.Errorf("handle %s %s: not possible in sfdbg: Delve's native backend passes %s to the program at once, without stopping or printing (see \"info signals\").", si.name, a, si.name)
+		default:
+			return fmt.Errorf("Unrecognized action %q: use stop, nostop, print, noprint, pass, nopass.", a)
+		}
+	}
+	s.signalHeader()
+	s.signalRow(si)
+	return nil
+}
