@@ -217,6 +217,19 @@ func (f *Frame) LookupPC() uint64 {
 	return f.PC - 1
 }
 
+// SignalTrampoline reports whether the frame is a signal trampoline (the
+// kernel's return path into the interrupted code, glibc's __restore_rt): a
+// step from it used a signal-frame row (SFrame v3 signal bit, CIE
+// augmentation "S"). gdb prints such a frame as "<signal handler called>".
+func (f *Frame) SignalTrampoline() bool {
+	for m := range f.Steps {
+		if r := f.Steps[m].Row; r != nil && r.Signal {
+			return true
+		}
+	}
+	return false
+}
+
 // Trace is one thread's unwind with the methods compared: the one model
 // that every command renders.
 type Trace struct {

@@ -7,7 +7,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -15,9 +14,10 @@ import (
 )
 
 // Location describes a frame's code the way gdb's backtrace does:
-// "spin_here () at src/deep.c:58", "clock_nanosleep () from
-// /lib/x86_64-linux-gnu/libc.so.6", "?? ()". lines adds the source line
-// (it loads the module's DWARF line table).
+// "spin_here () at testdata/src/deep.c:58" (the file as the DWARF line
+// table names it, joined with an absolute compilation directory),
+// "clock_nanosleep () from /lib/x86_64-linux-gnu/libc.so.6", "?? ()".
+// lines adds the source line (it loads the module's DWARF line table).
 func Location(space *frames.Space, pc, lookupPC uint64, lines bool) string {
 	m := space.Modules.Find(pc)
 	if m == nil {
@@ -34,18 +34,9 @@ func Location(space *frames.Space, pc, lookupPC uint64, lines bool) string {
 		name = "??"
 	}
 	if sym.File != "" {
-		return fmt.Sprintf("%s () at %s:%d", name, shortFile(sym.File), sym.Line)
+		return fmt.Sprintf("%s () at %s:%d", name, sym.File, sym.Line)
 	}
 	return fmt.Sprintf("%s () from %s", name, m.Path)
-}
-
-// shortFile keeps the last two elements of a source path.
-func shortFile(p string) string {
-	dir, file := filepath.Split(p)
-	if d := filepath.Base(dir); d != "." && d != "/" && d != "" {
-		return d + "/" + file
-	}
-	return file
 }
 
 // TextOptions choose what WriteText prints.
@@ -78,7 +69,11 @@ func (t *Trace) appendFrameLine(b []byte, i int, opts TextOptions, locs map[locK
 	f := &t.Frames[i]
 	k := locKey{f.PC, f.LookupPC()}
 	loc, ok := locs[k]
-	if !ok {
+	sig := f.SignalTrampoline()
+	switch {
+	case sig:
+		loc = "<signal handler called>"
+	case !ok:
 		loc = Location(t.space, f.PC, f.LookupPC(), !opts.NoLines)
 		if locs != nil && len(locs) < 1<<16 {
 			locs[k] = loc
@@ -88,6 +83,10 @@ func (t *Trace) appendFrameLine(b []byte, i int, opts TextOptions, locs map[locK
 	b = append(b, '#')
 	b = strconv.AppendInt(b, int64(f.Level), 10)
 	b = pad(b, n+t.levelWidth())
+	if t.Methods != All && sig {
+		// gdb: "#4  <signal handler called>", no PC.
+		return append(append(b, ' '), loc...)
+	}
 	b = append(b, " 0x"...)
 	b = appendHex16(b, f.PC)
 	if t.Methods != All {

@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -94,5 +97,66 @@ func TestREPLAndCLIRenderTheSameTrace(t *testing.T) {
 			t.Errorf("want #13 after bt and no frame 13 after bt sframe:\n%s\n%s", out, errOut)
 		}
 	})
+	checkRunning(t, fx.Process.Pid)
+}
+
+// gdbFrameRE matches a frame line of gdb's backtrace: level, then either
+// "0x... in NAME (ARGS) at FILE:LINE" or "<signal handler called>".
+var gdbFrameRE = regexp.MustCompile(`^#(\d+)\s+(?:0x[0-9a-f]+ in (\S+) \(.*\) at (\S+)|(<signal handler called>))$`)
+
+// TestFramesArePrintedAsGdbPrintsThem compares "sfdbg bt --method cfi" on
+// the signal fixture with gdb's backtrace of it (testdata/golden,
+// recorded by scripts/gdb-golden.sh): the same function, source file and
+// line at every frame gdb prints, and the signal trampoline as "<signal
+// handler called>".
+func TestFramesArePrintedAsGdbPrintsThem(t *testing.T) {
+	golden, err := os.ReadFile(filepath.Join("..", "..", "testdata", "golden", "gdb-deep-v3-O2-signal.txt"))
+	if err != nil {
+		t.Skip(err)
+	}
+	fx := startFixture(t, dumpFixture(t, "deep-v3-O2"), "signal")
+	pid := strconv.Itoa(fx.Process.Pid)
+	requirePtrace(t, fx.Process.Pid)
+	code, out, errOut := runSfdbg("bt", "--method", "cfi", pid)
+	if code != exitOK {
+		t.Fatalf("status %d: %s", code, errOut)
+	}
+	ours := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		if m := gdbFrameRE.FindStringSubmatch(line); m != nil {
+			ours[m[1]] = m[2] + " " + m[3] + m[4]
+		}
+	}
+	// Frame 0 and the frame the signal interrupted stop anywhere in their
+	// spin loops: their lines vary from run to run, so only their function
+	// and file are compared.
+	noLine := func(s string) string {
+		if i := strings.LastIndexByte(s, ':'); i > 0 {
+			return s[:i]
+		}
+		return s
+	}
+	n, interrupted := 0, "0"
+	for _, line := range strings.Split(string(golden), "\n") {
+		m := gdbFrameRE.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		n++
+		want, got := m[2]+" "+m[3]+m[4], ours[m[1]]
+		if m[1] == interrupted {
+			want, got = noLine(want), noLine(got)
+		}
+		if m[4] != "" {
+			level, _ := strconv.Atoi(m[1])
+			interrupted = strconv.Itoa(level + 1)
+		}
+		if got != want {
+			t.Errorf("frame #%s: sfdbg %q, gdb %q", m[1], got, want)
+		}
+	}
+	if n < 10 {
+		t.Fatalf("only %d frames in gdb's golden backtrace", n)
+	}
 	checkRunning(t, fx.Process.Pid)
 }
