@@ -39,6 +39,16 @@ func Location(space *frames.Space, pc, lookupPC uint64, lines bool) string {
 	return fmt.Sprintf("%s () from %s", name, m.Path)
 }
 
+// FrameLocation describes frame i as a backtrace line does: Location, or
+// "<signal handler called>" for a signal trampoline, as gdb prints it.
+func (t *Trace) FrameLocation(i int) string {
+	f := &t.Frames[i]
+	if f.SignalTrampoline() {
+		return "<signal handler called>"
+	}
+	return Location(t.space, f.PC, f.LookupPC(), true)
+}
+
 // TextOptions choose what WriteText prints.
 type TextOptions struct {
 	// Limit > 0 prints the innermost Limit frames, < 0 the outermost

@@ -49,7 +49,11 @@ func cmdBacktrace(s *Session, args string) error {
 // it was found and how the methods compare.
 func (s *Session) printFrameLine(tr *compare.Trace, n int) {
 	f := &tr.Frames[n]
-	s.printf("#%-3d0x%016x in %s\n", f.Level, f.PC, compare.Location(tr.Space(), f.PC, f.LookupPC(), true))
+	if f.SignalTrampoline() {
+		s.printf("#%-3d<signal handler called>\n", f.Level)
+	} else {
+		s.printf("#%-3d0x%016x in %s\n", f.Level, f.PC, tr.FrameLocation(n))
+	}
 	if sum := frameSummary(tr, n); sum != "" {
 		s.printf("    %s\n", sum)
 	}
@@ -151,7 +155,7 @@ func cmdInfoFrame(s *Session, args string) error {
 	} else {
 		s.printf("<unknown CFA>:\n")
 	}
-	s.printf(" pc = %#x in %s\n", f.PC, compare.Location(sp, f.PC, f.LookupPC(), true))
+	s.printf(" pc = %#x in %s\n", f.PC, tr.FrameLocation(n))
 	if sum := frameSummary(tr, n); sum != "" {
 		s.printf(" %s\n", sum)
 	}

@@ -158,5 +158,11 @@ func TestFramesArePrintedAsGdbPrintsThem(t *testing.T) {
 	if n < 10 {
 		t.Fatalf("only %d frames in gdb's golden backtrace", n)
 	}
+	// The debugger's frame line and info frame name it the same way.
+	code, out, errOut = runSfdbg("attach", "-batch", "-ex", "frame 4", "-ex", "info frame", pid)
+	if code != exitOK || !strings.Contains(out, "#4  <signal handler called>\n") ||
+		!strings.Contains(out, " in <signal handler called>\n") || strings.Contains(out, "<unknown CFA>") {
+		t.Errorf("frame 4 / info frame at the signal trampoline (status %d, %s):\n%s", code, errOut, out)
+	}
 	checkRunning(t, fx.Process.Pid)
 }
