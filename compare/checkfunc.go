@@ -12,6 +12,11 @@ import (
 // rather than as a plain CFA/RA/FP difference.
 const maxBoundaryShift = 4
 
+// maxFindingsPerFDE bounds the disagreements listed for one FDE; one more
+// finding counts the rest. Real functions have a handful; a crafted FDE
+// covering all of .text would otherwise list one per CFI row.
+const maxFindingsPerFDE = 32
+
 // run is a maximal sequence of instruction boundaries with the same
 // difference between the SFrame and the CFI row.
 type run struct {
@@ -62,12 +67,22 @@ func (c *checker) checkFunc(fde *sframe.FDE, own []Range, cfiRows []frames.Row, 
 		}
 		runs = append(runs, run{start: pc, end: next, n: 1, diff: d, sf: si, cfi: ci})
 	}
-	compared := 0
+	compared, listed, unlisted := 0, 0, 0
+	var more Finding // stands for the disagreements past maxFindingsPerFDE
 	for _, r := range runs {
 		compared += r.n
 		if !r.diff.Any() {
 			continue
 		}
+		if listed >= maxFindingsPerFDE {
+			if unlisted == 0 {
+				more = Finding{Kind: r.diff.Kinds()[0], Function: name, FuncStart: fde.Start, PC: r.start}
+			}
+			more.PCEnd, more.Instructions = r.end, more.Instructions+r.n
+			unlisted++
+			continue
+		}
+		listed++
 		f := Finding{Function: name, FuncStart: fde.Start, PC: r.start, PCEnd: r.end, Instructions: r.n,
 			CFI: ruleText(cfiRows[r.cfi])}
 		if r.sf >= 0 {
@@ -92,6 +107,11 @@ func (c *checker) checkFunc(fde *sframe.FDE, own []Range, cfiRows []frames.Row, 
 				orAddr(name, fde.Start), r.start-fde.Start, r.end-fde.Start, r.n, f.SFrame, f.CFI)
 			c.add(f)
 		}
+	}
+	if unlisted > 0 {
+		more.Message = fmt.Sprintf("%d more disagreements at %s+%#x..+%#x (%d instructions), not listed: at most %d are listed per FDE",
+			unlisted, orAddr(name, fde.Start), more.PC-fde.Start, more.PCEnd-fde.Start, more.Instructions, maxFindingsPerFDE)
+		c.add(more)
 	}
 	return compared
 }
