@@ -327,7 +327,7 @@ type xFormat struct {
 }
 
 // cmdExamine implements "x/NFU ADDR".
-func cmdExamine(s *Session, args string) error {
+func cmdExamine(s *Session, args string) (err error) {
 	f := s.xfmt
 	f.count = 1
 	if rest, ok := strings.CutPrefix(args, "/"); ok {
@@ -354,11 +354,14 @@ func cmdExamine(s *Session, args string) error {
 			f.count = n
 		}
 	}
+	var addr uint64
 	if strings.TrimSpace(args) == "" {
-		return errors.New("Argument required (starting display address).")
-	}
-	addr, err := s.evalAddr(args)
-	if err != nil {
+		// gdb: x without an address continues after the last unit shown.
+		if s.xNext == 0 {
+			return errors.New("Argument required (starting display address).")
+		}
+		addr = s.xNext
+	} else if addr, err = s.evalAddr(args); err != nil {
 		return err
 	}
 	if f.count > 4096 {
@@ -377,6 +380,7 @@ func cmdExamine(s *Session, args string) error {
 	buf := make([]byte, f.count*size)
 	n, rerr := sp.Mem.ReadAt(buf, addr)
 	units := n / size
+	s.xNext = addr + uint64(units*size)
 	for i := 0; i < units; i++ {
 		a := addr + uint64(i*size)
 		if i%perLine == 0 {

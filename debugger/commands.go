@@ -23,7 +23,12 @@ type command struct {
 	sub []*command
 	// complete returns completions of the argument word being typed.
 	complete func(s *Session, word string) []string
-	run      func(s *Session, args string) error
+	// repeat is set for the commands an empty line at the prompt repeats,
+	// as in gdb: it returns the arguments of the repeated command, given
+	// those of the last one (sameArgs, or "x" continuing where it stopped).
+	// nil: an empty line does nothing after this command.
+	repeat func(args string) string
+	run    func(s *Session, args string) error
 }
 
 func (c *command) name() string { return c.aliases[0] }
@@ -211,11 +216,13 @@ A trace stops at the backtrace limit (256 frames; "set backtrace limit").`,
 			help: "Select frame N of the backtrace and print it; print the selected frame without N.",
 			run:  cmdFrame},
 		{aliases: []string{"up"}, args: "[N]", needsTarget: true,
-			help: "Select the frame N levels up the stack (towards main; default 1).",
-			run:  func(s *Session, a string) error { return cmdUpDown(s, a, 1) }},
+			help:   "Select the frame N levels up the stack (towards main; default 1).",
+			repeat: sameArgs,
+			run:    func(s *Session, a string) error { return cmdUpDown(s, a, 1) }},
 		{aliases: []string{"down", "do"}, args: "[N]", needsTarget: true,
-			help: "Select the frame N levels down the stack (towards the innermost frame; default 1).",
-			run:  func(s *Session, a string) error { return cmdUpDown(s, a, -1) }},
+			help:   "Select the frame N levels down the stack (towards the innermost frame; default 1).",
+			repeat: sameArgs,
+			run:    func(s *Session, a string) error { return cmdUpDown(s, a, -1) }},
 		{aliases: []string{"info", "i"},
 			help: "Show things about the program: frame, sframe, registers, threads, sharedlibrary, signals, breakpoints.",
 			sub: []*command{
@@ -263,8 +270,10 @@ N units (default 1) of size U (b 1, h 2, w 4, g 8 bytes; default w) in
 format F (x hex, d signed, u unsigned, a address with its symbol;
 default x) at ADDR. ADDR is a number, a function name, or a
 register of the selected frame: $pc, $sp, $fp, $cfa, $rip, $rsp, $rbp, ...,
-optionally with +N or -N. Format and size are remembered.`,
-			run: cmdExamine},
+optionally with +N or -N. Format and size are remembered. Without
+ADDR, x continues after the last unit shown, as an empty line does.`,
+			repeat: xRepeat,
+			run:    cmdExamine},
 		{aliases: []string{"break", "b", "br"}, args: "FUNCTION | *ADDR", needsTarget: true,
 			help: `Set a breakpoint at a function's first instruction or at an address.
 Unlike gdb, "break FUNCTION" stops at the function's first instruction,
@@ -276,11 +285,13 @@ rules are most often wrong. "break *ADDR" stops at ADDR.`,
 			help: "Delete breakpoints N..., or all breakpoints.",
 			run:  cmdDelete},
 		{aliases: []string{"continue", "c", "cont"}, needsTarget: true,
-			help: "Resume the program until a breakpoint, a signal or its exit. Ctrl-C stops it again.",
-			run:  cmdContinue},
+			help:   "Resume the program until a breakpoint, a signal or its exit. Ctrl-C stops it again.",
+			repeat: sameArgs,
+			run:    cmdContinue},
 		{aliases: []string{"stepi", "si"}, args: "[N]", needsTarget: true,
-			help: "Execute N machine instructions (default 1) in the selected thread.",
-			run:  cmdStepi},
+			help:   "Execute N machine instructions (default 1) in the selected thread.",
+			repeat: sameArgs,
+			run:    cmdStepi},
 		{aliases: []string{"step", "s"}, args: "[N]",
 			help: `Not supported: gdb's source-level step (into calls, to the next line).
 sfdbg steps machine instructions only: use stepi (si), or break and
@@ -303,7 +314,8 @@ so sfdbg does not take "u" for up.`,
 The return address and CFA come from the listed backtrace (the one "bt"
 printed last, else the all-methods trace); a recursive call returning to the same address earlier
 does not count. Ctrl-C stops the program.`,
-			run: cmdFinish},
+			repeat: sameArgs,
+			run:    cmdFinish},
 		{aliases: []string{"detach"}, needsTarget: true,
 			help: "Remove the breakpoints and detach from the process, which runs on.",
 			run:  cmdDetach},
@@ -342,6 +354,19 @@ frames. N is 1 to 1000000; unlimited (or 0, as in gdb) is 1000000.`,
 			run:      cmdHelp},
 	}
 	return t
+}
+
+// sameArgs repeats a command with its arguments.
+func sameArgs(args string) string { return args }
+
+// xRepeat repeats "x/NFU ADDR" as "x/NFU": the same format and count,
+// from the address after the last unit shown.
+func xRepeat(args string) string {
+	if rest, ok := strings.CutPrefix(args, "/"); ok {
+		spec, _ := splitWord(rest)
+		return "/" + spec
+	}
+	return ""
 }
 
 // refuse returns the run function of a gdb command sfdbg does not

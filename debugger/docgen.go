@@ -9,7 +9,8 @@ import (
 // subcommand) with its short forms and summary.
 func helpText(t *commandTable) string {
 	var b strings.Builder
-	b.WriteString("Commands (short forms in parentheses; \"help COMMAND\" for details):\n")
+	b.WriteString("Commands (short forms in parentheses; \"help COMMAND\" for details).\n")
+	b.WriteString("An empty line repeats the last command if it was stepi, continue, finish, x, up or down.\n")
 	for _, c := range t.cmds {
 		writeHelpLine(&b, c, "")
 		for _, sc := range c.sub {

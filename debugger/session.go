@@ -41,7 +41,13 @@ type Session struct {
 	bps      []*breakpoint
 	nextBP   int
 	xfmt     xFormat // last x/ format
-	maxDepth int     // depth limit of traces (0: frames.DefaultMaxDepth)
+	// xNext is where a plain "x" (or an empty line after x) continues:
+	// the address after the last unit x printed; 0 before the first x.
+	xNext uint64
+	// last is the last command line typed at the prompt, which an empty
+	// line repeats (see command.repeat).
+	last     string
+	maxDepth int // depth limit of traces (0: frames.DefaultMaxDepth)
 	// mu is held while a command runs, so that a signal handler can wait
 	// for it before detaching.
 	mu       sync.Mutex
@@ -171,9 +177,35 @@ func (s *Session) Run() error {
 		if err != nil {
 			return err
 		}
+		if strings.TrimSpace(line) == "" {
+			line = s.repeatLine()
+		} else {
+			s.last = line
+		}
 		s.Execute(line)
 	}
 	return nil
+}
+
+// repeatLine returns what an empty line at the prompt runs, as in gdb: the
+// last command again, with the arguments its repeat function gives ("x"
+// continues after the last unit shown, "list" after the last line), or ""
+// for a command gdb does not repeat (frame, bt, break, detach, ...). Empty
+// lines of a batch or a -x script do nothing (RunBatch, Source).
+func (s *Session) repeatLine() string {
+	if s.last == "" {
+		return ""
+	}
+	c, args, err := s.cmds.lookup(s.last)
+	if err != nil || c.repeat == nil {
+		return ""
+	}
+	line := c.name()
+	if a := c.repeat(args); a != "" {
+		line += argSep(c) + a
+	}
+	s.last = line
+	return line
 }
 
 // RunBatch executes commands in order, as gdb -batch does with -ex and -x:
