@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,7 +44,13 @@ type moduleData struct {
 	syms    *symTable // link-time addresses
 
 	nameOnce sync.Once
-	byName   map[string]int // index into syms, built on first LookupSymbol
+	byName   map[string]uint64 // function names, aliases included, to link-time addresses; built on first LookupSymbol
+	symtab   *elf.File         // the file whose .symtab syms holds: file, or debug
+
+	// debug is the separate debug file (debuginfo.go), looked up once
+	// when the module's file has no .symtab or no DWARF line table.
+	debugOnce sync.Once
+	debug     *elf.File
 
 	lineOnce sync.Once
 	lines    *lineTable // nil when the file has no usable DWARF line info
@@ -103,7 +110,13 @@ func (m *Module) File() (*elf.File, error) {
 // Close releases the module's open file. The module must not be used
 // afterwards.
 func (m *Module) Close() error {
-	if m.data != nil && m.data.closer != nil {
+	if m.data == nil {
+		return nil
+	}
+	if m.data.debug != nil {
+		m.data.debug.Close()
+	}
+	if m.data.closer != nil {
 		return m.data.closer.Close()
 	}
 	return nil
@@ -246,27 +259,53 @@ func (m *Module) LookupSymbol(name string) (addr, size uint64, ok bool) {
 	}
 	t := m.symbols(d)
 	d.nameOnce.Do(func() {
-		d.byName = make(map[string]int, len(t.addrs))
+		// Every name of a function, aliases included (the table keeps one
+		// name per address: with a debug file's .symtab, libc's
+		// "clock_gettime" is an alias of "__clock_gettime"), and without
+		// its symbol version ("memcpy@@GLIBC_2.14" is also "memcpy").
+		d.byName = make(map[string]uint64, len(t.addrs))
+		add := func(name string, addr uint64) {
+			if i := strings.IndexByte(name, '@'); i > 0 && !strings.HasSuffix(name, "@plt") {
+				name = name[:i]
+			}
+			if _, dup := d.byName[name]; !dup && name != "" {
+				d.byName[name] = addr
+			}
+		}
 		for i := range t.addrs {
-			if n := t.name(i); n != "" {
-				if _, dup := d.byName[n]; !dup {
-					d.byName[n] = i
+			add(t.name(i), t.addrs[i])
+		}
+		for _, tab := range [...]rawSymtab{readSymtab(d.symtab, elf.SHT_SYMTAB), readSymtab(d.file, elf.SHT_DYNSYM)} {
+			for i, n := 0, tab.len(); i < n; i++ {
+				sym := tab.sym(i)
+				typ := elf.ST_TYPE(sym.info)
+				if (typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC) && sym.value != 0 && sym.shndx != uint16(elf.SHN_UNDEF) {
+					add(tab.name(sym.name), sym.value)
 				}
 			}
 		}
 	})
-	i, ok := d.byName[name]
-	if !ok {
+	a, found := d.byName[name]
+	if !found {
 		return 0, 0, false
 	}
-	return t.addrs[i] + m.Bias, t.sizes[i], true
+	if i := t.find(a); i >= 0 && t.addrs[i] == a {
+		size = t.sizes[i]
+	}
+	return a + m.Bias, size, true
 }
 
 // symbols loads the merged symbol table once.
 func (m *Module) symbols(d *moduleData) *symTable {
 	d.symOnce.Do(func() {
 		t0 := time.Now()
-		d.syms = loadSymbols(d.file)
+		symtab := d.file
+		if !hasSection(d.file, ".symtab") {
+			if df := m.debugFile(d); df != nil && hasSection(df, ".symtab") {
+				symtab = df
+			}
+		}
+		d.syms, d.symtab = loadSymbols(d.file, symtab), symtab
 		logrus.Debugf("frames: %s: %d symbols in %v", m.Name, len(d.syms.addrs), time.Since(t0))
 	})
 	return d.syms

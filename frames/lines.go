@@ -66,11 +66,14 @@ const noFile = ^uint32(0)
 // lineData loads the DWARF line information once; nil when there is none.
 func (m *Module) lineData(d *moduleData) *lineTable {
 	d.lineOnce.Do(func() {
-		if d.file.Section(".debug_line") == nil && d.file.Section(".zdebug_line") == nil {
-			return
+		f := d.file
+		if !hasSection(f, ".debug_line") && !hasSection(f, ".zdebug_line") {
+			if f = m.debugFile(d); f == nil || !hasSection(f, ".debug_line") && !hasSection(f, ".zdebug_line") {
+				return
+			}
 		}
 		var err error
-		d.lines, err = loadLines(d.file)
+		d.lines, err = loadLines(f)
 		if err != nil {
 			logrus.Debugf("frames: %s: no line table: %v", m.Name, err)
 		}

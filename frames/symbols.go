@@ -168,6 +168,15 @@ func (t *symTable) find(a uint64) int {
 	return -1
 }
 
+// versionedName reports whether the NUL-terminated name at the start of b
+// carries a symbol version ("memcpy@GLIBC_2.2.5", "memcpy@@GLIBC_2.14").
+func versionedName(b []byte) bool {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return bytes.IndexByte(b, '@') > 0
+}
+
 // symRank orders symbols at the same address: the preferred one first
 // (sized before zero-size, global before weak before local, typed before
 // STT_NOTYPE).
@@ -193,9 +202,12 @@ func symRank(info uint8, size uint64) uint8 {
 // synthetic "name@plt" entries for the PLT), drops duplicates, sorts them by
 // address and gives zero-size symbols the size up to the next symbol or the
 // end of their section. At one address the lowest symRank wins, then the
-// first in .symtab, .dynsym, PLT order.
-func loadSymbols(f *elf.File) *symTable {
-	tabs := [2]rawSymtab{readSymtab(f, elf.SHT_SYMTAB), readSymtab(f, elf.SHT_DYNSYM)}
+// .dynsym's (the exported name), then the first in .symtab, PLT order.
+//
+// The .symtab comes from symtab, f itself or its separate debug file
+// (whose section headers are f's: objcopy --only-keep-debug keeps them).
+func loadSymbols(f, symtab *elf.File) *symTable {
+	tabs := [2]rawSymtab{readSymtab(symtab, elf.SHT_SYMTAB), readSymtab(f, elf.SHT_DYNSYM)}
 	// Which sections hold code, and where they end.
 	exec := make([]bool, len(f.Sections))
 	for i, sec := range f.Sections {
@@ -220,12 +232,22 @@ func loadSymbols(f *elf.File) *symTable {
 			if c := t.strs[s.name]; c == 0 || c == '$' || c == '.' && t.strs[s.name+1] == 'L' {
 				continue // unnamed, mapping symbol, assembler-local label
 			}
-			cands = append(cands, symCand{s.value, uint64(symRank(s.info, s.size))<<56 | uint64(ti)<<48 | uint64(i), s.size, s.name, s.shndx})
+			rank := symRank(s.info, s.size)
+			if versionedName(t.strs[s.name:]) {
+				rank += 16 // a symbol version's alias (clock_nanosleep@GLIBC_2.2.5): a plain name wins
+			}
+			// At equal rank the exported name (.dynsym: clock_gettime)
+			// wins over the internal one (.symtab: __clock_gettime).
+			rank <<= 1
+			if ti == 0 {
+				rank |= 1
+			}
+			cands = append(cands, symCand{s.value, uint64(rank)<<56 | uint64(ti)<<48 | uint64(i), s.size, s.name, s.shndx})
 		}
 	}
 	plt := pltSymbols(f, &tabs[1])
 	for i, p := range plt {
-		cands = append(cands, symCand{p.addr, uint64(symRank(elf.ST_INFO(elf.STB_LOCAL, elf.STT_FUNC), p.size))<<56 | symFromPLT<<48 | uint64(i), p.size, uint32(i), 0})
+		cands = append(cands, symCand{p.addr, uint64(symRank(elf.ST_INFO(elf.STB_LOCAL, elf.STT_FUNC), p.size)<<1)<<56 | symFromPLT<<48 | uint64(i), p.size, uint32(i), 0})
 	}
 	sortCands(cands)
 	t := &symTable{strs: [2][]byte{tabs[0].strs, tabs[1].strs}}

@@ -82,7 +82,7 @@ func BenchmarkLoadSymbols(b *testing.B) {
 			b.ReportAllocs()
 			n := 0
 			for b.Loop() {
-				n = len(loadSymbols(f).addrs)
+				n = len(loadSymbols(f, f).addrs)
 			}
 			b.ReportMetric(float64(n), "symbols")
 		})
@@ -105,7 +105,7 @@ func TestSymTableAgreesWithDebugELF(t *testing.T) {
 			t.Logf("skipping %s: %v", p, err)
 			continue
 		}
-		tab := loadSymbols(f)
+		tab := loadSymbols(f, f)
 		if len(tab.addrs) == 0 {
 			t.Errorf("%s: no symbols", p)
 		}
