@@ -338,7 +338,7 @@ func cmdExamine(s *Session, args string) (err error) {
 			switch {
 			case c >= '0' && c <= '9':
 				num += string(c)
-			case strings.ContainsRune("xdua", c):
+			case strings.ContainsRune("xduai", c):
 				f.format = byte(c)
 				if c == 'a' {
 					f.unit = 'g'
@@ -346,7 +346,7 @@ func cmdExamine(s *Session, args string) (err error) {
 			case strings.ContainsRune("bhwg", c):
 				f.unit = byte(c)
 			default:
-				return fmt.Errorf("Invalid format letter %q in /%s (use N, x d u a, b h w g).", c, spec)
+				return fmt.Errorf("Invalid format letter %q in /%s (use N, x d u a i, b h w g).", c, spec)
 			}
 		}
 		if num != "" {
@@ -368,6 +368,9 @@ func cmdExamine(s *Session, args string) (err error) {
 		return errors.New("Count too large (at most 4096 units).")
 	}
 	s.xfmt = f
+	if f.format == 'i' {
+		return s.examineInsns(addr, f.count)
+	}
 	size := map[byte]int{'b': 1, 'h': 2, 'w': 4, 'g': 8}[f.unit]
 	perLine := map[byte]int{'b': 8, 'h': 8, 'w': 4, 'g': 2}[f.unit]
 	if f.format == 'a' {

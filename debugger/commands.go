@@ -267,13 +267,21 @@ is printed. "thread apply all CMD" runs CMD in every thread, e.g.
 		{aliases: []string{"x"}, args: "/NFU ADDR", needsTarget: true,
 			help: `Examine memory at ADDR: N units of size U in format F.
 N units (default 1) of size U (b 1, h 2, w 4, g 8 bytes; default w) in
-format F (x hex, d signed, u unsigned, a address with its symbol;
-default x) at ADDR. ADDR is a number, a function name, or a
+format F (x hex, d signed, u unsigned, a address with its symbol,
+i instructions as disassemble prints them; default x) at ADDR. ADDR is a number, a function name, or a
 register of the selected frame: $pc, $sp, $fp, $cfa, $rip, $rsp, $rbp, ...,
 optionally with +N or -N. Format and size are remembered. Without
 ADDR, x continues after the last unit shown, as an empty line does.`,
 			repeat: xRepeat,
 			run:    cmdExamine},
+		{aliases: []string{"disassemble", "disas"}, args: "[FUNC|ADDR|START,END|START,+LEN]", needsTarget: true,
+			help: `Disassemble a function, or a range of addresses, marking the PC with =>.
+Without an argument, the function of the selected frame; with FUNC or an
+ADDR expression, the function holding it; START,END or START,+LEN, that
+range. GNU (AT&T) syntax, as gdb prints it: branch targets and
+RIP-relative operands are followed by their symbol, <func+off>.`,
+			complete: completeFunctions,
+			run:      cmdDisassemble},
 		{aliases: []string{"break", "b", "br"}, args: "FUNCTION | *ADDR", needsTarget: true,
 			help: `Set a breakpoint at a function's first instruction or at an address.
 Unlike gdb, "break FUNCTION" stops at the function's first instruction,

@@ -103,6 +103,7 @@ func TestTranscriptsMatchGoldenFiles(t *testing.T) {
 		{"sharedlibrary", "deep-threads", []string{"info sharedlibrary"}, true},
 		{"errors-and-help", "deep-spin", []string{"foo", "info", "info bogus", "bt bogus", "x", "break", "break no_such_function", "break spin_here", "continue", "stepi", "finish", "d", "info breakpoints", "help", "help bt", "help info frame", "help x", "help nosuch", "s", "de"}, false},
 		{"signals", "deep-spin", []string{"info signals", "handle SIGSEGV stop", "handle SEGV nostop noprint pass", "handle 11", "handle SIGFOO", "info signals abrt", "handle SIGINT sometimes"}, false},
+		{"code", "deep-spin", []string{"x/4i $pc", "x", "disassemble", "up", "disassemble", "disassemble $pc,+8", "x/2i spin_here", "disassemble no_such_function", "disassemble 0x10"}, false},
 		{"detach-then-commands", "deep-spin", []string{"detach", "bt", "info threads", "quit", "bt"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
