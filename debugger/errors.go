@@ -64,7 +64,7 @@ func checkPid(pid int) error {
 	if !processExists(pid) {
 		return &AttachError{Pid: pid, Err: syscall.ESRCH, Msg: fmt.Sprintf("cannot attach to process %d: no such process", pid)}
 	}
-	if ProcState(pid) == 'Z' {
+	if ProcState(pid) == 'Z' && !hasLiveThread(pid) {
 		return &AttachError{Pid: pid, Err: syscall.ESRCH, Msg: fmt.Sprintf("cannot attach to process %d: it has exited (a zombie waiting for its parent)", pid)}
 	}
 	return nil
@@ -132,8 +132,30 @@ func procStatus(pid int) map[string]string {
 
 // ProcState returns the state letter of a process or thread from
 // /proc/PID/stat ('R', 'S', 't', 'T', 'Z', ...), or 0 if it cannot be read.
-func ProcState(pid int) byte {
-	s := readFile(fmt.Sprintf("/proc/%d/stat", pid))
+func ProcState(pid int) byte { return statState(fmt.Sprintf("/proc/%d/stat", pid)) }
+
+// taskState returns the state letter of thread tid of process pid.
+func taskState(pid, tid int) byte { return statState(fmt.Sprintf("/proc/%d/task/%d/stat", pid, tid)) }
+
+// hasLiveThread reports whether some thread of process pid has not exited:
+// a process whose main thread called pthread_exit shows as a zombie while
+// its other threads run.
+func hasLiveThread(pid int) bool {
+	tids, err := listTasks(pid)
+	if err != nil {
+		return false
+	}
+	for _, tid := range tids {
+		if st := taskState(pid, tid); st != 'Z' && st != 'X' && st != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// statState returns the state letter of a /proc stat file, 0 if unknown.
+func statState(path string) byte {
+	s := readFile(path)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 || i+2 >= len(s) {
 		return 0

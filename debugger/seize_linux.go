@@ -35,8 +35,11 @@ type Stop struct {
 	threads map[int]*seizedThread
 	running bool // resumed since the last stop
 	closed  bool // detached
-	mem     *ProcMemory
-	space   *frames.Space
+	// held is set once a stop has held some thread: from then on, a
+	// process whose threads are gone has exited (lost).
+	held  bool
+	mem   *ProcMemory
+	space *frames.Space
 	// Timeout bounds how long Interrupt waits for one thread to stop (a
 	// thread in uninterruptible sleep stops only when it leaves it).
 	Timeout time.Duration
@@ -73,6 +76,17 @@ func Seize(pid int) (*Stop, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// lost returns the error for a process whose threads cannot be listed or
+// seized: ErrExited (wrapped) once the Stop has held it, or when it is
+// gone or a zombie, as a process that exits while it is sampled is; an
+// attach error otherwise.
+func (s *Stop) lost(err error) error {
+	if s.held || !processExists(s.pid) || ProcState(s.pid) == 'Z' && !hasLiveThread(s.pid) {
+		return fmt.Errorf("process %d: %w", s.pid, ErrExited)
+	}
+	return attachError(s.pid, err)
 }
 
 // Pid returns the process ID.
@@ -207,6 +221,7 @@ func (s *Stop) Interrupt() error {
 		return err
 	}
 	s.running = false
+	s.held = s.held || len(s.threads) > 0
 	s.mem.Invalidate()
 	return nil
 }
@@ -217,10 +232,7 @@ func (s *Stop) stopAll() error {
 	for round := 0; round < 16; round++ {
 		tids, err := listTasks(s.pid)
 		if err != nil {
-			if len(s.threads) == 0 {
-				return attachError(s.pid, err)
-			}
-			return fmt.Errorf("process %d: %w", s.pid, ErrExited)
+			return s.lost(err)
 		}
 		if round == 0 {
 			s.reapGone(tids)
@@ -232,12 +244,15 @@ func (s *Stop) stopAll() error {
 				continue
 			}
 			if !ok {
+				if taskState(s.pid, tid) == 'Z' {
+					continue // an exited thread (the main thread after pthread_exit) waiting to be reaped
+				}
 				if err := unix.PtraceSeize(tid); err != nil {
 					if errors.Is(err, syscall.ESRCH) {
 						continue // exited meanwhile
 					}
 					if len(s.threads) == 0 {
-						return attachError(s.pid, err)
+						return s.lost(err)
 					}
 					return fmt.Errorf("seize thread %d of process %d: %w", tid, s.pid, err)
 				}

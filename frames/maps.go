@@ -104,24 +104,49 @@ func parseMapsLine(line string) (Mapping, error) {
 	return m, nil
 }
 
-var procRootRE = regexp.MustCompile(`^/proc/([0-9]+)/root/?$`)
+var procRootRE = regexp.MustCompile(`^(/proc/[0-9]+(?:/task/[0-9]+)?)/root/?$`)
 
 // ModulesFromMaps reads /proc/PID/maps and builds the modules of process
 // pid: each ELF file opened through /proc/PID/root, deleted files through
 // /proc/PID/map_files, and the vDSO read from mem, the target's memory
 // (left out if mem is nil). Errors are those of opening and parsing the
 // maps file; a module whose file cannot be opened reports it when loaded.
+//
+// A process whose main thread has exited (pthread_exit) while others run
+// shows no mappings in /proc/PID/maps: the maps and files of one of its
+// live threads (/proc/PID/task/TID) are read instead.
 func ModulesFromMaps(pid int, mem Memory) (*Modules, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
+	dir := fmt.Sprintf("/proc/%d", pid)
+	maps, err := readMapsFile(dir + "/maps")
+	if err != nil {
+		return nil, err
+	}
+	if len(maps) == 0 {
+		if tasks, _ := os.ReadDir(dir + "/task"); len(tasks) > 0 {
+			for _, tk := range tasks {
+				td := dir + "/task/" + tk.Name()
+				if tm, err := readMapsFile(td + "/maps"); err == nil && len(tm) > 0 {
+					maps, dir = tm, td
+					break
+				}
+			}
+		}
+	}
+	return ModulesFromMappings(maps, dir+"/root", mem)
+}
+
+// readMapsFile reads and parses one maps file.
+func readMapsFile(path string) ([]Mapping, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	maps, err := ReadMaps(f)
 	if err != nil {
-		return nil, fmt.Errorf("/proc/%d/maps: %w", pid, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return ModulesFromMappings(maps, fmt.Sprintf("/proc/%d/root", pid), mem)
+	return maps, nil
 }
 
 // ModulesFromMappings groups mappings into modules: all mappings of one file
@@ -157,7 +182,7 @@ func ModulesFromMappings(maps []Mapping, root string, mem Memory) (*Modules, err
 	}
 	pidDir := ""
 	if sm := procRootRE.FindStringSubmatch(root); sm != nil {
-		pidDir = "/proc/" + sm[1]
+		pidDir = sm[1]
 	}
 	root = strings.TrimSuffix(root, "/")
 	var mods []*Module

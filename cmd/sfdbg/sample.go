@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/debugger"
+	"github.com/sfdbg/sfdbg/frames"
 )
 
 func init() {
@@ -68,8 +70,8 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 	agg := compare.NewAggregate()
 	opts := compare.Options{Independent: *independent}
 	start := time.Now()
-	interrupted := false
-	exited := false
+	var interrupted os.Signal
+	exited, reloaded, noReloadUntil := false, 0, 0
 	// The loop runs on the thread that traces the process: each stop and
 	// resume then needs no hand-over between threads.
 	stop.Run(func() {
@@ -82,16 +84,19 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 				}
 				if *interval > 0 {
 					select {
-					case <-sigs:
-						interrupted = true
+					case interrupted = <-sigs:
 						break loop
 					case <-time.After(*interval):
 					}
 				}
 				if err := stop.Interrupt(); err != nil {
-					// The process exited (or cannot be stopped): report what we have.
-					exited = true
-					fmt.Fprintf(stderr, "sfdbg sample: %v\n", err)
+					// The process exited (or cannot be stopped): report
+					// what was seen.
+					if errors.Is(err, debugger.ErrExited) {
+						exited = true
+					} else {
+						fmt.Fprintf(stderr, "sfdbg sample: %v\n", err)
+					}
 					break
 				}
 			}
@@ -99,6 +104,23 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 			if err != nil {
 				fmt.Fprintf(stderr, "sfdbg sample: %v\n", err)
 				break
+			}
+			if i >= noReloadUntil && stale(stop, space) {
+				// A PC in no known module: the process executed a new
+				// program (or mapped new code): read its maps again. Code
+				// in no file (JIT) stays outside every module: then wait
+				// 100 samples before trying again.
+				stop.RefreshModules()
+				if space, err = stop.Space(); err != nil {
+					fmt.Fprintf(stderr, "sfdbg sample: %v\n", err)
+					break
+				}
+				if stale(stop, space) {
+					noReloadUntil = i + 100
+				} else {
+					reloaded++
+					fmt.Fprintf(stderr, "sfdbg sample: sample %d: process %d runs code outside the modules it had mapped (a new program after exec, or a new library): its modules were read again\n", i, pid)
+				}
 			}
 			for _, tid := range stop.Threads() {
 				regs, err := stop.Regs(tid)
@@ -114,8 +136,7 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 				bar.Add(1)
 			}
 			select {
-			case <-sigs:
-				interrupted = true
+			case interrupted = <-sigs:
 				break loop
 			default:
 			}
@@ -129,18 +150,35 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 	if *jsonOut {
 		compare.WriteJSON(stdout, agg)
 	} else {
-		if interrupted {
-			fmt.Fprintln(stdout, "interrupted: partial report")
+		if interrupted != nil {
+			fmt.Fprintf(stdout, "interrupted by %v: partial report\n", interrupted)
 		}
 		if exited {
-			fmt.Fprintln(stdout, "the process stopped being sampleable: partial report")
+			fmt.Fprintf(stdout, "process %d exited after %d samples: partial report\n", pid, agg.Samples)
+		}
+		if reloaded > 0 {
+			fmt.Fprintf(stdout, "the process's modules were read again %d times (exec or new code)\n", reloaded)
 		}
 		agg.WriteText(stdout, compare.Style{Color: isTerminal(stdout)})
 		fmt.Fprintf(stdout, "elapsed %v (%.0f samples/s, interval %v)\n", elapsed.Round(time.Millisecond),
 			float64(agg.Samples)/elapsed.Seconds(), *interval)
 	}
-	if agg.Disagreements() > 0 {
+	switch {
+	case interrupted != nil:
+		return 128 + int(interrupted.(syscall.Signal))
+	case agg.Disagreements() > 0:
 		return exitFindings
 	}
 	return exitOK
+}
+
+// stale reports whether the PC of some stopped thread lies in no module of
+// space: the module list is out of date.
+func stale(stop *debugger.Stop, space *frames.Space) bool {
+	for _, tid := range stop.Threads() {
+		if regs, err := stop.Regs(tid); err == nil && space.Modules.Find(regs.PC()) == nil {
+			return true
+		}
+	}
+	return false
 }
