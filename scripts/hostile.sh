@@ -4,7 +4,7 @@
 # EOF, unsorted and overlapping FDEs, self-looping CIE pointers, random
 # byte flips, sparse files, special files) and fails on a panic, a run
 # over the time limit, a run over the RSS limit, or an exit status other
-# than 0, 1 or 2. Every run has a 10 s limit and a 4 GiB address-space
+# than 0, 1 or 2. Every run has a 10 s limit and a 2 GiB address-space
 # limit (ulimit -v). Prints the number of inputs and runs, the worst time
 # and the worst RSS. Not run by .ci/run (which runs go test ./...).
 #
@@ -29,7 +29,8 @@ in=$work/in
 mkdir -p "$in" "$work/gen"
 
 export TIME_LIMIT=10        # seconds per run
-export VMEM_LIMIT=4194304   # KiB of address space per run (ulimit -v): 4 GiB, as glibc reserves 64 MiB per thread arena
+export VMEM_LIMIT=2097152   # KiB of address space per run (ulimit -v): 2 GiB
+export MALLOC_ARENA_MAX=2   # glibc reserves 64 MiB of address space per thread arena otherwise
 export RSS_LIMIT=262144     # KiB of resident memory per run (256 MiB)
 
 if [ -z "${SFDBG:-}" ]; then # SFDBG=path runs another build

@@ -101,6 +101,8 @@ func TestDumpAndCheckRefuseWhatIsNotARegularFile(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			c := exec.CommandContext(ctx, "sh", "-c", `ulimit -v 1048576 && exec "$@"`, "sh", sfdbgBinary(t), cmd, "/dev/zero")
+			// Few threads and glibc arenas, whose reservations count too.
+			c.Env = append(os.Environ(), "GOMAXPROCS=2", "MALLOC_ARENA_MAX=2")
 			out, err := c.CombinedOutput()
 			code := c.ProcessState.ExitCode()
 			if ctx.Err() != nil || code != exitError || !strings.Contains(string(out), "/dev/zero") ||
