@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 )
@@ -113,6 +114,16 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("FDE at %#x: rows end at %#x, not %#x", fde.Off, next, fde.End)
 			}
 		}
+		all := make([]*FDE, len(tab.all))
+		for i := range tab.all {
+			all[i] = &tab.all[i]
+		}
+		for _, pc := range probePCs(tab) {
+			got, err := tab.FDEForPC(pc)
+			if want := scanFDEForPC(all, pc); got != want || (want == nil) != errors.Is(err, ErrNoFDE) {
+				t.Fatalf("FDEForPC(%#x) = %v, %v; a linear scan of the section finds %v", pc, fdeText(got), err, fdeText(want))
+			}
+		}
 		if sec.Kind != EHFrame || len(tab.all) == 0 {
 			return
 		}
@@ -170,6 +181,26 @@ func FuzzIndex(f *testing.F) {
 			}
 			return
 		}
+		// When every table entry leads to an FDE starting at its address,
+		// a lookup agrees with a linear scan of the FDEs the table lists.
+		listed, ok := make([]*FDE, 0, x.n), true
+		for i := 0; i < x.n && ok; i++ {
+			f, err := x.entry(i)
+			listed, ok = append(listed, f), err == nil
+		}
+		for _, pc := range pcs {
+			if !ok {
+				break
+			}
+			got, err := x.FDEForPC(pc)
+			want := scanFDEForPC(listed, pc)
+			switch {
+			case err == nil && got.Off != want.Off, errors.Is(err, ErrNoFDE) && want != nil:
+				t.Fatalf("FDEForPC(%#x) = %v, %v; a linear scan of the table's FDEs finds %v", pc, fdeText(got), err, fdeText(want))
+			case err == nil && want == nil:
+				t.Fatalf("FDEForPC(%#x) = %v; a linear scan of the table's FDEs finds none", pc, fdeText(got))
+			}
+		}
 		for _, pc := range pcs {
 			fde, err := x.FDEForPC(pc)
 			if err != nil {
@@ -184,4 +215,32 @@ func FuzzIndex(f *testing.F) {
 			}
 		}
 	})
+}
+
+// scanFDEForPC is the lookup rule of Table.FDEForPC and Index.FDEForPC by a
+// linear scan of fdes: among the FDEs with a non-empty range starting at
+// or below pc, the one with the greatest start, then the greatest end,
+// then the first in the section; nil unless it covers pc.
+func scanFDEForPC(fdes []*FDE, pc uint64) *FDE {
+	var best *FDE
+	for _, f := range fdes {
+		if f.End <= f.Start || f.Start > pc {
+			continue
+		}
+		if best == nil || f.Start > best.Start || f.Start == best.Start && (f.End > best.End || f.End == best.End && f.Off < best.Off) {
+			best = f
+		}
+	}
+	if best == nil || pc >= best.End {
+		return nil
+	}
+	return best
+}
+
+// fdeText describes an FDE for failure messages.
+func fdeText(f *FDE) string {
+	if f == nil {
+		return "no FDE"
+	}
+	return fmt.Sprintf("the FDE at %#x [%#x, %#x)", f.Off, f.Start, f.End)
 }
