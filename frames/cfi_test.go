@@ -574,7 +574,67 @@ func FuzzCFI(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfiExercise(data, 0x2000)
+		tab, err := parseCFILE(data, 0x2000, nil, 0)
+		if err != nil || tab == nil {
+			return
+		}
+		cfiLookupsAgreeWithScans(t, tab)
 	})
+}
+
+// cfiLookupsAgreeWithScans checks a parsed table's lookups at the edges of
+// every FDE and row against linear scans: the FDE is the one with the
+// greatest start at or below the PC if it covers the PC, and the row is
+// the one of that FDE's rows that covers the PC.
+func cfiLookupsAgreeWithScans(t *testing.T, tab *cfiTable) {
+	t.Helper()
+	var pcs []uint64
+	for _, fd := range tab.fdes {
+		pcs = append(pcs, fd.Start-1, fd.Start, fd.Start+(fd.End-fd.Start)/2, fd.End-1, fd.End)
+		rows, _ := tab.rowsOf(fd)
+		for _, r := range rows {
+			pcs = append(pcs, r.Start, r.End-1)
+		}
+	}
+	for _, pc := range pcs {
+		var want *cfi.FDE
+		for _, fd := range tab.fdes {
+			if fd.Start <= pc && (want == nil || fd.Start > want.Start) {
+				want = fd
+			}
+		}
+		if want != nil && pc >= want.End {
+			want = nil
+		}
+		got, err := tab.lookup(pc)
+		if got != want || (want == nil) != errors.Is(err, cfi.ErrNoFDE) {
+			t.Fatalf("lookup(%#x) = %v, %v; a linear scan finds %v", pc, got, err, want)
+		}
+		if want == nil {
+			continue
+		}
+		rows, rowsErr := tab.rowsOf(want)
+		var wantRow *Row
+		for i := range rows {
+			if rows[i].Start <= pc && pc < rows[i].End {
+				wantRow = &rows[i]
+				break
+			}
+		}
+		row, err := tab.row(pc)
+		switch {
+		case rowsErr != nil:
+			if err == nil {
+				t.Fatalf("row(%#x) = %s, but the FDE's rows fail: %v", pc, cfiRowString(row), rowsErr)
+			}
+		case wantRow == nil:
+			if !errors.Is(err, cfi.ErrNoRow) {
+				t.Fatalf("row(%#x) = %s, %v; a linear scan of the FDE's rows finds none", pc, cfiRowString(row), err)
+			}
+		case err != nil || row.Start != wantRow.Start || row.End != wantRow.End || row.CFA != wantRow.CFA || row.RA != wantRow.RA || row.FP != wantRow.FP:
+			t.Fatalf("row(%#x) = %s, %v; a linear scan finds %s", pc, cfiRowString(row), err, cfiRowString(*wantRow))
+		}
+	}
 }
 
 // loadCFIFile parses all of the CFI of the ELF file at path, at bias 0
