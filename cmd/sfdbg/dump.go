@@ -22,9 +22,10 @@ func init() {
 // runDump implements "sfdbg dump [--json] FILE". FILE is an ELF file (its
 // .sframe section, else its PT_GNU_SFRAME segment; relocatable objects get
 // their .rela.sframe applied, as objdump does) or a raw SFrame section.
-// Exit status 2 for a missing or unreadable file, a file without SFrame
-// data, or malformed SFrame data (the message names the file and the byte
-// offset in the section); 0 otherwise.
+// Exit status 2 for a missing or unreadable file, anything but a regular
+// file (a FIFO, a device), a file without SFrame data, or malformed ELF or
+// SFrame data (the message names the file and the byte offset); 0
+// otherwise.
 func runDump(args []string, stdout, stderr io.Writer) int {
 	c := commands["dump"]
 	fs := newFlagSet(c, stderr)
