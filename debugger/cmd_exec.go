@@ -14,41 +14,49 @@ import (
 	"github.com/sfdbg/sfdbg/sframe"
 )
 
-// cmdBreak implements "break FUNCTION | *ADDR".
-func cmdBreak(s *Session, args string) error {
+// cmdBreak implements "break [LOCATION]".
+func cmdBreak(s *Session, args string) error { return s.setBreakpoints(args, false) }
+
+// cmdTbreak implements "tbreak [LOCATION]".
+func cmdTbreak(s *Session, args string) error { return s.setBreakpoints(args, true) }
+
+// setBreakpoints sets a breakpoint at every address of a location
+// (resolveLocation; without one, the selected frame's PC, as in gdb).
+func (s *Session) setBreakpoints(args string, temp bool) error {
 	args = strings.TrimSpace(args)
-	if args == "" {
-		return errors.New("Argument required (a function name or *ADDRESS).")
-	}
 	sp, err := s.space()
 	if err != nil {
 		return err
 	}
-	var addr uint64
-	desc := args
-	if a, ok := strings.CutPrefix(args, "*"); ok {
-		if addr, err = s.evalAddr(a); err != nil {
-			return err
+	var loc location
+	if args == "" {
+		pc := s.selectedPC()
+		if pc == 0 {
+			return errors.New("No default breakpoint location: no stack.")
 		}
-	} else {
-		a, _, ok := lookupFunction(sp, args)
-		if !ok {
-			return fmt.Errorf("Function %q not defined.", args)
-		}
-		addr = a
-	}
-	for _, bp := range s.bps {
-		if bp.addr == addr {
-			return fmt.Errorf("Breakpoint %d is already at %#x.", bp.id, addr)
-		}
-	}
-	if err := s.tgt.SetBreakpoint(addr); err != nil {
+		loc.addrs = []uint64{pc}
+		args = fmt.Sprintf("*%#x", pc)
+	} else if loc, err = s.resolveLocation(args); err != nil {
 		return err
 	}
-	bp := &breakpoint{id: s.nextBP, addr: addr, desc: desc}
-	s.nextBP++
-	s.bps = append(s.bps, bp)
-	s.printf("Breakpoint %d at %#x: %s\n", bp.id, addr, strings.TrimSuffix(compare.Location(sp, addr, addr, true), " ()"))
+	kind := "Breakpoint"
+	if temp {
+		kind = "Temporary breakpoint"
+	}
+	for _, addr := range loc.addrs {
+		for _, bp := range s.bps {
+			if bp.addr == addr {
+				return fmt.Errorf("Breakpoint %d is already at %#x.", bp.id, addr)
+			}
+		}
+		if err := s.tgt.SetBreakpoint(addr); err != nil {
+			return err
+		}
+		bp := &breakpoint{id: s.nextBP, addr: addr, desc: args, temp: temp}
+		s.nextBP++
+		s.bps = append(s.bps, bp)
+		s.printf("%s %d at %#x: %s\n", kind, bp.id, addr, strings.TrimSuffix(compare.Location(sp, addr, addr, true), " ()"))
+	}
 	return nil
 }
 
@@ -146,7 +154,12 @@ func (s *Session) reportStop(ev Event) error {
 	case EventBreakpoint:
 		if bp := s.bpAt(ev.PC); bp != nil {
 			bp.hits++
-			s.printf("\nThread %d \"%s\" hit Breakpoint %d at %#x\n", s.threadNo[ev.Thread], s.tgt.ThreadName(ev.Thread), bp.id, ev.PC)
+			kind := "Breakpoint"
+			if bp.temp {
+				kind = "Temporary breakpoint"
+				s.deleteBreakpoint(bp)
+			}
+			s.printf("\nThread %d \"%s\" hit %s %d at %#x\n", s.threadNo[ev.Thread], s.tgt.ThreadName(ev.Thread), kind, bp.id, ev.PC)
 		}
 	case EventInterrupt:
 		s.printf("\nThread %d \"%s\" stopped (interrupted).\n", s.threadNo[s.thread], s.tgt.ThreadName(s.thread))
@@ -154,6 +167,14 @@ func (s *Session) reportStop(ev Event) error {
 		s.printf("\nThread %d received signal %s.\n", s.threadNo[ev.Thread], ev.Signal)
 	}
 	return s.printSelected()
+}
+
+// deleteBreakpoint removes bp (a temporary breakpoint that was hit).
+func (s *Session) deleteBreakpoint(bp *breakpoint) {
+	s.bps = slices.DeleteFunc(s.bps, func(b *breakpoint) bool { return b == bp })
+	if err := s.tgt.ClearBreakpoint(bp.addr); err != nil {
+		s.ui.PrintErr(err.Error())
+	}
 }
 
 func (s *Session) bpAt(pc uint64) *breakpoint {
@@ -259,6 +280,95 @@ func cmdFinish(s *Session, _ string) error {
 			return s.printSelected()
 		}
 		return s.reportStop(ev)
+	}
+}
+
+// cmdUntil implements "until LOCATION" (frameOnly) and "advance
+// LOCATION": run until the selected thread reaches LOCATION or the
+// selected frame returns, with temporary breakpoints, as gdb does. until
+// stops at LOCATION only in the selected frame or a frame it returns to
+// (its CFA not below the selected frame's), so a recursive call on the
+// way does not count; advance stops at LOCATION in any frame. Without
+// LOCATION, until is gdb's source-level stepping, which sfdbg refuses.
+func cmdUntil(s *Session, args string, frameOnly bool) error {
+	name := "advance"
+	if frameOnly {
+		name = "until"
+	}
+	if strings.TrimSpace(args) == "" {
+		if frameOnly {
+			return errors.New("until: source-level stepping is not supported; use until LOCATION, advance LOCATION, or finish")
+		}
+		return errors.New("Argument required (a location).")
+	}
+	if err := s.canRun(); err != nil {
+		return err
+	}
+	loc, err := s.resolveLocation(args)
+	if err != nil {
+		return err
+	}
+	n, tr, err := s.selected()
+	if err != nil {
+		return err
+	}
+	cfa := tr.Frames[n].CFA
+	if frameOnly && cfa == 0 {
+		return fmt.Errorf("%s: the CFA of the selected frame is not known, so its return cannot be recognized; use advance.", name)
+	}
+	stops := slices.Clone(loc.addrs)
+	var ra, callerSP uint64
+	if n+1 < len(tr.Frames) {
+		ra, callerSP = tr.Frames[n+1].PC, tr.Frames[n+1].SP
+		stops = append(stops, ra)
+	}
+	tid := s.thread
+	var temps []uint64
+	defer func() {
+		for _, a := range temps {
+			if s.tgt != nil {
+				s.tgt.ClearBreakpoint(a)
+			}
+		}
+	}()
+	for _, a := range stops {
+		if s.bpAt(a) == nil && !slices.Contains(temps, a) {
+			if err := s.tgt.SetBreakpoint(a); err != nil {
+				return err
+			}
+			temps = append(temps, a)
+		}
+	}
+	for {
+		ev, err := s.resume(s.tgt.Continue)
+		if err != nil {
+			return err
+		}
+		if ev.Kind != EventBreakpoint || !slices.Contains(temps, ev.PC) {
+			return s.reportStop(ev)
+		}
+		if ev.Thread != tid {
+			continue // the breakpoints are the selected thread's
+		}
+		regs, err := s.tgt.Regs(tid)
+		if err != nil {
+			return err
+		}
+		if slices.Contains(loc.addrs, ev.PC) {
+			if frameOnly {
+				tr, err := s.trace(tid, compare.All)
+				if err != nil {
+					return err
+				}
+				if len(tr.Frames) > 0 && tr.Frames[0].CFA != 0 && tr.Frames[0].CFA < cfa {
+					continue // a deeper call (recursion) reached LOCATION
+				}
+			}
+		} else if regs.SP() < callerSP {
+			continue // a deeper recursive call returned to the same address
+		}
+		s.thread = tid
+		return s.printSelected()
 	}
 }
 
@@ -428,103 +538,10 @@ func cmdExamine(s *Session, args string) (err error) {
 	return nil
 }
 
-// symLabel is an address with "<sym+off>" when a symbol covers it.
+// symLabel is an address with "<sym+off>" when a function or data symbol
+// covers it.
 func symLabel(sp *frames.Space, a uint64) string {
-	name, off, _ := funcName(sp, a)
-	if name == "" {
-		return fmt.Sprintf("%#x", a)
-	}
-	return fmt.Sprintf("%#x <%s+%d>", a, name, off)
-}
-
-// evalAddr evaluates an address expression: a number, a function name or
-// a register of the selected frame ($pc, $sp, $fp, $cfa, $rip, ...), with an
-// optional +N or -N.
-func (s *Session) evalAddr(expr string) (uint64, error) {
-	expr = strings.TrimSpace(expr)
-	base, off := expr, int64(0)
-	if i := strings.LastIndexAny(expr, "+-"); i > 0 {
-		n, err := strconv.ParseInt(strings.TrimSpace(expr[i+1:]), 0, 64)
-		if err == nil {
-			base = strings.TrimSpace(expr[:i])
-			off = n
-			if expr[i] == '-' {
-				off = -n
-			}
-		}
-	}
-	var v uint64
-	switch {
-	case strings.HasPrefix(base, "$"):
-		r, err := s.register(base[1:])
-		if err != nil {
-			return 0, err
-		}
-		v = r
-	case base != "" && (base[0] >= '0' && base[0] <= '9'):
-		a, err := parseAddr(base)
-		if err != nil {
-			return 0, err
-		}
-		v = a
-	default:
-		sp, err := s.space()
-		if err != nil {
-			return 0, err
-		}
-		a, _, ok := lookupFunction(sp, base)
-		if !ok {
-			return 0, fmt.Errorf("No symbol %q in current context.", base)
-		}
-		v = a
-	}
-	return uint64(int64(v) + off), nil
-}
-
-// register returns a register of the selected frame by name.
-func (s *Session) register(name string) (uint64, error) {
-	n, tr, err := s.selected()
-	if err != nil {
-		return 0, err
-	}
-	tf := &tr.Frames[n]
-	name = strings.ToLower(name)
-	switch name {
-	case "cfa":
-		if tf.CFA != 0 {
-			return tf.CFA, nil
-		}
-		return 0, errors.New("The CFA of the selected frame is not known.")
-	case "pc":
-		return tf.PC, nil
-	case "sp":
-		name = "rsp"
-	case "fp":
-		name = "rbp"
-	}
-	for i, rn := range frames.AMD64RegNames {
-		if rn == name {
-			f, ok := tr.FrameAt(n)
-			if !ok {
-				return 0, fmt.Errorf("cannot recompute the registers of frame %d", n)
-			}
-			if v, ok := f.Regs.Get(sframe.Reg(i)); ok {
-				return v, nil
-			}
-			return 0, fmt.Errorf("$%s is not known in frame %d.", name, tf.Level)
-		}
-	}
-	if tf.Level == 0 {
-		list, err := s.tgt.RegList(s.thread)
-		if err == nil {
-			for _, r := range list {
-				if r.Name == name {
-					return r.Value, nil
-				}
-			}
-		}
-	}
-	return 0, fmt.Errorf("Invalid register $%s.", name)
+	return fmt.Sprintf("%#x%s", a, symbolSuffix(sp, a))
 }
 
 // applyThreads parses the arguments of "thread apply": "all", or thread

@@ -78,12 +78,14 @@ func frameSummary(tr *compare.Trace, n int) string {
 	return strings.Join(parts, "; ")
 }
 
-// printSelected prints the selected frame's line (printFrameLine).
+// printSelected prints the selected frame's line (printFrameLine). A
+// plain list then lists around that frame's line, as in gdb.
 func (s *Session) printSelected() error {
 	n, tr, err := s.selected()
 	if err != nil {
 		return err
 	}
+	s.listFile = ""
 	s.printFrameLine(tr, n)
 	return nil
 }

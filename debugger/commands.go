@@ -224,7 +224,7 @@ A trace stops at the backtrace limit (256 frames; "set backtrace limit").`,
 			repeat: sameArgs,
 			run:    func(s *Session, a string) error { return cmdUpDown(s, a, -1) }},
 		{aliases: []string{"info", "i"},
-			help: "Show things about the program: frame, sframe, registers, threads, sharedlibrary, signals, breakpoints.",
+			help: "Show things about the program: frame, sframe, registers, threads, sharedlibrary, signals, line, symbol, breakpoints.",
 			sub: []*command{
 				{aliases: []string{"frame", "f"}, args: "[N]", needsTarget: true,
 					help: `Describe the selected frame: CFA, saved RA and FP, each method's raw rules.
@@ -254,6 +254,17 @@ printing: Delve's native backend stops the program only for SIGTRAP.
 A fatal signal (SIGSEGV, SIGABRT, ...) ends the program; sfdbg then
 reports it as gdb does, "Program terminated with signal ...".`,
 					run: cmdInfoSignals},
+				{aliases: []string{"line"}, args: "[LOCATION]", needsTarget: true,
+					help: `Show the addresses of a source line, as gdb does.
+"Line 62 of "deep.c" starts at address ... and ends at ...": LOCATION is
+FILE:LINE, LINE, FUNCTION or *ADDR; without it, the selected frame's line.
+Through the module's DWARF line table.`,
+					run: cmdInfoLine},
+				{aliases: []string{"symbol", "sym"}, args: "ADDR", needsTarget: true,
+					help: `Show the symbol and section holding ADDR, as gdb does.
+"spin_here + 19 in section .text of /path/prog"; function and data
+symbols. ADDR is an expression, as print takes it.`,
+					run: cmdInfoSymbol},
 				{aliases: []string{"breakpoints", "b", "break"},
 					help: "List the breakpoints.",
 					run:  cmdInfoBreakpoints},
@@ -264,13 +275,26 @@ N is the thread's number in "info threads"; without N the selected thread
 is printed. "thread apply all CMD" runs CMD in every thread, e.g.
 "thread apply all bt"; "thread apply 2 4-5 CMD" in threads 2, 4 and 5.`,
 			run: cmdThread},
+		{aliases: []string{"print", "p", "inspect"}, args: "[/F] EXPR", needsTarget: true,
+			help: `Evaluate an expression in the selected frame and print its value as $N.
+EXPR has numbers (0x1f, 017, 31), registers ($pc, $sp, $fp, $cfa, $rax,
+...), the values printed before ($, $$, $N), function names (their
+address), data symbols (their value, read with the symbol's size: 1, 2, 4
+or 8 bytes), &sym (its address), *EXPR (the 64-bit word at EXPR, gdb's
+*(long *)EXPR), unary -, + - * / and parentheses. Pointer arithmetic is in
+bytes. Without DWARF types, an integer prints in decimal, $sp as
+(void *) 0x..., $pc and functions with their symbol. /F prints in format
+F: x hex, d signed, u unsigned, o octal, t binary, a address, c char.`,
+			complete: completeFunctions,
+			repeat:   sameArgs,
+			run:      cmdPrint},
 		{aliases: []string{"x"}, args: "/NFU ADDR", needsTarget: true,
 			help: `Examine memory at ADDR: N units of size U in format F.
 N units (default 1) of size U (b 1, h 2, w 4, g 8 bytes; default w) in
 format F (x hex, d signed, u unsigned, a address with its symbol,
-i instructions as disassemble prints them; default x) at ADDR. ADDR is a number, a function name, or a
-register of the selected frame: $pc, $sp, $fp, $cfa, $rip, $rsp, $rbp, ...,
-optionally with +N or -N. Format and size are remembered. Without
+i instructions as disassemble prints them; default x) at ADDR. ADDR is an expression, as print takes it: $sp+16,
+&spin_count, *($sp+8), spin_here+4; its value is the address (a data
+symbol's value, so write &var). Format and size are remembered. Without
 ADDR, x continues after the last unit shown, as an empty line does.`,
 			repeat: xRepeat,
 			run:    cmdExamine},
@@ -282,13 +306,35 @@ range. GNU (AT&T) syntax, as gdb prints it: branch targets and
 RIP-relative operands are followed by their symbol, <func+off>.`,
 			complete: completeFunctions,
 			run:      cmdDisassemble},
-		{aliases: []string{"break", "b", "br"}, args: "FUNCTION | *ADDR", needsTarget: true,
-			help: `Set a breakpoint at a function's first instruction or at an address.
+		{aliases: []string{"list", "l"}, args: "[LINE|FILE:LINE|FUNCTION|*ADDR|FIRST,LAST|-]", needsTarget: true,
+			help: `List source lines, ten at a time.
+Without an argument: around the selected frame's line, then the ten after
+the last listed (an empty line does the same); "list -" the ten before.
+LINE is in the file listed last; FUNCTION lists around its first line.
+Source files are found through the line table: a path relative to the
+compilation directory is looked up in the "directory" directories, the
+current directory and the directory of the program and its parents.`,
+			complete: completeFunctions,
+			repeat:   func(string) string { return "" },
+			run:      cmdList},
+		{aliases: []string{"directory", "dir"}, args: "[DIR...]",
+			help: "Add directories to search for source files; without DIR, forget them.",
+			run:  cmdDirectory},
+		{aliases: []string{"break", "b", "br"}, args: "[FUNCTION | FILE:LINE | LINE | *ADDR]", needsTarget: true,
+			help: `Set a breakpoint at a function's first instruction, a source line or an address.
 Unlike gdb, "break FUNCTION" stops at the function's first instruction,
 not after its prologue: the entry and the prologue are where SFrame's
-rules are most often wrong. "break *ADDR" stops at ADDR.`,
+rules are most often wrong. "break FILE:LINE" (deep.c:62) stops at the
+line's first instruction in every function with code for it (a line
+without code: the next one that has some); LINE is in the default file
+(the one listed last, else the selected frame's). "break *ADDR" stops at
+ADDR, an expression as print takes it.`,
 			complete: completeFunctions,
 			run:      cmdBreak},
+		{aliases: []string{"tbreak", "tb"}, args: "[FUNCTION | FILE:LINE | LINE | *ADDR]", needsTarget: true,
+			help:     `Set a temporary breakpoint: as break, deleted when it is hit.`,
+			complete: completeFunctions,
+			run:      cmdTbreak},
 		{aliases: []string{"delete", "d"}, args: "[N...]",
 			help: "Delete breakpoints N..., or all breakpoints.",
 			run:  cmdDelete},
@@ -309,14 +355,21 @@ continue. It refuses step rather than run stepi under its name.`,
 			help: `Not supported: gdb's source-level next (over calls, to the next line).
 Use stepi (si), or finish to run until the selected frame returns.`,
 			run: refuse("next: source-level stepping is not supported; use stepi (si), or finish to leave the function")},
-		{aliases: []string{"until", "u"}, args: "[LOCATION]",
-			help: `Not supported: gdb's until (to a greater line, or to LOCATION).
-Use finish, or break LOCATION, continue and delete. In gdb "u" is until,
-so sfdbg does not take "u" for up.`,
-			run: refuse("until: source-level stepping is not supported; use finish, or break LOCATION and continue")},
-		{aliases: []string{"advance"}, args: "LOCATION",
-			help: "Not supported: gdb's advance. Use break LOCATION, continue and delete.",
-			run:  refuse("advance: not supported; use break LOCATION, continue, then delete")},
+		{aliases: []string{"until", "u"}, args: "LOCATION", needsTarget: true,
+			help: `Run until the selected thread reaches LOCATION or the selected frame returns.
+LOCATION is FUNCTION, FILE:LINE, LINE or *ADDR; it counts only in the
+selected frame or a frame it returns to (its CFA not below the selected
+frame's), so a recursive call on the way does not stop it. Temporary
+breakpoints, as in gdb. Without LOCATION, gdb's until is source-level
+stepping, which sfdbg does not support: it refuses it. In gdb "u" is
+until, so sfdbg does not take "u" for up. Ctrl-C stops the program.`,
+			complete: completeFunctions,
+			run:      func(s *Session, a string) error { return cmdUntil(s, a, true) }},
+		{aliases: []string{"advance"}, args: "LOCATION", needsTarget: true,
+			help: `Run until the selected thread reaches LOCATION (in any frame) or the selected frame returns.
+As until LOCATION, but a recursive call reaching LOCATION stops too.`,
+			complete: completeFunctions,
+			run:      func(s *Session, a string) error { return cmdUntil(s, a, false) }},
 		{aliases: []string{"finish", "fin"}, needsTarget: true,
 			help: `Run until the selected frame returns, then print its caller.
 The return address and CFA come from the listed backtrace (the one "bt"

@@ -10,7 +10,13 @@ import (
 func helpText(t *commandTable) string {
 	var b strings.Builder
 	b.WriteString("Commands (short forms in parentheses; \"help COMMAND\" for details).\n")
-	b.WriteString("An empty line repeats the last command if it was stepi, continue, finish, x, up or down.\n")
+	var rep []string
+	for _, c := range t.cmds {
+		if c.repeat != nil {
+			rep = append(rep, c.name())
+		}
+	}
+	fmt.Fprintf(&b, "An empty line repeats the last command if it was %s.\n", strings.Join(rep, ", "))
 	for _, c := range t.cmds {
 		writeHelpLine(&b, c, "")
 		for _, sc := range c.sub {

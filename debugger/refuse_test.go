@@ -5,9 +5,10 @@ import (
 	"testing"
 )
 
-// TestSourceLevelSteppingIsRefusedNotAliased: gdb's step, next, until and
-// advance (s, n, u) are source-level; sfdbg does not implement them and
-// must say so, not run stepi or up under their names.
+// TestSourceLevelSteppingIsRefusedNotAliased: gdb's step, next and until
+// without a location (s, n, u) are source-level; sfdbg does not implement
+// them and must say so, not run stepi or up under their names. (until
+// LOCATION and advance LOCATION are implemented: TestLiveUntilAndAdvance.)
 func TestSourceLevelSteppingIsRefusedNotAliased(t *testing.T) {
 	for _, tc := range []struct{ line, want string }{
 		{"s", "step: source-level stepping is not supported; use stepi (si)"},
@@ -15,9 +16,9 @@ func TestSourceLevelSteppingIsRefusedNotAliased(t *testing.T) {
 		{"step 3", "step: source-level stepping is not supported; use stepi (si)"},
 		{"n", "next: source-level stepping is not supported; use stepi (si)"},
 		{"next", "next: source-level stepping is not supported; use stepi (si)"},
-		{"u", "until: source-level stepping is not supported"},
+		{"u", "until: source-level stepping is not supported; use until LOCATION, advance LOCATION, or finish"},
 		{"until", "until: source-level stepping is not supported"},
-		{"advance spin_here", "advance: not supported"},
+		{"advance", "Argument required (a location)."},
 		{"st", `Ambiguous command "st": stepi, step.`},
 	} {
 		t.Run(tc.line+" is refused", func(t *testing.T) {

@@ -23,14 +23,17 @@ func replTranscript(t *testing.T, snap string, lines []string) string {
 // stopped, stepi and continue run again; a command gdb does not repeat
 // (frame, bt, break) is not repeated, and a -x script's empty lines do nothing.
 func TestEmptyLineRepeatsTheLastCommand(t *testing.T) {
-	got := replTranscript(t, "deep-spin", []string{"up", "", "", "down", "", "x/2xg $sp", "", "x", "si", "", "c", "", "frame", ""})
+	got := replTranscript(t, "deep-spin", []string{"up", "", "", "down", "", "x/2xg $sp", "", "x", "si", "", "c", "", "list", "", "p $sp", "", "frame", ""})
 	checkGolden(t, "repeat-last-command", got)
 	for _, want := range []string{
 		"(sfdbg) \n#2  0x", "(sfdbg) \n#3  0x", // up, up
 		"(sfdbg) down\n#2  0x", "(sfdbg) \n#1  0x",
-		"(sfdbg) x/2xg $sp\n0x7ffe7d924f60:", // frame 1's SP
-		"(sfdbg) \n0x7ffe7d924f70:",          // x/2xg continues 16 bytes on
-		"(sfdbg) x\n0x7ffe7d924f80:",         // x continues, one unit
+		"(sfdbg) x/2xg $sp\n0x7ffe7d924f60:",       // frame 1's SP
+		"(sfdbg) \n0x7ffe7d924f70:",                // x/2xg continues 16 bytes on
+		"(sfdbg) x\n0x7ffe7d924f80:",               // x continues, one unit
+		"(sfdbg) list\n57\t",                       // around frame 0's line 62
+		"(sfdbg) \n67\t",                           // list continues
+		"(sfdbg) \n$2 = (void *) 0x7ffe7d924f58\n", // print repeats
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("transcript lacks %q:\n%s", want, got)

@@ -104,6 +104,14 @@ func TestTranscriptsMatchGoldenFiles(t *testing.T) {
 		{"errors-and-help", "deep-spin", []string{"foo", "info", "info bogus", "bt bogus", "x", "break", "break no_such_function", "break spin_here", "continue", "stepi", "finish", "d", "info breakpoints", "help", "help bt", "help info frame", "help x", "help nosuch", "s", "de"}, false},
 		{"signals", "deep-spin", []string{"info signals", "handle SIGSEGV stop", "handle SEGV nostop noprint pass", "handle 11", "handle SIGFOO", "info signals abrt", "handle SIGINT sometimes"}, false},
 		{"code", "deep-spin", []string{"x/4i $pc", "x", "disassemble", "up", "disassemble", "disassemble $pc,+8", "x/2i spin_here", "disassemble no_such_function", "disassemble 0x10"}, false},
+		{"expressions", "deep-spin", []string{"p $sp+8", "p $pc", "p $sp", "p $rax", "p $rax+1", "p &spin_count", "p spin_here", "p spin_here+4",
+			"p *$sp", "p/x *$sp", "p (2+3)*4-10/3", "p -5", "p/x -1", "p $", "p $1", "p $$2", "p $sp-$cfa", "p/a *($sp)", "p $sp*2", "p nosuch",
+			"p 1+", "p (1", "p 1/0", "p spin_count", "x/2xg $sp+8", "x/a *&$sp", "x/a $sp", "info symbol $pc", "info symbol &spin_count",
+			"info symbol spin_here", "info symbol $sp", "up", "p $pc", "p $rax", "p $rbx", "p/x $eflags"}, false},
+		{"source-lines", "deep-spin", []string{"info line", "list", "list -", "list spin_here", "list deep.c:150", "list 10,12", "list",
+			"info line spin_here", "info line *0x555ff9eeb39b", "info line deep.c:64", "info line testdata/src/deep.c:60",
+			"info line nosuch.c:3", "up", "info line", "list", "frame 11", "info line", "list", "list nosuch", "frame 0", "break deep.c:62",
+			"tbreak 158", "until 160", "advance 160", "until", "directory /nonexistent"}, false},
 		{"detach-then-commands", "deep-spin", []string{"detach", "bt", "info threads", "quit", "bt"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -154,8 +162,8 @@ func TestCompletionOffersCommandsSubcommandsAndFunctions(t *testing.T) {
 	}{
 		{"", nil}, // every command: checked by length below
 		{"fi", []string{"finish "}},
-		{"info ", []string{"info frame ", "info sframe ", "info registers ", "info threads ", "info sharedlibrary ", "info signals ", "info breakpoints "}},
-		{"info s", []string{"info sframe ", "info sharedlibrary ", "info signals "}},
+		{"info ", []string{"info frame ", "info sframe ", "info registers ", "info threads ", "info sharedlibrary ", "info signals ", "info line ", "info symbol ", "info breakpoints "}},
+		{"info s", []string{"info sframe ", "info sharedlibrary ", "info signals ", "info symbol "}},
 		{"bt s", []string{"bt sframe "}},
 		{"break level4", []string{"break level4_recursive "}},
 		{"b spin_h", []string{"b spin_here "}},

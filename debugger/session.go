@@ -46,8 +46,18 @@ type Session struct {
 	xNext uint64
 	// last is the last command line typed at the prompt, which an empty
 	// line repeats (see command.repeat).
-	last     string
-	maxDepth int // depth limit of traces (0: frames.DefaultMaxDepth)
+	last string
+	// history holds the values print printed: $1, $2, ... ($ is the last).
+	history []value
+	// listFile, listModule, listFirst and listLast are what list showed
+	// last (list and an empty line continue after it); srcDirs are the
+	// directories of "directory"; sources caches source files by path.
+	listFile            string
+	listModule          *frames.Module
+	listFirst, listLast int
+	srcDirs             []string
+	sources             map[string][]string
+	maxDepth            int // depth limit of traces (0: frames.DefaultMaxDepth)
 	// mu is held while a command runs, so that a signal handler can wait
 	// for it before detaching.
 	mu       sync.Mutex

@@ -1,0 +1,477 @@
+package debugger
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe"
+)
+
+// valueKind is the type an expression's value has for printing and
+// arithmetic, as far as sfdbg knows without DWARF types: an integer
+// (long), a data pointer (void *: $sp, &var) or a code pointer
+// (void (*)(): $pc, a function).
+type valueKind uint8
+
+const (
+	kindInt valueKind = iota
+	kindData
+	kindCode
+)
+
+// value is the result of an expression.
+type value struct {
+	v    uint64
+	kind valueKind
+}
+
+// evalAddr evaluates an address expression (evalExpr) to a number.
+func (s *Session) evalAddr(expr string) (uint64, error) {
+	v, err := s.evalExpr(expr)
+	return v.v, err
+}
+
+// evalExpr evaluates an expression as gdb's print and x read it, in the
+// selected frame: numbers (0x hex, 0 octal, decimal), registers ($pc,
+// $sp, $fp, $cfa, $rax, ...), value history ($, $N), function names (their
+// address), data symbols (their value, read with the symbol's size), &sym,
+// *EXPR (the 64-bit word at EXPR, gdb's *(long *)EXPR), unary -, + - * /
+// and parentheses, with C's precedence. Pointer arithmetic is in bytes.
+func (s *Session) evalExpr(expr string) (value, error) {
+	toks, err := tokenize(expr)
+	if err != nil {
+		return value{}, err
+	}
+	if len(toks) == 0 {
+		return value{}, errors.New("Argument required (expression to compute).")
+	}
+	p := &exprParser{s: s, toks: toks}
+	v, err := p.sum()
+	if err != nil {
+		return value{}, err
+	}
+	if p.i < len(p.toks) {
+		return value{}, fmt.Errorf("A syntax error in expression, near `%s'.", p.rest())
+	}
+	return v, nil
+}
+
+type token struct {
+	kind byte // 'n' number, 'i' identifier, '$' register or history, or the operator itself
+	text string
+	pos  int // byte offset in the expression
+}
+
+func tokenize(expr string) ([]token, error) {
+	var toks []token
+	isIdent := func(c byte, first bool) bool {
+		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || !first && (c >= '0' && c <= '9' || c == '.' || c == '@')
+	}
+	for i := 0; i < len(expr); {
+		c := expr[i]
+		switch {
+		case c == ' ' || c == '\t':
+			i++
+		case strings.IndexByte("+-*/()&", c) >= 0:
+			toks = append(toks, token{c, expr[i : i+1], i})
+			i++
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(expr) && (isIdent(expr[j], false) && expr[j] != '.' && expr[j] != '@') {
+				j++
+			}
+			toks = append(toks, token{'n', expr[i:j], i})
+			i = j
+		case c == '$':
+			j := i + 1
+			for j < len(expr) && (isIdent(expr[j], false) || expr[j] == '$') {
+				j++
+			}
+			toks = append(toks, token{'$', expr[i:j], i})
+			i = j
+		case isIdent(c, true):
+			j := i
+			for j < len(expr) && isIdent(expr[j], false) {
+				j++
+			}
+			toks = append(toks, token{'i', expr[i:j], i})
+			i = j
+		default:
+			return nil, fmt.Errorf("Invalid character '%c' in expression.", c)
+		}
+	}
+	return toks, nil
+}
+
+type exprParser struct {
+	s    *Session
+	toks []token
+	i    int
+}
+
+func (p *exprParser) peek() byte {
+	if p.i < len(p.toks) {
+		return p.toks[p.i].kind
+	}
+	return 0
+}
+
+func (p *exprParser) rest() string {
+	var b []string
+	for _, t := range p.toks[p.i:] {
+		b = append(b, t.text)
+	}
+	return strings.Join(b, " ")
+}
+
+var errNotNumber = errors.New("Argument to arithmetic operation not a number or boolean.")
+
+// sum parses term (('+'|'-') term)*.
+func (p *exprParser) sum() (value, error) {
+	l, err := p.product()
+	if err != nil {
+		return l, err
+	}
+	for op := p.peek(); op == '+' || op == '-'; op = p.peek() {
+		p.i++
+		r, err := p.product()
+		if err != nil {
+			return r, err
+		}
+		switch {
+		case op == '+' && l.kind != kindInt && r.kind != kindInt,
+			op == '-' && l.kind == kindInt && r.kind != kindInt:
+			return value{}, errNotNumber
+		case op == '+':
+			l = value{l.v + r.v, max(l.kind, r.kind)}
+		case l.kind != kindInt && r.kind != kindInt:
+			l = value{l.v - r.v, kindInt} // pointer difference in bytes
+		default:
+			l = value{l.v - r.v, l.kind}
+		}
+	}
+	return l, nil
+}
+
+// product parses unary (('*'|'/') unary)*.
+func (p *exprParser) product() (value, error) {
+	l, err := p.unary()
+	if err != nil {
+		return l, err
+	}
+	for op := p.peek(); op == '*' || op == '/'; op = p.peek() {
+		p.i++
+		r, err := p.unary()
+		if err != nil {
+			return r, err
+		}
+		if l.kind != kindInt || r.kind != kindInt {
+			return value{}, errNotNumber
+		}
+		if op == '*' {
+			l.v *= r.v
+			continue
+		}
+		if r.v == 0 {
+			return value{}, errors.New("Division by zero")
+		}
+		l.v = uint64(int64(l.v) / int64(r.v))
+	}
+	return l, nil
+}
+
+// unary parses '-' unary | '*' unary | '&' symbol | '(' sum ')' | primary.
+func (p *exprParser) unary() (value, error) {
+	if p.i >= len(p.toks) {
+		return value{}, errors.New("A syntax error in expression, near `'.")
+	}
+	t := p.toks[p.i]
+	switch t.kind {
+	case '-':
+		p.i++
+		v, err := p.unary()
+		if err != nil {
+			return v, err
+		}
+		if v.kind != kindInt {
+			return value{}, errNotNumber
+		}
+		return value{-v.v, kindInt}, nil
+	case '*':
+		p.i++
+		v, err := p.unary()
+		if err != nil {
+			return v, err
+		}
+		sp, err := p.s.space()
+		if err != nil {
+			return value{}, err
+		}
+		w, err := frames.ReadUint64(sp.Mem, v.v)
+		if err != nil {
+			return value{}, fmt.Errorf("Cannot access memory at address %#x", v.v)
+		}
+		return value{w, kindInt}, nil
+	case '&':
+		p.i++
+		if p.peek() != 'i' {
+			return value{}, fmt.Errorf("Attempt to take address of value not located in memory: &%s.", p.rest())
+		}
+		name := p.toks[p.i].text
+		p.i++
+		return p.s.symbolValue(name, true)
+	case '(':
+		p.i++
+		v, err := p.sum()
+		if err != nil {
+			return v, err
+		}
+		if p.peek() != ')' {
+			return value{}, fmt.Errorf("A syntax error in expression, near `%s'.", p.rest())
+		}
+		p.i++
+		return v, nil
+	case 'n':
+		p.i++
+		n, err := strconv.ParseUint(t.text, 0, 64)
+		if err != nil {
+			return value{}, fmt.Errorf("Invalid number \"%s\".", t.text)
+		}
+		return value{n, kindInt}, nil
+	case '$':
+		p.i++
+		return p.s.dollarValue(t.text[1:])
+	case 'i':
+		p.i++
+		return p.s.symbolValue(t.text, false)
+	}
+	return value{}, fmt.Errorf("A syntax error in expression, near `%s'.", p.rest())
+}
+
+// dollarValue is $NAME: the value history ($, $N, $$, $$N) or a register
+// of the selected frame.
+func (s *Session) dollarValue(name string) (value, error) {
+	hist := func(back bool, n int) (value, error) {
+		i := n - 1
+		if back {
+			i = len(s.history) - 1 - n
+		}
+		if len(s.history) == 0 {
+			return value{}, errors.New("History is empty.")
+		}
+		if i < 0 || i >= len(s.history) {
+			return value{}, fmt.Errorf("History has not yet reached $%s.", name)
+		}
+		return s.history[i], nil
+	}
+	switch {
+	case name == "":
+		return hist(true, 0)
+	case name == "$":
+		return hist(true, 1)
+	case strings.HasPrefix(name, "$"):
+		if n, err := strconv.Atoi(name[1:]); err == nil {
+			return hist(true, n)
+		}
+	case name[0] >= '0' && name[0] <= '9':
+		if n, err := strconv.Atoi(name); err == nil {
+			return hist(false, n)
+		}
+	}
+	r, err := s.register(name)
+	if err != nil {
+		return value{}, err
+	}
+	kind := kindInt
+	switch strings.ToLower(name) {
+	case "pc", "rip":
+		kind = kindCode
+	case "sp", "rsp", "fp", "rbp", "cfa":
+		kind = kindData
+	}
+	return value{r, kind}, nil
+}
+
+// symbolValue is a function's address (a code pointer), a data symbol's
+// value (read from memory with its size), or with addr set, either's
+// address.
+func (s *Session) symbolValue(name string, addr bool) (value, error) {
+	sp, err := s.space()
+	if err != nil {
+		return value{}, err
+	}
+	if a, _, ok := lookupFunction(sp, name); ok {
+		return value{a, kindCode}, nil
+	}
+	a, size, ok := lookupData(sp, name)
+	if !ok {
+		return value{}, fmt.Errorf("No symbol \"%s\" in current context.", name)
+	}
+	if addr {
+		return value{a, kindData}, nil
+	}
+	if size != 1 && size != 2 && size != 4 && size != 8 {
+		return value{}, fmt.Errorf("'%s' is %d bytes, not a number; use &%s, or x/%dxb &%s.", name, size, name, size, name)
+	}
+	b := make([]byte, 8)
+	if n, err := sp.Mem.ReadAt(b[:size], a); n < int(size) {
+		_ = err
+		return value{}, fmt.Errorf("Cannot access memory at address %#x", a)
+	}
+	v := binary.LittleEndian.Uint64(b)
+	shift := 64 - 8*size
+	return value{uint64(int64(v<<shift) >> shift), kindInt}, nil
+}
+
+// register returns a register of the selected frame by name: the
+// registers the unwind knows there (frame 0: all of them), pc, sp, fp
+// (rip, rsp, rbp) and cfa.
+func (s *Session) register(name string) (uint64, error) {
+	n, tr, err := s.selected()
+	if err != nil {
+		return 0, err
+	}
+	tf := &tr.Frames[n]
+	name = strings.ToLower(name)
+	switch name {
+	case "cfa":
+		if tf.CFA != 0 {
+			return tf.CFA, nil
+		}
+		return 0, errors.New("The CFA of the selected frame is not known.")
+	case "pc":
+		return tf.PC, nil
+	case "sp":
+		name = "rsp"
+	case "fp":
+		name = "rbp"
+	}
+	for i, rn := range frames.AMD64RegNames {
+		if rn == name {
+			f, ok := tr.FrameAt(n)
+			if !ok {
+				return 0, fmt.Errorf("cannot recompute the registers of frame %d", n)
+			}
+			if v, ok := f.Regs.Get(sframe.Reg(i)); ok {
+				return v, nil
+			}
+			return 0, fmt.Errorf("$%s is not known in frame %d (not saved).", name, tf.Level)
+		}
+	}
+	if tf.Level == 0 {
+		list, err := s.tgt.RegList(s.thread)
+		if err == nil {
+			for _, r := range list {
+				if r.Name == name {
+					return r.Value, nil
+				}
+			}
+		}
+	}
+	return 0, fmt.Errorf("Invalid register $%s.", name)
+}
+
+// formatValue prints v as print does: an integer in decimal, a data
+// pointer as (void *) 0x..., a code pointer with its symbol; fmtLetter
+// (x, d, u, o, t, a, c) overrides.
+func formatValue(sp *frames.Space, v value, fmtLetter byte) (string, error) {
+	switch fmtLetter {
+	case 0:
+	case 'x':
+		return fmt.Sprintf("%#x", v.v), nil
+	case 'd':
+		return strconv.FormatInt(int64(v.v), 10), nil
+	case 'u':
+		return strconv.FormatUint(v.v, 10), nil
+	case 'o':
+		return "0" + strconv.FormatUint(v.v, 8), nil
+	case 't':
+		return strconv.FormatUint(v.v, 2), nil
+	case 'a':
+		return fmt.Sprintf("%#x%s", v.v, symbolSuffix(sp, v.v)), nil
+	case 'c':
+		return fmt.Sprintf("%d %q", int8(v.v), rune(uint8(v.v))), nil
+	default:
+		return "", fmt.Errorf("Undefined output format \"%c\".", fmtLetter)
+	}
+	switch v.kind {
+	case kindData:
+		return fmt.Sprintf("(void *) %#x%s", v.v, symbolSuffix(sp, v.v)), nil
+	case kindCode:
+		return fmt.Sprintf("(void (*)()) %#x%s", v.v, symbolSuffix(sp, v.v)), nil
+	}
+	return strconv.FormatInt(int64(v.v), 10), nil
+}
+
+// cmdPrint implements "print[/F] EXPR".
+func cmdPrint(s *Session, args string) error {
+	var letter byte
+	if rest, ok := strings.CutPrefix(args, "/"); ok {
+		spec, a := splitWord(rest)
+		if len(spec) != 1 {
+			return fmt.Errorf("Invalid format /%s: print takes one letter (x d u o t a c).", spec)
+		}
+		letter, args = spec[0], a
+	}
+	if strings.TrimSpace(args) == "" {
+		if len(s.history) == 0 {
+			return errors.New("Argument required (expression to compute).")
+		}
+		args = "$"
+	}
+	v, err := s.evalExpr(args)
+	if err != nil {
+		return err
+	}
+	sp, err := s.space()
+	if err != nil {
+		return err
+	}
+	text, err := formatValue(sp, v, letter)
+	if err != nil {
+		return err
+	}
+	s.history = append(s.history, v)
+	s.printf("$%d = %s\n", len(s.history), text)
+	return nil
+}
+
+// cmdInfoSymbol implements "info symbol ADDR": the symbol and section
+// holding ADDR, as gdb prints them ("spin_here + 19 in section .text of
+// /path/prog").
+func cmdInfoSymbol(s *Session, args string) error {
+	if strings.TrimSpace(args) == "" {
+		return errors.New("Argument required (address).")
+	}
+	a, err := s.evalAddr(args)
+	if err != nil {
+		return err
+	}
+	sp, err := s.space()
+	if err != nil {
+		return err
+	}
+	name, off, m := symbolAt(sp, a)
+	if name == "" {
+		s.printf("No symbol matches %s.\n", strings.TrimSpace(args))
+		return nil
+	}
+	loc := name
+	if off != 0 {
+		loc = fmt.Sprintf("%s + %d", name, off)
+	}
+	sec := sectionOf(m, a)
+	if sec == "" {
+		sec = "?"
+	}
+	if len(sp.Modules.List()) > 1 {
+		s.printf("%s in section %s of %s\n", loc, sec, m.Path)
+	} else {
+		s.printf("%s in section %s\n", loc, sec)
+	}
+	return nil
+}
