@@ -384,11 +384,25 @@ func neighbours(sec *sframe.Section, a uint64) (prev, next *sframe.FDE) {
 	return prev, next
 }
 
-// cmdInfoRegisters implements "info registers [REG...]".
+// cmdInfoRegisters implements "info registers [REG...]": every register
+// the selected frame knows, or those asked for, in the order asked. pc,
+// sp and fp are gdb's names for rip, rsp and rbp; "general" and "all" are
+// gdb's groups (here both: every register sfdbg reads). An unknown name
+// is an error before anything is printed, as in gdb; a register an outer
+// frame did not recover is <not saved>.
 func cmdInfoRegisters(s *Session, args string) error {
 	n, tr, err := s.selected()
 	if err != nil {
 		return err
+	}
+	want := strings.Fields(strings.ReplaceAll(args, "$", ""))
+	if len(want) == 1 && (want[0] == "general" || want[0] == "all") {
+		want = nil
+	}
+	for _, w := range want {
+		if !isRegisterName(w) {
+			return fmt.Errorf("Invalid register `%s'", w)
+		}
 	}
 	sp := tr.Space()
 	var list []RegValue
@@ -403,31 +417,53 @@ func cmdInfoRegisters(s *Session, args string) error {
 		}
 		list = regListFromFrames(&f.Regs)
 	}
-	want := strings.Fields(strings.ReplaceAll(args, "$", ""))
-	shown := 0
-	for _, r := range list {
-		if len(want) > 0 && !slices.Contains(want, r.Name) {
-			continue
-		}
-		shown++
+	print := func(name string, r RegValue) {
 		natural := fmt.Sprint(int64(r.Value))
 		switch r.Name {
-		case "rip", "pc":
+		case "rip":
 			natural = symAddr(sp, r.Value)
-		case "rsp", "rbp", "sp", "fp", "fs_base", "gs_base":
+		case "rsp", "rbp", "fs_base", "gs_base":
 			natural = fmt.Sprintf("%#x", r.Value)
 		case "eflags":
 			natural = eflagsText(r.Value)
 		}
-		s.printf("%-15s%-19s%s\n", r.Name, fmt.Sprintf("%#x", r.Value), natural)
+		s.printf("%-15s%-19s%s\n", name, fmt.Sprintf("%#x", r.Value), natural)
 	}
-	if n > 0 && len(want) == 0 {
-		s.printf("(frame %d: only the registers the unwind recovered are known)\n", n)
+	if len(want) == 0 {
+		for _, r := range list {
+			print(r.Name, r)
+		}
+		if n > 0 {
+			s.printf("(frame %d: only the registers the unwind recovered are known)\n", n)
+		}
+		return nil
 	}
-	if len(want) > 0 && shown == 0 {
-		return fmt.Errorf("Invalid register %q.", want[0])
+	for _, w := range want {
+		name := map[string]string{"pc": "rip", "sp": "rsp", "fp": "rbp"}[w]
+		if name == "" {
+			name = w
+		}
+		i := slices.IndexFunc(list, func(r RegValue) bool { return r.Name == name })
+		switch {
+		case i >= 0:
+			print(w, list[i])
+		case n > 0:
+			s.printf("%-15s<not saved>\n", w)
+		default:
+			s.printf("%-15s<unavailable>\n", w)
+		}
 	}
 	return nil
+}
+
+// isRegisterName reports whether name is a register info registers knows
+// on AMD64 (gdb's names of the general registers, pc, sp and fp).
+func isRegisterName(name string) bool {
+	switch name {
+	case "pc", "sp", "fp":
+		return true
+	}
+	return slices.Contains(gdbRegOrder, name) || slices.Contains(frames.AMD64RegNames[:], name)
 }
 
 func eflagsText(v uint64) string {

@@ -239,8 +239,11 @@ address). PC may be a number, a function name or $pc, $sp, ...`,
 					complete: completeFunctions,
 					run:      cmdInfoSFrame},
 				{aliases: []string{"registers", "r", "reg"}, args: "[REG...]", needsTarget: true,
-					help: "Print the registers of the selected frame (frame 0: all; outer frames: those the unwind recovered).",
-					run:  cmdInfoRegisters},
+					help: `Print the registers of the selected frame (frame 0: all; outer frames: those the unwind recovered).
+With REG..., those registers in that order (rip or pc, rsp or sp, rbp or
+fp, rax, eflags, ...); an unknown name is an error, as in gdb. A register
+the unwind did not recover in an outer frame is <not saved>.`,
+					run: cmdInfoRegisters},
 				{aliases: []string{"threads", "thr"}, needsTarget: true,
 					help: "List the threads with their innermost frame; * marks the selected one.",
 					run:  cmdInfoThreads},
