@@ -207,7 +207,7 @@ func (c *checker) owned() [][]Range {
 func (c *checker) boundaries(fde *sframe.FDE, own []Range, rows []frames.Row, buf []uint64) []uint64 {
 	end := own[len(own)-1].End
 	if c.sec.ABI == sframe.ABIAMD64LittleEndian {
-		if b, ok := c.instructions(fde.Start, end, buf); ok {
+		if b, ok := c.x86Boundaries(fde.Start, end, buf); ok {
 			return keepOwned(b, own)
 		}
 	}
@@ -215,10 +215,16 @@ func (c *checker) boundaries(fde *sframe.FDE, own []Range, rows []frames.Row, bu
 	for _, r := range own {
 		b = append(b, r.Start)
 	}
+	// A PC-mask FDE's FREs start at offsets into each repetition.
+	reps, step := uint64(1), uint64(0)
+	if fde.PCType == sframe.PCTypeMask && fde.RepSize > 0 {
+		step = uint64(fde.RepSize)
+		reps = (end - fde.Start + step - 1) / step
+	}
 	it := c.sec.FREs(fde)
 	for it.Next() {
-		if fde.PCType == sframe.PCTypeInc {
-			b = append(b, fde.Start+uint64(it.FRE().StartOff))
+		for k := uint64(0); k < reps; k++ {
+			b = append(b, fde.Start+k*step+uint64(it.FRE().StartOff))
 		}
 	}
 	for _, r := range rows {
@@ -228,6 +234,43 @@ func (c *checker) boundaries(fde *sframe.FDE, own []Range, rows []frames.Row, bu
 	}
 	slices.Sort(b)
 	return keepOwned(slices.Compact(b), own)
+}
+
+// x86Boundaries returns the x86-64 instruction boundaries in [start, end),
+// as objdump -d delimits them (x86Len). ok is false when the bytes are not
+// in an executable section or an instruction does not decode; then b holds
+// what was decoded.
+func (c *checker) x86Boundaries(start, end uint64, buf []uint64) (b []uint64, ok bool) {
+	b = buf[:0]
+	if end <= start || end-start > maxDecodeSpan {
+		return b, false
+	}
+	var data []byte
+	for _, t := range c.text {
+		if start >= t.addr && end-t.addr <= t.size {
+			n := int(end - start)
+			if cap(c.code) < n {
+				c.code = make([]byte, n)
+			}
+			data = c.code[:n]
+			if _, err := t.r.ReadAt(data, int64(start-t.addr)); err != nil {
+				return b, false
+			}
+			break
+		}
+	}
+	if data == nil {
+		return b, false
+	}
+	for off := 0; off < len(data); {
+		b = append(b, start+uint64(off))
+		n, ok := x86Len(data[off:])
+		if !ok {
+			return b, false
+		}
+		off += n
+	}
+	return b, true
 }
 
 // keepOwned keeps the PCs of the sorted b that lie in the sorted ranges own.

@@ -2,9 +2,11 @@
 # build-fixtures.sh - rebuilds the SFrame fixture corpus in testdata/ from the
 # sources in testdata/src:
 #   testdata/bin/deep-v{1,2,3}-O{0,2}     deep.c, live-debugging program
+#   testdata/bin/deep-cet-v3-O{0,2}       deep.c with CET (endbr64, IBT PLT)
 #   testdata/bin/features-v{1,2,3}        features-x86_64.s, format features
 #   testdata/bin/aarch64-v{2,3}, aarch64be-v{2,3}, s390x-v3   aarch64.s, s390x.s
 #   testdata/golden/NAME.{objdump,readelf,objdump-2.44,...}  reference dumps
+#   testdata/golden/NAME.insn             objdump's x86-64 instruction lengths
 # and then runs scripts/build-sqlite.sh (skip with --no-sqlite) for
 # testdata/bin/sqlite-v{2,3}.  See testdata/README.md.
 #
@@ -59,6 +61,26 @@ for v in 1 2 3; do
   done
 done
 
+# ---------------------------------------------------------------- CET
+# deep.c with Intel CET: endbr64 at every function start and -z ibtplt, so
+# the lazy .plt entries start with endbr64 and calls go through .plt.sec
+# (IBT PLT).  GNU ld gives both a PC-mask SFrame FDE.
+for o in O0 O2; do
+  case $o in
+    O0) opt="-O0 -fno-omit-frame-pointer" ;;
+    O2) opt="-O2 -fomit-frame-pointer" ;;
+  esac
+  out=$BIN/deep-cet-v3-$o
+  gcc -B "$TC/v3/bin/" -Wa,--gsframe -g $opt -Wall -Wextra -pthread -fcf-protection=full -Wl,-z,ibtplt \
+      -ffile-prefix-map="$REPO"=. -o "$out" testdata/src/deep.c
+  check_version "$out" x86_64 3
+  readelf -SW "$out" | grep -q ' \.plt\.sec ' || die "deep-cet-v3-$o has no .plt.sec (IBT PLT)"
+  out_txt=$("$out" exit 10) || die "deep-cet-v3-$o exit 10 failed"
+  [ "$out_txt" = ready ] || die "deep-cet-v3-$o printed '$out_txt', not 'ready'"
+  golden deep-cet-v3-$o x86_64 3
+  echo "built deep-cet-v3-$o ($(stat -c %s "$out") bytes, SFrame v3, CET)"
+done
+
 # ---------------------------------------------------------------- features
 # Hand-written x86-64 assembler; static, no libc, entry _start.  binutils
 # 2.44 warns that it skips flex_drap (non-SP/FP CFA register r10); 2.40
@@ -110,4 +132,8 @@ compat_summary
 if [ $SQLITE = 1 ]; then
   bash "$REPO/scripts/build-sqlite.sh"
 fi
+# objdump's instruction boundaries, for compare/x86len_test.go.
+for f in "$BIN"/deep-* "$BIN"/features-* "$BIN"/sqlite-*; do
+  [ -f "$f" ] && insn_golden "$(basename "$f")"
+done
 echo "done; testdata is $(du -sh "$REPO/testdata" | cut -f1)"

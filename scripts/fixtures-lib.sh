@@ -166,3 +166,24 @@ compat_summary() {
     done
   } > "$out"
 }
+
+# insn_golden NAME: testdata/golden/NAME.insn, the instruction boundaries
+# of every executable section of x86-64 testdata/bin/NAME as objdump -d -z
+# (binutils 2.47.50) delimits them; compare/x86len_test.go checks sfdbg's
+# decoder against it.  One line per block that objdump decodes from its
+# start (a symbol, a synthetic PLT symbol or a section start): section
+# name, start address in hex, and each instruction's length as one hex
+# digit (objdump prints at most 15 bytes: --insn-width=16 keeps each
+# instruction on one line).
+insn_golden() {
+  local f=$BIN/$1 out=$GOLDEN/$1.insn
+  {
+    echo "# objdump -d -z --insn-width=16 $1 ($("$(tool x86_64 3 objdump)" --version | head -1)): section, block start, instruction lengths"
+    "$(tool x86_64 3 objdump)" -d -z --insn-width=16 "$f" | awk '
+      /^Disassembly of section /{ sec=$4; sub(/:$/,"",sec); next }
+      /^[0-9a-f]+ <.*>:$/ { if (line!="") print line; a=$1; sub(/^0+/,"",a); if (a=="") a="0"; line=sec " " a " "; next }
+      /^ *[0-9a-f]+:\t/ { split($0, f, "\t"); n=split(f[2], b, " "); line=line sprintf("%x", n); next }
+      END { if (line!="") print line }'
+  } > "$out"
+  grep -q '^\.text ' "$out" || die "insn_golden $1: objdump found no .text instructions"
+}
