@@ -414,6 +414,24 @@ func cmdQuit(s *Session, _ string) error {
 	return s.closeTarget()
 }
 
+// cmdSource implements "source FILE". Its errors are printed by the
+// file's line that failed, so it returns one that says only that the file
+// stopped.
+func cmdSource(s *Session, args string) error {
+	path := strings.TrimSpace(args)
+	if path == "" {
+		return errors.New("source command requires file name of file to source.")
+	}
+	if err := s.source(path, false); err != nil {
+		return errSourced
+	}
+	return nil
+}
+
+// errSourced is the error of a source command whose file failed (the
+// failure is printed already).
+var errSourced = errors.New("(the sourced file stopped at its first error)")
+
 // cmdHelp implements "help [COMMAND]".
 func cmdHelp(s *Session, args string) error {
 	args = strings.TrimSpace(args)

@@ -412,6 +412,11 @@ frames. N is 1 to 1000000; unlimited (or 0, as in gdb) is 1000000.`,
 					help: "Show the number of frames a backtrace unwinds at most.",
 					run:  cmdShowBacktrace},
 			}},
+		{aliases: []string{"source"}, args: "FILE",
+			help: `Run the debugger commands in FILE, one per line, as -x does.
+The first failing command ends the file: "FILE:LINE: Error in sourced
+command file:" and its error, as in gdb. Empty lines do nothing.`,
+			run: cmdSource},
 		{aliases: []string{"help", "h"}, args: "[COMMAND]",
 			help:     "List the commands, or describe one.",
 			complete: completeCommands,

@@ -138,7 +138,18 @@ func (s *Session) Execute(line string) error {
 	return s.execute(line)
 }
 
-func (s *Session) execute(line string) (err error) {
+// execute runs one command line (dispatch) and prints its error.
+func (s *Session) execute(line string) error {
+	err := s.dispatch(line)
+	if err != nil && !errors.Is(err, errSourced) {
+		s.ui.PrintErr(err.Error())
+	}
+	return err
+}
+
+// dispatch runs one command line through the command table and returns
+// its error, unprinted; a failure sets Failed.
+func (s *Session) dispatch(line string) (err error) {
 	line = strings.TrimSpace(line)
 	if line == "" || strings.HasPrefix(line, "#") {
 		return nil
@@ -150,7 +161,6 @@ func (s *Session) execute(line string) (err error) {
 		}
 		if err != nil {
 			s.Failed = true
-			s.ui.PrintErr(err.Error())
 		}
 	}()
 	c, args, err := s.cmds.lookup(line)
@@ -167,6 +177,46 @@ func (s *Session) execute(line string) (err error) {
 		}
 	}
 	return c.run(s, args)
+}
+
+// Source runs the commands of a file, one per line, as gdb's -x and
+// "source" do: empty lines and lines starting with '#' do nothing, and the
+// first failing command ends the file with "FILE:LINE: Error in sourced
+// command file:" and its error. It returns that error (printed already),
+// or one saying the file cannot be read.
+func (s *Session) Source(path string) error {
+	return s.source(path, true)
+}
+
+// source is Source; lock is false when a command (source) runs it with
+// the session's lock already held.
+func (s *Session) source(path string, lock bool) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		s.Failed = true
+		err = fmt.Errorf("%s: %w.", path, errors.Unwrap(err))
+		s.ui.PrintErr(err.Error())
+		return err
+	}
+	for i, line := range strings.Split(string(b), "\n") {
+		if s.quitting.Load() {
+			return nil
+		}
+		if lock {
+			s.mu.Lock()
+			s.interrupted.Store(false)
+		}
+		err := s.dispatch(line)
+		if lock {
+			s.mu.Unlock()
+		}
+		if err != nil {
+			s.ui.PrintErr(fmt.Sprintf("%s:%d: Error in sourced command file:", path, i+1))
+			s.ui.PrintErr(err.Error())
+			return fmt.Errorf("%s:%d: %w", path, i+1, err)
+		}
+	}
+	return nil
 }
 
 // Run reads and executes commands until quit or the end of input. Ctrl-C
@@ -328,6 +378,9 @@ func (s *Session) HandleSignals(exit func(code int)) (stop func()) {
 		close(done)
 	}
 }
+
+// Quitting reports whether quit was asked for (a command or a signal).
+func (s *Session) Quitting() bool { return s.quitting.Load() }
 
 // Signaled returns the signal (SIGINT, SIGTERM, SIGHUP) that ended the
 // session, or 0.

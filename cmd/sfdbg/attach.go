@@ -12,11 +12,11 @@ func init() {
 	c := &command{
 		name:    "attach",
 		usage:   "attach [-batch] [-ex CMD]... [-x FILE] PID",
-		summary: "stop a running process and debug it: backtraces from SFrame, checked against CFI and frame pointers",
+		summary: "debug a running process, gdb-style; quit and the end of -batch detach (it runs on)",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int {
 		fs := newFlagSet(c, stderr)
-		sf := addSessionFlags(fs)
+		sf := addSessionFlags(fs, false)
 		pos, st, ok := parseInterspersed(fs, args)
 		if !ok {
 			return st

@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -28,6 +29,10 @@ func init() {
 		pos, st, ok := parseInterspersed(fs, args)
 		if !ok {
 			return st
+		}
+		if len(pos) > 1 {
+			fmt.Fprintf(stderr, "sfdbg: bt: one process ID expected, got %d (%s); run sfdbg bt once per process\n", len(pos), strings.Join(pos, " "))
+			return exitError
 		}
 		if len(pos) != 1 {
 			fs.Usage()

@@ -54,17 +54,32 @@ var commands = map[string]*command{}
 func register(c *command) { commands[c.name] = c }
 
 func init() {
-	register(&command{
-		name: "version", usage: "version", summary: "print the sfdbg version",
-		run: func(args []string, stdout, stderr io.Writer) int {
-			fmt.Fprintf(stdout, "sfdbg %s\n", version)
-			return exitOK
-		},
-	})
+	c := &command{name: "version", usage: "version", summary: "print the sfdbg version"}
+	c.run = func(args []string, stdout, stderr io.Writer) int {
+		fs := newFlagSet(c, stderr)
+		if st, ok := parseFlags(fs, args); !ok {
+			return st
+		}
+		if fs.NArg() != 0 {
+			fs.Usage()
+			return exitError
+		}
+		fmt.Fprintf(stdout, "sfdbg %s\n", version)
+		return exitOK
+	}
+	register(c)
 }
 
+// globalFlags are the flags before the command, as usage lists them.
+const globalFlags = `flags (before COMMAND):
+  --log-level LEVEL   how much sfdbg logs about its internals, on stderr (default warning):
+                      panic, fatal, error, warning, info, debug, trace
+  --version           print the version (as "sfdbg version")
+  -h, --help          print this help
+`
+
 func usage(w io.Writer) {
-	fmt.Fprintf(w, "usage: sfdbg [--log-level LEVEL] COMMAND [ARGS]\n\ncommands:\n")
+	fmt.Fprintf(w, "usage: sfdbg [--log-level LEVEL] COMMAND [ARGS]\n\n%s\ncommands:\n", globalFlags)
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)

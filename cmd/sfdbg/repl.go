@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"io"
@@ -23,11 +22,17 @@ type stringList []string
 func (l *stringList) String() string     { return strings.Join(*l, "; ") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
-func addSessionFlags(fs *flag.FlagSet) *sessionFlags {
+// addSessionFlags adds -batch, -ex and -x; the end of a batch detaches
+// from an attached process and kills one sfdbg started (launched).
+func addSessionFlags(fs *flag.FlagSet, launched bool) *sessionFlags {
 	f := &sessionFlags{}
-	fs.BoolVar(&f.batch, "batch", false, "run the -ex commands, then the -x file, then detach and exit (no prompt); exit status 2 if a command failed")
+	end := "then detach (the process runs on) and exit"
+	if launched {
+		end = "then kill the program (sfdbg started it) and exit"
+	}
+	fs.BoolVar(&f.batch, "batch", false, "run the -ex commands, then the -x file, "+end+", without a prompt; exit status 2 if a command failed")
 	fs.Var(&f.ex, "ex", "execute debugger command `CMD` (repeatable, in order)")
-	fs.StringVar(&f.script, "x", "", "execute the debugger commands in `FILE`, one per line (after the -ex commands)")
+	fs.StringVar(&f.script, "x", "", "execute the debugger commands in `FILE`, one per line, after the -ex commands; the first failing line ends the file (FILE:LINE: Error in sourced command file)")
 	return f
 }
 
@@ -52,24 +57,17 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 	}
 }
 
-// commands returns the -ex commands followed by the lines of the -x file.
-func (f *sessionFlags) commands() ([]string, error) {
-	cmds := append([]string(nil), f.ex...)
-	if f.script != "" {
-		fh, err := os.Open(f.script)
-		if err != nil {
-			return nil, err
-		}
-		defer fh.Close()
-		sc := bufio.NewScanner(fh)
-		for sc.Scan() {
-			cmds = append(cmds, sc.Text())
-		}
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", f.script, err)
-		}
+// checkScript makes sure the -x file can be read before the session
+// starts.
+func (f *sessionFlags) checkScript() error {
+	if f.script == "" {
+		return nil
 	}
-	return cmds, nil
+	fh, err := os.Open(f.script)
+	if err != nil {
+		return err
+	}
+	return fh.Close()
 }
 
 // runSession drives a debugging session on t: the -ex/-x commands, then the
@@ -77,8 +75,7 @@ func (f *sessionFlags) commands() ([]string, error) {
 // SIGINT/SIGTERM, a panic), the target is detached (or, if sfdbg started
 // it, killed) before sfdbg exits.
 func runSession(t debugger.Target, f *sessionFlags, intro func(s *debugger.Session), stdout, stderr io.Writer) (status int) {
-	cmds, err := f.commands()
-	if err != nil {
+	if err := f.checkScript(); err != nil {
 		fmt.Fprintf(stderr, "sfdbg: %v\n", err)
 		closeTarget(t)
 		return exitError
@@ -103,7 +100,10 @@ func runSession(t debugger.Target, f *sessionFlags, intro func(s *debugger.Sessi
 	if intro != nil {
 		intro(s)
 	}
-	ok := s.RunBatch(cmds)
+	ok := s.RunBatch(f.ex)
+	if f.script != "" && !s.Quitting() {
+		ok = s.Source(f.script) == nil && ok
+	}
 	if sig := s.Signaled(); sig != 0 {
 		return 128 + int(sig)
 	}
@@ -113,7 +113,7 @@ func runSession(t debugger.Target, f *sessionFlags, intro func(s *debugger.Sessi
 		}
 		return exitOK
 	}
-	if !ui.IsTerminal() && len(cmds) == 0 {
+	if !ui.IsTerminal() && len(f.ex) == 0 && f.script == "" {
 		// Commands from a pipe: the same failure rule as a batch.
 		s.Failed = false
 	}

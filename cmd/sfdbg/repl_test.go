@@ -117,7 +117,7 @@ func TestParseInterspersedAcceptsFlagsAfterThePID(t *testing.T) {
 	} {
 		c := commands["attach"]
 		fs := newFlagSet(c, &strings.Builder{})
-		sf := addSessionFlags(fs)
+		sf := addSessionFlags(fs, false)
 		pos, _, ok := parseInterspersed(fs, tc.args)
 		if !ok || strings.Join(pos, " ") != tc.pos || strings.Join(sf.ex, ";") != tc.ex || !sf.batch && tc.args[0] == "-batch" {
 			t.Errorf("%q: positional %q, -ex %q, ok %v", tc.args, pos, sf.ex, ok)

@@ -11,11 +11,11 @@ func init() {
 	c := &command{
 		name:    "run",
 		usage:   "run [-batch] [-ex CMD]... [-x FILE] [--] PROG [ARGS...]",
-		summary: "start a program under the debugger, stopped at its first instruction",
+		summary: "start a program under the debugger, stopped at its first instruction; quit and -batch kill it",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int {
 		fs := newFlagSet(c, stderr)
-		sf := addSessionFlags(fs)
+		sf := addSessionFlags(fs, true)
 		// Flags end at the program: "sfdbg run -batch prog -x" passes -x to prog.
 		if st, ok := parseFlags(fs, args); !ok {
 			return st
