@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe"
@@ -23,7 +24,8 @@ func fixture(t *testing.T, name string) string {
 }
 
 func TestCleanFixturesCheckClean(t *testing.T) {
-	for _, name := range []string{"deep-v1-O0", "deep-v1-O2", "deep-v2-O0", "deep-v2-O2", "deep-v3-O0", "deep-v3-O2", "features-v3", "sqlite-v2", "sqlite-v3"} {
+	for _, name := range []string{"deep-v1-O0", "deep-v1-O2", "deep-v2-O0", "deep-v2-O2", "deep-v3-O0", "deep-v3-O2", "features-v3", "sqlite-v2", "sqlite-v3",
+		"deep-cet-v3-O0", "deep-cet-v3-O2"} {
 		t.Run(name+" has no disagreement apart from the linker's .plt.got stub", func(t *testing.T) {
 			rep, err := CheckFile(fixture(t, name), CheckOptions{})
 			if err != nil {
@@ -254,5 +256,90 @@ func TestAArch64LittleEndianIsComparedAtRowBoundaries(t *testing.T) {
 	}
 	if rep.Summary.FunctionsBoth == 0 || rep.Summary.Instructions == 0 || rep.Disagreements() != 0 {
 		t.Errorf("aarch64-v3: %+v %+v", rep.Summary, rep.Findings)
+	}
+}
+
+func TestCorruptIBTPLTRowIsFoundInEveryRepetition(t *testing.T) {
+	// deep-cet-v3-O*: -z ibtplt. Lazy .plt entries are endbr64 (4), push
+	// (5), jmp (5), xchg %ax,%ax (2): SFrame sp+8 at +0, sp+16 from +9.
+	// .plt.sec entries are endbr64, jmp *GOT(%rip) (6), nopw (6): sp+8.
+	for _, bin := range []string{"deep-cet-v3-O0", "deep-cet-v3-O2"} {
+		f, err := elf.Open(fixture(t, bin))
+		if err != nil {
+			t.Fatal(err)
+		}
+		plt, pltSec := f.Section(".plt"), f.Section(".plt.sec")
+		f.Close()
+		if plt == nil || pltSec == nil {
+			t.Fatalf("%s: no .plt or .plt.sec", bin)
+		}
+		entries := int(pltSec.Size / 16) // one .plt.sec and one lazy .plt entry per function
+		for _, tc := range []struct {
+			name      string
+			sec       *elf.Section
+			fre       int // the FRE of the section's PC-mask FDE to corrupt
+			perEntry  int // instructions per entry that FRE covers
+			wantStart uint64
+		}{
+			{"the lazy .plt's after-push row sp+16 -> sp+24", plt, 1, 2, plt.Addr + 16 + 9},
+			{"the .plt.sec row sp+8 -> sp+16", pltSec, 0, 3, pltSec.Addr},
+		} {
+			t.Run(bin+": "+tc.name+" is a plt finding at every instruction of every entry", func(t *testing.T) {
+				path := patched(t, bin, func(sec *sframe.Section, data []byte) {
+					fde, err := sec.FindFDE(tc.sec.Addr + tc.sec.Size - 1)
+					if err != nil || fde.PCType != sframe.PCTypeMask || fde.FREType != sframe.FRETypeAddr1 {
+						t.Fatalf("no ADDR1 PC-mask FDE at the end of %s: %v %+v", tc.sec.Name, err, fde)
+					}
+					fre := nthFRE(t, sec, fde, tc.fre)
+					data[fre.Off+1+1] += 8 // ADDR1 start, info byte, CFA offset
+				})
+				rep, err := CheckFile(path, CheckOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var hit *Finding
+				for i, f := range rep.Findings {
+					if f.Kind == KindPLT && f.PC >= tc.sec.Addr && f.PC < tc.sec.Addr+tc.sec.Size {
+						hit = &rep.Findings[i]
+					}
+				}
+				if hit == nil {
+					t.Fatalf("no plt finding in %s; findings: %+v", tc.sec.Name, rep.Findings)
+				}
+				if want := entries * tc.perEntry; hit.PC != tc.wantStart || hit.Instructions != want {
+					t.Errorf("plt finding at %#x over %d instructions, want %#x over %d: %s", hit.PC, hit.Instructions, tc.wantStart, want, hit.Message)
+				}
+			})
+		}
+	}
+}
+
+func TestPCMaskFDEWithoutCodeIsComparedAtEveryRepetitionsFREs(t *testing.T) {
+	// Without decodable code (here: no executable section known) a PC-mask
+	// FDE is compared at its FRE starts in every repetition, not only the
+	// first.
+	f, err := elf.Open(fixture(t, "deep-cet-v3-O2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sec, err := sframe.FromELF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plt := f.Section(".plt")
+	c := &checker{f: f, sec: sec}
+	fde, err := sec.FindFDE(plt.Addr + plt.Size - 1)
+	if err != nil || fde.PCType != sframe.PCTypeMask {
+		t.Fatalf("no PC-mask FDE in .plt: %v", err)
+	}
+	own := []Range{{fde.Start, fde.End()}}
+	got := c.boundaries(fde, own, nil, nil)
+	var want []uint64
+	for pc := fde.Start; pc < fde.End(); pc += uint64(fde.RepSize) {
+		want = append(want, pc, pc+9) // FREs at +0 (sp+8) and +9 (sp+16)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("boundaries %#x, want %#x", got, want)
 	}
 }
