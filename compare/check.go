@@ -73,6 +73,9 @@ type FileReport struct {
 	Err string `json:"error,omitempty"`
 	// NoSFrame is set when Err is because the file has no SFrame section.
 	NoSFrame bool `json:"no_sframe,omitempty"`
+	// Acceptance holds, when check computed them, the verdicts of the Linux
+	// kernel's loader and of libsframe on the section (AddAcceptance).
+	Acceptance []sframe.Acceptance `json:"acceptance,omitempty"`
 }
 
 // CFISource gives the CFI of a module at link-time addresses: the ranges of

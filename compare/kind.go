@@ -75,6 +75,9 @@ const (
 	// KindNoCFI: the file's CFI is absent or cannot be read (e.g. big-endian
 	// CFI); SFrame was validated but not compared.
 	KindNoCFI
+	// KindKernelReject: check --profile kernel: the Linux kernel's SFrame
+	// loader would drop the section, for the rule the message names.
+	KindKernelReject
 	kindEnd
 )
 
@@ -96,6 +99,7 @@ var kindNames = [...]string{
 	KindMissingFrame: "missing-frame",
 	KindExtraFrame:   "extra-frame",
 	KindNoCFI:        "no-cfi",
+	KindKernelReject: "kernel-reject",
 }
 
 var kindTitles = [...]string{
@@ -116,6 +120,7 @@ var kindTitles = [...]string{
 	KindMissingFrame: "frame missing from trace",
 	KindExtraFrame:   "frame not in reference trace",
 	KindNoCFI:        "no usable CFI to compare with",
+	KindKernelReject: "the Linux kernel would drop the section",
 }
 
 // String returns the stable short name ("cfa", "fre-boundary", ...).

@@ -26,7 +26,16 @@ import (
 // Summary; "kind" values are the Kind.String names (cfa, ra, fp, no-fde,
 // gap, fre-boundary, fp-chain-broken, outermost, signal-frame, plt,
 // extra-fde, function-bounds, format, skipped, missing-frame, extra-frame,
-// no-cfi); addresses and offsets are JSON numbers.
+// no-cfi, kernel-reject); addresses and offsets are JSON numbers.
+//
+// Added within schema 2: FileReport "acceptance", a list of
+// {"consumer": "linux"|"libsframe", "accepted": bool, "rejections":
+// [{"consumer", "rule", "source", "offset", "message"}]} (sframe.Acceptance:
+// would the kernel's SFrame loader, series v13+, and libsframe 2.47 accept
+// the section; "offset" is the byte offset in the section, "source" the
+// series version or release and the function that enforces the rule).
+// With check --profile kernel every kernel rejection is also a finding of
+// kind kernel-reject, which counts as a disagreement.
 //
 // Schema 1 had a separate per-method bt document and a StackReport per
 // thread; schema 2 replaced both with ProcessDocument, and fp-chain-broken
@@ -142,6 +151,16 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 	for _, f := range r.Findings {
 		if f.Kind == KindNoCFI {
 			compared = false
+		}
+	}
+	for _, a := range r.Acceptance {
+		if a.Accepted {
+			fmt.Fprintf(w, "  %-10s accepts the section (%s)\n", a.Consumer.String()+":", a.Consumer.Title())
+			continue
+		}
+		fmt.Fprintf(w, "  %-10s %s (%s)\n", a.Consumer.String()+":", st.paint("33", "rejects the section"), a.Consumer.Title())
+		for _, x := range a.Rejections {
+			fmt.Fprintf(w, "    %-22s %s at byte %#x [%s]\n", x.Name, x.Msg, x.Off, x.Source)
 		}
 	}
 	if n := r.Disagreements(); n > 0 {

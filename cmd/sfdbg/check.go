@@ -24,7 +24,7 @@ import (
 func init() {
 	c := &command{
 		name:    "check",
-		usage:   "check [--json] [--junit FILE] [--recursive] [-j N] FILE|DIR...",
+		usage:   "check [--json] [--junit FILE] [--recursive] [-j N] [--profile kernel] FILE|DIR...",
 		summary: "validate binaries' SFrame against their own DWARF CFI, instruction by instruction",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int { return runCheck(c, args, stdout, stderr) }
@@ -37,8 +37,13 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	junit := fset.String("junit", "", "also write a JUnit XML report to `FILE` (one test case per binary)")
 	recursive := fset.Bool("recursive", false, "check every ELF file with .sframe below the given directories (other files are skipped)")
 	jobs := fset.Int("j", runtime.NumCPU(), "check `N` files in parallel")
+	profile := fset.String("profile", "", "with `kernel`, every rule the Linux kernel's SFrame loader fails counts as a disagreement (exit 1)")
 	if st, ok := parseFlags(fset, args); !ok {
 		return st
+	}
+	if *profile != "" && *profile != "kernel" {
+		fmt.Fprintf(stderr, "sfdbg check: unknown profile %q (want kernel)\n", *profile)
+		return exitError
 	}
 	if fset.NArg() == 0 {
 		fset.Usage()
@@ -65,7 +70,7 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 		paths = walked.walk(a, paths)
 	}
 	start := time.Now()
-	reports := checkAll(paths, *jobs, func(r *compare.FileReport) {
+	reports := checkAll(paths, *jobs, *profile == "kernel", func(r *compare.FileReport) {
 		// Streamed in completion order under --json with several files.
 		if *jsonOut && len(paths) > 1 && !skipped(r, named) {
 			b, _ := json.Marshal(r)
@@ -133,7 +138,9 @@ func skipped(r *compare.FileReport, named map[string]bool) bool {
 
 // checkAll checks paths with up to jobs workers and returns the reports in
 // the order of paths; done is called (serially) as each report completes.
-func checkAll(paths []string, jobs int, done func(*compare.FileReport)) []*compare.FileReport {
+// Each checked file also gets the kernel's and libsframe's verdicts on its
+// section (compare.Acceptance), as disagreements when kernel is set.
+func checkAll(paths []string, jobs int, kernel bool, done func(*compare.FileReport)) []*compare.FileReport {
 	if jobs < 1 {
 		jobs = 1
 	}
@@ -147,6 +154,11 @@ func checkAll(paths []string, jobs int, done func(*compare.FileReport)) []*compa
 			defer wg.Done()
 			for i := range idx {
 				r, _ := compare.CheckFile(paths[i], compare.CheckOptions{})
+				if r.Err == "" {
+					if acc, err := compare.Acceptance(paths[i]); err == nil {
+						r.AddAcceptance(acc, kernel)
+					}
+				}
 				out[i] = r
 				mu.Lock()
 				done(r)

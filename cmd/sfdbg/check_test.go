@@ -240,3 +240,71 @@ func TestCheckRecursiveSaysWhatItCheckedAndSkipped(t *testing.T) {
 		}
 	})
 }
+
+func TestCheckSaysWhetherLinuxAndLibsframeAcceptTheSection(t *testing.T) {
+	t.Run("a v3 build both accept is reported as accepted", func(t *testing.T) {
+		_, out, _ := runSfdbg("check", dumpFixture(t, "deep-v3-O2"))
+		for _, want := range []string{"linux:     accepts the section", "libsframe: accepts the section"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("output lacks %q:\n%s", want, out)
+			}
+		}
+	})
+	t.Run("a v1 build is rejected by the kernel, naming the rule, offset and source", func(t *testing.T) {
+		code, out, _ := runSfdbg("check", dumpFixture(t, "deep-v1-O2"))
+		if code != exitOK {
+			t.Errorf("exit %d without --profile, want %d", code, exitOK)
+		}
+		want := "version                version 1; the series reads SFRAME_VERSION_3 only at byte 0x2 [Linux SFrame series v13+, kernel/unwind/sframe.c sframe_read_header()]"
+		if !strings.Contains(out, "linux:     rejects the section") || !strings.Contains(out, want) {
+			t.Errorf("output lacks the kernel's rejection %q:\n%s", want, out)
+		}
+	})
+	t.Run("--profile kernel makes the kernel's rejection a disagreement", func(t *testing.T) {
+		code, out, errOut := runSfdbg("check", "--profile", "kernel", "--json", dumpFixture(t, "deep-v1-O2"))
+		if code != exitFindings {
+			t.Fatalf("exit %d, want %d\n%s%s", code, exitFindings, out, errOut)
+		}
+		var doc struct {
+			Files []struct {
+				Findings []struct {
+					Kind    string `json:"kind"`
+					Message string `json:"message"`
+				} `json:"findings"`
+				Acceptance []struct {
+					Consumer   string `json:"consumer"`
+					Accepted   bool   `json:"accepted"`
+					Rejections []struct {
+						Rule   string `json:"rule"`
+						Source string `json:"source"`
+						Offset int64  `json:"offset"`
+					} `json:"rejections"`
+				} `json:"acceptance"`
+			} `json:"files"`
+			Disagreements int `json:"disagreements"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, out)
+		}
+		f := doc.Files[0]
+		if len(f.Acceptance) != 2 || f.Acceptance[0].Consumer != "linux" || f.Acceptance[0].Accepted ||
+			f.Acceptance[0].Rejections[0].Rule != "version" || f.Acceptance[0].Rejections[0].Offset != 2 ||
+			f.Acceptance[1].Consumer != "libsframe" || !f.Acceptance[1].Accepted {
+			t.Errorf("unexpected verdicts: %+v", f.Acceptance)
+		}
+		n := 0
+		for _, x := range f.Findings {
+			if x.Kind == "kernel-reject" {
+				n++
+			}
+		}
+		if n != 1 || doc.Disagreements != 1 {
+			t.Errorf("%d kernel-reject findings, %d disagreements; want 1, 1: %+v", n, doc.Disagreements, f.Findings)
+		}
+	})
+	t.Run("an unknown profile exits 2", func(t *testing.T) {
+		if code, _, _ := runSfdbg("check", "--profile", "bsd", dumpFixture(t, "deep-v1-O2")); code != exitError {
+			t.Errorf("exit %d, want %d", code, exitError)
+		}
+	})
+}
