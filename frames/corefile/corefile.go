@@ -1,0 +1,323 @@
+// Package corefile reads a Linux ELF core file (ET_CORE) as an address space
+// the unwinders read like a live process's: memory from its PT_LOAD
+// segments (and from the mapped files where the core left a segment out),
+// threads and registers from NT_PRSTATUS notes, mapped files from NT_FILE,
+// the program's name from NT_PRPSINFO and the auxiliary vector from NT_AUXV.
+//
+// The note layouts are those of the Linux kernel's ELF core writer
+// (fs/binfmt_elf.c fill_note_info, include/uapi/linux/elfcore.h struct
+// elf_prstatus and elf_prpsinfo, fill_files_note for NT_FILE), which gdb's
+// gcore and qemu-user (linux-user/elfload.c) write the same way. Only
+// x86-64 cores are read so far.
+package corefile
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe"
+)
+
+// FormatError reports a malformed core file at a byte offset of the file.
+type FormatError struct {
+	Path string
+	Off  int64
+	Msg  string
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("core %s: at byte %#x: %s", e.Path, e.Off, e.Msg)
+}
+
+// ErrUnsupported is wrapped by the errors of cores sfdbg cannot unwind yet
+// (another architecture, 32-bit, big-endian).
+var ErrUnsupported = errors.New("unsupported core")
+
+// Thread is one NT_PRSTATUS note: a thread and its registers at the time of
+// the dump.
+type Thread struct {
+	Tid    int
+	Signal int // pr_cursig: the signal the thread was stopped by (0: none)
+	// Regs holds the general registers by DWARF number (RAX..R15, RIP).
+	Regs frames.Regs
+	// Raw is the x86-64 user_regs_struct in its kernel order
+	// (RegNamesAMD64): r15 r14 ... gs.
+	Raw [27]uint64
+}
+
+// RegNamesAMD64 names the fields of the x86-64 user_regs_struct
+// (arch/x86/include/asm/user_64.h) in the order of Thread.Raw.
+var RegNamesAMD64 = [27]string{"r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8",
+	"rax", "rcx", "rdx", "rsi", "rdi", "orig_rax", "rip", "cs", "eflags", "rsp", "ss",
+	"fs_base", "gs_base", "ds", "es", "fs", "gs"}
+
+// dwarfAMD64 gives the DWARF number (psABI table 3.36) of each
+// user_regs_struct field, -1 for those that have none in a frames.Regs.
+var dwarfAMD64 = [27]sframe.Reg{frames.R15, frames.R14, frames.R13, frames.R12, frames.RBP, frames.RBX,
+	frames.R11, frames.R10, frames.R9, frames.R8, frames.RAX, frames.RCX, frames.RDX, frames.RSI,
+	frames.RDI, -1, frames.RIP, -1, -1, frames.RSP, -1, -1, -1, -1, -1, -1, -1}
+
+// FileMapping is one entry of NT_FILE: a file mapped at [Start, End) from
+// byte Offset of the file at Path (the path the dumped process saw).
+type FileMapping struct {
+	Start, End, Offset uint64
+	Path               string
+}
+
+// Segment is one PT_LOAD segment: the memory [Addr, Addr+MemSize) of which
+// the first FileSize bytes are in the core at byte Off.
+type Segment struct {
+	Addr, MemSize, FileSize uint64
+	Off                     uint64
+	Flags                   elf.ProgFlag
+}
+
+// Core is an opened core file. It implements frames.Memory over its
+// segments. Close it when done.
+type Core struct {
+	Path    string
+	Machine elf.Machine
+	Pid     int    // the pid of the first NT_PRSTATUS (the thread that died)
+	Name    string // pr_fname of NT_PRPSINFO (the comm, at most 15 bytes)
+	Args    string // pr_psargs of NT_PRPSINFO
+	Threads []Thread
+	Files   []FileMapping
+	// Segments are the PT_LOAD segments sorted by address.
+	Segments []Segment
+	// Auxv is NT_AUXV as (type, value) pairs.
+	Auxv [][2]uint64
+
+	f    *os.File
+	size int64
+	// backing files for memory the core leaves out (Space sets them).
+	backing []backing
+}
+
+// Size limits: a note segment larger than this is refused before it is read.
+const maxNotes = 64 << 20
+
+// Open reads the headers and notes of the core file at path. Errors are
+// *FormatError for a malformed file (naming the byte offset), or wrap
+// ErrUnsupported.
+func Open(path string) (*Core, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := newCore(f, path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func newCore(f *os.File, path string) (*Core, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("core %s: not a regular file", path)
+	}
+	c := &Core{Path: path, f: f, size: st.Size()}
+	ef, err := elf.NewFile(f)
+	if err != nil {
+		return nil, &FormatError{path, 0, "not an ELF core: " + err.Error()}
+	}
+	if ef.Type != elf.ET_CORE {
+		return nil, &FormatError{path, 0x10, fmt.Sprintf("ELF type %v, not ET_CORE", ef.Type)}
+	}
+	c.Machine = ef.Machine
+	if ef.Class != elf.ELFCLASS64 || ef.Data != elf.ELFDATA2LSB || ef.Machine != elf.EM_X86_64 {
+		return nil, fmt.Errorf("core %s: %w: %v %v %v (only x86-64 cores are read)", path, ErrUnsupported, ef.Machine, ef.Class, ef.Data)
+	}
+	phoff := int64(binary.LittleEndian.Uint64(headerField(f, 32)))
+	for i, p := range ef.Progs {
+		ph := phoff + int64(i)*56
+		if p.Off > uint64(c.size) || p.Filesz > uint64(c.size)-p.Off {
+			return nil, &FormatError{path, ph, fmt.Sprintf("program header %d: segment [%#x, %#x) beyond the end of the file (%d bytes)",
+				i, p.Off, p.Off+p.Filesz, c.size)}
+		}
+		switch p.Type {
+		case elf.PT_LOAD:
+			if p.Filesz > p.Memsz {
+				return nil, &FormatError{path, ph, fmt.Sprintf("program header %d: file size %#x larger than memory size %#x", i, p.Filesz, p.Memsz)}
+			}
+			c.Segments = append(c.Segments, Segment{Addr: p.Vaddr, MemSize: p.Memsz, FileSize: p.Filesz, Off: p.Off, Flags: p.Flags})
+		case elf.PT_NOTE:
+			if p.Filesz > maxNotes {
+				return nil, &FormatError{path, ph, fmt.Sprintf("note segment of %d bytes", p.Filesz)}
+			}
+			buf := make([]byte, p.Filesz)
+			if _, err := f.ReadAt(buf, int64(p.Off)); err != nil {
+				return nil, &FormatError{path, int64(p.Off), "reading notes: " + err.Error()}
+			}
+			if err := c.parseNotes(buf, int64(p.Off)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	sort.Slice(c.Segments, func(i, j int) bool { return c.Segments[i].Addr < c.Segments[j].Addr })
+	if len(c.Threads) == 0 {
+		return nil, &FormatError{path, 0, "no NT_PRSTATUS note: the core has no thread"}
+	}
+	c.Pid = c.Threads[0].Tid
+	return c, nil
+}
+
+// headerField reads 8 bytes of the ELF header at off (elf.NewFile checked
+// that the header is there).
+func headerField(f io.ReaderAt, off int64) []byte {
+	b := make([]byte, 8)
+	f.ReadAt(b, off)
+	return b
+}
+
+// Close closes the core file and the files opened for its memory.
+func (c *Core) Close() error {
+	for _, b := range c.backing {
+		b.f.Close()
+	}
+	c.backing = nil
+	return c.f.Close()
+}
+
+// Note types of the "CORE" notes (include/uapi/linux/elf.h).
+const (
+	ntPRSTATUS = 1
+	ntPRPSINFO = 3
+	ntAUXV     = 6
+	ntFILE     = 0x46494c45
+)
+
+// Offsets in the x86-64 struct elf_prstatus (336 bytes) and elf_prpsinfo
+// (136 bytes).
+const (
+	prstatusCursig = 12
+	prstatusPid    = 32
+	prstatusReg    = 112
+	prstatusSize   = prstatusReg + 27*8
+	prpsinfoFname  = 40
+	prpsinfoArgs   = 56
+	prpsinfoSize   = 136
+)
+
+// parseNotes reads the notes of one PT_NOTE segment; base is its file
+// offset.
+func (c *Core) parseNotes(b []byte, base int64) error {
+	le := binary.LittleEndian
+	for off := 0; off < len(b); {
+		if len(b)-off < 12 {
+			return &FormatError{c.Path, base + int64(off), "truncated note header"}
+		}
+		namesz, descsz, typ := uint64(le.Uint32(b[off:])), uint64(le.Uint32(b[off+4:])), le.Uint32(b[off+8:])
+		nameOff := uint64(off) + 12
+		descOff := nameOff + (namesz+3)&^3
+		end := descOff + (descsz+3)&^3
+		if descOff > uint64(len(b)) || descOff+descsz > uint64(len(b)) {
+			return &FormatError{c.Path, base + int64(off), fmt.Sprintf("note of type %#x (%d+%d bytes) beyond the note segment", typ, namesz, descsz)}
+		}
+		name := string(bytes.TrimRight(b[nameOff:nameOff+namesz], "\x00"))
+		desc := b[descOff : descOff+descsz]
+		at := base + int64(descOff)
+		if name == "CORE" {
+			if err := c.note(typ, desc, at); err != nil {
+				return err
+			}
+		}
+		off = int(min(end, uint64(len(b))))
+	}
+	return nil
+}
+
+func (c *Core) note(typ uint32, d []byte, at int64) error {
+	le := binary.LittleEndian
+	switch typ {
+	case ntPRSTATUS:
+		if len(d) < prstatusSize {
+			return &FormatError{c.Path, at, fmt.Sprintf("NT_PRSTATUS of %d bytes, want at least %d", len(d), prstatusSize)}
+		}
+		t := Thread{Tid: int(int32(le.Uint32(d[prstatusPid:]))), Signal: int(le.Uint16(d[prstatusCursig:])),
+			Regs: frames.NewRegs(sframe.ABIAMD64LittleEndian)}
+		for i := range t.Raw {
+			t.Raw[i] = le.Uint64(d[prstatusReg+8*i:])
+			if r := dwarfAMD64[i]; r >= 0 {
+				t.Regs.Set(r, t.Raw[i])
+			}
+		}
+		c.Threads = append(c.Threads, t)
+	case ntPRPSINFO:
+		if len(d) < prpsinfoSize {
+			return &FormatError{c.Path, at, fmt.Sprintf("NT_PRPSINFO of %d bytes, want %d", len(d), prpsinfoSize)}
+		}
+		c.Name = cstring(d[prpsinfoFname : prpsinfoFname+16])
+		c.Args = strings.TrimRight(cstring(d[prpsinfoArgs:prpsinfoArgs+80]), " ")
+	case ntAUXV:
+		for i := 0; i+16 <= len(d); i += 16 {
+			a, v := le.Uint64(d[i:]), le.Uint64(d[i+8:])
+			if a == 0 {
+				break
+			}
+			c.Auxv = append(c.Auxv, [2]uint64{a, v})
+		}
+	case ntFILE:
+		return c.fileNote(d, at)
+	}
+	return nil
+}
+
+// fileNote parses NT_FILE: count and page size, count (start, end, file
+// offset in pages) triples, then count NUL-terminated paths.
+func (c *Core) fileNote(d []byte, at int64) error {
+	le := binary.LittleEndian
+	if len(d) < 16 {
+		return &FormatError{c.Path, at, "NT_FILE shorter than its header"}
+	}
+	count, page := le.Uint64(d), le.Uint64(d[8:])
+	if count > uint64(len(d)-16)/24 {
+		return &FormatError{c.Path, at, fmt.Sprintf("NT_FILE: %d mappings do not fit in %d bytes", count, len(d))}
+	}
+	names := d[16+24*count:]
+	nameAt := at + 16 + 24*int64(count)
+	for i := uint64(0); i < count; i++ {
+		e := d[16+24*i:]
+		j := bytes.IndexByte(names, 0)
+		if j < 0 {
+			return &FormatError{c.Path, nameAt, fmt.Sprintf("NT_FILE: path %d of %d is not terminated", i+1, count)}
+		}
+		m := FileMapping{Start: le.Uint64(e), End: le.Uint64(e[8:]), Offset: le.Uint64(e[16:]) * page, Path: string(names[:j])}
+		if m.End < m.Start {
+			return &FormatError{c.Path, at + 16 + 24*int64(i), fmt.Sprintf("NT_FILE: mapping [%#x, %#x) ends before it starts", m.Start, m.End)}
+		}
+		c.Files = append(c.Files, m)
+		names, nameAt = names[j+1:], nameAt+int64(j)+1
+	}
+	return nil
+}
+
+func cstring(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
+// AuxVal returns the value of auxiliary vector entry typ (AT_ENTRY = 9,
+// AT_SYSINFO_EHDR = 33).
+func (c *Core) AuxVal(typ uint64) (uint64, bool) {
+	for _, a := range c.Auxv {
+		if a[0] == typ {
+			return a[1], true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,192 @@
+package corefile
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/sfdbg/sfdbg/frames"
+)
+
+const cores = "../../testdata/cores"
+
+// gdbThread is one thread of a golden gdb backtrace: its LWP and frames.
+type gdbThread struct {
+	lwp int
+	pcs []uint64
+}
+
+var (
+	gdbThreadRE = regexp.MustCompile(`^Thread \d+ \(.*\(LWP (\d+)\)\)`)
+	gdbFrameRE  = regexp.MustCompile(`^#\d+\s+(0x[0-9a-f]+)`)
+)
+
+// readGDB reads testdata/golden/core-NAME.gdb.
+func readGDB(t *testing.T, name string) map[int]gdbThread {
+	t.Helper()
+	f, err := os.Open(filepath.Join("../../testdata/golden", "core-"+name+".gdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[int]gdbThread{}
+	cur := -1
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if m := gdbThreadRE.FindStringSubmatch(sc.Text()); m != nil {
+			cur, _ = strconv.Atoi(m[1])
+			out[cur] = gdbThread{lwp: cur}
+		} else if m := gdbFrameRE.FindStringSubmatch(sc.Text()); m != nil && cur >= 0 {
+			pc, _ := strconv.ParseUint(m[1], 0, 64)
+			th := out[cur]
+			th.pcs = append(th.pcs, pc)
+			out[cur] = th
+		}
+	}
+	return out
+}
+
+func TestCoreReadsThreadsRegistersAndMemory(t *testing.T) {
+	for _, name := range []string{"crash-v2", "crash-v3"} {
+		t.Run(name+" has gdb's threads, the dying thread first, with its PC and stack", func(t *testing.T) {
+			c, err := Open(filepath.Join(cores, name+".core"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			gdb := readGDB(t, name)
+			if len(c.Threads) != 2 || len(gdb) != 2 {
+				t.Fatalf("%d threads in the core, %d in gdb's backtrace; want 2", len(c.Threads), len(gdb))
+			}
+			if c.Name != name || c.Pid != c.Threads[0].Tid {
+				t.Errorf("name %q pid %d, want %q and the first thread's tid %d", c.Name, c.Pid, name, c.Threads[0].Tid)
+			}
+			if c.Threads[0].Signal != 11 {
+				t.Errorf("first thread's signal %d, want SIGSEGV (11)", c.Threads[0].Signal)
+			}
+			for _, th := range c.Threads {
+				g, ok := gdb[th.Tid]
+				if !ok {
+					t.Fatalf("thread %d is not in gdb's backtrace", th.Tid)
+				}
+				if pc := th.Regs.PC(); pc != g.pcs[0] || th.Raw[16] != pc {
+					t.Errorf("thread %d: PC %#x (rip %#x), gdb's #0 is %#x", th.Tid, pc, th.Raw[16], g.pcs[0])
+				}
+				if sp := th.Regs.SP(); sp != th.Raw[19] || sp == 0 {
+					t.Errorf("thread %d: SP %#x, rsp %#x", th.Tid, sp, th.Raw[19])
+				}
+				// The stack is dumped: the word at SP reads.
+				if _, err := frames.ReadUint64(c, th.Regs.SP()); err != nil {
+					t.Errorf("thread %d: reading the stack: %v", th.Tid, err)
+				}
+			}
+			want := "/tmp/sfdbg-cores/" + name
+			if c.MainPath() != want {
+				t.Errorf("main executable %q, want %q (NT_FILE)", c.MainPath(), want)
+			}
+			if len(c.BuildID(want)) != 20 {
+				t.Errorf("no 20-byte build-id in the core's copy of %s's ELF header", want)
+			}
+		})
+		t.Run(name+": text left out of the core reads from EXE once Space has it, and not before", func(t *testing.T) {
+			c, err := Open(filepath.Join(cores, name+".core"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			pc := c.Threads[0].Regs.PC()
+			var b [4]byte
+			_, err = c.ReadAt(b[:], pc)
+			var me *frames.MemoryError
+			if !errors.As(err, &me) || !errors.Is(err, ErrNotDumped) || me.Addr != pc {
+				t.Fatalf("reading text at %#x before Space: %v, want a MemoryError at that address wrapping ErrNotDumped", pc, err)
+			}
+			sp, err := c.Space(Options{Exe: filepath.Join(cores, name)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sp.Modules.Close()
+			if _, err := c.ReadAt(b[:], pc); err != nil {
+				t.Fatalf("reading text at %#x: %v", pc, err)
+			}
+			m := sp.Modules.Find(pc)
+			if m == nil || m.Name != name || m.Path != "/tmp/sfdbg-cores/"+name {
+				t.Fatalf("module of %#x: %+v, want %s as the process saw it", pc, m, name)
+			}
+			if _, err := c.ReadAt(b[:], 0x10); !errors.As(err, &me) || me.Addr != 0x10 {
+				t.Errorf("reading address 0x10: %v, want a MemoryError", err)
+			}
+		})
+	}
+}
+
+func TestCoreWithTheWrongExecutableIsAMismatch(t *testing.T) {
+	c, err := Open(filepath.Join(cores, "crash-v2.core"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = c.Space(Options{Exe: filepath.Join(cores, "crash-v3")})
+	var me *MismatchError
+	if !errors.As(err, &me) || me.Mapped != "/tmp/sfdbg-cores/crash-v2" || filepath.Base(me.File) != "crash-v3" || me.CoreID == me.FileID {
+		t.Fatalf("got %v, want a build-id mismatch naming both files", err)
+	}
+}
+
+func TestDamagedCoreIsAFormatErrorWithAnOffset(t *testing.T) {
+	good, err := os.ReadFile(filepath.Join(cores, "crash-v3.core"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	phoff := binary.LittleEndian.Uint64(good[32:])
+	noteOff := binary.LittleEndian.Uint64(good[phoff+8:]) // program header 0 is PT_NOTE
+	tests := []struct {
+		name    string
+		damage  func(b []byte) []byte
+		wantOff int64 // -1: any
+	}{
+		{"a core cut inside its notes names the note segment's program header", func(b []byte) []byte { return b[:noteOff+100] }, int64(phoff)},
+		{"a core cut inside its memory names the segment's program header", func(b []byte) []byte { return b[:len(b)-4096] }, -1},
+		{"a core cut inside its ELF header is not an ELF core", func(b []byte) []byte { return b[:40] }, 0},
+		{"an NT_FILE count larger than the note names the note", func(b []byte) []byte {
+			c := append([]byte(nil), b...)
+			for off := noteOff; off+12 < uint64(len(c)); {
+				namesz, descsz, typ := binary.LittleEndian.Uint32(c[off:]), binary.LittleEndian.Uint32(c[off+4:]), binary.LittleEndian.Uint32(c[off+8:])
+				desc := off + 12 + (uint64(namesz)+3)&^3
+				if typ == ntFILE {
+					binary.LittleEndian.PutUint64(c[desc:], 1<<40)
+					return c
+				}
+				off = desc + (uint64(descsz)+3)&^3
+			}
+			t.Fatal("no NT_FILE")
+			return nil
+		}, -1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "core")
+			if err := os.WriteFile(p, tc.damage(good), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c, err := Open(p)
+			if err == nil {
+				c.Close()
+				t.Fatal("opened")
+			}
+			var fe *FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("%v (%T), want a *FormatError", err, err)
+			}
+			if tc.wantOff >= 0 && fe.Off != tc.wantOff {
+				t.Errorf("%v: offset %#x, want %#x", err, fe.Off, tc.wantOff)
+			}
+			t.Log(err)
+		})
+	}
+}

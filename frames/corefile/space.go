@@ -1,0 +1,274 @@
+package corefile
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/sfdbg/sfdbg/frames"
+)
+
+// Options says where Space finds the files the core's process had mapped.
+type Options struct {
+	// Sysroot, when set, is prepended to every mapped file's path, as
+	// gdb's "set sysroot" does.
+	Sysroot string
+	// Exe, when set, is the main executable's file, whatever its path in
+	// the core.
+	Exe string
+}
+
+// Auxiliary vector types (include/uapi/linux/auxvec.h).
+const (
+	atEntry       = 9
+	atSysinfoEhdr = 33
+)
+
+// MismatchError reports a file whose GNU build-id differs from the one in
+// the core's copy of its ELF header: the core was not dumped from it.
+type MismatchError struct {
+	Core, Mapped, File string // the core, the path the process mapped, the file found for it
+	CoreID, FileID     string // hex build-ids
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("core %s: %s was mapped with build-id %s, but %s has build-id %s",
+		e.Core, e.Mapped, e.CoreID, e.File, e.FileID)
+}
+
+// MainPath returns the path, as the process saw it, of the main executable:
+// the NT_FILE mapping holding the entry point (AT_ENTRY), or the first
+// NT_FILE mapping.
+func (c *Core) MainPath() string {
+	if e, ok := c.AuxVal(atEntry); ok {
+		for _, m := range c.Files {
+			if e >= m.Start && e < m.End {
+				return m.Path
+			}
+		}
+	}
+	if len(c.Files) > 0 {
+		return c.Files[0].Path
+	}
+	return ""
+}
+
+// Space returns the core as a frames.Space: the core's memory (c itself)
+// and one module per mapped ELF file of NT_FILE, each opened at the path
+// opts gives (Exe for the main executable, else Sysroot+path), plus the
+// vDSO read from the core. The files become the core's memory past the
+// segments' dumped bytes. A file that cannot be found is still a module,
+// whose loads report the error. A file whose build-id differs from the
+// core's is a *MismatchError. The modules' Path and Name are the paths the
+// process saw.
+func (c *Core) Space(opts Options) (*frames.Space, error) {
+	mainPath := c.MainPath()
+	type file struct {
+		host string
+		ok   bool
+	}
+	files := map[string]*file{}
+	var maps []frames.Mapping
+	targetOf := map[string]string{}
+	for i, m := range c.Files {
+		f := files[m.Path]
+		if f == nil {
+			host := m.Path
+			switch {
+			case m.Path == mainPath && opts.Exe != "":
+				host = opts.Exe
+			case opts.Sysroot != "":
+				host = filepath.Join(opts.Sysroot, m.Path)
+			}
+			if abs, err := filepath.Abs(host); err == nil {
+				host = abs
+			}
+			f = &file{host: host}
+			files[m.Path] = f
+			if err := c.checkFile(m.Path, host); err != nil {
+				return nil, err
+			}
+			targetOf[host] = m.Path
+		}
+		if h, err := os.Open(f.host); err == nil {
+			c.backing = append(c.backing, backing{start: m.Start, end: m.End, off: m.Offset, f: h})
+		}
+		maps = append(maps, frames.Mapping{Start: m.Start, End: m.End, Perms: c.perms(m.Start), Offset: m.Offset,
+			Dev: "core", Inode: uint64(i + 1), Path: f.host, Range: fmt.Sprintf("%x-%x", m.Start, m.End)})
+	}
+	// Same file, same inode: the mappings of one path form one module.
+	ino := map[string]uint64{}
+	for i := range maps {
+		if v, ok := ino[maps[i].Path]; ok {
+			maps[i].Inode = v
+		} else {
+			ino[maps[i].Path] = maps[i].Inode
+		}
+	}
+	if v, ok := c.AuxVal(atSysinfoEhdr); ok {
+		for _, s := range c.Segments {
+			if s.Addr == v {
+				maps = append(maps, frames.Mapping{Start: s.Addr, End: s.Addr + s.MemSize, Perms: c.perms(s.Addr), Path: "[vdso]"})
+			}
+		}
+	}
+	mods, err := frames.ModulesFromMappings(maps, "", c)
+	if err != nil {
+		return nil, fmt.Errorf("core %s: %w", c.Path, err)
+	}
+	for _, m := range mods.List() {
+		if t, ok := targetOf[m.Path]; ok {
+			m.Path, m.Name = t, path.Base(t)
+		}
+	}
+	return &frames.Space{Mem: c, Modules: mods}, nil
+}
+
+// perms spells the flags of the segment at addr as /proc/PID/maps does.
+func (c *Core) perms(addr uint64) string {
+	p := []byte("---p")
+	for _, s := range c.Segments {
+		if s.Addr == addr {
+			if s.Flags&elf.PF_R != 0 {
+				p[0] = 'r'
+			}
+			if s.Flags&elf.PF_W != 0 {
+				p[1] = 'w'
+			}
+			if s.Flags&elf.PF_X != 0 {
+				p[2] = 'x'
+			}
+		}
+	}
+	return string(p)
+}
+
+// checkFile compares the build-id of the file at host with the one in the
+// core's copy of the ELF header of the file the process mapped at mapped.
+// Either without a build-id, or a file that cannot be opened, passes.
+func (c *Core) checkFile(mapped, host string) error {
+	coreID := c.mappedBuildID(mapped)
+	if coreID == nil {
+		return nil
+	}
+	f, err := elf.Open(host)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fileID := fileBuildID(f)
+	if fileID == nil || bytes.Equal(coreID, fileID) {
+		return nil
+	}
+	return &MismatchError{Core: c.Path, Mapped: mapped, File: host,
+		CoreID: hex.EncodeToString(coreID), FileID: hex.EncodeToString(fileID)}
+}
+
+// BuildID returns the GNU build-id of the file mapped at path as the core
+// holds it (from the ELF header the kernel dumps with the first page of
+// every ELF file mapping), or nil.
+func (c *Core) BuildID(path string) []byte { return c.mappedBuildID(path) }
+
+func (c *Core) mappedBuildID(p string) []byte {
+	for _, m := range c.Files {
+		if m.Path != p || m.Offset != 0 {
+			continue
+		}
+		if id := c.buildIDAt(m.Start); id != nil {
+			return id
+		}
+	}
+	return nil
+}
+
+// buildIDAt reads the ELF header at addr in the core's memory, then its
+// program headers and PT_NOTE segments, for NT_GNU_BUILD_ID.
+func (c *Core) buildIDAt(addr uint64) []byte {
+	var h [64]byte
+	if n, _ := c.ReadAt(h[:], addr); n < len(h) || string(h[:4]) != elf.ELFMAG ||
+		elf.Class(h[elf.EI_CLASS]) != elf.ELFCLASS64 || elf.Data(h[elf.EI_DATA]) != elf.ELFDATA2LSB {
+		return nil
+	}
+	le := binary.LittleEndian
+	phoff, phentsize, phnum := le.Uint64(h[32:]), uint64(le.Uint16(h[54:])), uint64(le.Uint16(h[56:]))
+	if phentsize != 56 || phnum > 256 || phoff > 1<<20 {
+		return nil
+	}
+	ph := make([]byte, phnum*56)
+	if n, _ := c.ReadAt(ph, addr+phoff); n < len(ph) {
+		return nil
+	}
+	// The first PT_LOAD (offset 0) is mapped at addr: bias from its vaddr.
+	var base uint64
+	found := false
+	for i := uint64(0); i < phnum; i++ {
+		p := ph[i*56:]
+		if elf.ProgType(le.Uint32(p)) == elf.PT_LOAD {
+			base, found = le.Uint64(p[16:])&^0xfff, true
+			break
+		}
+	}
+	if !found {
+		return nil
+	}
+	for i := uint64(0); i < phnum; i++ {
+		p := ph[i*56:]
+		if elf.ProgType(le.Uint32(p)) != elf.PT_NOTE {
+			continue
+		}
+		vaddr, size := le.Uint64(p[16:]), le.Uint64(p[32:])
+		if size > 1<<16 || vaddr < base {
+			continue
+		}
+		b := make([]byte, size)
+		if n, _ := c.ReadAt(b, addr+vaddr-base); n < len(b) {
+			continue
+		}
+		if id := gnuBuildID(b); id != nil {
+			return id
+		}
+	}
+	return nil
+}
+
+// fileBuildID returns the GNU build-id of an ELF file from its PT_NOTE
+// segments, or nil.
+func fileBuildID(f *elf.File) []byte {
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_NOTE || p.Filesz > 1<<16 {
+			continue
+		}
+		b, err := io.ReadAll(p.Open())
+		if err != nil {
+			continue
+		}
+		if id := gnuBuildID(b); id != nil {
+			return id
+		}
+	}
+	return nil
+}
+
+// gnuBuildID finds the "GNU" note of type NT_GNU_BUILD_ID (3) in a note
+// segment's bytes.
+func gnuBuildID(b []byte) []byte {
+	le := binary.LittleEndian
+	for off := uint64(0); off+12 <= uint64(len(b)); {
+		namesz, descsz, typ := uint64(le.Uint32(b[off:])), uint64(le.Uint32(b[off+4:])), le.Uint32(b[off+8:])
+		desc := off + 12 + (namesz+3)&^3
+		if desc+descsz > uint64(len(b)) {
+			return nil
+		}
+		if typ == 3 && namesz == 4 && string(b[off+12:off+15]) == "GNU" {
+			return append([]byte(nil), b[desc:desc+descsz]...)
+		}
+		off = desc + (descsz+3)&^3
+	}
+	return nil
+}
