@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bufio"
+	"debug/elf"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/sframe"
+)
+
+var coreFixtures = filepath.Join("..", "..", "testdata", "cores")
+
+// gdbFrame is one frame of a golden gdb backtrace.
+type gdbFrame struct {
+	pc       uint64
+	function string
+}
+
+var (
+	gdbCoreThreadRE = regexp.MustCompile(`^Thread \d+ \(.*\(LWP (\d+)\)\):$`)
+	gdbCoreFrameRE  = regexp.MustCompile(`^#\d+\s+(?:(0x[0-9a-f]+) in )?(\S+) \(`)
+)
+
+// gdbCoreThreads reads testdata/golden/core-NAME.gdb ("thread apply all
+// bt" with past-main on) into frames by LWP. gdb's inline frames (no PC
+// of their own) and tail-call frames are not physical frames: skipped.
+func gdbCoreThreads(t *testing.T, name string) map[int][]gdbFrame {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "golden", "core-"+name+".gdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[int][]gdbFrame{}
+	lwp := -1
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if m := gdbCoreThreadRE.FindStringSubmatch(line); m != nil {
+			lwp, _ = strconv.Atoi(m[1])
+			continue
+		}
+		m := gdbCoreFrameRE.FindStringSubmatch(line)
+		if m == nil || lwp < 0 {
+			continue
+		}
+		if m[1] == "" && !strings.HasPrefix(line, "#0 ") || strings.Contains(line, "tailcall") {
+			continue // an inline frame shares its caller's PC
+		}
+		pc, _ := strconv.ParseUint(m[1], 0, 64)
+		out[lwp] = append(out[lwp], gdbFrame{pc, m[2]})
+	}
+	if len(out) == 0 {
+		t.Fatalf("no threads in gdb's backtrace of %s", name)
+	}
+	return out
+}
+
+// sameFunction compares function names up to glibc's aliases (gdb says
+// clone3 where the symbol table's first name is __clone3).
+func sameFunction(a, b string) bool {
+	return strings.TrimLeft(a, "_") == strings.TrimLeft(b, "_")
+}
+
+func coreDocument(t *testing.T, args ...string) (int, *compare.ProcessDocument, string) {
+	t.Helper()
+	code, out, errOut := runSfdbg(append([]string{"core", "--json"}, args...)...)
+	if code == exitError {
+		return code, nil, errOut
+	}
+	var d compare.ProcessDocument
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("sfdbg core --json: %v\n%s", err, out)
+	}
+	return code, &d, errOut
+}
+
+func TestCorePrintsTheFramesGDBPrints(t *testing.T) {
+	for _, name := range []string{"crash-v2", "crash-v3"} {
+		t.Run(name+": every thread has gdb's frames and SFrame agrees with CFI at each frame it covers", func(t *testing.T) {
+			gdb := gdbCoreThreads(t, name)
+			code, d, errOut := coreDocument(t, filepath.Join(coreFixtures, name+".core"), filepath.Join(coreFixtures, name))
+			if code != exitOK {
+				t.Fatalf("exit %d, want 0: %s", code, errOut)
+			}
+			if d.Name != name || d.Pid == 0 || len(d.Threads) != len(gdb) || d.Disagreements != 0 || !d.Compared {
+				t.Fatalf("document %q pid %d, %d threads (gdb: %d), %d disagreements, compared %v",
+					d.Name, d.Pid, len(d.Threads), len(gdb), d.Disagreements, d.Compared)
+			}
+			for _, th := range d.Threads {
+				want, ok := gdb[th.Tid]
+				if !ok {
+					t.Fatalf("thread %d is not in gdb's backtrace", th.Tid)
+				}
+				if len(th.Frames) != len(want) {
+					t.Errorf("thread %d: %d frames, gdb %d", th.Tid, len(th.Frames), len(want))
+				}
+				for i := range min(len(th.Frames), len(want)) {
+					f, g := th.Frames[i], want[i]
+					if f.PC != g.pc || !sameFunction(f.Function, g.function) {
+						t.Errorf("thread %d #%d: %#x %s, gdb %#x %s", th.Tid, i, f.PC, f.Function, g.pc, g.function)
+					}
+					inProgram := f.File == "testdata/src/crash.c"
+					switch {
+					case inProgram && f.Verdict != compare.VerdictAgree:
+						t.Errorf("thread %d #%d %s: SFrame %v, want agree", th.Tid, i, f.Function, f.Verdict)
+					case !inProgram && f.Verdict != compare.VerdictNotCovered && f.Verdict != compare.VerdictAgree:
+						t.Errorf("thread %d #%d %s (static glibc): SFrame %v", th.Tid, i, f.Function, f.Verdict)
+					}
+				}
+				if !th.Complete {
+					t.Errorf("thread %d: trace not complete: %s", th.Tid, th.Stop)
+				}
+			}
+		})
+	}
+}
+
+func TestCoreTextIsBtsText(t *testing.T) {
+	code, out, errOut := runSfdbg("core", filepath.Join(coreFixtures, "crash-v3.core"), filepath.Join(coreFixtures, "crash-v3"))
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"(crash-v3), 2 threads, SFrame and frame pointers checked against DWARF CFI at every frame",
+		"crash_leaf () at testdata/src/crash.c:25", "spin_leaf () at testdata/src/crash.c:20", "No SFrame disagreements."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// damagedCoreExe copies testdata/cores/NAME and adds delta to the CFA
+// offset (first data word) of the .sframe FRE covering pc.
+func damagedCoreExe(t *testing.T, name string, pc uint64, delta int8) string {
+	t.Helper()
+	src := filepath.Join(coreFixtures, name)
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s := f.Section(".sframe")
+	data := b[s.Offset : s.Offset+s.Size]
+	sec, err := sframe.ParseAt(append([]byte(nil), data...), s.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fde, err := sec.FindFDE(pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fres, err := sec.AllFREs(fde)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fre *sframe.FRE
+	for i := range fres {
+		if uint64(fres[i].StartOff) <= pc-fde.Start {
+			fre = &fres[i]
+		}
+	}
+	if fre == nil {
+		t.Fatalf("no FRE covers %#x", pc)
+	}
+	word := fre.Off + uint32(fde.FREType.Size()) + 1 // start address, info byte, CFA offset
+	data[word] = byte(int8(data[word]) + delta)
+	out := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(out, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestCoreFlagsADamagedFREAtItsFrame(t *testing.T) {
+	for _, name := range []string{"crash-v2", "crash-v3"} {
+		t.Run(name+": a CFA offset 8 too large in spin_b's FRE is a cfa finding at the worker's frame #1 only", func(t *testing.T) {
+			gdb := gdbCoreThreads(t, name)
+			var worker int
+			var pc uint64
+			for lwp, fs := range gdb {
+				if len(fs) > 1 && fs[1].function == "spin_b" {
+					worker, pc = lwp, fs[1].pc
+				}
+			}
+			exe := damagedCoreExe(t, name, pc-1, 8) // the call's FRE: the return address's one may start at it
+			code, d, errOut := coreDocument(t, filepath.Join(coreFixtures, name+".core"), exe)
+			if code != exitFindings {
+				t.Fatalf("exit %d, want 1: %s", code, errOut)
+			}
+			var got []compare.Finding
+			for _, th := range d.Threads {
+				for _, f := range th.Findings {
+					if f.Kind.Disagreement() {
+						if th.Tid != worker {
+							t.Errorf("thread %d: unexpected %v at #%d", th.Tid, f.Kind, f.Frame)
+						}
+						got = append(got, f)
+					}
+				}
+			}
+			// The CFA is the finding; the RA read from the wrong CFA
+			// follows from it, at the same frame.
+			if len(got) == 0 || got[0].Kind != compare.KindCFA {
+				t.Fatalf("findings %+v, want a cfa finding first", got)
+			}
+			for _, f := range got {
+				if f.Frame != 1 || !strings.Contains(f.Function, "!spin_b+") || (f.Kind != compare.KindCFA && f.Kind != compare.KindRA) {
+					t.Errorf("finding %v at #%d in %s, want cfa (or the ra it implies) at #1 in spin_b", f.Kind, f.Frame, f.Function)
+				}
+			}
+		})
+	}
+}
+
+func TestCoreUnreadableIsExitTwo(t *testing.T) {
+	good, err := os.ReadFile(filepath.Join(coreFixtures, "crash-v3.core"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.core")
+	if err := os.WriteFile(cut, good[:len(good)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"a truncated core names the file and the byte offset", []string{cut}, []string{cut, "at byte 0x", "beyond the end of the file"}},
+		{"a missing core names the file", []string{cut + ".none"}, []string{cut + ".none"}},
+		{"an executable that is not the core's names both files", []string{filepath.Join(coreFixtures, "crash-v3.core"), filepath.Join(coreFixtures, "crash-v2")},
+			[]string{"crash-v3.core", "/tmp/sfdbg-cores/crash-v3", "crash-v2 has build-id"}},
+		{"an ELF file that is not a core says so", []string{filepath.Join(coreFixtures, "crash-v3")}, []string{"not ET_CORE"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runSfdbg(append([]string{"core"}, tc.args...)...)
+			if code != exitError || out != "" {
+				t.Fatalf("exit %d, stdout %q; want 2 and nothing", code, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr %q lacks %q", errOut, w)
+				}
+			}
+		})
+	}
+}
