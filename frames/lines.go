@@ -90,7 +90,7 @@ func loadLines(f *elf.File) (lt *lineTable, err error) {
 			lt, err = nil, fmt.Errorf("DWARF: %v", r)
 		}
 	}()
-	d, err := f.DWARF()
+	d, err := lineDWARF(f)
 	if err != nil {
 		return nil, err
 	}
@@ -342,4 +342,51 @@ func fullPath(name string, cu *dwarf.Entry) string {
 		return path.Join(dir, name)
 	}
 	return name
+}
+
+// lineDWARF loads the DWARF data line tables need: the sections of units,
+// names and line programs, not the location lists, types or macros
+// debug/elf's DWARF loads too. Compressed sections (SHF_COMPRESSED, as in
+// the separate debug files of distributions) are decompressed in
+// parallel: for libc's debug file this is most of the time a backtrace
+// with source lines takes.
+func lineDWARF(f *elf.File) (*dwarf.Data, error) {
+	for _, s := range f.Sections {
+		if strings.HasPrefix(s.Name, ".zdebug_") {
+			return f.DWARF() // GNU's old compressed sections: debug/elf knows them
+		}
+	}
+	names := [...]string{"abbrev", "info", "line", "str", "ranges", "line_str", "rnglists", "str_offsets", "addr"}
+	var data [len(names)][]byte
+	var errs [len(names)]error
+	var wg sync.WaitGroup
+	for i, n := range names {
+		s := f.Section(".debug_" + n)
+		if s == nil || s.Type == elf.SHT_NOBITS {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			data[i], errs[i] = s.Data()
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf(".debug_%s: %w", names[i], err)
+		}
+	}
+	d, err := dwarf.New(data[0], nil, nil, data[1], data[2], nil, data[4], data[3])
+	if err != nil {
+		return nil, err
+	}
+	for i := 5; i < len(names); i++ {
+		if data[i] != nil {
+			if err := d.AddSection(".debug_"+names[i], data[i]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return d, nil
 }
