@@ -439,7 +439,7 @@ func cmdHelp(s *Session, args string) error {
 		s.printf("%s", helpText(s.cmds))
 		return nil
 	}
-	c, _, err := s.cmds.lookup(args)
+	c, err := s.cmds.lookupHelp(args)
 	if err != nil {
 		return err
 	}

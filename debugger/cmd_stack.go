@@ -291,7 +291,7 @@ func cmdInfoSFrame(s *Session, args string) error {
 		return fmt.Errorf("No module contains %#x.", pc)
 	}
 	link := pc - m.Bias
-	s.printf("PC %s is in %s at link-time address %#x\n", symAddr(sp, pc), m.Path, link)
+	s.printf("PC %s is at link-time address %#x in %s\n", symAddr(sp, pc), link, m.Name)
 	sec, err := m.SFrame()
 	if err != nil {
 		if errors.Is(err, sframe.ErrNoSection) {
@@ -300,8 +300,9 @@ func cmdInfoSFrame(s *Session, args string) error {
 		return fmt.Errorf("%s: %v", m.Name, err)
 	}
 	h := &sec.Header
-	s.printf(".sframe at %#x: version %d, %s, flags %s, %d FDEs, %d FREs, CFA fixed offsets: RA %d, FP %d\n",
-		sec.Addr, h.Version, h.ABI, h.Flags, h.NumFDEs, h.NumFREs, h.CFAFixedRAOffset, h.CFAFixedFPOffset)
+	s.printf(".sframe at %#x: version %d, %s, %d FDEs, %d FREs, CFA fixed offsets: RA %d, FP %d\n",
+		sec.Addr, h.Version, h.ABI, h.NumFDEs, h.NumFREs, h.CFAFixedRAOffset, h.CFAFixedFPOffset)
+	s.printf("  flags %s\n", h.Flags)
 	fde, err := sec.FindFDE(link)
 	if err != nil {
 		s.printf("No FDE covers %#x", link)
@@ -357,8 +358,8 @@ func cmdInfoSFrame(s *Session, args string) error {
 		for w := range words {
 			words[w] = fmt.Sprint(fre.Words[w])
 		}
-		s.printf("%s FRE #%-3d +%#-6x [%#x] base=%s words=%d×%s [%s]  %s\n", mark, i, fre.StartOff,
-			fde.Start+uint64(fre.StartOff), fre.Info.BaseReg(), fre.NumWords(), fre.Info.DataWordSize(), strings.Join(words, " "), rules)
+		s.printf("%s FRE #%-3d +%#-6x [%#x] base=%s words=%d×%dB [%s]  %s\n", mark, i, fre.StartOff,
+			fde.Start+uint64(fre.StartOff), fre.Info.BaseReg(), fre.NumWords(), fre.Info.DataWordSize().Bytes(), strings.Join(words, " "), rules)
 	}
 	if err != nil {
 		return fmt.Errorf("FREs of FDE #%d: %v", fde.Index, err)
@@ -490,8 +491,14 @@ func cmdInfoThreads(s *Session, _ string) error {
 	if err != nil {
 		return err
 	}
-	s.printf("  %-4s %-32s %s\n", "Id", "Target Id", "Frame")
-	for _, tid := range tids {
+	ids := make([]string, len(tids))
+	width := len("Target Id")
+	for i, tid := range tids {
+		ids[i] = fmt.Sprintf("Thread %d \"%s\"", tid, s.tgt.ThreadName(tid))
+		width = max(width, len(ids[i]))
+	}
+	s.printf("  %-4s %-*s %s\n", "Id", width, "Target Id", "Frame")
+	for i, tid := range tids {
 		mark := " "
 		if tid == s.thread {
 			mark = "*"
@@ -500,8 +507,7 @@ func cmdInfoThreads(s *Session, _ string) error {
 		if regs, err := s.tgt.Regs(tid); err == nil {
 			where = fmt.Sprintf("0x%016x in %s", regs.PC(), compare.Location(sp, regs.PC(), regs.PC(), true))
 		}
-		tgtID := fmt.Sprintf("Thread %d \"%s\"", tid, s.tgt.ThreadName(tid))
-		s.printf("%s %-4d %-32s %s\n", mark, s.threadNo[tid], tgtID, where)
+		s.printf("%s %-4d %-*s %s\n", mark, s.threadNo[tid], width, ids[i], where)
 	}
 	return nil
 }
@@ -555,7 +561,10 @@ func cmdInfoShared(s *Session, _ string) error {
 	if err != nil {
 		return err
 	}
-	s.printf("%-20s%-20s%-20s%-22s%s\n", "From", "To", "Load bias", "SFrame", "Module")
+	// Addresses as %#x (user-space addresses take 14 columns); a path
+	// that would pass 100 columns goes on a line of its own.
+	const row = "%-16s%-16s%-16s%-15s"
+	s.printf(row+"%s\n", "From", "To", "Load bias", "SFrame", "Module")
 	for _, m := range sp.Modules.List() {
 		sf := "no"
 		if sec, err := m.SFrame(); err == nil {
@@ -563,8 +572,12 @@ func cmdInfoShared(s *Session, _ string) error {
 		} else if !errors.Is(err, sframe.ErrNoSection) {
 			sf = "error"
 		}
-		path := m.Path
-		s.printf("%-20s%-20s%-20s%-22s%s\n", hex16(m.Start), hex16(m.End), hex16(m.Bias), sf, path)
+		line := fmt.Sprintf(row, fmt.Sprintf("%#x", m.Start), fmt.Sprintf("%#x", m.End), fmt.Sprintf("%#x", m.Bias), sf)
+		if len(line)+len(m.Path) > maxWidth {
+			s.printf("%s\n    %s\n", strings.TrimRight(line, " "), m.Path)
+		} else {
+			s.printf("%s%s\n", line, m.Path)
+		}
 	}
 	return nil
 }

@@ -61,7 +61,7 @@ func (t *commandTable) lookup(line string) (*command, string, error) {
 			if c.run != nil {
 				return c, args, nil
 			}
-			return nil, "", fmt.Errorf("%q must be followed by the name of a subcommand: %s", c.name(), subNames(c))
+			return nil, "", fmt.Errorf("%q must be followed by the name of a subcommand (\"help %s\" lists them).", c.name(), c.name())
 		}
 		sc, err := findCommand(c.sub, subw, c.name()+" ")
 		if err != nil {
@@ -72,12 +72,24 @@ func (t *commandTable) lookup(line string) (*command, string, error) {
 	return c, args, nil
 }
 
-func subNames(c *command) string {
-	var n []string
-	for _, sc := range c.sub {
-		n = append(n, sc.name())
+// lookupHelp finds the command "help WORDS" describes: a command, or a
+// subcommand ("help info frame"); a command with subcommands needs none.
+func (t *commandTable) lookupHelp(words string) (*command, error) {
+	w, rest := splitWord(words)
+	if i := strings.IndexByte(w, '/'); i > 0 {
+		w = w[:i]
 	}
-	return strings.Join(n, ", ")
+	c, err := findCommand(t.cmds, w, "")
+	if err != nil {
+		return nil, err
+	}
+	for c.sub != nil && rest != "" {
+		w, rest = splitWord(rest)
+		if c, err = findCommand(c.sub, w, c.name()+" "); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
 func findCommand(cmds []*command, word, prefix string) (*command, error) {
@@ -213,45 +225,48 @@ A trace stops at the backtrace limit (256 frames; "set backtrace limit").`,
 			complete: completeWords("sframe", "cfi", "fp", "all", "compare"),
 			run:      cmdBacktraceNotes},
 		{aliases: []string{"frame", "f"}, args: "[N]", needsTarget: true,
-			help: "Select frame N of the backtrace and print it; print the selected frame without N.",
-			run:  cmdFrame},
+			help: `Select and print frame N, or print the selected frame.
+N is a level of the backtrace "bt" printed last (else of the default one).`,
+			run: cmdFrame},
 		{aliases: []string{"up"}, args: "[N]", needsTarget: true,
-			help:   "Select the frame N levels up the stack (towards main; default 1).",
+			help:   "Select the frame N levels up, towards main (default 1).",
 			repeat: sameArgs,
 			run:    func(s *Session, a string) error { return cmdUpDown(s, a, 1) }},
 		{aliases: []string{"down", "do"}, args: "[N]", needsTarget: true,
-			help:   "Select the frame N levels down the stack (towards the innermost frame; default 1).",
+			help:   "Select the frame N levels down, towards frame 0 (default 1).",
 			repeat: sameArgs,
 			run:    func(s *Session, a string) error { return cmdUpDown(s, a, -1) }},
 		{aliases: []string{"info", "i"},
-			help: "Show things about the program: frame, sframe, registers, threads, sharedlibrary, signals, line, symbol, breakpoints.",
+			help: "Show things about the program; \"help info\" lists them.",
 			sub: []*command{
 				{aliases: []string{"frame", "f"}, args: "[N]", needsTarget: true,
-					help: `Describe the selected frame: CFA, saved RA and FP, each method's raw rules.
+					help: `Describe the selected frame: CFA, saved RA and FP, raw rules.
 Shows where the frame's return address and saved frame pointer are, and
 the rules each method used to find its caller: the SFrame FDE and FRE,
 the DWARF CFI row, the frame-pointer record, with the caller each found.`,
 					run: cmdInfoFrame},
 				{aliases: []string{"sframe", "sf"}, args: "[PC]", needsTarget: true,
-					help: `Decode the SFrame FDE and FREs covering PC, marking the FRE in effect.
+					help: `Decode the SFrame FDE and FREs at PC (=> the FRE in effect).
 PC defaults to the selected frame's lookup PC (PC-1 for a return
 address). PC may be a number, a function name or $pc, $sp, ...`,
 					complete: completeFunctions,
 					run:      cmdInfoSFrame},
 				{aliases: []string{"registers", "r", "reg"}, args: "[REG...]", needsTarget: true,
-					help: `Print the registers of the selected frame (frame 0: all; outer frames: those the unwind recovered).
+					help: `Print the selected frame's registers, or REG... in order.
+Frame 0: all of them; outer frames: those the unwind recovered.
 With REG..., those registers in that order (rip or pc, rsp or sp, rbp or
 fp, rax, eflags, ...); an unknown name is an error, as in gdb. A register
 the unwind did not recover in an outer frame is <not saved>.`,
 					run: cmdInfoRegisters},
 				{aliases: []string{"threads", "thr"}, needsTarget: true,
-					help: "List the threads with their innermost frame; * marks the selected one.",
+					help: "List the threads and their innermost frames; * is selected.",
 					run:  cmdInfoThreads},
 				{aliases: []string{"sharedlibrary", "shared", "dll"}, needsTarget: true,
-					help: "List the modules (executable, shared libraries, vDSO) with their addresses, load bias and SFrame section.",
-					run:  cmdInfoShared},
+					help: `List the modules: addresses, load bias, SFrame section, path.
+Modules are the executable, the shared libraries and the vDSO.`,
+					run: cmdInfoShared},
 				{aliases: []string{"signals", "sig", "handle"}, args: "[SIG]",
-					help: `Show how sfdbg handles signals, as gdb's table: stop, print, pass.
+					help: `Show how signals are handled: stop, print, pass, as gdb does.
 sfdbg passes every signal to the program at once, without stopping or
 printing: Delve's native backend stops the program only for SIGTRAP.
 A fatal signal (SIGSEGV, SIGABRT, ...) ends the program; sfdbg then
@@ -273,13 +288,14 @@ symbols. ADDR is an expression, as print takes it.`,
 					run:  cmdInfoBreakpoints},
 			}},
 		{aliases: []string{"thread", "t"}, args: "[N] | apply all|LIST CMD", needsTarget: true,
-			help: `Select thread N and print its frame, or run a command in several threads.
+			help: `Select thread N, or run a command in threads (thread apply).
+Thread N is selected and its frame printed.
 N is the thread's number in "info threads"; without N the selected thread
 is printed. "thread apply all CMD" runs CMD in every thread, e.g.
 "thread apply all bt"; "thread apply 2 4-5 CMD" in threads 2, 4 and 5.`,
 			run: cmdThread},
 		{aliases: []string{"print", "p", "inspect"}, args: "[/F] EXPR", needsTarget: true,
-			help: `Evaluate an expression in the selected frame and print its value as $N.
+			help: `Print an expression's value in the selected frame, as $N.
 EXPR has numbers (0x1f, 017, 31), registers ($pc, $sp, $fp, $cfa, $rax,
 ...), the values printed before ($, $$, $N), function names (their
 address), data symbols (their value, read with the symbol's size: 1, 2, 4
@@ -295,14 +311,15 @@ F: x hex, d signed, u unsigned, o octal, t binary, a address, c char.`,
 			help: `Examine memory at ADDR: N units of size U in format F.
 N units (default 1) of size U (b 1, h 2, w 4, g 8 bytes; default w) in
 format F (x hex, d signed, u unsigned, a address with its symbol,
-i instructions as disassemble prints them; default x) at ADDR. ADDR is an expression, as print takes it: $sp+16,
-&spin_count, *($sp+8), spin_here+4; its value is the address (a data
-symbol's value, so write &var). Format and size are remembered. Without
-ADDR, x continues after the last unit shown, as an empty line does.`,
+i instructions as disassemble prints them; default x) at ADDR. ADDR is
+an expression, as print takes it: $sp+16, &spin_count, *($sp+8),
+spin_here+4; its value is the address (a data symbol's value, so write
+&var). Format and size are remembered. Without ADDR, x continues after
+the last unit shown, as an empty line does.`,
 			repeat: xRepeat,
 			run:    cmdExamine},
 		{aliases: []string{"disassemble", "disas"}, args: "[FUNC|ADDR|START,END|START,+LEN]", needsTarget: true,
-			help: `Disassemble a function, or a range of addresses, marking the PC with =>.
+			help: `Disassemble a function or an address range; => marks the PC.
 Without an argument, the function of the selected frame; with FUNC or an
 ADDR expression, the function holding it; START,END or START,+LEN, that
 range. GNU (AT&T) syntax, as gdb prints it: branch targets and
@@ -321,10 +338,10 @@ current directory and the directory of the program and its parents.`,
 			repeat:   func(string) string { return "" },
 			run:      cmdList},
 		{aliases: []string{"directory", "dir"}, args: "[DIR...]",
-			help: "Add directories to search for source files; without DIR, forget them.",
+			help: "Search DIR for source files too; without DIR, forget them.",
 			run:  cmdDirectory},
 		{aliases: []string{"break", "b", "br"}, args: "[FUNCTION | FILE:LINE | LINE | *ADDR]", needsTarget: true,
-			help: `Set a breakpoint at a function's first instruction, a source line or an address.
+			help: `Set a breakpoint at a function's entry, a line or an address.
 Unlike gdb, "break FUNCTION" stops at the function's first instruction,
 not after its prologue: the entry and the prologue are where SFrame's
 rules are most often wrong. "break FILE:LINE" (deep.c:62) stops at the
@@ -342,24 +359,26 @@ ADDR, an expression as print takes it.`,
 			help: "Delete breakpoints N..., or all breakpoints.",
 			run:  cmdDelete},
 		{aliases: []string{"continue", "c", "cont"}, needsTarget: true,
-			help:   "Resume the program until a breakpoint, a signal or its exit. Ctrl-C stops it again.",
+			help:   "Resume until a breakpoint, a signal or exit; Ctrl-C stops.",
 			repeat: sameArgs,
 			run:    cmdContinue},
 		{aliases: []string{"stepi", "si"}, args: "[N]", needsTarget: true,
-			help:   "Execute N machine instructions (default 1) in the selected thread.",
+			help:   "Execute N instructions in the selected thread (default 1).",
 			repeat: sameArgs,
 			run:    cmdStepi},
 		{aliases: []string{"step", "s"}, args: "[N]",
-			help: `Not supported: gdb's source-level step (into calls, to the next line).
+			help: `Not supported: gdb's source-level step; use stepi.
+gdb's step runs into calls, to the next line.
 sfdbg steps machine instructions only: use stepi (si), or break and
 continue. It refuses step rather than run stepi under its name.`,
 			run: refuse("step: source-level stepping is not supported; use stepi (si)")},
 		{aliases: []string{"next", "n"}, args: "[N]",
-			help: `Not supported: gdb's source-level next (over calls, to the next line).
+			help: `Not supported: gdb's source-level next; use stepi or finish.
+gdb's next runs over calls, to the next line.
 Use stepi (si), or finish to run until the selected frame returns.`,
 			run: refuse("next: source-level stepping is not supported; use stepi (si), or finish to leave the function")},
 		{aliases: []string{"until", "u"}, args: "LOCATION", needsTarget: true,
-			help: `Run until the selected thread reaches LOCATION or the selected frame returns.
+			help: `Run to LOCATION in the selected frame, or until it returns.
 LOCATION is FUNCTION, FILE:LINE, LINE or *ADDR; it counts only in the
 selected frame or a frame it returns to (its CFA not below the selected
 frame's), so a recursive call on the way does not stop it. Temporary
@@ -369,7 +388,7 @@ until, so sfdbg does not take "u" for up. Ctrl-C stops the program.`,
 			complete: completeFunctions,
 			run:      func(s *Session, a string) error { return cmdUntil(s, a, true) }},
 		{aliases: []string{"advance"}, args: "LOCATION", needsTarget: true,
-			help: `Run until the selected thread reaches LOCATION (in any frame) or the selected frame returns.
+			help: `Run to LOCATION in any frame, or until this frame returns.
 As until LOCATION, but a recursive call reaching LOCATION stops too.`,
 			complete: completeFunctions,
 			run:      func(s *Session, a string) error { return cmdUntil(s, a, false) }},
@@ -381,16 +400,18 @@ does not count. Ctrl-C stops the program.`,
 			repeat: sameArgs,
 			run:    cmdFinish},
 		{aliases: []string{"detach"}, needsTarget: true,
-			help: "Remove the breakpoints and detach from the process, which runs on.",
+			help: "Remove the breakpoints and detach; the process runs on.",
 			run:  cmdDetach},
 		{aliases: []string{"kill", "k"}, needsTarget: true,
 			help: "Kill the program (asks first at a terminal).",
 			run:  cmdKill},
 		{aliases: []string{"quit", "q", "exit"},
-			help: "Leave sfdbg: detach from an attached process (it runs on), kill a process sfdbg started.",
-			run:  cmdQuit},
+			help: `Leave: detach from an attached process, kill a started one.
+An attached process runs on; a process sfdbg started (run) is killed, as in gdb.`,
+			run: cmdQuit},
 		{aliases: []string{"handle"}, args: "SIG [nostop|noprint|pass]",
-			help: `Say how a signal is handled: nostop, noprint and pass are accepted.
+			help: `Set how a signal is handled (nostop, noprint, pass).
+nostop, noprint and pass are accepted.
 stop, print and nopass are refused with the reason: Delve's native backend
 passes every signal but SIGTRAP to the program at once (see "info
 signals"). SIG is a name (SIGSEGV, SEGV) or a number.`,
@@ -399,7 +420,7 @@ signals"). SIG is a name (SIGSEGV, SEGV) or a number.`,
 			help: "Change a setting: backtrace limit.",
 			sub: []*command{
 				{aliases: []string{"backtrace", "bt"}, args: "limit N|unlimited",
-					help: `Set the number of frames a backtrace unwinds at most (default 256).
+					help: `Set the most frames a backtrace unwinds (default 256).
 Every trace stops there, and bt then ends with "(More stack frames
 follow...)"; frame, up, down, info frame and finish see only those
 frames. N is 1 to 1000000; unlimited (or 0, as in gdb) is 1000000.`,
@@ -409,7 +430,7 @@ frames. N is 1 to 1000000; unlimited (or 0, as in gdb) is 1000000.`,
 			help: "Show a setting: backtrace limit.",
 			sub: []*command{
 				{aliases: []string{"backtrace", "bt"}, args: "limit",
-					help: "Show the number of frames a backtrace unwinds at most.",
+					help: "Show the most frames a backtrace unwinds.",
 					run:  cmdShowBacktrace},
 			}},
 		{aliases: []string{"source"}, args: "FILE",

@@ -26,20 +26,71 @@ func helpText(t *commandTable) string {
 	return b.String()
 }
 
+// helpColumn is where help's summaries start; maxWidth is the width
+// help and info output fit in.
+const (
+	helpColumn = 39
+	maxWidth   = 100
+)
+
 func writeHelpLine(b *strings.Builder, c *command, prefix string) {
 	if c.run == nil {
 		return
 	}
 	syn := prefix + c.name() + argSep(c) + c.args
-	short := ""
 	if len(c.aliases) > 1 {
 		var al []string
 		for _, a := range c.aliases[1:] {
 			al = append(al, prefix+a)
 		}
-		short = " (" + strings.Join(al, ", ") + ")"
+		syn += " (" + strings.Join(al, ", ") + ")"
 	}
-	fmt.Fprintf(b, "  %-36s %s%s\n", syn, c.summary(), short)
+	lines := wrap(c.summary(), maxWidth-helpColumn)
+	if len(syn) > helpColumn-4 {
+		fmt.Fprintf(b, "  %s\n", syn)
+	} else {
+		fmt.Fprintf(b, "  %-*s %s\n", helpColumn-3, syn, lines[0])
+		lines = lines[1:]
+	}
+	for _, l := range lines {
+		fmt.Fprintf(b, "%*s%s\n", helpColumn, "", l)
+	}
+}
+
+// wrap breaks text into lines of at most width characters at spaces (a
+// longer word stays whole).
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = w
+		case len(line)+1+len(w) <= width:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = w
+		}
+	}
+	return append(lines, line)
+}
+
+// wrapLong wraps the lines of text longer than width, keeping their
+// indentation; shorter lines are left as written.
+func wrapLong(text string, width int) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if len(l) <= width {
+			out = append(out, l)
+			continue
+		}
+		indent := l[:len(l)-len(strings.TrimLeft(l, " "))]
+		for _, w := range wrap(l, width-len(indent)) {
+			out = append(out, indent+w)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // commandHelp is the long help of one command.
@@ -63,10 +114,13 @@ func commandHelp(t *commandTable, c *command, asked string) string {
 		fmt.Fprintf(&b, "Aliases: %s\n", strings.Join(al, ", "))
 	}
 	b.WriteString(c.help)
-	for _, sc := range c.sub {
-		fmt.Fprintf(&b, "\n  %s %-14s %s", c.name(), sc.name(), sc.summary())
+	if len(c.sub) > 0 {
+		b.WriteString("\n\nSubcommands:\n")
+		for _, sc := range c.sub {
+			writeHelpLine(&b, sc, c.name()+" ")
+		}
 	}
-	return b.String()
+	return strings.TrimSuffix(wrapLong(b.String(), maxWidth), "\n")
 }
 
 // CommandsMarkdown renders the debugger's command table as Markdown for the

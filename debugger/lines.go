@@ -275,8 +275,15 @@ func cmdInfoLine(s *Session, args string) error {
 	}
 	for _, r := range runs {
 		if a >= r.start && a < r.end {
-			s.printf("Line %d of \"%s\" starts at address %#x%s and ends at %#x%s.\n", r.line, r.file,
-				r.start, symbolSuffix(sp, r.start), r.end, symbolSuffix(sp, r.end))
+			// gdb's one line, broken before "and ends" where it would pass
+			// 100 columns.
+			start := fmt.Sprintf("Line %d of \"%s\" starts at address %#x%s", r.line, r.file, r.start, symbolSuffix(sp, r.start))
+			end := fmt.Sprintf("and ends at %#x%s.", r.end, symbolSuffix(sp, r.end))
+			sep := " "
+			if len(start)+1+len(end) > maxWidth {
+				sep = "\n"
+			}
+			s.printf("%s%s%s\n", start, sep, end)
 			return nil
 		}
 	}

@@ -44,7 +44,7 @@ func TestLiveExpressionsLinesAndUntil(t *testing.T) {
 		expect("tbreak deep.c:88", `^Temporary breakpoint 1 at 0x[0-9a-f]+: spin_until \(\) at testdata/src/deep.c:88\n`)
 		expect("continue", `hit Temporary breakpoint 1 at`, `#0 .* in spin_until \(\) at testdata/src/deep.c:88`)
 		expect("info breakpoints", `No breakpoints.`)
-		expect("info line", `^Line 88 of "testdata/src/deep.c" starts at address 0x[0-9a-f]+ <spin_until\+\d+> and ends at 0x[0-9a-f]+ <spin_until\+\d+>.\n`)
+		expect("info line", `^Line 88 of "testdata/src/deep.c" starts at address 0x[0-9a-f]+ <spin_until\+\d+>[ \n]and ends at 0x[0-9a-f]+ <spin_until\+\d+>\.\n`)
 		expect("list", `(?m)^88\t\t\tspin_count\+\+;$`, `(?m)^83\t`, `(?m)^92\t`)
 		expect("x/2i $pc", `^=> 0x[0-9a-f]+ <spin_until\+\d+>:\t`)
 	})
