@@ -83,14 +83,15 @@ func coreDocument(t *testing.T, args ...string) (int, *compare.ProcessDocument, 
 }
 
 func TestCorePrintsTheFramesGDBPrints(t *testing.T) {
-	for _, name := range []string{"crash-v2", "crash-v3"} {
+	for _, name := range []string{"crash-v2", "crash-v3", "crash-v3-qemu"} {
 		t.Run(name+": every thread has gdb's frames and SFrame agrees with CFI at each frame it covers", func(t *testing.T) {
 			gdb := gdbCoreThreads(t, name)
-			code, d, errOut := coreDocument(t, filepath.Join(coreFixtures, name+".core"), filepath.Join(coreFixtures, name))
+			exe := strings.TrimSuffix(name, "-qemu")
+			code, d, errOut := coreDocument(t, filepath.Join(coreFixtures, name+".core"), filepath.Join(coreFixtures, exe))
 			if code != exitOK {
 				t.Fatalf("exit %d, want 0: %s", code, errOut)
 			}
-			if d.Name != name || d.Pid == 0 || len(d.Threads) != len(gdb) || d.Disagreements != 0 || !d.Compared {
+			if d.Name != exe || d.Pid == 0 || len(d.Threads) != len(gdb) || d.Disagreements != 0 || !d.Compared {
 				t.Fatalf("document %q pid %d, %d threads (gdb: %d), %d disagreements, compared %v",
 					d.Name, d.Pid, len(d.Threads), len(gdb), d.Disagreements, d.Compared)
 			}

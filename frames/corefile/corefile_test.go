@@ -125,6 +125,37 @@ func TestCoreReadsThreadsRegistersAndMemory(t *testing.T) {
 	}
 }
 
+func TestQEMUCoreWithoutNTFileMapsTheExecutableAtATPHDR(t *testing.T) {
+	c, err := Open(filepath.Join(cores, "crash-v3-qemu.core"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if len(c.Files) != 0 || len(c.Threads) != 2 {
+		t.Fatalf("%d NT_FILE mappings and %d threads, want none (qemu-user writes no NT_FILE) and 2", len(c.Files), len(c.Threads))
+	}
+	if c.MainPath() != "./crash-v3" {
+		t.Errorf("main executable %q, want AT_EXECFN ./crash-v3", c.MainPath())
+	}
+	sp, err := c.Space(Options{Exe: filepath.Join(cores, "crash-v3")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Modules.Close()
+	for _, th := range c.Threads {
+		m := sp.Modules.Find(th.Regs.PC())
+		if m == nil || m.Name != "crash-v3" || m.Bias != 0 {
+			t.Errorf("thread %d: module of PC %#x: %+v, want crash-v3 at bias 0 (static, not PIE)", th.Tid, th.Regs.PC(), m)
+		}
+	}
+	// With a wrong executable, the build-id in the core's copy of the
+	// ELF header says so.
+	c.Files = nil
+	if _, err := c.Space(Options{Exe: filepath.Join(cores, "crash-v2")}); !errors.As(err, new(*MismatchError)) {
+		t.Errorf("crash-v2 for crash-v3's qemu core: %v, want a build-id mismatch", err)
+	}
+}
+
 func TestCoreWithTheWrongExecutableIsAMismatch(t *testing.T) {
 	c, err := Open(filepath.Join(cores, "crash-v2.core"))
 	if err != nil {

@@ -26,7 +26,9 @@ type Options struct {
 
 // Auxiliary vector types (include/uapi/linux/auxvec.h).
 const (
+	atPhdr        = 3
 	atEntry       = 9
+	atExecfn      = 31
 	atSysinfoEhdr = 33
 )
 
@@ -46,6 +48,9 @@ func (e *MismatchError) Error() string {
 // the NT_FILE mapping holding the entry point (AT_ENTRY), or the first
 // NT_FILE mapping.
 func (c *Core) MainPath() string {
+	if len(c.Files) == 0 {
+		return c.execfn()
+	}
 	if e, ok := c.AuxVal(atEntry); ok {
 		for _, m := range c.Files {
 			if e >= m.Start && e < m.End {
@@ -69,6 +74,19 @@ func (c *Core) MainPath() string {
 // process saw.
 func (c *Core) Space(opts Options) (*frames.Space, error) {
 	mainPath := c.MainPath()
+	if len(c.Files) == 0 {
+		// qemu-user writes no NT_FILE: map the main executable where
+		// AT_PHDR says its program headers are.
+		host := opts.Exe
+		if host == "" {
+			host = filepath.Join(opts.Sysroot, mainPath)
+		}
+		fm, err := c.mainMappings(host, mainPath)
+		if err != nil {
+			return nil, err
+		}
+		c.Files = fm
+	}
 	type file struct {
 		host string
 		ok   bool
@@ -271,4 +289,68 @@ func gnuBuildID(b []byte) []byte {
 		off = desc + (descsz+3)&^3
 	}
 	return nil
+}
+
+// execfn returns the path AT_EXECFN points to in the core's memory, or "".
+func (c *Core) execfn() string {
+	a, ok := c.AuxVal(atExecfn)
+	if !ok {
+		return ""
+	}
+	var b [4096]byte
+	n, _ := c.ReadAt(b[:], a)
+	return cstring(b[:n])
+}
+
+// mainMappings returns the mappings of the main executable, the ELF file
+// at host, for a core without NT_FILE: its PT_LOAD segments, page-aligned,
+// at the load bias that puts its program headers at AT_PHDR. The mappings
+// are named mapped, the path the process saw.
+func (c *Core) mainMappings(host, mapped string) ([]FileMapping, error) {
+	phdr, ok := c.AuxVal(atPhdr)
+	if !ok || host == "" {
+		return nil, nil
+	}
+	f, err := elf.Open(host)
+	if err != nil {
+		return nil, fmt.Errorf("core %s has no NT_FILE note: the main executable: %w", c.Path, err)
+	}
+	defer f.Close()
+	var phVaddr uint64
+	found := false
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_PHDR {
+			phVaddr, found = p.Vaddr, true
+		}
+	}
+	if !found {
+		// The program headers sit in the PT_LOAD of file offset 0, e_phoff
+		// bytes in (ELF64 header, gABI).
+		var phoff [8]byte
+		if r, err := os.Open(host); err == nil {
+			_, err = r.ReadAt(phoff[:], 32)
+			r.Close()
+			for _, p := range f.Progs {
+				if err == nil && p.Type == elf.PT_LOAD && p.Off == 0 {
+					phVaddr, found = p.Vaddr+binary.LittleEndian.Uint64(phoff[:]), true
+					break
+				}
+			}
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("core %s has no NT_FILE note, and %s has no program header table to place it by", c.Path, host)
+	}
+	bias := phdr - phVaddr
+	const page = 4096
+	var out []FileMapping
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_LOAD || p.Filesz == 0 {
+			continue
+		}
+		start := (p.Vaddr + bias) &^ (page - 1)
+		end := (p.Vaddr + bias + p.Filesz + page - 1) &^ (page - 1)
+		out = append(out, FileMapping{Start: start, End: end, Offset: p.Off &^ (page - 1), Path: mapped})
+	}
+	return out, nil
 }

@@ -1,11 +1,11 @@
-Thread 2 (Thread 0x7fcd6ea0d6c0 (LWP 1759)):
-#0  0x00000000004016f7 in spin_leaf () at testdata/src/crash.c:20
+Thread 2 (Thread 0x7fbc636236c0 (LWP 15927)):
+#0  0x0000000000401702 in spin_leaf () at testdata/src/crash.c:20
 #1  0x000000000040172e in spin_b (n=<optimized out>) at testdata/src/crash.c:21
 #2  0x000000000040175d in spin_a (n=<optimized out>) at testdata/src/crash.c:22
 #3  0x0000000000401789 in worker (arg=<optimized out>) at testdata/src/crash.c:23
 #4  0x00000000004123fc in start_thread ()
 #5  0x0000000000460aec in clone3 ()
-Thread 1 (Thread 0x1b4aa3c0 (LWP 1758)):
+Thread 1 (Thread 0x246ef3c0 (LWP 15926)):
 #0  0x0000000000401797 in crash_leaf (n=1) at testdata/src/crash.c:25
 #1  0x0000000000401822 in crash_3 (n=n@entry=0) at testdata/src/crash.c:26
 #2  0x00000000004017f9 in crash_3 (n=n@entry=1) at testdata/src/crash.c:26
