@@ -41,38 +41,13 @@ func (c *checker) checkFunc(fde *sframe.FDE, own []Range, cfiRows []frames.Row, 
 			Message: fmt.Sprintf("SFrame FDE %d: %v", fde.Index, err)})
 		return 0
 	}
-	var runs []run
-	j := 0 // the range of own holding pc
-	for i, pc := range insts {
-		for own[j].End <= pc {
-			j++
-		}
-		next := own[j].End
-		if i+1 < len(insts) && insts[i+1] < next {
-			next = insts[i+1]
-		}
-		si, ci := rowAt(sfRows, pc), rowAt(cfiRows, pc)
-		var d RowDiff
-		switch {
-		case ci < 0:
-			continue // CFI does not cover this PC: reported per function
-		case si < 0:
-			d = RowDiff{CFA: true} // before the first FRE: one finding, not three
-		default:
-			d = DiffRows(sfRows[si], cfiRows[ci], pc)
-		}
-		if n := len(runs); n > 0 && runs[n-1].diff == d && runs[n-1].end == pc && runs[n-1].sf == si && runs[n-1].cfi == ci {
-			runs[n-1].end, runs[n-1].n = next, runs[n-1].n+1
-			continue
-		}
-		runs = append(runs, run{start: pc, end: next, n: 1, diff: d, sf: si, cfi: ci})
-	}
 	compared, listed, unlisted := 0, 0, 0
 	var more Finding // stands for the disagreements past maxFindingsPerFDE
-	for _, r := range runs {
+	// report records the findings of one finished run.
+	report := func(r run) {
 		compared += r.n
 		if !r.diff.Any() {
-			continue
+			return
 		}
 		if listed >= maxFindingsPerFDE {
 			if unlisted == 0 {
@@ -80,7 +55,7 @@ func (c *checker) checkFunc(fde *sframe.FDE, own []Range, cfiRows []frames.Row, 
 			}
 			more.PCEnd, more.Instructions = r.end, more.Instructions+r.n
 			unlisted++
-			continue
+			return
 		}
 		listed++
 		f := Finding{Function: name, FuncStart: fde.Start, PC: r.start, PCEnd: r.end, Instructions: r.n,
@@ -99,7 +74,7 @@ func (c *checker) checkFunc(fde *sframe.FDE, own []Range, cfiRows []frames.Row, 
 			f.Message = fmt.Sprintf("FRE starts %d bytes %s: %s+%#x..+%#x has SFrame %s, CFI %s", shift, dir,
 				orAddr(name, fde.Start), r.start-fde.Start, r.end-fde.Start, f.SFrame, f.CFI)
 			c.add(f)
-			continue
+			return
 		}
 		for _, k := range r.diff.Kinds() {
 			f.Kind = k
@@ -108,12 +83,59 @@ func (c *checker) checkFunc(fde *sframe.FDE, own []Range, cfiRows []frames.Row, 
 			c.add(f)
 		}
 	}
+	var cur run      // the run being extended; cur.n == 0 before the first
+	j := 0           // the range of own holding pc
+	sk, ck := -1, -1 // the last SFrame and CFI rows starting at or before pc (insts are sorted)
+	for i, pc := range insts {
+		for own[j].End <= pc {
+			j++
+		}
+		next := own[j].End
+		if i+1 < len(insts) && insts[i+1] < next {
+			next = insts[i+1]
+		}
+		si, ci := rowCursor(sfRows, &sk, pc), rowCursor(cfiRows, &ck, pc)
+		var d RowDiff
+		switch {
+		case ci < 0:
+			continue // CFI does not cover this PC: reported per function
+		case si < 0:
+			d = RowDiff{CFA: true} // before the first FRE: one finding, not three
+		default:
+			d = DiffRows(sfRows[si], cfiRows[ci], pc)
+		}
+		if cur.n > 0 && cur.diff == d && cur.end == pc && cur.sf == si && cur.cfi == ci {
+			cur.end, cur.n = next, cur.n+1
+			continue
+		}
+		if cur.n > 0 {
+			report(cur)
+		}
+		cur = run{start: pc, end: next, n: 1, diff: d, sf: si, cfi: ci}
+	}
+	if cur.n > 0 {
+		report(cur)
+	}
 	if unlisted > 0 {
 		more.Message = fmt.Sprintf("%d more disagreements at %s+%#x..+%#x (%d instructions), not listed: at most %d are listed per FDE",
 			unlisted, orAddr(name, fde.Start), more.PC-fde.Start, more.PCEnd-fde.Start, more.Instructions, maxFindingsPerFDE)
 		c.add(more)
 	}
 	return compared
+}
+
+// rowCursor returns the index of the row of rows (sorted by Start)
+// covering pc, or -1, for PCs visited in increasing order: *k is the last
+// row starting at or before the previous PC, advanced here. It gives
+// rowAt's answer in amortized constant time.
+func rowCursor(rows []frames.Row, k *int, pc uint64) int {
+	for *k+1 < len(rows) && rows[*k+1].Start <= pc {
+		*k++
+	}
+	if *k >= 0 && pc < rows[*k].End {
+		return *k
+	}
+	return -1
 }
 
 // checkMaskFunc compares a PC-mask FDE (PLT entries): each instruction of
