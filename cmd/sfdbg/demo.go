@@ -104,8 +104,9 @@ func runDemo(modes []string, asJSON bool, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	if !asJSON {
-		fmt.Fprintf(stdout, "sfdbg demo: the bundled program %s (from testdata/src/deep.c, built with\n", demotarget.Name)
-		fmt.Fprintf(stdout, "gcc -O2 -fomit-frame-pointer and GNU as --gsframe: SFrame version 3) is written to\n%s and started.\n\n", dir)
+		fmt.Fprint(stdout, demoIntro)
+		fmt.Fprintf(stdout, "The bundled program %s (testdata/src/deep.c, built with gcc -O2\n", demotarget.Name)
+		fmt.Fprintf(stdout, "-fomit-frame-pointer and GNU as --gsframe: SFrame version 3) is written to\n%s and started.\n\n", dir)
 		fmt.Fprint(stdout, debugger.CompareLegend)
 	}
 	status := exitOK
@@ -145,14 +146,43 @@ func runDemo(modes []string, asJSON bool, stdout, stderr io.Writer) int {
 	}
 	if !asJSON {
 		fmt.Fprintf(stdout, "\nThe demo program was killed and %s removed.\n", dir)
-		fmt.Fprintf(stdout, "Try it on your own process: sfdbg bt PID, or sfdbg attach PID and then \"bt\", \"info frame\", \"info sframe\".\n")
+		sfdbg := sfdbgCommand()
+		fmt.Fprintf(stdout, "Try it on a process of your own: %s bt PID,\n", sfdbg)
+		fmt.Fprintf(stdout, "or %s attach PID and then \"bt\", \"info frame\", \"info sframe\".\n", sfdbg)
 	}
 	return status
 }
 
+// demoIntro says, before anything else, what the demo shows and how to
+// read it, for someone who has never heard of SFrame.
+const demoIntro = `SFrame is a small table that GNU as (--gsframe) puts into a program's
+.sframe section so that profilers and the kernel can walk its call stack
+quickly, without DWARF or frame pointers. For each instruction it says
+where the caller's frame is: the CFA (canonical frame address, the stack
+pointer just before the call), with the return address and the saved
+frame pointer at fixed offsets from it. This demo stops a small program
+deep in a chain of calls and walks its stack with SFrame, with DWARF CFI
+(the reference gdb uses) and with frame pointers, all from the same
+registers. For every frame the SFRAME column then says whether SFrame
+finds the same caller as CFI (agree), another one (DISAGREE, explained
+below the stack), or has no data for that code (not covered).
+
+`
+
+// sfdbgCommand is how the user runs sfdbg: "sfdbg" when it is installed
+// on $PATH, else "go run ./cmd/sfdbg" (the README's way, from the
+// repository).
+func sfdbgCommand() string {
+	if _, err := exec.LookPath("sfdbg"); err == nil {
+		return "sfdbg"
+	}
+	return "go run ./cmd/sfdbg"
+}
+
 var demoModeText = map[string]string{
-	"spin":    "main -> run_chain -> level1 -> level2_alloca -> level3_indirect -> level4_recursive x3 -> level5_bigframe -> level6_leafish -> spin_here",
-	"threads": "three threads spinning in spin_here at different depths; the main thread sleeps in libc",
+	"spin": "one deep stack,\n    main -> run_chain -> level1 -> level2_alloca -> level3_indirect\n" +
+		"    -> level4_recursive x3 -> level5_bigframe -> level6_leafish -> spin_here",
+	"threads": "three threads spinning in spin_here at different depths;\n    the main thread sleeps in libc",
 	"sleep":   "the main chain, stopped inside libc's nanosleep (no SFrame there: CFI takes over)",
 	"signal":  "a SIGALRM handler running on top of the interrupted chain",
 }
