@@ -95,8 +95,9 @@ type Core struct {
 	// Auxv is NT_AUXV as (type, value) pairs.
 	Auxv [][2]uint64
 
-	f    *os.File
-	size int64
+	f     io.ReaderAt
+	close func() error
+	size  int64
 	// backing files for memory the core leaves out (Space sets them).
 	backing []backing
 }
@@ -112,24 +113,28 @@ func Open(path string) (*Core, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := newCore(f, path)
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("core %s: not a regular file", path)
+	}
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
+	c, err := NewCore(f, st.Size(), path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	c.close = f.Close
 	return c, nil
 }
 
-func newCore(f *os.File, path string) (*Core, error) {
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("core %s: not a regular file", path)
-	}
-	c := &Core{Path: path, f: f, size: st.Size()}
-	ef, err := elf.NewFile(f)
+// NewCore reads the headers and notes of the core file of size bytes in r;
+// path names it in errors. Errors are those of Open.
+func NewCore(r io.ReaderAt, size int64, path string) (*Core, error) {
+	c := &Core{Path: path, f: r, size: size}
+	ef, err := elf.NewFile(io.NewSectionReader(r, 0, size))
 	if err != nil {
 		return nil, &FormatError{path, 0, "not an ELF core: " + err.Error()}
 	}
@@ -140,7 +145,7 @@ func newCore(f *os.File, path string) (*Core, error) {
 	if ef.Class != elf.ELFCLASS64 || ef.Data != elf.ELFDATA2LSB || ef.Machine != elf.EM_X86_64 {
 		return nil, fmt.Errorf("core %s: %w: %v %v %v (only x86-64 cores are read)", path, ErrUnsupported, ef.Machine, ef.Class, ef.Data)
 	}
-	phoff := int64(binary.LittleEndian.Uint64(headerField(f, 32)))
+	phoff := int64(binary.LittleEndian.Uint64(headerField(r, 32)))
 	for i, p := range ef.Progs {
 		ph := phoff + int64(i)*56
 		if p.Off > uint64(c.size) || p.Filesz > uint64(c.size)-p.Off {
@@ -158,8 +163,8 @@ func newCore(f *os.File, path string) (*Core, error) {
 				return nil, &FormatError{path, ph, fmt.Sprintf("note segment of %d bytes", p.Filesz)}
 			}
 			buf := make([]byte, p.Filesz)
-			if _, err := f.ReadAt(buf, int64(p.Off)); err != nil {
-				return nil, &FormatError{path, int64(p.Off), "reading notes: " + err.Error()}
+			if n, err := r.ReadAt(buf, int64(p.Off)); n < len(buf) {
+				return nil, &FormatError{path, int64(p.Off), fmt.Sprintf("reading notes: %v", err)}
 			}
 			if err := c.parseNotes(buf, int64(p.Off)); err != nil {
 				return nil, err
@@ -188,7 +193,10 @@ func (c *Core) Close() error {
 		b.f.Close()
 	}
 	c.backing = nil
-	return c.f.Close()
+	if c.close == nil {
+		return nil
+	}
+	return c.close()
 }
 
 // Note types of the "CORE" notes (include/uapi/linux/elf.h).
