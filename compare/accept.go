@@ -8,24 +8,34 @@ import (
 	"github.com/sfdbg/sfdbg/sframe"
 )
 
-// Acceptance returns whether the Linux kernel's user-space SFrame loader
-// and libsframe 2.47 would accept the SFrame section of the ELF file at
-// path (sframe.Accept), with the executable PT_LOAD segments as the text
-// range the kernel registers (the executable sections for a file without
-// segments). A file without an SFrame section has no verdicts (nil, nil).
-func Acceptance(path string) ([]sframe.Acceptance, error) {
-	r, size, err := sframe.OpenFile(path)
+// FormatCTFFrame is FileReport.Format for a file whose section is the
+// pre-release CTF Frame format (".ctf_frame"), checked as SFrame v1.
+const FormatCTFFrame = "ctf_frame"
+
+// AddConsumerVerdicts adds to the report of the ELF file r.File the
+// verdicts of the Linux kernel's user-space SFrame loader and of libsframe
+// 2.47 on its SFrame section (sframe.Accept), with the executable PT_LOAD
+// segments as the text range the kernel registers (the executable sections
+// for a file without segments); with kernel set (check --profile kernel)
+// the kernel's rejections become findings (AddAcceptance). A file whose
+// only section is ".ctf_frame" gets Format FormatCTFFrame and no verdicts:
+// neither consumer reads CTF Frame.
+func (r *FileReport) AddConsumerVerdicts(kernel bool) error {
+	file, size, err := sframe.OpenFile(r.File)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer r.Close()
-	f, err := sframe.NewELFFile(r, size)
+	defer file.Close()
+	f, err := sframe.NewELFFile(file, size)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", r.File, err)
 	}
 	data, addr, err := sframe.ELFSection(f)
 	if err != nil {
-		return nil, nil
+		if _, _, ok, _ := sframe.CTFFrameSection(f); ok {
+			r.Format = FormatCTFFrame
+		}
+		return nil
 	}
 	var text []sframe.TextRange
 	for _, p := range f.Progs {
@@ -40,7 +50,8 @@ func Acceptance(path string) ([]sframe.Acceptance, error) {
 			}
 		}
 	}
-	return sframe.Accept(data, addr, text), nil
+	r.AddAcceptance(sframe.Accept(data, addr, text), kernel)
+	return nil
 }
 
 // AddAcceptance records the verdicts acc in the report and, when

@@ -76,6 +76,9 @@ type FileReport struct {
 	// Acceptance holds, when check computed them, the verdicts of the Linux
 	// kernel's loader and of libsframe on the section (AddAcceptance).
 	Acceptance []sframe.Acceptance `json:"acceptance,omitempty"`
+	// Format is "ctf_frame" (FormatCTFFrame) when the section checked was
+	// the pre-release CTF Frame format, read as SFrame v1; empty for SFrame.
+	Format string `json:"format,omitempty"`
 }
 
 // CFISource gives the CFI of a module at link-time addresses: the ranges of

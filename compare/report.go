@@ -35,7 +35,10 @@ import (
 // the section; "offset" is the byte offset in the section, "source" the
 // series version or release and the function that enforces the rule).
 // With check --profile kernel every kernel rejection is also a finding of
-// kind kernel-reject, which counts as a disagreement.
+// kind kernel-reject, which counts as a disagreement. FileReport "format":
+// "ctf_frame" when the section was the pre-release CTF Frame format
+// (".ctf_frame"), compared as SFrame v1 ("sframe_version" 1); absent for
+// SFrame.
 //
 // Schema 1 had a separate per-method bt document and a StackReport per
 // thread; schema 2 replaced both with ProcessDocument, and fp-chain-broken
@@ -125,7 +128,11 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 		fmt.Fprintf(w, "%s: error: %s\n", r.File, r.Err)
 		return
 	}
-	fmt.Fprintf(w, "%s: SFrame v%d, %s\n", r.File, r.Version, r.ABI)
+	if r.Format == FormatCTFFrame {
+		fmt.Fprintf(w, "%s: CTF Frame (.ctf_frame, the pre-release SFrame v1), %s\n", r.File, r.ABI)
+	} else {
+		fmt.Fprintf(w, "%s: SFrame v%d, %s\n", r.File, r.Version, r.ABI)
+	}
 	fs := append([]Finding(nil), r.Findings...)
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].FuncStart < fs[j].FuncStart })
 	var cur string

@@ -102,17 +102,23 @@ func (s *Section) overBudget(f *FDE) error {
 
 func (d *textDumper) run() error {
 	s, w := d.s, d.w
-	w.WriteString("Contents of the SFrame section .sframe:\n  Header :\n\n    Version: ")
-	w.WriteString(s.Version.String())
-	w.WriteByte('\n')
-	d.flags()
+	if s.CTFFrame {
+		d.ctfHeader()
+	} else {
+		w.WriteString("Contents of the SFrame section .sframe:\n  Header :\n\n    Version: ")
+		w.WriteString(s.Version.String())
+		w.WriteByte('\n')
+		d.flags()
+	}
 	b := d.line[:0]
-	if s.CFAFixedFPOffset != 0 {
+	if s.CTFFrame {
+		// The series' dump printed no fixed offsets.
+	} else if s.CFAFixedFPOffset != 0 {
 		b = append(b, "    CFA fixed FP offset: "...)
 		b = strconv.AppendInt(b, int64(s.CFAFixedFPOffset), 10)
 		b = append(b, '\n')
 	}
-	if s.CFAFixedRAOffset != 0 {
+	if s.CFAFixedRAOffset != 0 && !s.CTFFrame {
 		b = append(b, "    CFA fixed RA offset: "...)
 		b = strconv.AppendInt(b, int64(s.CFAFixedRAOffset), 10)
 		b = append(b, '\n')
@@ -133,6 +139,38 @@ func (d *textDumper) run() error {
 		}
 	}
 	return first
+}
+
+// ctfHeader prints the first lines of a CTF Frame section's dump, as
+// objdump --ctf-frame of the CTF Frame patch series (V6, Aug 2022) printed
+// them, after a line saying which format this is. The series' dump is
+// reconstructed: one Flags line with the CTF_FRAME_F_* names joined by
+// commas, no fixed-offset lines, and "u" in the RA column where the header
+// fixes the RA (the "f" token came with later binutils).
+func (d *textDumper) ctfHeader() {
+	w := d.w
+	w.WriteString("Contents of the CTF Frame section .ctf_frame:\n")
+	w.WriteString("  (CTF Frame: the pre-release format of SFrame version 1, binutils patch series V6 of August 2022; no released toolchain emitted it)\n")
+	w.WriteString("  Header :\n\n    Version: CTF_FRAME_VERSION_1\n    Flags: ")
+	f := d.s.Flags
+	if f == 0 {
+		w.WriteString("NONE")
+	}
+	sep := ""
+	for _, n := range []struct {
+		f    Flags
+		name string
+	}{{FlagFDESorted, "CTF_FRAME_F_FDE_SORTED"}, {FlagFramePointer, "CTF_FRAME_F_FRAME_POINTER"}} {
+		if f&n.f != 0 {
+			w.WriteString(sep + n.name)
+			sep = ","
+			f &^= n.f
+		}
+	}
+	if f != 0 {
+		w.WriteString(sep + strconv.Itoa(int(f)))
+	}
+	w.WriteByte('\n')
 }
 
 // flags prints the Flags line(s): one flag name per line, continuation
@@ -285,6 +323,8 @@ func (d *textDumper) defaultColumns(b []byte, fre *FRE) []byte {
 	// RA: "f" where the header fixes it, else data word 2.
 	mark = len(b)
 	switch ra := fre.Words[1]; {
+	case s.CFAFixedRAOffset != 0 && s.CTFFrame:
+		b = append(b, 'u') // the series' dump had no "f"
 	case s.CFAFixedRAOffset != 0:
 		b = append(b, 'f')
 	case n < 2:
@@ -470,6 +510,8 @@ const jsonSchemaVersion = 1
 //	  "section": {"address": VMA of byte 0, "size": bytes,
 //	              "byte_order": "little" | "big"},
 //	  "header": {                                     // spec §2.1, §2.2
+//	    "format": "ctf_frame" only for a CTF Frame section (ParseCTFAt; the
+//	              rest then describes its SFrame v1 form),
 //	    "magic": 57058, "version": 1|2|3, "version_name": "SFRAME_VERSION_3",
 //	    "flags": raw byte, "flag_names": ["SFRAME_F_FDE_SORTED", ...],
 //	    "abi": raw byte, "abi_name": "AMD64 LITTLE ENDIAN",
@@ -568,6 +610,9 @@ func (s *Section) jsonHeader(b []byte) []byte {
 	h := &s.Header
 	b = append(b, `"header":{"magic":`...)
 	b = strconv.AppendUint(b, uint64(h.Magic), 10)
+	if s.CTFFrame {
+		b = jsonStr(b, "format", "ctf_frame")
+	}
 	b = jsonInt(b, "version", int64(h.Version))
 	b = jsonStr(b, "version_name", h.Version.String())
 	b = jsonInt(b, "flags", int64(h.Flags))

@@ -3,6 +3,7 @@ package sframe
 import (
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -53,8 +54,19 @@ func ELFSection(f *elf.File) (data []byte, addr uint64, err error) {
 // FromELF parses the SFrame section of an ELF file (see ELFSection and
 // ParseAt). FDE start addresses are link-time virtual addresses; add the
 // module's load bias for runtime PCs.
+//
+// A file with neither but a ".ctf_frame" section has that read with
+// ParseCTFAt (the pre-release CTF Frame format, checked as SFrame v1).
 func FromELF(f *elf.File) (*Section, error) {
 	data, addr, err := ELFSection(f)
+	if errors.Is(err, ErrNoSection) {
+		if data, addr, ok, cerr := CTFFrameSection(f); ok || cerr != nil {
+			if cerr != nil {
+				return nil, cerr
+			}
+			return ParseCTFAt(data, addr)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -102,6 +102,9 @@ type Section struct {
 	// Addr is the virtual address of the section's first byte; FDE start
 	// addresses are based on it.
 	Addr uint64
+	// CTFFrame is set when the section was read from the pre-release CTF
+	// Frame format (ParseCTFAt), whose SFrame v1 form this is.
+	CTFFrame bool
 
 	data   []byte
 	fdes   []FDE

@@ -139,7 +139,7 @@ func skipped(r *compare.FileReport, named map[string]bool) bool {
 // checkAll checks paths with up to jobs workers and returns the reports in
 // the order of paths; done is called (serially) as each report completes.
 // Each checked file also gets the kernel's and libsframe's verdicts on its
-// section (compare.Acceptance), as disagreements when kernel is set.
+// section (AddConsumerVerdicts), as disagreements when kernel is set.
 func checkAll(paths []string, jobs int, kernel bool, done func(*compare.FileReport)) []*compare.FileReport {
 	if jobs < 1 {
 		jobs = 1
@@ -155,9 +155,7 @@ func checkAll(paths []string, jobs int, kernel bool, done func(*compare.FileRepo
 			for i := range idx {
 				r, _ := compare.CheckFile(paths[i], compare.CheckOptions{})
 				if r.Err == "" {
-					if acc, err := compare.Acceptance(paths[i]); err == nil {
-						r.AddAcceptance(acc, kernel)
-					}
+					r.AddConsumerVerdicts(kernel) // an error here was CheckFile's too
 				}
 				out[i] = r
 				mu.Lock()

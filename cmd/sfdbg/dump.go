@@ -105,10 +105,21 @@ func dumpLoad(path string) (*sframe.Section, int64, error) {
 		return nil, 0, err
 	}
 	sdata, addr, off, err := dumpELFSection(f)
+	parse := sframe.ParseAt
+	if errors.Is(err, sframe.ErrNoSection) {
+		// The pre-release CTF Frame format (.ctf_frame), printed as such.
+		if cdata, caddr, ok, cerr := sframe.CTFFrameSection(f); ok || cerr != nil {
+			if cerr != nil {
+				return nil, 0, cerr
+			}
+			sdata, addr, off, err = cdata, caddr, int64(f.Section(sframe.CTFFrameSectionName).Offset), nil
+			parse = sframe.ParseCTFAt
+		}
+	}
 	if err != nil {
 		return nil, 0, err
 	}
-	s, err := sframe.ParseAt(sdata, addr)
+	s, err := parse(sdata, addr)
 	if err != nil {
 		var fe *sframe.FormatError
 		if errors.As(err, &fe) {

@@ -1,0 +1,325 @@
+package sframe_test
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/sframetest"
+)
+
+var updateCTF = flag.Bool("update-ctf", false, "rebuild testdata/bin/ctf-frame-v1 and its dump testdata/golden/ctf-frame-v1.objdump")
+
+// sameRows fails the test unless a and b have the same FDEs, FRE starts
+// and rows.
+func sameRows(t *testing.T, a, b *sframe.Section) {
+	t.Helper()
+	if len(a.FDEs()) != len(b.FDEs()) {
+		t.Fatalf("%d FDEs, want %d", len(a.FDEs()), len(b.FDEs()))
+	}
+	for i := range a.FDEs() {
+		fa, fb := &a.FDEs()[i], &b.FDEs()[i]
+		if fa.Start != fb.Start || fa.Size != fb.Size || fa.PCType != fb.PCType || fa.FREType != fb.FREType {
+			t.Errorf("FDE %d: start %#x size %d %v %v, want %#x %d %v %v", i, fa.Start, fa.Size, fa.PCType, fa.FREType, fb.Start, fb.Size, fb.PCType, fb.FREType)
+		}
+		ra, erra := a.AllFREs(fa)
+		rb, errb := b.AllFREs(fb)
+		if erra != nil || errb != nil || len(ra) != len(rb) {
+			t.Fatalf("FDE %d: %d FREs (%v), want %d (%v)", i, len(ra), erra, len(rb), errb)
+		}
+		for k := range ra {
+			rowA, errA := a.Row(fa, &ra[k])
+			rowB, errB := b.Row(fb, &rb[k])
+			if ra[k].StartOff != rb[k].StartOff || rowA != rowB || (errA == nil) != (errB == nil) {
+				t.Errorf("FDE %d FRE %d: start %#x row %+v (%v), want %#x %+v (%v)", i, k, ra[k].StartOff, rowA, errA, rb[k].StartOff, rowB, errB)
+			}
+		}
+	}
+}
+
+// aarch64CTF returns a v1 AArch64 section whose FREs have the forms both
+// layouts share: CFA only, and CFA, RA and FP. (v1 cannot say "FP saved,
+// RA not", which is CTF Frame's two-offset form, nor CTF Frame "RA saved,
+// FP not", v1's.)
+func aarch64CTF(abi sframe.ABI) *sframetest.Builder {
+	return &sframetest.Builder{Version: sframe.Version1, ABI: abi, Flags: sframe.FlagFDESorted, Addr: 0x7000,
+		FDEs: []sframetest.FDESpec{
+			{Start: 0x1000, Size: 0x30, FREs: []sframetest.FRESpec{
+				{StartOff: 0, BaseReg: sframe.BaseRegSP, Words: []int32{0}},
+				{StartOff: 4, BaseReg: sframe.BaseRegSP, Words: []int32{32, -8, -16}},
+				{StartOff: 8, BaseReg: sframe.BaseRegFP, Words: []int32{32, -8, -16}},
+			}},
+			{Start: 0x2000, Size: 0x10, PCType: sframe.PCTypeMask, FREs: []sframetest.FRESpec{
+				{StartOff: 0, BaseReg: sframe.BaseRegSP, Words: []int32{0}},
+			}},
+		}}
+}
+
+func TestCTFFrameDecodesToTheSFrameV1Rows(t *testing.T) {
+	builders := map[string]*sframetest.Builder{"AMD64": sframetest.AMD64Section(sframe.Version1)}
+	for _, abi := range []sframe.ABI{sframe.ABIAArch64LittleEndian, sframe.ABIAArch64BigEndian} {
+		builders[abi.String()+" with FP and RA words"] = aarch64CTF(abi)
+	}
+	for name, b := range builders {
+		t.Run(name+" round-trips through the CTF Frame layout", func(t *testing.T) {
+			ctf, err := b.EncodeCTFFrame()
+			if err != nil {
+				t.Fatal(err)
+			}
+			v1 := sframetest.MustEncode(t, b)
+			if len(ctf) != len(v1)-1 {
+				t.Errorf("CTF Frame section of %d bytes, want %d (no auxiliary-header length byte)", len(ctf), len(v1)-1)
+			}
+			got, err := sframe.ParseCTFAt(ctf, b.Addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.CTFFrame {
+				t.Error("CTFFrame not set")
+			}
+			sameRows(t, got, sframetest.MustParse(t, b))
+		})
+	}
+}
+
+func TestCTFFrameLayoutDiffersFromSFrameV1(t *testing.T) {
+	b := aarch64CTF(sframe.ABIAArch64LittleEndian)
+	ctf, err := b.EncodeCTFFrame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bo := binary.LittleEndian
+	const fde0 = sframe.CTFFrameHeaderSize
+	t.Run("the header has no auxiliary-header length: the FDE count is at byte 7", func(t *testing.T) {
+		if n := bo.Uint32(ctf[7:]); n != uint32(len(b.FDEs)) {
+			t.Errorf("num_fdes %d at byte 7, want %d", n, len(b.FDEs))
+		}
+	})
+	t.Run("function starts are relative to the FDE", func(t *testing.T) {
+		if got, want := int64(int32(bo.Uint32(ctf[fde0:]))), int64(b.FDEs[0].Start-b.Addr)-fde0; got != want {
+			t.Errorf("start field %d, want %d", got, want)
+		}
+	})
+	t.Run("FRE types are numbered from 1", func(t *testing.T) {
+		if got := ctf[fde0+16] & 0xf; got != uint8(sframe.CTFFrameFRETypeAddr1) {
+			t.Errorf("FRE type %d, want CTF_FRAME_ROW_ENTRY_TYPE_ADDR1 (1)", got)
+		}
+	})
+	t.Run("offsets are ordered CFA, FP, RA", func(t *testing.T) {
+		// FRE 1 of FDE 0: words {32, -8, -16} in v1 order (CFA, RA, FP)
+		// are written CFA, FP, RA; FRE 0 (one word) takes 3 bytes.
+		off := sframe.CTFFrameHeaderSize + 2*sframe.CTFFrameFDESize + 3
+		if got := []int8{int8(ctf[off+2]), int8(ctf[off+3]), int8(ctf[off+4])}; got[0] != 32 || got[1] != -16 || got[2] != -8 {
+			t.Errorf("words %v, want [32 -16 -8]", got)
+		}
+	})
+	t.Run("an FRE tracking FP but not RA has no SFrame v1 form", func(t *testing.T) {
+		bad := bytes.Clone(ctf)
+		bad[off1Info(ctf)] = uint8(sframetest.MakeFREInfo(sframe.BaseRegSP, 2, sframe.DataWord1B, false))
+		if _, err := sframe.ParseCTFAt(bad, b.Addr); err == nil {
+			t.Error("no error")
+		}
+	})
+	t.Run("an FRE type of 0 is unknown", func(t *testing.T) {
+		bad := bytes.Clone(ctf)
+		bad[fde0+16] &^= 0xf
+		s, err := sframe.ParseCTFAt(bad, b.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.AllFREs(&s.FDEs()[0]); err == nil {
+			t.Error("FREs of an FDE with FRE type 0 decoded")
+		}
+	})
+	t.Run("a wrong version is refused at byte 2", func(t *testing.T) {
+		bad := bytes.Clone(ctf)
+		bad[2] = 2
+		if _, err := sframe.ParseCTFAt(bad, b.Addr); err == nil || err.(*sframe.FormatError).Off != 2 {
+			t.Errorf("err %v, want a FormatError at byte 2", err)
+		}
+	})
+	t.Run("a short header is refused", func(t *testing.T) {
+		if _, err := sframe.ParseCTFAt(ctf[:20], b.Addr); err == nil {
+			t.Error("no error")
+		}
+	})
+	t.Run("an FRE sub-section past the end is refused with the CTF offset", func(t *testing.T) {
+		bad := bytes.Clone(ctf)
+		bo.PutUint32(bad[15:], 1<<20) // cth_fre_len
+		_, err := sframe.ParseCTFAt(bad, b.Addr)
+		if fe, ok := err.(*sframe.FormatError); !ok || fe.Off != 23 {
+			t.Errorf("err %v, want a FormatError at byte 23 (cth_freoff)", err)
+		}
+	})
+}
+
+// off1Info returns the offset of the info byte of FRE 1 of FDE 0 of the
+// section aarch64CTF builds, in its CTF Frame layout.
+func off1Info(ctf []byte) int {
+	return sframe.CTFFrameHeaderSize + 2*sframe.CTFFrameFDESize + 3 + 1
+}
+
+// ctfFixtureFrom builds the CTF Frame fixture from the ELF file src (an
+// SFrame v1 build of GNU as 2.40): its .sframe is re-encoded as CTF Frame
+// by sframetest.EncodeCTFFrame and stored in place as ".ctf_frame" (one
+// byte shorter), the section name table is rewritten at the end of the
+// file with the new name, and the PT_GNU_SFRAME segment becomes PT_NULL, so
+// that nothing finds an .sframe any more. No toolchain emits CTF Frame;
+// this is the only way to have one.
+func ctfFixtureFrom(t *testing.T, src string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(src)
+	if err != nil {
+		t.Skip(err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Class != elf.ELFCLASS64 || f.Data != elf.ELFDATA2LSB {
+		t.Fatal("want a little-endian ELF64 file")
+	}
+	sec := f.Section(".sframe")
+	data, err := sec.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sframe.ParseAt(data, sec.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sframetest.SpecFrom(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctf, err := b.EncodeCTFFrame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := bytes.Clone(raw)
+	bo := binary.LittleEndian
+	copy(out[sec.Offset:sec.Offset+sec.Size], append(ctf, 0))
+	shoff, shentsize := bo.Uint64(out[0x28:]), uint64(bo.Uint16(out[0x3a:]))
+	shstrndx := uint64(bo.Uint16(out[0x3e:]))
+	hdr := func(i int) []byte { return out[shoff+uint64(i)*shentsize:] }
+	strtab := f.Sections[shstrndx]
+	names, err := strtab.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nameOff := uint32(len(names))
+	names = append(names, sframe.CTFFrameSectionName+"\x00"...)
+	for i, x := range f.Sections {
+		if x == sec {
+			h := hdr(i)
+			bo.PutUint32(h[0:], nameOff)
+			bo.PutUint32(h[4:], uint32(elf.SHT_PROGBITS))
+			bo.PutUint64(h[32:], uint64(len(ctf)))
+		}
+	}
+	h := hdr(int(shstrndx))
+	bo.PutUint64(h[24:], uint64(len(out)))
+	bo.PutUint64(h[32:], uint64(len(names)))
+	out = append(out, names...)
+	phoff, phentsize, phnum := bo.Uint64(out[0x20:]), uint64(bo.Uint16(out[0x36:])), uint64(bo.Uint16(out[0x38:]))
+	for i := uint64(0); i < phnum; i++ {
+		p := out[phoff+i*phentsize:]
+		if elf.ProgType(bo.Uint32(p)) == sframe.PT_GNU_SFRAME {
+			bo.PutUint32(p, uint32(elf.PT_NULL))
+		}
+	}
+	return out
+}
+
+func TestCTFFrameFixture(t *testing.T) {
+	bin := filepath.Join("..", "testdata", "bin", "ctf-frame-v1")
+	golden := filepath.Join("..", "testdata", "golden", "ctf-frame-v1.objdump")
+	built := ctfFixtureFrom(t, filepath.Join("..", "testdata", "bin", "deep-v1-O2"))
+	f, err := elf.NewFile(bytes.NewReader(built))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := sframe.ELFSection(f); err == nil {
+		t.Fatal("the fixture still has an SFrame section")
+	}
+	s, err := sframe.FromELF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.CTFFrame {
+		t.Fatal("FromELF did not read .ctf_frame as CTF Frame")
+	}
+	var dump bytes.Buffer
+	if err := s.WriteText(&dump); err != nil {
+		t.Fatal(err)
+	}
+	if *updateCTF {
+		if err := os.WriteFile(bin, built, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, dump.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("the committed fixture is what the encoder builds", func(t *testing.T) {
+		got, err := os.ReadFile(bin)
+		if err != nil {
+			t.Fatalf("%v (run go test ./sframe -run TestCTFFrameFixture -update-ctf)", err)
+		}
+		if !bytes.Equal(got, built) {
+			t.Error("testdata/bin/ctf-frame-v1 differs from what the encoder builds (-update-ctf rebuilds it)")
+		}
+	})
+	t.Run("it decodes to the rows of the SFrame v1 build it came from", func(t *testing.T) {
+		orig, err := elf.Open(filepath.Join("..", "testdata", "bin", "deep-v1-O2"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer orig.Close()
+		v1, err := sframe.FromELF(orig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameRows(t, s, v1)
+	})
+	t.Run("the dump is the golden one", func(t *testing.T) {
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(dump.Bytes(), want) {
+			t.Errorf("dump differs from %s:\n%s", golden, dump.String())
+		}
+	})
+}
+
+// FuzzParseCTF checks that ParseCTFAt never panics and that whatever it
+// accepts can be walked and dumped. Seeds: the encoder's CTF Frame sections.
+func FuzzParseCTF(f *testing.F) {
+	for _, b := range []*sframetest.Builder{sframetest.AMD64Section(sframe.Version1), aarch64CTF(sframe.ABIAArch64LittleEndian), aarch64CTF(sframe.ABIAArch64BigEndian)} {
+		if d, err := b.EncodeCTFFrame(); err == nil {
+			f.Add(d)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := sframe.ParseCTFAt(data, 0x1000)
+		if err != nil {
+			return
+		}
+		for i := range s.FDEs() {
+			fde := &s.FDEs()[i]
+			it := s.FREs(fde)
+			for it.Next() {
+				s.Row(fde, it.FRE())
+			}
+		}
+		s.Validate()
+		s.WriteText(io.Discard)
+	})
+}
