@@ -258,3 +258,39 @@ func TestCoreUnreadableIsExitTwo(t *testing.T) {
 		})
 	}
 }
+
+func TestCoreFindsFilesUnderTheSysroot(t *testing.T) {
+	core := filepath.Join(coreFixtures, "crash-v2.core")
+	t.Run("the executable under --sysroot DIR at its path in the core gives gdb's frames", func(t *testing.T) {
+		root := t.TempDir()
+		dir := filepath.Join(root, "tmp", "sfdbg-cores")
+		b, err := os.ReadFile(filepath.Join(coreFixtures, "crash-v2"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "crash-v2"), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		code, d, errOut := coreDocument(t, "--sysroot", root, core)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		gdb := gdbCoreThreads(t, "crash-v2")
+		for _, th := range d.Threads {
+			if len(th.Frames) != len(gdb[th.Tid]) {
+				t.Errorf("thread %d: %d frames, gdb %d", th.Tid, len(th.Frames), len(gdb[th.Tid]))
+			}
+		}
+	})
+	t.Run("a sysroot without the executable stops the trace naming the file it looked for", func(t *testing.T) {
+		root := t.TempDir()
+		code, out, errOut := runSfdbg("core", "--sysroot", root, core)
+		want := filepath.Join(root, "tmp", "sfdbg-cores", "crash-v2") + ": no such file or directory"
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Fatalf("exit %d, stdout lacks %q:\n%s%s", code, want, out, errOut)
+		}
+	})
+}
