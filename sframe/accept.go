@@ -63,32 +63,32 @@ const (
 // CONFIG_SFRAME_VALIDATION every FDE and FRE is walked at registration;
 // without it the same checks fail at unwind time and drop the section then.
 var (
-	RuleLinuxVersion     = AcceptRule{ConsumerLinux, "version", linuxSrc + "sframe_read_header()"}
-	RuleLinuxHeader      = AcceptRule{ConsumerLinux, "header", linuxSrc + "sframe_read_header()"}
-	RuleLinuxArch        = AcceptRule{ConsumerLinux, "arch", "Linux SFrame series v13+, HAVE_UNWIND_USER_SFRAME (arch/x86/Kconfig; s390 in its own series)"}
-	RuleLinuxSorted      = AcceptRule{ConsumerLinux, "fde-sorted", linuxSrc + "sframe_read_header()"}
-	RuleLinuxAuxHeader   = AcceptRule{ConsumerLinux, "no-aux-header", linuxSrc + "sframe_read_header()"}
-	RuleLinuxCounts      = AcceptRule{ConsumerLinux, "non-zero-counts", linuxSrc + "sframe_read_header()"}
-	RuleLinuxSubsections = AcceptRule{ConsumerLinux, "subsections-in-section", linuxSrc + "sframe_read_header()"}
-	RuleLinuxFDEText     = AcceptRule{ConsumerLinux, "fde-in-text", linuxSrc + "__find_fde(), sframe_validate_section()"}
-	RuleLinuxFDEOrder    = AcceptRule{ConsumerLinux, "fde-order", linuxSrc + "__find_fde() (binary search), sframe_validate_section()"}
-	RuleLinuxFDEDecode   = AcceptRule{ConsumerLinux, "fde-decodable", linuxSrc + "__read_fde()"}
-	RuleLinuxFREInside   = AcceptRule{ConsumerLinux, "fre-in-section", linuxSrc + "__read_fre()"}
-	RuleLinuxFREInFunc   = AcceptRule{ConsumerLinux, "fre-start-in-function", linuxSrc + "__find_fre()"}
-	RuleLinuxFREOrder    = AcceptRule{ConsumerLinux, "fre-order", linuxSrc + "__find_fre()"}
-	RuleLinuxDataWords   = AcceptRule{ConsumerLinux, "fre-data-words", linuxSrc + "__read_fre()"}
+	ruleLinuxVersion     = AcceptRule{ConsumerLinux, "version", linuxSrc + "sframe_read_header()"}
+	ruleLinuxHeader      = AcceptRule{ConsumerLinux, "header", linuxSrc + "sframe_read_header()"}
+	ruleLinuxArch        = AcceptRule{ConsumerLinux, "arch", "Linux SFrame series v13+, HAVE_UNWIND_USER_SFRAME (arch/x86/Kconfig; s390 in its own series)"}
+	ruleLinuxSorted      = AcceptRule{ConsumerLinux, "fde-sorted", linuxSrc + "sframe_read_header()"}
+	ruleLinuxAuxHeader   = AcceptRule{ConsumerLinux, "no-aux-header", linuxSrc + "sframe_read_header()"}
+	ruleLinuxCounts      = AcceptRule{ConsumerLinux, "non-zero-counts", linuxSrc + "sframe_read_header()"}
+	ruleLinuxSubsections = AcceptRule{ConsumerLinux, "subsections-in-section", linuxSrc + "sframe_read_header()"}
+	ruleLinuxFDEText     = AcceptRule{ConsumerLinux, "fde-in-text", linuxSrc + "__find_fde(), sframe_validate_section()"}
+	ruleLinuxFDEOrder    = AcceptRule{ConsumerLinux, "fde-order", linuxSrc + "__find_fde() (binary search), sframe_validate_section()"}
+	ruleLinuxFDEDecode   = AcceptRule{ConsumerLinux, "fde-decodable", linuxSrc + "__read_fde()"}
+	ruleLinuxFREInside   = AcceptRule{ConsumerLinux, "fre-in-section", linuxSrc + "__read_fre()"}
+	ruleLinuxFREInFunc   = AcceptRule{ConsumerLinux, "fre-start-in-function", linuxSrc + "__find_fre()"}
+	ruleLinuxFREOrder    = AcceptRule{ConsumerLinux, "fre-order", linuxSrc + "__find_fre()"}
+	ruleLinuxDataWords   = AcceptRule{ConsumerLinux, "fre-data-words", linuxSrc + "__read_fre()"}
 )
 
 // The rules of libsframe 2.47: what sframe_decode needs to return a decoder
 // and what sframe_find_fre needs to look a PC up.
 var (
-	RuleLibHeaderSize = AcceptRule{ConsumerLibsframe, "header-size", libSrc + "sframe_decode()"}
-	RuleLibMagic      = AcceptRule{ConsumerLibsframe, "magic", libSrc + "sframe_header_sanity_check_p()"}
-	RuleLibVersion    = AcceptRule{ConsumerLibsframe, "version", libSrc + "sframe_header_sanity_check_p()"}
-	RuleLibFlags      = AcceptRule{ConsumerLibsframe, "known-flags", libSrc + "sframe_header_sanity_check_p()"}
-	RuleLibOffsets    = AcceptRule{ConsumerLibsframe, "fdeoff-le-freoff", libSrc + "sframe_header_sanity_check_p()"}
-	RuleLibSorted     = AcceptRule{ConsumerLibsframe, "fde-sorted", libSrc + "sframe_find_fre()"}
-	RuleLibWordSize   = AcceptRule{ConsumerLibsframe, "data-word-size", libSrc + "sframe_fre_sanity_check_p()"}
+	ruleLibHeaderSize = AcceptRule{ConsumerLibsframe, "header-size", libSrc + "sframe_decode()"}
+	ruleLibMagic      = AcceptRule{ConsumerLibsframe, "magic", libSrc + "sframe_header_sanity_check_p()"}
+	ruleLibVersion    = AcceptRule{ConsumerLibsframe, "version", libSrc + "sframe_header_sanity_check_p()"}
+	ruleLibFlags      = AcceptRule{ConsumerLibsframe, "known-flags", libSrc + "sframe_header_sanity_check_p()"}
+	ruleLibOffsets    = AcceptRule{ConsumerLibsframe, "fdeoff-le-freoff", libSrc + "sframe_header_sanity_check_p()"}
+	ruleLibSorted     = AcceptRule{ConsumerLibsframe, "fde-sorted", libSrc + "sframe_find_fre()"}
+	ruleLibWordSize   = AcceptRule{ConsumerLibsframe, "data-word-size", libSrc + "sframe_fre_sanity_check_p()"}
 )
 
 // Rejection is one failed rule: where (byte offset from the section start)
@@ -153,7 +153,7 @@ func Accept(data []byte, addr uint64, text []TextRange) []Acceptance {
 func AcceptLinux(data []byte, addr uint64, text []TextRange) Acceptance {
 	a := Acceptance{Consumer: ConsumerLinux, Accepted: true}
 	if len(data) < HeaderSize {
-		a.reject(RuleLinuxSubsections, 0, "section of %d bytes is shorter than the %d-byte header", len(data), HeaderSize)
+		a.reject(ruleLinuxSubsections, 0, "section of %d bytes is shorter than the %d-byte header", len(data), HeaderSize)
 		return a
 	}
 	s, perr := ParseAt(data, addr)
@@ -165,56 +165,56 @@ func AcceptLinux(data []byte, addr uint64, text []TextRange) Acceptance {
 		}
 		// The header rules still apply to the raw bytes where they can.
 		if magicOrder(data) == nil || data[2] != uint8(Version3) {
-			a.reject(RuleLinuxVersion, 2, "not an SFrame version 3 section (version byte %d): %v", data[2], perr)
+			a.reject(ruleLinuxVersion, 2, "not an SFrame version 3 section (version byte %d): %v", data[2], perr)
 			return a
 		}
-		rule := RuleLinuxHeader
+		rule := ruleLinuxHeader
 		if off == 20 || off == 24 || off == 7 {
-			rule = RuleLinuxSubsections
+			rule = ruleLinuxSubsections
 		}
 		a.reject(rule, off, "%s", formatMsg(perr))
 		return a
 	}
 	h := &s.Header
 	if h.Version != Version3 {
-		a.reject(RuleLinuxVersion, 2, "version %d; the series reads SFRAME_VERSION_3 only", h.Version)
+		a.reject(ruleLinuxVersion, 2, "version %d; the series reads SFRAME_VERSION_3 only", h.Version)
 		return a // the FDE layout it reads is v3's
 	}
 	if h.ABI != ABIAMD64LittleEndian && h.ABI != ABIS390XBigEndian {
-		a.reject(RuleLinuxArch, 4, "%v: the kernel unwinds user space with SFrame on x86_64 and s390 only", h.ABI)
+		a.reject(ruleLinuxArch, 4, "%v: the kernel unwinds user space with SFrame on x86_64 and s390 only", h.ABI)
 	}
 	if h.Flags&FlagFDESorted == 0 {
-		a.reject(RuleLinuxSorted, 3, "SFRAME_F_FDE_SORTED is not set (flags %#x)", uint8(h.Flags))
+		a.reject(ruleLinuxSorted, 3, "SFRAME_F_FDE_SORTED is not set (flags %#x)", uint8(h.Flags))
 	}
 	if h.AuxHdrLen != 0 {
-		a.reject(RuleLinuxAuxHeader, 7, "auxiliary header of %d bytes", h.AuxHdrLen)
+		a.reject(ruleLinuxAuxHeader, 7, "auxiliary header of %d bytes", h.AuxHdrLen)
 	}
 	if h.NumFDEs == 0 {
-		a.reject(RuleLinuxCounts, 8, "no FDEs")
+		a.reject(ruleLinuxCounts, 8, "no FDEs")
 	}
 	if h.NumFREs == 0 {
-		a.reject(RuleLinuxCounts, 12, "no FREs")
+		a.reject(ruleLinuxCounts, 12, "no FREs")
 	}
 	fdeEnd := uint64(h.HeaderLen()) + uint64(h.FDEOff) + uint64(h.NumFDEs)*uint64(h.FDESize())
 	if uint64(s.freSub) < fdeEnd {
-		a.reject(RuleLinuxSubsections, 24, "FRE sub-section at byte %#x starts before the end of the FDE sub-section (%#x)", s.freSub, fdeEnd)
+		a.reject(ruleLinuxSubsections, 24, "FRE sub-section at byte %#x starts before the end of the FDE sub-section (%#x)", s.freSub, fdeEnd)
 	}
 	var prev *FDE
 	for i := range s.fdes {
 		f := &s.fdes[i]
 		if text != nil && !inText(text, f.Start) {
-			a.reject(RuleLinuxFDEText, int64(f.Off), "FDE %d starts at %#x, outside the text range%s", i, f.Start, textList(text))
+			a.reject(ruleLinuxFDEText, int64(f.Off), "FDE %d starts at %#x, outside the text range%s", i, f.Start, textList(text))
 		}
 		if prev != nil && f.Start <= prev.Start {
-			a.reject(RuleLinuxFDEOrder, int64(f.Off), "FDE %d starts at %#x, not after FDE %d at %#x", i, f.Start, i-1, prev.Start)
+			a.reject(ruleLinuxFDEOrder, int64(f.Off), "FDE %d starts at %#x, not after FDE %d at %#x", i, f.Start, i-1, prev.Start)
 		}
 		prev = f
 		if f.err != nil {
-			a.reject(RuleLinuxFDEDecode, errOff(f.err, int64(f.Off)), "%s", formatMsg(f.err))
+			a.reject(ruleLinuxFDEDecode, errOff(f.err, int64(f.Off)), "%s", formatMsg(f.err))
 			continue
 		}
 		if f.Type != FDETypeDefault && f.Type != FDETypeFlex {
-			a.reject(RuleLinuxFDEDecode, int64(f.infoOff(s))+1, "FDE %d: unknown FDE type %d", i, uint8(f.Type))
+			a.reject(ruleLinuxFDEDecode, int64(f.infoOff(s))+1, "FDE %d: unknown FDE type %d", i, uint8(f.Type))
 			continue
 		}
 		linuxFREs(&a, s, f)
@@ -237,25 +237,25 @@ func linuxFREs(a *Acceptance, s *Section, f *FDE) {
 	for it.Next() {
 		fre, k := it.FRE(), it.Index()
 		if f.PCType == PCTypeInc && fre.StartOff > f.Size {
-			a.reject(RuleLinuxFREInFunc, int64(fre.Off), "FDE %d FRE %d starts at offset %#x, past the function size %#x", f.Index, k, fre.StartOff, f.Size)
+			a.reject(ruleLinuxFREInFunc, int64(fre.Off), "FDE %d FRE %d starts at offset %#x, past the function size %#x", f.Index, k, fre.StartOff, f.Size)
 		}
 		if k > 0 && fre.StartOff <= prevStart {
-			a.reject(RuleLinuxFREOrder, int64(fre.Off), "FDE %d FRE %d starts at offset %#x, not after FRE %d at %#x", f.Index, k, fre.StartOff, k-1, prevStart)
+			a.reject(ruleLinuxFREOrder, int64(fre.Off), "FDE %d FRE %d starts at offset %#x, not after FRE %d at %#x", f.Index, k, fre.StartOff, k-1, prevStart)
 		}
 		prevStart = fre.StartOff
 		n := fre.NumWords()
 		switch {
 		case n == 0:
-			a.reject(RuleLinuxDataWords, int64(fre.Off), "FDE %d FRE %d has no data words (an RA-undefined FRE)", f.Index, k)
+			a.reject(ruleLinuxDataWords, int64(fre.Off), "FDE %d FRE %d has no data words (an RA-undefined FRE)", f.Index, k)
 		case f.Type == FDETypeDefault && n > maxWords:
-			a.reject(RuleLinuxDataWords, int64(fre.Off), "FDE %d FRE %d has %d data words; with fixed RA offset %d and fixed FP offset %d the header allows at most %d",
+			a.reject(ruleLinuxDataWords, int64(fre.Off), "FDE %d FRE %d has %d data words; with fixed RA offset %d and fixed FP offset %d the header allows at most %d",
 				f.Index, k, n, s.CFAFixedRAOffset, s.CFAFixedFPOffset, maxWords)
 		}
 	}
 	if err := it.Err(); err != nil {
-		rule := RuleLinuxFREInside
+		rule := ruleLinuxFREInside
 		if fe := (*FormatError)(nil); errors.As(err, &fe) && isWordSizeErr(fe) {
-			rule = RuleLinuxDataWords
+			rule = ruleLinuxDataWords
 		}
 		a.reject(rule, errOff(err, int64(f.firstFRE)), "FDE %d: %s", f.Index, formatMsg(err))
 	}
@@ -271,27 +271,27 @@ func linuxFREs(a *Acceptance, s *Section, f *FDE) {
 func AcceptLibsframe(data []byte) Acceptance {
 	a := Acceptance{Consumer: ConsumerLibsframe, Accepted: true}
 	if len(data) < HeaderSize {
-		a.reject(RuleLibHeaderSize, 0, "section of %d bytes is shorter than the %d-byte header", len(data), HeaderSize)
+		a.reject(ruleLibHeaderSize, 0, "section of %d bytes is shorter than the %d-byte header", len(data), HeaderSize)
 		return a
 	}
 	bo := magicOrder(data)
 	if bo == nil {
-		a.reject(RuleLibMagic, 0, "bad magic %#02x%02x", data[0], data[1])
+		a.reject(ruleLibMagic, 0, "bad magic %#02x%02x", data[0], data[1])
 		return a
 	}
 	v, fl := Version(data[2]), Flags(data[3])
 	if v < Version1 || v > Version3 {
-		a.reject(RuleLibVersion, 2, "version %d is not 1, 2 or 3", data[2])
+		a.reject(ruleLibVersion, 2, "version %d is not 1, 2 or 3", data[2])
 		return a
 	}
 	if bad := fl &^ KnownFlags(v); bad != 0 {
-		a.reject(RuleLibFlags, 3, "flags %#x unknown to version %d", uint8(bad), v)
+		a.reject(ruleLibFlags, 3, "flags %#x unknown to version %d", uint8(bad), v)
 	}
 	if fdeoff, freoff := bo.Uint32(data[20:]), bo.Uint32(data[24:]); fdeoff > freoff {
-		a.reject(RuleLibOffsets, 20, "sfh_fdeoff %#x is greater than sfh_freoff %#x", fdeoff, freoff)
+		a.reject(ruleLibOffsets, 20, "sfh_fdeoff %#x is greater than sfh_freoff %#x", fdeoff, freoff)
 	}
 	if fl&FlagFDESorted == 0 {
-		a.reject(RuleLibSorted, 3, "SFRAME_F_FDE_SORTED is not set: sframe_find_fre refuses to look PCs up")
+		a.reject(ruleLibSorted, 3, "SFRAME_F_FDE_SORTED is not set: sframe_find_fre refuses to look PCs up")
 	}
 	s, err := Parse(data)
 	if err != nil {
@@ -304,7 +304,7 @@ func AcceptLibsframe(data []byte) Acceptance {
 		}
 		var fe *FormatError
 		if err := it.Err(); errors.As(err, &fe) && isWordSizeErr(fe) {
-			a.reject(RuleLibWordSize, fe.Off, "FDE %d: %s", i, fe.Msg)
+			a.reject(ruleLibWordSize, fe.Off, "FDE %d: %s", i, fe.Msg)
 		}
 	}
 	return a

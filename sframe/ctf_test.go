@@ -121,7 +121,7 @@ func TestCTFFrameLayoutDiffersFromSFrameV1(t *testing.T) {
 	})
 	t.Run("an FRE tracking FP but not RA has no SFrame v1 form", func(t *testing.T) {
 		bad := bytes.Clone(ctf)
-		bad[off1Info(ctf)] = uint8(sframetest.MakeFREInfo(sframe.BaseRegSP, 2, sframe.DataWord1B, false))
+		bad[fre1Info] = uint8(sframetest.MakeFREInfo(sframe.BaseRegSP, 2, sframe.DataWord1B, false))
 		if _, err := sframe.ParseCTFAt(bad, b.Addr); err == nil {
 			t.Error("no error")
 		}
@@ -159,11 +159,9 @@ func TestCTFFrameLayoutDiffersFromSFrameV1(t *testing.T) {
 	})
 }
 
-// off1Info returns the offset of the info byte of FRE 1 of FDE 0 of the
+// fre1Info is the offset of the info byte of FRE 1 of FDE 0 of the
 // section aarch64CTF builds, in its CTF Frame layout.
-func off1Info(ctf []byte) int {
-	return sframe.CTFFrameHeaderSize + 2*sframe.CTFFrameFDESize + 3 + 1
-}
+const fre1Info = sframe.CTFFrameHeaderSize + 2*sframe.CTFFrameFDESize + 3 + 1
 
 // ctfFixtureFrom builds the CTF Frame fixture from the ELF file src (an
 // SFrame v1 build of GNU as 2.40): its .sframe is re-encoded as CTF Frame
