@@ -16,7 +16,9 @@ const FormatCTFFrame = "ctf_frame"
 // verdicts of the Linux kernel's user-space SFrame loader and of libsframe
 // 2.47 on its SFrame section (sframe.Accept), with the executable PT_LOAD
 // segments as the text range the kernel registers (the executable sections
-// for a file without segments); with kernel set (check --profile kernel)
+// for a linked file without segments; none, so that rule is not applied,
+// for a relocatable object, whose function starts are not yet addresses);
+// with kernel set (check --profile kernel)
 // the kernel's rejections become findings (AddAcceptance). A file whose
 // only section is ".ctf_frame" gets Format FormatCTFFrame and no verdicts:
 // neither consumer reads CTF Frame.
@@ -43,7 +45,7 @@ func (r *FileReport) AddConsumerVerdicts(kernel bool) error {
 			text = append(text, sframe.TextRange{Start: p.Vaddr, End: p.Vaddr + p.Memsz})
 		}
 	}
-	if len(f.Progs) == 0 {
+	if len(f.Progs) == 0 && f.Type != elf.ET_REL {
 		for _, s := range f.Sections {
 			if s.Flags&elf.SHF_EXECINSTR != 0 {
 				text = append(text, sframe.TextRange{Start: s.Addr, End: s.Addr + s.Size})
