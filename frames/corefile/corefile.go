@@ -23,7 +23,6 @@ import (
 	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
-	"github.com/sfdbg/sfdbg/sframe"
 )
 
 // FormatError reports a malformed core file at a byte offset of the file.
@@ -46,24 +45,12 @@ var ErrUnsupported = errors.New("unsupported core")
 type Thread struct {
 	Tid    int
 	Signal int // pr_cursig: the signal the thread was stopped by (0: none)
-	// Regs holds the general registers by DWARF number (RAX..R15, RIP).
+	// Regs holds the registers that have a DWARF number, by that number.
 	Regs frames.Regs
-	// Raw is the x86-64 user_regs_struct in its kernel order
-	// (RegNamesAMD64): r15 r14 ... gs.
-	Raw [27]uint64
+	// Raw is pr_reg, the machine's register struct, in its kernel order
+	// (Core.RegNames).
+	Raw []uint64
 }
-
-// RegNamesAMD64 names the fields of the x86-64 user_regs_struct
-// (arch/x86/include/asm/user_64.h) in the order of Thread.Raw.
-var RegNamesAMD64 = [27]string{"r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8",
-	"rax", "rcx", "rdx", "rsi", "rdi", "orig_rax", "rip", "cs", "eflags", "rsp", "ss",
-	"fs_base", "gs_base", "ds", "es", "fs", "gs"}
-
-// dwarfAMD64 gives the DWARF number (psABI table 3.36) of each
-// user_regs_struct field, -1 for those that have none in a frames.Regs.
-var dwarfAMD64 = [27]sframe.Reg{frames.R15, frames.R14, frames.R13, frames.R12, frames.RBP, frames.RBX,
-	frames.R11, frames.R10, frames.R9, frames.R8, frames.RAX, frames.RCX, frames.RDX, frames.RSI,
-	frames.RDI, -1, frames.RIP, -1, -1, frames.RSP, -1, -1, -1, -1, -1, -1, -1}
 
 // FileMapping is one entry of NT_FILE: a file mapped at [Start, End) from
 // byte Offset of the file at Path (the path the dumped process saw).
@@ -94,6 +81,10 @@ type Core struct {
 	Segments []Segment
 	// Auxv is NT_AUXV as (type, value) pairs.
 	Auxv [][2]uint64
+	// RegNames names the fields of Thread.Raw.
+	RegNames []string
+
+	layout *layout
 
 	f     io.ReaderAt
 	close func() error
@@ -142,7 +133,12 @@ func NewCore(r io.ReaderAt, size int64, path string) (*Core, error) {
 		return nil, &FormatError{path, 0x10, fmt.Sprintf("ELF type %v, not ET_CORE", ef.Type)}
 	}
 	c.Machine = ef.Machine
-	if ef.Class != elf.ELFCLASS64 || ef.Data != elf.ELFDATA2LSB || ef.Machine != elf.EM_X86_64 {
+	for i := range layouts {
+		if l := &layouts[i]; l.machine == ef.Machine && l.class == ef.Class && l.data == ef.Data {
+			c.layout, c.RegNames = l, l.regNames
+		}
+	}
+	if c.layout == nil {
 		return nil, fmt.Errorf("core %s: %w: %v %v %v (only x86-64 cores are read)", path, ErrUnsupported, ef.Machine, ef.Class, ef.Data)
 	}
 	phoff := int64(binary.LittleEndian.Uint64(headerField(r, 32)))
@@ -207,13 +203,11 @@ const (
 	ntFILE     = 0x46494c45
 )
 
-// Offsets in the x86-64 struct elf_prstatus (336 bytes) and elf_prpsinfo
-// (136 bytes).
+// Offsets in the 64-bit struct elf_prstatus (before pr_reg, whose offset
+// and size the layout gives) and elf_prpsinfo (136 bytes).
 const (
 	prstatusCursig = 12
 	prstatusPid    = 32
-	prstatusReg    = 112
-	prstatusSize   = prstatusReg + 27*8
 	prpsinfoFname  = 40
 	prpsinfoArgs   = 56
 	prpsinfoSize   = 136
@@ -251,14 +245,15 @@ func (c *Core) note(typ uint32, d []byte, at int64) error {
 	le := binary.LittleEndian
 	switch typ {
 	case ntPRSTATUS:
-		if len(d) < prstatusSize {
-			return &FormatError{c.Path, at, fmt.Sprintf("NT_PRSTATUS of %d bytes, want at least %d", len(d), prstatusSize)}
+		l := c.layout
+		if size := l.regOff + 8*len(l.regNames); len(d) < size {
+			return &FormatError{c.Path, at, fmt.Sprintf("NT_PRSTATUS of %d bytes, want at least %d", len(d), size)}
 		}
 		t := Thread{Tid: int(int32(le.Uint32(d[prstatusPid:]))), Signal: int(le.Uint16(d[prstatusCursig:])),
-			Regs: frames.NewRegs(sframe.ABIAMD64LittleEndian)}
+			Regs: frames.NewRegs(l.abi), Raw: make([]uint64, len(l.regNames))}
 		for i := range t.Raw {
-			t.Raw[i] = le.Uint64(d[prstatusReg+8*i:])
-			if r := dwarfAMD64[i]; r >= 0 {
+			t.Raw[i] = le.Uint64(d[l.regOff+8*i:])
+			if r := l.dwarf[i]; r >= 0 {
 				t.Regs.Set(r, t.Raw[i])
 			}
 		}

@@ -69,16 +69,25 @@ func TestCoreReadsThreadsRegistersAndMemory(t *testing.T) {
 			if c.Threads[0].Signal != 11 {
 				t.Errorf("first thread's signal %d, want SIGSEGV (11)", c.Threads[0].Signal)
 			}
+			raw := func(th Thread, name string) uint64 {
+				for i, n := range c.RegNames {
+					if n == name {
+						return th.Raw[i]
+					}
+				}
+				t.Fatalf("no register %s", name)
+				return 0
+			}
 			for _, th := range c.Threads {
 				g, ok := gdb[th.Tid]
 				if !ok {
 					t.Fatalf("thread %d is not in gdb's backtrace", th.Tid)
 				}
-				if pc := th.Regs.PC(); pc != g.pcs[0] || th.Raw[16] != pc {
-					t.Errorf("thread %d: PC %#x (rip %#x), gdb's #0 is %#x", th.Tid, pc, th.Raw[16], g.pcs[0])
+				if pc := th.Regs.PC(); pc != g.pcs[0] || raw(th, "rip") != pc {
+					t.Errorf("thread %d: PC %#x (rip %#x), gdb's #0 is %#x", th.Tid, pc, raw(th, "rip"), g.pcs[0])
 				}
-				if sp := th.Regs.SP(); sp != th.Raw[19] || sp == 0 {
-					t.Errorf("thread %d: SP %#x, rsp %#x", th.Tid, sp, th.Raw[19])
+				if sp := th.Regs.SP(); sp != raw(th, "rsp") || sp == 0 {
+					t.Errorf("thread %d: SP %#x, rsp %#x", th.Tid, sp, raw(th, "rsp"))
 				}
 				// The stack is dumped: the word at SP reads.
 				if _, err := frames.ReadUint64(c, th.Regs.SP()); err != nil {
