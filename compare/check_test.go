@@ -25,7 +25,7 @@ func fixture(t *testing.T, name string) string {
 
 func TestCleanFixturesCheckClean(t *testing.T) {
 	for _, name := range []string{"deep-v1-O0", "deep-v1-O2", "deep-v2-O0", "deep-v2-O2", "deep-v3-O0", "deep-v3-O2", "features-v3", "sqlite-v2", "sqlite-v3",
-		"deep-cet-v3-O0", "deep-cet-v3-O2"} {
+		"deep-cet-v3-O0", "deep-cet-v3-O2", "cet-v3"} {
 		t.Run(name+" has no disagreement apart from the linker's .plt.got stub", func(t *testing.T) {
 			rep, err := CheckFile(fixture(t, name), CheckOptions{})
 			if err != nil {

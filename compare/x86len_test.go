@@ -16,7 +16,7 @@ import (
 // x86Fixtures are the x86-64 fixtures with a testdata/golden/NAME.insn
 // (scripts/fixtures-lib.sh insn_golden).
 var x86Fixtures = []string{"deep-v1-O0", "deep-v1-O2", "deep-v2-O0", "deep-v2-O2", "deep-v3-O0", "deep-v3-O2",
-	"features-v1", "features-v2", "features-v3", "sqlite-v2", "sqlite-v3", "deep-cet-v3-O0", "deep-cet-v3-O2"}
+	"features-v1", "features-v2", "features-v3", "sqlite-v2", "sqlite-v3", "deep-cet-v3-O0", "deep-cet-v3-O2", "cet-v3"}
 
 // insnBlock is one line of a .insn golden file: the instruction lengths
 // objdump found decoding section sec from start.

@@ -3,6 +3,7 @@
 # sources in testdata/src:
 #   testdata/bin/deep-v{1,2,3}-O{0,2}     deep.c, live-debugging program
 #   testdata/bin/deep-cet-v3-O{0,2}       deep.c with CET (endbr64, IBT PLT)
+#   testdata/bin/cet-v3                   cet.c, CET: notrack jump table, IBT PLT
 #   testdata/bin/features-v{1,2,3}        features-x86_64.s, format features
 #   testdata/bin/aarch64-v{2,3}, aarch64be-v{2,3}, s390x-v3   aarch64.s, s390x.s
 #   testdata/golden/NAME.{objdump,readelf,objdump-2.44,...}  reference dumps
@@ -80,6 +81,14 @@ for o in O0 O2; do
   golden deep-cet-v3-$o x86_64 3
   echo "built deep-cet-v3-$o ($(stat -c %s "$out") bytes, SFrame v3, CET)"
 done
+out=$BIN/cet-v3
+gcc -B "$TC/v3/bin/" -Wa,--gsframe -O2 -Wall -Wextra -fcf-protection=full -Wl,-z,ibtplt \
+    -ffile-prefix-map="$REPO"=. -o "$out" testdata/src/cet.c
+check_version "$out" x86_64 3
+objdump -d "$out" | grep -q notrack || die "cet-v3 has no notrack jmp (jump table)"
+[ "$("$out")" = ready ] || die "cet-v3 did not print 'ready'"
+golden cet-v3 x86_64 3
+echo "built cet-v3 ($(stat -c %s "$out") bytes, SFrame v3, CET)"
 
 # ---------------------------------------------------------------- features
 # Hand-written x86-64 assembler; static, no libc, entry _start.  binutils
@@ -133,7 +142,7 @@ if [ $SQLITE = 1 ]; then
   bash "$REPO/scripts/build-sqlite.sh"
 fi
 # objdump's instruction boundaries, for compare/x86len_test.go.
-for f in "$BIN"/deep-* "$BIN"/features-* "$BIN"/sqlite-*; do
+for f in "$BIN"/deep-* "$BIN"/cet-* "$BIN"/features-* "$BIN"/sqlite-*; do
   [ -f "$f" ] && insn_golden "$(basename "$f")"
 done
 echo "done; testdata is $(du -sh "$REPO/testdata" | cut -f1)"
