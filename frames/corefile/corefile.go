@@ -112,7 +112,7 @@ func Open(path string) (*Core, error) {
 		f.Close()
 		return nil, err
 	}
-	c, err := NewCore(f, st.Size(), path)
+	c, err := newCore(f, st.Size(), path)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -121,9 +121,9 @@ func Open(path string) (*Core, error) {
 	return c, nil
 }
 
-// NewCore reads the headers and notes of the core file of size bytes in r;
+// newCore reads the headers and notes of the core file of size bytes in r;
 // path names it in errors. Errors are those of Open.
-func NewCore(r io.ReaderAt, size int64, path string) (*Core, error) {
+func newCore(r io.ReaderAt, size int64, path string) (*Core, error) {
 	c := &Core{Path: path, f: r, size: size}
 	ef, err := elf.NewFile(io.NewSectionReader(r, 0, size))
 	if err != nil {
@@ -314,9 +314,9 @@ func cstring(b []byte) string {
 	return string(b)
 }
 
-// AuxVal returns the value of auxiliary vector entry typ (AT_ENTRY = 9,
+// auxVal returns the value of auxiliary vector entry typ (AT_ENTRY = 9,
 // AT_SYSINFO_EHDR = 33).
-func (c *Core) AuxVal(typ uint64) (uint64, bool) {
+func (c *Core) auxVal(typ uint64) (uint64, bool) {
 	for _, a := range c.Auxv {
 		if a[0] == typ {
 			return a[1], true

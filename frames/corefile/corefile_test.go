@@ -95,10 +95,10 @@ func TestCoreReadsThreadsRegistersAndMemory(t *testing.T) {
 				}
 			}
 			want := "/tmp/sfdbg-cores/" + name
-			if c.MainPath() != want {
-				t.Errorf("main executable %q, want %q (NT_FILE)", c.MainPath(), want)
+			if c.mainPath() != want {
+				t.Errorf("main executable %q, want %q (NT_FILE)", c.mainPath(), want)
 			}
-			if len(c.BuildID(want)) != 20 {
+			if len(c.mappedBuildID(want)) != 20 {
 				t.Errorf("no 20-byte build-id in the core's copy of %s's ELF header", want)
 			}
 		})
@@ -143,8 +143,8 @@ func TestQEMUCoreWithoutNTFileMapsTheExecutableAtATPHDR(t *testing.T) {
 	if len(c.Files) != 0 || len(c.Threads) != 2 {
 		t.Fatalf("%d NT_FILE mappings and %d threads, want none (qemu-user writes no NT_FILE) and 2", len(c.Files), len(c.Threads))
 	}
-	if c.MainPath() != "./crash-v3" {
-		t.Errorf("main executable %q, want AT_EXECFN ./crash-v3", c.MainPath())
+	if c.mainPath() != "./crash-v3" {
+		t.Errorf("main executable %q, want AT_EXECFN ./crash-v3", c.mainPath())
 	}
 	sp, err := c.Space(Options{Exe: filepath.Join(cores, "crash-v3")})
 	if err != nil {

@@ -23,7 +23,7 @@ func FuzzNewCore(f *testing.F) {
 		f.Add(b[:min(len(b), 4096)])
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := NewCore(bytes.NewReader(b), int64(len(b)), "fuzz")
+		c, err := newCore(bytes.NewReader(b), int64(len(b)), "fuzz")
 		if err != nil {
 			var fe *FormatError
 			if !errors.As(err, &fe) && !errors.Is(err, ErrUnsupported) {
@@ -41,6 +41,6 @@ func FuzzNewCore(f *testing.F) {
 			c.ReadAt(buf[:], s.Addr)
 			c.ReadAt(buf[:], s.Addr+s.MemSize-1)
 		}
-		c.BuildID(c.MainPath())
+		c.mappedBuildID(c.mainPath())
 	})
 }

@@ -44,14 +44,14 @@ func (e *MismatchError) Error() string {
 		e.Core, e.Mapped, e.CoreID, e.File, e.FileID)
 }
 
-// MainPath returns the path, as the process saw it, of the main executable:
+// mainPath returns the path, as the process saw it, of the main executable:
 // the NT_FILE mapping holding the entry point (AT_ENTRY), or the first
 // NT_FILE mapping.
-func (c *Core) MainPath() string {
+func (c *Core) mainPath() string {
 	if len(c.Files) == 0 {
 		return c.execfn()
 	}
-	if e, ok := c.AuxVal(atEntry); ok {
+	if e, ok := c.auxVal(atEntry); ok {
 		for _, m := range c.Files {
 			if e >= m.Start && e < m.End {
 				return m.Path
@@ -73,7 +73,7 @@ func (c *Core) MainPath() string {
 // core's is a *MismatchError. The modules' Path and Name are the paths the
 // process saw.
 func (c *Core) Space(opts Options) (*frames.Space, error) {
-	mainPath := c.MainPath()
+	mainPath := c.mainPath()
 	if len(c.Files) == 0 {
 		// qemu-user writes no NT_FILE: map the main executable where
 		// AT_PHDR says its program headers are.
@@ -129,7 +129,7 @@ func (c *Core) Space(opts Options) (*frames.Space, error) {
 			ino[maps[i].Path] = maps[i].Inode
 		}
 	}
-	if v, ok := c.AuxVal(atSysinfoEhdr); ok {
+	if v, ok := c.auxVal(atSysinfoEhdr); ok {
 		for _, s := range c.Segments {
 			if s.Addr == v {
 				maps = append(maps, frames.Mapping{Start: s.Addr, End: s.Addr + s.MemSize, Perms: c.perms(s.Addr), Path: "[vdso]"})
@@ -188,11 +188,9 @@ func (c *Core) checkFile(mapped, host string) error {
 		CoreID: hex.EncodeToString(coreID), FileID: hex.EncodeToString(fileID)}
 }
 
-// BuildID returns the GNU build-id of the file mapped at path as the core
-// holds it (from the ELF header the kernel dumps with the first page of
-// every ELF file mapping), or nil.
-func (c *Core) BuildID(path string) []byte { return c.mappedBuildID(path) }
-
+// mappedBuildID returns the GNU build-id of the file mapped at path p as
+// the core holds it (from the ELF header the kernel dumps with the first
+// page of every ELF file mapping), or nil.
 func (c *Core) mappedBuildID(p string) []byte {
 	for _, m := range c.Files {
 		if m.Path != p || m.Offset != 0 {
@@ -293,7 +291,7 @@ func gnuBuildID(b []byte) []byte {
 
 // execfn returns the path AT_EXECFN points to in the core's memory, or "".
 func (c *Core) execfn() string {
-	a, ok := c.AuxVal(atExecfn)
+	a, ok := c.auxVal(atExecfn)
 	if !ok {
 		return ""
 	}
@@ -307,7 +305,7 @@ func (c *Core) execfn() string {
 // at the load bias that puts its program headers at AT_PHDR. The mappings
 // are named mapped, the path the process saw.
 func (c *Core) mainMappings(host, mapped string) ([]FileMapping, error) {
-	phdr, ok := c.AuxVal(atPhdr)
+	phdr, ok := c.auxVal(atPhdr)
 	if !ok || host == "" {
 		return nil, nil
 	}
