@@ -198,3 +198,48 @@ func TestCheckBoundariesAreObjdumps(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkCheckFile measures a whole static check, reporting compared
+// instructions per second (the figure for -j 1).
+func BenchmarkCheckFile(b *testing.B) {
+	for _, name := range []string{"sqlite-v3", "deep-cet-v3-O2", "cet-v3"} {
+		b.Run(name, func(b *testing.B) {
+			path := filepath.Join(fixtures, name)
+			n := 0
+			for i := 0; i < b.N; i++ {
+				rep, err := CheckFile(path, CheckOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				n += rep.Summary.Instructions
+			}
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "insts/s")
+		})
+	}
+}
+
+// BenchmarkX86Len measures instruction delimiting alone over sqlite-v3's
+// .text.
+func BenchmarkX86Len(b *testing.B) {
+	f, err := elf.Open(filepath.Join(fixtures, "sqlite-v3"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	text, err := f.Section(".text").Data()
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for off := 0; off < len(text); n++ {
+			l, ok := x86Len(text[off:])
+			if !ok {
+				l = 1
+			}
+			off += l
+		}
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "insts/s")
+}
