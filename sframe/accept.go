@@ -63,10 +63,13 @@ const (
 // CONFIG_SFRAME_VALIDATION every FDE and FRE is walked at registration;
 // without it the same checks fail at unwind time and drop the section then.
 var (
-	ruleLinuxVersion     = AcceptRule{ConsumerLinux, "version", linuxSrc + "sframe_read_header()"}
-	ruleLinuxHeader      = AcceptRule{ConsumerLinux, "header", linuxSrc + "sframe_read_header()"}
-	ruleLinuxArch        = AcceptRule{ConsumerLinux, "arch", "Linux SFrame series v13+, HAVE_UNWIND_USER_SFRAME (arch/x86/Kconfig; s390 in its own series)"}
+	ruleLinuxVersion = AcceptRule{ConsumerLinux, "version", linuxSrc + "sframe_read_header()"}
+	ruleLinuxHeader  = AcceptRule{ConsumerLinux, "header", linuxSrc + "sframe_read_header()"}
+	ruleLinuxArch    = AcceptRule{ConsumerLinux, "arch", "Linux SFrame series v13+, HAVE_UNWIND_USER_SFRAME (arch/x86/Kconfig; s390 in its own series)"}
+	// v13's sframe_read_header() refuses a section without FDE_SORTED; a
+	// later revision of the series looks FDEs up in unsorted sections too.
 	ruleLinuxSorted      = AcceptRule{ConsumerLinux, "fde-sorted", linuxSrc + "sframe_read_header()"}
+	ruleLinuxPCRel       = AcceptRule{ConsumerLinux, "fde-func-start-pcrel", linuxSrc + "sframe_read_header()"}
 	ruleLinuxAuxHeader   = AcceptRule{ConsumerLinux, "no-aux-header", linuxSrc + "sframe_read_header()"}
 	ruleLinuxCounts      = AcceptRule{ConsumerLinux, "non-zero-counts", linuxSrc + "sframe_read_header()"}
 	ruleLinuxSubsections = AcceptRule{ConsumerLinux, "subsections-in-section", linuxSrc + "sframe_read_header()"}
@@ -185,6 +188,9 @@ func AcceptLinux(data []byte, addr uint64, text []TextRange) Acceptance {
 	}
 	if h.Flags&FlagFDESorted == 0 {
 		a.reject(ruleLinuxSorted, 3, "SFRAME_F_FDE_SORTED is not set (flags %#x)", uint8(h.Flags))
+	}
+	if h.Flags&FlagFDEFuncStartPCRel == 0 {
+		a.reject(ruleLinuxPCRel, 3, "SFRAME_F_FDE_FUNC_START_PCREL is not set (flags %#x): the v3 loader reads function starts relative to their field", uint8(h.Flags))
 	}
 	if h.AuxHdrLen != 0 {
 		a.reject(ruleLinuxAuxHeader, 7, "auxiliary header of %d bytes", h.AuxHdrLen)

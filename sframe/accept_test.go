@@ -45,6 +45,16 @@ func fresFirst(t *testing.T, b *sframetest.Builder) []byte {
 	binary.LittleEndian.PutUint32(out[20:], uint32(len(fres)))
 	binary.LittleEndian.PutUint32(out[24:], 0)
 	out = append(out, fres...)
+	fdes = slices.Clone(fdes)
+	if b.Flags&sframe.FlagFDEFuncStartPCRel != 0 {
+		// The FDEs move len(fres) bytes on: their function starts, relative
+		// to their own field, move back by as much.
+		size := int(s.FDESize())
+		for i := 0; i+size <= len(fdes); i += size {
+			v := int64(binary.LittleEndian.Uint64(fdes[i:]))
+			binary.LittleEndian.PutUint64(fdes[i:], uint64(v-int64(len(fres))))
+		}
+	}
 	return append(out, fdes...)
 }
 
@@ -71,6 +81,11 @@ func TestAcceptanceRulesEachFailAlone(t *testing.T) {
 			b.Flags &^= sframe.FlagFDESorted
 			return sframetest.MustEncode(t, b)
 		}, acceptText},
+		{"the kernel refuses a section without SFRAME_F_FDE_FUNC_START_PCREL", sframe.ConsumerLinux, "fde-func-start-pcrel", 3, func(t *testing.T) []byte {
+			b := base()
+			b.Flags &^= sframe.FlagFDEFuncStartPCRel
+			return sframetest.MustEncode(t, b)
+		}, acceptText},
 		{"the kernel refuses an auxiliary header", sframe.ConsumerLinux, "no-aux-header", 7, func(t *testing.T) []byte {
 			b := base()
 			b.AuxHeader = []byte{0, 0, 0, 0}
@@ -82,9 +97,7 @@ func TestAcceptanceRulesEachFailAlone(t *testing.T) {
 			return sframetest.MustEncode(t, b)
 		}, acceptText},
 		{"the kernel refuses FREs laid out before the FDEs", sframe.ConsumerLinux, "subsections-in-section", 24, func(t *testing.T) []byte {
-			b := base()
-			b.Flags &^= sframe.FlagFDEFuncStartPCRel
-			return fresFirst(t, b)
+			return fresFirst(t, base())
 		}, acceptText},
 		{"the kernel refuses an FRE sub-section past the section end", sframe.ConsumerLinux, "subsections-in-section", 24, func(t *testing.T) []byte {
 			b := base()
