@@ -5,8 +5,6 @@ import (
 	"io"
 	"sort"
 
-	"golang.org/x/arch/x86/x86asm"
-
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
 )
@@ -117,42 +115,6 @@ type textRange struct {
 // once; a longer span (no real function is that long) is compared at FRE
 // and CFI row boundaries instead.
 const maxDecodeSpan = 64 << 20
-
-// instructions returns the instruction boundaries in [start, end), decoded
-// with x86asm. ok is false when the bytes are not available or an
-// instruction does not decode; then boundaries holds what was decoded.
-func (c *checker) instructions(start, end uint64, buf []uint64) (b []uint64, ok bool) {
-	b = buf[:0]
-	if end <= start || end-start > maxDecodeSpan {
-		return b, false
-	}
-	var data []byte
-	for _, t := range c.text {
-		if start >= t.addr && end-t.addr <= t.size {
-			n := int(end - start)
-			if cap(c.code) < n {
-				c.code = make([]byte, n)
-			}
-			data = c.code[:n]
-			if _, err := t.r.ReadAt(data, int64(start-t.addr)); err != nil {
-				return b, false
-			}
-			break
-		}
-	}
-	if data == nil {
-		return b, false
-	}
-	for off := 0; off < len(data); {
-		b = append(b, start+uint64(off))
-		inst, err := x86asm.Decode(data[off:], 64)
-		if err != nil || inst.Len == 0 {
-			return b, false
-		}
-		off += inst.Len
-	}
-	return b, true
-}
 
 // sfRows returns the SFrame rows of an FDE as common rows with runtime
 // ranges equal to link-time ones.
