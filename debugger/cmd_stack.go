@@ -624,21 +624,9 @@ func moduleFuncs(m *frames.Module) []string {
 // lookupFunction finds a function by name in the main executable first,
 // then in the other modules.
 func lookupFunction(sp *frames.Space, name string) (uint64, *frames.Module, bool) {
-	mods := sp.Modules.List()
 	// The main executable is the module mapped from /proc/PID/exe; without
 	// knowing it, try modules that are not shared libraries first.
-	ordered := make([]*frames.Module, 0, len(mods))
-	for _, m := range mods {
-		if !strings.Contains(m.Name, ".so") && !strings.HasPrefix(m.Name, "[") {
-			ordered = append(ordered, m)
-		}
-	}
-	for _, m := range mods {
-		if strings.Contains(m.Name, ".so") || strings.HasPrefix(m.Name, "[") {
-			ordered = append(ordered, m)
-		}
-	}
-	for _, m := range ordered {
+	for _, m := range mainFirst(sp) {
 		if a, _, ok := m.LookupSymbol(name); ok && a != m.Bias {
 			return a, m, true
 		}
