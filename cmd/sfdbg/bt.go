@@ -17,8 +17,8 @@ import (
 func init() {
 	c := &command{
 		name:    "bt",
-		usage:   "bt [--method sframe|cfi|fp|all] [--json] [--max-depth N] PID",
-		summary: "print every thread's backtrace of a running process, like eu-stack -p; by default SFrame checked against CFI",
+		usage:   "bt [--method sframe|cfi|fp|all] [--json] [--max-depth N] [--independent] PID",
+		summary: "print every thread's backtrace, like eu-stack -p; SFrame checked against CFI",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int {
 		fs := newFlagSet(c, stderr)

@@ -20,7 +20,7 @@ import (
 func init() {
 	c := &command{
 		name:    "sample",
-		usage:   "sample [-n N] [--interval D] [--json] PID",
+		usage:   "sample [-n N] [--interval D] [--independent=false] [--json] PID",
 		summary: "stop a process N times, compare every thread's stack three ways each time, print the aggregate",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int { return runSample(c, args, stdout, stderr) }
