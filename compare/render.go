@@ -5,6 +5,7 @@ package compare
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -133,6 +134,41 @@ func (t *Trace) appendFrameLine(b []byte, i int, opts TextOptions, locs map[locK
 	return append(b, loc...)
 }
 
+// wrapFrameLine moves the " at FILE:LINE" or " from PATH" of a frame line
+// wider than lineWidth to a line of its own, as gdb does: indented by 4
+// columns in gdb's single-method form, under the function in the table.
+func wrapFrameLine(b []byte, table bool) []byte {
+	if len(b) <= lineWidth {
+		return b
+	}
+	cut := -1
+	for _, sep := range [...]string{") at ", ") from "} {
+		if i := bytes.LastIndex(b, []byte(sep)); i > cut {
+			cut = i
+		}
+	}
+	if cut < 0 {
+		return b
+	}
+	indent := 4
+	if table {
+		// The function column starts after the last double space
+		// before the cut.
+		if i := bytes.LastIndex(b[:cut], []byte("  ")); i >= 0 {
+			indent = i + 4
+		}
+	}
+	rest := append([]byte(nil), b[cut+2:]...)
+	if indent+len(rest) > lineWidth {
+		indent = 4 // a long path: gdb's indent, so that it fits if it can
+	}
+	b = append(b[:cut+1], '\n')
+	for range indent {
+		b = append(b, ' ')
+	}
+	return append(b, rest...)
+}
+
 // pad appends spaces to b up to length n.
 func pad(b []byte, n int) []byte {
 	for len(b) < n {
@@ -172,8 +208,9 @@ func (t *Trace) WriteText(w io.Writer, opts TextOptions) {
 	locs := map[locKey]string{}
 	var line []byte
 	for i := lo; i < hi; i++ {
-		line = append(t.appendFrameLine(line[:0], i, opts, locs), '\n')
-		bw.Write(line)
+		line = t.appendFrameLine(line[:0], i, opts, locs)
+		line = wrapFrameLine(line, t.Methods == All)
+		bw.Write(append(line, '\n'))
 	}
 	if hi < len(t.Frames) || t.Truncated {
 		fmt.Fprintln(w, "(More stack frames follow...)")
@@ -190,14 +227,16 @@ func (t *Trace) WriteText(w io.Writer, opts TextOptions) {
 // the frame-pointer chain and the independent traces.
 func (t *Trace) writeFindings(w io.Writer, st Style) {
 	for _, f := range t.Findings {
-		fmt.Fprintf(w, "  %-16s %s\n", st.kind(f.Kind), f.Message)
+		writeWrapped(w, fmt.Sprintf("  %-16s ", st.kind(f.Kind)), 19, f.Message)
 		if f.Kind.Disagreement() && f.SFrame != "" {
-			fmt.Fprintf(w, "  %16s sframe: %s [%s]\n  %16s cfi:    %s\n", "", f.SFrame, strings.TrimSpace(f.Module), "", f.CFI)
+			writeWrapped(w, strings.Repeat(" ", 19), 27, fmt.Sprintf("sframe: %s [%s]", f.SFrame, strings.TrimSpace(f.Module)))
+			writeWrapped(w, strings.Repeat(" ", 19), 27, "cfi:    "+f.CFI)
 		}
 	}
 	if t.FPBroken > 0 {
-		fmt.Fprintf(w, "  %-16s frame pointers: chain differs from CFI at %d of %d frames, from #%d on (expected with -fomit-frame-pointer; not an SFrame fault)\n",
-			st.kind(KindFPChain), t.FPBroken, t.Agree+t.Disagree+t.NotCovered, t.FPBrokenFrom)
+		writeWrapped(w, fmt.Sprintf("  %-16s ", st.kind(KindFPChain)), 19,
+			fmt.Sprintf("frame pointers: chain differs from CFI at %d of %d frames, from #%d on (expected with -fomit-frame-pointer; not an SFrame fault)",
+				t.FPBroken, t.Agree+t.Disagree+t.NotCovered, t.FPBrokenFrom))
 	}
 	for _, it := range t.Independent {
 		matched := 0
@@ -206,8 +245,48 @@ func (t *Trace) writeFindings(w io.Writer, st Style) {
 				matched++
 			}
 		}
-		fmt.Fprintf(w, "  independent %s trace (unwinding alone): %d frames, %d of them in the CFI trace; stopped: %s\n",
-			it.Method, len(it.Frames), matched, StopText(it.Stop))
+		writeWrapped(w, "  ", 4, fmt.Sprintf("independent %s trace (unwinding alone): %d frames, %d of them in the CFI trace; stopped: %s",
+			it.Method, len(it.Frames), matched, StopText(it.Stop)))
+	}
+}
+
+// lineWidth is the width text reports keep to, in columns.
+const lineWidth = 100
+
+// writeWrapped writes first followed by text, wrapped at spaces to
+// lineWidth columns, later lines indented by indent columns. A word longer
+// than a line (a path) is not broken.
+func writeWrapped(w io.Writer, first string, indent int, text string) {
+	line := first
+	width := len(stripColor(first))
+	for i, word := range strings.Fields(text) {
+		if i > 0 && width+1+len(word) > lineWidth {
+			fmt.Fprintln(w, line)
+			line, width = strings.Repeat(" ", indent)+word, indent+len(word)
+			continue
+		}
+		if i > 0 {
+			line += " "
+			width++
+		}
+		line += word
+		width += len(word)
+	}
+	fmt.Fprintln(w, line)
+}
+
+// stripColor drops the ANSI colour sequences Style adds.
+func stripColor(s string) string {
+	for {
+		i := strings.Index(s, "\x1b[")
+		if i < 0 {
+			return s
+		}
+		j := strings.IndexByte(s[i:], 'm')
+		if j < 0 {
+			return s
+		}
+		s = s[:i] + s[i+j+1:]
 	}
 }
 

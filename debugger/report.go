@@ -80,7 +80,7 @@ func methodsText(m compare.Methods) string {
 	case compare.OnlyFP:
 		return "unwound with frame pointers only"
 	}
-	return "SFrame and frame pointers checked against DWARF CFI at every frame"
+	return "SFrame and FP checked against DWARF CFI at every frame"
 }
 
 // WriteText prints every thread's trace, gdb's "thread apply all bt" style.
@@ -94,7 +94,7 @@ func (p *ProcessTrace) WriteText(w io.Writer, opts compare.TextOptions) {
 		}
 		tr := t.Trace
 		if p.Methods == compare.All {
-			fmt.Fprintf(w, ": %s, SFrame agrees at %d, disagrees at %d, does not cover %d",
+			fmt.Fprintf(w, ": %s; SFrame: %d agree, %d disagree, %d not covered",
 				plural(len(tr.Frames), "frame", "frames"), tr.Agree, tr.Disagree, tr.NotCovered)
 		}
 		fmt.Fprintln(w, ":")

@@ -141,7 +141,7 @@ func TestCoreTextIsBtsText(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"(crash-v3), 2 threads, SFrame and frame pointers checked against DWARF CFI at every frame",
+	for _, want := range []string{"(crash-v3), 2 threads, SFrame and FP checked against DWARF CFI at every frame",
 		"crash_leaf () at testdata/src/crash.c:", "spin_leaf () at testdata/src/crash.c:", "<signal handler called>", "No SFrame disagreements."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -66,20 +66,26 @@ func TestREPLAndCLIRenderTheSameTrace(t *testing.T) {
 		if err := json.Unmarshal([]byte(js), &doc); err != nil {
 			t.Fatal(err)
 		}
-		lines := threadBlock(t, text)
+		byLevel := map[string]string{} // a long line's " at FILE:LINE" goes on a line of its own
+		for _, line := range threadBlock(t, text) {
+			if lvl, _, ok := strings.Cut(line, " "); ok && strings.HasPrefix(lvl, "#") {
+				byLevel[lvl[1:]] = line
+			}
+		}
 		th := doc.Threads[0]
 		for _, f := range th.Frames {
-			if f.Level+1 >= len(lines) {
+			line, ok := byLevel[strconv.Itoa(f.Level)]
+			if !ok {
 				t.Fatalf("text has no line for frame %d", f.Level)
 			}
-			line := lines[f.Level+1] // after the header line
-			if !strings.HasPrefix(line, "#"+strconv.Itoa(f.Level)+" ") || !strings.Contains(line, strings.ToUpper(f.Verdict.String())) &&
-				!strings.Contains(line, f.Verdict.String()) {
+			if !strings.Contains(line, strings.ToUpper(f.Verdict.String())) && !strings.Contains(line, f.Verdict.String()) {
 				t.Errorf("frame %d: JSON verdict %q, text line %q", f.Level, f.Verdict, line)
 			}
 		}
+		// Messages are wrapped at 100 columns in the text.
+		flat := strings.Join(strings.Fields(text), " ")
 		for _, fd := range th.Findings {
-			if !strings.Contains(text, fd.Kind.String()) || !strings.Contains(text, fd.Message) {
+			if !strings.Contains(text, fd.Kind.String()) || !strings.Contains(flat, strings.Join(strings.Fields(fd.Message), " ")) {
 				t.Errorf("finding %v %q is not in the text", fd.Kind, fd.Message)
 			}
 		}
@@ -165,4 +171,24 @@ func TestFramesArePrintedAsGdbPrintsThem(t *testing.T) {
 		t.Errorf("frame 4 / info frame at the signal trampoline (status %d, %s):\n%s", code, errOut, out)
 	}
 	checkRunning(t, fx.Process.Pid)
+}
+
+// TestBacktraceLinesFitIn100Columns runs sfdbg bt on the fixture's four
+// threads (frame numbers, long libc paths with libc's debug file, the
+// findings and the FP summary) and checks that every line fits in 100
+// columns, as issue 13 asks.
+func TestBacktraceLinesFitIn100Columns(t *testing.T) {
+	fx := startFixture(t, dumpFixture(t, "deep-v3-O2"), "threads")
+	requirePtrace(t, fx.Process.Pid)
+	for _, m := range []string{"all", "cfi"} {
+		code, out, errOut := runSfdbg("bt", "--method", m, strconv.Itoa(fx.Process.Pid))
+		if code != exitOK && code != exitFindings {
+			t.Fatalf("status %d: %s", code, errOut)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if len(line) > 100 {
+				t.Errorf("bt --method %s: %d columns: %q", m, len(line), line)
+			}
+		}
+	}
 }
