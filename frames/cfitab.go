@@ -15,7 +15,6 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/go-delve/delve/pkg/dwarf/op"
 	"github.com/sirupsen/logrus"
 
 	"github.com/sfdbg/sfdbg/frames/cfi"
@@ -275,11 +274,11 @@ func (t *cfiTable) rowsOf(fd *cfi.FDE) ([]Row, error) {
 // goes to RA, the frame pointer's to FP (same-value when the CFI gives
 // none: the ABI keeps it across calls), the others to Other, which shares
 // prev when it holds the same rules. An undefined RA marks the outermost
-// frame. Simple DWARF expressions become plain rules (simplifyExpr).
+// frame. Simple DWARF expressions become plain rules (cfi.Simplify).
 func (t *cfiTable) convert(fd *cfi.FDE, r *cfi.Row, prev []RegRule) Row {
 	same := sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA}
 	row := Row{
-		Row: sframe.Row{CFA: simplifyExpr(r.CFA), RA: same, FP: same, Signal: r.Signal,
+		Row: sframe.Row{CFA: cfi.Simplify(r.CFA), RA: same, FP: same, Signal: r.Signal,
 			MangledRA: r.RASigned, SPOffset: t.spOffset},
 		Src: Source{Method: MethodCFI, Section: r.Section.String(), FDE: r.FDEOff, CIE: r.CIEOff, FRE: -1,
 			FDEStart: fd.Start + t.bias, FDEEnd: fd.End + t.bias},
@@ -299,7 +298,7 @@ func (t *cfiTable) convert(fd *cfi.FDE, r *cfi.Row, prev []RegRule) Row {
 		other = make([]RegRule, 0, n)
 	}
 	for _, rr := range r.Regs {
-		rule := simplifyExpr(rr.Rule)
+		rule := cfi.Simplify(rr.Rule)
 		switch rr.Reg {
 		case r.RAReg:
 			row.RA = rule
@@ -315,85 +314,4 @@ func (t *cfiTable) convert(fd *cfi.FDE, r *cfi.Row, prev []RegRule) Row {
 	}
 	row.Other = other
 	return row
-}
-
-// simplifyExpr turns the DWARF expressions the common row can say without
-// an expression into plain rules: "DW_OP_bregN off" is the address (or, for
-// val_expression and the CFA, the value) reg+off, "DW_OP_bregN off;
-// DW_OP_deref" the value at reg+off. Other rules are returned as they are.
-func simplifyExpr(r sframe.Rule) sframe.Rule {
-	if r.Kind != sframe.RuleExpression && r.Kind != sframe.RuleValExpression {
-		return r
-	}
-	b := []byte(r.Expr)
-	if len(b) == 0 {
-		return r
-	}
-	var reg uint64
-	i := 1
-	switch o := op.Opcode(b[0]); {
-	case o >= op.DW_OP_breg0 && o <= op.DW_OP_breg31:
-		reg = uint64(o - op.DW_OP_breg0)
-	case o == op.DW_OP_bregx:
-		v, n := uleb(b[i:])
-		if n == 0 || v >= 1<<15 {
-			return r
-		}
-		reg, i = v, i+n
-	default:
-		return r
-	}
-	off, n := sleb(b[i:])
-	if n == 0 {
-		return r
-	}
-	i += n
-	deref := false
-	if i < len(b) {
-		if op.Opcode(b[i]) != op.DW_OP_deref || i+1 != len(b) {
-			return r
-		}
-		deref = true
-	}
-	val := r.Kind == sframe.RuleValExpression
-	switch {
-	case val && !deref: // value reg+off
-		return sframe.Rule{Kind: sframe.RuleValOffset, Reg: sframe.Reg(reg), Offset: off}
-	case val && deref, !deref: // value *(reg+off); address reg+off
-		return sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.Reg(reg), Offset: off}
-	}
-	return r // address *(reg+off): a double dereference
-}
-
-// uleb decodes an unsigned LEB128 number of at most 10 bytes; n is 0 when
-// b holds none.
-func uleb(b []byte) (v uint64, n int) {
-	for shift := uint(0); n < len(b) && n < 10; shift += 7 {
-		c := b[n]
-		n++
-		v |= uint64(c&0x7f) << shift
-		if c&0x80 == 0 {
-			return v, n
-		}
-	}
-	return 0, 0
-}
-
-// sleb decodes a signed LEB128 number of at most 10 bytes; n is 0 when b
-// holds none.
-func sleb(b []byte) (v int64, n int) {
-	shift := uint(0)
-	for n < len(b) && n < 10 {
-		c := b[n]
-		n++
-		v |= int64(c&0x7f) << shift
-		shift += 7
-		if c&0x80 == 0 {
-			if shift < 64 && c&0x40 != 0 {
-				v |= -1 << shift
-			}
-			return v, n
-		}
-	}
-	return 0, 0
 }

@@ -1,0 +1,52 @@
+package cfi
+
+import "github.com/sfdbg/sfdbg/sframe"
+
+// DWARF expression opcodes Simplify reads (DWARF 5 §7.7.1).
+const (
+	opDeref = 0x06
+	opBreg0 = 0x70
+	opBregx = 0x92
+)
+
+// Simplify turns the DWARF expressions a plain rule can say into that rule:
+// "DW_OP_bregN off" is the address (for val_expression and
+// def_cfa_expression, the value) reg+off, and "DW_OP_bregN off;
+// DW_OP_deref" the value at reg+off. Every other rule, and every other
+// expression, is returned as it is. Producers write such expressions for
+// signal trampolines (glibc's __restore_rt) and for realigned stacks, and
+// SFrame rules are compared with CFI rules in this form.
+func Simplify(r sframe.Rule) sframe.Rule {
+	if r.Kind != sframe.RuleExpression && r.Kind != sframe.RuleValExpression || r.Expr == "" {
+		return r
+	}
+	c := cursor{b: []byte(r.Expr), sec: "expression"}
+	var reg uint64
+	switch o := c.u8("opcode"); {
+	case o >= opBreg0 && o < opBreg0+32:
+		reg = uint64(o - opBreg0)
+	case o == opBregx:
+		reg = c.uleb("register")
+	default:
+		return r
+	}
+	off := c.sleb("offset")
+	deref := false
+	if c.err == nil && c.left() > 0 {
+		if c.u8("opcode") != opDeref || c.left() != 0 {
+			return r
+		}
+		deref = true
+	}
+	if c.err != nil || reg >= 1<<15 {
+		return r
+	}
+	val := r.Kind == sframe.RuleValExpression
+	switch {
+	case val && !deref: // the value reg+off
+		return sframe.Rule{Kind: sframe.RuleValOffset, Reg: sframe.Reg(reg), Offset: off}
+	case val && deref, !deref: // the value at reg+off; the address reg+off
+		return sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.Reg(reg), Offset: off}
+	}
+	return r // the address *(reg+off): a double dereference
+}
