@@ -10,7 +10,6 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/debugger"
 )
 
@@ -22,10 +21,7 @@ func init() {
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int {
 		fs := newFlagSet(c, stderr)
-		method := fs.String("method", "all", "unwinding `method`: sframe, cfi, fp, or all (SFrame, with CFI and frame pointers compared at every frame)")
-		asJSON := fs.Bool("json", false, "print JSON instead of text")
-		maxDepth := fs.Int("max-depth", 0, "at most `N` frames per thread (0: 256; at most 1000000)")
-		independent := fs.Bool("independent", false, "with --method all, also run each method's own trace and match its frames with CFI's")
+		tf := addTraceFlags(fs)
 		pos, st, ok := parseInterspersed(fs, args)
 		if !ok {
 			return st
@@ -38,13 +34,9 @@ func init() {
 			fs.Usage()
 			return exitError
 		}
-		methods, err := compare.ParseMethods(*method)
+		opts, err := tf.options()
 		if err != nil {
 			fmt.Fprintf(stderr, "sfdbg: bt: %v\n", err)
-			return exitError
-		}
-		if err := compare.CheckMaxDepth(*maxDepth); err != nil {
-			fmt.Fprintf(stderr, "sfdbg: bt: --max-depth: %v\n", err)
 			return exitError
 		}
 		pid, err := strconv.Atoi(pos[0])
@@ -64,7 +56,7 @@ func init() {
 			return exitError
 		}
 		t1 := time.Now()
-		pt, err := debugger.TraceProcess(stop, compare.Options{Methods: methods, MaxDepth: *maxDepth, Independent: *independent, Prefetch: true})
+		pt, err := debugger.TraceProcess(stop, opts)
 		t2 := time.Now()
 		if derr := stop.Detach(); derr != nil && err == nil {
 			err = derr
@@ -74,21 +66,10 @@ func init() {
 			fmt.Fprintf(stderr, "sfdbg: bt: %v\n", err)
 			return exitError
 		}
-		if *asJSON {
-			err = compare.WriteJSON(stdout, pt.Document())
-		} else {
-			pt.WriteText(stdout, compare.TextOptions{Style: compare.Style{Color: isTerminal(stdout)}})
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "sfdbg: bt: %v\n", err)
-			return exitError
-		}
+		status := tf.print(pt, "bt", stdout, stderr)
 		logrus.Debugf("bt: seize %v, unwind %v, detach %v, print %v (stopped for %v)",
 			t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), time.Since(t3), t3.Sub(t0))
-		if pt.Disagreements() > 0 {
-			return exitFindings
-		}
-		return exitOK
+		return status
 	}
 	register(c)
 }

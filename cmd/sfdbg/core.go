@@ -19,10 +19,7 @@ func init() {
 	c.run = func(args []string, stdout, stderr io.Writer) int {
 		fs := newFlagSet(c, stderr)
 		sysroot := fs.String("sysroot", "", "find the mapped files under `DIR` (as gdb's set sysroot)")
-		method := fs.String("method", "all", "unwinding `method`: sframe, cfi, fp, or all (SFrame, with CFI and frame pointers compared at every frame)")
-		asJSON := fs.Bool("json", false, "print JSON instead of text")
-		maxDepth := fs.Int("max-depth", 0, "at most `N` frames per thread (0: 256; at most 1000000)")
-		independent := fs.Bool("independent", false, "with --method all, also run each method's own trace and match its frames with CFI's")
+		tf := addTraceFlags(fs)
 		pos, st, ok := parseInterspersed(fs, args)
 		if !ok {
 			return st
@@ -31,13 +28,9 @@ func init() {
 			fs.Usage()
 			return exitError
 		}
-		methods, err := compare.ParseMethods(*method)
+		copts, err := tf.options()
 		if err != nil {
 			fmt.Fprintf(stderr, "sfdbg: core: %v\n", err)
-			return exitError
-		}
-		if err := compare.CheckMaxDepth(*maxDepth); err != nil {
-			fmt.Fprintf(stderr, "sfdbg: core: --max-depth: %v\n", err)
 			return exitError
 		}
 		opts := corefile.Options{Sysroot: *sysroot}
@@ -45,25 +38,13 @@ func init() {
 			opts.Exe = pos[1]
 		}
 		debug.SetGCPercent(800)
-		pt, closeCore, err := traceCore(pos[0], opts, compare.Options{Methods: methods, MaxDepth: *maxDepth, Independent: *independent, Prefetch: true})
+		pt, closeCore, err := traceCore(pos[0], opts, copts)
 		if err != nil {
 			fmt.Fprintf(stderr, "sfdbg: core: %v\n", err)
 			return exitError
 		}
 		defer closeCore()
-		if *asJSON {
-			err = compare.WriteJSON(stdout, pt.Document())
-		} else {
-			pt.WriteText(stdout, compare.TextOptions{Style: compare.Style{Color: isTerminal(stdout)}})
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "sfdbg: core: %v\n", err)
-			return exitError
-		}
-		if pt.Disagreements() > 0 {
-			return exitFindings
-		}
-		return exitOK
+		return tf.print(pt, "core", stdout, stderr)
 	}
 	register(c)
 }
