@@ -65,6 +65,12 @@ func Attach(pid int) (Target, error) {
 	var err error
 	withoutDelveWarnings(func() { grp, err = native.Attach(pid, nil, nil) })
 	if err != nil {
+		// A half-done attach: Delve detaches what it attached, but a
+		// thread may still be in the stop of PTRACE_ATTACH's SIGSTOP. The
+		// process was running before (state T is handled above).
+		if st := ProcState(pid); (st == 'T' || st == 't') && procStatus(pid)["TracerPid"] == "0" {
+			syscall.Kill(pid, syscall.SIGCONT)
+		}
 		return nil, attachError(pid, err)
 	}
 	return newDelveTarget(grp, pid, false), nil

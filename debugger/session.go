@@ -327,11 +327,19 @@ func (s *Session) detach(t Target) error {
 // exit with 128+signal; SIGINT at a
 // terminal interrupts a running target (Ctrl-C) and otherwise does
 // nothing. The returned function stops the handling.
+//
+// A signal caught by CatchSignals before the session existed (during the
+// attach) is handled first: the target is detached at once.
 func (s *Session) HandleSignals(exit func(code int)) (stop func()) {
-	s.sigs = make(chan os.Signal, 4)
-	// SIGPIPE (output to a closed pipe) would otherwise kill sfdbg with
-	// the process still traced and breakpoints in it.
-	signal.Notify(s.sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	earlyMu.Lock()
+	s.sigs, early = early, nil
+	earlyMu.Unlock()
+	if s.sigs == nil {
+		s.sigs = make(chan os.Signal, 4)
+		// SIGPIPE (output to a closed pipe) would otherwise kill sfdbg
+		// with the process still traced and breakpoints in it.
+		signal.Notify(s.sigs, sessionSignals...)
+	}
 	done := make(chan struct{})
 	go func() {
 		for {
@@ -376,6 +384,53 @@ func (s *Session) HandleSignals(exit func(code int)) (stop func()) {
 	return func() {
 		signal.Stop(s.sigs)
 		close(done)
+	}
+}
+
+// sessionSignals are the signals HandleSignals handles.
+var sessionSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE}
+
+var (
+	earlyMu sync.Mutex
+	early   chan os.Signal // caught by CatchSignals, not yet handed to a session
+)
+
+// CatchSignals starts catching SIGINT, SIGTERM, SIGHUP and SIGPIPE; it is
+// called before the first ptrace request of an attach. Until then their
+// default action would kill sfdbg half-way through the attach, with the
+// target's threads left in the stop of PTRACE_ATTACH's SIGSTOP and no
+// tracer. A signal caught here waits for the attach to end: the next
+// HandleSignals takes the signals over and detaches at once, or, if the
+// attach failed, PendingSignal reports it.
+func CatchSignals() {
+	earlyMu.Lock()
+	defer earlyMu.Unlock()
+	if early == nil {
+		early = make(chan os.Signal, 4)
+		signal.Notify(early, sessionSignals...)
+	}
+}
+
+// PendingSignal returns a signal caught by CatchSignals and not yet
+// handled, or 0, and stops catching.
+func PendingSignal() syscall.Signal {
+	earlyMu.Lock()
+	defer earlyMu.Unlock()
+	if early == nil {
+		return 0
+	}
+	signal.Stop(early)
+	ch := early
+	early = nil
+	for {
+		select {
+		case sig := <-ch:
+			if sig != syscall.SIGPIPE {
+				return sig.(syscall.Signal)
+			}
+		default:
+			return 0
+		}
 	}
 }
 

@@ -30,9 +30,16 @@ func init() {
 			fmt.Fprintf(stderr, "sfdbg: attach: %q is not a process ID\n", pos[0])
 			return exitError
 		}
+		// SIGINT or SIGTERM during the attach must not kill sfdbg with
+		// the target's threads stopped and untraced: catch them from
+		// before the first ptrace request; the session then detaches.
+		debugger.CatchSignals()
 		t, err := debugger.Attach(pid)
 		if err != nil {
 			fmt.Fprintf(stderr, "sfdbg: %v\n", err)
+			if sig := debugger.PendingSignal(); sig != 0 {
+				return 128 + int(sig)
+			}
 			return exitError
 		}
 		return runSession(t, sf, func(s *debugger.Session) { s.Intro(fmt.Sprintf("Attached to process %d", pid)) }, stdout, stderr)
