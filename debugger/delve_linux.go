@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -38,6 +39,7 @@ type DelveTarget struct {
 	mods    *frames.Modules
 	modsOK  bool // mods is current (no resume since it was read)
 	bpAddrs map[uint64]bool
+	execed  bool // detached because the process called execve
 }
 
 func init() {
@@ -328,6 +330,12 @@ func (t *DelveTarget) SetBreakpoint(addr uint64) error {
 func (t *DelveTarget) ClearBreakpoint(addr uint64) error {
 	tgt, err := t.live()
 	if err != nil {
+		t.mu.Lock()
+		execed := t.execed
+		t.mu.Unlock()
+		if execed {
+			return nil // the exec removed it with the old program
+		}
 		return err
 	}
 	t.mu.Lock()
@@ -355,11 +363,77 @@ func (t *DelveTarget) Continue() (Event, error) {
 	t.mu.Lock()
 	t.running = true
 	t.mu.Unlock()
+	image := programImage(t.pid)
 	err := t.grp.Continue()
 	t.mu.Lock()
 	t.running = false
 	t.mu.Unlock()
+	if err != nil {
+		if eerr := t.checkExec(image); eerr != nil {
+			return Event{}, eerr
+		}
+	}
 	return t.event(err)
+}
+
+// ExecError says that the process called execve during a resume. Delve's
+// native backend does not follow an exec (its threads, modules and
+// breakpoints are those of the old program, and its next ptrace request
+// fails with EIO), so sfdbg detaches and the new program runs on.
+type ExecError struct {
+	Pid  int
+	Path string // the new program, from /proc/PID/exe
+}
+
+func (e *ExecError) Error() string {
+	return fmt.Sprintf("process %d is executing new program: %s\nsfdbg does not follow an exec: detached from process %d (it runs on); attach again to debug the new program", e.Pid, e.Path, e.Pid)
+}
+
+// programImage identifies the program process pid runs: its executable
+// and its auxiliary vector (AT_ENTRY, AT_PHDR, AT_RANDOM, AT_EXECFN change
+// at every execve).
+func programImage(pid int) string {
+	exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	auxv, _ := os.ReadFile(fmt.Sprintf("/proc/%d/auxv", pid))
+	return exe + "\x00" + string(auxv)
+}
+
+// checkExec returns an *ExecError, after detaching, when the process no
+// longer runs the program image identified.
+func (t *DelveTarget) checkExec(image string) error {
+	if !processExists(t.pid) || ProcState(t.pid) == 'Z' {
+		return nil
+	}
+	now := programImage(t.pid)
+	if now == image || now == "\x00" {
+		return nil
+	}
+	if !t.markDead() {
+		return nil
+	}
+	t.mu.Lock()
+	t.execed = true
+	t.mu.Unlock()
+	// The breakpoints' addresses belong to the old program: restoring
+	// their bytes would write into the new one. The exec removed them.
+	tgt := t.grp.Selected
+	for addr := range tgt.Breakpoints().M {
+		delete(tgt.Breakpoints().M, addr)
+	}
+	// Threads that the exec ended may make Delve's detach stop early
+	// (ESRCH); try again while the process is still traced by sfdbg.
+	self := strconv.Itoa(os.Getpid())
+	for i := 0; i < 8; i++ {
+		t.grp.Detach(false)
+		if procStatus(t.pid)["TracerPid"] != self {
+			break
+		}
+	}
+	if st := ProcState(t.pid); st == 't' || st == 'T' {
+		syscall.Kill(t.pid, syscall.SIGCONT)
+	}
+	exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", t.pid))
+	return &ExecError{Pid: t.pid, Path: exe}
 }
 
 // StepInstruction implements Target.
@@ -372,7 +446,13 @@ func (t *DelveTarget) StepInstruction(tid int) (Event, error) {
 		return Event{}, err
 	}
 	t.resumed()
+	image := programImage(t.pid)
 	err = t.grp.StepInstruction(false)
+	if err != nil {
+		if eerr := t.checkExec(image); eerr != nil {
+			return Event{}, eerr
+		}
+	}
 	return t.event(err)
 }
 
