@@ -205,9 +205,10 @@ func TestSignalsAtTwentyDelaysLeaveARunningTargetRunningAndUntraced(t *testing.T
 		// stepi: SIGKILL may leave the target to die of the pending trap
 		// (README: gdb killed during "stepi N" does the same).
 		stepi bool
-		// attach: SIGKILL while Delve holds the threads in the stop of
-		// PTRACE_ATTACH's SIGSTOP leaves the target stopped (state T), as
-		// it does with gdb (README).
+		// attach: SIGKILL before Delve's attach has waited for the stop
+		// of PTRACE_ATTACH's SIGSTOP (it polls every 200 ms) leaves the
+		// target stopped (state T): the kernel delivers the SIGSTOP when
+		// the tracer dies (README).
 		attach bool
 	}{
 		{"attach -batch -ex 'si 100000000'", []string{"attach", "-batch", "-ex", "si 100000000"}, true, true},
@@ -237,7 +238,7 @@ func TestSignalsAtTwentyDelaysLeaveARunningTargetRunningAndUntraced(t *testing.T
 						key += " (documented: SIGKILL during stepi)"
 					case out == outLeftStopped && c.attach:
 						documented = true
-						key += " (documented: SIGKILL while PTRACE_ATTACH's SIGSTOP is held)"
+						key += " (documented: SIGKILL before Delve waited for PTRACE_ATTACH's SIGSTOP)"
 					}
 					counts.add(key)
 					if out != outRunning && !documented {
