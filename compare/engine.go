@@ -494,8 +494,11 @@ func (t *Trace) judge(i int) {
 	if !cfi.Ran {
 		return // the depth limit cut the trace before this frame was unwound
 	}
+	fn := "" // described once, on the first finding
 	add := func(k Kind, format string, args ...any) {
-		fn := describeFunc(t.space, fr)
+		if fn == "" {
+			fn = describeFunc(t.space, fr)
+		}
 		t.Findings = append(t.Findings, Finding{Kind: k, Module: moduleName(fr.Module), Function: fn,
 			Frame: fr.Level, PC: fr.PC, SFrame: stepRule(sf), CFI: stepRule(cfi), FP: stepRule(fp),
 			Message: fmt.Sprintf("frame #%d %s: ", fr.Level, fn) + fmt.Sprintf(format, args...)})
@@ -660,25 +663,44 @@ func describeFunc(space *frames.Space, fr *Frame) string {
 // its function (or its PC) and its CFA, as gdb's frame IDs.
 type identity struct{ fn, cfa uint64 }
 
-func frameID(space *frames.Space, pc, lookupPC, cfa uint64) identity {
-	id := identity{fn: pc, cfa: cfa}
+// functionStart is the start of the function holding lookupPC; ok is
+// false where no symbol covers it.
+func functionStart(space *frames.Space, lookupPC uint64) (fn uint64, ok bool) {
 	if m := space.Modules.Find(lookupPC); m != nil {
 		if _, off, ok := m.FuncName(lookupPC); ok {
-			id.fn = lookupPC - off
+			return lookupPC - off, true
 		}
 	}
-	return id
+	return 0, false
 }
 
 // independent runs SFrame's and the FP chain's own traces and matches
 // their frames with the reference by identity, in time linear in the
 // depth: the reference frames are indexed by identity in a map.
 func (t *Trace) independent(u unwinders) {
+	// The three traces mostly share their PCs, and a recursion repeats a
+	// few of them at every level: each PC's function is looked up once.
+	type start struct {
+		fn uint64
+		ok bool
+	}
+	fnOf := make(map[uint64]start)
+	frameID := func(pc, lookupPC, cfa uint64) identity {
+		st, seen := fnOf[lookupPC]
+		if !seen {
+			st.fn, st.ok = functionStart(t.space, lookupPC)
+			fnOf[lookupPC] = st
+		}
+		if !st.ok {
+			return identity{fn: pc, cfa: cfa}
+		}
+		return identity{fn: st.fn, cfa: cfa}
+	}
 	byID := make(map[identity]int, len(t.Frames))
 	byFnPC := make(map[[2]uint64]int, len(t.Frames))
 	for i := range t.Frames {
 		f := &t.Frames[i]
-		id := frameID(t.space, f.PC, f.LookupPC(), f.CFA)
+		id := frameID(f.PC, f.LookupPC(), f.CFA)
 		if _, dup := byID[id]; !dup {
 			byID[id] = i
 		}
@@ -687,7 +709,7 @@ func (t *Trace) independent(u unwinders) {
 		}
 	}
 	match := func(pc, lookupPC, cfa uint64) int {
-		id := frameID(t.space, pc, lookupPC, cfa)
+		id := frameID(pc, lookupPC, cfa)
 		if i, ok := byID[id]; ok {
 			return i
 		}
@@ -790,7 +812,11 @@ func (t *Trace) StepsAt(n int) ([3]Step, bool) {
 	for m := range steps {
 		if !steps[m].Ran {
 			runStep(u[m], &f, &steps[m])
-			steps[m].Row = new(rowCache).intern(&f.Row)
+			steps[m].Row = nil
+			if f.Row.Found() {
+				r := f.Row // f.Row is the next method's scratch
+				steps[m].Row = &r
+			}
 		}
 	}
 	return steps, true

@@ -65,11 +65,6 @@ func (t *Trace) levelWidth() int {
 	return max(3, 1+len(strconv.Itoa(len(t.Frames)-1)))
 }
 
-// FrameLine formats frame i as a line of WriteText (without the newline).
-func (t *Trace) FrameLine(i int, opts TextOptions) string {
-	return string(t.appendFrameLine(nil, i, opts, nil))
-}
-
 // locKey identifies what Location prints for a frame.
 type locKey struct{ pc, lookupPC uint64 }
 
