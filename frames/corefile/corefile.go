@@ -89,8 +89,10 @@ type Core struct {
 	f     io.ReaderAt
 	close func() error
 	size  int64
-	// backing files for memory the core leaves out (Space sets them).
+	// backing files for memory the core leaves out (Space sets them), and
+	// the files opened for them, each once.
 	backing []backing
+	opened  []*os.File
 }
 
 // Size limits: a note segment larger than this is refused before it is read.
@@ -185,10 +187,10 @@ func headerField(f io.ReaderAt, off int64) []byte {
 
 // Close closes the core file and the files opened for its memory.
 func (c *Core) Close() error {
-	for _, b := range c.backing {
-		b.f.Close()
+	for _, f := range c.opened {
+		f.Close()
 	}
-	c.backing = nil
+	c.backing, c.opened = nil, nil
 	if c.close == nil {
 		return nil
 	}

@@ -58,10 +58,7 @@ func (c *Core) mainPath() string {
 			}
 		}
 	}
-	if len(c.Files) > 0 {
-		return c.Files[0].Path
-	}
-	return ""
+	return c.Files[0].Path
 }
 
 // Space returns the core as a frames.Space: the core's memory (c itself)
@@ -87,11 +84,15 @@ func (c *Core) Space(opts Options) (*frames.Space, error) {
 		}
 		c.Files = fm
 	}
+	// A file mapped several times is opened once and is one module: its
+	// mappings share the inode of its first.
 	type file struct {
-		host string
-		ok   bool
+		host  string
+		h     *os.File // nil where it cannot be opened
+		inode uint64
 	}
 	files := map[string]*file{}
+	inodeOf := map[string]uint64{}
 	var maps []frames.Mapping
 	targetOf := map[string]string{}
 	for i, m := range c.Files {
@@ -113,21 +114,20 @@ func (c *Core) Space(opts Options) (*frames.Space, error) {
 				return nil, err
 			}
 			targetOf[host] = m.Path
+			if h, err := os.Open(host); err == nil {
+				f.h = h
+				c.opened = append(c.opened, h)
+			}
+			if f.inode = inodeOf[host]; f.inode == 0 {
+				f.inode = uint64(i + 1)
+				inodeOf[host] = f.inode
+			}
 		}
-		if h, err := os.Open(f.host); err == nil {
-			c.backing = append(c.backing, backing{start: m.Start, end: m.End, off: m.Offset, f: h})
+		if f.h != nil {
+			c.backing = append(c.backing, backing{start: m.Start, end: m.End, off: m.Offset, f: f.h})
 		}
 		maps = append(maps, frames.Mapping{Start: m.Start, End: m.End, Perms: c.perms(m.Start), Offset: m.Offset,
-			Dev: "core", Inode: uint64(i + 1), Path: f.host, Range: fmt.Sprintf("%x-%x", m.Start, m.End)})
-	}
-	// Same file, same inode: the mappings of one path form one module.
-	ino := map[string]uint64{}
-	for i := range maps {
-		if v, ok := ino[maps[i].Path]; ok {
-			maps[i].Inode = v
-		} else {
-			ino[maps[i].Path] = maps[i].Inode
-		}
+			Dev: "core", Inode: f.inode, Path: f.host, Range: fmt.Sprintf("%x-%x", m.Start, m.End)})
 	}
 	if v, ok := c.auxVal(atSysinfoEhdr); ok {
 		for _, s := range c.Segments {
