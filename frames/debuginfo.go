@@ -7,6 +7,7 @@ package frames
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -36,19 +37,30 @@ func buildID(f *elf.File) string {
 		if err != nil {
 			continue
 		}
-		for len(b) >= 12 {
-			nsz, dsz, typ := f.ByteOrder.Uint32(b), f.ByteOrder.Uint32(b[4:]), f.ByteOrder.Uint32(b[8:])
-			name, desc := (uint64(nsz)+3)&^3, (uint64(dsz)+3)&^3
-			if 12+name+desc > uint64(len(b)) {
-				break
-			}
-			if typ == 3 && nsz == 4 && string(b[12:15]) == "GNU" && dsz > 0 { // NT_GNU_BUILD_ID
-				return fmt.Sprintf("%x", b[12+name:12+name+uint64(dsz)])
-			}
-			b = b[12+name+desc:]
+		if id := GNUBuildID(b, f.ByteOrder); id != nil {
+			return fmt.Sprintf("%x", id)
 		}
 	}
 	return ""
+}
+
+// GNUBuildID returns the descriptor of the first non-empty "GNU" note of
+// type NT_GNU_BUILD_ID (3) in notes, the bytes of a note section or
+// segment (ELF gABI "Note Section": namesz, descsz, type, then name and
+// descriptor, each padded to 4 bytes), or nil. The result aliases notes.
+func GNUBuildID(notes []byte, bo binary.ByteOrder) []byte {
+	for off := uint64(0); off+12 <= uint64(len(notes)); {
+		namesz, descsz, typ := uint64(bo.Uint32(notes[off:])), uint64(bo.Uint32(notes[off+4:])), bo.Uint32(notes[off+8:])
+		desc := off + 12 + (namesz+3)&^3
+		if desc+descsz > uint64(len(notes)) {
+			return nil
+		}
+		if typ == 3 && namesz == 4 && string(notes[off+12:off+15]) == "GNU" && descsz > 0 {
+			return notes[desc : desc+descsz]
+		}
+		off = desc + (descsz+3)&^3
+	}
+	return nil
 }
 
 // debuglink returns the file name and CRC of f's .gnu_debuglink.

@@ -246,7 +246,7 @@ func (c *Core) buildIDAt(addr uint64) []byte {
 		if n, _ := c.ReadAt(b, addr+vaddr-base); n < len(b) {
 			continue
 		}
-		if id := gnuBuildID(b); id != nil {
+		if id := frames.GNUBuildID(b, binary.LittleEndian); id != nil {
 			return id
 		}
 	}
@@ -264,27 +264,9 @@ func fileBuildID(f *elf.File) []byte {
 		if err != nil {
 			continue
 		}
-		if id := gnuBuildID(b); id != nil {
+		if id := frames.GNUBuildID(b, binary.LittleEndian); id != nil {
 			return id
 		}
-	}
-	return nil
-}
-
-// gnuBuildID finds the "GNU" note of type NT_GNU_BUILD_ID (3) in a note
-// segment's bytes.
-func gnuBuildID(b []byte) []byte {
-	le := binary.LittleEndian
-	for off := uint64(0); off+12 <= uint64(len(b)); {
-		namesz, descsz, typ := uint64(le.Uint32(b[off:])), uint64(le.Uint32(b[off+4:])), le.Uint32(b[off+8:])
-		desc := off + 12 + (namesz+3)&^3
-		if desc+descsz > uint64(len(b)) {
-			return nil
-		}
-		if typ == 3 && namesz == 4 && string(b[off+12:off+15]) == "GNU" {
-			return append([]byte(nil), b[desc:desc+descsz]...)
-		}
-		off = desc + (descsz+3)&^3
 	}
 	return nil
 }
