@@ -139,7 +139,8 @@ type TextRange struct{ Start, End uint64 }
 // the SFrame section data, whose first byte is at virtual address addr.
 // text lists the code addresses FDEs may start in; nil skips that rule.
 func Accept(data []byte, addr uint64, text []TextRange) []Acceptance {
-	return []Acceptance{AcceptLinux(data, addr, text), AcceptLibsframe(data)}
+	s, err := ParseAt(data, addr) // once for both: addr moves FDE starts, never an error
+	return []Acceptance{acceptLinux(data, text, s, err), acceptLibsframe(data, s, err)}
 }
 
 // AcceptLinux applies the rules of the Linux kernel's user-space SFrame
@@ -154,13 +155,18 @@ func Accept(data []byte, addr uint64, text []TextRange) []Acceptance {
 // unless fixed, FP unless fixed, so no more words than the header leaves
 // to FREs; the architecture x86_64 or s390 (HAVE_UNWIND_USER_SFRAME).
 func AcceptLinux(data []byte, addr uint64, text []TextRange) Acceptance {
+	s, err := ParseAt(data, addr)
+	return acceptLinux(data, text, s, err)
+}
+
+// acceptLinux is AcceptLinux on data already parsed by ParseAt (s, perr).
+func acceptLinux(data []byte, text []TextRange, s *Section, perr error) Acceptance {
 	a := Acceptance{Consumer: ConsumerLinux, Accepted: true}
 	if len(data) < HeaderSize {
 		a.reject(ruleLinuxSubsections, 0, "section of %d bytes is shorter than the %d-byte header", len(data), HeaderSize)
 		return a
 	}
-	s, perr := ParseAt(data, addr)
-	if perr != nil && s == nil {
+	if perr != nil {
 		var fe *FormatError
 		off := int64(0)
 		if errors.As(perr, &fe) {
@@ -275,6 +281,12 @@ func linuxFREs(a *Acceptance, s *Section, f *FDE) {
 // when it swaps a foreign-endian section, so bounds are not its rules; an
 // FRE may start at the function size (PR libsframe/33131).
 func AcceptLibsframe(data []byte) Acceptance {
+	s, err := Parse(data)
+	return acceptLibsframe(data, s, err)
+}
+
+// acceptLibsframe is AcceptLibsframe on data already parsed (s, perr).
+func acceptLibsframe(data []byte, s *Section, perr error) Acceptance {
 	a := Acceptance{Consumer: ConsumerLibsframe, Accepted: true}
 	if len(data) < HeaderSize {
 		a.reject(ruleLibHeaderSize, 0, "section of %d bytes is shorter than the %d-byte header", len(data), HeaderSize)
@@ -299,8 +311,7 @@ func AcceptLibsframe(data []byte) Acceptance {
 	if fl&FlagFDESorted == 0 {
 		a.reject(ruleLibSorted, 3, "SFRAME_F_FDE_SORTED is not set: sframe_find_fre refuses to look PCs up")
 	}
-	s, err := Parse(data)
-	if err != nil {
+	if perr != nil {
 		return a // not a libsframe rule: it does not walk the bounds
 	}
 	for i := range s.fdes {
@@ -316,10 +327,13 @@ func AcceptLibsframe(data []byte) Acceptance {
 	return a
 }
 
+// msgWordSize begins decodeFRE's message for an unknown data-word size.
+const msgWordSize = "FRE has unknown data-word size"
+
 // isWordSizeErr reports whether a decoding error is about an unknown
 // data-word size (decodeFRE's message).
 func isWordSizeErr(fe *FormatError) bool {
-	return strings.Contains(fe.Msg, "unknown data-word size")
+	return strings.HasPrefix(fe.Msg, msgWordSize)
 }
 
 func errOff(err error, def int64) int64 {

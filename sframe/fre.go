@@ -62,7 +62,7 @@ func (s *Section) decodeFRE(fre *FRE, off uint32, t FREType) (uint32, error) {
 	n := fre.Info.DataWordCount()
 	ws := fre.Info.DataWordSize().Bytes()
 	if ws == 0 {
-		return 0, formatErr(int64(off+as), "FRE has unknown data-word size %d", uint8(fre.Info.DataWordSize()))
+		return 0, formatErr(int64(off+as), msgWordSize+" %d", uint8(fre.Info.DataWordSize()))
 	}
 	end := as + 1 + uint32(n*ws)
 	if end > uint32(len(d)) {
