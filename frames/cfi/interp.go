@@ -116,17 +116,21 @@ func (s *state) copyFrom(o *state) {
 }
 
 // find returns the index of reg in s.regs, or where it would go.
-func (s *state) find(reg sframe.Reg) (int, bool) {
-	lo, hi := 0, len(s.regs)
+func (s *state) find(reg sframe.Reg) (int, bool) { return findReg(s.regs, reg) }
+
+// findReg returns the index of reg in regs, sorted by register, or where
+// it would go.
+func findReg(regs []RegRule, reg sframe.Reg) (int, bool) {
+	lo, hi := 0, len(regs)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if s.regs[m].Reg < reg {
+		if regs[m].Reg < reg {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	return lo, lo < len(s.regs) && s.regs[lo].Reg == reg
+	return lo, lo < len(regs) && regs[lo].Reg == reg
 }
 
 func (s *state) get(reg sframe.Reg) (sframe.Rule, bool) {
@@ -158,10 +162,9 @@ func (s *state) unset(reg sframe.Reg) {
 
 // interp executes call frame instructions (DWARF 5 §6.4.2). For a CIE's
 // initial instructions init is nil and locations are ignored; for an FDE
-// (fde set) init is the CIE's state, loc starts at the FDE's start, and
-// every advance ends the current row through rows.
+// init is the CIE's state, loc starts at the FDE's start, and every
+// advance ends the current row through rows.
 type interp struct {
-	kind  Kind
 	cie   *CIE
 	init  *state
 	st    state
@@ -169,7 +172,6 @@ type interp struct {
 	depth int // used entries of stack (their storage is reused)
 	loc   uint64
 	end   uint64
-	fde   bool
 	rows  rowBuilder
 }
 
@@ -178,7 +180,7 @@ type interp struct {
 // instruction at fault.
 func (in *interp) run(c *cursor) *Error {
 	for c.i < len(c.b) {
-		if in.fde && in.loc >= in.end {
+		if in.init != nil && in.loc >= in.end { // an FDE's
 			return nil // the rest describes no address of the FDE
 		}
 		at := c.i
@@ -224,7 +226,7 @@ func (in *interp) exec(c *cursor, op cfaOp) (msg string, unsup bool) {
 	case cfaSetLoc:
 		var to uint64
 		addrSize := int(in.cie.AddressSize)
-		if in.kind == EHFrame {
+		if in.cie.Kind == EHFrame {
 			to = c.pointer(in.cie.FDEEncoding&^DW_EH_PE_indirect, addrSize, 0, false, "address")
 		} else {
 			to = c.fixed(addrSize, "address")
@@ -440,7 +442,7 @@ func (in *interp) restore(reg sframe.Reg) (string, bool) {
 
 // advance moves the location by delta code alignment units.
 func (in *interp) advance(delta uint64) (string, bool) {
-	if !in.fde {
+	if in.init == nil {
 		return "", false // the CIE: locations mean nothing yet
 	}
 	hi, d := bits.Mul64(delta, in.cie.CodeAlign)
@@ -452,7 +454,7 @@ func (in *interp) advance(delta uint64) (string, bool) {
 
 // moveTo ends the current row at the new location to (DWARF 5 §6.4.3).
 func (in *interp) moveTo(to uint64) (string, bool) {
-	if !in.fde {
+	if in.init == nil { // a CIE's initial instructions
 		return "", false
 	}
 	if to < in.loc {

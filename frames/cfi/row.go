@@ -65,17 +65,8 @@ type Row struct {
 // Rule returns the rule of register reg, and false when the register has
 // none (unspecified: the ABI's default applies).
 func (r *Row) Rule(reg sframe.Reg) (sframe.Rule, bool) {
-	lo, hi := 0, len(r.Regs)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if r.Regs[m].Reg < reg {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo < len(r.Regs) && r.Regs[lo].Reg == reg {
-		return r.Regs[lo].Rule, true
+	if i, ok := findReg(r.Regs, reg); ok {
+		return r.Regs[i].Rule, true
 	}
 	return sframe.Rule{}, false
 }
@@ -157,7 +148,7 @@ func (f *FDE) AppendRows(dst []Row) ([]Row, error) {
 		return dst, err
 	}
 	n := len(dst)
-	in := interp{kind: f.Kind, cie: f.CIE, init: init, loc: f.Start, end: f.End, fde: true}
+	in := interp{cie: f.CIE, init: init, loc: f.Start, end: f.End}
 	in.rows = rowBuilder{rows: dst, first: n, tmpl: Row{RAReg: f.CIE.RAReg, BKey: f.CIE.BKey, Signal: f.CIE.Signal,
 		Section: f.Kind, FDEOff: f.Off, CIEOff: f.CIE.Off}}
 	// One allocation for the rules of the row being built, in most FDEs.
@@ -217,7 +208,7 @@ func (b *rowBuilder) emit(start, end uint64, st *state) bool {
 // from). It must not be modified.
 func (e *CIE) initialState() (*state, error) {
 	e.initOnce.Do(func() {
-		in := interp{kind: e.Kind, cie: e}
+		in := interp{cie: e}
 		in.st.cfa = ruleUndefined
 		c := cursor{b: e.Initial, base: e.InitialOff, addr: e.addr + uint64(e.InitialOff),
 			order: e.order, sec: e.Kind.String()}
