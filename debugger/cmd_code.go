@@ -71,14 +71,8 @@ func cmdDisassemble(s *Session, args string) error {
 		s.printf("End of assembler dump.\n")
 		return nil
 	}
-	var at uint64
-	if args == "" {
-		n, tr, err := s.selected()
-		if err != nil {
-			return err
-		}
-		at = tr.Frames[n].LookupPC()
-	} else if at, err = s.evalAddr(args); err != nil {
+	at, err := s.pcArg(args)
+	if err != nil {
 		return err
 	}
 	m := sp.Modules.Find(at)

@@ -276,14 +276,8 @@ func cmdInfoSFrame(s *Session, args string) error {
 	if err != nil {
 		return err
 	}
-	var pc uint64
-	if strings.TrimSpace(args) == "" {
-		n, tr, err := s.selected()
-		if err != nil {
-			return err
-		}
-		pc = tr.Frames[n].LookupPC()
-	} else if pc, err = s.evalAddr(args); err != nil {
+	pc, err := s.pcArg(args)
+	if err != nil {
 		return err
 	}
 	m := sp.Modules.Find(pc)

@@ -162,10 +162,12 @@ func (s *Session) printInsns(sp *frames.Space, insns []insn, pc uint64, relative
 		if wide {
 			addr = hex16(in.addr)
 		}
-		sym := symbolSuffix(sp, in.addr)
+		var sym string
 		if relative {
 			_, off, _ := symbolAt(sp, in.addr)
 			sym = fmt.Sprintf(" <+%d>", off)
+		} else {
+			sym = symbolSuffix(sp, in.addr)
 		}
 		s.printf("%s%s%s:\t%s\n", mark, addr, sym, in.text)
 	}

@@ -99,6 +99,19 @@ func symbolAt(sp *frames.Space, a uint64) (string, uint64, *frames.Module) {
 	return "", 0, m
 }
 
+// pcArg is the address a command's argument names, or, with none, the
+// selected frame's lookup PC (its PC, or PC-1 for a return address).
+func (s *Session) pcArg(args string) (uint64, error) {
+	if strings.TrimSpace(args) != "" {
+		return s.evalAddr(args)
+	}
+	n, tr, err := s.selected()
+	if err != nil {
+		return 0, err
+	}
+	return tr.Frames[n].LookupPC(), nil
+}
+
 // symbolSuffix is " <name+off>" for a symbolized address (gdb's form,
 // offset in decimal, omitted when 0), or "".
 func symbolSuffix(sp *frames.Space, a uint64) string {
@@ -173,24 +186,12 @@ func readCode(sp *frames.Space, a uint64, n int) []byte {
 	if m == nil {
 		return buf[:got]
 	}
-	f, err := m.File()
-	if err != nil {
-		return buf[:got]
-	}
 	for got < n {
-		link := a + uint64(got) - m.Bias
-		k := 0
-		for _, p := range f.Progs {
-			if p.Type == elf.PT_LOAD && link >= p.Vaddr && link-p.Vaddr < p.Filesz {
-				want := min(uint64(n-got), p.Vaddr+p.Filesz-link)
-				k, _ = p.ReadAt(buf[got:got+int(want)], int64(link-p.Vaddr))
-				break
-			}
-		}
-		if k == 0 {
+		b := fileBytes(m, a+uint64(got), n-got)
+		if len(b) == 0 {
 			break
 		}
-		got += k
+		got += copy(buf[got:], b)
 	}
 	return buf[:got]
 }
