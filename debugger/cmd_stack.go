@@ -576,8 +576,8 @@ func cmdInfoShared(s *Session, _ string) error {
 	return nil
 }
 
-// functionNames lists the function symbols of every module, the main
-// executable's first; cached per module.
+// functionNames lists the function symbols of every module, in the
+// modules' address order, each module's sorted; cached per module.
 func functionNames(sp *frames.Space) []string {
 	var out []string
 	for _, m := range sp.Modules.List() {
