@@ -663,44 +663,25 @@ func describeFunc(space *frames.Space, fr *Frame) string {
 // its function (or its PC) and its CFA, as gdb's frame IDs.
 type identity struct{ fn, cfa uint64 }
 
-// functionStart is the start of the function holding lookupPC; ok is
-// false where no symbol covers it.
-func functionStart(space *frames.Space, lookupPC uint64) (fn uint64, ok bool) {
+func frameID(space *frames.Space, pc, lookupPC, cfa uint64) identity {
+	id := identity{fn: pc, cfa: cfa}
 	if m := space.Modules.Find(lookupPC); m != nil {
 		if _, off, ok := m.FuncName(lookupPC); ok {
-			return lookupPC - off, true
+			id.fn = lookupPC - off
 		}
 	}
-	return 0, false
+	return id
 }
 
 // independent runs SFrame's and the FP chain's own traces and matches
 // their frames with the reference by identity, in time linear in the
 // depth: the reference frames are indexed by identity in a map.
 func (t *Trace) independent(u unwinders) {
-	// The three traces mostly share their PCs, and a recursion repeats a
-	// few of them at every level: each PC's function is looked up once.
-	type start struct {
-		fn uint64
-		ok bool
-	}
-	fnOf := make(map[uint64]start)
-	frameID := func(pc, lookupPC, cfa uint64) identity {
-		st, seen := fnOf[lookupPC]
-		if !seen {
-			st.fn, st.ok = functionStart(t.space, lookupPC)
-			fnOf[lookupPC] = st
-		}
-		if !st.ok {
-			return identity{fn: pc, cfa: cfa}
-		}
-		return identity{fn: st.fn, cfa: cfa}
-	}
 	byID := make(map[identity]int, len(t.Frames))
 	byFnPC := make(map[[2]uint64]int, len(t.Frames))
 	for i := range t.Frames {
 		f := &t.Frames[i]
-		id := frameID(f.PC, f.LookupPC(), f.CFA)
+		id := frameID(t.space, f.PC, f.LookupPC(), f.CFA)
 		if _, dup := byID[id]; !dup {
 			byID[id] = i
 		}
@@ -709,7 +690,7 @@ func (t *Trace) independent(u unwinders) {
 		}
 	}
 	match := func(pc, lookupPC, cfa uint64) int {
-		id := frameID(pc, lookupPC, cfa)
+		id := frameID(t.space, pc, lookupPC, cfa)
 		if i, ok := byID[id]; ok {
 			return i
 		}
