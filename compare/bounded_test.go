@@ -135,15 +135,7 @@ func TestZeroSizeFDEsAreDisagreements(t *testing.T) {
 // that GCC writes, and skips the test otherwise.
 func dwarf64EHFrame(t *testing.T, name string) string {
 	t.Helper()
-	src := fixture(t, name)
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := elf.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, f := fixtureELF(t, name)
 	defer f.Close()
 	s := f.Section(".eh_frame")
 	if s == nil || f.Class != elf.ELFCLASS64 || f.ByteOrder != binary.LittleEndian {
@@ -251,15 +243,7 @@ func TestA64BitDWARFEHFrameIsCompared(t *testing.T) {
 }
 
 func TestABad64BitLengthInEHFrameIsMalformedCFI(t *testing.T) {
-	src := fixture(t, "deep-v3-O2")
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := elf.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, f := fixtureELF(t, "deep-v3-O2")
 	off := f.Section(".eh_frame").Offset
 	f.Close()
 	binary.LittleEndian.PutUint32(b[off:], 0xffffffff) // the 8 bytes after it become the length

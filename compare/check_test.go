@@ -23,6 +23,22 @@ func fixture(t *testing.T, name string) string {
 	return p
 }
 
+// fixtureELF returns an ELF fixture's bytes, to patch a copy of, and the
+// file opened for reading its headers.
+func fixtureELF(t *testing.T, name string) ([]byte, *elf.File) {
+	t.Helper()
+	src := fixture(t, name)
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, f
+}
+
 func TestCleanFixturesCheckClean(t *testing.T) {
 	for _, name := range []string{"deep-v1-O0", "deep-v1-O2", "deep-v2-O0", "deep-v2-O2", "deep-v3-O0", "deep-v3-O2", "features-v3", "sqlite-v2", "sqlite-v3",
 		"deep-cet-v3-O0", "deep-cet-v3-O2", "cet-v3"} {
@@ -98,15 +114,7 @@ func TestFeaturesV2ReportsSkippedDRAPFunction(t *testing.T) {
 // section bytes (whose offsets are section offsets).
 func patched(t *testing.T, name string, fn func(sec *sframe.Section, data []byte)) string {
 	t.Helper()
-	src := fixture(t, name)
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := elf.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, f := fixtureELF(t, name)
 	defer f.Close()
 	s := f.Section(".sframe")
 	if s == nil {
