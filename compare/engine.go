@@ -210,12 +210,7 @@ type Frame struct {
 
 // LookupPC is the PC the frame's unwind rows are looked up at: PC, or PC-1
 // for a return address (frames.Frame.LookupPC).
-func (f *Frame) LookupPC() uint64 {
-	if f.Interrupted || f.PC == 0 {
-		return f.PC
-	}
-	return f.PC - 1
-}
+func (f *Frame) LookupPC() uint64 { return frames.LookupPC(f.PC, f.Interrupted) }
 
 // SignalTrampoline reports whether the frame is a signal trampoline (the
 // kernel's return path into the interrupted code, glibc's __restore_rt): a

@@ -52,12 +52,16 @@ type Frame struct {
 	Module *Module
 }
 
-// LookupPC returns the PC to use for finding this frame's unwind row: PC for
-// interrupted frames, PC-1 for frames whose PC is a return address (the call
-// may be the last instruction of the function).
-func (f *Frame) LookupPC() uint64 {
-	if f.Interrupted || f.PC == 0 {
-		return f.PC
+// LookupPC returns the PC to use for finding this frame's unwind row
+// (LookupPC).
+func (f *Frame) LookupPC() uint64 { return LookupPC(f.PC, f.Interrupted) }
+
+// LookupPC returns the PC to use for finding the unwind row of a frame at
+// pc: pc for an interrupted frame, pc-1 where pc is a return address (the
+// call may be the last instruction of the function).
+func LookupPC(pc uint64, interrupted bool) uint64 {
+	if interrupted || pc == 0 {
+		return pc
 	}
-	return f.PC - 1
+	return pc - 1
 }
