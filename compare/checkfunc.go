@@ -205,7 +205,8 @@ func boundaryShift(r run, sfRows, cfiRows []frames.Row) (int64, bool) {
 
 // ruleText formats a row's CFA, RA and FP rules ("cfa=rsp+16 ra=c-8 fp=u").
 func ruleText(r frames.Row) string {
-	return "cfa=" + frames.RuleString(r.CFA) + " ra=" + frames.RuleString(r.RA) + " fp=" + frames.RuleString(r.FP)
+	a := r.Src.ABI
+	return "cfa=" + frames.RuleStringFor(a, r.CFA) + " ra=" + frames.RuleStringFor(a, r.RA) + " fp=" + frames.RuleStringFor(a, r.FP)
 }
 
 func orAddr(name string, addr uint64) string {

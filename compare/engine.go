@@ -580,7 +580,8 @@ func (t *Trace) judge(i int) {
 }
 
 // stepDiff compares a method's step with the reference step: the same
-// CFA and caller SP, the same caller PC and, when both know it, the same
+// CFA and caller SP (unless the method does not know the CFA: AArch64's
+// frame records), the same caller PC and, when both know it, the same
 // caller FP.
 func stepDiff(ref, s *Step) []Kind {
 	if !s.OK() || !ref.OK() {
@@ -590,7 +591,7 @@ func stepDiff(ref, s *Step) []Kind {
 		return nil
 	}
 	var out []Kind
-	if s.CFA != ref.CFA || s.CallerSP != ref.CallerSP {
+	if s.CFA != 0 && (s.CFA != ref.CFA || s.CallerSP != ref.CallerSP) {
 		out = append(out, KindCFA)
 	}
 	if s.CallerPC != ref.CallerPC {

@@ -35,7 +35,8 @@ func rowText(r *frames.Row) string {
 	if !r.Found() {
 		return "none"
 	}
-	s := fmt.Sprintf("CFA=%s RA=%s FP=%s", frames.RuleString(r.CFA), frames.RuleString(r.RA), frames.RuleString(r.FP))
+	a := r.Src.ABI
+	s := fmt.Sprintf("CFA=%s RA=%s FP=%s", frames.RuleStringFor(a, r.CFA), frames.RuleStringFor(a, r.RA), frames.RuleStringFor(a, r.FP))
 	if r.Signal {
 		s += " signal"
 	}

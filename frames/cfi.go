@@ -171,7 +171,7 @@ func (m *Module) cfiFrameRow(f *Frame) (Row, error) {
 		return Row{}, err
 	}
 	if t.foreign {
-		return Row{}, cfiStop(ReasonUnsupported, f.PC, m, nil, "CFI unwinding supports AMD64 only (%s)", m.Name)
+		return Row{}, cfiStop(ReasonUnsupported, f.PC, m, nil, "CFI unwinding supports AMD64, AArch64 and s390x only (%s)", m.Name)
 	}
 	lpc := f.LookupPC() - m.Bias
 	exact := f.PC - m.Bias

@@ -1206,10 +1206,31 @@ func TestCFIAArch64Rows(t *testing.T) {
 	if r, err = m.CFIRow(0x400184); err != nil || !r.Signal {
 		t.Errorf("signal row %s, %v", cfiRowString(r), err)
 	}
-	f := cfiFrame0(0x40011c, 0x1000, nil)
-	_, err = (&CFIUnwinder{Space: &Space{Modules: NewModules(m)}}).Step(&f)
-	var se *StopError
-	if !errors.As(err, &se) || se.Reason != ReasonUnsupported {
-		t.Errorf("Step on AArch64: %v, want ReasonUnsupported", err)
+	// A step at 0x40011c: CFA = x29+32, the caller's x30 (its PC) at
+	// CFA-24, x29 at CFA-32; the caller's SP is the CFA.
+	mem := newCFIStack(0x7000, 0x100)
+	mem.put(0x7020, 0x7080)   // saved x29
+	mem.put(0x7028, 0x400200) // saved x30
+	f := Frame{PC: 0x40011c, Method: MethodRegs, Interrupted: true, Regs: NewRegs(sframe.ABIAArch64LittleEndian)}
+	f.Regs.Set(AArch64PC, 0x40011c)
+	f.Regs.Set(sframe.AArch64RegSP, 0x7020)
+	f.Regs.Set(sframe.AArch64RegFP, 0x7020)
+	f.Regs.Set(sframe.AArch64RegLR, 0x400300)
+	f.Regs.Set(AArch64X19, 0x19)
+	caller, err := (&CFIUnwinder{Space: &Space{Mem: mem, Modules: NewModules(m)}}).Step(&f)
+	if err != nil {
+		t.Fatalf("Step on AArch64: %v", err)
+	}
+	fp, _ := caller.Regs.FP()
+	lr, _ := caller.Regs.Get(sframe.AArch64RegLR)
+	x19, _ := caller.Regs.Get(AArch64X19)
+	if f.CFA != 0x7040 || caller.PC != 0x400200 || caller.Regs.PC() != 0x400200 || lr != 0x400200 ||
+		caller.Regs.SP() != 0x7040 || fp != 0x7080 || x19 != 0x19 {
+		t.Errorf("Step on AArch64: CFA %#x, caller PC %#x (pc reg %#x, x30 %#x) SP %#x x29 %#x x19 %#x; "+
+			"want CFA 0x7040, PC 0x400200, SP 0x7040, x29 0x7080, x19 kept", f.CFA, caller.PC, caller.Regs.PC(), lr,
+			caller.Regs.SP(), fp, x19)
+	}
+	if got := f.Row.String(); got != "CFA x29+32 RA c-24 FP c-32 [.eh_frame FDE 0x54 (CIE 0x2c)]" {
+		t.Errorf("row %q: AArch64 register names wanted", got)
 	}
 }

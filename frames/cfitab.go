@@ -30,8 +30,11 @@ type cfiTable struct {
 	// register set without a rule for SP (sframe.ABI.SPValOffset).
 	fpReg    sframe.Reg
 	spOffset int64
-	// foreign is set for files of another architecture than AMD64: their
-	// rows are available, but CFIUnwinder does not step with them.
+	// abi is the ABI of the file's machine (AArch64 little-endian for any
+	// AArch64 file: the register numbers are the same in both byte orders).
+	abi sframe.ABI
+	// foreign is set for files of an architecture SFrame does not define:
+	// their rows are available, but CFIUnwinder does not step with them.
 	foreign bool
 	// fdes holds, for a full table, the FDEs of both sections sorted by
 	// start, .debug_frame's first where both describe a function (as in
@@ -51,13 +54,13 @@ type cfiTableRows struct {
 
 // newCFITab returns an empty table for a file of the given machine.
 func newCFITable(machine elf.Machine, bias uint64) *cfiTable {
-	t := &cfiTable{bias: bias, fpReg: RBP}
+	t := &cfiTable{bias: bias, fpReg: RBP, abi: sframe.ABIAMD64LittleEndian}
 	switch machine {
 	case elf.EM_X86_64:
 	case elf.EM_AARCH64:
-		t.fpReg, t.foreign = sframe.AArch64RegFP, true
+		t.fpReg, t.abi = sframe.AArch64RegFP, sframe.ABIAArch64LittleEndian
 	case elf.EM_S390:
-		t.fpReg, t.spOffset, t.foreign = sframe.S390XRegFP, sframe.ABIS390XBigEndian.SPValOffset(), true
+		t.fpReg, t.spOffset, t.abi = sframe.S390XRegFP, sframe.ABIS390XBigEndian.SPValOffset(), sframe.ABIS390XBigEndian
 	default:
 		t.foreign = true
 	}
@@ -281,7 +284,7 @@ func (t *cfiTable) convert(fd *cfi.FDE, r *cfi.Row, prev []RegRule) Row {
 		Row: sframe.Row{CFA: cfi.Simplify(r.CFA), RA: same, FP: same, Signal: r.Signal,
 			MangledRA: r.RASigned, SPOffset: t.spOffset},
 		Src: Source{Method: MethodCFI, Section: r.Section.String(), FDE: r.FDEOff, CIE: r.CIEOff, FRE: -1,
-			FDEStart: fd.Start + t.bias, FDEEnd: fd.End + t.bias},
+			FDEStart: fd.Start + t.bias, FDEEnd: fd.End + t.bias, ABI: t.abi},
 		Start: r.Start + t.bias, End: r.End + t.bias,
 	}
 	if r.BKey {

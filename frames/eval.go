@@ -5,7 +5,6 @@ package frames
 // compute the caller from it with stepRow.
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -26,10 +25,13 @@ var (
 
 // unknownRegError reports a rule that needs a register the frame does not
 // know.
-type unknownRegError struct{ reg sframe.Reg }
+type unknownRegError struct {
+	reg sframe.Reg
+	abi sframe.ABI
+}
 
 func (e *unknownRegError) Error() string {
-	return fmt.Sprintf("%s is not known in this frame", RegName(e.reg))
+	return fmt.Sprintf("%s is not known in this frame", ABIRegName(e.abi, e.reg))
 }
 
 // evalReason classifies an evaluation error.
@@ -78,7 +80,7 @@ func (e *evaluator) reg(r sframe.Reg) (uint64, error) {
 	if v, ok := regs.Get(r); ok {
 		return v, nil
 	}
-	return 0, &unknownRegError{r}
+	return 0, &unknownRegError{r, regs.abi()}
 }
 
 // value evaluates a rule that yields a value: offset, val-offset, register
@@ -129,13 +131,14 @@ func (e *evaluator) expr(expr string, pushCFA bool) (v uint64, err error) {
 	}
 	pcReg := e.f.Regs.PCReg
 	regs[pcReg] = op.DwarfRegisterFromUint64(e.f.PC)
-	dr := op.NewDwarfRegisters(0, regs, binary.LittleEndian, uint64(pcReg), uint64(e.f.Regs.SPReg), uint64(e.f.Regs.FPReg), 0)
+	order := ByteOrder(e.mem)
+	dr := op.NewDwarfRegisters(0, regs, order, uint64(pcReg), uint64(e.f.Regs.SPReg), uint64(e.f.Regs.FPReg), 0)
 	prog := []byte(expr)
 	if pushCFA {
 		dr.CFA = int64(e.cfa)
 		prog = make([]byte, 9+len(expr))
 		prog[0] = byte(op.DW_OP_const8u)
-		binary.LittleEndian.PutUint64(prog[1:], e.cfa)
+		order.PutUint64(prog[1:], e.cfa)
 		copy(prog[9:], expr)
 	}
 	mem := e.mem // the closure must not capture e, which would escape
@@ -176,7 +179,7 @@ func (e *evaluator) apply(regs *Regs, r sframe.Reg, rule sframe.Rule) {
 	default:
 		v, err := e.value(rule)
 		if err != nil {
-			logrus.Debugf("frames: %s above frame %d at %#x: %v", RegName(r), e.f.Level, e.f.PC, err)
+			logrus.Debugf("frames: %s above frame %d at %#x: %v", ABIRegName(regs.abi(), r), e.f.Level, e.f.PC, err)
 			regs.Forget(r)
 			return
 		}
@@ -206,13 +209,13 @@ func stepRow(f *Frame, space *Space, caller *Frame) error {
 	if row.CFA.Kind == sframe.RuleUndefined {
 		return stepStop(f, ReasonFormat, nil, "no CFA rule at %s", stepWhere(f))
 	}
-	if row.MangledRA {
-		return stepStop(f, ReasonUnsupported, nil, "mangled (signed) RA at %s", stepWhere(f))
+	if row.MangledRA && !f.Regs.abi().IsAArch64() {
+		return stepStop(f, ReasonUnsupported, nil, "mangled (signed) RA at %s, outside AArch64", stepWhere(f))
 	}
 	e := evaluator{f: f, mem: space.Mem, strict: method == MethodSFrame}
 	cfa, err := e.value(row.CFA)
 	if err != nil {
-		return stepStop(f, evalReason(err), err, "cannot compute the CFA (%s) at %s: %v", RuleString(row.CFA), stepWhere(f), err)
+		return stepStop(f, evalReason(err), err, "cannot compute the CFA (%s) at %s: %v", RuleStringFor(row.Src.ABI, row.CFA), stepWhere(f), err)
 	}
 	e.cfa, e.haveCFA = cfa, true
 	f.CFA = cfa
@@ -228,11 +231,23 @@ func stepRow(f *Frame, space *Space, caller *Frame) error {
 	}
 	pc, err := e.value(raRule)
 	if err != nil {
-		return stepStop(f, evalReason(err), err, "cannot read the return address (%s) at %s: %v", RuleString(row.RA), stepWhere(f), err)
+		return stepStop(f, evalReason(err), err, "cannot read the return address (%s) at %s: %v",
+			RuleStringFor(row.Src.ABI, row.RA), stepWhere(f), err)
+	}
+	if row.MangledRA {
+		// A signed return address (AArch64 PAuth: SFrame's mangled-RA bit,
+		// DWARF's negate_ra_state): the caller's PC is the address
+		// without its PAC, as gdb computes it.
+		pc = space.StripPAC(pc)
 	}
 	caller.Level, caller.PC, caller.Method = f.Level+1, pc, method
 	caller.Regs = f.Regs.empty()
 	caller.Regs.Set(caller.Regs.SPReg, uint64(int64(cfa)+row.SPOffset))
+	if ra := f.Regs.raReg(); ra != f.Regs.PCReg {
+		// The RA column's register (x30, r14) holds the return address in
+		// the caller too: its rule is the RA's.
+		caller.Regs.Set(ra, pc)
+	}
 	if method == MethodCFI {
 		caller.Interrupted = row.Signal
 		for _, r := range f.Regs.calleeSaved() {
@@ -249,7 +264,7 @@ func stepRow(f *Frame, space *Space, caller *Frame) error {
 	case method == MethodSFrame:
 		fp, err := e.value(row.FP)
 		if err != nil {
-			return stepStop(f, evalReason(err), err, "cannot read the FP (%s) at %s: %v", RuleString(row.FP), stepWhere(f), err)
+			return stepStop(f, evalReason(err), err, "cannot read the FP (%s) at %s: %v", RuleStringFor(row.Src.ABI, row.FP), stepWhere(f), err)
 		}
 		caller.Regs.Set(caller.Regs.FPReg, fp)
 	default:

@@ -6,19 +6,97 @@ import (
 	"github.com/sfdbg/sfdbg/sframe"
 )
 
-// FPUnwinder follows the frame-pointer (RBP) chain the way sampling
-// profilers do: in a frame whose FP is fp, the caller's FP is *(fp), its
-// return address *(fp+8) and the CFA fp+16 (the caller's SP). It needs no
-// unwind data, and is wrong wherever FP does not hold the frame's base: in
-// a function's prologue and epilogue (frame 0), and in code built without
-// frame pointers. Sanity checks: FP not below SP, 8-byte aligned; FP 0 ends
-// the chain (ReasonOutermost), as _start clears RBP.
+// FPUnwinder follows the frame-pointer chain the way sampling profilers
+// and the kernel do, without unwind data. On AMD64 (the RBP chain), in a
+// frame whose FP is fp, the caller's FP is *(fp), its return address
+// *(fp+8) and the CFA fp+16 (the caller's SP). On AArch64 (the frame-record
+// chain, AAPCS64 §6.2.3) the caller's x29 is *(x29) and its PC *(x29+8);
+// the record does not say where the frame ends, so the CFA and the
+// caller's SP are unknown (0), and a record must lie above the one before
+// it, as the kernel's arm64 unwinder requires. On s390x (the back chain,
+// -mbackchain; s390x ELF ABI supplement, "Stack frame") the word at SP is
+// the caller's SP, the caller's r14 (the return address) is in its
+// register save area at caller SP + 112, and the CFA is the caller's SP +
+// 160; the FP (r11) is not recovered. The chain is wrong wherever the
+// register does not hold the frame's base: in a prologue and epilogue
+// (frame 0), in leaf functions on AArch64 and s390x, and in code built
+// without frame pointers (or back chains). Sanity checks: FP (s390x: back
+// chain) not below SP, 8-byte aligned; 0 ends the chain (ReasonOutermost),
+// as _start clears it.
 type FPUnwinder struct {
 	Space *Space
 }
 
 // Method implements Unwinder.
 func (u *FPUnwinder) Method() Method { return MethodFP }
+
+// aarch64FPRow is the frame-record rule: RA at x29+8, FP at x29, the CFA
+// unknown.
+var aarch64FPRow = Row{
+	Row: sframe.Row{
+		RA: sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.AArch64RegFP, Offset: 8},
+		FP: sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.AArch64RegFP, Offset: 0},
+	},
+	Src: Source{Method: MethodFP, FDE: -1, CIE: -1, FRE: -1, ABI: sframe.ABIAArch64LittleEndian},
+}
+
+// s390xBackChainRow is the back-chain rule: the caller's SP is *(r15),
+// the RA in its save area, the CFA 160 above it.
+var s390xBackChainRow = Row{
+	Row: sframe.Row{
+		CFA:      sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.S390XRegSP, Offset: 0},
+		RA:       sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.RegCFA, Offset: s390xSaveRA - s390xFrameSize},
+		FP:       sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA},
+		SPOffset: -s390xFrameSize,
+	},
+	Src: Source{Method: MethodFP, FDE: -1, CIE: -1, FRE: -1, ABI: sframe.ABIS390XBigEndian},
+}
+
+// The s390x stack frame: 160 bytes of which the register save area holds
+// r14 at 112 (s390x ELF ABI supplement, "Stack frame").
+const (
+	s390xFrameSize = 160
+	s390xSaveRA    = 112
+)
+
+// stepBackChain follows the s390x back chain from f (see FPUnwinder).
+func (u *FPUnwinder) stepBackChain(f *Frame, fault func(Reason, uint8, uint64, uint64) (Frame, error)) (Frame, error) {
+	sp, ok := f.Regs.Get(sframe.S390XRegSP)
+	if !ok {
+		return fault(ReasonNoData, fpUnknown, 0, 0)
+	}
+	f.Row = s390xBackChainRow
+	back, err := ReadUint64(u.Space.Mem, sp)
+	var ra uint64
+	if err == nil && back != 0 && back%8 == 0 && back > sp && back+s390xFrameSize > back {
+		ra, err = ReadUint64(u.Space.Mem, back+s390xSaveRA)
+	}
+	switch {
+	case err != nil:
+		se := &StopError{Method: MethodFP, Reason: ReasonMemory, PC: f.PC, Err: err,
+			Msg: fmt.Sprintf("back chain at %#x (PC %#x): %v", sp, f.PC, err)}
+		if f.Module != nil {
+			se.Module = f.Module.Name
+		}
+		return Frame{}, se
+	case back == 0:
+		f.Row.CFA, f.Row.RA, f.Row.Outermost = sframe.Rule{}, sframe.Rule{}, true
+		return fault(ReasonOutermost, fpZero, 0, 0)
+	case back%8 != 0:
+		return fault(ReasonBadFrame, fpMisaligned, back, sp)
+	case back <= sp:
+		return fault(ReasonBadFrame, fpBelowSP, back, sp)
+	case back+s390xFrameSize < back:
+		return fault(ReasonBadFrame, fpWraps, back, sp)
+	}
+	f.CFA = back + s390xFrameSize
+	caller := Frame{Level: f.Level + 1, PC: ra, Method: MethodFP, Regs: f.Regs.empty()}
+	caller.Regs.Set(caller.Regs.PCReg, ra)
+	caller.Regs.Set(sframe.S390XRegRA, ra)
+	caller.Regs.Set(sframe.S390XRegSP, back)
+	caller.Module = u.Space.Modules.Find(ra)
+	return caller, nil
+}
 
 var fpRow = Row{
 	Row: sframe.Row{
@@ -43,6 +121,7 @@ const (
 	fpMisaligned
 	fpBelowSP
 	fpWraps
+	fpNotAbove // AArch64: the next frame record is not above this one (sp holds this record's address)
 )
 
 func (e *fpFault) Error() string { return e.stopMessage() }
@@ -57,6 +136,8 @@ func (e *fpFault) stopMessage() string {
 		return fmt.Sprintf("frame pointer %#x at PC %#x is not 8-byte aligned", e.fp, e.pc)
 	case fpBelowSP:
 		return fmt.Sprintf("frame pointer %#x at PC %#x is below SP %#x", e.fp, e.pc, e.sp)
+	case fpNotAbove:
+		return fmt.Sprintf("frame record at %#x (PC %#x) links to %#x, not above it", e.sp, e.pc, e.fp)
 	}
 	return fmt.Sprintf("frame pointer %#x at PC %#x wraps around", e.fp, e.pc)
 }
@@ -70,11 +151,18 @@ func (u *FPUnwinder) Step(f *Frame) (Frame, error) {
 		}
 		return Frame{}, se
 	}
+	abi := f.Regs.abi()
+	if abi == sframe.ABIS390XBigEndian {
+		return u.stepBackChain(f, fault)
+	}
 	fp, ok := f.Regs.FP()
 	if !ok {
 		return fault(ReasonNoData, fpUnknown, 0, 0)
 	}
 	f.Row = fpRow
+	if abi.IsAArch64() {
+		f.Row = aarch64FPRow
+	}
 	if fp == 0 {
 		f.Row.CFA, f.Row.RA, f.Row.Outermost = sframe.Rule{}, sframe.Rule{}, true
 		return fault(ReasonOutermost, fpZero, 0, 0)
@@ -101,6 +189,21 @@ func (u *FPUnwinder) Step(f *Frame) (Frame, error) {
 			se.Module = f.Module.Name
 		}
 		return Frame{}, se
+	}
+	if abi.IsAArch64() {
+		if callerFP != 0 && callerFP < fp+16 {
+			return fault(ReasonBadFrame, fpNotAbove, callerFP, fp)
+		}
+		// A frame record's LR may be signed (pac-ret): stripped, as the
+		// kernel's unwinder does; a user address without a PAC is
+		// unchanged.
+		ra = u.Space.StripPAC(ra)
+		caller := Frame{Level: f.Level + 1, PC: ra, Method: MethodFP, Regs: f.Regs.empty()}
+		caller.Regs.Set(caller.Regs.PCReg, ra)
+		caller.Regs.Set(sframe.AArch64RegLR, ra)
+		caller.Regs.Set(sframe.AArch64RegFP, callerFP)
+		caller.Module = u.Space.Modules.Find(ra)
+		return caller, nil
 	}
 	f.CFA = fp + 16
 	caller := Frame{Level: f.Level + 1, PC: ra, Method: MethodFP}

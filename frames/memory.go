@@ -25,15 +25,32 @@ func (e *MemoryError) Error() string {
 
 func (e *MemoryError) Unwrap() error { return e.Err }
 
-// WordReader is an optional interface of a Memory that reads 64-bit
-// little-endian words without a buffer (ReadUint64 uses it: a buffer passed
-// through the Memory interface has to be allocated on the heap).
+// WordReader is an optional interface of a Memory that reads 64-bit words
+// in the target's byte order without a buffer (ReadUint64 uses it: a buffer
+// passed through the Memory interface has to be allocated on the heap). A
+// big-endian target's memory must implement it, and BigEndianMemory.
 type WordReader interface {
 	ReadUint64(addr uint64) (uint64, error)
 }
 
-// ReadUint64 reads a little-endian 64-bit word at addr (AMD64 target).
-// Errors are *MemoryError.
+// BigEndianMemory is implemented by the Memory of a big-endian target
+// (an s390x or AArch64 big-endian core); ByteOrder reports its order.
+type BigEndianMemory interface {
+	BigEndian() bool
+}
+
+// ByteOrder returns the byte order of the target whose memory m is:
+// little-endian unless m says it is big-endian (BigEndianMemory).
+func ByteOrder(m Memory) binary.ByteOrder {
+	if b, ok := m.(BigEndianMemory); ok && b.BigEndian() {
+		return binary.BigEndian
+	}
+	return binary.LittleEndian
+}
+
+// ReadUint64 reads a 64-bit word at addr in the target's byte order
+// (WordReader; little-endian for a Memory without it). Errors are
+// *MemoryError.
 func ReadUint64(m Memory, addr uint64) (uint64, error) {
 	if w, ok := m.(WordReader); ok {
 		return w.ReadUint64(addr)

@@ -72,6 +72,30 @@ func (ms *Modules) Find(pc uint64) *Module {
 type Space struct {
 	Mem     Memory
 	Modules *Modules
+	// PACMask is, on AArch64, the bits of a code address that hold a
+	// pointer-authentication code (NT_ARM_PAC_MASK's insn_mask, or the
+	// process's). 0 means DefaultPACMask.
+	PACMask uint64
+}
+
+// DefaultPACMask is the PAC mask for a Linux user-space code address with
+// a 48-bit virtual address space: bits 48-54 hold the PAC, and with top-byte
+// ignore bits 56-63 too (arch/arm64 ptrauth_user_pac_mask, GENMASK(54,
+// VA_BITS), and the top byte). Bit 55 selects the address half and stays.
+const DefaultPACMask = 0xff7f_0000_0000_0000
+
+// StripPAC removes a pointer-authentication code from a signed AArch64
+// code address, as gdb's aarch64_remove_top_bits does: the mask's bits are
+// cleared in a user-space address (bit 55 clear) and set in a kernel one.
+func (s *Space) StripPAC(addr uint64) uint64 {
+	mask := s.PACMask
+	if mask == 0 {
+		mask = DefaultPACMask
+	}
+	if addr&(1<<55) != 0 {
+		return addr | mask
+	}
+	return addr &^ mask
 }
 
 // Close releases the files of all modules that were opened.

@@ -2,14 +2,43 @@ package frames
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/sfdbg/sfdbg/sframe"
 )
 
 // MaxReg is one more than the largest DWARF register number a Regs holds.
-// AMD64 uses 0-16 (16 is the return-address column, RIP); AArch64 0-31 and
-// s390x 0-15 fit too.
+// AMD64 uses 0-16 (16 is the return-address column, RIP); AArch64 0-32
+// (31 SP, 32 PC); s390x 0-31 (GPRs, then FPRs), with the PSW address, DWARF
+// 65, kept at slot S390XPC. Rules for registers beyond (AArch64's vector
+// registers, s390x's access and control registers) are not tracked.
 const MaxReg = 34
+
+// AArch64 DWARF register numbers beyond those sframe names ("DWARF for the
+// Arm 64-bit Architecture", table 2: X0-X30 are 0-30, SP 31, PC 32).
+const (
+	AArch64X19 sframe.Reg = 19
+	AArch64PC  sframe.Reg = 32
+)
+
+// S390XPC is the slot of the s390x PSW address (the PC; DWARF 65, which
+// lies beyond MaxReg). DWARF 33 is a control register no user-space CFI
+// names, so the slot is free.
+const S390XPC sframe.Reg = 33
+
+// PCReg returns the register slot that holds the PC for an ABI: the
+// return-address column RIP on AMD64, PC (32) on AArch64, S390XPC on s390x.
+// On AArch64 and s390x the return-address column is the link register
+// (x30, r14), which differs from the PC in the topmost frame.
+func PCReg(abi sframe.ABI) sframe.Reg {
+	switch {
+	case abi.IsAArch64():
+		return AArch64PC
+	case abi == sframe.ABIS390XBigEndian:
+		return S390XPC
+	}
+	return RIP
+}
 
 // Regs is a set of register values of one frame, indexed by DWARF register
 // number (sframe.Reg), each either known or not. The zero value knows no
@@ -26,7 +55,7 @@ type Regs struct {
 
 // NewRegs returns an empty register set for an ABI.
 func NewRegs(abi sframe.ABI) Regs {
-	return Regs{PCReg: abi.RAReg(), SPReg: abi.SPReg(), FPReg: abi.FPReg(), ABI: abi}
+	return Regs{PCReg: PCReg(abi), SPReg: abi.SPReg(), FPReg: abi.FPReg(), ABI: abi}
 }
 
 // empty returns a register set of the same ABI with no register known.
@@ -50,11 +79,24 @@ func (r *Regs) raReg() sframe.Reg { return r.abi().RAReg() }
 // calleeSaved returns the registers the ABI preserves across calls, which
 // keep their value in the caller when DWARF CFI gives them no rule.
 func (r *Regs) calleeSaved() []sframe.Reg {
-	if r.abi() == sframe.ABIAMD64LittleEndian {
+	switch a := r.abi(); {
+	case a == sframe.ABIAMD64LittleEndian:
 		return AMD64CalleeSaved
+	case a.IsAArch64():
+		return aarch64CalleeSaved
+	case a == sframe.ABIS390XBigEndian:
+		return s390xCalleeSaved
 	}
 	return nil
 }
+
+// aarch64CalleeSaved: x19-x29 (AAPCS64 §6.1.1; d8-d15, DWARF 72-79, are
+// beyond MaxReg). s390xCalleeSaved: r6-r13 and f8-f15 (DWARF 24-31; s390x
+// ELF ABI supplement, "Register usage").
+var (
+	aarch64CalleeSaved = []sframe.Reg{19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29}
+	s390xCalleeSaved   = []sframe.Reg{6, 7, 8, 9, 10, 11, 12, 13, 24, 25, 26, 27, 28, 29, 30, 31}
+)
 
 // AMD64 DWARF register numbers (System V psABI, table 3.36).
 const (
@@ -125,6 +167,41 @@ func (r *Regs) FP() (uint64, bool) { return r.Get(r.FPReg) }
 func RegName(reg sframe.Reg) string {
 	if reg >= 0 && int(reg) < len(AMD64RegNames) {
 		return AMD64RegNames[reg]
+	}
+	return fmt.Sprintf("r%d", reg)
+}
+
+// s390xFPRNames are the s390x FPRs in DWARF order 16-31 (the ELF ABI
+// supplement's DWARF table interleaves them).
+var s390xFPRNames = [...]string{"f0", "f2", "f4", "f6", "f1", "f3", "f5", "f7",
+	"f8", "f10", "f12", "f14", "f9", "f11", "f13", "f15"}
+
+// ABIRegName returns the name of a DWARF register of an ABI as its
+// assembler and gdb spell it: "rsp" (AMD64), "x29", "sp", "pc" (AArch64),
+// "r15", "f8", "pswa" (s390x); "rN" for a number without a name. ABI 0 is
+// AMD64.
+func ABIRegName(abi sframe.ABI, reg sframe.Reg) string {
+	switch {
+	case abi.IsAArch64():
+		switch {
+		case reg >= 0 && reg <= 30:
+			return "x" + strconv.Itoa(int(reg))
+		case reg == sframe.AArch64RegSP:
+			return "sp"
+		case reg == AArch64PC:
+			return "pc"
+		}
+	case abi == sframe.ABIS390XBigEndian:
+		switch {
+		case reg >= 0 && reg <= 15:
+			return "r" + strconv.Itoa(int(reg))
+		case reg >= 16 && reg <= 31:
+			return s390xFPRNames[reg-16]
+		case reg == S390XPC:
+			return "pswa"
+		}
+	default:
+		return RegName(reg)
 	}
 	return fmt.Sprintf("r%d", reg)
 }

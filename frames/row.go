@@ -36,6 +36,9 @@ type Source struct {
 	Flex   bool
 	// FDEStart and FDEEnd are the FDE's runtime PC range [FDEStart, FDEEnd).
 	FDEStart, FDEEnd uint64
+	// ABI is the ABI whose DWARF register numbers the row's rules use (0:
+	// AMD64).
+	ABI sframe.ABI
 }
 
 // String names the source the way sfdbg prints it: "sframe FDE 12 FRE 3",
@@ -97,11 +100,16 @@ const sframeRuleKinds = 1<<sframe.RuleUndefined | 1<<sframe.RuleSameValue | 1<<s
 
 // RuleString formats a rule the way objdump's SFrame dump does where it
 // can: "rsp+16", "c-8", "(rbp-8)", "u", "undefined", plus "expr" forms for
-// DWARF expressions. Register names are AMD64's (RegName).
-func RuleString(r sframe.Rule) string {
+// DWARF expressions. Register names are AMD64's (RegName); RuleStringFor
+// names another ABI's.
+func RuleString(r sframe.Rule) string { return RuleStringFor(sframe.ABIAMD64LittleEndian, r) }
+
+// RuleStringFor is RuleString with the register names of abi
+// (ABIRegName): "sp+16", "(x29-8)" on AArch64.
+func RuleStringFor(abi sframe.ABI, r sframe.Rule) string {
 	base := "c"
 	if r.Reg != sframe.RegCFA {
-		base = RegName(r.Reg)
+		base = ABIRegName(abi, r.Reg)
 	}
 	switch r.Kind {
 	case sframe.RuleUndefined:
@@ -130,7 +138,8 @@ func RuleString(r sframe.Rule) string {
 
 // String formats the row as "CFA rsp+8 RA c-8 FP u [source]".
 func (r Row) String() string {
-	s := "CFA " + RuleString(r.CFA) + " RA " + RuleString(r.RA) + " FP " + RuleString(r.FP)
+	a := r.Src.ABI
+	s := "CFA " + RuleStringFor(a, r.CFA) + " RA " + RuleStringFor(a, r.RA) + " FP " + RuleStringFor(a, r.FP)
 	if src := r.Src.String(); src != "" {
 		s += " [" + src + "]"
 	}

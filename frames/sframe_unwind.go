@@ -128,7 +128,7 @@ func (u *SFrameUnwinder) Step(f *Frame) (Frame, error) {
 		}
 		return Frame{}, se
 	}
-	if err := sframeRowInto(&f.Row, mod, &h.row, h.fde, h.freIdx); err != nil {
+	if err := sframeRowInto(&f.Row, mod, sec.ABI, &h.row, h.fde, h.freIdx); err != nil {
 		return Frame{}, &StopError{Method: MethodSFrame, Reason: ReasonFormat, PC: f.PC, Module: mod.Name, Err: err,
 			Msg: fmt.Sprintf("bad SFrame row for PC %#x in %s: %v", f.PC, mod.Name, err)}
 	}
@@ -159,14 +159,14 @@ func SFrameRow(mod *Module, sec *sframe.Section, fde *sframe.FDE, fre *sframe.FR
 		return Row{}, err
 	}
 	var row Row
-	err := sframeRowInto(&row, mod, &r, fde, freIdx)
+	err := sframeRowInto(&row, mod, sec.ABI, &r, fde, freIdx)
 	return row, err
 }
 
 // sframeRowInto converts the interpreted FRE r of fde into *dst, checking
 // that its rules are of the kinds SFrame can express (a decoder fault
 // otherwise).
-func sframeRowInto(dst *Row, mod *Module, r *sframe.Row, fde *sframe.FDE, freIdx int) error {
+func sframeRowInto(dst *Row, mod *Module, abi sframe.ABI, r *sframe.Row, fde *sframe.FDE, freIdx int) error {
 	for _, x := range [...]sframe.RuleKind{r.CFA.Kind, r.RA.Kind, r.FP.Kind} {
 		if sframeRuleKinds&(1<<x) == 0 {
 			return fmt.Errorf("SFrame FDE %d FRE %d: rule of kind %v", fde.Index, freIdx, x)
@@ -179,6 +179,6 @@ func sframeRowInto(dst *Row, mod *Module, r *sframe.Row, fde *sframe.FDE, freIdx
 	dst.Row, dst.Other, dst.Start, dst.End = *r, nil, 0, 0
 	dst.Src = Source{Method: MethodSFrame, Module: mod, Section: ".sframe", FDE: int64(fde.Index), CIE: -1,
 		FRE: int32(freIdx), PCType: fde.PCType, Flex: fde.Type == sframe.FDETypeFlex,
-		FDEStart: fde.Start + bias, FDEEnd: fde.End() + bias}
+		FDEStart: fde.Start + bias, FDEEnd: fde.End() + bias, ABI: abi}
 	return nil
 }

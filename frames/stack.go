@@ -3,6 +3,8 @@ package frames
 import (
 	"errors"
 	"fmt"
+
+	"github.com/sfdbg/sfdbg/sframe"
 )
 
 // DefaultMaxDepth is the number of frames an unwind yields at most unless
@@ -151,9 +153,12 @@ func (s *Stack) advance() {
 			}
 		}
 	} else {
+		// On AMD64 a call pushes the RA, so the caller's SP is above. On
+		// AArch64 and s390x a leaf without a frame shares its caller's
+		// SP (gdb's check there is on the frame ID, CFA and function).
 		csp, cok := cur.Regs.Get(cur.Regs.SPReg)
 		psp, pok := next.Regs.Get(next.Regs.SPReg)
-		if cok && pok && psp <= csp {
+		if cok && pok && (psp < csp || psp == csp && (next.PC == cur.PC || cur.Regs.abi() == sframe.ABIAMD64LittleEndian)) {
 			s.bad(cur, "SP does not grow from frame %d (%#x) to its caller (%#x)", cur.Level, csp, psp)
 			return
 		}

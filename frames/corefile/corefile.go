@@ -7,8 +7,9 @@
 // The note layouts are those of the Linux kernel's ELF core writer
 // (fs/binfmt_elf.c fill_note_info, include/uapi/linux/elfcore.h struct
 // elf_prstatus and elf_prpsinfo, fill_files_note for NT_FILE), which gdb's
-// gcore and qemu-user (linux-user/elfload.c) write the same way. Only
-// x86-64 cores are read so far.
+// gcore and qemu-user (linux-user/elfload.c) write the same way. x86-64,
+// AArch64 (either byte order) and s390x (big-endian) cores are read; each
+// field is decoded in the core's byte order.
 package corefile
 
 import (
@@ -23,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe"
 )
 
 // FormatError reports a malformed core file at a byte offset of the file.
@@ -84,6 +86,12 @@ type Core struct {
 	// RegNames names the fields of Thread.Raw.
 	RegNames []string
 
+	// PACMask is NT_ARM_PAC_MASK's insn_mask on AArch64 (0 without one):
+	// the bits of a code address that hold a pointer-authentication code.
+	PACMask uint64
+	// Order is the core's byte order.
+	Order binary.ByteOrder
+
 	layout *layout
 
 	f     io.ReaderAt
@@ -134,16 +142,17 @@ func newCore(r io.ReaderAt, size int64, path string) (*Core, error) {
 	if ef.Type != elf.ET_CORE {
 		return nil, &FormatError{path, 0x10, fmt.Sprintf("ELF type %v, not ET_CORE", ef.Type)}
 	}
-	c.Machine = ef.Machine
+	c.Machine, c.Order = ef.Machine, ef.ByteOrder
 	for i := range layouts {
-		if l := &layouts[i]; l.machine == ef.Machine && l.class == ef.Class && l.data == ef.Data {
+		if l := &layouts[i]; l.machine == ef.Machine && l.class == ef.Class && (l.data == ef.Data || l.machine == elf.EM_AARCH64) {
 			c.layout, c.RegNames = l, l.regNames
 		}
 	}
 	if c.layout == nil {
-		return nil, fmt.Errorf("core %s: %w: %v %v %v (only x86-64 cores are read)", path, ErrUnsupported, ef.Machine, ef.Class, ef.Data)
+		return nil, fmt.Errorf("core %s: %w: %v %v %v (x86-64, AArch64 and s390x 64-bit cores are read)",
+			path, ErrUnsupported, ef.Machine, ef.Class, ef.Data)
 	}
-	phoff := int64(binary.LittleEndian.Uint64(headerField(r, 32)))
+	phoff := int64(c.Order.Uint64(headerField(r, 32)))
 	for i, p := range ef.Progs {
 		ph := phoff + int64(i)*56
 		if p.Off > uint64(c.size) || p.Filesz > uint64(c.size)-p.Off {
@@ -197,12 +206,15 @@ func (c *Core) Close() error {
 	return c.close()
 }
 
-// Note types of the "CORE" notes (include/uapi/linux/elf.h).
+// Note types of the "CORE" notes, and of the "LINUX" note
+// NT_ARM_PAC_MASK (include/uapi/linux/elf.h).
 const (
-	ntPRSTATUS = 1
-	ntPRPSINFO = 3
-	ntAUXV     = 6
-	ntFILE     = 0x46494c45
+	ntPRSTATUS    = 1
+	ntPRPSINFO    = 3
+	ntAUXV        = 6
+	ntFILE        = 0x46494c45
+	ntARMPACMask  = 0x406
+	pacMaskLength = 16 // struct user_pac_mask: data_mask, insn_mask
 )
 
 // Offsets in the 64-bit struct elf_prstatus (before pr_reg, whose offset
@@ -218,7 +230,7 @@ const (
 // parseNotes reads the notes of one PT_NOTE segment; base is its file
 // offset.
 func (c *Core) parseNotes(b []byte, base int64) error {
-	le := binary.LittleEndian
+	le := c.Order
 	for off := 0; off < len(b); {
 		if len(b)-off < 12 {
 			return &FormatError{c.Path, base + int64(off), "truncated note header"}
@@ -233,10 +245,16 @@ func (c *Core) parseNotes(b []byte, base int64) error {
 		name := string(bytes.TrimRight(b[nameOff:nameOff+namesz], "\x00"))
 		desc := b[descOff : descOff+descsz]
 		at := base + int64(descOff)
-		if name == "CORE" {
+		switch {
+		case name == "CORE":
 			if err := c.note(typ, desc, at); err != nil {
 				return err
 			}
+		case name == "LINUX" && typ == ntARMPACMask && c.Machine == elf.EM_AARCH64:
+			if len(desc) < pacMaskLength {
+				return &FormatError{c.Path, at, fmt.Sprintf("NT_ARM_PAC_MASK of %d bytes, want %d", len(desc), pacMaskLength)}
+			}
+			c.PACMask = le.Uint64(desc[8:])
 		}
 		off = int(min(end, uint64(len(b))))
 	}
@@ -244,15 +262,19 @@ func (c *Core) parseNotes(b []byte, base int64) error {
 }
 
 func (c *Core) note(typ uint32, d []byte, at int64) error {
-	le := binary.LittleEndian
+	le := c.Order
 	switch typ {
 	case ntPRSTATUS:
 		l := c.layout
 		if size := l.regOff + 8*len(l.regNames); len(d) < size {
 			return &FormatError{c.Path, at, fmt.Sprintf("NT_PRSTATUS of %d bytes, want at least %d", len(d), size)}
 		}
+		abi := l.abi
+		if abi == sframe.ABIAArch64LittleEndian && c.Order == binary.BigEndian {
+			abi = sframe.ABIAArch64BigEndian
+		}
 		t := Thread{Tid: int(int32(le.Uint32(d[prstatusPid:]))), Signal: int(le.Uint16(d[prstatusCursig:])),
-			Regs: frames.NewRegs(l.abi), Raw: make([]uint64, len(l.regNames))}
+			Regs: frames.NewRegs(abi), Raw: make([]uint64, len(l.regNames))}
 		for i := range t.Raw {
 			t.Raw[i] = le.Uint64(d[l.regOff+8*i:])
 			if r := l.dwarf[i]; r >= 0 {
@@ -283,7 +305,7 @@ func (c *Core) note(typ uint32, d []byte, at int64) error {
 // fileNote parses NT_FILE: count and page size, count (start, end, file
 // offset in pages) triples, then count NUL-terminated paths.
 func (c *Core) fileNote(d []byte, at int64) error {
-	le := binary.LittleEndian
+	le := c.Order
 	if len(d) < 16 {
 		return &FormatError{c.Path, at, "NT_FILE shorter than its header"}
 	}

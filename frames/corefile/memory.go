@@ -1,6 +1,7 @@
 package corefile
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -59,6 +60,19 @@ func (c *Core) ReadAt(p []byte, addr uint64) (int, error) {
 	}
 	return n, nil
 }
+
+// ReadUint64 reads a 64-bit word at addr in the core's byte order
+// (frames.WordReader).
+func (c *Core) ReadUint64(addr uint64) (uint64, error) {
+	var b [8]byte
+	if n, err := c.ReadAt(b[:], addr); n < len(b) {
+		return 0, err
+	}
+	return c.Order.Uint64(b[:]), nil
+}
+
+// BigEndian reports whether the core is big-endian (frames.BigEndianMemory).
+func (c *Core) BigEndian() bool { return c.Order == binary.BigEndian }
 
 // readBacking reads p at a from the mapped file covering a.
 func (c *Core) readBacking(p []byte, a uint64) (int, error) {

@@ -2,6 +2,7 @@ package corefile
 
 import (
 	"debug/elf"
+	"strconv"
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
@@ -22,7 +23,7 @@ type layout struct {
 }
 
 // layouts lists the machines whose cores are read.
-var layouts = []layout{x86_64}
+var layouts = []layout{x86_64, aarch64, s390x}
 
 // x86_64 is the x86-64 layout: pr_reg (112 bytes into the 336-byte
 // elf_prstatus) is struct user_regs_struct
@@ -37,4 +38,61 @@ var x86_64 = layout{
 	dwarf: []sframe.Reg{frames.R15, frames.R14, frames.R13, frames.R12, frames.RBP, frames.RBX,
 		frames.R11, frames.R10, frames.R9, frames.R8, frames.RAX, frames.RCX, frames.RDX, frames.RSI,
 		frames.RDI, -1, frames.RIP, -1, -1, frames.RSP, -1, -1, -1, -1, -1, -1, -1},
+}
+
+// aarch64 is the AArch64 layout: pr_reg (112 bytes into elf_prstatus) is
+// struct user_pt_regs (arch/arm64/include/uapi/asm/ptrace.h): x0-x30, sp,
+// pc, pstate; DWARF numbers from "DWARF for the Arm 64-bit Architecture"
+// (x0-x30 0-30, sp 31, pc 32). Big-endian AArch64 cores use the same
+// layout in their byte order.
+var aarch64 = layout{
+	machine: elf.EM_AARCH64, class: elf.ELFCLASS64, data: elf.ELFDATA2LSB,
+	abi: sframe.ABIAArch64LittleEndian, regOff: 112,
+	regNames: aarch64RegNames(),
+	dwarf:    aarch64DWARF(),
+}
+
+func aarch64RegNames() []string {
+	n := make([]string, 0, 34)
+	for i := range 31 {
+		n = append(n, "x"+strconv.Itoa(i))
+	}
+	return append(n, "sp", "pc", "pstate")
+}
+
+func aarch64DWARF() []sframe.Reg {
+	d := make([]sframe.Reg, 0, 34)
+	for i := range 32 {
+		d = append(d, sframe.Reg(i))
+	}
+	return append(d, frames.AArch64PC, -1)
+}
+
+// s390x is the s390x layout: pr_reg (112 bytes into the big-endian
+// elf_prstatus) is s390_regs (arch/s390/include/uapi/asm/ptrace.h): the
+// PSW (mask, address), then r0-r15; the access registers and orig_gpr2
+// that follow are not read. DWARF numbers from the s390x ELF ABI
+// supplement (r0-r15 0-15); the PSW address, DWARF 65, is kept at
+// frames.S390XPC.
+var s390x = layout{
+	machine: elf.EM_S390, class: elf.ELFCLASS64, data: elf.ELFDATA2MSB,
+	abi: sframe.ABIS390XBigEndian, regOff: 112,
+	regNames: s390xRegNames(),
+	dwarf:    s390xDWARF(),
+}
+
+func s390xRegNames() []string {
+	n := []string{"pswm", "pswa"}
+	for i := range 16 {
+		n = append(n, "r"+strconv.Itoa(i))
+	}
+	return n
+}
+
+func s390xDWARF() []sframe.Reg {
+	d := []sframe.Reg{-1, frames.S390XPC}
+	for i := range 16 {
+		d = append(d, sframe.Reg(i))
+	}
+	return d
 }

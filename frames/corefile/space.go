@@ -145,7 +145,7 @@ func (c *Core) Space(opts Options) (*frames.Space, error) {
 			m.Path, m.Name = t, path.Base(t)
 		}
 	}
-	return &frames.Space{Mem: c, Modules: mods}, nil
+	return &frames.Space{Mem: c, Modules: mods, PACMask: c.PACMask}, nil
 }
 
 // perms spells the flags of the segment at addr as /proc/PID/maps does.
