@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe"
 )
 
 // Location describes a frame's code the way gdb's backtrace does:
@@ -230,8 +231,8 @@ func (t *Trace) writeFindings(w io.Writer, st Style) {
 	}
 	if t.FPBroken > 0 {
 		writeWrapped(w, fmt.Sprintf("  %-16s ", st.kind(KindFPChain)), 19,
-			fmt.Sprintf("frame pointers: chain differs from CFI at %d of %d frames, from #%d on (expected with -fomit-frame-pointer; not an SFrame fault)",
-				t.FPBroken, t.Agree+t.Disagree+t.NotCovered, t.FPBrokenFrom))
+			fmt.Sprintf("frame pointers: chain differs from CFI at %d of %d frames, from #%d on (%s; not an SFrame fault)",
+				t.FPBroken, t.Agree+t.Disagree+t.NotCovered, t.FPBrokenFrom, fpExpected(t.regs.ABI)))
 	}
 	for _, it := range t.Independent {
 		matched := 0
@@ -413,4 +414,18 @@ func (t *Trace) Document(tid int, name string) ThreadDocument {
 		d.Independent = append(d.Independent, IndependentDocument{Method: it.Method.String(), Frames: it.Frames, Stop: StopText(it.Stop)})
 	}
 	return d
+}
+
+// fpExpected says when an ABI's frame-pointer chain is expected to differ
+// from CFI: AMD64's RBP chain without frame pointers, AArch64's frame
+// records in leaf functions too (the RA is still in x30), s390x's back
+// chain unless every function was built with -mbackchain.
+func fpExpected(abi sframe.ABI) string {
+	switch {
+	case abi.IsAArch64():
+		return "expected in leaf functions, and with -fomit-frame-pointer"
+	case abi == sframe.ABIS390XBigEndian:
+		return "the s390x back chain: expected without -mbackchain"
+	}
+	return "expected with -fomit-frame-pointer"
 }

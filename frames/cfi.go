@@ -17,6 +17,7 @@ import (
 	"sort"
 
 	"github.com/sfdbg/sfdbg/frames/cfi"
+	"github.com/sfdbg/sfdbg/sframe"
 )
 
 // CFI section names, as they appear in Source.Section and in errors.
@@ -236,14 +237,33 @@ func (u *CFIUnwinder) Step(f *Frame) (Frame, error) {
 		m = u.Space.Modules.Find(f.PC)
 	}
 	if m == nil {
+		if caller, ok, err := u.sigtramp(f); ok {
+			return caller, err
+		}
 		return Frame{}, cfiStop(ReasonNoModule, f.PC, nil, nil, "no module for PC %#x", f.PC)
 	}
 	row, err := m.cfiFrameRow(f)
 	if err != nil {
+		var se *StopError
+		if errors.As(err, &se) && se.Reason == ReasonNoFDE {
+			if caller, ok, serr := u.sigtramp(f); ok {
+				return caller, serr
+			}
+		}
 		return Frame{}, err
 	}
 	f.Row = row
 	var caller Frame
 	err = stepRow(f, u.Space, &caller)
 	return caller, err
+}
+
+// sigtramp unwinds f through a signal trampoline recognised by its code
+// where no CFI covers it (stepSigtramp), on AArch64 and s390x, as gdb's
+// trampoline unwinders do. ok is false when f is no such trampoline.
+func (u *CFIUnwinder) sigtramp(f *Frame) (caller Frame, ok bool, err error) {
+	if a := f.Regs.abi(); a == sframe.ABIAMD64LittleEndian || u.Space.Mem == nil {
+		return Frame{}, false, nil
+	}
+	return stepSigtramp(u.Space, f, MethodCFI)
 }

@@ -55,6 +55,9 @@ func (s Source) String() string {
 			b = append(b, " (flex)"...)
 		}
 	case MethodCFI:
+		if s.Section == SectionSigtramp {
+			return "signal trampoline (kernel frame layout)"
+		}
 		b = append(b, s.Section...)
 		b = append(b, " FDE 0x"...)
 		b = strconv.AppendUint(b, uint64(s.FDE), 16)

@@ -86,3 +86,165 @@ func (u *SFrameUnwinder) stepSignalAMD64(f *Frame, mod *Module, cfa sframe.Rule)
 	caller.Module = u.Space.Modules.Find(caller.PC)
 	return caller, nil
 }
+
+// SectionSigtramp is the Source.Section of a row made from the kernel's
+// signal frame layout for a trampoline recognised by its code (no unwind
+// data describes it).
+const SectionSigtramp = "[sigtramp]"
+
+// Signal trampolines recognised by their code, as gdb's tramp_frame
+// unwinders do (gdb/aarch64-linux-tdep.c, s390-linux-tdep.c), where no
+// DWARF CFI covers them: qemu-user's trampoline page, a kernel's vDSO
+// without CFI.
+//
+//	AArch64: mov x8, #139 (__NR_rt_sigreturn); svc #0
+//	s390x:   svc 173 (__NR_rt_sigreturn), or svc 119 (__NR_sigreturn)
+const (
+	aarch64MovX8RtSigreturn = 0xd2801168
+	aarch64Svc0             = 0xd4000001
+	s390xSvcRtSigreturn     = 0x0aad
+	s390xSvcSigreturn       = 0x0a77
+)
+
+// Offsets of the saved registers from the SP at the trampoline.
+//
+// AArch64 (arch/arm64/kernel/signal.c struct rt_sigframe, uapi
+// asm/sigcontext.h): siginfo (128 bytes), then the ucontext, whose
+// uc_mcontext is 176 bytes in; struct sigcontext holds fault_address, then
+// x0-x30, sp, pc.
+//
+// s390x (arch/s390/kernel/signal.c): an rt frame is 160 bytes of the
+// callee's save area, siginfo (128), then uc_flags, uc_link, uc_stack (40)
+// and uc_mcontext, a _sigregs: the PSW (mask, address), then r0-r15. A
+// non-rt frame holds, after the 160 bytes, a struct sigcontext whose second
+// word points at the _sigregs.
+const (
+	aarch64SigcontextRegs = 128 + 176 + 8
+	s390xRtSigregs        = 160 + 128 + 40
+	s390xSigcontextSregs  = 160 + 8
+)
+
+// sigtramp reports whether pc is the first instruction of a signal
+// trampoline of abi (AArch64 or s390x), reading its code from mem. rt is
+// false for an s390x non-rt (sigreturn) trampoline.
+func sigtramp(mem Memory, abi sframe.ABI, pc uint64) (rt, ok bool) {
+	var code [8]byte
+	switch {
+	case abi.IsAArch64():
+		if n, _ := mem.ReadAt(code[:], pc); n < 8 {
+			return false, false
+		}
+		// A64 instructions are little-endian in either data byte order.
+		le := binary.LittleEndian
+		return true, le.Uint32(code[:]) == aarch64MovX8RtSigreturn && le.Uint32(code[4:]) == aarch64Svc0
+	case abi == sframe.ABIS390XBigEndian:
+		if n, _ := mem.ReadAt(code[:2], pc); n < 2 {
+			return false, false
+		}
+		switch binary.BigEndian.Uint16(code[:]) {
+		case s390xSvcRtSigreturn:
+			return true, true
+		case s390xSvcSigreturn:
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// stepSigtramp unwinds from a frame whose PC is a signal trampoline that
+// no unwind data covers (sigtramp), for method: the caller is the
+// interrupted frame, with every register the kernel saved, marked
+// Interrupted. f.Row is a signal row whose rules locate the saved SP, PC
+// and FP (Section SectionSigtramp); f.CFA is such that the caller's SP is
+// CFA plus the ABI's SP offset, as for the AMD64 trampoline. ok is false
+// when f's PC is no trampoline.
+func stepSigtramp(space *Space, f *Frame, method Method) (caller Frame, ok bool, err error) {
+	abi := f.Regs.abi()
+	rt, ok := sigtramp(space.Mem, abi, f.PC)
+	if !ok {
+		return Frame{}, false, nil
+	}
+	sp, known := f.Regs.Get(f.Regs.SPReg)
+	fail := func(r Reason, err error, format string, args ...any) (Frame, bool, error) {
+		return Frame{}, true, &StopError{Method: method, Reason: r, PC: f.PC, Err: err,
+			Msg: fmt.Sprintf("signal frame at PC %#x: ", f.PC) + fmt.Sprintf(format, args...)}
+	}
+	if !known {
+		return fail(ReasonUnsafe, nil, "SP unknown")
+	}
+	var (
+		regs  uint64 // address of the first saved register
+		n     int    // registers saved in order from it
+		dwarf func(i int) sframe.Reg
+	)
+	if abi.IsAArch64() {
+		regs, n = sp+aarch64SigcontextRegs, 33 // x0-x30, sp, pc
+		dwarf = func(i int) sframe.Reg {
+			if i == 32 {
+				return AArch64PC
+			}
+			return sframe.Reg(i)
+		}
+	} else {
+		regs = sp + s390xRtSigregs
+		if !rt {
+			p, err := ReadUint64(space.Mem, sp+s390xSigcontextSregs)
+			if err != nil {
+				return fail(ReasonMemory, err, "cannot read the sigcontext's _sigregs pointer at %#x: %v", sp+s390xSigcontextSregs, err)
+			}
+			regs = p
+		}
+		n = 18 // PSW mask, PSW address, r0-r15
+		dwarf = func(i int) sframe.Reg {
+			switch i {
+			case 0:
+				return -1
+			case 1:
+				return S390XPC
+			}
+			return sframe.Reg(i - 2)
+		}
+	}
+	order := ByteOrder(space.Mem)
+	buf := make([]byte, 8*n)
+	if k, err := space.Mem.ReadAt(buf, regs); k < len(buf) {
+		if err == nil {
+			err = fmt.Errorf("short read (%d of %d bytes)", k, len(buf))
+		}
+		return fail(ReasonMemory, &MemoryError{Addr: regs, Err: err}, "cannot read the saved registers at %#x: %v", regs, err)
+	}
+	caller = Frame{Level: f.Level + 1, Method: method, Interrupted: true, Regs: f.Regs.empty()}
+	slot := func(r sframe.Reg) int64 {
+		for i := range n {
+			if dwarf(i) == r {
+				return int64(regs-sp) + 8*int64(i)
+			}
+		}
+		return 0
+	}
+	for i := range n {
+		if r := dwarf(i); r >= 0 {
+			caller.Regs.Set(r, order.Uint64(buf[8*i:]))
+		}
+	}
+	caller.PC = caller.Regs.PC()
+	spOff := abi.SPValOffset()
+	f.CFA = uint64(int64(caller.Regs.SP()) - spOff)
+	f.Row = Row{
+		Row: sframe.Row{
+			CFA:      sframe.Rule{Kind: sframe.RuleValOffset, Reg: f.Regs.SPReg, Offset: slot(f.Regs.SPReg)},
+			RA:       sframe.Rule{Kind: sframe.RuleOffset, Reg: f.Regs.SPReg, Offset: slot(f.Regs.PCReg)},
+			FP:       sframe.Rule{Kind: sframe.RuleOffset, Reg: f.Regs.SPReg, Offset: slot(f.Regs.FPReg)},
+			Signal:   true,
+			SPOffset: spOff,
+		},
+		Src:   Source{Method: method, Section: SectionSigtramp, FDE: -1, CIE: -1, FRE: -1, ABI: abi},
+		Start: f.PC, End: f.PC + 8,
+	}
+	if !rt {
+		// The registers are behind a pointer: no plain rule locates them.
+		f.Row.CFA = sframe.Rule{Kind: sframe.RuleUndefined}
+	}
+	caller.Module = space.Modules.Find(caller.PC)
+	return caller, true, nil
+}

@@ -208,10 +208,13 @@ func (c *Core) mappedBuildID(p string) []byte {
 func (c *Core) buildIDAt(addr uint64) []byte {
 	var h [64]byte
 	if n, _ := c.ReadAt(h[:], addr); n < len(h) || string(h[:4]) != elf.ELFMAG ||
-		elf.Class(h[elf.EI_CLASS]) != elf.ELFCLASS64 || elf.Data(h[elf.EI_DATA]) != elf.ELFDATA2LSB {
+		elf.Class(h[elf.EI_CLASS]) != elf.ELFCLASS64 {
 		return nil
 	}
-	le := binary.LittleEndian
+	var le binary.ByteOrder = binary.LittleEndian
+	if elf.Data(h[elf.EI_DATA]) == elf.ELFDATA2MSB {
+		le = binary.BigEndian
+	}
 	phoff, phentsize, phnum := le.Uint64(h[32:]), uint64(le.Uint16(h[54:])), uint64(le.Uint16(h[56:]))
 	if phentsize != 56 || phnum > 256 || phoff > 1<<20 {
 		return nil
@@ -246,7 +249,7 @@ func (c *Core) buildIDAt(addr uint64) []byte {
 		if n, _ := c.ReadAt(b, addr+vaddr-base); n < len(b) {
 			continue
 		}
-		if id := frames.GNUBuildID(b, binary.LittleEndian); id != nil {
+		if id := frames.GNUBuildID(b, le); id != nil {
 			return id
 		}
 	}
@@ -264,7 +267,7 @@ func fileBuildID(f *elf.File) []byte {
 		if err != nil {
 			continue
 		}
-		if id := frames.GNUBuildID(b, binary.LittleEndian); id != nil {
+		if id := frames.GNUBuildID(b, f.ByteOrder); id != nil {
 			return id
 		}
 	}
@@ -312,7 +315,7 @@ func (c *Core) mainMappings(host, mapped string) ([]FileMapping, error) {
 			r.Close()
 			for _, p := range f.Progs {
 				if err == nil && p.Type == elf.PT_LOAD && p.Off == 0 {
-					phVaddr, found = p.Vaddr+binary.LittleEndian.Uint64(phoff[:]), true
+					phVaddr, found = p.Vaddr+f.ByteOrder.Uint64(phoff[:]), true
 					break
 				}
 			}
