@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
 // x86Fixtures are the x86-64 fixtures with a testdata/golden/NAME.insn
@@ -157,7 +157,7 @@ func TestCheckBoundariesAreObjdumps(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			sec, err := sframe.FromELF(f)
+			sec, err := elfobj.FromELF(f)
 			if err != nil {
 				t.Fatal(err)
 			}
