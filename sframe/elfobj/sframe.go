@@ -81,9 +81,9 @@ func (l *Layout) FindSFrame() (SFrameData, error) {
 }
 
 // SFrame finds the file's SFrame data (FindSFrame) and parses it at its
-// address in the layout: sframe.ParseSequenceAt for SFrame, which also
-// reads the several sections a linker such as lld may concatenate into
-// one, sframe.ParseCTFAt for CTF Frame. A parse error keeps its
+// address in the layout: sframe.ParseAt for SFrame, which also reads the
+// several sections lld concatenates into one as a sequence,
+// sframe.ParseCTFAt for CTF Frame. A parse error keeps its
 // *sframe.FormatError (offset in the section) and adds the section's file
 // offset to the message.
 func (l *Layout) SFrame() (*sframe.Section, error) {
