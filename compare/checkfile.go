@@ -318,7 +318,7 @@ func (c *checker) uncovered(cfiRanges []Range) {
 			continue
 		}
 		name := c.funcName(r.Start)
-		kind, why := KindNoFDE, "no SFrame FDE was emitted for it (its object was assembled without --gsframe, or the assembler skipped it)"
+		kind, why := KindNoFDE, c.noFDEReason()
 		if rows, err := c.cfi.Rows(r.Start, r.End); err == nil {
 			if reason, expressible := inexpressible(rows, c.sec.Version); reason != "" {
 				why = reason
@@ -400,4 +400,43 @@ func (x rangeIndex) mirror(start, end uint64) (Range, bool) {
 func (c *checker) inPLT(addr uint64) bool {
 	s, _, ok := c.layout.Locate(addr)
 	return ok && strings.HasPrefix(s.Name, ".plt")
+}
+
+// noFDEReason says why a function with CFI has no SFrame FDE, as far as
+// the file shows it. In an object that has SFrame, the assembler skipped
+// the function. lld (a sequence of sections, or "Linker: LLD" in
+// .comment) copies every input's .sframe, so the function's object had
+// none: it was assembled without --gsframe. GNU ld merges the inputs and
+// drops an input's SFrame it cannot read (2.44: "error in x.o(.sframe)",
+// 2.47: "unexpected SFrame format version 2"), which is what happens to
+// every object clang 22/23 assembles; when .comment names clang, that is
+// said as the likely cause.
+func (c *checker) noFDEReason() string {
+	if c.layout != nil && c.layout.Synthetic() {
+		return "the assembler emitted no SFrame FDE for it although the object has SFrame (GNU as skips, with a warning, a function whose CFI SFrame cannot express)"
+	}
+	comment := c.comment()
+	if c.sec.Parts() > 1 || strings.Contains(comment, "Linker: LLD") {
+		return "its object has no .sframe: it was assembled without --gsframe (lld copies every input's .sframe, so the linker dropped none)"
+	}
+	if i := strings.Index(comment, "clang version "); i >= 0 {
+		v := comment[i:]
+		if j := strings.IndexByte(v, 0); j >= 0 {
+			v = v[:j]
+		}
+		return fmt.Sprintf("its object was assembled without --gsframe, or GNU ld dropped its SFrame: part of this file was built by %q, and GNU ld 2.44 and 2.47 drop LLVM's SFrame v2 input (\"error in x.o(.sframe)\")", v)
+	}
+	return "no SFrame FDE was emitted for it (its object was assembled without --gsframe, or the assembler skipped it, or the linker dropped its SFrame)"
+}
+
+// comment returns the file's .comment section (the producers' and
+// linker's identification strings, NUL-separated), at most 64 KiB of it.
+func (c *checker) comment() string {
+	s := c.f.Section(".comment")
+	if s == nil || s.Type == elf.SHT_NOBITS {
+		return ""
+	}
+	b := make([]byte, min(s.Size, 64<<10))
+	n, _ := s.ReadAt(b, 0)
+	return string(b[:n])
 }

@@ -28,7 +28,14 @@ type insnBlock struct {
 
 func readInsnGolden(t *testing.T, name string) []insnBlock {
 	t.Helper()
-	fh, err := os.Open(filepath.Join("../testdata/golden", name+".insn"))
+	return readInsnGoldenAt(t, filepath.Join("../testdata/golden", name+".insn"))
+}
+
+// readInsnGoldenAt reads the .insn golden file at path.
+func readInsnGoldenAt(t *testing.T, path string) []insnBlock {
+	t.Helper()
+	name := filepath.Base(path)
+	fh, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
