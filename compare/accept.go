@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
 )
 
@@ -23,22 +24,25 @@ const FormatCTFFrame = "ctf_frame"
 // only section is ".ctf_frame" gets Format FormatCTFFrame and no verdicts:
 // neither consumer reads CTF Frame.
 func (r *FileReport) AddConsumerVerdicts(kernel bool) error {
-	file, size, err := sframe.OpenFile(r.File)
-	if err != nil {
-		return err
+	m := &frames.Module{Name: r.File, OpenPath: r.File}
+	if r.src != nil { // reopened: CheckFile closed its module
+		m = &frames.Module{Name: r.src.Name, Path: r.src.Path, OpenPath: r.src.OpenPath, Off: r.src.Off, Size: r.src.Size}
 	}
-	defer file.Close()
-	f, err := sframe.NewELFFile(file, size)
+	defer m.Close()
+	layout, err := m.Layout()
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.File, err)
 	}
-	data, addr, err := sframe.ELFSection(f)
+	f := layout.File()
+	d, err := layout.FindSFrame()
 	if err != nil {
-		if _, _, ok, _ := sframe.CTFFrameSection(f); ok {
-			r.Format = FormatCTFFrame
-		}
 		return nil
 	}
+	if d.CTFFrame {
+		r.Format = FormatCTFFrame
+		return nil
+	}
+	data, addr := d.Data, d.Addr
 	var text []sframe.TextRange
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
 // Finding is one disagreement or observation, at link-time addresses for
@@ -33,6 +34,12 @@ type Finding struct {
 	FP     string `json:"fp,omitempty"`
 	// Message says what is wrong in a sentence.
 	Message string `json:"message"`
+	// Section and SectionOff locate FuncStart in a relocatable object
+	// (ET_REL), whose addresses are those sfdbg places its sections at
+	// (elfobj.Link): the section's name and FuncStart's offset in it in
+	// bytes; empty for linked files and for whole-file findings.
+	Section    string `json:"section,omitempty"`
+	SectionOff uint64 `json:"section_offset,omitempty"`
 }
 
 // Summary counts what a check covered and found.
@@ -77,6 +84,8 @@ type FileReport struct {
 	// Format is "ctf_frame" (FormatCTFFrame) when the section checked was
 	// the pre-release CTF Frame format, read as SFrame v1; empty for SFrame.
 	Format string `json:"format,omitempty"`
+
+	src *frames.Module // the module checked, for AddConsumerVerdicts (closed: reopened there)
 }
 
 // CFISource gives the CFI of a module at link-time addresses: the ranges of
@@ -94,14 +103,15 @@ type Symbolizer func(addr uint64) string
 
 // checker holds the state of one static check.
 type checker struct {
-	name string
-	f    *elf.File
-	sec  *sframe.Section
-	cfi  CFISource
-	sym  Symbolizer
-	rep  *FileReport
-	text []textRange
-	code []byte // the bytes of the span decoded last, reused
+	name   string
+	f      *elf.File
+	layout *elfobj.Layout // addresses of f's sections (an object's are synthetic)
+	sec    *sframe.Section
+	cfi    CFISource
+	sym    Symbolizer
+	rep    *FileReport
+	text   []textRange
+	code   []byte // the bytes of the span decoded last, reused
 }
 
 // textRange is an executable section read on demand through r, a span
@@ -147,7 +157,19 @@ func rowAt(rows []frames.Row, pc uint64) int {
 	return -1
 }
 
+// add records a finding about a function (FuncStart), located by
+// section in a relocatable object.
 func (c *checker) add(f Finding) {
+	if c.layout != nil && c.layout.Synthetic() {
+		if sec, off, ok := c.layout.Locate(f.FuncStart); ok {
+			f.Section, f.SectionOff = sec.Name, off
+		}
+	}
+	c.addFileWide(f)
+}
+
+// addFileWide records a finding about the whole file.
+func (c *checker) addFileWide(f Finding) {
 	f.Frame = -1
 	if f.Module == "" {
 		f.Module = c.name

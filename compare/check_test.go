@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
 const fixtures = "../testdata/bin"
@@ -331,7 +332,7 @@ func TestPCMaskFDEWithoutCodeIsComparedAtEveryRepetitionsFREs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	sec, err := sframe.FromELF(f)
+	sec, err := elfobj.FromELF(f)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -28,11 +27,21 @@ type CheckOptions struct {
 
 // CheckFile validates the SFrame section of the ELF file at path against
 // the file's own .eh_frame/.debug_frame, at every instruction boundary of
-// every function (AMD64: decoded with x86asm; other ABIs: at FRE and CFI
-// row boundaries). The report's Err is set, and a non-nil error returned,
-// when the file cannot be checked at all (not ELF, no .sframe, unreadable).
+// every function (AMD64: decoded by x86Len; other ABIs: at FRE and CFI
+// row boundaries). A relocatable object (ET_REL) is checked with its
+// sections placed as a linker would (elfobj.Link) and the relocations of
+// its SFrame and CFI sections applied; its findings name each function's
+// section and offset (Finding.Section). The report's Err is set, and a
+// non-nil error returned, when the file cannot be checked at all (not
+// ELF, no .sframe, unreadable; the message names the file and the byte
+// offset). For an ar archive of objects use CheckArchive.
 func CheckFile(path string, opts CheckOptions) (rep *FileReport, err error) {
-	rep = &FileReport{File: path, Findings: []Finding{}}
+	return checkModule(path, fileModule(path), opts)
+}
+
+// checkModule checks the ELF file of m (CheckFile), reporting it as name.
+func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileReport, err error) {
+	rep = &FileReport{File: name, Findings: []Finding{}, src: m}
 	fail := func(err error) (*FileReport, error) {
 		rep.Err = err.Error()
 		return rep, err
@@ -40,41 +49,41 @@ func CheckFile(path string, opts CheckOptions) (rep *FileReport, err error) {
 	defer func() {
 		// A bug on hostile input must not take down a batch of files.
 		if p := recover(); p != nil {
-			rep, err = fail(fmt.Errorf("%s: internal error: %v", path, p))
+			rep, err = fail(fmt.Errorf("%s: internal error: %v", name, p))
 		}
 	}()
 	// One module serves the ELF file, its CFI and its symbols.
-	m := fileModule(path)
 	defer m.Close()
-	f, err := m.File()
+	layout, err := m.Layout()
 	if err != nil {
 		if inner := errors.Unwrap(err); inner != nil {
 			err = inner // "module NAME: ...": the file's path names it better
 		}
-		return fail(fmt.Errorf("%s: %w", path, err))
+		return fail(fmt.Errorf("%s: %w", name, err))
 	}
-	sec, err := sframe.FromELF(f)
+	f := layout.File()
+	sec, err := m.SFrame()
 	if err != nil {
 		rep.NoSFrame = errors.Is(err, sframe.ErrNoSection)
-		return fail(fmt.Errorf("%s: %w", path, err))
+		return fail(fmt.Errorf("%s: %w", name, err))
 	}
 	rep.Version, rep.ABI = int(sec.Version), sec.ABI.String()
-	c := &checker{name: filepath.Base(path), f: f, sec: sec, rep: rep, cfi: opts.CFI, sym: opts.Symbolize}
+	c := &checker{name: m.Name, f: f, layout: layout, sec: sec, rep: rep, cfi: opts.CFI, sym: opts.Symbolize}
 	if c.cfi == nil {
 		c.cfi = &moduleCFI{m: m}
 	}
 	if c.sym == nil {
 		c.sym = moduleSymbolizer(m)
 	}
-	for _, s := range f.Sections {
+	for i, s := range f.Sections {
 		// Code is read a function at a time, through the file; a compressed
 		// section (not valid for code) is compared at row boundaries.
 		if s.Flags&elf.SHF_EXECINSTR != 0 && s.Type == elf.SHT_PROGBITS && s.Flags&elf.SHF_COMPRESSED == 0 {
-			c.text = append(c.text, textRange{addr: s.Addr, size: s.Size, r: s})
+			c.text = append(c.text, textRange{addr: layout.Addr(i), size: s.Size, r: s})
 		}
 	}
 	if err := c.run(); err != nil {
-		return fail(fmt.Errorf("%s: %w", path, err))
+		return fail(fmt.Errorf("%s: %w", name, err))
 	}
 	return rep, nil
 }
@@ -84,8 +93,13 @@ func (c *checker) run() error {
 		if p.Severity != sframe.SeverityError {
 			continue
 		}
-		c.add(Finding{Kind: KindFormat, Function: c.funcName(p.FuncStart), FuncStart: p.FuncStart, PC: p.FuncStart,
-			Message: p.String()})
+		f := Finding{Kind: KindFormat, Message: p.String()}
+		if p.FDE < 0 {
+			c.addFileWide(f)
+			continue
+		}
+		f.Function, f.FuncStart, f.PC = c.funcName(p.FuncStart), p.FuncStart, p.FuncStart
+		c.add(f)
 	}
 	cfiRanges, err := c.cfi.FDERanges()
 	if err != nil && !errors.Is(err, frames.ErrUnsupportedCFI) {
@@ -102,7 +116,7 @@ func (c *checker) run() error {
 	}
 	if err != nil {
 		// Nothing to compare with: the validator's findings stand alone.
-		c.add(Finding{Kind: KindNoCFI, Message: fmt.Sprintf("SFrame validated but not compared: CFI unusable: %v", err)})
+		c.addFileWide(Finding{Kind: KindNoCFI, Message: fmt.Sprintf("SFrame validated but not compared: CFI unusable: %v", err)})
 		return nil
 	}
 	sort.Slice(cfiRanges, func(i, j int) bool { return cfiRanges[i].Start < cfiRanges[j].Start })
@@ -122,19 +136,19 @@ func (c *checker) run() error {
 		cf, ok := cfiIdx.mirror(fde.Start, fdeEnd(fde))
 		if fde.Size == 0 && ok {
 			c.add(Finding{Kind: KindBounds, Function: name, FuncStart: fde.Start, PC: fde.Start,
-				Message: fmt.Sprintf("SFrame FDE %d for %s has size 0, so it covers no instruction; CFI FDE covers [%#x, %#x) (size %d)",
-					fde.Index, orAddr(name, fde.Start), cf.Start, cf.End, cf.End-cf.Start)})
+				Message: fmt.Sprintf("SFrame FDE %d for %s has size 0, so it covers no instruction; CFI FDE covers %s (size %d)",
+					fde.Index, c.orLoc(name, fde.Start), c.span(cf.Start, cf.End), cf.End-cf.Start)})
 			continue
 		}
 		if !ok {
 			c.add(Finding{Kind: KindExtraFDE, Function: name, FuncStart: fde.Start, PC: fde.Start, PCEnd: fde.End(),
-				Message: fmt.Sprintf("SFrame FDE %d for %s [%#x, %#x) has no CFI counterpart", fde.Index, orAddr(name, fde.Start), fde.Start, fde.End())})
+				Message: fmt.Sprintf("SFrame FDE %d for %s %s has no CFI counterpart", fde.Index, c.orLoc(name, fde.Start), c.span(fde.Start, fde.End()))})
 			continue
 		}
 		if !c.inPLT(fde.Start) && (cf.Start != fde.Start || cf.End != fde.End()) {
 			c.add(Finding{Kind: KindBounds, Function: name, FuncStart: fde.Start, PC: fde.Start, PCEnd: fde.End(),
-				Message: fmt.Sprintf("SFrame FDE %d for %s covers [%#x, %#x) (size %d), CFI FDE covers [%#x, %#x) (size %d)",
-					fde.Index, orAddr(name, fde.Start), fde.Start, fde.End(), fde.Size, cf.Start, cf.End, cf.End-cf.Start)})
+				Message: fmt.Sprintf("SFrame FDE %d for %s covers %s (size %d), CFI FDE covers %s (size %d)",
+					fde.Index, c.orLoc(name, fde.Start), c.span(fde.Start, fde.End()), fde.Size, c.span(cf.Start, cf.End), cf.End-cf.Start)})
 		}
 		// Each PC is compared against the one FDE a stack tracer picks
 		// there (sframe.Section.FindFDE); an FDE that overlapping FDEs
@@ -148,7 +162,7 @@ func (c *checker) run() error {
 		rows, err := c.cfi.Rows(fde.Start, end)
 		if err != nil {
 			c.add(Finding{Kind: KindFormat, Function: name, FuncStart: fde.Start, PC: fde.Start,
-				Message: fmt.Sprintf("CFI for %s unreadable: %v", orAddr(name, fde.Start), err)})
+				Message: fmt.Sprintf("CFI for %s unreadable: %v", c.orLoc(name, fde.Start), err)})
 			continue
 		}
 		sum.FunctionsBoth++
@@ -304,7 +318,7 @@ func (c *checker) uncovered(cfiRanges []Range) {
 			continue
 		}
 		name := c.funcName(r.Start)
-		kind, why := KindNoFDE, "no SFrame FDE was emitted for it (its object was assembled without --gsframe, or the assembler skipped it)"
+		kind, why := KindNoFDE, c.noFDEReason()
 		if rows, err := c.cfi.Rows(r.Start, r.End); err == nil {
 			if reason, expressible := inexpressible(rows, c.sec.Version); reason != "" {
 				why = reason
@@ -314,7 +328,7 @@ func (c *checker) uncovered(cfiRanges []Range) {
 			}
 		}
 		c.add(Finding{Kind: kind, Function: name, FuncStart: r.Start, PC: r.Start, PCEnd: r.End,
-			Message: fmt.Sprintf("CFI covers %s [%#x, %#x) but SFrame does not: %s", orAddr(name, r.Start), r.Start, r.End, why)})
+			Message: fmt.Sprintf("CFI covers %s %s but SFrame does not: %s", c.orLoc(name, r.Start), c.span(r.Start, r.End), why)})
 	}
 }
 
@@ -384,10 +398,45 @@ func (x rangeIndex) mirror(start, end uint64) (Range, bool) {
 // inPLT reports whether addr lies in a .plt* section, whose CFI FDE covers
 // the whole section while SFrame has one FDE for PLT0 and one for the entries.
 func (c *checker) inPLT(addr uint64) bool {
-	for _, s := range c.f.Sections {
-		if strings.HasPrefix(s.Name, ".plt") && addr >= s.Addr && addr < s.Addr+s.Size {
-			return true
-		}
+	s, _, ok := c.layout.Locate(addr)
+	return ok && strings.HasPrefix(s.Name, ".plt")
+}
+
+// noFDEReason says why a function with CFI has no SFrame FDE, as far as
+// the file shows it. In an object that has SFrame, the assembler skipped
+// the function. lld (a sequence of sections, or "Linker: LLD" in
+// .comment) copies every input's .sframe, so the function's object had
+// none: it was assembled without --gsframe. GNU ld merges the inputs and
+// drops an input's SFrame it cannot read (2.44: "error in x.o(.sframe)",
+// 2.47: "unexpected SFrame format version 2"), which is what happens to
+// every object clang 22/23 assembles; when .comment names clang, that is
+// said as the likely cause.
+func (c *checker) noFDEReason() string {
+	if c.layout != nil && c.layout.Synthetic() {
+		return "the assembler emitted no SFrame FDE for it although the object has SFrame (GNU as skips, with a warning, a function whose CFI SFrame cannot express)"
 	}
-	return false
+	comment := c.comment()
+	if c.sec.Parts() > 1 || strings.Contains(comment, "Linker: LLD") {
+		return "its object has no .sframe: it was assembled without --gsframe (lld copies every input's .sframe, so the linker dropped none)"
+	}
+	if i := strings.Index(comment, "clang version "); i >= 0 {
+		v := comment[i:]
+		if j := strings.IndexByte(v, 0); j >= 0 {
+			v = v[:j]
+		}
+		return fmt.Sprintf("its object was assembled without --gsframe, or GNU ld dropped its SFrame: part of this file was built by %q, and GNU ld 2.44 and 2.47 drop LLVM's SFrame v2 input (\"error in x.o(.sframe)\")", v)
+	}
+	return "no SFrame FDE was emitted for it (its object was assembled without --gsframe, or the assembler skipped it, or the linker dropped its SFrame)"
+}
+
+// comment returns the file's .comment section (the producers' and
+// linker's identification strings, NUL-separated), at most 64 KiB of it.
+func (c *checker) comment() string {
+	s := c.f.Section(".comment")
+	if s == nil || s.Type == elf.SHT_NOBITS {
+		return ""
+	}
+	b := make([]byte, min(s.Size, 64<<10))
+	n, _ := s.ReadAt(b, 0)
+	return string(b[:n])
 }

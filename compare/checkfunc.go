@@ -72,14 +72,14 @@ func (c *checker) checkFunc(fde *sframe.FDE, own []Range, cfiRows []frames.Row, 
 				dir, shift = "early", -shift
 			}
 			f.Message = fmt.Sprintf("FRE starts %d bytes %s: %s+%#x..+%#x has SFrame %s, CFI %s", shift, dir,
-				orAddr(name, fde.Start), r.start-fde.Start, r.end-fde.Start, f.SFrame, f.CFI)
+				c.orLoc(name, fde.Start), r.start-fde.Start, r.end-fde.Start, f.SFrame, f.CFI)
 			c.add(f)
 			return
 		}
 		for _, k := range r.diff.Kinds() {
 			f.Kind = k
 			f.Message = fmt.Sprintf("%s at %s+%#x..+%#x (%d instructions): SFrame %s, CFI %s", k.Title(),
-				orAddr(name, fde.Start), r.start-fde.Start, r.end-fde.Start, r.n, f.SFrame, f.CFI)
+				c.orLoc(name, fde.Start), r.start-fde.Start, r.end-fde.Start, r.n, f.SFrame, f.CFI)
 			c.add(f)
 		}
 	}
@@ -118,7 +118,7 @@ func (c *checker) checkFunc(fde *sframe.FDE, own []Range, cfiRows []frames.Row, 
 	}
 	if unlisted > 0 {
 		more.Message = fmt.Sprintf("%d more disagreements at %s+%#x..+%#x (%d instructions), not listed: at most %d are listed per FDE",
-			unlisted, orAddr(name, fde.Start), more.PC-fde.Start, more.PCEnd-fde.Start, more.Instructions, maxFindingsPerFDE)
+			unlisted, c.orLoc(name, fde.Start), more.PC-fde.Start, more.PCEnd-fde.Start, more.Instructions, maxFindingsPerFDE)
 		c.add(more)
 	}
 	return compared
@@ -173,7 +173,7 @@ func (c *checker) checkMaskFunc(fde *sframe.FDE, name string, cfiRows []frames.R
 		first.PCEnd = bad[len(bad)-1] + 1
 		first.Instructions = len(bad)
 		first.Message = fmt.Sprintf("PLT stub (PC-mask FDE, rep size %d) disagrees with CFI at %d instructions, first at %s+%#x: SFrame %s, CFI %s",
-			fde.RepSize, len(bad), orAddr(name, fde.Start), first.PC-fde.Start, first.SFrame, first.CFI)
+			fde.RepSize, len(bad), c.orLoc(name, fde.Start), first.PC-fde.Start, first.SFrame, first.CFI)
 		c.add(first)
 	}
 	return compared
@@ -207,6 +207,27 @@ func boundaryShift(r run, sfRows, cfiRows []frames.Row) (int64, bool) {
 func ruleText(r frames.Row) string {
 	a := r.Src.ABI
 	return "cfa=" + frames.RuleStringFor(a, r.CFA) + " ra=" + frames.RuleStringFor(a, r.RA) + " fp=" + frames.RuleStringFor(a, r.FP)
+}
+
+// orLoc is orAddr for a function of the file checked: in a relocatable
+// object an unnamed function is "section+0xoff".
+func (c *checker) orLoc(name string, addr uint64) string {
+	if name == "" && c.layout != nil && c.layout.Synthetic() {
+		return c.layout.Location(addr)
+	}
+	return orAddr(name, addr)
+}
+
+// span formats the address range [start, end): "[0x401000, 0x401040)",
+// and in a relocatable object "[.text.foo+0x0, .text.foo+0x40)" when
+// start is in a section.
+func (c *checker) span(start, end uint64) string {
+	if c.layout != nil && c.layout.Synthetic() {
+		if sec, off, ok := c.layout.Locate(start); ok {
+			return fmt.Sprintf("[%s+%#x, %s+%#x)", sec.Name, off, sec.Name, off+(end-start))
+		}
+	}
+	return fmt.Sprintf("[%#x, %#x)", start, end)
 }
 
 func orAddr(name string, addr uint64) string {

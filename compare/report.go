@@ -138,14 +138,21 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 	var cur string
 	for i, f := range fs {
 		name := orAddr(f.Function, f.FuncStart)
-		if f.Function == "" && f.FuncStart == 0 {
+		loc := fmt.Sprintf("%#x", f.FuncStart)
+		if f.Section != "" { // a relocatable object: section+offset
+			loc = fmt.Sprintf("%s+%#x", f.Section, f.SectionOff)
+			if f.Function == "" {
+				name = loc
+			}
+		}
+		if f.Function == "" && f.FuncStart == 0 && f.Section == "" {
 			name = "(whole file)"
 		}
 		if i == 0 || name != cur {
-			if name == "(whole file)" {
+			if name == "(whole file)" || name == loc {
 				fmt.Fprintf(w, "  %s:\n", name)
 			} else {
-				fmt.Fprintf(w, "  %s (%#x):\n", name, f.FuncStart)
+				fmt.Fprintf(w, "  %s (%s):\n", name, loc)
 			}
 			cur = name
 		}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
 // x86Fixtures are the x86-64 fixtures with a testdata/golden/NAME.insn
@@ -28,7 +28,14 @@ type insnBlock struct {
 
 func readInsnGolden(t *testing.T, name string) []insnBlock {
 	t.Helper()
-	fh, err := os.Open(filepath.Join("../testdata/golden", name+".insn"))
+	return readInsnGoldenAt(t, filepath.Join("../testdata/golden", name+".insn"))
+}
+
+// readInsnGoldenAt reads the .insn golden file at path.
+func readInsnGoldenAt(t *testing.T, path string) []insnBlock {
+	t.Helper()
+	name := filepath.Base(path)
+	fh, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +164,7 @@ func TestCheckBoundariesAreObjdumps(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			sec, err := sframe.FromELF(f)
+			sec, err := elfobj.FromELF(f)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sfdbg/sfdbg/sframe"
+
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
 // cfiSnapshot stops the deep fixture in signal mode (the deepest stack,
@@ -224,7 +226,7 @@ func BenchmarkLoadCFI(b *testing.B) {
 	b.ReportAllocs()
 	t := startCPU(b)
 	for i := 0; i < b.N; i++ {
-		if _, err := loadCFI(f, 0); err != nil {
+		if _, err := loadCFI(elfobj.Link(f), 0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -239,7 +241,7 @@ func BenchmarkLoadCFI(b *testing.B) {
 func BenchmarkCFIAllRows(b *testing.B) {
 	f := cfiLibc(b)
 	defer f.Close()
-	tab, err := loadCFI(f, 0)
+	tab, err := loadCFI(elfobj.Link(f), 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -254,7 +256,7 @@ func BenchmarkCFIAllRows(b *testing.B) {
 		b.ReportAllocs()
 		t := startCPU(b)
 		for i := 0; i < b.N; i++ {
-			t2, _ := loadCFI(f, 0)
+			t2, _ := loadCFI(elfobj.Link(f), 0)
 			for _, fde := range t2.fdes {
 				if _, err := t2.rowsOf(fde); err != nil {
 					b.Fatal(err)

@@ -24,6 +24,8 @@ import (
 
 	"github.com/sfdbg/sfdbg/frames/cfi"
 	"github.com/sfdbg/sfdbg/sframe"
+
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
 // cfiAsm assembles call frame instructions for synthetic CFI.
@@ -646,7 +648,7 @@ func loadCFIFile(t *testing.T, path string) (*cfiTable, error) {
 		t.Skipf("no %s: %v", path, err)
 	}
 	defer f.Close()
-	return loadCFI(f, 0)
+	return loadCFI(elfobj.Link(f), 0)
 }
 
 func cfiRegRuleOf(r *Row, ra, reg sframe.Reg) (sframe.Rule, bool) {

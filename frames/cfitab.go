@@ -19,6 +19,7 @@ import (
 
 	"github.com/sfdbg/sfdbg/frames/cfi"
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
 // cfiTable is a module's DWARF CFI: every FDE of .debug_frame and .eh_frame,
@@ -67,11 +68,14 @@ func newCFITable(machine elf.Machine, bias uint64) *cfiTable {
 	return t
 }
 
-// cfiSection returns the CFI section name of f as a cfi.Section, or ok
-// false when f has no such section with contents. The bytes are read only
-// when data is set; otherwise the section is read through its reader, a
-// record at a time.
-func cfiSection(f *elf.File, name string, data bool) (cfi.Section, bool, error) {
+// cfiSection returns the CFI section name of l's file as a cfi.Section at
+// its address in the layout l, or ok false when the file has no such
+// section with contents. The bytes are read only when data is set or the
+// file is a relocatable object, whose relocations are applied first
+// (elfobj.Layout.Data); otherwise the section is read through its
+// reader, a record at a time.
+func cfiSection(l *elfobj.Layout, name string, data bool) (cfi.Section, bool, error) {
+	f := l.File()
 	s := f.Section(name)
 	if s == nil || s.Type == elf.SHT_NOBITS || s.Size == 0 {
 		return cfi.Section{}, false, nil
@@ -84,7 +88,16 @@ func cfiSection(f *elf.File, name string, data bool) (cfi.Section, bool, error) 
 	if f.Class == elf.ELFCLASS32 {
 		ptr = 4
 	}
-	sec := cfi.Section{Kind: kind, Addr: s.Addr, Order: f.ByteOrder, PtrSize: ptr}
+	addr, _ := l.SectionAddr(s)
+	sec := cfi.Section{Kind: kind, Addr: addr, Order: f.ByteOrder, PtrSize: ptr}
+	if f.Type == elf.ET_REL {
+		b, err := l.Data(s)
+		if err != nil {
+			return sec, false, &cfi.Error{Section: name, Off: -1, Err: cfi.ErrMalformed, Msg: err.Error()}
+		}
+		sec.Data = b
+		return sec, true, nil
+	}
 	if data || s.Flags&elf.SHF_COMPRESSED != 0 {
 		b, err := s.Data() // decompresses SHF_COMPRESSED sections
 		if err != nil {
@@ -112,11 +125,12 @@ func cfiSection(f *elf.File, name string, data bool) (cfi.Section, bool, error) 
 // .debug_frame, whose FDEs win over .eh_frame's, or a header cfi.NewIndex
 // refuses) it returns nil and an error saying why; that is not fatal:
 // loadCFI's table serves the lookups then.
-func loadCFIIndex(f *elf.File, bias uint64) (*cfiTable, error) {
+func loadCFIIndex(l *elfobj.Layout, bias uint64) (*cfiTable, error) {
+	f := l.File()
 	if s := f.Section(SectionDebugFrame); s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0 {
 		return nil, fmt.Errorf("the file has %s", SectionDebugFrame)
 	}
-	eh, ok, err := cfiSection(f, SectionEHFrame, false)
+	eh, ok, err := cfiSection(l, SectionEHFrame, false)
 	if err != nil || !ok {
 		return nil, fmt.Errorf("no usable %s: %v", SectionEHFrame, err)
 	}
@@ -140,16 +154,18 @@ func loadCFIIndex(f *elf.File, bias uint64) (*cfiTable, error) {
 	return t, nil
 }
 
-// loadCFI reads all the DWARF CFI of a file loaded with the given bias:
-// .eh_frame and .debug_frame, both when present (.debug_frame wins where
-// both describe a function, as in gdb). It returns nil, nil when the file
-// has neither section, and an error (a *cfi.Error for malformed or
-// unsupported data) when no section could be read; a section that fails
-// while the other parses is logged and skipped.
-func loadCFI(f *elf.File, bias uint64) (*cfiTable, error) {
-	dbg, hasDbg, dbgErr := cfiSection(f, SectionDebugFrame, true)
-	eh, hasEH, ehErr := cfiSection(f, SectionEHFrame, true)
-	if hasEH && eh.Addr == 0 {
+// loadCFI reads all the DWARF CFI of a file laid out by l and loaded with
+// the given bias: .eh_frame and .debug_frame, both when present
+// (.debug_frame wins where both describe a function, as in gdb), with a
+// relocatable object's relocations applied against l's section addresses.
+// It returns nil, nil when the file has neither section, and an error (a
+// *cfi.Error for malformed or unsupported data) when no section could be
+// read; a section that fails while the other parses is logged and skipped.
+func loadCFI(l *elfobj.Layout, bias uint64) (*cfiTable, error) {
+	f := l.File()
+	dbg, hasDbg, dbgErr := cfiSection(l, SectionDebugFrame, true)
+	eh, hasEH, ehErr := cfiSection(l, SectionEHFrame, true)
+	if hasEH && eh.Addr == 0 && !l.Synthetic() {
 		hasEH, ehErr = false, &cfi.Error{Section: SectionEHFrame, Off: -1, Err: cfi.ErrUnsupported,
 			Msg: "section at address 0 (not a linked file)"}
 	}

@@ -12,6 +12,8 @@ import (
 	"golang.org/x/arch/x86/x86asm"
 
 	"github.com/sfdbg/sfdbg/frames/cfi"
+
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
 // cfiEquivFiles are the little-endian fixtures and the host's libc and
@@ -84,8 +86,8 @@ func TestCFILazyMatchesEager(t *testing.T) {
 				t.Skip(err)
 			}
 			defer f.Close()
-			eager, eerr := loadCFI(f, bias)
-			lazy, lerr := loadCFIIndex(f, bias)
+			eager, eerr := loadCFI(elfobj.Link(f), bias)
+			lazy, lerr := loadCFIIndex(elfobj.Link(f), bias)
 			if eerr != nil {
 				t.Fatal(eerr)
 			}
@@ -153,7 +155,7 @@ func TestCFIReaderReadsBigEndian(t *testing.T) {
 				t.Skip(err)
 			}
 			defer f.Close()
-			tab, err := loadCFI(f, 0)
+			tab, err := loadCFI(elfobj.Link(f), 0)
 			if err != nil || tab == nil || len(tab.fdes) == 0 {
 				t.Fatalf("%v (%d FDEs)", err, len(tab.fdes))
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
 // moduleData is what is loaded from a module's ELF file on first use: its
@@ -23,6 +24,9 @@ import (
 type moduleData struct {
 	file   *elf.File
 	closer io.Closer // the open file behind file, nil for in-memory ELF
+	// layout gives the file's sections their link-time addresses: their
+	// own, or for a relocatable object those elfobj.Link places them at.
+	layout *elfobj.Layout
 
 	sframeOnce sync.Once
 	sframe     *sframe.Section
@@ -77,7 +81,17 @@ func (m *Module) load() (*moduleData, error) {
 			}
 			f, size, err := sframe.OpenFile(p)
 			if m.err = err; err == nil {
-				if d.file, m.err = sframe.NewELFFile(f, size); m.err != nil {
+				var r io.ReaderAt = f
+				if m.Size != 0 { // an archive member
+					if m.Off < 0 || m.Size < 0 || m.Off > size || m.Size > size-m.Off {
+						m.err = fmt.Errorf("member of %d bytes at file offset %#x lies outside the %d-byte file", m.Size, m.Off, size)
+					}
+					r, size = io.NewSectionReader(f, m.Off, m.Size), m.Size
+				}
+				if m.err == nil {
+					d.file, m.err = sframe.NewELFFile(r, size)
+				}
+				if m.err != nil {
 					f.Close()
 				} else {
 					d.closer = f
@@ -92,6 +106,7 @@ func (m *Module) load() (*moduleData, error) {
 			return
 		}
 		logrus.Debugf("frames: opened module %s (bias %#x)", m.Name, m.Bias)
+		d.layout = elfobj.Link(d.file)
 		m.data = d
 	})
 	return m.data, m.err
@@ -105,6 +120,18 @@ func (m *Module) File() (*elf.File, error) {
 		return nil, err
 	}
 	return d.file, nil
+}
+
+// Layout returns the link-time addresses of the module's sections
+// (elfobj.Layout): the file's own, or for a relocatable object (ET_REL)
+// the ones sfdbg places its sections at, against which its SFrame, CFI and
+// symbols are read. It opens the file on first use.
+func (m *Module) Layout() (*elfobj.Layout, error) {
+	d, err := m.load()
+	if err != nil {
+		return nil, err
+	}
+	return d.layout, nil
 }
 
 // Close releases the module's open file. The module must not be used
@@ -132,7 +159,7 @@ func (m *Module) SFrame() (*sframe.Section, error) {
 		return nil, err
 	}
 	d.sframeOnce.Do(func() {
-		d.sframe, d.sframeErr = sframe.FromELF(d.file)
+		d.sframe, d.sframeErr = d.layout.SFrame()
 		if d.sframeErr != nil {
 			logrus.Debugf("frames: %s: %v", m.Name, d.sframeErr)
 		}
@@ -154,7 +181,7 @@ func (m *Module) cfiData(perPC bool) (*cfiTable, error) {
 	if perPC {
 		d.cfiHdrOnce.Do(func() {
 			var why error
-			if d.cfiHdr, why = loadCFIIndex(d.file, m.Bias); why != nil {
+			if d.cfiHdr, why = loadCFIIndex(d.layout, m.Bias); why != nil {
 				logrus.Debugf("frames: %s: CFI: parsing all of it: %v", m.Name, why)
 			}
 		})
@@ -163,7 +190,7 @@ func (m *Module) cfiData(perPC bool) (*cfiTable, error) {
 		}
 	}
 	d.cfiOnce.Do(func() {
-		d.cfi, d.cfiErr = loadCFI(d.file, m.Bias)
+		d.cfi, d.cfiErr = loadCFI(d.layout, m.Bias)
 		if d.cfiErr != nil {
 			logrus.Debugf("frames: %s: CFI: %v", m.Name, d.cfiErr)
 		}
@@ -279,8 +306,9 @@ func (m *Module) LookupSymbol(name string) (addr, size uint64, ok bool) {
 			for i, n := 0, tab.len(); i < n; i++ {
 				sym := tab.sym(i)
 				typ := elf.ST_TYPE(sym.info)
-				if (typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC) && sym.value != 0 && sym.shndx != uint16(elf.SHN_UNDEF) {
-					add(tab.name(sym.name), sym.value)
+				// In an object a function's value is its offset in its section, 0 included.
+				if (typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC) && (sym.value != 0 || d.layout.Synthetic()) && sym.shndx != uint16(elf.SHN_UNDEF) {
+					add(tab.name(sym.name), d.layout.SymbolAddr(sym.value, elf.SectionIndex(sym.shndx)))
 				}
 			}
 		}
@@ -305,7 +333,7 @@ func (m *Module) symbols(d *moduleData) *symTable {
 				symtab = df
 			}
 		}
-		d.syms, d.symtab = loadSymbols(d.file, symtab), symtab
+		d.syms, d.symtab = loadSymbols(d.layout, symtab), symtab
 		logrus.Debugf("frames: %s: %d symbols in %v", m.Name, len(d.syms.addrs), time.Since(t0))
 	})
 	return d.syms

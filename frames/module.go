@@ -27,6 +27,10 @@ type Module struct {
 	// ELF holds the file's bytes for modules not read from a path (the vDSO
 	// read from target memory, tests).
 	ELF []byte
+	// Off and Size, when Size is not 0, say that the ELF file is the Size
+	// bytes at file offset Off of the file at OpenPath (else Path): a
+	// member of an ar archive (elfobj.Member).
+	Off, Size int64
 	// Start and End bound the runtime addresses of the module's mappings.
 	Start, End uint64
 	// Bias is the load bias: runtime address = link-time address + Bias.

@@ -5,6 +5,8 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"unsafe"
+
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
 // The symbol tables are read here rather than with debug/elf's
@@ -204,9 +206,13 @@ func symRank(info uint8, size uint64) uint8 {
 // end of their section. At one address the lowest symRank wins, then the
 // .dynsym's (the exported name), then the first in .symtab, PLT order.
 //
-// The .symtab comes from symtab, f itself or its separate debug file
-// (whose section headers are f's: objcopy --only-keep-debug keeps them).
-func loadSymbols(f, symtab *elf.File) *symTable {
+// The .symtab comes from symtab, l's file itself or its separate debug
+// file (whose section headers are the file's: objcopy --only-keep-debug
+// keeps them). Addresses are those of the layout l: in a relocatable
+// object a symbol's value is an offset into its section, placed by
+// elfobj.Link.
+func loadSymbols(l *elfobj.Layout, symtab *elf.File) *symTable {
+	f := l.File()
 	tabs := [2]rawSymtab{readSymtab(symtab, elf.SHT_SYMTAB), readSymtab(f, elf.SHT_DYNSYM)}
 	// Which sections hold code, and where they end.
 	exec := make([]bool, len(f.Sections))
@@ -242,7 +248,7 @@ func loadSymbols(f, symtab *elf.File) *symTable {
 			if ti == 0 {
 				rank |= 1
 			}
-			cands = append(cands, symCand{s.value, uint64(rank)<<56 | uint64(ti)<<48 | uint64(i), s.size, s.name, s.shndx})
+			cands = append(cands, symCand{l.SymbolAddr(s.value, elf.SectionIndex(s.shndx)), uint64(rank)<<56 | uint64(ti)<<48 | uint64(i), s.size, s.name, s.shndx})
 		}
 	}
 	plt := pltSymbols(f, &tabs[1])
@@ -264,8 +270,7 @@ func loadSymbols(f, symtab *elf.File) *symTable {
 			t.plt = append(t.plt, plt[c.name].name)
 			c.name = uint32(len(t.plt) - 1)
 		} else if c.size == 0 {
-			sec := f.Sections[c.shndx]
-			ends = append(ends, sec.Addr+sec.Size)
+			ends = append(ends, l.Addr(int(c.shndx))+f.Sections[c.shndx].Size)
 		}
 		ref := src<<32 | uint64(c.name)
 		t.addrs = append(t.addrs, c.addr)

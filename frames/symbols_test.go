@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
 // TestRawSymtab decodes hand-built Elf32_Sym and Elf64_Sym entries of both
@@ -82,7 +84,7 @@ func BenchmarkLoadSymbols(b *testing.B) {
 			b.ReportAllocs()
 			n := 0
 			for b.Loop() {
-				n = len(loadSymbols(f, f).addrs)
+				n = len(loadSymbols(elfobj.Link(f), f).addrs)
 			}
 			b.ReportMetric(float64(n), "symbols")
 		})
@@ -105,7 +107,7 @@ func TestSymTableAgreesWithDebugELF(t *testing.T) {
 			t.Logf("skipping %s: %v", p, err)
 			continue
 		}
-		tab := loadSymbols(f, f)
+		tab := loadSymbols(elfobj.Link(f), f)
 		if len(tab.addrs) == 0 {
 			t.Errorf("%s: no symbols", p)
 		}

@@ -185,5 +185,5 @@ insn_golden() {
       /^ *[0-9a-f]+:\t/ { split($0, f, "\t"); n=split(f[2], b, " "); line=line sprintf("%x", n); next }
       END { if (line!="") print line }'
   } > "$out"
-  grep -q '^\.text ' "$out" || die "insn_golden $1: objdump found no .text instructions"
+  grep -q '^\.text' "$out" || die "insn_golden $1: objdump found no instructions in .text*"
 }

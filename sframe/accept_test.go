@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
@@ -278,7 +279,8 @@ func TestFixturesAcceptance(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		data, addr, err := sframe.ELFSection(f)
+		d, err := elfobj.Link(f).FindSFrame()
+		data, addr := d.Data, d.Addr
 		text := execText(f)
 		f.Close()
 		if err != nil {

@@ -1,7 +1,6 @@
 package sframe
 
 import (
-	"debug/elf"
 	"errors"
 	"fmt"
 )
@@ -239,18 +238,4 @@ func ctfReorderFREs(img []byte, u32 func([]byte) uint32, freStart, freEnd, fdeSt
 		}
 	}
 	return nil
-}
-
-// CTFFrameSection returns the bytes and virtual address of the ELF file's
-// ".ctf_frame" section; ok is false when it has none.
-func CTFFrameSection(f *elf.File) (data []byte, addr uint64, ok bool, err error) {
-	sec := f.Section(CTFFrameSectionName)
-	if sec == nil || sec.Type == elf.SHT_NOBITS {
-		return nil, 0, false, nil
-	}
-	data, err = sec.Data()
-	if err != nil {
-		return nil, 0, false, fmt.Errorf("reading section %s (%d bytes at file offset %#x): %w", sec.Name, sec.FileSize, sec.Offset, err)
-	}
-	return data, sec.Addr, true, nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
@@ -243,10 +244,10 @@ func TestCTFFrameFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := sframe.ELFSection(f); err == nil {
-		t.Fatal("the fixture still has an SFrame section")
+	if d, err := elfobj.Link(f).FindSFrame(); err != nil || !d.CTFFrame {
+		t.Fatalf("the fixture's SFrame data is not its .ctf_frame section: %+v, %v", d, err)
 	}
-	s, err := sframe.FromELF(f)
+	s, err := elfobj.FromELF(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +281,7 @@ func TestCTFFrameFixture(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer orig.Close()
-		v1, err := sframe.FromELF(orig)
+		v1, err := elfobj.FromELF(orig)
 		if err != nil {
 			t.Fatal(err)
 		}

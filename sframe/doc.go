@@ -1,7 +1,7 @@
 // Package sframe owns the SFrame stack-trace format (".sframe" sections,
 // spec versions 1, 2 with errata 1 and 2, and 3) for every ABI the format
 // defines: AMD64, AArch64 in either byte order, and s390x. It decodes a
-// section (Parse, ParseAt; FromELF and ELFSection find it in an ELF file
+// section (Parse, ParseAt; package sframe/elfobj finds it in an ELF file
 // by section or PT_GNU_SFRAME segment), looks up the FDE and FRE of a PC
 // (FindFDE, FindFRE, FindFRERange), turns an FRE into a row of rules for
 // CFA, RA and FP (Row, RowInto), checks a section against the format

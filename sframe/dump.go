@@ -72,6 +72,9 @@ func dumpWriter(w io.Writer) *bufio.Writer {
 // with the next FDE and finally returns the first such *FormatError. Errors
 // of w are returned as they are.
 func (s *Section) WriteText(w io.Writer) error {
+	if s.parts != nil {
+		return s.writeSequence(w, true)
+	}
 	bw := dumpWriter(w)
 	d := textDumper{s: s, w: bw, line: make([]byte, 0, 256), left: s.freBudget()}
 	first := d.run()
@@ -565,6 +568,9 @@ const jsonSchemaVersion = 1
 // WriteJSON then returns the first such *FormatError. Errors of w are
 // returned as they are.
 func (s *Section) WriteJSON(w io.Writer) error {
+	if s.parts != nil {
+		return s.writeSequence(w, false)
+	}
 	bw := dumpWriter(w)
 	b := make([]byte, 0, 4096)
 	b = append(b, `{"schema_version":`...)

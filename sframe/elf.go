@@ -3,7 +3,6 @@ package sframe
 import (
 	"debug/elf"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,61 +16,9 @@ const (
 	PT_GNU_SFRAME  elf.ProgType    = 0x6474e554 // segment holding .sframe
 )
 
-// ELFSection locates the SFrame section of an ELF file: the section named
-// ".sframe" or typed SHT_GNU_SFRAME, else the PT_GNU_SFRAME segment. It
-// returns the section bytes and their virtual address, or ErrNoSection.
-// Errors reading the bytes name the section's size and file offset.
-func ELFSection(f *elf.File) (data []byte, addr uint64, err error) {
-	for _, sec := range f.Sections {
-		if sec.Name == ".sframe" || sec.Type == SHT_GNU_SFRAME {
-			if sec.Type == elf.SHT_NOBITS {
-				return nil, 0, fmt.Errorf("%s: %w", sec.Name, ErrNoSection)
-			}
-			data, err := sec.Data()
-			if err != nil {
-				return nil, 0, fmt.Errorf("reading section %s (%d bytes at file offset %#x): %w", sec.Name, sec.FileSize, sec.Offset, err)
-			}
-			return data, sec.Addr, nil
-		}
-	}
-	for _, p := range f.Progs {
-		if p.Type == PT_GNU_SFRAME {
-			// io.ReadAll grows with what the file really holds, so a bogus
-			// p_filesz cannot make us allocate without bound.
-			data, err := io.ReadAll(p.Open())
-			if err != nil {
-				return nil, 0, fmt.Errorf("reading PT_GNU_SFRAME segment (%d bytes at file offset %#x): %w", p.Filesz, p.Off, err)
-			}
-			if uint64(len(data)) != p.Filesz {
-				return nil, 0, fmt.Errorf("PT_GNU_SFRAME segment at file offset %#x: %d of %d bytes in the file", p.Off, len(data), p.Filesz)
-			}
-			return data, p.Vaddr, nil
-		}
-	}
-	return nil, 0, ErrNoSection
-}
-
-// FromELF parses the SFrame section of an ELF file (see ELFSection and
-// ParseAt). FDE start addresses are link-time virtual addresses; add the
-// module's load bias for runtime PCs.
-//
-// A file with neither but a ".ctf_frame" section has that read with
-// ParseCTFAt (the pre-release CTF Frame format, checked as SFrame v1).
-func FromELF(f *elf.File) (*Section, error) {
-	data, addr, err := ELFSection(f)
-	if errors.Is(err, ErrNoSection) {
-		if data, addr, ok, cerr := CTFFrameSection(f); ok || cerr != nil {
-			if cerr != nil {
-				return nil, cerr
-			}
-			return ParseCTFAt(data, addr)
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return ParseAt(data, addr)
-}
+// Finding the SFrame data of an ELF file and applying a relocatable
+// object's relocations to it is package sframe/elfobj's (FindSFrame,
+// FromELF): this package reads sections, not ELF files.
 
 // OpenFile opens the file at path for reading and returns it with its
 // size in bytes. Anything but a regular file is refused, with an error

@@ -119,6 +119,7 @@ type FREIter struct {
 // FREs returns an iterator over the FREs of fde, which must be one of
 // s.FDEs().
 func (s *Section) FREs(fde *FDE) FREIter {
+	s, fde = s.partOf(fde)
 	return FREIter{s: s, fde: fde, next: fde.firstFRE, err: fde.err}
 }
 

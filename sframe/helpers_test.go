@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
@@ -51,10 +52,11 @@ func loadFixtures(t testing.TB) []fixture {
 			if err != nil {
 				continue
 			}
-			data, addr, err := sframe.ELFSection(f)
+			d, err := elfobj.AsIs(f).FindSFrame()
+			data, addr := d.Data, d.Addr
 			typ := f.Type
 			f.Close()
-			if err != nil || typ == elf.ET_REL { // relocatable objects' start fields are unrelocated
+			if err != nil || d.CTFFrame || typ == elf.ET_REL { // relocatable objects' start fields are unrelocated
 
 				continue
 			}
@@ -212,15 +214,16 @@ func specOf(t *testing.T, data []byte, addr uint64) *sframetest.Builder {
 	return b
 }
 
-// openELF opens the ELF file at path and parses its SFrame section with
-// FromELF, as the commands do.
+// openELF opens the ELF file at path and parses its SFrame section as
+// sfdbg dump does (elfobj.AsIs: an object's sections at 0, as objdump
+// shows them).
 func openELF(path string) (*sframe.Section, error) {
 	f, err := elf.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	s, err := sframe.FromELF(f)
+	s, err := elfobj.AsIs(f).SFrame()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -70,6 +70,7 @@ func (s *Section) FindFRE(fde *FDE, pc uint64, fre *FRE) error {
 // for the last FRE, the function size (PCTypeInc) or the repetition size
 // (PCTypeMask), in bytes from the start of the function or block.
 func (s *Section) FindFRERange(fde *FDE, pc uint64, fre *FRE) (index int, end uint32, err error) {
+	s, fde = s.partOf(fde)
 	if pc < fde.Start {
 		return -1, 0, ErrNoFRE
 	}

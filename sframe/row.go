@@ -124,6 +124,7 @@ func (s *Section) Row(fde *FDE, fre *FRE) (Row, error) {
 
 // RowInto is Row writing into *row, for callers on hot paths.
 func (s *Section) RowInto(row *Row, fde *FDE, fre *FRE) error {
+	s, fde = s.partOf(fde)
 	*row = Row{}
 	row.Signal = fde.Signal
 	row.MangledRA = fre.Info.MangledRA()

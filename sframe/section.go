@@ -80,6 +80,9 @@ type FDE struct {
 	Signal   bool // v3 signal_p: the function is a signal trampoline
 	// firstFRE is the byte offset of the first FRE from the section start.
 	firstFRE uint32
+	// part and local are, in a sequence (sequence.go), the index of the
+	// section the FDE is in and its index there.
+	part, local int32
 	// err is set when the FDE's FREs cannot be decoded at all (its FRE
 	// offset or attribute lies outside the FRE sub-section, or its FRE type
 	// is unknown); FRE decoding and Validate report it.
@@ -114,6 +117,7 @@ type Section struct {
 	freEnd uint32   // end of the FRE sub-section, from section start
 	idx    freIndex // FRE start offsets of FDEs with many FREs, built once lookups have paid for it
 	rules  abiRules // ABI constants for RowInto
+	parts  []part   // the sections of a sequence (sequence.go), nil for one section
 }
 
 // Data returns the section bytes. The caller must not modify them.
@@ -131,7 +135,23 @@ func Parse(data []byte) (*Section, error) { return ParseAt(data, 0) }
 // against len(data) before use; a problem is reported as a *FormatError with
 // the byte offset of the bad field. ParseAt does not run the checks of
 // Validate beyond what decoding needs.
+//
+// data may hold several SFrame sections back to back, as lld writes the
+// .sframe sections of its inputs (each aligned to 8 bytes, zeros between):
+// when the bytes after the first section's last sub-section are zero
+// padding up to an 8-byte boundary followed by the magic, the rest is read
+// as further sections, and the Section returned is their sequence
+// (sequence.go): one set of FDEs, each decoded in its own section.
 func ParseAt(data []byte, addr uint64) (*Section, error) {
+	s, err := parseOne(data, addr)
+	if err != nil {
+		return nil, err
+	}
+	return parseSequence(s, data, addr)
+}
+
+// parseOne is ParseAt for a single section.
+func parseOne(data []byte, addr uint64) (*Section, error) {
 	if len(data) < PreambleSize {
 		return nil, formatErr(0, "section of %d bytes is too short for the preamble", len(data))
 	}

@@ -241,6 +241,9 @@ func (v *validator) warnf(k ProblemKind, off int64, fde *FDE, fre int, format st
 // being decoded at all (a bad magic, an unknown version or ABI, a
 // sub-section past the end) is ParseAt's *FormatError instead.
 func (s *Section) Validate() []Problem {
+	if s.parts != nil {
+		return s.validateSequence()
+	}
 	v := &validator{s: s}
 	v.header()
 	v.section()

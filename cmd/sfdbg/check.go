@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
 func init() {
@@ -35,7 +36,7 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	fset := newFlagSet(c, stderr)
 	jsonOut := fset.Bool("json", false, "JSON output: one document for one file, JSON Lines (one report per file, then the totals) for several")
 	junit := fset.String("junit", "", "also write a JUnit XML report to `FILE` (one test case per binary)")
-	recursive := fset.Bool("recursive", false, "check every ELF file with .sframe below the given directories (other files are skipped)")
+	recursive := fset.Bool("recursive", false, "check every ELF file and ar archive with .sframe below the given directories (other files are skipped)")
 	jobs := fset.Int("j", runtime.NumCPU(), "check `N` files in parallel")
 	profile := fset.String("profile", "", "with `kernel`, every rule the Linux kernel's SFrame loader fails counts as a disagreement (exit 1)")
 	if st, ok := parseFlags(fset, args); !ok {
@@ -137,14 +138,16 @@ func skipped(r *compare.FileReport, named map[string]bool) bool {
 }
 
 // checkAll checks paths with up to jobs workers and returns the reports in
-// the order of paths; done is called (serially) as each report completes.
-// Each checked file also gets the kernel's and libsframe's verdicts on its
-// section (AddConsumerVerdicts), as disagreements when kernel is set.
+// the order of paths (an ar archive's members in archive order, one report
+// each, compare.CheckArchive); done is called (serially) as each report
+// completes. Each checked file also gets the kernel's and libsframe's
+// verdicts on its section (AddConsumerVerdicts), as disagreements when
+// kernel is set.
 func checkAll(paths []string, jobs int, kernel bool, done func(*compare.FileReport)) []*compare.FileReport {
 	if jobs < 1 {
 		jobs = 1
 	}
-	out := make([]*compare.FileReport, len(paths))
+	out := make([][]*compare.FileReport, len(paths))
 	idx := make(chan int)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -153,13 +156,23 @@ func checkAll(paths []string, jobs int, kernel bool, done func(*compare.FileRepo
 		go func() {
 			defer wg.Done()
 			for i := range idx {
-				r, _ := compare.CheckFile(paths[i], compare.CheckOptions{})
-				if r.Err == "" {
-					r.AddConsumerVerdicts(kernel) // an error here was CheckFile's too
+				var rs []*compare.FileReport
+				if isArchive(paths[i]) {
+					rs, _ = compare.CheckArchive(paths[i], compare.CheckOptions{})
+				} else {
+					r, _ := compare.CheckFile(paths[i], compare.CheckOptions{})
+					rs = []*compare.FileReport{r}
 				}
-				out[i] = r
+				for _, r := range rs {
+					if r.Err == "" {
+						r.AddConsumerVerdicts(kernel) // an error here was CheckFile's too
+					}
+				}
+				out[i] = rs
 				mu.Lock()
-				done(r)
+				for _, r := range rs {
+					done(r)
+				}
 				mu.Unlock()
 			}
 		}()
@@ -169,7 +182,24 @@ func checkAll(paths []string, jobs int, kernel bool, done func(*compare.FileRepo
 	}
 	close(idx)
 	wg.Wait()
-	return out
+	var all []*compare.FileReport
+	for _, rs := range out {
+		all = append(all, rs...)
+	}
+	return all
+}
+
+// isArchive reports whether the file at path starts with the ar magic; a
+// file that cannot be read is not (CheckFile says why).
+func isArchive(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var magic [8]byte
+	n, _ := io.ReadFull(f, magic[:])
+	return elfobj.IsArchive(magic[:n])
 }
 
 // Reasons --recursive skips a file, as the summary names them.
@@ -188,7 +218,8 @@ type walkResult struct {
 	unreadable []string
 }
 
-// walk appends the ELF files below root to paths and records the rest.
+// walk appends the ELF files and ar archives below root to paths and
+// records the rest.
 // Symbolic links below root are not followed; root itself may be one.
 func (w *walkResult) walk(root string, paths []string) []string {
 	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
@@ -207,7 +238,7 @@ func (w *walkResult) walk(root string, paths []string) []string {
 			switch elf, err := isELF(p); {
 			case err != nil:
 				w.unreadable = append(w.unreadable, pathErrText(p, err))
-			case elf:
+			case elf, isArchive(p):
 				paths = append(paths, p)
 			default:
 				w.skipped[skipNotELF]++

@@ -17,8 +17,11 @@ import (
 // for every section whose FRE data starts at the beginning of the FRE
 // sub-section and whose functions' FRE data do not overlap; SpecFrom
 // returns an error for other layouts and for sections whose FREs cannot be
-// decoded.
+// decoded, and for a sequence of sections (s.Parts() > 1).
 func SpecFrom(s *sframe.Section) (*Builder, error) {
+	if n := s.Parts(); n > 1 {
+		return nil, fmt.Errorf("a sequence of %d SFrame sections is not one Builder's output", n)
+	}
 	d := s.Data()
 	h := &s.Header
 	fdes := s.FDEs()

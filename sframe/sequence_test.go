@@ -1,0 +1,113 @@
+package sframe_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/sframetest"
+)
+
+// seqPart encodes a v2 AMD64 section at addr with PC-relative FDE starts
+// (as LLVM writes them) for functions of 16 bytes at starts, each with the
+// FREs sp+8 at 0 and sp+cfa at 1.
+func seqPart(t *testing.T, addr uint64, cfa int32, starts ...uint64) []byte {
+	t.Helper()
+	b := &sframetest.Builder{Version: sframe.Version2, ABI: sframe.ABIAMD64LittleEndian,
+		Flags: sframe.FlagFDEFuncStartPCRel, CFAFixedRAOffset: -8, Addr: addr}
+	for _, s := range starts {
+		b.FDEs = append(b.FDEs, sframetest.FDESpec{Start: s, Size: 16, FREs: []sframetest.FRESpec{
+			{StartOff: 0, BaseReg: sframe.BaseRegSP, Words: []int32{8}},
+			{StartOff: 1, BaseReg: sframe.BaseRegSP, Words: []int32{cfa}},
+		}})
+	}
+	data, err := b.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// concat lays sections out as lld does: each at an 8-byte boundary,
+// zeros between.
+func concat(parts ...[]byte) []byte {
+	var out []byte
+	for _, p := range parts {
+		for len(out)%8 != 0 {
+			out = append(out, 0)
+		}
+		out = append(out, p...)
+	}
+	return out
+}
+
+func TestSequenceOfSections(t *testing.T) {
+	const addr = 0x1000
+	first := seqPart(t, addr, 16, 0x2000, 0x2010)
+	off2 := uint64(len(first)+7) &^ 7
+	second := seqPart(t, addr+off2, 32, 0x3000)
+	data := concat(first, second)
+
+	s, err := sframe.ParseAt(data, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("both sections' FDEs are read, each in its own section", func(t *testing.T) {
+		if s.Parts() != 2 || len(s.FDEs()) != 3 || s.NumFDEs != 3 {
+			t.Fatalf("%d parts, %d FDEs (header %d), want 2 and 3", s.Parts(), len(s.FDEs()), s.NumFDEs)
+		}
+		for _, c := range []struct {
+			pc  uint64
+			cfa int32
+		}{{0x2001, 16}, {0x2011, 16}, {0x3001, 32}} {
+			fde, err := s.FindFDE(c.pc)
+			if err != nil {
+				t.Fatalf("FindFDE(%#x): %v", c.pc, err)
+			}
+			var fre sframe.FRE
+			if err := s.FindFRE(fde, c.pc, &fre); err != nil {
+				t.Fatalf("FindFRE(%#x): %v", c.pc, err)
+			}
+			row, err := s.Row(fde, &fre)
+			if err != nil || row.CFA.Offset != int64(c.cfa) {
+				t.Errorf("row at %#x: CFA %v (%v), want sp+%d", c.pc, row.CFA, err, c.cfa)
+			}
+		}
+	})
+	t.Run("it validates without trailing-data or overlap problems", func(t *testing.T) {
+		for _, p := range s.Validate() {
+			if p.Severity == sframe.SeverityError || p.Kind == sframe.ProblemTrailingData {
+				t.Errorf("%v", p)
+			}
+		}
+	})
+	t.Run("the dump prints each section once", func(t *testing.T) {
+		var b strings.Builder
+		if err := s.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(b.String(), "Contents of the SFrame section"); n != 2 {
+			t.Errorf("%d section dumps, want 2:\n%s", n, b.String())
+		}
+		if !strings.Contains(b.String(), "SFrame section 2 of 2 in this ELF section") {
+			t.Errorf("the second section is not named:\n%s", b.String())
+		}
+	})
+	t.Run("a broken second section is an error at its offset in the whole data", func(t *testing.T) {
+		bad := append([]byte(nil), data...)
+		bad[off2+2] = 9 // version
+		_, err := sframe.ParseAt(bad, addr)
+		var fe *sframe.FormatError
+		if !errors.As(err, &fe) || fe.Off != int64(off2)+2 {
+			t.Errorf("ParseAt: %v, want a *FormatError at byte %#x", err, off2+2)
+		}
+	})
+	t.Run("non-zero bytes after a section are trailing data, not a sequence", func(t *testing.T) {
+		junk := append(append([]byte(nil), first...), 1, 2, 3, 4, 5, 6, 7, 8, 0xe2, 0xde, 2, 4)
+		s, err := sframe.ParseAt(junk, addr)
+		if err != nil || s.Parts() != 1 {
+			t.Fatalf("ParseAt: %v, %d parts", err, s.Parts())
+		}
+	})
+}
