@@ -49,8 +49,7 @@ func ByteOrder(m Memory) binary.ByteOrder {
 }
 
 // ReadUint64 reads a 64-bit word at addr in the target's byte order
-// (WordReader; little-endian for a Memory without it). Errors are
-// *MemoryError.
+// (WordReader, else ByteOrder). Errors are *MemoryError.
 func ReadUint64(m Memory, addr uint64) (uint64, error) {
 	if w, ok := m.(WordReader); ok {
 		return w.ReadUint64(addr)
@@ -63,5 +62,5 @@ func ReadUint64(m Memory, addr uint64) (uint64, error) {
 		}
 		return 0, &MemoryError{Addr: addr, Err: err}
 	}
-	return binary.LittleEndian.Uint64(b[:]), nil
+	return ByteOrder(m).Uint64(b[:]), nil
 }

@@ -1,0 +1,302 @@
+package frames
+
+import (
+	"encoding/binary"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/sfdbg/sfdbg/sframe"
+)
+
+// beMemory is a big-endian SliceMemory: an s390x stack image.
+type beMemory struct{ SliceMemory }
+
+func (m *beMemory) BigEndian() bool { return true }
+
+func (m *beMemory) ReadUint64(addr uint64) (uint64, error) {
+	var b [8]byte
+	if n, err := m.ReadAt(b[:], addr); n < 8 {
+		return 0, &MemoryError{Addr: addr, Err: err}
+	}
+	return binary.BigEndian.Uint64(b[:]), nil
+}
+
+// abiStack is a stack at base of size bytes with words put in an order.
+type abiStack struct {
+	mem   Memory
+	data  []byte
+	base  uint64
+	order binary.ByteOrder
+}
+
+func newABIStack(base uint64, size int, order binary.ByteOrder) *abiStack {
+	s := &abiStack{data: make([]byte, size), base: base, order: order}
+	if order == binary.ByteOrder(binary.BigEndian) {
+		s.mem = &beMemory{SliceMemory{Base: base, Data: s.data}}
+	} else {
+		s.mem = &SliceMemory{Base: base, Data: s.data}
+	}
+	return s
+}
+
+func (s *abiStack) put(addr, v uint64) { s.order.PutUint64(s.data[addr-s.base:], v) }
+
+func TestPCRegIsNotTheLinkRegister(t *testing.T) {
+	for _, c := range []struct {
+		abi    sframe.ABI
+		pc, ra sframe.Reg
+		names  string
+	}{
+		{sframe.ABIAMD64LittleEndian, RIP, RIP, "rip rsp rbp"},
+		{sframe.ABIAArch64LittleEndian, AArch64PC, sframe.AArch64RegLR, "pc sp x29"},
+		{sframe.ABIAArch64BigEndian, AArch64PC, sframe.AArch64RegLR, "pc sp x29"},
+		{sframe.ABIS390XBigEndian, S390XPC, sframe.S390XRegRA, "pswa r15 r11"},
+	} {
+		r := NewRegs(c.abi)
+		if r.PCReg != c.pc || r.raReg() != c.ra {
+			t.Errorf("%v: PC slot %d, RA register %d; want %d, %d", c.abi, r.PCReg, r.raReg(), c.pc, c.ra)
+		}
+		got := ABIRegName(c.abi, r.PCReg) + " " + ABIRegName(c.abi, r.SPReg) + " " + ABIRegName(c.abi, r.FPReg)
+		if got != c.names {
+			t.Errorf("%v: names %q, want %q", c.abi, got, c.names)
+		}
+	}
+	if got := ABIRegName(sframe.ABIS390XBigEndian, 24); got != "f8" {
+		t.Errorf("s390x DWARF 24 = %q, want f8", got)
+	}
+}
+
+// A leaf at frame 0 on AArch64: the RA is still in x30 (SFrame: RA
+// same-value), the caller's SP is the leaf's. Both the SFrame-style row
+// and the trace's SP check must accept it, and the caller's x30 is the RA.
+func TestAArch64LeafStepKeepsSPAndUsesLR(t *testing.T) {
+	f := Frame{PC: 0x400800, Interrupted: true, Regs: NewRegs(sframe.ABIAArch64LittleEndian)}
+	f.Regs.Set(AArch64PC, 0x400800)
+	f.Regs.Set(sframe.AArch64RegSP, 0x7000)
+	f.Regs.Set(sframe.AArch64RegFP, 0x7040)
+	f.Regs.Set(sframe.AArch64RegLR, 0x400900)
+	f.Row = Row{Row: sframe.Row{
+		CFA: sframe.Rule{Kind: sframe.RuleValOffset, Reg: sframe.AArch64RegSP},
+		RA:  sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA},
+		FP:  sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA},
+	}, Src: Source{Method: MethodSFrame, ABI: sframe.ABIAArch64LittleEndian}}
+	var caller Frame
+	if err := stepRow(&f, &Space{Mem: &SliceMemory{Base: 0x7000, Data: make([]byte, 64)}}, &caller); err != nil {
+		t.Fatal(err)
+	}
+	lr, _ := caller.Regs.Get(sframe.AArch64RegLR)
+	if caller.PC != 0x400900 || caller.Regs.PC() != 0x400900 || lr != 0x400900 || caller.Regs.SP() != 0x7000 {
+		t.Errorf("caller PC %#x (pc %#x, x30 %#x), SP %#x; want 0x400900 and SP 0x7000", caller.PC, caller.Regs.PC(), lr, caller.Regs.SP())
+	}
+	// The same step through a Stack: the equal SP is no loop on AArch64.
+	s := NewStack(fixedStep{caller}, f.Regs, nil, StackOptions{})
+	s.Next()
+	if !s.Next() {
+		t.Fatalf("the stack refused a frameless leaf's caller: %v", s.Stop())
+	}
+	// On AMD64 an equal SP is a loop.
+	amd := NewRegs(sframe.ABIAMD64LittleEndian)
+	amd.Set(RIP, 0x400800)
+	amd.Set(RSP, 0x7000)
+	c2 := Frame{PC: 0x400900, Regs: NewRegs(sframe.ABIAMD64LittleEndian)}
+	c2.Regs.Set(RSP, 0x7000)
+	s = NewStack(fixedStep{c2}, amd, nil, StackOptions{})
+	s.Next()
+	if s.Next() || s.Stop() == nil || s.Stop().Reason != ReasonBadFrame {
+		t.Errorf("AMD64: a caller with the same SP was accepted (%v)", s.Stop())
+	}
+}
+
+// fixedStep is an unwinder that returns one caller, then stops.
+type fixedStep struct{ caller Frame }
+
+func (u fixedStep) Method() Method { return MethodCFI }
+func (u fixedStep) Step(f *Frame) (Frame, error) {
+	if f.Level > 0 {
+		return Frame{}, &StopError{Method: MethodCFI, Reason: ReasonOutermost}
+	}
+	return u.caller, nil
+}
+
+// A signed RA (AArch64 PAuth) is stripped with the core's mask, or with
+// the default mask when there is none.
+func TestMangledRAIsStripped(t *testing.T) {
+	const signed, plain = 0x002a_0000_0040_0900, 0x400900
+	mem := newABIStack(0x7000, 0x40, binary.LittleEndian)
+	mem.put(0x7018, signed)
+	for _, mask := range []uint64{0, 0x007f_0000_0000_0000} {
+		f := Frame{PC: 0x400800, Level: 1, Regs: NewRegs(sframe.ABIAArch64LittleEndian)}
+		f.Regs.Set(sframe.AArch64RegSP, 0x7000)
+		f.Row = Row{Row: sframe.Row{
+			CFA:       sframe.Rule{Kind: sframe.RuleValOffset, Reg: sframe.AArch64RegSP, Offset: 0x20},
+			RA:        sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.RegCFA, Offset: -8},
+			FP:        sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA},
+			MangledRA: true,
+		}, Src: Source{Method: MethodSFrame, ABI: sframe.ABIAArch64LittleEndian}}
+		var caller Frame
+		if err := stepRow(&f, &Space{Mem: mem.mem, PACMask: mask}, &caller); err != nil {
+			t.Fatalf("mask %#x: %v", mask, err)
+		}
+		if caller.PC != plain {
+			t.Errorf("mask %#x: caller PC %#x, want %#x", mask, caller.PC, plain)
+		}
+	}
+	if got := (&Space{}).StripPAC(0xff80_0000_0000_1000); got != 0xffff_0000_0000_1000 {
+		t.Errorf("kernel address %#x, want its top bits set", got)
+	}
+	// Outside AArch64 the mangled-RA bit cannot be honoured.
+	f := Frame{PC: 0x400800, Regs: NewRegs(sframe.ABIAMD64LittleEndian)}
+	f.Row.MangledRA, f.Row.CFA = true, sframe.Rule{Kind: sframe.RuleValOffset, Reg: RSP}
+	f.Row.RA = sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.RegCFA, Offset: -8}
+	var caller Frame
+	var se *StopError
+	if err := stepRow(&f, &Space{Mem: mem.mem}, &caller); !errors.As(err, &se) || se.Reason != ReasonUnsupported {
+		t.Errorf("AMD64 mangled RA: %v, want ReasonUnsupported", err)
+	}
+}
+
+// AArch64 frame records: x29 -> {caller x29, LR}; the CFA stays unknown;
+// a record that links downwards ends the chain as a bad frame.
+func TestFPUnwinderAArch64FrameRecords(t *testing.T) {
+	mem := newABIStack(0x7000, 0x100, binary.LittleEndian)
+	mem.put(0x7010, 0x7040)   // record at 0x7010: caller's x29
+	mem.put(0x7018, 0x400a00) // its LR
+	mem.put(0x7040, 0x7008)   // record at 0x7040 links below itself
+	mem.put(0x7048, 0x400b00)
+	sp := &Space{Mem: mem.mem}
+	f := Frame{PC: 0x400800, Interrupted: true, Regs: NewRegs(sframe.ABIAArch64LittleEndian)}
+	f.Regs.Set(sframe.AArch64RegSP, 0x7000)
+	f.Regs.Set(sframe.AArch64RegFP, 0x7010)
+	u := &FPUnwinder{Space: sp}
+	c, err := u.Step(&f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, _ := c.Regs.FP()
+	if c.PC != 0x400a00 || fp != 0x7040 || f.CFA != 0 || c.Regs.Known(sframe.AArch64RegSP) {
+		t.Errorf("caller PC %#x FP %#x, CFA %#x, SP known %v; want 0x400a00, 0x7040, CFA and SP unknown",
+			c.PC, fp, f.CFA, c.Regs.Known(sframe.AArch64RegSP))
+	}
+	if got := f.Row.String(); !strings.Contains(got, "RA (x29+8) FP (x29+0)") {
+		t.Errorf("row %q", got)
+	}
+	_, err = u.Step(&c)
+	var se *StopError
+	if !errors.As(err, &se) || se.Reason != ReasonBadFrame || !strings.Contains(err.Error(), "not above") {
+		t.Errorf("downward link: %v, want a bad frame", err)
+	}
+}
+
+// The s390x back chain: *(r15) is the caller's SP, the RA is at caller
+// SP + 112, the CFA caller SP + 160; 0 ends the chain.
+func TestFPUnwinderS390XBackChain(t *testing.T) {
+	mem := newABIStack(0x7000, 0x400, binary.BigEndian)
+	mem.put(0x7000, 0x70a0)        // back chain of the frame at 0x7000
+	mem.put(0x70a0+112, 0x1000c5e) // r14 saved in the caller's save area
+	mem.put(0x70a0, 0)             // the caller's back chain ends the chain
+	f := Frame{PC: 0x1000bb4, Interrupted: true, Regs: NewRegs(sframe.ABIS390XBigEndian)}
+	f.Regs.Set(sframe.S390XRegSP, 0x7000)
+	u := &FPUnwinder{Space: &Space{Mem: mem.mem}}
+	c, err := u.Step(&f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.PC != 0x1000c5e || c.Regs.SP() != 0x70a0 || f.CFA != 0x70a0+160 || c.Regs.Known(sframe.S390XRegFP) {
+		t.Errorf("caller PC %#x SP %#x CFA %#x; want 0x1000c5e, 0x70a0, 0x7140, FP unknown", c.PC, c.Regs.SP(), f.CFA)
+	}
+	_, err = u.Step(&c)
+	var se *StopError
+	if !errors.As(err, &se) || se.Reason != ReasonOutermost {
+		t.Errorf("back chain 0: %v, want the outermost frame", err)
+	}
+}
+
+// Signal trampolines recognised by their code: the interrupted frame's
+// registers come from the kernel's frame layout.
+func TestSigtrampByCode(t *testing.T) {
+	t.Run("aarch64", func(t *testing.T) {
+		const tramp, sp = 0x5500021000, 0x8000
+		mem := newABIStack(sp, 0x400, binary.LittleEndian)
+		code := newABIStack(tramp, 8, binary.LittleEndian)
+		binary.LittleEndian.PutUint32(code.data, aarch64MovX8RtSigreturn)
+		binary.LittleEndian.PutUint32(code.data[4:], aarch64Svc0)
+		regs := uint64(sp + aarch64SigcontextRegs)
+		mem.put(regs+8*29, 0x8800)   // x29
+		mem.put(regs+8*30, 0x400123) // x30
+		mem.put(regs+8*31, 0x8700)   // sp
+		mem.put(regs+8*32, 0x4112ec) // pc
+		space := &Space{Mem: twoMem{code.mem, mem.mem}}
+		f := Frame{PC: tramp, Level: 3, Regs: NewRegs(sframe.ABIAArch64LittleEndian)}
+		f.Regs.Set(sframe.AArch64RegSP, sp)
+		c, err := (&CFIUnwinder{Space: space}).Step(&f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fp, _ := c.Regs.FP()
+		lr, _ := c.Regs.Get(sframe.AArch64RegLR)
+		if c.PC != 0x4112ec || !c.Interrupted || c.Regs.SP() != 0x8700 || fp != 0x8800 || lr != 0x400123 ||
+			!f.Row.Signal || f.CFA != 0x8700 || f.Row.Src.String() != "signal trampoline (kernel frame layout)" {
+			t.Errorf("caller PC %#x SP %#x x29 %#x x30 %#x interrupted %v; row %v CFA %#x",
+				c.PC, c.Regs.SP(), fp, lr, c.Interrupted, f.Row, f.CFA)
+		}
+	})
+	t.Run("s390x", func(t *testing.T) {
+		const tramp, sp = 0x4000021000, 0x8000
+		mem := newABIStack(sp, 0x400, binary.BigEndian)
+		code := newABIStack(tramp, 8, binary.BigEndian)
+		binary.BigEndian.PutUint16(code.data, s390xSvcSigreturn)
+		binary.BigEndian.PutUint16(code.data[2:], s390xSvcRtSigreturn)
+		// Non-rt: the sigcontext points at the _sigregs.
+		sregs := uint64(sp + 0x200)
+		mem.put(sp+s390xSigcontextSregs, sregs)
+		mem.put(sregs+8, 0x10122b2)    // PSW address
+		mem.put(sregs+16+8*15, 0x8300) // r15
+		mem.put(sregs+16+8*11, 0x8400) // r11
+		space := &Space{Mem: twoMem{code.mem, mem.mem}}
+		f := Frame{PC: tramp, Level: 3, Regs: NewRegs(sframe.ABIS390XBigEndian)}
+		f.Regs.Set(sframe.S390XRegSP, sp)
+		c, err := (&CFIUnwinder{Space: space}).Step(&f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fp, _ := c.Regs.FP()
+		if c.PC != 0x10122b2 || c.Regs.SP() != 0x8300 || fp != 0x8400 || f.CFA != 0x8300+160 {
+			t.Errorf("non-rt: caller PC %#x SP %#x r11 %#x CFA %#x", c.PC, c.Regs.SP(), fp, f.CFA)
+		}
+		// rt, two bytes on: the _sigregs are in the ucontext.
+		mem.put(sp+s390xRtSigregs+8, 0x1006336)
+		mem.put(sp+s390xRtSigregs+16+8*15, 0x8310)
+		f = Frame{PC: tramp + 2, Level: 3, Regs: NewRegs(sframe.ABIS390XBigEndian)}
+		f.Regs.Set(sframe.S390XRegSP, sp)
+		if c, err = (&CFIUnwinder{Space: space}).Step(&f); err != nil || c.PC != 0x1006336 || c.Regs.SP() != 0x8310 {
+			t.Errorf("rt: caller PC %#x SP %#x, %v", c.PC, c.Regs.SP(), err)
+		}
+	})
+	t.Run("not a trampoline", func(t *testing.T) {
+		code := newABIStack(0x1000, 8, binary.LittleEndian)
+		f := Frame{PC: 0x1000, Level: 1, Regs: NewRegs(sframe.ABIAArch64LittleEndian)}
+		f.Regs.Set(sframe.AArch64RegSP, 0x8000)
+		_, err := (&CFIUnwinder{Space: &Space{Mem: code.mem}}).Step(&f)
+		var se *StopError
+		if !errors.As(err, &se) || se.Reason != ReasonNoModule {
+			t.Errorf("zero code: %v, want no module", err)
+		}
+	})
+}
+
+// twoMem reads from the first memory that holds an address.
+type twoMem [2]Memory
+
+func (m twoMem) ReadAt(p []byte, addr uint64) (int, error) {
+	n, err := m[0].ReadAt(p, addr)
+	if n == len(p) {
+		return n, nil
+	}
+	if n2, err2 := m[1].ReadAt(p, addr); n2 > n {
+		return n2, err2
+	}
+	return n, err
+}
+
+func (m twoMem) BigEndian() bool { return ByteOrder(m[1]) == binary.ByteOrder(binary.BigEndian) }
