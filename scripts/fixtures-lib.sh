@@ -108,11 +108,22 @@ sframe_version() {
   sed -n 's/^ *Version: SFRAME_VERSION_\([0-9]*\).*/\1/p' <<<"$out" | head -1
 }
 
-# check_version FILE ARCH VER: fail unless FILE has a .sframe of version VER.
+# check_version FILE ARCH VER: fail unless FILE is an ELF file for ARCH
+# (x86_64, aarch64, s390x) whose .sframe is version VER, as both the newest
+# objdump and readelf of binutils VER (the one that made it; cross for
+# aarch64 and s390x) decode it.
 check_version() {
-  local got
+  local got machine
+  machine=$("$(tool "$2" 3 readelf)" -h "$1" 2>/dev/null | sed -n 's/^ *Machine: *//p')
+  case $2:$machine in
+    x86_64:*X86-64|aarch64:AArch64|s390x:*S/390) ;;
+    *) die "$(basename "$1"): expected an $2 ELF file, readelf says machine '${machine:-none}'" ;;
+  esac
   got=$(sframe_version "$1" "$2")
   [ "$got" = "$3" ] || die "$(basename "$1"): expected SFrame v$3, objdump says '${got:-no .sframe}'"
+  got=$("$(tool "$2" "$3" readelf)" --sframe=.sframe "$1" 2>/dev/null | trim \
+    | sed -n 's/^ *Version: SFRAME_VERSION_\([0-9]*\).*/\1/p' | head -1 || true)
+  [ "$got" = "$3" ] || die "$(basename "$1"): expected SFrame v$3, readelf of binutils v$3 says '${got:-no .sframe}'"
 }
 
 # dump ARCH VER PROG FILE OUT: PROG (objdump|readelf) of binutils VER on FILE,
