@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe"
 )
 
 const cores = "../../testdata/cores"
@@ -227,6 +228,56 @@ func TestDamagedCoreIsAFormatErrorWithAnOffset(t *testing.T) {
 				t.Errorf("%v: offset %#x, want %#x", err, fe.Off, tc.wantOff)
 			}
 			t.Log(err)
+		})
+	}
+}
+
+// AArch64 and s390x qemu-user cores: each thread's PC (in the ABI's PC
+// slot, not the link register), SP and byte order, against gdb-multiarch.
+func TestForeignCoresReadRegistersInTheirByteOrder(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		abi   sframe.ABI
+		order binary.ByteOrder
+		pc    string // the raw register holding the PC
+	}{
+		{"crash-aarch64-v3", sframe.ABIAArch64LittleEndian, binary.LittleEndian, "pc"},
+		{"crash-aarch64-pac-v3", sframe.ABIAArch64LittleEndian, binary.LittleEndian, "pc"},
+		{"crash-s390x-v3", sframe.ABIS390XBigEndian, binary.BigEndian, "pswa"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			core, err := Open(filepath.Join(cores, c.name+".core"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer core.Close()
+			gdb := readGDB(t, c.name)
+			if core.Order != c.order || len(core.Threads) != len(gdb) {
+				t.Fatalf("order %v, %d threads; want %v, %d", core.Order, len(core.Threads), c.order, len(gdb))
+			}
+			for _, th := range core.Threads {
+				want, ok := gdb[th.Tid]
+				if !ok || len(want.pcs) == 0 {
+					t.Fatalf("thread %d not in gdb's backtrace", th.Tid)
+				}
+				raw := -1
+				for i, n := range core.RegNames {
+					if n == c.pc {
+						raw = i
+					}
+				}
+				if th.Regs.ABI != c.abi || th.Regs.PC() != want.pcs[0] || raw < 0 || th.Raw[raw] != want.pcs[0] {
+					t.Errorf("thread %d: ABI %v PC %#x; want %v, gdb's %#x", th.Tid, th.Regs.ABI, th.Regs.PC(), c.abi, want.pcs[0])
+				}
+				// The stack pointer points into a dumped segment: reading
+				// a word there works, in the core's byte order.
+				if _, err := frames.ReadUint64(core, th.Regs.SP()); err != nil {
+					t.Errorf("thread %d: SP %#x unreadable: %v", th.Tid, th.Regs.SP(), err)
+				}
+			}
+			if frames.ByteOrder(core) != c.order {
+				t.Errorf("frames.ByteOrder(core) = %v", frames.ByteOrder(core))
+			}
 		})
 	}
 }
