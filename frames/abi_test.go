@@ -3,6 +3,8 @@ package frames
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -300,3 +302,73 @@ func (m twoMem) ReadAt(p []byte, addr uint64) (int, error) {
 }
 
 func (m twoMem) BigEndian() bool { return ByteOrder(m[1]) == binary.ByteOrder(binary.BigEndian) }
+
+// The big-endian fixtures: at each PC, SFrame and DWARF CFI step from the
+// same registers over a big-endian stack to the same caller, reading
+// words big-endian (and stripping a signed RA on AArch64).
+func TestBigEndianFixturesSFrameAndCFIAgree(t *testing.T) {
+	const stack = 0x7000
+	for _, c := range []struct {
+		file string
+		abi  sframe.ABI
+		pc   uint64
+		regs map[sframe.Reg]uint64
+		mem  map[uint64]uint64 // stack words
+		want Frame             // caller PC, SP and FP (Regs), and f.CFA in CFA
+	}{
+		// FDE 2: CFA fp+32, FP at c-32, RA at c-24.
+		{"aarch64be-v3", sframe.ABIAArch64BigEndian, 0x40011c,
+			map[sframe.Reg]uint64{sframe.AArch64RegSP: stack, sframe.AArch64RegFP: stack},
+			map[uint64]uint64{stack: stack + 0x80, stack + 8: 0x400200},
+			Frame{PC: 0x400200, CFA: stack + 32}},
+		// FDE 4 (B key): CFA sp+16, RA at c-8 signed.
+		{"aarch64be-v3", sframe.ABIAArch64BigEndian, 0x400154,
+			map[sframe.Reg]uint64{sframe.AArch64RegSP: stack, sframe.AArch64RegFP: stack + 0x40},
+			map[uint64]uint64{stack: stack + 0x80, stack + 8: 0x0035_0000_0040_0300},
+			Frame{PC: 0x400300, CFA: stack + 16}},
+		// FDE 2: CFA r11+320 (scaled), FP at c-72, RA at c-48.
+		{"s390x-v3", sframe.ABIS390XBigEndian, 0x1000122,
+			map[sframe.Reg]uint64{sframe.S390XRegSP: stack, sframe.S390XRegFP: stack},
+			// stmg saved r15 too (c-40): the entry SP, which is CFA-160.
+			map[uint64]uint64{stack + 320 - 72: stack + 0x200, stack + 320 - 48: 0x1000500, stack + 320 - 40: stack + 160},
+			Frame{PC: 0x1000500, CFA: stack + 320}},
+		// FDE 3 (flex): the RA in f0 (DWARF 16), the FP in f2, frame 0.
+		{"s390x-v3", sframe.ABIS390XBigEndian, 0x1000138,
+			map[sframe.Reg]uint64{sframe.S390XRegSP: stack, sframe.S390XRegFP: 0x99, 16: 0x1000600, 17: stack + 0x300},
+			nil,
+			Frame{PC: 0x1000600, CFA: stack + 160}},
+	} {
+		t.Run(fmt.Sprintf("%s@%#x", c.file, c.pc), func(t *testing.T) {
+			path := filepath.Join("..", "testdata", "bin", c.file)
+			mem := newABIStack(stack, 0x1000, binary.BigEndian)
+			for a, v := range c.mem {
+				mem.put(a, v)
+			}
+			m := &Module{Name: c.file, Path: path, Start: 0x400000, End: 0x2000000}
+			space := &Space{Mem: mem.mem, Modules: NewModules(m)}
+			var got [2]Frame
+			var cfa [2]uint64
+			for i, u := range []Unwinder{&SFrameUnwinder{Space: space}, &CFIUnwinder{Space: space}} {
+				f := Frame{PC: c.pc, Interrupted: true, Module: m, Regs: NewRegs(c.abi)}
+				for r, v := range c.regs {
+					f.Regs.Set(r, v)
+				}
+				var err error
+				if got[i], err = u.Step(&f); err != nil {
+					t.Fatalf("%v: %v", u.Method(), err)
+				}
+				cfa[i] = f.CFA
+			}
+			for i, name := range []string{"sframe", "cfi"} {
+				fp, _ := got[i].Regs.FP()
+				if got[i].PC != c.want.PC || cfa[i] != c.want.CFA {
+					t.Errorf("%s: caller PC %#x, CFA %#x; want %#x, %#x", name, got[i].PC, cfa[i], c.want.PC, c.want.CFA)
+				}
+				fp0, _ := got[0].Regs.FP()
+				if got[i].Regs.SP() != got[0].Regs.SP() || fp != fp0 {
+					t.Errorf("%s: caller SP %#x FP %#x, SFrame's %#x %#x", name, got[i].Regs.SP(), fp, got[0].Regs.SP(), fp0)
+				}
+			}
+		})
+	}
+}
