@@ -17,9 +17,9 @@ const FormatCTFFrame = "ctf_frame"
 // verdicts of the Linux kernel's user-space SFrame loader and of libsframe
 // 2.47 on its SFrame section (sframe.Accept), with the executable PT_LOAD
 // segments as the text range the kernel registers (the executable sections
-// for a linked file without segments; none, so that rule is not applied,
-// for a relocatable object, whose function starts are not yet addresses);
-// with kernel set (check --profile kernel)
+// for a linked file without segments). A relocatable object gets no
+// verdicts, and AcceptanceNotJudged says why: neither consumer reads one.
+// With kernel set (check --profile kernel)
 // the kernel's rejections become findings (AddAcceptance). A file whose
 // only section is ".ctf_frame" gets Format FormatCTFFrame and no verdicts:
 // neither consumer reads CTF Frame.
@@ -42,6 +42,13 @@ func (r *FileReport) AddConsumerVerdicts(kernel bool) error {
 		r.Format = FormatCTFFrame
 		return nil
 	}
+	if f.Type == elf.ET_REL {
+		// The kernel and glibc read linked files: an object's FDEs are
+		// unsorted until the linker merges them, so its "verdicts" would
+		// be noise.
+		r.AcceptanceNotJudged = "a relocatable object: the kernel and libsframe read what the linker makes of it"
+		return nil
+	}
 	data, addr := d.Data, d.Addr
 	var text []sframe.TextRange
 	for _, p := range f.Progs {
@@ -49,7 +56,7 @@ func (r *FileReport) AddConsumerVerdicts(kernel bool) error {
 			text = append(text, sframe.TextRange{Start: p.Vaddr, End: p.Vaddr + p.Memsz})
 		}
 	}
-	if len(f.Progs) == 0 && f.Type != elf.ET_REL {
+	if len(f.Progs) == 0 {
 		for _, s := range f.Sections {
 			if s.Flags&elf.SHF_EXECINSTR != 0 {
 				text = append(text, sframe.TextRange{Start: s.Addr, End: s.Addr + s.Size})

@@ -81,6 +81,9 @@ type FileReport struct {
 	// Acceptance holds, when check computed them, the verdicts of the Linux
 	// kernel's loader and of libsframe on the section (AddAcceptance).
 	Acceptance []sframe.Acceptance `json:"acceptance,omitempty"`
+	// AcceptanceNotJudged says why the verdicts were not computed: a
+	// relocatable object, which neither the kernel nor libsframe reads.
+	AcceptanceNotJudged string `json:"acceptance_not_judged,omitempty"`
 	// Format is "ctf_frame" (FormatCTFFrame) when the section checked was
 	// the pre-release CTF Frame format, read as SFrame v1; empty for SFrame.
 	Format string `json:"format,omitempty"`

@@ -302,3 +302,34 @@ func inFDEsOfFile(t *testing.T, path string) int {
 	}
 	return inFDEs(goldenInstructions(t, path, filepath.Base(path)), sec)
 }
+
+// The kernel and libsframe read linked files: an object gets no verdicts,
+// and says why, where a linked file gets both.
+func TestObjectsGetNoConsumerVerdicts(t *testing.T) {
+	rep, err := CheckFile(filepath.Join(objFixtures, "objsections-v3.o"), CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.AddConsumerVerdicts(true); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Acceptance) != 0 || rep.AcceptanceNotJudged == "" || rep.Disagreements() != 0 {
+		t.Errorf("object: %d verdicts, not judged %q, %d disagreements; want none, a reason, none",
+			len(rep.Acceptance), rep.AcceptanceNotJudged, rep.Disagreements())
+	}
+	var b strings.Builder
+	rep.WriteText(&b, Style{})
+	if !strings.Contains(b.String(), "not judged: a relocatable object") || strings.Contains(b.String(), "rejects") {
+		t.Errorf("object report:\n%s", b.String())
+	}
+	linked, err := CheckFile(filepath.Join("..", "testdata", "bin", "deep-v3-O2"), CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := linked.AddConsumerVerdicts(false); err != nil {
+		t.Fatal(err)
+	}
+	if len(linked.Acceptance) != 2 || linked.AcceptanceNotJudged != "" {
+		t.Errorf("linked file: %d verdicts, not judged %q", len(linked.Acceptance), linked.AcceptanceNotJudged)
+	}
+}

@@ -28,7 +28,8 @@ import (
 // extra-fde, function-bounds, format, skipped, missing-frame, extra-frame,
 // no-cfi, kernel-reject); addresses and offsets are JSON numbers.
 //
-// Added within schema 2: FileReport "acceptance", a list of
+// Added within schema 2: FileReport "acceptance_not_judged", why there
+// are no verdicts (a relocatable object). FileReport "acceptance", a list of
 // {"consumer": "linux"|"libsframe", "accepted": bool, "rejections":
 // [{"consumer", "rule", "source", "offset", "message"}]} (sframe.Acceptance:
 // would the kernel's SFrame loader, series v13+, and libsframe 2.47 accept
@@ -166,6 +167,9 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 		if f.Kind == KindNoCFI {
 			compared = false
 		}
+	}
+	if r.AcceptanceNotJudged != "" {
+		fmt.Fprintf(w, "  %-10s not judged: %s\n", "linux, libsframe:", r.AcceptanceNotJudged)
 	}
 	for _, a := range r.Acceptance {
 		if a.Accepted {
