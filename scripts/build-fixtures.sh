@@ -3,6 +3,7 @@
 # sources in testdata/src:
 #   testdata/bin/deep-v{1,2,3}-O{0,2}     deep.c, live-debugging program
 #   testdata/bin/deep-cet-v3-O{0,2}       deep.c with CET (endbr64, IBT PLT)
+#   testdata/bin/inline-v3-O2             inline.c, inline frames on the stack
 #   testdata/bin/cet-v3                   cet.c, CET: notrack jump table, IBT PLT
 #   testdata/bin/features-v{1,2,3}        features-x86_64.s, format features
 #   testdata/bin/aarch64-v{2,3}, aarch64be-v{2,3}, s390x-v3   aarch64.s, s390x.s
@@ -61,6 +62,20 @@ for v in 1 2 3; do
     echo "built deep-v$v-$o ($(stat -c %s "$out") bytes, SFrame v$v)"
   done
 done
+
+# ---------------------------------------------------------------- inline.c
+# always_inline functions inlined into noipa ones, so that the stopped
+# stack has inline frames (DW_TAG_inlined_subroutine) as gdb shows them;
+# its gdb backtrace is testdata/golden/gdb-inline-v3-O2-spin.txt
+# (scripts/gdb-golden.sh).
+out=$BIN/inline-v3-O2
+gcc -B "$TC/v3/bin/" -Wa,--gsframe -g -O2 -fomit-frame-pointer -Wall -Wextra \
+    -ffile-prefix-map="$REPO"=. -o "$out" testdata/src/inline.c
+check_version "$out" x86_64 3
+[ "$(readelf --debug-dump=info "$out" | grep -c DW_TAG_inlined_subroutine)" -gt 0 ] || die "inline-v3-O2 has no inlined subroutine"
+out_txt=$("$out" exit) || die "inline-v3-O2 exit failed"
+[ "$out_txt" = ready ] || die "inline-v3-O2 printed '$out_txt', not 'ready'"
+echo "built inline-v3-O2 ($(stat -c %s "$out") bytes, SFrame v3)"
 
 # ---------------------------------------------------------------- CET
 # deep.c with Intel CET: endbr64 at every function start and -z ibtplt, so

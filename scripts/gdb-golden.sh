@@ -1,5 +1,6 @@
 #!/bin/bash
-# gdb-golden.sh - reference backtraces from gdb for the deep.c fixtures:
+# gdb-golden.sh - reference backtraces from gdb for the deep.c and inline.c
+# fixtures:
 # starts testdata/bin/deep-* in a mode with ASLR off (setarch -R), waits for
 # "ready", runs `gdb -batch -p PID -ex 'thread apply all bt'`, kills the
 # process, and saves the output (PID/LWP numbers replaced by PID/LWP) as
@@ -8,7 +9,7 @@
 #
 # Usage: scripts/gdb-golden.sh [NAME:MODE ...]
 #        default: deep-v3-O2:spin deep-v3-O0:signal deep-v3-O2:signal
-#                 deep-v3-O2:threads deep-v3-O0:sleep
+#                 deep-v3-O2:threads deep-v3-O0:sleep inline-v3-O2:spin
 # Needs: gdb, setarch (util-linux), ptrace permission over own children
 #        (kernel.yama.ptrace_scope <= 1, or root), testdata/bin built.
 set -euo pipefail
@@ -18,7 +19,7 @@ need setarch "disables ASLR for stable addresses" util-linux
 need timeout "" coreutils
 
 CASES=("$@")
-[ ${#CASES[@]} -gt 0 ] || CASES=(deep-v3-O2:spin deep-v3-O0:signal deep-v3-O2:signal deep-v3-O2:threads deep-v3-O0:sleep)
+[ ${#CASES[@]} -gt 0 ] || CASES=(deep-v3-O2:spin deep-v3-O0:signal deep-v3-O2:signal deep-v3-O2:threads deep-v3-O0:sleep inline-v3-O2:spin)
 
 TMP=$(mktemp -d)
 PID=
