@@ -313,3 +313,42 @@ func TestCoreFindsFilesUnderTheSysroot(t *testing.T) {
 		}
 	})
 }
+
+// A core whose saved return addresses are signed (pac-ret on a CPU with
+// pointer authentication, no NT_ARM_PAC_MASK): sfdbg strips the PACs and
+// gives, thread by thread, the frames gdb gives on the same binary's
+// unsigned core; gdb-multiarch 13.1 itself stops after two frames on it
+// (core-crash-aarch64-pac-v3-signed.gdb).
+func TestCoreWithSignedReturnAddresses(t *testing.T) {
+	plain := gdbCoreThreads(t, "crash-aarch64-pac-v3")
+	signed := gdbCoreThreads(t, "crash-aarch64-pac-v3-signed")
+	code, d, errOut := coreDocument(t, filepath.Join(coreFixtures, "crash-aarch64-pac-v3-signed.core"),
+		filepath.Join(coreFixtures, "crash-aarch64-pac-v3"))
+	if code != exitOK || len(d.Threads) != 2 || d.Disagreements != 0 {
+		t.Fatalf("exit %d, %d threads, %d disagreements: %s", code, len(d.Threads), d.Disagreements, errOut)
+	}
+	gdbMax := 0
+	for _, fs := range signed {
+		gdbMax = max(gdbMax, len(fs))
+	}
+	// The plain core's threads by the function of their frame 0.
+	byLeaf := map[string][]gdbFrame{}
+	for _, fs := range plain {
+		byLeaf[fs[0].function] = fs
+	}
+	for _, th := range d.Threads {
+		want := byLeaf[th.Frames[0].Function[strings.LastIndexByte(th.Frames[0].Function, '!')+1:]]
+		if want == nil {
+			t.Fatalf("thread %d: frame 0 %s is no thread's of the plain core", th.Tid, th.Frames[0].Function)
+		}
+		if len(th.Frames) != len(want) || len(th.Frames) <= gdbMax || !th.Complete {
+			t.Errorf("thread %d: %d frames (complete %v), the plain core's %d, gdb's on this core at most %d",
+				th.Tid, len(th.Frames), th.Complete, len(want), gdbMax)
+		}
+		for i := range min(len(th.Frames), len(want)) {
+			if g := want[i]; g.function != "<signal handler called>" && th.Frames[i].PC != g.pc {
+				t.Errorf("thread %d #%d: %#x, gdb on the unsigned core %#x %s", th.Tid, i, th.Frames[i].PC, g.pc, g.function)
+			}
+		}
+	}
+}
