@@ -2,6 +2,7 @@ package corefile
 
 import (
 	"bufio"
+	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"os"
@@ -279,5 +280,31 @@ func TestForeignCoresReadRegistersInTheirByteOrder(t *testing.T) {
 				t.Errorf("frames.ByteOrder(core) = %v", frames.ByteOrder(core))
 			}
 		})
+	}
+}
+
+// NT_ARM_PAC_MASK ("LINUX" note 0x406: data_mask, insn_mask) gives the
+// mask the unwinders strip signed return addresses with.
+func TestPACMaskNote(t *testing.T) {
+	note := func(name string, typ uint32, desc []byte) []byte {
+		b := binary.LittleEndian.AppendUint32(nil, uint32(len(name)+1))
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(desc)))
+		b = binary.LittleEndian.AppendUint32(b, typ)
+		b = append(b, name...)
+		for len(b)%4 != 0 || len(b) < 12+len(name)+1 {
+			b = append(b, 0)
+		}
+		return append(b, desc...)
+	}
+	desc := binary.LittleEndian.AppendUint64(nil, 0x007f_0000_0000_0000)
+	desc = binary.LittleEndian.AppendUint64(desc, 0xff7f_0000_0000_0000)
+	c := &Core{Path: "test.core", Machine: elf.EM_AARCH64, Order: binary.LittleEndian}
+	if err := c.parseNotes(note("LINUX", ntARMPACMask, desc), 0); err != nil || c.PACMask != 0xff7f_0000_0000_0000 {
+		t.Errorf("PAC mask %#x, %v; want the insn_mask 0xff7f000000000000", c.PACMask, err)
+	}
+	c = &Core{Path: "test.core", Machine: elf.EM_AARCH64, Order: binary.LittleEndian}
+	var fe *FormatError
+	if err := c.parseNotes(note("LINUX", ntARMPACMask, desc[:8]), 0x100); !errors.As(err, &fe) || fe.Off != 0x100+20 {
+		t.Errorf("short NT_ARM_PAC_MASK: %v, want a format error at byte 0x114", err)
 	}
 }
