@@ -70,7 +70,16 @@ func (c *moduleCFI) resolve() {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return fdes[order[a]].Start < fdes[order[b]].Start })
-	rows := make([]frames.Row, 0, len(all))
+	// The groups come in address order (CFIRows sorts FDEs by start): the
+	// picked rows are then written over all in place, never ahead of the
+	// row being read. Otherwise into a new slice.
+	rows := all[:0]
+	for k, g := range order {
+		if g != k {
+			rows = make([]frames.Row, 0, len(all))
+			break
+		}
+	}
 	for k, g := range order {
 		own := fdes[g]
 		if k+1 < len(order) {

@@ -128,16 +128,23 @@ func (m *Module) CFIRows(start, end uint64) ([]Row, error) {
 		return nil, nil
 	}
 	lo, hi := start-m.Bias, end-m.Bias
-	i := sort.Search(len(t.fdes), func(i int) bool { return t.fdes[i].End > lo })
-	var out []Row
-	for ; i < len(t.fdes) && t.fdes[i].Start < hi; i++ {
+	first := sort.Search(len(t.fdes), func(i int) bool { return t.fdes[i].End > lo })
+	// Two passes: the rows are large, and growing the result by append
+	// cost as much as building them (BenchmarkCheckFile).
+	n := 0
+	for i := first; i < len(t.fdes) && t.fdes[i].Start < hi; i++ {
 		rows, err := t.rowsOf(t.fdes[i])
 		if err != nil {
 			return nil, m.cfiLookupErr(t.fdes[i].Start+m.Bias, err)
 		}
-		n := len(out)
+		n += len(rows)
+	}
+	out := make([]Row, 0, n)
+	for i := first; i < len(t.fdes) && t.fdes[i].Start < hi; i++ {
+		rows, _ := t.rowsOf(t.fdes[i]) // built above
+		k := len(out)
 		out = append(out, rows...)
-		for k := n; k < len(out); k++ {
+		for ; k < len(out); k++ {
 			out[k].Src.Module = m
 		}
 	}
