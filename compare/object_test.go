@@ -252,9 +252,9 @@ func TestCheckArchiveMemberByMember(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Errorf("reports %v, want %v", names, want)
 	}
-	t.Run("the kernel's and libsframe's verdicts read the member", func(t *testing.T) {
-		if err := reps[0].AddConsumerVerdicts(false); err != nil || len(reps[0].Acceptance) == 0 {
-			t.Errorf("AddConsumerVerdicts: %v, %d verdicts", err, len(reps[0].Acceptance))
+	t.Run("a member, an object, is not judged by the kernel's and libsframe's rules", func(t *testing.T) {
+		if err := reps[0].AddConsumerVerdicts(false); err != nil || len(reps[0].Acceptance) != 0 || reps[0].AcceptanceNotJudged == "" {
+			t.Errorf("AddConsumerVerdicts: %v, %d verdicts, not judged %q", err, len(reps[0].Acceptance), reps[0].AcceptanceNotJudged)
 		}
 	})
 }
