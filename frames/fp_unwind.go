@@ -90,12 +90,19 @@ func (u *FPUnwinder) stepBackChain(f *Frame, fault func(Reason, uint8, uint64, u
 		return fault(ReasonBadFrame, fpWraps, back, sp)
 	}
 	f.CFA = back + s390xFrameSize
+	caller := u.linkCaller(f, ra)
+	caller.Regs.Set(sframe.S390XRegSP, back)
+	return caller, nil
+}
+
+// linkCaller is f's caller at PC ra on an ABI with a link register
+// (AArch64's x30, s390x's r14), which holds ra in the caller too.
+func (u *FPUnwinder) linkCaller(f *Frame, ra uint64) Frame {
 	caller := Frame{Level: f.Level + 1, PC: ra, Method: MethodFP, Regs: f.Regs.empty()}
 	caller.Regs.Set(caller.Regs.PCReg, ra)
-	caller.Regs.Set(sframe.S390XRegRA, ra)
-	caller.Regs.Set(sframe.S390XRegSP, back)
+	caller.Regs.Set(f.Regs.raReg(), ra)
 	caller.Module = u.Space.Modules.Find(ra)
-	return caller, nil
+	return caller
 }
 
 var fpRow = Row{
@@ -197,12 +204,8 @@ func (u *FPUnwinder) Step(f *Frame) (Frame, error) {
 		// A frame record's LR may be signed (pac-ret): stripped, as the
 		// kernel's unwinder does; a user address without a PAC is
 		// unchanged.
-		ra = u.Space.StripPAC(ra)
-		caller := Frame{Level: f.Level + 1, PC: ra, Method: MethodFP, Regs: f.Regs.empty()}
-		caller.Regs.Set(caller.Regs.PCReg, ra)
-		caller.Regs.Set(sframe.AArch64RegLR, ra)
+		caller := u.linkCaller(f, u.Space.StripPAC(ra))
 		caller.Regs.Set(sframe.AArch64RegFP, callerFP)
-		caller.Module = u.Space.Modules.Find(ra)
 		return caller, nil
 	}
 	f.CFA = fp + 16

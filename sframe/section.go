@@ -210,6 +210,15 @@ func parseOne(data []byte, addr uint64) (*Section, error) {
 			sorted = false
 		}
 	}
+	s.indexByPC(sorted)
+	return s, nil
+}
+
+// indexByPC builds the lookup index of s.fdes: byPC, the FDEs in start
+// order where they are not sorted already, and starts, each FDE's start in
+// that order.
+func (s *Section) indexByPC(sorted bool) {
+	s.byPC = nil
 	if !sorted {
 		s.byPC = make([]int32, len(s.fdes))
 		for i := range s.byPC {
@@ -221,7 +230,6 @@ func parseOne(data []byte, addr uint64) (*Section, error) {
 	for k := range s.starts {
 		s.starts[k] = s.fdeAt(k).Start
 	}
-	return s, nil
 }
 
 // magicOrder returns the byte order in which d, at least PreambleSize bytes

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 )
 
 // A sequence is what ParseAt returns for several SFrame sections stored
@@ -91,15 +90,7 @@ func parseSequence(first *Section, data []byte, addr uint64) (*Section, error) {
 			seq.fdes = append(seq.fdes, f)
 		}
 	}
-	seq.byPC = make([]int32, len(seq.fdes))
-	for i := range seq.byPC {
-		seq.byPC[i] = int32(i)
-	}
-	sort.SliceStable(seq.byPC, func(a, b int) bool { return seq.fdes[seq.byPC[a]].Start < seq.fdes[seq.byPC[b]].Start })
-	seq.starts = make([]uint64, len(seq.fdes))
-	for k := range seq.starts {
-		seq.starts[k] = seq.fdeAt(k).Start
-	}
+	seq.indexByPC(false)
 	return seq, nil
 }
 
