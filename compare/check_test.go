@@ -327,15 +327,7 @@ func TestPCMaskFDEWithoutCodeIsComparedAtEveryRepetitionsFREs(t *testing.T) {
 	// Without decodable code (here: no executable section known) a PC-mask
 	// FDE is compared at its FRE starts in every repetition, not only the
 	// first.
-	f, err := elf.Open(fixture(t, "deep-cet-v3-O2"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sec, err := elfobj.FromELF(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, sec := openSFrame(t, fixture(t, "deep-cet-v3-O2"))
 	plt := f.Section(".plt")
 	c := &checker{f: f, sec: sec}
 	fde, err := sec.FindFDE(plt.Addr + plt.Size - 1)

@@ -99,15 +99,7 @@ func TestCheckObjectsAsObjdumpSeesThem(t *testing.T) {
 			if s.FunctionsSFrame != want || s.FunctionsBoth != want || s.FunctionsCFI != want {
 				t.Errorf("functions: %d with SFrame, %d with CFI, %d compared; objdump --sframe lists %d", s.FunctionsSFrame, s.FunctionsCFI, s.FunctionsBoth, want)
 			}
-			f, err := elf.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			sec, err := elfobj.FromELF(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, sec := openSFrame(t, path)
 			if insts := inFDEs(goldenInstructions(t, path, name), sec); s.Instructions != insts {
 				t.Errorf("%d instructions compared, objdump -d finds %d in the SFrame FDEs", s.Instructions, insts)
 			}
@@ -288,15 +280,7 @@ func TestCheckLLDSequence(t *testing.T) {
 // inFDEsOfFile is inFDEs for a linked fixture of testdata/obj.
 func inFDEsOfFile(t *testing.T, path string) int {
 	t.Helper()
-	f, err := elf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sec, err := elfobj.FromELF(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, sec := openSFrame(t, path)
 	if sec.Parts() != 2 {
 		t.Errorf("%s: %d SFrame sections, want 2", path, sec.Parts())
 	}
@@ -332,4 +316,20 @@ func TestObjectsGetNoConsumerVerdicts(t *testing.T) {
 	if len(linked.Acceptance) != 2 || linked.AcceptanceNotJudged != "" {
 		t.Errorf("linked file: %d verdicts, not judged %q", len(linked.Acceptance), linked.AcceptanceNotJudged)
 	}
+}
+
+// openSFrame opens the ELF file at path and its SFrame section (through
+// elfobj, relocated for an object), closing the file when the test ends.
+func openSFrame(t *testing.T, path string) (*elf.File, *sframe.Section) {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	sec, err := elfobj.FromELF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, sec
 }

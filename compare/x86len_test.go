@@ -159,15 +159,7 @@ func TestX86LenDelimitsWhatGNUToolsEmit(t *testing.T) {
 func TestCheckBoundariesAreObjdumps(t *testing.T) {
 	for _, name := range x86Fixtures {
 		t.Run(name+": check compares at exactly objdump's instructions in every SFrame FDE", func(t *testing.T) {
-			f, err := elf.Open(fixture(t, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			sec, err := elfobj.FromELF(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, sec := openSFrame(t, fixture(t, name))
 			c := &checker{f: f, sec: sec}
 			for _, s := range f.Sections {
 				if s.Flags&elf.SHF_EXECINSTR != 0 && s.Type == elf.SHT_PROGBITS {
