@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe"
-	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
 const fixtures = "../testdata/bin"

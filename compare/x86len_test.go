@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
 // x86Fixtures are the x86-64 fixtures with a testdata/golden/NAME.insn
