@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
 )
 
 // x86Fixtures are the x86-64 fixtures with a testdata/golden/NAME.insn
