@@ -39,11 +39,13 @@ type cuRange struct {
 	unit   *lineUnit
 }
 
-// lineUnit is one compilation unit and, once decoded, its line table.
+// lineUnit is one compilation unit and, once decoded, its line table and
+// its inline index (inline.go).
 type lineUnit struct {
 	cu   *dwarf.Entry
 	once sync.Once
 	rows lineRows
+	inlineState
 }
 
 // lineRows is the line table of one compilation unit, every sequence of
