@@ -33,8 +33,10 @@ type Shown struct {
 	// named by its symbol).
 	Function string
 	// call is the inlined call whose call site is this frame's line
-	// (Caller).
+	// (Caller); k is the frame's index in its physical frame's inline
+	// chain (its length for the physical frame).
 	call *frames.InlinedCall
+	k    int
 	// Caller is set when the next shown frame down (Level-1) is inlined
 	// into this one: gdb then prints no address, since the location is
 	// the call site, not the PC.
@@ -175,14 +177,47 @@ func (t *Trace) ShownAt(level int) (Shown, bool) {
 	if k > len(chain) {
 		return Shown{}, false
 	}
-	s := Shown{Level: level, Frame: i, Inline: k < len(chain), Caller: k > 0}
+	return shown(level, i, k, chain), true
+}
+
+// eachShown calls fn with the frames shown at levels [lo, hi), in order,
+// walking the physical frames once (ShownAt for each level would search
+// for each).
+func (t *Trace) eachShown(lo, hi int, fn func(Shown)) {
+	first, ok := t.ShownAt(lo)
+	if !ok {
+		return
+	}
+	v := &t.inline
+	v.mu.Lock()
+	t.lookUpTo(hi) // level < hi: in a physical frame below hi
+	at, chains := v.at, v.chains
+	v.mu.Unlock()
+	j := sort.SearchInts(at, first.Frame)
+	level, k := lo, first.k
+	for i := first.Frame; i < len(t.Frames) && level < hi; i, k = i+1, 0 {
+		var chain []frames.InlinedCall
+		if j < len(at) && at[j] == i {
+			chain = chains[j]
+			j++
+		}
+		for ; k <= len(chain) && level < hi; k, level = k+1, level+1 {
+			fn(shown(level, i, k, chain))
+		}
+	}
+}
+
+// shown is the frame shown at level: row k of physical frame i whose
+// inline chain is chain (k == len(chain): the physical frame itself).
+func shown(level, i, k int, chain []frames.InlinedCall) Shown {
+	s := Shown{Level: level, Frame: i, Inline: k < len(chain), Caller: k > 0, k: k}
 	if s.Inline {
 		s.Function, s.InlinedInto = chain[k].Function, level+1
 	}
 	if k > 0 {
 		s.call = &chain[k-1]
 	}
-	return s, true
+	return s
 }
 
 // ShownLine returns the source line gdb shows for s: the PC's line (the

@@ -208,8 +208,15 @@ func (t *Trace) WriteText(w io.Writer, opts TextOptions) {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	defer bw.Flush()
 	w = bw
-	levels := len(t.Frames)
-	if !opts.NoLines {
+	// The levels, inline frames counted: "bt N" looks up the frames it
+	// prints only, and then numbers the level column for them.
+	levels, more := len(t.Frames), false
+	switch {
+	case opts.NoLines:
+	case opts.Limit > 0:
+		_, more = t.ShownAt(opts.Limit)
+		levels = max(len(t.Frames), opts.Limit)
+	default:
 		levels = t.Levels()
 	}
 	width := levelWidth(levels)
@@ -220,21 +227,25 @@ func (t *Trace) WriteText(w io.Writer, opts TextOptions) {
 	case opts.Limit < 0 && -opts.Limit < hi:
 		lo = hi + opts.Limit
 	}
+	more = more || hi < levels
 	if t.Methods == All && hi > lo {
 		fmt.Fprintf(w, "%-*s %-18s  %-6s  %-11s %-7s  %s\n", width, "#", "PC", "FOUND", "SFRAME", "FP", "FUNCTION")
 	}
 	locs := map[locKey]string{}
 	var line []byte
-	for level := lo; level < hi; level++ {
-		s := Shown{Level: level, Frame: level}
-		if !opts.NoLines {
-			s, _ = t.ShownAt(level)
-		}
+	print := func(s Shown) {
 		line = t.appendFrameLine(line[:0], s, width, opts, locs)
 		line = wrapFrameLine(line, t.Methods == All)
 		bw.Write(append(line, '\n'))
 	}
-	if hi < levels || t.Truncated {
+	if opts.NoLines {
+		for i := lo; i < hi; i++ {
+			print(Shown{Level: i, Frame: i})
+		}
+	} else {
+		t.eachShown(lo, hi, print)
+	}
+	if more || t.Truncated {
 		fmt.Fprintln(w, "(More stack frames follow...)")
 	} else if !t.Complete() {
 		fmt.Fprintf(w, "Backtrace stopped: %s\n", StopText(t.Stop))
