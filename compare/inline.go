@@ -90,9 +90,9 @@ func (t *Trace) lookUpTo(n int) {
 	}
 }
 
-// InlinedAt returns the functions inlined at physical frame i's PC,
+// inlinedAt returns the functions inlined at physical frame i's PC,
 // innermost first (nil for none), looking them up if need be.
-func (t *Trace) InlinedAt(i int) []frames.InlinedCall {
+func (t *Trace) inlinedAt(i int) []frames.InlinedCall {
 	if i < 0 || i >= len(t.Frames) {
 		return nil
 	}
@@ -237,12 +237,12 @@ func (t *Trace) ShownLine(s Shown) (file string, line int) {
 }
 
 // ShownLocation describes the frame shown at level s as gdb's backtrace
-// does: "name () at FILE:LINE", or FrameLocation's text for a physical
+// does: "name () at FILE:LINE", or frameLocation's text for a physical
 // frame without inline functions.
 func (t *Trace) ShownLocation(s Shown) string {
 	f := &t.Frames[s.Frame]
 	if !s.Inline && !s.Caller {
-		return t.FrameLocation(s.Frame)
+		return t.frameLocation(s.Frame)
 	}
 	name := s.Function
 	if !s.Inline {

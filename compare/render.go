@@ -41,9 +41,9 @@ func Location(space *frames.Space, pc, lookupPC uint64, lines bool) string {
 	return fmt.Sprintf("%s () from %s", name, m.Path)
 }
 
-// FrameLocation describes frame i as a backtrace line does: Location, or
+// frameLocation describes frame i as a backtrace line does: Location, or
 // "<signal handler called>" for a signal trampoline, as gdb prints it.
-func (t *Trace) FrameLocation(i int) string {
+func (t *Trace) frameLocation(i int) string {
 	f := &t.Frames[i]
 	if f.SignalTrampoline() {
 		return "<signal handler called>"
@@ -464,7 +464,7 @@ func (t *Trace) Document(tid int, name string) ThreadDocument {
 			sym := m.SymbolizeAt(f.PC, f.LookupPC())
 			fd.Module, fd.Function, fd.Offset, fd.File, fd.Line = m.Name, sym.Name, sym.Offset, sym.File, sym.Line
 		}
-		if chain := t.InlinedAt(i); len(chain) > 0 {
+		if chain := t.inlinedAt(i); len(chain) > 0 {
 			first := fd.GDBLevel - len(chain)
 			for k, c := range chain {
 				id := InlineDocument{GDBLevel: first + k, Function: c.Function, File: fd.File, Line: fd.Line}
