@@ -250,6 +250,9 @@ type Trace struct {
 	space *frames.Space
 	regs  frames.Regs
 	opts  Options
+	// inline numbers the frames as gdb does, with inline frames
+	// (inline.go), looked up when frames are shown.
+	inline inlineView
 }
 
 // IndependentTrace is a method's own unwind, matched with the reference

@@ -41,9 +41,9 @@ func Location(space *frames.Space, pc, lookupPC uint64, lines bool) string {
 	return fmt.Sprintf("%s () from %s", name, m.Path)
 }
 
-// FrameLocation describes frame i as a backtrace line does: Location, or
+// frameLocation describes frame i as a backtrace line does: Location, or
 // "<signal handler called>" for a signal trampoline, as gdb prints it.
-func (t *Trace) FrameLocation(i int) string {
+func (t *Trace) frameLocation(i int) string {
 	f := &t.Frames[i]
 	if f.SignalTrampoline() {
 		return "<signal handler called>"
@@ -54,32 +54,37 @@ func (t *Trace) FrameLocation(i int) string {
 // TextOptions choose what WriteText prints.
 type TextOptions struct {
 	// Limit > 0 prints the innermost Limit frames, < 0 the outermost
-	// -Limit frames (gdb's "bt N" and "bt -N"); 0 prints all.
+	// -Limit frames (gdb's "bt N" and "bt -N"); 0 prints all. Frames are
+	// counted as gdb counts them, inline frames included.
 	Limit int
-	// NoLines leaves out source lines (faster: no DWARF line table).
+	// NoLines leaves out source lines and inline frames (faster: no DWARF).
 	NoLines bool
 	Style   Style
 }
 
-// levelWidth is the width of the level column: "#" and the largest level.
-func (t *Trace) levelWidth() int {
-	return max(3, 1+len(strconv.Itoa(len(t.Frames)-1)))
+// levelWidth is the width of the level column: "#" and the largest level
+// (levels frames are numbered up to).
+func levelWidth(levels int) int {
+	return max(3, 1+len(strconv.Itoa(levels-1)))
 }
 
 // locKey identifies what Location prints for a frame.
 type locKey struct{ pc, lookupPC uint64 }
 
-// appendFrameLine appends frame i's line to b, with a cache of locations
-// (nil: none): a deep recursion prints the same few PCs a million times,
-// so neither the location nor the line goes through fmt.
-func (t *Trace) appendFrameLine(b []byte, i int, opts TextOptions, locs map[locKey]string) []byte {
-	f := &t.Frames[i]
+// appendFrameLine appends the line of the frame shown as s to b, with a
+// cache of locations (nil: none): a deep recursion prints the same few
+// PCs a million times, so neither the location nor the line goes through
+// fmt. width is the level column's width (levelWidth).
+func (t *Trace) appendFrameLine(b []byte, s Shown, width int, opts TextOptions, locs map[locKey]string) []byte {
+	f := &t.Frames[s.Frame]
 	k := locKey{f.PC, f.LookupPC()}
 	loc, ok := locs[k]
 	sig := f.SignalTrampoline()
 	switch {
 	case sig:
 		loc = "<signal handler called>"
+	case s.Inline || s.Caller:
+		loc = t.ShownLocation(s)
 	case !ok:
 		loc = Location(t.space, f.PC, f.LookupPC(), !opts.NoLines)
 		if locs != nil && len(locs) < 1<<16 {
@@ -88,10 +93,12 @@ func (t *Trace) appendFrameLine(b []byte, i int, opts TextOptions, locs map[locK
 	}
 	n := len(b)
 	b = append(b, '#')
-	b = strconv.AppendInt(b, int64(f.Level), 10)
-	b = pad(b, n+t.levelWidth())
-	if t.Methods != All && sig {
-		// gdb: "#4  <signal handler called>", no PC.
+	b = strconv.AppendInt(b, int64(s.Level), 10)
+	b = pad(b, n+width)
+	if t.Methods != All && (sig || !t.ShowPC(s)) {
+		// gdb: "#4  <signal handler called>", no PC; "#1  f () at
+		// f.c:12" for a frame whose location is an inlined call, or
+		// an inline frame stopped at the start of a statement.
 		return append(append(b, ' '), loc...)
 	}
 	b = append(b, " 0x"...)
@@ -101,6 +108,13 @@ func (t *Trace) appendFrameLine(b []byte, i int, opts TextOptions, locs map[locK
 		return append(b, loc...)
 	}
 	b = append(b, "  "...)
+	if s.Inline {
+		// An inline frame has no step of its own: the verdicts are its
+		// physical frame's, on the line of the frame it is inlined into.
+		b = pad(append(b, "inline"...), len(b)+6)
+		b = pad(append(b, "  "...), len(b)+2+11+1+7+2)
+		return append(b, loc...)
+	}
 	b = pad(append(b, f.FoundBy.String()...), len(b)+6)
 	b = append(b, "  "...)
 	v, fp := "", ""
@@ -185,30 +199,53 @@ func appendHex16(b []byte, v uint64) []byte {
 // WriteText writes the trace: for All a table of frames with the method
 // that found each, SFrame's verdict and the frame-pointer check, then the
 // findings and one line about the frame-pointer chain; for one method,
-// gdb's "bt" lines. It ends with why the trace stopped, or "(More stack
+// gdb's "bt" lines. Frames are numbered as gdb numbers them: a function
+// inlined at a frame's PC is a frame of its own ("inline" in the table's
+// FOUND column, no verdict: the step compared is its physical frame's),
+// unless opts.NoLines. It ends with why the trace stopped, or "(More stack
 // frames follow...)" when the depth limit or opts.Limit cut it.
 func (t *Trace) WriteText(w io.Writer, opts TextOptions) {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	defer bw.Flush()
 	w = bw
-	lo, hi := 0, len(t.Frames)
+	// The levels, inline frames counted: "bt N" looks up the frames it
+	// prints only, and then numbers the level column for them.
+	levels, more := len(t.Frames), false
+	switch {
+	case opts.NoLines:
+	case opts.Limit > 0:
+		_, more = t.ShownAt(opts.Limit)
+		levels = max(len(t.Frames), opts.Limit)
+	default:
+		levels = t.Levels()
+	}
+	width := levelWidth(levels)
+	lo, hi := 0, levels
 	switch {
 	case opts.Limit > 0 && opts.Limit < hi:
 		hi = opts.Limit
 	case opts.Limit < 0 && -opts.Limit < hi:
 		lo = hi + opts.Limit
 	}
+	more = more || hi < levels
 	if t.Methods == All && hi > lo {
-		fmt.Fprintf(w, "%-*s %-18s  %-6s  %-11s %-7s  %s\n", t.levelWidth(), "#", "PC", "FOUND", "SFRAME", "FP", "FUNCTION")
+		fmt.Fprintf(w, "%-*s %-18s  %-6s  %-11s %-7s  %s\n", width, "#", "PC", "FOUND", "SFRAME", "FP", "FUNCTION")
 	}
 	locs := map[locKey]string{}
 	var line []byte
-	for i := lo; i < hi; i++ {
-		line = t.appendFrameLine(line[:0], i, opts, locs)
+	print := func(s Shown) {
+		line = t.appendFrameLine(line[:0], s, width, opts, locs)
 		line = wrapFrameLine(line, t.Methods == All)
 		bw.Write(append(line, '\n'))
 	}
-	if hi < len(t.Frames) || t.Truncated {
+	if opts.NoLines {
+		for i := lo; i < hi; i++ {
+			print(Shown{Level: i, Frame: i})
+		}
+	} else {
+		t.eachShown(lo, hi, print)
+	}
+	if more || t.Truncated {
 		fmt.Fprintln(w, "(More stack frames follow...)")
 	} else if !t.Complete() {
 		fmt.Fprintf(w, "Backtrace stopped: %s\n", StopText(t.Stop))
@@ -216,14 +253,27 @@ func (t *Trace) WriteText(w io.Writer, opts TextOptions) {
 	if t.Methods != All {
 		return
 	}
-	t.writeFindings(w, opts.Style)
+	t.writeFindings(w, opts)
 }
 
 // writeFindings prints the findings of an All trace and the summaries of
 // the frame-pointer chain and the independent traces.
-func (t *Trace) writeFindings(w io.Writer, st Style) {
+func (t *Trace) writeFindings(w io.Writer, opts TextOptions) {
+	st := opts.Style
+	level := func(i int) int { return i }
+	if !opts.NoLines {
+		level = t.Level
+	}
 	for _, f := range t.Findings {
-		writeWrapped(w, fmt.Sprintf("  %-16s ", st.kind(f.Kind)), 19, f.Message)
+		msg := f.Message
+		if f.Frame >= 0 && f.Kind != KindExtraFrame {
+			// The message names the physical frame's level, the
+			// text numbers frames as gdb does.
+			if l := level(f.Frame); l != f.Frame {
+				msg = strings.Replace(msg, fmt.Sprintf("frame #%d ", f.Frame), fmt.Sprintf("frame #%d ", l), 1)
+			}
+		}
+		writeWrapped(w, fmt.Sprintf("  %-16s ", st.kind(f.Kind)), 19, msg)
 		if f.Kind.Disagreement() && f.SFrame != "" {
 			writeWrapped(w, strings.Repeat(" ", 19), 27, fmt.Sprintf("sframe: %s [%s]", f.SFrame, strings.TrimSpace(f.Module)))
 			writeWrapped(w, strings.Repeat(" ", 19), 27, "cfi:    "+f.CFI)
@@ -332,21 +382,42 @@ type (
 		Independent  []IndependentDocument `json:"independent,omitempty"`
 		Error        string                `json:"error,omitempty"`
 	}
-	// FrameDocument is one frame.
+	// FrameDocument is one physical frame: one unwind step, what the
+	// methods are compared on.
 	FrameDocument struct {
+		// Level is the frame's index in frames (inline frames not
+		// counted); GDBLevel its level as gdb numbers frames, inline
+		// frames counted.
 		Level    int    `json:"level"`
+		GDBLevel int    `json:"gdb_level"`
 		PC       uint64 `json:"pc"`
 		CFA      uint64 `json:"cfa,omitempty"`
 		Module   string `json:"module,omitempty"`
 		Function string `json:"function,omitempty"`
 		Offset   uint64 `json:"offset,omitempty"`
-		File     string `json:"file,omitempty"`
-		Line     int    `json:"line,omitempty"`
-		FoundBy  string `json:"found_by"`
+		// File and Line are the source line gdb shows for the frame:
+		// with inline frames, the line of the outermost inlined call.
+		File    string `json:"file,omitempty"`
+		Line    int    `json:"line,omitempty"`
+		FoundBy string `json:"found_by"`
+		// Inline lists the functions inlined at the frame's PC,
+		// innermost first, each shown by gdb as a frame of its own
+		// below this one; they have no step or verdict of their own.
+		Inline []InlineDocument `json:"inline,omitempty"`
 		// Verdict is SFrame's (methods "all"); FPAgrees the FP chain's.
 		Verdict  Verdict                 `json:"verdict,omitempty"`
 		FPAgrees bool                    `json:"fp_agrees,omitempty"`
 		Steps    map[string]StepDocument `json:"steps"`
+	}
+	// InlineDocument is an inline frame: a function inlined at a
+	// physical frame's PC (DW_TAG_inlined_subroutine). File and Line are
+	// the line gdb shows: the PC's for the innermost, else the line of
+	// the call inlined into it.
+	InlineDocument struct {
+		GDBLevel int    `json:"gdb_level"`
+		Function string `json:"function"`
+		File     string `json:"file,omitempty"`
+		Line     int    `json:"line,omitempty"`
 	}
 	// StepDocument is one method's step from a frame to its caller.
 	StepDocument struct {
@@ -387,11 +458,23 @@ func (t *Trace) Document(tid int, name string) ThreadDocument {
 	}
 	for i := range t.Frames {
 		f := &t.Frames[i]
-		fd := FrameDocument{Level: f.Level, PC: f.PC, CFA: f.CFA, FoundBy: f.FoundBy.String(), Verdict: f.Verdict,
-			FPAgrees: f.FPAgrees, Steps: map[string]StepDocument{}}
+		fd := FrameDocument{Level: f.Level, GDBLevel: t.Level(i), PC: f.PC, CFA: f.CFA, FoundBy: f.FoundBy.String(),
+			Verdict: f.Verdict, FPAgrees: f.FPAgrees, Steps: map[string]StepDocument{}}
 		if m := f.Module; m != nil {
 			sym := m.SymbolizeAt(f.PC, f.LookupPC())
 			fd.Module, fd.Function, fd.Offset, fd.File, fd.Line = m.Name, sym.Name, sym.Offset, sym.File, sym.Line
+		}
+		if chain := t.inlinedAt(i); len(chain) > 0 {
+			first := fd.GDBLevel - len(chain)
+			for k, c := range chain {
+				id := InlineDocument{GDBLevel: first + k, Function: c.Function, File: fd.File, Line: fd.Line}
+				if k > 0 {
+					id.File, id.Line = chain[k-1].CallFile, chain[k-1].CallLine
+				}
+				fd.Inline = append(fd.Inline, id)
+			}
+			last := chain[len(chain)-1]
+			fd.File, fd.Line = last.CallFile, last.CallLine
 		}
 		for m := range f.Steps {
 			st := &f.Steps[m]

@@ -41,6 +41,17 @@ import (
 // (".ctf_frame"), compared as SFrame v1 ("sframe_version" 1); absent for
 // SFrame.
 //
+// Added within schema 2 for inline frames (gdb shows each function
+// inlined at a frame's PC as a frame of its own): FrameDocument
+// "gdb_level", the frame's level as gdb numbers frames, inline frames
+// counted ("level" stays the index in "frames", which hold physical frames
+// only, and findings' "frame" and messages use it), and "inline", the
+// functions inlined at the frame's PC, innermost first, each
+// {"gdb_level", "function", "file", "line"} (InlineDocument). Inline
+// frames have no steps or verdicts, and the counts ("agree", ...) count
+// physical frames. A frame with inline functions has as "file"/"line" the
+// line gdb shows for it: the call site of the outermost inlined call.
+//
 // Schema 1 had a separate per-method bt document and a StackReport per
 // thread; schema 2 replaced both with ProcessDocument, and fp-chain-broken
 // is counted once per thread (ThreadDocument.fp_broken), not per frame.

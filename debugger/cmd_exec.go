@@ -244,9 +244,16 @@ func cmdFinish(s *Session, _ string) error {
 	if err := s.canRun(); err != nil {
 		return err
 	}
-	n, tr, err := s.selected()
+	sh, tr, err := s.selectedShown()
 	if err != nil {
 		return err
+	}
+	n := sh.Frame
+	if sh.Inline {
+		// gdb steps out of an inline frame line by line; the return
+		// address of frame N+1 would run the rest of it too.
+		return fmt.Errorf(`"finish" out of an inline frame is not supported: frame %d is inlined into frame %d, which "frame %d" then "finish" runs until it returns.`,
+			sh.Level, sh.InlinedInto, tr.Level(n))
 	}
 	if n+1 >= len(tr.Frames) {
 		return errors.New(`"finish" not meaningful in the outermost frame.`)
@@ -254,7 +261,7 @@ func cmdFinish(s *Session, _ string) error {
 	f, caller := &tr.Frames[n], &tr.Frames[n+1]
 	ra, cfa := caller.PC, caller.SP
 	tid := s.thread
-	s.printf("Run till exit from #%-3d0x%016x in %s\n", f.Level, f.PC, compare.Location(tr.Space(), f.PC, f.LookupPC(), true))
+	s.printf("Run till exit from #%-3d0x%016x in %s\n", sh.Level, f.PC, tr.ShownLocation(sh))
 	temp := s.bpAt(ra) == nil
 	if temp {
 		if err := s.tgt.SetBreakpoint(ra); err != nil {

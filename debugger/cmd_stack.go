@@ -45,25 +45,32 @@ func cmdBacktrace(s *Session, args string) error {
 	return nil
 }
 
-// printFrameLine prints frame n of tr the way gdb's "frame" does, plus how
-// it was found and how the methods compare.
-func (s *Session) printFrameLine(tr *compare.Trace, n int) {
-	f := &tr.Frames[n]
-	if f.SignalTrampoline() {
-		s.printf("#%-3d<signal handler called>\n", f.Level)
-	} else {
-		s.printf("#%-3d0x%016x in %s\n", f.Level, f.PC, tr.FrameLocation(n))
+// printFrameLine prints the frame shown as sh the way gdb's "frame" does,
+// plus how it was found and how the methods compare.
+func (s *Session) printFrameLine(tr *compare.Trace, sh compare.Shown) {
+	f := &tr.Frames[sh.Frame]
+	switch {
+	case f.SignalTrampoline():
+		s.printf("#%-3d<signal handler called>\n", sh.Level)
+	case !tr.ShowPC(sh):
+		s.printf("#%-3d%s\n", sh.Level, tr.ShownLocation(sh))
+	default:
+		s.printf("#%-3d0x%016x in %s\n", sh.Level, f.PC, tr.ShownLocation(sh))
 	}
-	if sum := frameSummary(tr, n); sum != "" {
+	if sum := frameSummary(tr, sh); sum != "" {
 		s.printf("    %s\n", sum)
 	}
 }
 
-// frameSummary says how frame n was found and, in an all-methods trace,
-// SFrame's verdict and the frame-pointer check for its step: "found by
-// cfi; sframe agree, fp ok".
-func frameSummary(tr *compare.Trace, n int) string {
-	f := &tr.Frames[n]
+// frameSummary says how the frame shown as sh was found and, in an
+// all-methods trace, SFrame's verdict and the frame-pointer check for its
+// step: "found by cfi; sframe agree, fp ok". An inline frame has no step:
+// "inlined into frame 3".
+func frameSummary(tr *compare.Trace, sh compare.Shown) string {
+	if sh.Inline {
+		return fmt.Sprintf("inlined into frame %d; no unwind step of its own (frame %d's is compared)", sh.InlinedInto, tr.Level(sh.Frame))
+	}
+	f := &tr.Frames[sh.Frame]
 	var parts []string
 	if f.Level > 0 {
 		parts = append(parts, "found by "+f.FoundBy.String())
@@ -81,17 +88,17 @@ func frameSummary(tr *compare.Trace, n int) string {
 // printSelected prints the selected frame's line (printFrameLine). A
 // plain list then lists around that frame's line, as in gdb.
 func (s *Session) printSelected() error {
-	n, tr, err := s.selected()
+	sh, tr, err := s.selectedShown()
 	if err != nil {
 		return err
 	}
 	s.listFile = ""
-	s.printFrameLine(tr, n)
+	s.printFrameLine(tr, sh)
 	return nil
 }
 
 // cmdFrame implements "frame [N]": N is a level of the last printed
-// backtrace.
+// backtrace, as gdb numbers frames (inline frames counted).
 func cmdFrame(s *Session, args string) error {
 	if strings.TrimSpace(args) != "" {
 		n, err := parseCount(args, 0)
@@ -102,7 +109,7 @@ func cmdFrame(s *Session, args string) error {
 		if err != nil {
 			return err
 		}
-		if n >= len(tr.Frames) {
+		if _, ok := tr.ShownAt(n); !ok {
 			return errors.New("No frame at level " + strings.TrimSpace(args) + ".")
 		}
 		s.frame = n
@@ -110,38 +117,46 @@ func cmdFrame(s *Session, args string) error {
 	return s.printSelected()
 }
 
-// cmdUpDown implements "up [N]" (dir 1) and "down [N]" (dir -1).
+// cmdUpDown implements "up [N]" (dir 1) and "down [N]" (dir -1), over
+// frames as gdb numbers them.
 func cmdUpDown(s *Session, args string, dir int) error {
 	n, err := parseCount(args, 1)
 	if err != nil {
 		return err
 	}
-	tr, err := s.list()
+	sh, tr, err := s.selectedShown()
 	if err != nil {
 		return err
 	}
-	to := s.frame + dir*n
+	_, above := tr.ShownAt(sh.Level + 1)
 	switch {
-	case dir < 0 && s.frame == 0:
+	case dir < 0 && sh.Level == 0:
 		return errors.New("Bottom (innermost) frame selected; you cannot go down.")
-	case dir > 0 && s.frame >= len(tr.Frames)-1:
+	case dir > 0 && !above:
 		return errors.New("Initial frame selected; you cannot go up.")
 	}
-	s.frame = max(0, min(to, len(tr.Frames)-1))
+	to := max(0, sh.Level+dir*n)
+	if _, ok := tr.ShownAt(to); !ok {
+		to = tr.Levels() - 1
+	}
+	s.frame = to
 	return s.printSelected()
 }
 
-// cmdInfoFrame implements "info frame [N]".
+// cmdInfoFrame implements "info frame [N]". An inline frame shares its
+// physical frame's CFA, registers and rules, and says which frame it is
+// inlined into, as gdb does.
 func cmdInfoFrame(s *Session, args string) error {
 	if strings.TrimSpace(args) != "" {
 		if err := cmdFrame(s, args); err != nil {
 			return err
 		}
 	}
-	n, tr, err := s.selected()
+	sh, tr, err := s.selectedShown()
 	if err != nil {
 		return err
 	}
+	n := sh.Frame
 	sp := tr.Space()
 	f := &tr.Frames[n]
 	steps, _ := tr.StepsAt(n)
@@ -151,14 +166,14 @@ func cmdInfoFrame(s *Session, args string) error {
 			cfa = steps[m].CFA
 		}
 	}
-	s.printf("Stack level %d, frame at ", f.Level)
+	s.printf("Stack level %d, frame at ", sh.Level)
 	if cfa != 0 {
 		s.printf("%#x (CFA):\n", cfa)
 	} else {
 		s.printf("<unknown CFA>:\n")
 	}
-	s.printf(" pc = %#x in %s\n", f.PC, tr.FrameLocation(n))
-	if sum := frameSummary(tr, n); sum != "" {
+	s.printf(" pc = %#x in %s\n", f.PC, tr.ShownLocation(sh))
+	if sum := frameSummary(tr, sh); sum != "" && !sh.Inline {
 		s.printf(" %s\n", sum)
 	}
 	if f.Interrupted {
@@ -166,13 +181,34 @@ func cmdInfoFrame(s *Session, args string) error {
 	} else {
 		s.printf(" PC is a return address: rows are looked up at PC-1 = %#x\n", f.LookupPC())
 	}
-	if n+1 < len(tr.Frames) {
-		c := &tr.Frames[n+1]
-		s.printf(" called by frame at %s (#%d, %s)\n", cfaText(c.CFA), c.Level, shortLoc(sp, c.PC))
+	// The frames above and below as gdb numbers them: an inline frame
+	// has the CFA of its physical frame.
+	shownCFA := func(level int) (compare.Shown, string, bool) {
+		o, ok := tr.ShownAt(level)
+		if !ok {
+			return o, "", false
+		}
+		c := &tr.Frames[o.Frame]
+		name := shortLoc(sp, c.PC)
+		if o.Inline {
+			name = o.Function
+		}
+		return o, fmt.Sprintf("%s (#%d, %s)", cfaText(c.CFA), o.Level, name), true
 	}
-	if n > 0 {
-		c := &tr.Frames[n-1]
-		s.printf(" caller of frame at %s (#%d, %s)\n", cfaText(c.CFA), c.Level, shortLoc(sp, c.PC))
+	if sh.Inline {
+		into, _ := tr.ShownAt(sh.InlinedInto)
+		name := into.Function
+		if !into.Inline {
+			name = shortLoc(sp, f.PC)
+		}
+		s.printf(" inlined into frame %d (%s): no unwind step of its own; the rules below are frame %d's\n",
+			sh.InlinedInto, name, tr.Level(n))
+	} else if _, text, ok := shownCFA(sh.Level + 1); ok {
+		s.printf(" called by frame at %s\n", text)
+	}
+	if sh.Level > 0 {
+		_, text, _ := shownCFA(sh.Level - 1)
+		s.printf(" caller of frame at %s\n", text)
 	}
 	s.printf(" sp = %#x", f.SP)
 	if f.FPKnown {
@@ -499,7 +535,13 @@ func cmdInfoThreads(s *Session, _ string) error {
 		}
 		where := "<registers unreadable>"
 		if regs, err := s.tgt.Regs(tid); err == nil {
-			where = fmt.Sprintf("0x%016x in %s", regs.PC(), compare.Location(sp, regs.PC(), regs.PC(), true))
+			// gdb's frame 0: an inline function's, when one is
+			// inlined at the PC.
+			loc, showPC := compare.InnermostLocation(sp, regs.PC())
+			where = loc
+			if showPC {
+				where = fmt.Sprintf("0x%016x in %s", regs.PC(), loc)
+			}
 		}
 		s.printf("%s %-4d %-*s %s\n", mark, s.threadNo[tid], width, ids[i], where)
 	}

@@ -228,17 +228,22 @@ func (s *Session) defaultFile() string {
 }
 
 // selectedLine is the source line of the selected frame.
+// For an inline frame and a frame an inlined call was made from, it is
+// the line gdb shows: the inlined call's (compare.Trace.ShownLine).
 func (s *Session) selectedLine() (frames.Symbol, bool) {
-	n, tr, err := s.selected()
+	sh, tr, err := s.selectedShown()
 	if err != nil {
 		return frames.Symbol{}, false
 	}
-	f := &tr.Frames[n]
+	f := &tr.Frames[sh.Frame]
 	m := tr.Space().Modules.Find(f.LookupPC())
 	if m == nil {
 		return frames.Symbol{}, false
 	}
 	sym := m.SymbolizeAt(f.PC, f.LookupPC())
+	if sh.Inline || sh.Caller {
+		sym.File, sym.Line = tr.ShownLine(sh)
+	}
 	return sym, sym.File != ""
 }
 

@@ -113,6 +113,10 @@ func TestTranscriptsMatchGoldenFiles(t *testing.T) {
 			"info line nosuch.c:3", "up", "info line", "list", "frame 11", "info line", "list", "list nosuch", "frame 0", "break deep.c:62",
 			"tbreak 158", "until 160", "advance 160", "until", "directory /nonexistent"}, false},
 		{"detach-then-commands", "deep-spin", []string{"detach", "bt", "info threads", "quit", "bt"}, false},
+		// inline-v3-O2 stopped at the start of a statement of spin_inline:
+		// gdb's "#0  spin_inline () at ...", inline frames numbered.
+		{"inline-frames", "inline-spin", []string{"bt", "bt cfi", "bt 2 cfi", "bt -4 cfi", "frame 1", "info frame", "frame 0",
+			"info frame", "up 2", "info frame", "up", "list", "up", "down", "frame 8", "frame 9", "info threads", "frame 3", "finish"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ok := transcript(t, tc.snap, tc.cmds)

@@ -94,8 +94,14 @@ func (p *ProcessTrace) WriteText(w io.Writer, opts compare.TextOptions) {
 		}
 		tr := t.Trace
 		if p.Methods == compare.All {
-			fmt.Fprintf(w, ": %s; SFrame: %d agree, %d disagree, %d not covered",
-				plural(len(tr.Frames), "frame", "frames"), tr.Agree, tr.Disagree, tr.NotCovered)
+			// The counts are of physical frames: an inline frame has no
+			// unwind step of its own.
+			inline := ""
+			if n := tr.Levels() - len(tr.Frames); n > 0 && !opts.NoLines {
+				inline = fmt.Sprintf(" (+%d inline)", n)
+			}
+			fmt.Fprintf(w, ": %s%s; SFrame: %d agree, %d disagree, %d not covered",
+				plural(len(tr.Frames), "frame", "frames"), inline, tr.Agree, tr.Disagree, tr.NotCovered)
 		}
 		fmt.Fprintln(w, ":")
 		tr.WriteText(w, opts)

@@ -517,20 +517,31 @@ func (s *Session) list() (*compare.Trace, error) {
 	return tr, nil
 }
 
-// selected returns the selected frame's level in the selected thread's
-// listed trace.
+// selected returns the index in the selected thread's listed trace of the
+// physical frame of the selected frame (the frame itself, or the frame an
+// inline frame is inlined into: their registers are the same).
 func (s *Session) selected() (int, *compare.Trace, error) {
+	sh, tr, err := s.selectedShown()
+	return sh.Frame, tr, err
+}
+
+// selectedShown returns the selected frame as gdb numbers frames (s.frame
+// is its level, inline frames counted) in the selected thread's listed
+// trace.
+func (s *Session) selectedShown() (compare.Shown, *compare.Trace, error) {
 	tr, err := s.list()
 	if err != nil {
-		return 0, nil, err
+		return compare.Shown{}, nil, err
 	}
 	if len(tr.Frames) == 0 {
-		return 0, nil, errors.New("No stack.")
+		return compare.Shown{}, nil, errors.New("No stack.")
 	}
-	if s.frame >= len(tr.Frames) {
-		s.frame = len(tr.Frames) - 1
+	sh, ok := tr.ShownAt(s.frame)
+	if !ok {
+		s.frame = tr.Levels() - 1
+		sh, _ = tr.ShownAt(s.frame)
 	}
-	return s.frame, tr, nil
+	return sh, tr, nil
 }
 
 // threads returns the target's threads, numbering new ones.

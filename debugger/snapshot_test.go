@@ -266,24 +266,33 @@ func emptyELF() []byte {
 var capture = flag.Bool("capture", false, "recapture the snapshots in testdata/snap from live fixtures (then run with -update)")
 
 // TestCaptureSnapshots rewrites testdata/snap/deep-MODE.json from the
-// deep-v3-O2 fixture when run with -capture. The goldens of the transcript
-// tests depend on these files, not on a live process.
+// deep-v3-O2 fixture and testdata/snap/inline-spin.json from inline-v3-O2
+// when run with -capture (one of them: -run TestCaptureSnapshots/NAME).
+// The goldens of the transcript tests depend on these files, not on a
+// live process.
 func TestCaptureSnapshots(t *testing.T) {
 	if !*capture {
 		t.Skip("run with -capture to recapture the snapshots")
 	}
-	for _, mode := range []string{"spin", "threads", "signal"} {
-		cmd := startFixture(t, "deep-v3-O2", mode)
-		st, err := Seize(cmd.Process.Pid)
-		skipIfNoPtrace(t, err)
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = WriteSnapshot(filepath.Join("testdata", "snap", "deep-"+mode+".json"), st, 12<<10,
-			func(p string) bool { return strings.HasSuffix(p, "/deep-v3-O2") })
-		st.Detach()
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, c := range []struct{ snap, fixture, mode string }{
+		{"deep-spin", "deep-v3-O2", "spin"},
+		{"deep-threads", "deep-v3-O2", "threads"},
+		{"deep-signal", "deep-v3-O2", "signal"},
+		{"inline-spin", "inline-v3-O2", "spin"},
+	} {
+		t.Run(c.snap, func(t *testing.T) {
+			cmd := startFixture(t, c.fixture, c.mode)
+			st, err := Seize(cmd.Process.Pid)
+			skipIfNoPtrace(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = WriteSnapshot(filepath.Join("testdata", "snap", c.snap+".json"), st, 12<<10,
+				func(p string) bool { return strings.HasSuffix(p, "/"+c.fixture) })
+			st.Detach()
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

@@ -6,8 +6,9 @@
 //   - The address space (Space): the target's Memory and its Modules, built
 //     from /proc/PID/maps (ModulesFromMaps) with each module's load bias.
 //     A Module loads its data lazily and caches it on itself: the .sframe
-//     section, the DWARF CFI, ELF symbols and DWARF line tables (module.go,
-//     data.go, symbols.go, lines.go).
+//     section, the DWARF CFI, ELF symbols, DWARF line tables and the
+//     functions inlined at a PC (module.go, data.go, symbols.go, lines.go,
+//     inline.go).
 //   - The one unwind row (Row, row.go): how to recover the CFA, RA, FP and
 //     other registers at a PC, with its Source (module, FDE, FRE or CFI
 //     offset, PC type) as data. SFrame FREs and DWARF CFI rows both convert

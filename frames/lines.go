@@ -39,11 +39,13 @@ type cuRange struct {
 	unit   *lineUnit
 }
 
-// lineUnit is one compilation unit and, once decoded, its line table.
+// lineUnit is one compilation unit and, once decoded, its line table and
+// its inline index (inline.go).
 type lineUnit struct {
 	cu   *dwarf.Entry
 	once sync.Once
 	rows lineRows
+	inlineState
 }
 
 // lineRows is the line table of one compilation unit, every sequence of
@@ -96,11 +98,19 @@ func loadLines(f *elf.File) (lt *lineTable, err error) {
 	}
 	lt = &lineTable{d: d}
 	r := d.Reader()
-	for {
+	for last := dwarf.Offset(0); ; {
 		e, err := r.Next()
 		if err != nil || e == nil {
 			break
 		}
+		// Entries come at rising offsets. After a unit whose children
+		// run past its end, debug/dwarf returns empty entries at offset
+		// 0 for ever: stop there.
+		if e.Offset < last || e.Offset == last && last != 0 {
+			logrus.Debugf("frames: DWARF entry at %#x after one at %#x: malformed unit, units after it ignored", e.Offset, last)
+			break
+		}
+		last = e.Offset
 		if e.Tag != dwarf.TagCompileUnit && e.Tag != dwarf.TagPartialUnit {
 			r.SkipChildren()
 			continue

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // dwarfFixtures returns the x86-64 ELF files to check line lookups on: every
@@ -378,4 +379,35 @@ func TestPrefetchLoadsSymbolsWhileOthersSymbolize(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestLineTableOfADamagedUnitEnds symbolizes a PC of a copy of the inline
+// fixture whose last .debug_info byte, the null entry that ends the unit's
+// children, is 0xff: debug/dwarf's Reader then returns empty entries
+// (Tag 0, offset 0) for ever after the unit, and the loop over units must
+// stop on them instead of spinning.
+func TestLineTableOfADamagedUnitEnds(t *testing.T) {
+	path := filepath.Join("..", "testdata", "bin", "inline-v3-O2")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := f.Section(".debug_info")
+	f.Close()
+	b[info.Offset+info.Size-1] ^= 0xff
+	m := &Module{Name: "damaged", ELF: b, End: 1 << 40}
+	done := make(chan Symbol, 1)
+	go func() { done <- m.Symbolize(0x11c1) }()
+	select {
+	case s := <-done:
+		if s.Name != "stop_here" {
+			t.Errorf("symbol %q, want stop_here", s.Name)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Symbolize still running after 20 s: the unit loop does not end")
+	}
 }

@@ -1,0 +1,334 @@
+package frames
+
+// Inline frames: the functions a compiler inlined at a PC, from the
+// DW_TAG_inlined_subroutine entries of the DWARF debugging information
+// (DWARF 5 section 3.3.8.2), found the way gdb finds them (gdb/inline-frame.c,
+// block.c): the chain of inlined-subroutine entries whose address ranges
+// contain the PC, nested inside the subprogram that contains it.
+
+import (
+	"debug/dwarf"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/sirupsen/logrus"
+)
+
+// InlinedCall is one function inlined at a PC: gdb shows it as a frame of
+// its own, below the frame of the function it was inlined into.
+type InlinedCall struct {
+	// Function is the inlined function's name (the DW_AT_name of the
+	// entry's DW_AT_abstract_origin); "??" when it cannot be read.
+	Function string
+	// CallFile and CallLine are DW_AT_call_file and DW_AT_call_line: the
+	// source line of the call that was inlined, in the function it was
+	// inlined into (the next call of the chain, or the physical function).
+	// CallFile is a full path as Symbol.File is; "" and 0 when absent.
+	CallFile string
+	CallLine int
+}
+
+// Bounds on what an inline lookup reads, against malformed DWARF.
+const (
+	maxInlineDepth   = 64      // nested inlined subroutines at one PC
+	maxInlineEntries = 1 << 20 // DIEs read under one subprogram
+	maxOriginHops    = 8       // DW_AT_abstract_origin / DW_AT_specification links followed for a name
+)
+
+// funcRange is one address range [lo, hi) of a subprogram DIE with
+// children, at offset off.
+type funcRange struct {
+	lo, hi uint64
+	off    dwarf.Offset
+}
+
+// inlineIndex is what inline lookups need of one compilation unit,
+// decoded on the first lookup in it: its subprograms' ranges and the file
+// names DW_AT_call_file indexes.
+type inlineIndex struct {
+	funcs []funcRange // sorted by lo
+	files []string    // the line table's file entries, full paths
+}
+
+// InlinedAt returns the functions inlined at runtime address pc, innermost
+// first: gdb's inline frames for a frame whose lookup PC is pc
+// (Frame.LookupPC). It is nil when the module has no DWARF debugging
+// information, when pc is in no inlined subroutine, or when the DWARF
+// cannot be read (malformed data is logged at debug level, never a panic).
+// The DWARF of a compilation unit is indexed on its first lookup.
+func (m *Module) InlinedAt(pc uint64) []InlinedCall {
+	d, err := m.load()
+	if err != nil {
+		return nil
+	}
+	lt := m.lineData(d)
+	if lt == nil {
+		return nil
+	}
+	link := pc - m.Bias
+	for _, u := range lt.units(link) {
+		if calls, ok := u.inlinedAt(lt.d, link); ok {
+			return calls
+		}
+	}
+	return nil
+}
+
+// units returns the compilation units whose ranges contain link-time
+// address pc or, when none does, the units without ranges (as find).
+func (lt *lineTable) units(pc uint64) []*lineUnit {
+	var out []*lineUnit
+	i := sort.Search(len(lt.ranges), func(i int) bool { return lt.ranges[i].lo > pc })
+	for k := i - 1; k >= 0 && lt.maxHi[k] > pc; k-- {
+		if c := &lt.ranges[k]; pc < c.hi {
+			out = append(out, c.unit)
+		}
+	}
+	if len(out) == 0 {
+		return lt.noRange
+	}
+	return out
+}
+
+// index returns the unit's inline index, building it on first use.
+func (u *lineUnit) index(d *dwarf.Data) *inlineIndex {
+	u.inlOnce.Do(func() {
+		var err error
+		if u.inl, err = buildInlineIndex(d, u.cu); err != nil {
+			name, _ := u.cu.Val(dwarf.AttrName).(string)
+			logrus.Debugf("frames: inline index of %q: %v", name, err)
+		}
+	})
+	return &u.inl
+}
+
+// buildInlineIndex reads the unit's top-level entries (the children of
+// the unit DIE) for the ranges of its subprograms, skipping their
+// children, and the file names of its line table. A panic in debug/dwarf
+// is returned as an error, with what was read before it.
+func buildInlineIndex(d *dwarf.Data, cu *dwarf.Entry) (idx inlineIndex, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("DWARF: %v", r)
+		}
+	}()
+	defer func() {
+		sort.Slice(idx.funcs, func(i, j int) bool { return idx.funcs[i].lo < idx.funcs[j].lo })
+	}()
+	if lr, lerr := d.LineReader(cu); lerr == nil && lr != nil {
+		for _, f := range lr.Files() {
+			name := ""
+			if f != nil {
+				name = fullPath(f.Name, cu)
+			}
+			idx.files = append(idx.files, name)
+		}
+	}
+	if !cu.Children {
+		return idx, nil
+	}
+	r := d.Reader()
+	r.Seek(cu.Offset)
+	if _, err := r.Next(); err != nil { // the unit DIE itself
+		return idx, err
+	}
+	for {
+		e, err := r.Next()
+		if err != nil {
+			return idx, err
+		}
+		if e == nil || e.Tag == 0 { // the end of the unit's children
+			return idx, nil
+		}
+		if e.Tag == dwarf.TagSubprogram && e.Children {
+			if rs, err := d.Ranges(e); err == nil {
+				for _, rg := range rs {
+					if rg[1] > rg[0] {
+						idx.funcs = append(idx.funcs, funcRange{rg[0], rg[1], e.Offset})
+					}
+				}
+			}
+		}
+		if e.Children {
+			r.SkipChildren()
+		}
+	}
+}
+
+// inlinedAt returns the inline chain at link-time address pc in this
+// unit; ok is false when no subprogram of the unit contains pc.
+func (u *lineUnit) inlinedAt(d *dwarf.Data, pc uint64) (calls []InlinedCall, ok bool) {
+	idx := u.index(d)
+	i := sort.Search(len(idx.funcs), func(i int) bool { return idx.funcs[i].lo > pc })
+	for k := i - 1; k >= 0; k-- {
+		f := idx.funcs[k]
+		if pc >= f.hi {
+			continue
+		}
+		calls, err := inlineChain(d, f.off, pc, idx.files)
+		if err != nil {
+			logrus.Debugf("frames: inline frames at %#x: %v", pc, err)
+		}
+		return calls, true
+	}
+	return nil, false
+}
+
+// inlineChain walks the subprogram at off for the inlined subroutines
+// containing pc, descending only into entries whose ranges contain pc (or
+// that have none, as lexical blocks of an abstract instance), and returns
+// them innermost first.
+func inlineChain(d *dwarf.Data, off dwarf.Offset, pc uint64, files []string) (calls []InlinedCall, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			calls, err = nil, fmt.Errorf("DWARF: %v", r)
+		}
+	}()
+	r := d.Reader()
+	r.Seek(off)
+	sub, err := r.Next()
+	if err != nil || sub == nil || !sub.Children {
+		return nil, err
+	}
+	var outer []InlinedCall // outermost first
+	depth := 1              // entries open: the subprogram
+	for n := 0; depth > 0; n++ {
+		if n >= maxInlineEntries {
+			return nil, fmt.Errorf("more than %d entries under the subprogram at %#x", maxInlineEntries, off)
+		}
+		e, err := r.Next()
+		if err != nil {
+			return nil, err
+		}
+		if e == nil {
+			break // end of the section: malformed, keep what was found
+		}
+		if e.Tag == 0 {
+			depth--
+			continue
+		}
+		switch e.Tag {
+		case dwarf.TagInlinedSubroutine, dwarf.TagLexDwarfBlock:
+		default: // nested functions, types, variables: no code of this chain
+			if e.Children {
+				r.SkipChildren()
+			}
+			continue
+		}
+		rs, rerr := d.Ranges(e)
+		has := rerr == nil && len(rs) > 0
+		in := false
+		for _, rg := range rs {
+			if rg[0] <= pc && pc < rg[1] {
+				in = true
+			}
+		}
+		if e.Tag == dwarf.TagInlinedSubroutine {
+			if !in {
+				if e.Children {
+					r.SkipChildren()
+				}
+				continue
+			}
+			if len(outer) >= maxInlineDepth {
+				return nil, fmt.Errorf("more than %d nested inlined subroutines", maxInlineDepth)
+			}
+			c := InlinedCall{Function: originName(d, e)}
+			if fi, ok := e.Val(dwarf.AttrCallFile).(int64); ok && fi >= 0 && fi < int64(len(files)) {
+				c.CallFile = files[fi]
+			}
+			if ln, ok := e.Val(dwarf.AttrCallLine).(int64); ok && ln > 0 && ln <= 1<<30 {
+				c.CallLine = int(ln)
+			}
+			outer = append(outer, c)
+		} else if has && !in { // a lexical block elsewhere
+			if e.Children {
+				r.SkipChildren()
+			}
+			continue
+		}
+		if e.Children {
+			depth++
+		}
+	}
+	for i, j := 0, len(outer)-1; i < j; i, j = i+1, j-1 {
+		outer[i], outer[j] = outer[j], outer[i]
+	}
+	return outer, nil
+}
+
+// originName returns the name of an inlined subroutine: the DW_AT_name of
+// its DW_AT_abstract_origin, following abstract origins and
+// DW_AT_specification (a C++ member defined outside its class) a few
+// links; "??" when there is none.
+func originName(d *dwarf.Data, e *dwarf.Entry) string {
+	r := d.Reader()
+	for range maxOriginHops {
+		if name, ok := e.Val(dwarf.AttrName).(string); ok && name != "" {
+			return name
+		}
+		off, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+		if !ok {
+			if off, ok = e.Val(dwarf.AttrSpecification).(dwarf.Offset); !ok {
+				break
+			}
+		}
+		r.Seek(off)
+		next, err := r.Next()
+		if err != nil || next == nil {
+			break
+		}
+		e = next
+	}
+	return "??"
+}
+
+// StmtAt reports whether runtime address pc is the address of a row of
+// the DWARF line table marked is_stmt (the start of a statement, where a
+// breakpoint on the line would be placed): gdb then prints a frame whose
+// PC is exact without its address. It decodes the line program of the
+// unit holding pc again, rows are not kept: it is for the few frames
+// printed, not for lookups in bulk.
+func (m *Module) StmtAt(pc uint64) bool {
+	d, err := m.load()
+	if err != nil {
+		return false
+	}
+	lt := m.lineData(d)
+	if lt == nil {
+		return false
+	}
+	link := pc - m.Bias
+	for _, u := range lt.units(link) {
+		if stmtAt(lt.d, u.cu, link) {
+			return true
+		}
+	}
+	return false
+}
+
+func stmtAt(d *dwarf.Data, cu *dwarf.Entry, pc uint64) (found bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			found = false
+		}
+	}()
+	lr, err := d.LineReader(cu)
+	if err != nil || lr == nil {
+		return false
+	}
+	var e dwarf.LineEntry
+	for lr.Next(&e) == nil {
+		if e.Address == pc && e.IsStmt && !e.EndSequence {
+			return true
+		}
+	}
+	return false
+}
+
+// inlineState is the part of a lineUnit that inline lookups use.
+type inlineState struct {
+	inlOnce sync.Once
+	inl     inlineIndex
+}
