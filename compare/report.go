@@ -31,7 +31,8 @@ import (
 // Added within schema 2: FileReport "acceptance_not_judged", why there
 // are no verdicts (a relocatable object). FileReport "acceptance", a list of
 // {"consumer": "linux"|"libsframe", "accepted": bool, "rejections":
-// [{"consumer", "rule", "source", "offset", "message"}]} (sframe.Acceptance:
+// [{"consumer", "rule", "source", "offset", "message"}], "unseen": what
+// the consumer never reads of an lld sequence} (sframe.Acceptance:
 // would the kernel's SFrame loader, series v13+, and libsframe 2.47 accept
 // the section; "offset" is the byte offset in the section, "source" the
 // series version or release and the function that enforces the rule).
@@ -185,9 +186,12 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 	for _, a := range r.Acceptance {
 		if a.Accepted {
 			fmt.Fprintf(w, "  %-10s accepts the section (%s)\n", a.Consumer.String()+":", a.Consumer.Title())
-			continue
+		} else {
+			fmt.Fprintf(w, "  %-10s %s (%s)\n", a.Consumer.String()+":", st.paint("33", "rejects the section"), a.Consumer.Title())
 		}
-		fmt.Fprintf(w, "  %-10s %s (%s)\n", a.Consumer.String()+":", st.paint("33", "rejects the section"), a.Consumer.Title())
+		if a.Unseen != "" {
+			fmt.Fprintf(w, "    %-22s it %s\n", "unseen", a.Unseen)
+		}
 		for _, x := range a.Rejections {
 			fmt.Fprintf(w, "    %-22s %s at byte %#x [%s]\n", x.Name, x.Msg, x.Off, x.Source)
 		}

@@ -223,7 +223,9 @@ func TestSigtrampByCode(t *testing.T) {
 		code := newABIStack(tramp, 8, binary.LittleEndian)
 		binary.LittleEndian.PutUint32(code.data, aarch64MovX8RtSigreturn)
 		binary.LittleEndian.PutUint32(code.data[4:], aarch64Svc0)
-		regs := uint64(sp + aarch64SigcontextRegs)
+		// struct rt_sigframe: siginfo (128), ucontext's uc_mcontext 176
+		// bytes in, sigcontext.regs after fault_address: x0 at sp+312.
+		regs := uint64(sp + 312)
 		mem.put(regs+8*29, 0x8800)   // x29
 		mem.put(regs+8*30, 0x400123) // x30
 		mem.put(regs+8*31, 0x8700)   // sp
@@ -238,7 +240,8 @@ func TestSigtrampByCode(t *testing.T) {
 		fp, _ := c.Regs.FP()
 		lr, _ := c.Regs.Get(sframe.AArch64RegLR)
 		if c.PC != 0x4112ec || !c.Interrupted || c.Regs.SP() != 0x8700 || fp != 0x8800 || lr != 0x400123 ||
-			!f.Row.Signal || f.CFA != 0x8700 || f.Row.Src.String() != "signal trampoline (kernel frame layout)" {
+			!f.Row.Signal || f.CFA != 0x8700 || f.Row.Src.String() != "signal trampoline (kernel frame layout)" ||
+			f.Row.CFA != (sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.AArch64RegSP, Offset: 312 + 8*31}) {
 			t.Errorf("caller PC %#x SP %#x x29 %#x x30 %#x interrupted %v; row %v CFA %#x",
 				c.PC, c.Regs.SP(), fp, lr, c.Interrupted, f.Row, f.CFA)
 		}
@@ -266,9 +269,11 @@ func TestSigtrampByCode(t *testing.T) {
 		if c.PC != 0x10122b2 || c.Regs.SP() != 0x8300 || fp != 0x8400 || f.CFA != 0x8300+160 {
 			t.Errorf("non-rt: caller PC %#x SP %#x r11 %#x CFA %#x", c.PC, c.Regs.SP(), fp, f.CFA)
 		}
-		// rt, two bytes on: the _sigregs are in the ucontext.
-		mem.put(sp+s390xRtSigregs+8, 0x1006336)
-		mem.put(sp+s390xRtSigregs+16+8*15, 0x8310)
+		// rt, two bytes on: the _sigregs are in the ucontext, at sp+336
+		// (160 save area, svc_insn padded to 8, siginfo 128, uc_flags,
+		// uc_link, uc_stack 40), as gdb reads them.
+		mem.put(sp+336+8, 0x1006336)
+		mem.put(sp+336+16+8*15, 0x8310)
 		f = Frame{PC: tramp + 2, Level: 3, Regs: NewRegs(sframe.ABIS390XBigEndian)}
 		f.Regs.Set(sframe.S390XRegSP, sp)
 		if c, err = (&CFIUnwinder{Space: space}).Step(&f); err != nil || c.PC != 0x1006336 || c.Regs.SP() != 0x8310 {

@@ -113,14 +113,16 @@ const (
 // uc_mcontext is 176 bytes in; struct sigcontext holds fault_address, then
 // x0-x30, sp, pc.
 //
-// s390x (arch/s390/kernel/signal.c): an rt frame is 160 bytes of the
-// callee's save area, siginfo (128), then uc_flags, uc_link, uc_stack (40)
-// and uc_mcontext, a _sigregs: the PSW (mask, address), then r0-r15. A
-// non-rt frame holds, after the 160 bytes, a struct sigcontext whose second
+// s390x (arch/s390/kernel/signal.c rt_sigframe): 160 bytes of the
+// callee's save area, the 2-byte svc_insn (padded to 8: siginfo is
+// 8-aligned), siginfo (128), then uc_flags, uc_link, uc_stack (40) and
+// uc_mcontext, a _sigregs: the PSW (mask, address), then r0-r15; gdb's
+// s390_sigtramp_frame_unwind_cache uses the same offset. A non-rt frame
+// (sigframe) holds, after the 160 bytes, a struct sigcontext whose second
 // word points at the _sigregs.
 const (
 	aarch64SigcontextRegs = 128 + 176 + 8
-	s390xRtSigregs        = 160 + 128 + 40
+	s390xRtSigregs        = 160 + 8 + 128 + 40
 	s390xSigcontextSregs  = 160 + 8
 )
 
@@ -154,9 +156,11 @@ func sigtramp(mem Memory, abi sframe.ABI, pc uint64) (rt, ok bool) {
 // stepSigtramp unwinds from a frame whose PC is a signal trampoline that
 // no unwind data covers (sigtramp), for method: the caller is the
 // interrupted frame, with every register the kernel saved, marked
-// Interrupted. f.Row is a signal row whose rules locate the saved SP, PC
-// and FP (Section SectionSigtramp); f.CFA is such that the caller's SP is
-// CFA plus the ABI's SP offset, as for the AMD64 trampoline. ok is false
+// Interrupted. f.Row is a signal row whose rules locate the saved PC and
+// FP and, on AArch64, give the CFA as the saved SP (Section
+// SectionSigtramp; on s390x the CFA rule is undefined: see below); f.CFA is
+// such that the caller's SP is CFA plus the ABI's SP offset, as for the
+// AMD64 trampoline. ok is false
 // when f's PC is no trampoline.
 func stepSigtramp(space *Space, f *Frame, method Method) (caller Frame, ok bool, err error) {
 	abi := f.Regs.abi()
@@ -232,7 +236,7 @@ func stepSigtramp(space *Space, f *Frame, method Method) (caller Frame, ok bool,
 	f.CFA = uint64(int64(caller.Regs.SP()) - spOff)
 	f.Row = Row{
 		Row: sframe.Row{
-			CFA:      sframe.Rule{Kind: sframe.RuleValOffset, Reg: f.Regs.SPReg, Offset: slot(f.Regs.SPReg)},
+			CFA:      sframe.Rule{Kind: sframe.RuleOffset, Reg: f.Regs.SPReg, Offset: slot(f.Regs.SPReg)},
 			RA:       sframe.Rule{Kind: sframe.RuleOffset, Reg: f.Regs.SPReg, Offset: slot(f.Regs.PCReg)},
 			FP:       sframe.Rule{Kind: sframe.RuleOffset, Reg: f.Regs.SPReg, Offset: slot(f.Regs.FPReg)},
 			Signal:   true,
@@ -241,8 +245,10 @@ func stepSigtramp(space *Space, f *Frame, method Method) (caller Frame, ok bool,
 		Src:   Source{Method: method, Section: SectionSigtramp, FDE: -1, CIE: -1, FRE: -1, ABI: abi},
 		Start: f.PC, End: f.PC + 8,
 	}
-	if !rt {
-		// The registers are behind a pointer: no plain rule locates them.
+	if spOff != 0 || !rt {
+		// s390x: the CFA is the saved r15 plus 160, which no rule of
+		// one dereference gives; a non-rt frame's registers are behind a
+		// pointer besides.
 		f.Row.CFA = sframe.Rule{Kind: sframe.RuleUndefined}
 	}
 	caller.Module = space.Modules.Find(caller.PC)

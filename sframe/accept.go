@@ -113,6 +113,26 @@ type Acceptance struct {
 	Consumer   Consumer    `json:"consumer"`
 	Accepted   bool        `json:"accepted"`
 	Rejections []Rejection `json:"rejections,omitempty"`
+	// Unseen says, for an ELF section holding several SFrame sections
+	// back to back (lld), what the consumer never reads: both read the
+	// first header only, and the verdict is on that first section.
+	Unseen string `json:"unseen,omitempty"`
+}
+
+// firstPart returns, for a sequence (Section.Parts > 1), the bytes and
+// parse of its first section, which is all a consumer reads, and a
+// sentence naming what it does not; otherwise data and s unchanged.
+func firstPart(data []byte, s *Section) ([]byte, *Section, string) {
+	if s == nil || len(s.parts) < 2 {
+		return data, s, ""
+	}
+	first := s.parts[0].s
+	n := 0
+	for _, p := range s.parts[1:] {
+		n += len(p.s.fdes)
+	}
+	return data[:first.end()], first, fmt.Sprintf("reads only the first of the %d SFrame sections here: the %d FDEs of the others (from byte %#x) are invisible to it",
+		len(s.parts), n, s.parts[1].off)
 }
 
 // maxRejections bounds how many failures of one rule are listed.
@@ -162,6 +182,7 @@ func AcceptLinux(data []byte, addr uint64, text []TextRange) Acceptance {
 // acceptLinux is AcceptLinux on data already parsed by ParseAt (s, perr).
 func acceptLinux(data []byte, text []TextRange, s *Section, perr error) Acceptance {
 	a := Acceptance{Consumer: ConsumerLinux, Accepted: true}
+	data, s, a.Unseen = firstPart(data, s)
 	if len(data) < HeaderSize {
 		a.reject(ruleLinuxSubsections, 0, "section of %d bytes is shorter than the %d-byte header", len(data), HeaderSize)
 		return a
@@ -288,6 +309,7 @@ func AcceptLibsframe(data []byte) Acceptance {
 // acceptLibsframe is AcceptLibsframe on data already parsed (s, perr).
 func acceptLibsframe(data []byte, s *Section, perr error) Acceptance {
 	a := Acceptance{Consumer: ConsumerLibsframe, Accepted: true}
+	data, s, a.Unseen = firstPart(data, s)
 	if len(data) < HeaderSize {
 		a.reject(ruleLibHeaderSize, 0, "section of %d bytes is shorter than the %d-byte header", len(data), HeaderSize)
 		return a

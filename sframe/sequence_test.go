@@ -111,3 +111,36 @@ func TestSequenceOfSections(t *testing.T) {
 		}
 	})
 }
+
+// The kernel and libsframe read the first header only: on an lld sequence
+// their verdict is the first section's, and what they never see is said.
+func TestAcceptJudgesASequenceByItsFirstSection(t *testing.T) {
+	part := func(addr uint64, starts ...uint64) []byte {
+		b := &sframetest.Builder{Version: sframe.Version3, ABI: sframe.ABIAMD64LittleEndian,
+			Flags: sframe.FlagFDEFuncStartPCRel | sframe.FlagFDESorted, CFAFixedRAOffset: -8, Addr: addr}
+		for _, s := range starts {
+			b.FDEs = append(b.FDEs, sframetest.FDESpec{Start: s, Size: 16, FREs: []sframetest.FRESpec{
+				{StartOff: 0, BaseReg: sframe.BaseRegSP, Words: []int32{8}},
+				{StartOff: 1, BaseReg: sframe.BaseRegSP, Words: []int32{16}},
+			}})
+		}
+		d, err := b.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	const addr = 0x1000
+	first := part(addr, 0x2000)
+	off2 := uint64(len(first)+7) &^ 7
+	data := concat(first, part(addr+off2, 0x3000, 0x3010))
+	alone := sframe.Accept(first, addr, nil)
+	for i, a := range sframe.Accept(data, addr, nil) {
+		if !a.Accepted || len(a.Rejections) != 0 || a.Accepted != alone[i].Accepted {
+			t.Errorf("%v: accepted %v %v; the first section alone: %v", a.Consumer, a.Accepted, a.Rejections, alone[i].Accepted)
+		}
+		if !strings.Contains(a.Unseen, "first of the 2 SFrame sections") || !strings.Contains(a.Unseen, "2 FDEs") {
+			t.Errorf("%v: unseen %q", a.Consumer, a.Unseen)
+		}
+	}
+}
