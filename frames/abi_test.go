@@ -377,3 +377,33 @@ func TestBigEndianFixturesSFrameAndCFIAgree(t *testing.T) {
 		})
 	}
 }
+
+// Two frameless frames whose RAs point at each other keep the SP: the
+// second visit of a (PC, CFA) ends the trace as a bad frame, not at the
+// depth limit.
+func TestFlatLoopIsABadFrame(t *testing.T) {
+	regs := NewRegs(sframe.ABIAArch64LittleEndian)
+	regs.Set(AArch64PC, 0x400100)
+	regs.Set(sframe.AArch64RegSP, 0x7000)
+	s := NewStack(pingPong{}, regs, nil, StackOptions{})
+	n := 0
+	for s.Next() {
+		n++
+	}
+	if s.Stop() == nil || s.Stop().Reason != ReasonBadFrame || n > 3 {
+		t.Errorf("%d frames, stop %v; want a bad frame within 3", n, s.Stop())
+	}
+}
+
+// pingPong returns 0x400200 from 0x400100 and back, at the same SP, with
+// CFA = SP.
+type pingPong struct{}
+
+func (pingPong) Method() Method { return MethodCFI }
+func (pingPong) Step(f *Frame) (Frame, error) {
+	f.CFA = f.Regs.SP()
+	c := Frame{PC: 0x400300 - f.PC, Regs: f.Regs.empty()}
+	c.Regs.Set(AArch64PC, c.PC)
+	c.Regs.Set(sframe.AArch64RegSP, f.Regs.SP())
+	return c, nil
+}

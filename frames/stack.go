@@ -3,6 +3,7 @@ package frames
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/sfdbg/sfdbg/sframe"
 )
@@ -47,8 +48,11 @@ type Stack struct {
 	// After a signal frame the SP may go down: from then on the (PC, CFA)
 	// of every frame is kept to refuse revisits. Before, the strictly
 	// growing SP rules them out.
-	signal  bool
-	seen    [][2]uint64
+	signal bool
+	seen   [][2]uint64
+	// flat holds the (PC, CFA) of the frames since the SP last grew, on
+	// ABIs where a frameless leaf keeps its caller's SP.
+	flat    [][2]uint64
 	seenBuf [16][2]uint64
 }
 
@@ -155,12 +159,24 @@ func (s *Stack) advance() {
 	} else {
 		// On AMD64 a call pushes the RA, so the caller's SP is above. On
 		// AArch64 and s390x a leaf without a frame shares its caller's
-		// SP (gdb's check there is on the frame ID, CFA and function).
+		// SP: while the SP stays the same, a frame must not come back
+		// with the same PC and CFA (gdb's frame-ID check).
 		csp, cok := cur.Regs.Get(cur.Regs.SPReg)
 		psp, pok := next.Regs.Get(next.Regs.SPReg)
 		if cok && pok && (psp < csp || psp == csp && (next.PC == cur.PC || cur.Regs.abi() == sframe.ABIAMD64LittleEndian)) {
 			s.bad(cur, "SP does not grow from frame %d (%#x) to its caller (%#x)", cur.Level, csp, psp)
 			return
+		}
+		switch {
+		case cok && pok && psp == csp:
+			key := [2]uint64{cur.PC, cur.CFA}
+			if slices.Contains(s.flat, key) {
+				s.bad(cur, "frame %d revisits PC %#x with CFA %#x at an unchanged SP %#x", cur.Level, cur.PC, cur.CFA, csp)
+				return
+			}
+			s.flat = append(s.flat, key)
+		case len(s.flat) > 0:
+			s.flat = s.flat[:0]
 		}
 	}
 	next.Level = cur.Level + 1
