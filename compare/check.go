@@ -115,6 +115,8 @@ type checker struct {
 	rep    *FileReport
 	text   []textRange
 	code   []byte // the bytes of the span decoded last, reused
+	// noFDEWhy is noFDEReason's answer, computed on first use.
+	noFDEWhy string
 }
 
 // textRange is an executable section read on demand through r, a span

@@ -412,6 +412,14 @@ func (c *checker) inPLT(addr uint64) bool {
 // every object clang 22/23 assembles; when .comment names clang, that is
 // said as the likely cause.
 func (c *checker) noFDEReason() string {
+	if c.noFDEWhy == "" {
+		c.noFDEWhy = c.findNoFDEReason()
+	}
+	return c.noFDEWhy
+}
+
+// findNoFDEReason computes noFDEReason's answer, once per file.
+func (c *checker) findNoFDEReason() string {
 	if c.layout != nil && c.layout.Synthetic() {
 		return "the assembler emitted no SFrame FDE for it although the object has SFrame (GNU as skips, with a warning, a function whose CFI SFrame cannot express)"
 	}
