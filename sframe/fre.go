@@ -112,6 +112,7 @@ type FREIter struct {
 	fde  *FDE
 	i    uint32
 	next uint32
+	base uint32 // offset of s in the sequence the FDE came from
 	cur  FRE
 	err  error
 }
@@ -119,8 +120,8 @@ type FREIter struct {
 // FREs returns an iterator over the FREs of fde, which must be one of
 // s.FDEs().
 func (s *Section) FREs(fde *FDE) FREIter {
-	s, fde = s.partOf(fde)
-	return FREIter{s: s, fde: fde, next: fde.firstFRE, err: fde.err}
+	p, pf, base := s.partOf(fde)
+	return FREIter{s: p, fde: pf, next: pf.firstFRE, base: base, err: shiftErr(pf.err, base)}
 }
 
 // Next decodes the next FRE and reports whether there was one.
@@ -130,8 +131,10 @@ func (it *FREIter) Next() bool {
 	}
 	it.next, it.err = it.s.decodeFRE(&it.cur, it.next, it.fde.FREType)
 	if it.err != nil {
+		it.err = shiftErr(it.err, it.base)
 		return false
 	}
+	it.cur.Off += it.base
 	it.i++
 	return true
 }

@@ -70,7 +70,17 @@ func (s *Section) FindFRE(fde *FDE, pc uint64, fre *FRE) error {
 // for the last FRE, the function size (PCTypeInc) or the repetition size
 // (PCTypeMask), in bytes from the start of the function or block.
 func (s *Section) FindFRERange(fde *FDE, pc uint64, fre *FRE) (index int, end uint32, err error) {
-	s, fde = s.partOf(fde)
+	p, pf, base := s.partOf(fde)
+	if base == 0 {
+		return p.findFRERange(pf, pc, fre)
+	}
+	index, end, err = p.findFRERange(pf, pc, fre)
+	fre.Off += base
+	return index, end, shiftErr(err, base)
+}
+
+// findFRERange is FindFRERange on an FDE of s itself (offsets in s).
+func (s *Section) findFRERange(fde *FDE, pc uint64, fre *FRE) (index int, end uint32, err error) {
 	if pc < fde.Start {
 		return -1, 0, ErrNoFRE
 	}

@@ -124,7 +124,17 @@ func (s *Section) Row(fde *FDE, fre *FRE) (Row, error) {
 
 // RowInto is Row writing into *row, for callers on hot paths.
 func (s *Section) RowInto(row *Row, fde *FDE, fre *FRE) error {
-	s, fde = s.partOf(fde)
+	p, pf, base := s.partOf(fde)
+	if base == 0 {
+		return p.rowInto(row, pf, fre)
+	}
+	local := *fre
+	local.Off -= base
+	return shiftErr(p.rowInto(row, pf, &local), base)
+}
+
+// rowInto is RowInto on an FDE of s itself and an FRE offset in s.
+func (s *Section) rowInto(row *Row, fde *FDE, fre *FRE) error {
 	*row = Row{}
 	row.Signal = fde.Signal
 	row.MangledRA = fre.Info.MangledRA()

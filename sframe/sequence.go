@@ -113,16 +113,28 @@ func (s *Section) Parts() int {
 }
 
 // partOf returns the section and the FDE (of that section) that fde, an
-// FDE of s, belongs to: fde itself in s unless s is a sequence.
-func (s *Section) partOf(fde *FDE) (*Section, *FDE) {
+// FDE of s, belongs to, and the byte offset of that section in s: fde
+// itself in s, at 0, unless s is a sequence. Offsets inside a part are
+// the part's own; the public methods add base to what they return.
+func (s *Section) partOf(fde *FDE) (part *Section, local *FDE, base uint32) {
 	if s.parts == nil || int(fde.part) >= len(s.parts) {
-		return s, fde
+		return s, fde, 0
 	}
-	p := s.parts[fde.part].s
-	if int(fde.local) >= len(p.fdes) {
-		return s, fde
+	pt := s.parts[fde.part]
+	if int(fde.local) >= len(pt.s.fdes) {
+		return s, fde, 0
 	}
-	return p, &p.fdes[fde.local]
+	return pt.s, &pt.s.fdes[fde.local], pt.off
+}
+
+// shiftErr moves the offset of a *FormatError of a part by base, to an
+// offset in the whole sequence; other errors are returned as they are.
+func shiftErr(err error, base uint32) error {
+	var fe *FormatError
+	if base == 0 || !errors.As(err, &fe) {
+		return err
+	}
+	return &FormatError{Off: fe.Off + int64(base), Msg: fe.Msg}
 }
 
 // validateSequence is Validate for a sequence: each part's problems, with

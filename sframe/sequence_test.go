@@ -144,3 +144,48 @@ func TestAcceptJudgesASequenceByItsFirstSection(t *testing.T) {
 		}
 	}
 }
+
+// A decoding error in a later section of a sequence names the byte offset
+// in the whole ELF section, as every other error does.
+func TestSequenceErrorsAreAtOffsetsOfTheWholeSection(t *testing.T) {
+	const addr = 0x1000
+	first := seqPart(t, addr, 16, 0x2000)
+	off2 := uint64(len(first)+7) &^ 7
+	second := seqPart(t, addr+off2, 32, 0x3000)
+	data := concat(first, second)
+	s, err := sframe.ParseAt(data, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fde, err := s.FindFDE(0x3001)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fre sframe.FRE
+	if err := s.FindFRE(fde, 0x3005, &fre); err != nil || uint64(fre.Off) < off2 {
+		t.Fatalf("FRE at byte %#x (%v), want in the second section, from %#x", fre.Off, err, off2)
+	}
+	it := s.FREs(fde)
+	for it.Next() {
+		if uint64(it.FRE().Off) < off2 {
+			t.Errorf("iterated FRE at byte %#x, before the second section (%#x)", it.FRE().Off, off2)
+		}
+	}
+	// The FDE's FRE count raised past its sub-section: the error's offset
+	// is inside the second section.
+	bad := append([]byte(nil), data...)
+	bad[fde.Off+12] = 0xff // v2 FDE: start, size, FRE offset, FRE count (low byte)
+	s, err = sframe.ParseAt(bad, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fde, _ = s.FindFDE(0x3001)
+	_, err = s.AllFREs(fde)
+	var fe *sframe.FormatError
+	if !errors.As(err, &fe) || uint64(fe.Off) < off2 || fe.Off > int64(len(bad)) {
+		t.Errorf("AllFREs: %v; want a format error at an offset in [%#x, %#x]", err, off2, len(bad))
+	}
+	if err := s.FindFRE(fde, 0x300f, &fre); !errors.As(err, &fe) || uint64(fe.Off) < off2 {
+		t.Errorf("FindFRE: %v; want a format error in the second section", err)
+	}
+}
