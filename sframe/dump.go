@@ -501,7 +501,9 @@ func appendHex16(b []byte, v uint64) []byte {
 const jsonSchemaVersion = 1
 
 // WriteJSON writes the section as one JSON document holding what WriteText
-// shows and more: raw fields, byte offsets and the interpreted rules. All
+// shows and more: raw fields, byte offsets and the interpreted rules; for
+// a sequence (lld), one document per section, each on one line (JSON
+// Lines), with byte offsets in that section. All
 // addresses, offsets, sizes and counts are JSON numbers (addresses are
 // unsigned 64-bit integers and may exceed 2^53; decode them as such). Byte
 // offsets count from the first byte of the section.

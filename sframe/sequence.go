@@ -1,6 +1,8 @@
 package sframe
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -168,7 +170,17 @@ func (s *Section) writeSequence(w io.Writer, text bool) error {
 		if text {
 			err = p.s.WriteText(w)
 		} else {
-			err = p.s.WriteJSON(w)
+			// JSON Lines: each part's document on one line.
+			var b bytes.Buffer
+			err = p.s.WriteJSON(&b)
+			var line bytes.Buffer
+			if cerr := json.Compact(&line, b.Bytes()); cerr != nil {
+				return cerr
+			}
+			line.WriteByte('\n')
+			if _, werr := w.Write(line.Bytes()); werr != nil {
+				return werr
+			}
 		}
 		if err != nil && first == nil {
 			first = err

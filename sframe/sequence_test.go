@@ -1,6 +1,7 @@
 package sframe_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -187,5 +188,30 @@ func TestSequenceErrorsAreAtOffsetsOfTheWholeSection(t *testing.T) {
 	}
 	if err := s.FindFRE(fde, 0x300f, &fre); !errors.As(err, &fe) || uint64(fe.Off) < off2 {
 		t.Errorf("FindFRE: %v; want a format error in the second section", err)
+	}
+}
+
+// WriteJSON on a sequence writes JSON Lines: one valid document per line.
+func TestSequenceJSONIsOneDocumentPerLine(t *testing.T) {
+	const addr = 0x1000
+	first := seqPart(t, addr, 16, 0x2000)
+	off2 := uint64(len(first)+7) &^ 7
+	s, err := sframe.ParseAt(concat(first, seqPart(t, addr+off2, 32, 0x3000)), addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := s.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2:\n%s", len(lines), b.String())
+	}
+	for i, l := range lines {
+		var d map[string]any
+		if err := json.Unmarshal([]byte(l), &d); err != nil || d["fdes"] == nil {
+			t.Errorf("line %d: %v: %.80s", i+1, err, l)
+		}
 	}
 }

@@ -29,7 +29,7 @@ func init() {
 func runDump(args []string, stdout, stderr io.Writer) int {
 	c := commands["dump"]
 	fs := newFlagSet(c, stderr)
-	asJSON := fs.Bool("json", false, "print one JSON document (schema: sframe.Section.WriteJSON) instead of objdump's text form")
+	asJSON := fs.Bool("json", false, "print JSON (schema: sframe.Section.WriteJSON) instead of objdump's text form: one document, or one line per section of an lld sequence (JSON Lines)")
 	if st, ok := parseFlags(fs, args); !ok {
 		return st
 	}
