@@ -142,23 +142,9 @@ func loadLines(f *elf.File) (lt *lineTable, err error) {
 // file is the line table's file entry (see fullPath); it is "" with a
 // line when the row names no file.
 func (lt *lineTable) find(pc uint64) (file string, line int) {
-	i := sort.Search(len(lt.ranges), func(i int) bool { return lt.ranges[i].lo > pc })
-	inUnit := false
-	for k := i - 1; k >= 0 && lt.maxHi[k] > pc; k-- {
-		c := &lt.ranges[k]
-		if pc >= c.hi {
-			continue
-		}
-		inUnit = true
-		if file, line, ok := c.unit.table(lt.d).find(pc); ok {
+	for _, u := range lt.units(pc) {
+		if file, line, ok := u.table(lt.d).find(pc); ok {
 			return file, line
-		}
-	}
-	if !inUnit {
-		for _, u := range lt.noRange {
-			if file, line, ok := u.table(lt.d).find(pc); ok {
-				return file, line
-			}
 		}
 	}
 	return "", 0
