@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -45,6 +46,14 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	if *profile != "" && *profile != "kernel" {
 		fmt.Fprintf(stderr, "sfdbg check: unknown profile %q (want kernel)\n", *profile)
 		return exitError
+	}
+	if os.Getenv("GOGC") == "" {
+		// A check builds every CFI row of a file, all of them pointer-
+		// holding, and keeps them until the file is done: collecting
+		// less often is the cheapest speed-up. On SQLite v3 (hyperfine,
+		// one run): 56 ms at 400 against 71 ms at Go's default 100, with
+		// a peak RSS of 42 MB against 39 MB. GOGC, when set, wins.
+		debug.SetGCPercent(400)
 	}
 	if fset.NArg() == 0 {
 		fset.Usage()
