@@ -3,6 +3,7 @@ package frames
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/sfdbg/sfdbg/sframe"
 )
@@ -66,24 +67,38 @@ func (u *SFrameUnwinder) stepSignalAMD64(f *Frame, mod *Module, cfa sframe.Rule)
 	f.Row.CFA = sframe.Rule{Kind: sframe.RuleOffset, Reg: RSP, Offset: slot}
 	f.Row.RA = sframe.Rule{Kind: sframe.RuleOffset, Reg: RSP, Offset: amd64SigcontextOff(RIP)}
 	f.Row.FP = sframe.Rule{Kind: sframe.RuleOffset, Reg: RSP, Offset: amd64SigcontextOff(RBP)}
-	var buf [amd64SigcontextWords * 8]byte
-	addr := sp + amd64UContextMContext
-	if n, err := u.Space.Mem.ReadAt(buf[:], addr); n < len(buf) {
+	caller, err := interruptedCaller(u.Space, f, MethodSFrame, sp+amd64UContextMContext, amd64SigcontextRegs[:])
+	if err != nil {
+		err.Module, err.Msg = mod.Name, fmt.Sprintf("signal frame at PC %#x in %s: %s", f.PC, mod.Name, err.Msg)
+		return Frame{}, err
+	}
+	f.CFA = caller.Regs.SP()
+	return caller, nil
+}
+
+// interruptedCaller returns the caller of f that a signal interrupted,
+// with the registers the kernel saved at addr, one 64-bit word each in
+// the target's byte order, slots naming each word's DWARF register (-1:
+// none). The caller is Interrupted: its PC is exact. Its error is a
+// ReasonMemory *StopError whose Msg says what could not be read.
+func interruptedCaller(space *Space, f *Frame, method Method, addr uint64, slots []sframe.Reg) (Frame, *StopError) {
+	buf := make([]byte, 8*len(slots))
+	if n, err := space.Mem.ReadAt(buf, addr); n < len(buf) {
 		if err == nil {
 			err = fmt.Errorf("short read (%d of %d bytes)", n, len(buf))
 		}
-		return Frame{}, &StopError{Method: MethodSFrame, Reason: ReasonMemory, PC: f.PC, Module: mod.Name,
-			Err: &MemoryError{Addr: addr, Err: err},
-			Msg: fmt.Sprintf("signal frame at PC %#x in %s: cannot read the sigcontext at %#x: %v", f.PC, mod.Name, addr, err)}
+		return Frame{}, &StopError{Method: method, Reason: ReasonMemory, PC: f.PC, Err: &MemoryError{Addr: addr, Err: err},
+			Msg: fmt.Sprintf("cannot read the saved registers at %#x: %v", addr, err)}
 	}
-	caller := Frame{Level: f.Level + 1, Method: MethodSFrame, Interrupted: true}
-	caller.Regs = NewRegs(sframe.ABIAMD64LittleEndian)
-	for i, r := range amd64SigcontextRegs {
-		caller.Regs.Set(r, binary.LittleEndian.Uint64(buf[8*i:]))
+	order := ByteOrder(space.Mem)
+	caller := Frame{Level: f.Level + 1, Method: method, Interrupted: true, Regs: f.Regs.empty()}
+	for i, r := range slots {
+		if r >= 0 {
+			caller.Regs.Set(r, order.Uint64(buf[8*i:]))
+		}
 	}
 	caller.PC = caller.Regs.PC()
-	f.CFA = caller.Regs.SP()
-	caller.Module = u.Space.Modules.Find(caller.PC)
+	caller.Module = space.Modules.Find(caller.PC)
 	return caller, nil
 }
 
@@ -120,6 +135,15 @@ const (
 // s390_sigtramp_frame_unwind_cache uses the same offset. A non-rt frame
 // (sigframe) holds, after the 160 bytes, a struct sigcontext whose second
 // word points at the _sigregs.
+// aarch64SigcontextSlots and s390xSigregsSlots name the saved words:
+// AArch64's x0-x30, sp, pc; s390x's PSW mask (no DWARF number), PSW
+// address, r0-r15.
+var (
+	aarch64SigcontextSlots = [...]sframe.Reg{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+		17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, sframe.AArch64RegSP, AArch64PC}
+	s390xSigregsSlots = [...]sframe.Reg{-1, S390XPC, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+)
+
 const (
 	aarch64SigcontextRegs = 128 + 176 + 8
 	s390xRtSigregs        = 160 + 8 + 128 + 40
@@ -177,20 +201,13 @@ func stepSigtramp(space *Space, f *Frame, method Method) (caller Frame, ok bool,
 		return fail(ReasonUnsafe, nil, "SP unknown")
 	}
 	var (
-		regs  uint64 // address of the first saved register
-		n     int    // registers saved in order from it
-		dwarf func(i int) sframe.Reg
+		regs  uint64       // address of the first saved register
+		slots []sframe.Reg // the register of each saved word
 	)
 	if abi.IsAArch64() {
-		regs, n = sp+aarch64SigcontextRegs, 33 // x0-x30, sp, pc
-		dwarf = func(i int) sframe.Reg {
-			if i == 32 {
-				return AArch64PC
-			}
-			return sframe.Reg(i)
-		}
+		regs, slots = sp+aarch64SigcontextRegs, aarch64SigcontextSlots[:]
 	} else {
-		regs = sp + s390xRtSigregs
+		regs, slots = sp+s390xRtSigregs, s390xSigregsSlots[:]
 		if !rt {
 			p, err := ReadUint64(space.Mem, sp+s390xSigcontextSregs)
 			if err != nil {
@@ -198,40 +215,18 @@ func stepSigtramp(space *Space, f *Frame, method Method) (caller Frame, ok bool,
 			}
 			regs = p
 		}
-		n = 18 // PSW mask, PSW address, r0-r15
-		dwarf = func(i int) sframe.Reg {
-			switch i {
-			case 0:
-				return -1
-			case 1:
-				return S390XPC
-			}
-			return sframe.Reg(i - 2)
-		}
 	}
-	order := ByteOrder(space.Mem)
-	buf := make([]byte, 8*n)
-	if k, err := space.Mem.ReadAt(buf, regs); k < len(buf) {
-		if err == nil {
-			err = fmt.Errorf("short read (%d of %d bytes)", k, len(buf))
-		}
-		return fail(ReasonMemory, &MemoryError{Addr: regs, Err: err}, "cannot read the saved registers at %#x: %v", regs, err)
+	caller, serr := interruptedCaller(space, f, method, regs, slots)
+	if serr != nil {
+		serr.Msg = fmt.Sprintf("signal frame at PC %#x: %s", f.PC, serr.Msg)
+		return Frame{}, true, serr
 	}
-	caller = Frame{Level: f.Level + 1, Method: method, Interrupted: true, Regs: f.Regs.empty()}
 	slot := func(r sframe.Reg) int64 {
-		for i := range n {
-			if dwarf(i) == r {
-				return int64(regs-sp) + 8*int64(i)
-			}
+		if i := slices.Index(slots, r); i >= 0 {
+			return int64(regs-sp) + 8*int64(i)
 		}
 		return 0
 	}
-	for i := range n {
-		if r := dwarf(i); r >= 0 {
-			caller.Regs.Set(r, order.Uint64(buf[8*i:]))
-		}
-	}
-	caller.PC = caller.Regs.PC()
 	spOff := abi.SPValOffset()
 	f.CFA = uint64(int64(caller.Regs.SP()) - spOff)
 	f.Row = Row{
@@ -251,6 +246,5 @@ func stepSigtramp(space *Space, f *Frame, method Method) (caller Frame, ok bool,
 		// pointer besides.
 		f.Row.CFA = sframe.Rule{Kind: sframe.RuleUndefined}
 	}
-	caller.Module = space.Modules.Find(caller.PC)
 	return caller, true, nil
 }
