@@ -147,17 +147,7 @@ func TestStmtAtMarksStatementStarts(t *testing.T) {
 // byte changed, at every offset: a lookup returns (any chain, bounded by
 // maxInlineDepth), never panics and never loops.
 func TestInlinedAtOnDamagedDWARFNeitherPanicsNorRunsAway(t *testing.T) {
-	path := filepath.Join("..", "testdata", "bin", inlineFixture)
-	orig, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := elf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info := f.Section(".debug_info")
-	f.Close()
+	orig, info := fixtureSection(t, inlineFixture, ".debug_info")
 	if info == nil {
 		t.Fatal("fixture has no .debug_info")
 	}
@@ -211,4 +201,21 @@ func TestInlineLookupIsLazy(t *testing.T) {
 	if got := m.InlinedAt(funcPCs(t, m, "main")[0]); !reflect.DeepEqual(got, want) {
 		t.Errorf("main: %v", got)
 	}
+}
+
+// fixtureSection returns the bytes of testdata/bin/NAME and the header of
+// its section sec (nil if it has none).
+func fixtureSection(t *testing.T, name, sec string) ([]byte, *elf.Section) {
+	t.Helper()
+	path := filepath.Join("..", "testdata", "bin", name)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return b, f.Section(sec)
 }

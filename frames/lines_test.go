@@ -387,17 +387,7 @@ func TestPrefetchLoadsSymbolsWhileOthersSymbolize(t *testing.T) {
 // (Tag 0, offset 0) for ever after the unit, and the loop over units must
 // stop on them instead of spinning.
 func TestLineTableOfADamagedUnitEnds(t *testing.T) {
-	path := filepath.Join("..", "testdata", "bin", "inline-v3-O2")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := elf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info := f.Section(".debug_info")
-	f.Close()
+	b, info := fixtureSection(t, "inline-v3-O2", ".debug_info")
 	b[info.Offset+info.Size-1] ^= 0xff
 	m := &Module{Name: "damaged", ELF: b, End: 1 << 40}
 	done := make(chan Symbol, 1)
