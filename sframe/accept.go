@@ -194,7 +194,7 @@ func acceptLinux(data []byte, text []TextRange, s *Section, perr error) Acceptan
 			off = fe.Off
 		}
 		// The header rules still apply to the raw bytes where they can.
-		if magicOrder(data) == nil || data[2] != uint8(Version3) {
+		if MagicOrder(data) == nil || data[2] != uint8(Version3) {
 			a.reject(ruleLinuxVersion, 2, "not an SFrame version 3 section (version byte %d): %v", data[2], perr)
 			return a
 		}
@@ -314,7 +314,7 @@ func acceptLibsframe(data []byte, s *Section, perr error) Acceptance {
 		a.reject(ruleLibHeaderSize, 0, "section of %d bytes is shorter than the %d-byte header", len(data), HeaderSize)
 		return a
 	}
-	bo := magicOrder(data)
+	bo := MagicOrder(data)
 	if bo == nil {
 		a.reject(ruleLibMagic, 0, "bad magic %#02x%02x", data[0], data[1])
 		return a

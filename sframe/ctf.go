@@ -142,7 +142,7 @@ func ParseCTFAt(data []byte, addr uint64) (*Section, error) {
 	if len(data) < PreambleSize {
 		return nil, formatErr(0, "CTF Frame section of %d bytes is too short for the preamble", len(data))
 	}
-	bo := magicOrder(data)
+	bo := MagicOrder(data)
 	if bo == nil {
 		return nil, formatErr(0, "bad magic %#02x%02x, want 0xdee2 in either byte order", data[0], data[1])
 	}

@@ -155,7 +155,7 @@ func parseOne(data []byte, addr uint64) (*Section, error) {
 	if len(data) < PreambleSize {
 		return nil, formatErr(0, "section of %d bytes is too short for the preamble", len(data))
 	}
-	s := &Section{data: data, Addr: addr, ByteOrder: magicOrder(data)}
+	s := &Section{data: data, Addr: addr, ByteOrder: MagicOrder(data)}
 	if s.ByteOrder == nil {
 		return nil, formatErr(0, "bad magic %#02x%02x, want 0xdee2 in either byte order", data[0], data[1])
 	}
@@ -232,10 +232,13 @@ func (s *Section) indexByPC(sorted bool) {
 	}
 }
 
-// magicOrder returns the byte order in which d, at least PreambleSize bytes
-// long, starts with Magic, or nil if it does in neither.
-func magicOrder(d []byte) binary.ByteOrder {
+// MagicOrder returns the byte order in which d starts with Magic (spec
+// §2.1: the preamble is in the section's byte order), or nil if it does in
+// neither or d is shorter than the magic.
+func MagicOrder(d []byte) binary.ByteOrder {
 	switch {
+	case len(d) < 2:
+		return nil
 	case d[0] == 0xde && d[1] == 0xe2:
 		return binary.BigEndian
 	case d[0] == 0xe2 && d[1] == 0xde:

@@ -55,7 +55,7 @@ func parseSequence(first *Section, data []byte, addr uint64) (*Section, error) {
 	end := first.end()
 	for len(parts) < maxParts(len(data)) {
 		next := (end + seqAlign - 1) &^ (seqAlign - 1)
-		if next+PreambleSize > uint64(len(data)) || !allZero(data[end:next]) || magicOrder(data[next:]) != first.ByteOrder {
+		if next+PreambleSize > uint64(len(data)) || !allZero(data[end:next]) || MagicOrder(data[next:]) != first.ByteOrder {
 			break
 		}
 		p, err := parseOne(data[next:], addr+next)

@@ -2,7 +2,6 @@ package elfobj
 
 import (
 	"debug/elf"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -140,13 +139,8 @@ func fieldRelativeStarts(data []byte, pcrel32 map[uint64]bool) {
 	if len(data) < sframe.HeaderSize {
 		return
 	}
-	var bo binary.ByteOrder
-	switch {
-	case data[0] == 0xe2 && data[1] == 0xde:
-		bo = binary.LittleEndian
-	case data[0] == 0xde && data[1] == 0xe2:
-		bo = binary.BigEndian
-	default:
+	bo := sframe.MagicOrder(data)
+	if bo == nil {
 		return
 	}
 	v, flags := sframe.Version(data[2]), sframe.Flags(data[3])
