@@ -26,13 +26,10 @@ import (
 // or an index over .eh_frame_hdr that reads FDEs as they are looked up.
 type cfiTable struct {
 	bias uint64
-	// fpReg is the DWARF number of the frame pointer, whose rule goes to
-	// Row.FP; spOffset is the caller's SP relative to the CFA for a
-	// register set without a rule for SP (sframe.ABI.SPValOffset).
-	fpReg    sframe.Reg
-	spOffset int64
 	// abi is the ABI of the file's machine (AArch64 little-endian for any
 	// AArch64 file: the register numbers are the same in both byte orders).
+	// Its frame pointer's rule goes to Row.FP, and its SPValOffset is the
+	// caller's SP relative to the CFA.
 	abi sframe.ABI
 	// foreign is set for files of an architecture SFrame does not define:
 	// their rows are available, but CFIUnwinder does not step with them.
@@ -55,13 +52,13 @@ type cfiTableRows struct {
 
 // newCFITab returns an empty table for a file of the given machine.
 func newCFITable(machine elf.Machine, bias uint64) *cfiTable {
-	t := &cfiTable{bias: bias, fpReg: RBP, abi: sframe.ABIAMD64LittleEndian}
+	t := &cfiTable{bias: bias, abi: sframe.ABIAMD64LittleEndian}
 	switch machine {
 	case elf.EM_X86_64:
 	case elf.EM_AARCH64:
-		t.fpReg, t.abi = sframe.AArch64RegFP, sframe.ABIAArch64LittleEndian
+		t.abi = sframe.ABIAArch64LittleEndian
 	case elf.EM_S390:
-		t.fpReg, t.spOffset, t.abi = sframe.S390XRegFP, sframe.ABIS390XBigEndian.SPValOffset(), sframe.ABIS390XBigEndian
+		t.abi = sframe.ABIS390XBigEndian
 	default:
 		t.foreign = true
 	}
@@ -296,9 +293,10 @@ func (t *cfiTable) rowsOf(fd *cfi.FDE) ([]Row, error) {
 // frame. Simple DWARF expressions become plain rules (cfi.Simplify).
 func (t *cfiTable) convert(fd *cfi.FDE, r *cfi.Row, prev []RegRule) Row {
 	same := sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA}
+	fpReg := t.abi.FPReg()
 	row := Row{
 		Row: sframe.Row{CFA: cfi.Simplify(r.CFA), RA: same, FP: same, Signal: r.Signal,
-			MangledRA: r.RASigned, SPOffset: t.spOffset},
+			MangledRA: r.RASigned, SPOffset: t.abi.SPValOffset()},
 		Src: Source{Method: MethodCFI, Section: r.Section.String(), FDE: r.FDEOff, CIE: r.CIEOff, FRE: -1,
 			FDEStart: fd.Start + t.bias, FDEEnd: fd.End + t.bias, ABI: t.abi},
 		Start: r.Start + t.bias, End: r.End + t.bias,
@@ -308,7 +306,7 @@ func (t *cfiTable) convert(fd *cfi.FDE, r *cfi.Row, prev []RegRule) Row {
 	}
 	n := 0
 	for _, rr := range r.Regs {
-		if rr.Reg != r.RAReg && rr.Reg != t.fpReg {
+		if rr.Reg != r.RAReg && rr.Reg != fpReg {
 			n++
 		}
 	}
@@ -321,7 +319,7 @@ func (t *cfiTable) convert(fd *cfi.FDE, r *cfi.Row, prev []RegRule) Row {
 		switch rr.Reg {
 		case r.RAReg:
 			row.RA = rule
-		case t.fpReg:
+		case fpReg:
 			row.FP = rule
 		default:
 			other = append(other, RegRule{Reg: rr.Reg, Rule: rule})
