@@ -139,28 +139,21 @@ func BenchmarkRowAt(b *testing.B) {
 			}
 		}
 	})
-	b.Run("index and cached FDE", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			fde, err := x.FDEForPC(pc)
-			if err != nil {
-				b.Fatal(err)
+	for _, c := range []struct {
+		name string
+		find func(uint64) (*FDE, error)
+	}{{"index and cached FDE", x.FDEForPC}, {"table and cached FDE", tab.FDEForPC}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				fde, err := c.find(pc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := fde.RowAt(pc); err != nil {
+					b.Fatal(err)
+				}
 			}
-			if _, err := fde.RowAt(pc); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("table and cached FDE", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			fde, err := tab.FDEForPC(pc)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := fde.RowAt(pc); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+		})
+	}
 }
