@@ -26,14 +26,7 @@ func TestLiveKillAfterAttachEndsTheProcess(t *testing.T) {
 			// Delve's detach-and-SIGINT leaves such a process running.
 			cmd := startFixtureIgnoringSIGINT(t, "deep-v3-O2", mode)
 			pid := cmd.Process.Pid
-			tg, err := Attach(pid)
-			skipIfNoPtrace(t, err)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ui := &ScriptUI{Echo: true}
-			s := NewSession(tg, ui)
-			s.Batch = true
+			s, ui := attachBatch(t, pid)
 			defer s.Close()
 			out := run(t, s, ui, "kill")
 			if !waitExited(pid) {

@@ -9,10 +9,12 @@ import (
 
 // attachFixture attaches Delve to a running fixture, skipping when ptrace
 // is not permitted. The session is closed (detached) when the test ends.
-func attachFixture(t *testing.T, name string, args ...string) (*Session, *ScriptUI, int) {
+// attachBatch attaches to process pid (skipping the test without ptrace)
+// and returns a batch session on it and its script UI; the caller closes
+// the session.
+func attachBatch(t *testing.T, pid int) (*Session, *ScriptUI) {
 	t.Helper()
-	cmd := startFixture(t, name, args...)
-	tg, err := Attach(cmd.Process.Pid)
+	tg, err := Attach(pid)
 	skipIfNoPtrace(t, err)
 	if err != nil {
 		t.Fatal(err)
@@ -20,6 +22,13 @@ func attachFixture(t *testing.T, name string, args ...string) (*Session, *Script
 	ui := &ScriptUI{Echo: true}
 	s := NewSession(tg, ui)
 	s.Batch = true
+	return s, ui
+}
+
+func attachFixture(t *testing.T, name string, args ...string) (*Session, *ScriptUI, int) {
+	t.Helper()
+	cmd := startFixture(t, name, args...)
+	s, ui := attachBatch(t, cmd.Process.Pid)
 	t.Cleanup(func() { s.Close() })
 	return s, ui, cmd.Process.Pid
 }

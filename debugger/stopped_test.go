@@ -75,14 +75,7 @@ func TestLiveAttachToAStoppedProcessKeepsItStopped(t *testing.T) {
 			if before.state != 'T' {
 				t.Fatalf("fixture not stopped: %+v", before)
 			}
-			tg, err := Attach(pid)
-			skipIfNoPtrace(t, err)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ui := &ScriptUI{Echo: true}
-			s := NewSession(tg, ui)
-			s.Batch = true
+			s, ui := attachBatch(t, pid)
 			s.RunBatch([]string{"bt", "info frame", "x/2xg $sp", "info registers rip", "thread apply all bt 1", tc.end})
 			s.Close()
 			time.Sleep(100 * time.Millisecond) // a SIGCONT sent late would show by now
@@ -112,14 +105,7 @@ func TestLiveAttachToAStoppedProcessKeepsItStopped(t *testing.T) {
 		for i := 0; ProcState(pid) != 'T' && i < 200; i++ {
 			time.Sleep(5 * time.Millisecond)
 		}
-		tg, err := Attach(pid)
-		skipIfNoPtrace(t, err)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ui := &ScriptUI{Echo: true}
-		s := NewSession(tg, ui)
-		s.Batch = true
+		s, ui := attachBatch(t, pid)
 		s.RunBatch([]string{"kill"})
 		s.Close()
 		if !waitExited(pid) {
