@@ -138,19 +138,11 @@ func TestSIGTERMDuringALongStepiDetachesPromptly(t *testing.T) {
 	fx := startFixture(t, dumpFixture(t, "deep-v3-O2"), "spin")
 	pid := fx.Process.Pid
 	requirePtrace(t, pid)
-	s := &session{seen: make(chan struct{}, 1)}
-	s.cmd = exec.Command(sfdbgBinary(t), "attach", "-batch", "-ex", "si 1000000", strconv.Itoa(pid))
-	r, w := io.Pipe()
-	s.cmd.Stdout, s.cmd.Stderr = w, w
-	go s.collect(r)
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	s := startPiped(t, "attach", "-batch", "-ex", "si 1000000", strconv.Itoa(pid))
 	s.waitFor(t, "Attached to process")
 	time.Sleep(500 * time.Millisecond) // well into the million steps
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	code := s.exit(t, 5*time.Second)
-	w.Close()
 	if code != 128+int(syscall.SIGTERM) {
 		t.Errorf("status %d, want 143; output:\n%s", code, s.text())
 	}
@@ -158,8 +150,25 @@ func TestSIGTERMDuringALongStepiDetachesPromptly(t *testing.T) {
 	checkRunning(t, pid)
 }
 
+// startPiped starts sfdbg with args, its output collected through a pipe
+// (closed when the test ends, which ends the collection).
+func startPiped(t *testing.T, args ...string) *session {
+	t.Helper()
+	s := &session{seen: make(chan struct{}, 1)}
+	s.cmd = exec.Command(sfdbgBinary(t), args...)
+	r, w := io.Pipe()
+	t.Cleanup(func() { w.Close() })
+	s.cmd.Stdout, s.cmd.Stderr = w, w
+	go s.collect(r)
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // startAtTerminal starts "sfdbg attach PID" with a pseudo-terminal as its
 // standard streams and controlling terminal, as a user at a shell would.
+
 func startAtTerminal(t *testing.T, pid int) (*session, *os.File) {
 	t.Helper()
 	master, slave := openPTY(t)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,19 +45,11 @@ func TestContinueAcrossAnExecSaysSoAndLeavesTheNewProgramRunning(t *testing.T) {
 			for _, c := range cmds {
 				args = append(args, "-ex", c)
 			}
-			s := &session{seen: make(chan struct{}, 1)}
-			s.cmd = exec.Command(sfdbgBinary(t), append(args, strconv.Itoa(pid))...)
-			r, w := io.Pipe()
-			s.cmd.Stdout, s.cmd.Stderr = w, w
-			go s.collect(r)
-			if err := s.cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			s := startPiped(t, append(args, strconv.Itoa(pid))...)
 			s.waitFor(t, "Continuing.")
 			time.Sleep(100 * time.Millisecond)
 			os.WriteFile(flag, nil, 0o644)
 			s.exit(t, 10*time.Second)
-			w.Close()
 			out := s.text()
 			want := "process " + strconv.Itoa(pid) + " is executing new program: "
 			if !strings.Contains(string(out), want) || strings.Contains(string(out), "input/output error") {
