@@ -83,11 +83,7 @@ func TestGdbHabitSessionAtATerminalLeavesTheProcessAsItWas(t *testing.T) {
 	}
 	step("detach", `Detaching from process `+strconv.Itoa(pid)+`\.`, `\[Inferior 1 \(process \d+\) detached\]`)
 	s.waitPrompt(t)
-	master.Write([]byte("quit\r"))
-	if code := s.exit(t, 10*time.Second); code != 0 {
-		t.Errorf("status %d after quit; output:\n%s", code, s.text())
-	}
-	noPanic(t, s.text())
+	quitAtTerminal(t, s, master)
 
 	checkRunning(t, pid)
 	if after := sigPending(pid); after != pendingBefore {

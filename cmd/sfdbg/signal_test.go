@@ -228,10 +228,16 @@ func TestCtrlCInterruptsALongStepiAtATerminal(t *testing.T) {
 	master.Write([]byte("bt 1\r"))
 	s.waitFor(t, "(More stack frames follow...)")
 	s.waitPrompt(t)
+	quitAtTerminal(t, s, master)
+	checkRunning(t, pid)
+}
+
+// quitAtTerminal types quit and expects sfdbg to exit 0 without a panic.
+func quitAtTerminal(t *testing.T, s *session, master *os.File) {
+	t.Helper()
 	master.Write([]byte("quit\r"))
 	if code := s.exit(t, 10*time.Second); code != 0 {
 		t.Errorf("status %d after quit; output:\n%s", code, s.text())
 	}
 	noPanic(t, s.text())
-	checkRunning(t, pid)
 }
