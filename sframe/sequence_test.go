@@ -43,12 +43,18 @@ func concat(parts ...[]byte) []byte {
 	return out
 }
 
+// twoSections lays out, as lld does, the section first builds at addr and,
+// after it, the one second builds at its own address off2 bytes on.
+func twoSections(addr uint64, first, second func(addr uint64) []byte) (data []byte, off2 uint64) {
+	a := first(addr)
+	off2 = uint64(len(a)+7) &^ 7
+	return concat(a, second(addr+off2)), off2
+}
+
 func TestSequenceOfSections(t *testing.T) {
 	const addr = 0x1000
-	first := seqPart(t, addr, 16, 0x2000, 0x2010)
-	off2 := uint64(len(first)+7) &^ 7
-	second := seqPart(t, addr+off2, 32, 0x3000)
-	data := concat(first, second)
+	data, off2 := twoSections(addr, func(a uint64) []byte { return seqPart(t, a, 16, 0x2000, 0x2010) },
+		func(a uint64) []byte { return seqPart(t, a, 32, 0x3000) })
 
 	s, err := sframe.ParseAt(data, addr)
 	if err != nil {
@@ -105,7 +111,7 @@ func TestSequenceOfSections(t *testing.T) {
 		}
 	})
 	t.Run("non-zero bytes after a section are trailing data, not a sequence", func(t *testing.T) {
-		junk := append(append([]byte(nil), first...), 1, 2, 3, 4, 5, 6, 7, 8, 0xe2, 0xde, 2, 4)
+		junk := append(seqPart(t, addr, 16, 0x2000, 0x2010), 1, 2, 3, 4, 5, 6, 7, 8, 0xe2, 0xde, 2, 4)
 		s, err := sframe.ParseAt(junk, addr)
 		if err != nil || s.Parts() != 1 {
 			t.Fatalf("ParseAt: %v, %d parts", err, s.Parts())
@@ -132,10 +138,9 @@ func TestAcceptJudgesASequenceByItsFirstSection(t *testing.T) {
 		return d
 	}
 	const addr = 0x1000
-	first := part(addr, 0x2000)
-	off2 := uint64(len(first)+7) &^ 7
-	data := concat(first, part(addr+off2, 0x3000, 0x3010))
-	alone := sframe.Accept(first, addr, nil)
+	data, _ := twoSections(addr, func(a uint64) []byte { return part(a, 0x2000) },
+		func(a uint64) []byte { return part(a, 0x3000, 0x3010) })
+	alone := sframe.Accept(part(addr, 0x2000), addr, nil)
 	for i, a := range sframe.Accept(data, addr, nil) {
 		if !a.Accepted || len(a.Rejections) != 0 || a.Accepted != alone[i].Accepted {
 			t.Errorf("%v: accepted %v %v; the first section alone: %v", a.Consumer, a.Accepted, a.Rejections, alone[i].Accepted)
@@ -150,10 +155,8 @@ func TestAcceptJudgesASequenceByItsFirstSection(t *testing.T) {
 // in the whole ELF section, as every other error does.
 func TestSequenceErrorsAreAtOffsetsOfTheWholeSection(t *testing.T) {
 	const addr = 0x1000
-	first := seqPart(t, addr, 16, 0x2000)
-	off2 := uint64(len(first)+7) &^ 7
-	second := seqPart(t, addr+off2, 32, 0x3000)
-	data := concat(first, second)
+	data, off2 := twoSections(addr, func(a uint64) []byte { return seqPart(t, a, 16, 0x2000) },
+		func(a uint64) []byte { return seqPart(t, a, 32, 0x3000) })
 	s, err := sframe.ParseAt(data, addr)
 	if err != nil {
 		t.Fatal(err)
@@ -194,9 +197,9 @@ func TestSequenceErrorsAreAtOffsetsOfTheWholeSection(t *testing.T) {
 // WriteJSON on a sequence writes JSON Lines: one valid document per line.
 func TestSequenceJSONIsOneDocumentPerLine(t *testing.T) {
 	const addr = 0x1000
-	first := seqPart(t, addr, 16, 0x2000)
-	off2 := uint64(len(first)+7) &^ 7
-	s, err := sframe.ParseAt(concat(first, seqPart(t, addr+off2, 32, 0x3000)), addr)
+	data, _ := twoSections(addr, func(a uint64) []byte { return seqPart(t, a, 16, 0x2000) },
+		func(a uint64) []byte { return seqPart(t, a, 32, 0x3000) })
+	s, err := sframe.ParseAt(data, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
