@@ -24,7 +24,6 @@ import (
 	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
-	"github.com/sfdbg/sfdbg/sframe"
 )
 
 // FormatError reports a malformed core file at a byte offset of the file.
@@ -144,7 +143,7 @@ func newCore(r io.ReaderAt, size int64, path string) (*Core, error) {
 	}
 	c.Machine, c.Order = ef.Machine, ef.ByteOrder
 	for i := range layouts {
-		if l := &layouts[i]; l.machine == ef.Machine && l.class == ef.Class && (l.data == ef.Data || l.machine == elf.EM_AARCH64) {
+		if l := &layouts[i]; l.machine == ef.Machine && l.class == ef.Class && l.data == ef.Data {
 			c.layout, c.RegNames = l, l.regNames
 		}
 	}
@@ -269,12 +268,8 @@ func (c *Core) note(typ uint32, d []byte, at int64) error {
 		if size := l.regOff + 8*len(l.regNames); len(d) < size {
 			return &FormatError{c.Path, at, fmt.Sprintf("NT_PRSTATUS of %d bytes, want at least %d", len(d), size)}
 		}
-		abi := l.abi
-		if abi == sframe.ABIAArch64LittleEndian && c.Order == binary.BigEndian {
-			abi = sframe.ABIAArch64BigEndian
-		}
 		t := Thread{Tid: int(int32(le.Uint32(d[prstatusPid:]))), Signal: int(le.Uint16(d[prstatusCursig:])),
-			Regs: frames.NewRegs(abi), Raw: make([]uint64, len(l.regNames))}
+			Regs: frames.NewRegs(l.abi), Raw: make([]uint64, len(l.regNames))}
 		for i := range t.Raw {
 			t.Raw[i] = le.Uint64(d[l.regOff+8*i:])
 			if r := l.dwarf[i]; r >= 0 {

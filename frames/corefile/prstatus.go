@@ -23,7 +23,7 @@ type layout struct {
 }
 
 // layouts lists the machines whose cores are read.
-var layouts = []layout{x86_64, aarch64, s390x}
+var layouts = []layout{x86_64, aarch64, aarch64be, s390x}
 
 // x86_64 is the x86-64 layout: pr_reg (112 bytes into the 336-byte
 // elf_prstatus) is struct user_regs_struct
@@ -43,14 +43,22 @@ var x86_64 = layout{
 // aarch64 is the AArch64 layout: pr_reg (112 bytes into elf_prstatus) is
 // struct user_pt_regs (arch/arm64/include/uapi/asm/ptrace.h): x0-x30, sp,
 // pc, pstate; DWARF numbers from "DWARF for the Arm 64-bit Architecture"
-// (x0-x30 0-30, sp 31, pc 32). Big-endian AArch64 cores use the same
-// layout in their byte order.
-var aarch64 = layout{
-	machine: elf.EM_AARCH64, class: elf.ELFCLASS64, data: elf.ELFDATA2LSB,
-	abi: sframe.ABIAArch64LittleEndian, regOff: 112,
-	regNames: aarch64RegNames(),
-	dwarf:    aarch64DWARF(),
-}
+// (x0-x30 0-30, sp 31, pc 32). Big-endian AArch64 cores (aarch64be) use
+// the same layout in their byte order.
+var (
+	aarch64 = layout{
+		machine: elf.EM_AARCH64, class: elf.ELFCLASS64, data: elf.ELFDATA2LSB,
+		abi: sframe.ABIAArch64LittleEndian, regOff: 112,
+		regNames: aarch64RegNames(),
+		dwarf:    aarch64DWARF(),
+	}
+	aarch64be = layout{
+		machine: elf.EM_AARCH64, class: elf.ELFCLASS64, data: elf.ELFDATA2MSB,
+		abi: sframe.ABIAArch64BigEndian, regOff: 112,
+		regNames: aarch64.regNames,
+		dwarf:    aarch64.dwarf,
+	}
+)
 
 func aarch64RegNames() []string {
 	n := make([]string, 0, 34)
