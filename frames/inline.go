@@ -9,6 +9,7 @@ package frames
 import (
 	"debug/dwarf"
 	"fmt"
+	"iter"
 	"sort"
 	"sync"
 
@@ -67,7 +68,7 @@ func (m *Module) InlinedAt(pc uint64) []InlinedCall {
 		return nil
 	}
 	link := pc - m.Bias
-	for _, u := range lt.units(link) {
+	for u := range lt.units(link) {
 		if calls, ok := u.inlinedAt(lt.d, link); ok {
 			return calls
 		}
@@ -75,20 +76,30 @@ func (m *Module) InlinedAt(pc uint64) []InlinedCall {
 	return nil
 }
 
-// units returns the compilation units whose ranges contain link-time
-// address pc or, when none does, the units without ranges (as find).
-func (lt *lineTable) units(pc uint64) []*lineUnit {
-	var out []*lineUnit
-	i := sort.Search(len(lt.ranges), func(i int) bool { return lt.ranges[i].lo > pc })
-	for k := i - 1; k >= 0 && lt.maxHi[k] > pc; k-- {
-		if c := &lt.ranges[k]; pc < c.hi {
-			out = append(out, c.unit)
+// units yields the compilation units whose ranges contain link-time
+// address pc or, when none does, the units without ranges (as find), without
+// allocating: it runs for every frame named.
+func (lt *lineTable) units(pc uint64) iter.Seq[*lineUnit] {
+	return func(yield func(*lineUnit) bool) {
+		i := sort.Search(len(lt.ranges), func(i int) bool { return lt.ranges[i].lo > pc })
+		inUnit := false
+		for k := i - 1; k >= 0 && lt.maxHi[k] > pc; k-- {
+			if c := &lt.ranges[k]; pc < c.hi {
+				inUnit = true
+				if !yield(c.unit) {
+					return
+				}
+			}
+		}
+		if inUnit {
+			return
+		}
+		for _, u := range lt.noRange {
+			if !yield(u) {
+				return
+			}
 		}
 	}
-	if len(out) == 0 {
-		return lt.noRange
-	}
-	return out
 }
 
 // index returns the unit's inline index, building it on first use.
@@ -300,7 +311,7 @@ func (m *Module) StmtAt(pc uint64) bool {
 		return false
 	}
 	link := pc - m.Bias
-	for _, u := range lt.units(link) {
+	for u := range lt.units(link) {
 		if stmtAt(lt.d, u.cu, link) {
 			return true
 		}

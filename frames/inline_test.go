@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -186,7 +187,7 @@ func TestInlineLookupIsLazy(t *testing.T) {
 		t.Fatal(err)
 	}
 	lt := m.lineData(d)
-	u := lt.units(pc)
+	u := slices.Collect(lt.units(pc))
 	if len(u) != 1 {
 		t.Fatalf("%d units hold %#x", len(u), pc)
 	}

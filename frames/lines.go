@@ -142,7 +142,7 @@ func loadLines(f *elf.File) (lt *lineTable, err error) {
 // file is the line table's file entry (see fullPath); it is "" with a
 // line when the row names no file.
 func (lt *lineTable) find(pc uint64) (file string, line int) {
-	for _, u := range lt.units(pc) {
+	for u := range lt.units(pc) {
 		if file, line, ok := u.table(lt.d).find(pc); ok {
 			return file, line
 		}
