@@ -13,7 +13,8 @@
 # aarch64be-v3 sqlite-v3): half by 1-8 random byte flips in the section,
 # half by setting 1-3 FDEs' function start, size, FRE count or repetition
 # size to a large or random value. It runs dump and check on each, and a
-# run fails over 2 s or 256 MiB RSS (killed at 10 s). The same seed makes
+# run fails over 2 s of CPU time (user+sys: wall time on the shared
+# machine measures its load) or 256 MiB RSS (killed at 10 s). The same seed makes
 # the same mutants; each input is named after its seed, index, fixture and
 # mutation, so a failure is reproduced with -k.
 #
@@ -46,7 +47,7 @@ export TIME_LIMIT=10        # seconds per run
 export VMEM_LIMIT=2097152   # KiB of address space per run (ulimit -v): 2 GiB
 export MALLOC_ARENA_MAX=2   # glibc reserves 64 MiB of address space per thread arena otherwise
 export RSS_LIMIT=262144     # KiB of resident memory per run (256 MiB)
-export SLOW_LIMIT=0         # seconds over which a run fails though it ended (mutant mode: 2)
+export SLOW_LIMIT=0         # CPU seconds over which a run fails though it ended (mutant mode: 2)
 if [ -n "$seed" ]; then SLOW_LIMIT=2; fi
 
 if [ -z "${SFDBG:-}" ]; then # SFDBG=path runs another build
@@ -718,7 +719,7 @@ run_one() {
 	err=$(mktemp)
 	set +e
 	if [ "$have_time" = 1 ]; then
-		(ulimit -v "$VMEM_LIMIT"; exec /usr/bin/time -f "%e %M" -o "$t" timeout -s KILL "$TIME_LIMIT" "$SFDBG" "$@") >"$out" 2>"$err" </dev/null
+		(ulimit -v "$VMEM_LIMIT"; exec /usr/bin/time -f "%e %M %U %S" -o "$t" timeout -s KILL "$TIME_LIMIT" "$SFDBG" "$@") >"$out" 2>"$err" </dev/null
 		st=$?
 	else
 		local s0 s1
@@ -726,11 +727,12 @@ run_one() {
 		(ulimit -v "$VMEM_LIMIT"; exec timeout -s KILL "$TIME_LIMIT" "$SFDBG" "$@") >"$out" 2>"$err" </dev/null
 		st=$?
 		s1=$(date +%s%N)
-		echo "$(( (s1 - s0) / 1000000 ))e-3 0" | awk '{printf "%.2f 0\n", $1}' >"$t"
+		echo "$(( (s1 - s0) / 1000000 ))e-3 0" | awk '{printf "%.2f 0 %.2f 0\n", $1, $1}' >"$t"
 	fi
 	set -e
-	local secs rss verdict=ok
-	read -r secs rss < <(grep -E '^[0-9.]+ [0-9]+$' "$t" || echo "0 0")
+	local secs rss user sys cpu verdict=ok
+	read -r secs rss user sys < <(grep -E '^[0-9.]+ [0-9]+ [0-9.]+ [0-9.]+$' "$t" || echo "0 0 0 0")
+	cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%.2f", u + s}')
 	if [ "$have_time" = 1 ] && grep -q "Command terminated by signal 9" "$t"; then st=137; fi
 	if grep -qE '^panic:|^fatal error:|goroutine [0-9]+ \[|internal error' "$err" "$out"; then
 		verdict="panic"
@@ -740,10 +742,10 @@ run_one() {
 		verdict="exit-$st"
 	elif [ "$rss" -gt "$RSS_LIMIT" ]; then
 		verdict="rss-over-limit"
-	elif [ "$SLOW_LIMIT" != 0 ] && awk -v s="$secs" -v l="$SLOW_LIMIT" 'BEGIN {exit !(s > l)}'; then
+	elif [ "$SLOW_LIMIT" != 0 ] && awk -v s="$cpu" -v l="$SLOW_LIMIT" 'BEGIN {exit !(s > l)}'; then
 		verdict="time-over-limit"
 	fi
-	echo "$st $secs $rss $verdict $*"
+	echo "$st $secs $rss $verdict $cpu $*"
 	if [ "$verdict" != ok ]; then
 		echo "  stderr: $(head -c 600 "$err" | tr '\n' ' ')" >&2
 	fi
@@ -779,11 +781,13 @@ runs=$(wc -l <"$work/results")
 fails=$(awk '$4 != "ok"' "$work/results")
 worst_time=$(awk '$2 + 0 >= m + 0 {m = $2; l = $0} END {print l}' "$work/results")
 worst_rss=$(awk '$3 + 0 >= m + 0 {m = $3; l = $0} END {print l}' "$work/results")
+worst_cpu=$(awk '$5 + 0 >= m + 0 {m = $5; l = $0} END {print l}' "$work/results")
 by_status=$(awk '{c[$1]++} END {for (s in c) printf "%s:%d ", s, c[s]}' "$work/results")
 echo "inputs: $n, runs: $runs, exit statuses (status:runs): $by_status"
-echo "worst time: $(echo "$worst_time" | awk '{printf "%s s (sfdbg", $2; for (i = 5; i <= NF; i++) printf " %s", $i; print ")"}')"
+echo "worst time: $(echo "$worst_time" | awk '{printf "%s s (sfdbg", $2; for (i = 6; i <= NF; i++) printf " %s", $i; print ")"}')"
+echo "worst CPU time (user+sys): $(echo "$worst_cpu" | awk '{printf "%s s (sfdbg", $5; for (i = 6; i <= NF; i++) printf " %s", $i; print ")"}')"
 if [ "$have_time" = 1 ]; then
-	echo "worst RSS: $(echo "$worst_rss" | awk '{printf "%.1f MiB (sfdbg", $3/1024; for (i = 5; i <= NF; i++) printf " %s", $i; print ")"}')"
+	echo "worst RSS: $(echo "$worst_rss" | awk '{printf "%.1f MiB (sfdbg", $3/1024; for (i = 6; i <= NF; i++) printf " %s", $i; print ")"}')"
 fi
 if [ -n "$fails" ]; then
 	echo "FAILED runs ($(echo "$fails" | wc -l)):"
@@ -791,5 +795,5 @@ if [ -n "$fails" ]; then
 	exit 1
 fi
 slow=""
-if [ "$SLOW_LIMIT" != 0 ]; then slow=", no run over $SLOW_LIMIT s"; fi
+if [ "$SLOW_LIMIT" != 0 ]; then slow=", no run over $SLOW_LIMIT s of CPU"; fi
 echo "PASS: no panic, no timeout$slow, no run over $((RSS_LIMIT / 1024)) MiB RSS, every exit status 0, 1 or 2"
