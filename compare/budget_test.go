@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
 
@@ -129,5 +130,31 @@ func TestFixturesCheckWithinTheWorkBudget(t *testing.T) {
 			}
 			assertBudget(t, b)
 		})
+	}
+}
+
+func TestALiveModuleWithDamagedSFrameIsCheckedOnceWithinTheBudget(t *testing.T) {
+	// The damaged copy of a library a live trace finds disagreements in:
+	// classifying them runs the static check of the module's file.
+	data := maskAtEnd(t, "cet-v3", 0x1fff008)
+	path := filepath.Join(t.TempDir(), "libdamaged.so")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mod := &frames.Module{Name: "libdamaged.so", Path: path, OpenPath: path, Start: 0x7f0000000000, End: 0x7f0000100000, Bias: 0x7f0000000000}
+	budget := allocPerByte*(uint64(len(data))+execBytes(data)) + allocBase
+	var before, after runtime.MemStats
+	for call := 1; call <= 3; call++ {
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		boundaryAt(mod, mod.Bias+0x1380)
+		runtime.ReadMemStats(&after)
+		alloc := after.TotalAlloc - before.TotalAlloc
+		switch {
+		case call == 1 && alloc > budget:
+			t.Errorf("the first lookup allocated %d bytes for a %d-byte file: over the budget of %d", alloc, len(data), budget)
+		case call > 1 && alloc > 64<<10:
+			t.Errorf("lookup %d allocated %d bytes: the module's static check ran again", call, alloc)
+		}
 	}
 }
