@@ -197,49 +197,66 @@ func FuzzIndex(f *testing.F) {
 	}
 	pcs := probePCs(tab)
 	f.Add(hdr)
+	// The table in every fixed-size encoding that holds the fixture's
+	// addresses, absolute and relative to the header.
+	for _, enc := range []PtrEnc{DW_EH_PE_udata2, DW_EH_PE_sdata2, DW_EH_PE_udata4, DW_EH_PE_sdata4, DW_EH_PE_udata8, DW_EH_PE_sdata8,
+		DW_EH_PE_datarel | DW_EH_PE_sdata2, DW_EH_PE_datarel | DW_EH_PE_sdata4, DW_EH_PE_datarel | DW_EH_PE_sdata8} {
+		f.Add(buildHdr(eh.Order, hdrAddr, eh.Addr, hdrFor(tab, eh.Addr), enc))
+	}
 	f.Fuzz(func(t *testing.T, hdr []byte) {
-		x, err := NewIndex(hdr, hdrAddr, eh)
+		// The index reads the FDEs it is asked for, each once.
+		indexAllocs.CheckAllocs(t, len(hdr)+len(eh.Data), func() { fuzzIndex(t, hdr, hdrAddr, eh, pcs) })
+	})
+}
+
+// indexAllocs is the budget of FuzzIndex, per byte of .eh_frame_hdr and
+// .eh_frame: every table entry (at least 4 bytes) may lead to one FDE read
+// and kept (its record, an FDE and a map entry, under 300 bytes), and the
+// harness lists them; the seeds need about 20.
+var indexAllocs = sframetest.AllocBudget(256)
+
+func fuzzIndex(t *testing.T, hdr []byte, hdrAddr uint64, eh Section, pcs []uint64) {
+	x, err := NewIndex(hdr, hdrAddr, eh)
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) || !errors.Is(err, ErrBadHdr) {
+			t.Fatalf("NewIndex: %v", err)
+		}
+		return
+	}
+	// When every table entry leads to an FDE starting at its address,
+	// a lookup agrees with a linear scan of the FDEs the table lists.
+	listed, ok := make([]*FDE, 0, x.n), true
+	for i := 0; i < x.n && ok; i++ {
+		f, err := x.entry(i)
+		listed, ok = append(listed, f), err == nil
+	}
+	for _, pc := range pcs {
+		if !ok {
+			break
+		}
+		got, err := x.FDEForPC(pc)
+		want := scanFDEForPC(listed, pc)
+		switch {
+		case err == nil && got.Off != want.Off, errors.Is(err, ErrNoFDE) && want != nil:
+			t.Fatalf("FDEForPC(%#x) = %v, %v; a linear scan of the table's FDEs finds %v", pc, fdeText(got), err, fdeText(want))
+		case err == nil && want == nil:
+			t.Fatalf("FDEForPC(%#x) = %v; a linear scan of the table's FDEs finds none", pc, fdeText(got))
+		}
+	}
+	for _, pc := range pcs {
+		fde, err := x.FDEForPC(pc)
 		if err != nil {
 			var e *Error
-			if !errors.As(err, &e) || !errors.Is(err, ErrBadHdr) {
-				t.Fatalf("NewIndex: %v", err)
+			if !errors.Is(err, ErrNoFDE) && !errors.As(err, &e) {
+				t.Fatalf("FDEForPC(%#x): %v", pc, err)
 			}
-			return
+			continue
 		}
-		// When every table entry leads to an FDE starting at its address,
-		// a lookup agrees with a linear scan of the FDEs the table lists.
-		listed, ok := make([]*FDE, 0, x.n), true
-		for i := 0; i < x.n && ok; i++ {
-			f, err := x.entry(i)
-			listed, ok = append(listed, f), err == nil
+		if pc < fde.Start || pc >= fde.End {
+			t.Fatalf("FDEForPC(%#x) = FDE at %#x [%#x,%#x)", pc, fde.Off, fde.Start, fde.End)
 		}
-		for _, pc := range pcs {
-			if !ok {
-				break
-			}
-			got, err := x.FDEForPC(pc)
-			want := scanFDEForPC(listed, pc)
-			switch {
-			case err == nil && got.Off != want.Off, errors.Is(err, ErrNoFDE) && want != nil:
-				t.Fatalf("FDEForPC(%#x) = %v, %v; a linear scan of the table's FDEs finds %v", pc, fdeText(got), err, fdeText(want))
-			case err == nil && want == nil:
-				t.Fatalf("FDEForPC(%#x) = %v; a linear scan of the table's FDEs finds none", pc, fdeText(got))
-			}
-		}
-		for _, pc := range pcs {
-			fde, err := x.FDEForPC(pc)
-			if err != nil {
-				var e *Error
-				if !errors.Is(err, ErrNoFDE) && !errors.As(err, &e) {
-					t.Fatalf("FDEForPC(%#x): %v", pc, err)
-				}
-				continue
-			}
-			if pc < fde.Start || pc >= fde.End {
-				t.Fatalf("FDEForPC(%#x) = FDE at %#x [%#x,%#x)", pc, fde.Off, fde.Start, fde.End)
-			}
-		}
-	})
+	}
 }
 
 // scanFDEForPC is the lookup rule of Table.FDEForPC and Index.FDEForPC by a
