@@ -152,6 +152,7 @@ func newCore(r io.ReaderAt, size int64, path string) (*Core, error) {
 			path, ErrUnsupported, ef.Machine, ef.Class, ef.Data)
 	}
 	phoff := int64(c.Order.Uint64(headerField(r, 32)))
+	var notes uint64 // bytes of PT_NOTE segments read so far
 	for i, p := range ef.Progs {
 		ph := phoff + int64(i)*56
 		if p.Off > uint64(c.size) || p.Filesz > uint64(c.size)-p.Off {
@@ -165,8 +166,10 @@ func newCore(r io.ReaderAt, size int64, path string) (*Core, error) {
 			}
 			c.Segments = append(c.Segments, Segment{Addr: p.Vaddr, MemSize: p.Memsz, FileSize: p.Filesz, Off: p.Off, Flags: p.Flags})
 		case elf.PT_NOTE:
-			if p.Filesz > maxNotes {
-				return nil, &FormatError{path, ph, fmt.Sprintf("note segment of %d bytes", p.Filesz)}
+			// Program headers may all name the same bytes: bound the notes
+			// read in all by the file's size, not only each segment.
+			if notes += p.Filesz; p.Filesz > maxNotes || notes > uint64(c.size) {
+				return nil, &FormatError{path, ph, fmt.Sprintf("note segment of %d bytes makes %d bytes of notes in a file of %d bytes (segments overlap)", p.Filesz, notes, c.size)}
 			}
 			buf := make([]byte, p.Filesz)
 			if n, err := r.ReadAt(buf, int64(p.Off)); n < len(buf) {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 
 	"github.com/sfdbg/sfdbg/frames"
 )
@@ -236,6 +237,7 @@ func (c *Core) buildIDAt(addr uint64) []byte {
 	if !found {
 		return nil
 	}
+	var b []byte
 	for i := uint64(0); i < phnum; i++ {
 		p := ph[i*56:]
 		if elf.ProgType(le.Uint32(p)) != elf.PT_NOTE {
@@ -245,7 +247,9 @@ func (c *Core) buildIDAt(addr uint64) []byte {
 		if size > 1<<16 || vaddr < base {
 			continue
 		}
-		b := make([]byte, size)
+		// One buffer for every PT_NOTE: phnum of them may each declare
+		// 64 KiB of memory that the core need not hold.
+		b = slices.Grow(b[:0], int(size))[:size]
 		if n, _ := c.ReadAt(b, addr+vaddr-base); n < len(b) {
 			continue
 		}
