@@ -6,12 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
 // FuzzNewCore checks that reading a core's headers, notes and memory never
-// panics, and that a failure to open is a *FormatError or ErrUnsupported.
-// Seeded with the committed cores and their first 4 KiB (headers and
-// notes).
+// panics, that a failure to open is a *FormatError or ErrUnsupported, and
+// that the work stays within coreAllocs. Seeded with the committed cores
+// and their first 4 KiB (headers and notes).
 func FuzzNewCore(f *testing.F) {
 	seeds, _ := filepath.Glob(filepath.Join(cores, "*.core"))
 	for _, p := range seeds {
@@ -23,24 +25,38 @@ func FuzzNewCore(f *testing.F) {
 		f.Add(b[:min(len(b), 4096)])
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := newCore(bytes.NewReader(b), int64(len(b)), "fuzz")
-		if err != nil {
-			var fe *FormatError
-			if !errors.As(err, &fe) && !errors.Is(err, ErrUnsupported) {
-				t.Fatalf("error %v (%T) is neither a FormatError nor ErrUnsupported", err, err)
-			}
-			return
-		}
-		defer c.Close()
-		var buf [64]byte
-		for _, th := range c.Threads {
-			c.ReadAt(buf[:], th.Regs.SP())
-			c.ReadAt(buf[:], th.Regs.PC())
-		}
-		for _, s := range c.Segments {
-			c.ReadAt(buf[:], s.Addr)
-			c.ReadAt(buf[:], s.Addr+s.MemSize-1)
-		}
-		c.mappedBuildID(c.mainPath())
+		coreAllocs.CheckAllocs(t, len(b), func() { fuzzNewCore(t, b) })
 	})
+}
+
+// coreAllocs is the budget of FuzzNewCore, per byte of core: debug/elf
+// keeps a Prog (about 100 bytes) per 56-byte program header and a Section
+// (about 200 bytes and its name) per 64-byte section header; the notes
+// are read once (PT_NOTE segments add up to at most the file's size) and
+// a thread of about 1 KiB is kept per NT_PRSTATUS of at least 200 bytes,
+// a mapping of 40 bytes and its path per 25 bytes of NT_FILE. The
+// build-ID probe reads one note buffer of at most 64 KiB (AllocSlack).
+// The seeds need at most about 5.
+var coreAllocs = sframetest.AllocBudget(32)
+
+func fuzzNewCore(t *testing.T, b []byte) {
+	c, err := newCore(bytes.NewReader(b), int64(len(b)), "fuzz")
+	if err != nil {
+		var fe *FormatError
+		if !errors.As(err, &fe) && !errors.Is(err, ErrUnsupported) {
+			t.Fatalf("error %v (%T) is neither a FormatError nor ErrUnsupported", err, err)
+		}
+		return
+	}
+	defer c.Close()
+	var buf [64]byte
+	for _, th := range c.Threads {
+		c.ReadAt(buf[:], th.Regs.SP())
+		c.ReadAt(buf[:], th.Regs.PC())
+	}
+	for _, s := range c.Segments {
+		c.ReadAt(buf[:], s.Addr)
+		c.ReadAt(buf[:], s.Addr+s.MemSize-1)
+	}
+	c.mappedBuildID(c.mainPath())
 }
