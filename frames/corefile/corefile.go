@@ -18,6 +18,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/sfdbg/sfdbg/sframe"
 	"io"
 	"os"
 	"sort"
@@ -134,7 +135,15 @@ func Open(path string) (*Core, error) {
 // path names it in errors. Errors are those of Open.
 func newCore(r io.ReaderAt, size int64, path string) (*Core, error) {
 	c := &Core{Path: path, f: r, size: size}
-	ef, err := elf.NewFile(io.NewSectionReader(r, 0, size))
+	// The header tables are checked against size before debug/elf reads
+	// them: debug/elf alone allocates up to 10 MiB for a table a 64-byte
+	// header declares. Segments are checked below, naming their header.
+	sr := io.NewSectionReader(r, 0, size)
+	err := sframe.CheckELFHeaders(sr, size)
+	var ef *elf.File
+	if err == nil {
+		ef, err = elf.NewFile(sr)
+	}
 	if err != nil {
 		return nil, &FormatError{path, 0, "not an ELF core: " + err.Error()}
 	}
@@ -188,7 +197,7 @@ func newCore(r io.ReaderAt, size int64, path string) (*Core, error) {
 	return c, nil
 }
 
-// headerField reads 8 bytes of the ELF header at off (elf.NewFile checked
+// headerField reads 8 bytes of the ELF header at off (NewELFFile checked
 // that the header is there).
 func headerField(f io.ReaderAt, off int64) []byte {
 	b := make([]byte, 8)

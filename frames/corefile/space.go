@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"github.com/sfdbg/sfdbg/sframe"
 	"io"
 	"os"
 	"path"
@@ -176,11 +177,11 @@ func (c *Core) checkFile(mapped, host string) error {
 	if coreID == nil {
 		return nil
 	}
-	f, err := elf.Open(host)
+	f, closer, err := openELF(host)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
+	defer closer.Close()
 	fileID := fileBuildID(f)
 	if fileID == nil || bytes.Equal(coreID, fileID) {
 		return nil
@@ -298,11 +299,11 @@ func (c *Core) mainMappings(host, mapped string) ([]FileMapping, error) {
 	if !ok || host == "" {
 		return nil, nil
 	}
-	f, err := elf.Open(host)
+	f, closer, err := openELF(host)
 	if err != nil {
 		return nil, fmt.Errorf("core %s has no NT_FILE note: the main executable: %w", c.Path, err)
 	}
-	defer f.Close()
+	defer closer.Close()
 	var phVaddr uint64
 	found := false
 	for _, p := range f.Progs {
@@ -340,4 +341,20 @@ func (c *Core) mainMappings(host, mapped string) ([]FileMapping, error) {
 		out = append(out, FileMapping{Start: start, End: end, Offset: p.Off &^ (page - 1), Path: mapped})
 	}
 	return out, nil
+}
+
+// openELF opens the ELF file at path with sframe.NewELFFile, which checks
+// every header table against the file's size before debug/elf reads it.
+// Close the returned closer when done with the file.
+func openELF(path string) (*elf.File, io.Closer, error) {
+	fh, size, err := sframe.OpenFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := sframe.NewELFFile(fh, size)
+	if err != nil {
+		fh.Close()
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, fh, nil
 }
