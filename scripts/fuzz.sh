@@ -13,8 +13,9 @@
 # Targets are found by grepping the module's *_test.go files for
 # "^func Fuzz", so a target added anywhere is run without editing this
 # script. Each runs with FUZZ_PARALLEL workers (default 1, so that a
-# shared machine stays usable), with no test timeout, and minimizes new
-# inputs for at most FUZZ_MINIMIZE (default 200x: 200 executions).
+# shared machine stays usable), fails if it runs 5 minutes past DURATION
+# (a hang), and minimizes new inputs for at most FUZZ_MINIMIZE (default
+# 200x: 200 executions).
 #
 # Per target it reports the duration, the executions, the new corpus
 # entries ("new interesting" of go test: inputs that reached new coverage
@@ -87,6 +88,27 @@ if [ "$mode" = ci ]; then
 	duration=${per}s
 fi
 
+# seconds DURATION: the seconds of a Go duration made of h, m and s parts
+# (1h30m, 45s, 2m30s), 0 for a count (500x) or anything else.
+seconds() {
+	local d=$1 total=0 n
+	[[ $d =~ ^([0-9]+h)?([0-9]+m)?([0-9]+s)?$ && -n $d ]] || {
+		echo 0
+		return
+	}
+	for n in "${BASH_REMATCH[1]%h}:3600" "${BASH_REMATCH[2]%m}:60" "${BASH_REMATCH[3]%s}:1"; do
+		[ -n "${n%%:*}" ] && total=$((total + ${n%%:*} * ${n#*:}))
+	done
+	echo "$total"
+}
+# A target that hangs fails after its duration and 5 more minutes, rather
+# than stopping the run (go test's own -timeout, which also counts the
+# build); a count-based DURATION gets no timeout.
+timeout=0
+if [ "$(seconds "$duration")" -gt 0 ]; then
+	timeout=$(($(seconds "$duration") + 300))s
+fi
+
 logdir=${FUZZ_LOG_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/sfdbg-fuzz.XXXXXX")}
 mkdir -p "$logdir"
 
@@ -101,7 +123,7 @@ for t in "${targets[@]}"; do
 	log="$logdir/$(echo "$dir" | tr / _)-$name.log"
 	start=$(date +%s)
 	rc=0
-	go test -run='^$' -fuzz="^${name}\$" -fuzztime="$duration" -fuzzminimizetime="$minimize" -parallel="$parallel" -timeout=0 "./$dir" >"$log" 2>&1 </dev/null || rc=$?
+	go test -run='^$' -fuzz="^${name}\$" -fuzztime="$duration" -fuzzminimizetime="$minimize" -parallel="$parallel" -timeout="$timeout" "./$dir" >"$log" 2>&1 </dev/null || rc=$?
 	secs=$(($(date +%s) - start))
 	# go test prints "fuzz: elapsed: 5s, execs: 1234 (246/sec), new
 	# interesting: 2 (total: 40)" every 3 s and when it stops.
