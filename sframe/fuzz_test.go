@@ -3,6 +3,7 @@ package sframe_test
 import (
 	"bytes"
 	"errors"
+	"sort"
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe"
@@ -113,6 +114,9 @@ func fuzzParse(t *testing.T, data []byte, addr uint64) {
 			}
 		}
 	}
+	if clean {
+		freLookupsAgreeWithScans(t, s, len(data))
+	}
 	if len(data) > 1<<16 {
 		return
 	}
@@ -123,6 +127,57 @@ func fuzzParse(t *testing.T, data []byte, addr uint64) {
 		}
 		if !bytes.Equal(out, data) {
 			t.Fatalf("Encode(SpecFrom(s)) differs from the input at byte %#x", firstDiff(out, data))
+		}
+	}
+}
+
+// freLookupsAgreeWithScans checks, on a section without validation
+// errors, FindFDE at the first and last byte of every FDE and FindFRERange
+// at the start of every FRE, against linear scans of the decoded FREs,
+// twice: the second pass runs after the first has made the section build
+// its FRE index (freIndex), so both lookup paths are compared. At most
+// about 2 × size FREs are looked up.
+func freLookupsAgreeWithScans(t *testing.T, s *sframe.Section, size int) {
+	t.Helper()
+	type fre struct{ start, off uint32 }
+	left := size
+	for pass := 0; pass < 2; pass++ {
+		for i := range s.FDEs() {
+			fde := &s.FDEs()[i]
+			if fde.Size > 0 {
+				for _, pc := range []uint64{fde.Start, fde.End() - 1} {
+					if got, err := s.FindFDE(pc); err != nil || got != fde {
+						t.Fatalf("FindFDE(%#x) = %v, %v; want FDE %d [%#x, %#x)", pc, got, err, i, fde.Start, fde.End())
+					}
+				}
+			}
+			if fde.PCType == sframe.PCTypeMask && fde.RepSize == 0 {
+				continue
+			}
+			var fres []fre
+			it := s.FREs(fde)
+			for left > 0 && it.Next() {
+				left--
+				fres = append(fres, fre{it.FRE().StartOff, it.FRE().Off})
+			}
+			for k, want := range fres {
+				pc := fde.Start + uint64(want.start)
+				off := uint64(want.start)
+				if fde.PCType == sframe.PCTypeMask {
+					off %= uint64(fde.RepSize)
+				}
+				// The last FRE that starts at or below off (a clean
+				// section's FRE starts increase).
+				j := sort.Search(len(fres), func(m int) bool { return uint64(fres[m].start) > off }) - 1
+				var got sframe.FRE
+				idx, _, err := s.FindFRERange(fde, pc, &got)
+				switch {
+				case j < 0 && !errors.Is(err, sframe.ErrNoFRE):
+					t.Fatalf("pass %d: FDE %d FRE %d: FindFRERange(%#x) = %d, %v; a scan finds none", pass, i, k, pc, idx, err)
+				case j >= 0 && (err != nil || idx != j || got.Off != fres[j].off):
+					t.Fatalf("pass %d: FDE %d FRE %d: FindFRERange(%#x) = FRE %d at %#x, %v; a scan finds FRE %d at %#x", pass, i, k, pc, idx, got.Off, err, j, fres[j].off)
+				}
+			}
 		}
 	}
 }
