@@ -230,6 +230,13 @@ func fuzzSeeds(tb testing.TB) []fuzzSeed {
 			add(cases[i])
 		}
 	}
+	// Sequences of sections, as lld concatenates its inputs' .sframe.
+	seq, _ := twoSections(0x1000, func(a uint64) []byte { return seqPart(tb, a, 16, 0x2000, 0x2010) },
+		func(a uint64) []byte { return seqPart(tb, a, 32, 0x3000) })
+	out = append(out, fuzzSeed{seq, 0x1000})
+	seq3, _ := twoSections(0x1000, func(a uint64) []byte { return seq },
+		func(a uint64) []byte { return seqPart(tb, a, 48, 0x4000, 0x4010, 0x4020) })
+	out = append(out, fuzzSeed{seq3, 0x1000})
 	for _, fx := range loadFixtures(tb) {
 		if len(fx.data) <= 16<<10 {
 			out = append(out, fuzzSeed{fx.data, fx.addr})
