@@ -1,6 +1,7 @@
 package cfi
 
 import (
+	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
@@ -255,6 +256,25 @@ func fuzzIndex(t *testing.T, hdr []byte, hdrAddr uint64, eh Section, pcs []uint6
 		}
 		if pc < fde.Start || pc >= fde.End {
 			t.Fatalf("FDEForPC(%#x) = FDE at %#x [%#x,%#x)", pc, fde.Off, fde.Start, fde.End)
+		}
+	}
+	// Read through an io.ReaderAt, as a module reads its file's
+	// .eh_frame, the index reads only the records it looks up, and
+	// answers as it does over the bytes.
+	r := eh
+	r.Data, r.Reader, r.Size = nil, bytes.NewReader(eh.Data), int64(len(eh.Data))
+	xr, err := NewIndex(hdr, hdrAddr, r)
+	if err != nil {
+		t.Fatalf("NewIndex over a reader: %v; over the bytes it succeeds", err)
+	}
+	for _, pc := range pcs {
+		a, errA := x.FDEForPC(pc)
+		b, errB := xr.FDEForPC(pc)
+		switch {
+		case (errA == nil) != (errB == nil), errA != nil && errA.Error() != errB.Error():
+			t.Fatalf("FDEForPC(%#x): %v over the bytes, %v over a reader", pc, errA, errB)
+		case errA == nil && (a.Off != b.Off || a.Start != b.Start || a.End != b.End):
+			t.Fatalf("FDEForPC(%#x): %v over the bytes, %v over a reader", pc, fdeText(a), fdeText(b))
 		}
 	}
 }
