@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -300,8 +301,9 @@ func TestCTFFrameFixture(t *testing.T) {
 
 // FuzzParseCTF checks that ParseCTFAt never panics, fails only with a
 // *FormatError inside the section, and that whatever it accepts can be
-// walked, validated and dumped with the work budgets of FuzzParse and
-// FuzzWriteText. Seeds: the encoder's CTF Frame sections.
+// walked, validated and dumped (text, and JSON that is valid) with the
+// work budgets of FuzzParse and FuzzWriteText. Seeds: the encoder's CTF
+// Frame sections.
 func FuzzParseCTF(f *testing.F) {
 	for _, b := range []*sframetest.Builder{sframetest.AMD64Section(sframe.Version1), aarch64CTF(sframe.ABIAArch64LittleEndian), aarch64CTF(sframe.ABIAArch64BigEndian)} {
 		if d, err := b.EncodeCTFFrame(); err == nil {
@@ -335,6 +337,12 @@ func FuzzParseCTF(f *testing.F) {
 			var w countWriter
 			s.WriteText(&w)
 			textBudget.Check(t, uint64(w), len(data))
+			var buf bytes.Buffer
+			_ = s.WriteJSON(&buf)
+			if !json.Valid(buf.Bytes()) {
+				t.Fatalf("invalid JSON:\n%s", buf.String())
+			}
+			jsonBudget.Check(t, uint64(buf.Len()), len(data))
 		})
 	})
 }
