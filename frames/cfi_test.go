@@ -24,6 +24,7 @@ import (
 
 	"github.com/sfdbg/sfdbg/frames/cfi"
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/sframetest"
 
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
@@ -533,7 +534,11 @@ func TestCFIMalformed(t *testing.T) {
 // cfiExercise parses data as .eh_frame at addr, builds all rows and steps
 // from every FDE start with an empty stack; it returns the first error.
 func cfiExercise(data []byte, addr uint64) string {
-	tab, err := parseCFILE(data, addr, nil, 0)
+	return cfiExerciseTab(parseCFILE(data, addr, nil, 0))
+}
+
+// cfiExerciseTab is cfiExercise on a parsed table or its error.
+func cfiExerciseTab(tab *cfiTable, err error) string {
 	if err != nil {
 		return err.Error()
 	}
@@ -559,30 +564,64 @@ func cfiExercise(data []byte, addr uint64) string {
 	return first
 }
 
+// FuzzCFI parses an .eh_frame and a .debug_frame into one table as a
+// module does (the .debug_frame FDE wins at equal starts), builds every
+// FDE's rows, steps from every FDE's start, and checks lookups against
+// linear scans, within cfiModuleAllocs.
 func FuzzCFI(f *testing.F) {
 	eh := &ehBuilder{addr: 0x2000}
 	cie := eh.stdCIE()
 	eh.fde(cie, 0x1000, 0x20, cfiProg().advance(1).defCFAOffset(16).offset(6, 2).advance(3).defCFARegister(6).
 		op(dwframe.DW_CFA_remember_state).advance(2).op(dwframe.DW_CFA_restore_state).bytes())
 	eh.fde(cie, 0x1020, 0x20, cfiProg().block(dwframe.DW_CFA_def_cfa_expression, -1, cfiBreg(7, 8, byte(op.DW_OP_lit3), byte(op.DW_OP_plus))).bytes())
-	f.Add(eh.section())
-	if file, err := elf.Open(filepath.Join("..", "testdata", "bin", "deep-v3-O2")); err == nil {
-		if s := file.Section(".eh_frame"); s != nil {
-			if d, err := s.Data(); err == nil {
-				f.Add(d)
+	f.Add(eh.section(), []byte(nil))
+	for _, version := range []byte{1, 3, 4} { // the .debug_frame CIE versions
+		dbg := &dbgBuilder{}
+		dcie := dbg.cie(version, cfiProg().defCFA(7, 8).offset(16, 1).bytes())
+		dbg.fde(dcie, 0x1000, 0x10, cfiProg().advance(1).defCFAOffset(16).offset(6, 2).bytes())
+		dbg.fde(dcie, 0x1040, 0x20, cfiProg().advance(4).defCFAOffset(32).op(dwframe.DW_CFA_remember_state).
+			advance(2).offset(3, 3).op(dwframe.DW_CFA_restore_state).bytes())
+		f.Add(eh.section(), dbg.section())
+	}
+	for _, name := range []string{"deep-v3-O2", "aarch64-v3"} {
+		file, err := elf.Open(filepath.Join("..", "testdata", "bin", name))
+		if err != nil {
+			continue
+		}
+		var secs [2][]byte
+		for i, sn := range []string{".eh_frame", ".debug_frame"} {
+			if s := file.Section(sn); s != nil {
+				if d, err := s.Data(); err == nil && len(d) <= 16<<10 {
+					secs[i] = d
+				}
 			}
+		}
+		if secs[0] != nil || secs[1] != nil {
+			f.Add(secs[0], secs[1])
 		}
 		file.Close()
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		cfiExercise(data, 0x2000)
-		tab, err := parseCFILE(data, 0x2000, nil, 0)
-		if err != nil || tab == nil {
-			return
+	f.Fuzz(func(t *testing.T, data, dbg []byte) {
+		if len(dbg) == 0 {
+			dbg = nil // no .debug_frame
 		}
-		cfiLookupsAgreeWithScans(t, tab)
+		cfiModuleAllocs.CheckAllocs(t, len(data)+len(dbg), func() {
+			tab, err := parseCFILE(data, 0x2000, dbg, 0)
+			cfiExerciseTab(tab, err)
+			if err != nil || tab == nil {
+				return
+			}
+			cfiLookupsAgreeWithScans(t, tab)
+		})
 	})
 }
+
+// cfiModuleAllocs is the budget of FuzzCFI, per byte of CFI: the reader's
+// rows (package cfi's budget: 1536 bytes per byte) are converted into
+// frames.Row (232 bytes per reader row, at most one per byte, with
+// a copy of the other registers' rules where they change, as many as the
+// reader stores), and the harness lists a few PCs per row.
+var cfiModuleAllocs = sframetest.AllocBudget(2 * 1536)
 
 // cfiLookupsAgreeWithScans checks a parsed table's lookups at the edges of
 // every FDE and row against linear scans: the FDE is the one with the

@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"github.com/sirupsen/logrus"
+
+	"github.com/sfdbg/sfdbg/sframe"
 )
 
 // DebugDirs are the directories separate debug files are looked up in,
@@ -153,7 +155,7 @@ func openDebugFile(path, id string, crc uint32, checkCRC bool) (*elf.File, error
 			return nil, os.ErrNotExist
 		}
 	}
-	df, err := elf.NewFile(fh)
+	df, err := sframe.NewELFFile(fh, st.Size()) // header tables checked against the size first
 	if err != nil {
 		fh.Close()
 		return nil, err

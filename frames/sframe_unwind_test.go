@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
 const stackBase = 0x7ffd00000000
@@ -612,13 +613,26 @@ func FuzzSFrameUnwind(f *testing.F) {
 	mem := s.mem()
 	f.Fuzz(func(t *testing.T, data []byte, pcOff uint16) {
 		e := &tELF{textAddr: fnStart, textSize: textEnd - fnStart, sfAddr: 0x3000, sframe: data}
-		m := &Module{Name: "fuzz", ELF: e.build(t), Start: progBias, End: progBias + 0x4000, Bias: progBias}
-		sp := &Space{Mem: mem, Modules: NewModules(m)}
-		r := regs(rt(fnStart+uint64(pcOff)%0x1000), stackBase+0x100, stackBase+0x400)
-		r.Set(R10, stackBase+0x200)
-		fs, _ := Trace(&SFrameUnwinder{Space: sp}, r, sp, StackOptions{MaxDepth: 64})
-		if len(fs) > 64 {
-			t.Fatalf("%d frames", len(fs))
-		}
+		elfFile := e.build(t)
+		// The budget covers the section and the module's text.
+		unwindAllocs.CheckAllocs(t, len(data)+int(textEnd-fnStart), func() {
+			m := &Module{Name: "fuzz", ELF: elfFile, Start: progBias, End: progBias + 0x4000, Bias: progBias}
+			sp := &Space{Mem: mem, Modules: NewModules(m)}
+			r := regs(rt(fnStart+uint64(pcOff)%0x1000), stackBase+0x100, stackBase+0x400)
+			r.Set(R10, stackBase+0x200)
+			fs, _ := Trace(&SFrameUnwinder{Space: sp}, r, sp, StackOptions{MaxDepth: 64})
+			if len(fs) > 64 {
+				t.Fatalf("%d frames", len(fs))
+			}
+		})
 	})
 }
+
+// unwindAllocs is the budget of FuzzSFrameUnwind, per byte of section and
+// text: opening the module parses the section (about 6 bytes per byte,
+// see sframe's FuzzParse) and reads its ELF file's headers and symbols;
+// each of at most 64 frames costs a few hundred bytes, and a lookup
+// decodes in place (the FRE index, when built, 8 bytes per FRE of at
+// least 2 bytes). The seeds allocate less than the runtime's counting
+// can see (a span).
+var unwindAllocs = sframetest.AllocBudget(128)

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"encoding/json"
+	"errors"
 	"flag"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -298,8 +299,11 @@ func TestCTFFrameFixture(t *testing.T) {
 	})
 }
 
-// FuzzParseCTF checks that ParseCTFAt never panics and that whatever it
-// accepts can be walked and dumped. Seeds: the encoder's CTF Frame sections.
+// FuzzParseCTF checks that ParseCTFAt never panics, fails only with a
+// *FormatError inside the section, and that whatever it accepts can be
+// walked, validated and dumped (text, and JSON that is valid) with the
+// work budgets of FuzzParse and FuzzWriteText. Seeds: the encoder's CTF
+// Frame sections.
 func FuzzParseCTF(f *testing.F) {
 	for _, b := range []*sframetest.Builder{sframetest.AMD64Section(sframe.Version1), aarch64CTF(sframe.ABIAArch64LittleEndian), aarch64CTF(sframe.ABIAArch64BigEndian)} {
 		if d, err := b.EncodeCTFFrame(); err == nil {
@@ -307,18 +311,38 @@ func FuzzParseCTF(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := sframe.ParseCTFAt(data, 0x1000)
-		if err != nil {
-			return
-		}
-		for i := range s.FDEs() {
-			fde := &s.FDEs()[i]
-			it := s.FREs(fde)
-			for it.Next() {
-				s.Row(fde, it.FRE())
+		// ParseCTFAt rewrites the section into SFrame v1 form: one copy.
+		sframetest.AllocBudget(parseAllocs.PerByte+dumpAllocs.PerByte+1).CheckAllocs(t, len(data), func() {
+			s, err := sframe.ParseCTFAt(data, 0x1000)
+			if err != nil {
+				var fe *sframe.FormatError
+				if !errors.As(err, &fe) || fe.Off < 0 || fe.Off > int64(len(data)) {
+					t.Fatalf("ParseCTFAt: %v is not a *FormatError inside the %d-byte section", err, len(data))
+				}
+				return
 			}
-		}
-		s.Validate()
-		s.WriteText(io.Discard)
+			budget := 4*len(data) + 64 // FREs to decode; sections that share FRE data are quadratic
+			for i := range s.FDEs() {
+				fde := &s.FDEs()[i]
+				it := s.FREs(fde)
+				n := uint64(0)
+				for budget > 0 && it.Next() {
+					budget--
+					n++
+					s.Row(fde, it.FRE())
+				}
+				parseFREs.Check(t, n, len(data))
+			}
+			parseProblems.Check(t, uint64(len(s.Validate())), len(data))
+			var w countWriter
+			s.WriteText(&w)
+			textBudget.Check(t, uint64(w), len(data))
+			var buf bytes.Buffer
+			_ = s.WriteJSON(&buf)
+			if !json.Valid(buf.Bytes()) {
+				t.Fatalf("invalid JSON:\n%s", buf.String())
+			}
+			jsonBudget.Check(t, uint64(buf.Len()), len(data))
+		})
 	})
 }

@@ -822,29 +822,59 @@ func dumpSeeds(tb testing.TB) [][]byte {
 	return out
 }
 
-// FuzzWriteText checks that dumping any bytes that parse never panics and
-// always yields valid JSON.
+// FuzzWriteText checks that dumping any bytes that parse never panics,
+// always yields valid JSON, and costs output and allocations linear in
+// the section's size (dumpAllocs, textBudget, jsonBudget).
 func FuzzWriteText(f *testing.F) {
 	for _, d := range dumpSeeds(f) {
 		f.Add(d)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := sframe.Parse(data)
-		if err != nil {
-			return
-		}
-		if err := s.WriteText(io.Discard); err != nil {
-			var fe *sframe.FormatError
-			if !errors.As(err, &fe) {
-				t.Fatalf("WriteText error %v is not a *FormatError", err)
+		dumpAllocs.CheckAllocs(t, len(data), func() {
+			s, err := sframe.Parse(data)
+			if err != nil {
+				return
 			}
-		}
-		var buf bytes.Buffer
-		_ = s.WriteJSON(&buf)
-		if !json.Valid(buf.Bytes()) {
-			t.Fatalf("invalid JSON:\n%s", buf.String())
-		}
+			var n countWriter
+			if err := s.WriteText(&n); err != nil {
+				var fe *sframe.FormatError
+				if !errors.As(err, &fe) {
+					t.Fatalf("WriteText error %v is not a *FormatError", err)
+				}
+			}
+			textBudget.Check(t, uint64(n), len(data))
+			var buf bytes.Buffer
+			_ = s.WriteJSON(&buf)
+			if !json.Valid(buf.Bytes()) {
+				t.Fatalf("invalid JSON:\n%s", buf.String())
+			}
+			jsonBudget.Check(t, uint64(buf.Len()), len(data))
+		})
 	})
+}
+
+// Budgets of FuzzWriteText, per byte of section. The dump prints at most
+// as many FREs as the FRE sub-section can hold (2 bytes each, whatever
+// the FDEs' counts say) and one block per FDE entry of at least 16 bytes.
+var (
+	// textBudget: an FRE line is at most about 90 bytes (45 per byte), an
+	// FDE's header line and column header about 200 (13 per byte).
+	textBudget = sframetest.Budget{What: "bytes of text dump", PerByte: 64, Const: 4096}
+	// jsonBudget: an FRE object is at most about 400 bytes (200 per byte),
+	// an FDE object about 500 (32 per byte).
+	jsonBudget = sframetest.Budget{What: "bytes of JSON dump", PerByte: 256, Const: 4096}
+	// dumpAllocs: the JSON dump is buffered whole by the harness (about
+	// twice its size as the buffer grows), the text dump goes through a
+	// fixed buffer.
+	dumpAllocs = sframetest.AllocBudget(2 * 256)
+)
+
+// countWriter counts the bytes written to it.
+type countWriter int
+
+func (w *countWriter) Write(p []byte) (int, error) {
+	*w += countWriter(len(p))
+	return len(p), nil
 }
 
 // largestFixture returns the testdata binary with the largest .sframe.

@@ -73,6 +73,54 @@ const maxELFSections = 1 << 18
 // error before anything is allocated for it. Errors name what is wrong and
 // its file offset; debug/elf's own are wrapped.
 func NewELFFile(r io.ReaderAt, size int64) (*elf.File, error) {
+	within, err := checkELFTables(r, size)
+	if err != nil {
+		return nil, err
+	}
+	f, err := elf.NewFile(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading ELF headers: %w", err)
+	}
+	for i, s := range f.Sections {
+		if s.Type == elf.SHT_NOBITS || s.FileSize == 0 {
+			continue
+		}
+		if !within(s.Offset, s.FileSize, 1) {
+			return nil, fmt.Errorf("section %s (index %d, %d bytes at file offset %#x) runs past the end of the %d-byte file",
+				s.Name, i, s.FileSize, s.Offset, size)
+		}
+		// zlib expands at most 1032:1; zstd can do more, but not for
+		// sections a linker writes.
+		if s.Flags&elf.SHF_COMPRESSED != 0 && s.Size/1032 > s.FileSize+1<<20 {
+			return nil, fmt.Errorf("compressed section %s (index %d, %d bytes at file offset %#x) claims %d bytes uncompressed",
+				s.Name, i, s.FileSize, s.Offset, s.Size)
+		}
+	}
+	for i, p := range f.Progs {
+		if p.Filesz > 0 && !within(p.Off, p.Filesz, 1) {
+			return nil, fmt.Errorf("segment %d (%v, %d bytes at file offset %#x) runs past the end of the %d-byte file",
+				i, p.Type, p.Filesz, p.Off, size)
+		}
+	}
+	return f, nil
+}
+
+// CheckELFHeaders checks what debug/elf's NewFile reads or allocates from
+// unchecked fields of the ELF file in r, size bytes long: the ELF header,
+// the program and section header tables (with extended section
+// numbering) and the section name table must lie within size. It does not
+// check sections and segments, as NewELFFile does after debug/elf has
+// read them: for a reader that reports those itself (a core file's
+// segments). Errors are as for NewELFFile.
+func CheckELFHeaders(r io.ReaderAt, size int64) error {
+	_, err := checkELFTables(r, size)
+	return err
+}
+
+// checkELFTables is CheckELFHeaders; it also returns the bounds check it
+// used, within(off, n, entsize): n entries of entsize bytes at off lie in
+// the file.
+func checkELFTables(r io.ReaderAt, size int64) (within func(off, n, entsize uint64) bool, err error) {
 	var ident [elf.EI_NIDENT]byte
 	if size < 4 {
 		return nil, fmt.Errorf("file of %d bytes is too short for an ELF header", size)
@@ -120,7 +168,7 @@ func NewELFFile(r io.ReaderAt, size int64) (*elf.File, error) {
 	phentsize, phnum := uint64(bo.Uint16(hdr[entAt:])), uint64(bo.Uint16(hdr[entAt+2:]))
 	shentsize, shnum := uint64(bo.Uint16(hdr[entAt+4:])), uint64(bo.Uint16(hdr[entAt+6:]))
 	shstrndx := uint64(bo.Uint16(hdr[entAt+8:]))
-	within := func(off, n, entsize uint64) bool {
+	within = func(off, n, entsize uint64) bool {
 		return off <= uint64(size) && (entsize == 0 || n <= (uint64(size)-off)/entsize)
 	}
 	if phnum > 0 && !within(phoff, phnum, phentsize) {
@@ -167,30 +215,5 @@ func NewELFFile(r io.ReaderAt, size int64) (*elf.File, error) {
 				shstrndx, n, off, size)
 		}
 	}
-	f, err := elf.NewFile(r)
-	if err != nil {
-		return nil, fmt.Errorf("reading ELF headers: %w", err)
-	}
-	for i, s := range f.Sections {
-		if s.Type == elf.SHT_NOBITS || s.FileSize == 0 {
-			continue
-		}
-		if !within(s.Offset, s.FileSize, 1) {
-			return nil, fmt.Errorf("section %s (index %d, %d bytes at file offset %#x) runs past the end of the %d-byte file",
-				s.Name, i, s.FileSize, s.Offset, size)
-		}
-		// zlib expands at most 1032:1; zstd can do more, but not for
-		// sections a linker writes.
-		if s.Flags&elf.SHF_COMPRESSED != 0 && s.Size/1032 > s.FileSize+1<<20 {
-			return nil, fmt.Errorf("compressed section %s (index %d, %d bytes at file offset %#x) claims %d bytes uncompressed",
-				s.Name, i, s.FileSize, s.Offset, s.Size)
-		}
-	}
-	for i, p := range f.Progs {
-		if p.Filesz > 0 && !within(p.Off, p.Filesz, 1) {
-			return nil, fmt.Errorf("segment %d (%v, %d bytes at file offset %#x) runs past the end of the %d-byte file",
-				i, p.Type, p.Filesz, p.Off, size)
-		}
-	}
-	return f, nil
+	return within, nil
 }

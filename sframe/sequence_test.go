@@ -13,7 +13,7 @@ import (
 // seqPart encodes a v2 AMD64 section at addr with PC-relative FDE starts
 // (as LLVM writes them) for functions of 16 bytes at starts, each with the
 // FREs sp+8 at 0 and sp+cfa at 1.
-func seqPart(t *testing.T, addr uint64, cfa int32, starts ...uint64) []byte {
+func seqPart(t testing.TB, addr uint64, cfa int32, starts ...uint64) []byte {
 	t.Helper()
 	b := &sframetest.Builder{Version: sframe.Version2, ABI: sframe.ABIAMD64LittleEndian,
 		Flags: sframe.FlagFDEFuncStartPCRel, CFAFixedRAOffset: -8, Addr: addr}

@@ -1,12 +1,15 @@
 package cfi
 
 import (
+	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
 // fuzzSection decodes a fuzz input: its first byte chooses the section
@@ -76,79 +79,102 @@ func fuzzSeeds(f *testing.F) {
 // table's lookup of every FDE's start finds that FDE (or the one the
 // lookup rule prefers at the same start); that rows cover their FDE; and
 // that an .eh_frame_hdr built for the section answers as the table does
-// wherever both answer.
+// wherever both answer; and that the work stays within cfiAllocs and
+// cfiRows.
 func FuzzParse(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sec := fuzzSection(data)
-		size := int64(len(sec.Data))
-		tab, err := Parse(sec)
+		cfiAllocs.CheckAllocs(t, len(data), func() { fuzzParse(t, data) })
+	})
+}
+
+// Budgets of the CFI reader's fuzz targets, per byte of section.
+var (
+	// cfiAllocs: a Table keeps an 88-byte FDE per record of at least 16
+	// bytes and the hash map of CIEs; an FDE's rows cost a 96-byte Row per
+	// instruction byte at most (each row but the last ends at an advance),
+	// doubled by append, and ruleEntriesPerByte (16) register rules of 40
+	// bytes per instruction byte beyond the CIE's initial rules (at most
+	// maxRules, once per FDE of at least 16 bytes): about 1,000 bytes per
+	// byte. The seeds need at most about 200 (real sections: under 100).
+	cfiAllocs = sframetest.AllocBudget(1536)
+	// cfiRows: a row ends at an advance instruction of at least one byte,
+	// or at the end of its FDE, whose record takes at least 8 bytes.
+	cfiRows = sframetest.Budget{What: "rows built", PerByte: 1, Const: 1}
+)
+
+func fuzzParse(t *testing.T, data []byte) {
+	sec := fuzzSection(data)
+	size := int64(len(sec.Data))
+	tab, err := Parse(sec)
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) || e.Off < 0 || e.Off > size {
+			t.Fatalf("Parse: %v", err)
+		}
+		return
+	}
+	nrows := 0
+	for _, fde := range tab.FDEs() {
+		g, err := tab.FDEForPC(fde.Start)
+		if err != nil || g.Start != fde.Start || g != fde && g.End < fde.End || g.End == fde.End && g.Off > fde.Off {
+			t.Fatalf("FDEForPC(%#x) = %v, %v; want the FDE at %#x or a preferred one", fde.Start, g, err, fde.Off)
+		}
+		rows, err := fde.Rows()
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) || e.Off < 0 || e.Off > size {
-				t.Fatalf("Parse: %v", err)
+				t.Fatalf("Rows: %v", err)
 			}
-			return
+			continue
 		}
-		for _, fde := range tab.FDEs() {
-			g, err := tab.FDEForPC(fde.Start)
-			if err != nil || g.Start != fde.Start || g != fde && g.End < fde.End || g.End == fde.End && g.Off > fde.Off {
-				t.Fatalf("FDEForPC(%#x) = %v, %v; want the FDE at %#x or a preferred one", fde.Start, g, err, fde.Off)
+		nrows += len(rows)
+		next := fde.Start
+		for _, r := range rows {
+			if r.Start != next || r.End <= r.Start {
+				t.Fatalf("FDE at %#x: row [%#x,%#x) after %#x", fde.Off, r.Start, r.End, next)
 			}
-			rows, err := fde.Rows()
-			if err != nil {
-				var e *Error
-				if !errors.As(err, &e) || e.Off < 0 || e.Off > size {
-					t.Fatalf("Rows: %v", err)
-				}
-				continue
-			}
-			next := fde.Start
-			for _, r := range rows {
-				if r.Start != next || r.End <= r.Start {
-					t.Fatalf("FDE at %#x: row [%#x,%#x) after %#x", fde.Off, r.Start, r.End, next)
-				}
-				next = r.End
-			}
-			if next != fde.End {
-				t.Fatalf("FDE at %#x: rows end at %#x, not %#x", fde.Off, next, fde.End)
-			}
+			next = r.End
 		}
-		all := make([]*FDE, len(tab.all))
-		for i := range tab.all {
-			all[i] = &tab.all[i]
+		if next != fde.End {
+			t.Fatalf("FDE at %#x: rows end at %#x, not %#x", fde.Off, next, fde.End)
 		}
-		for _, pc := range probePCs(tab) {
-			got, err := tab.FDEForPC(pc)
-			if want := scanFDEForPC(all, pc); got != want || (want == nil) != errors.Is(err, ErrNoFDE) {
-				t.Fatalf("FDEForPC(%#x) = %v, %v; a linear scan of the section finds %v", pc, fdeText(got), err, fdeText(want))
+	}
+	cfiRows.Check(t, uint64(nrows), len(data))
+	all := make([]*FDE, len(tab.all))
+	for i := range tab.all {
+		all[i] = &tab.all[i]
+	}
+	for _, pc := range probePCs(tab) {
+		got, err := tab.FDEForPC(pc)
+		if want := scanFDEForPC(all, pc); got != want || (want == nil) != errors.Is(err, ErrNoFDE) {
+			t.Fatalf("FDEForPC(%#x) = %v, %v; a linear scan of the section finds %v", pc, fdeText(got), err, fdeText(want))
+		}
+	}
+	if sec.Kind != EHFrame || len(tab.all) == 0 {
+		return
+	}
+	hdrAddr := sec.Addr - 0x1000
+	hdr := buildHdr(sec.Order, hdrAddr, sec.Addr, hdrFor(tab, sec.Addr), DW_EH_PE_udata8)
+	x, err := NewIndex(hdr, hdrAddr, sec)
+	if err != nil {
+		if sec.PtrSize == 4 {
+			return // 64-bit table values are truncated to 32-bit addresses
+		}
+		t.Fatalf("NewIndex on a table built from Parse: %v", err)
+	}
+	for _, pc := range probePCs(tab) {
+		a, errA := tab.FDEForPC(pc)
+		b, errB := x.FDEForPC(pc)
+		switch {
+		case errA == nil && errB == nil:
+			if a.Off != b.Off {
+				t.Fatalf("PC %#x: table FDE at %#x, index FDE at %#x", pc, a.Off, b.Off)
 			}
+		case errors.Is(errA, ErrNoFDE) && errB == nil, errA == nil && errors.Is(errB, ErrNoFDE):
+			t.Fatalf("PC %#x: table %v, index %v", pc, errA, errB)
 		}
-		if sec.Kind != EHFrame || len(tab.all) == 0 {
-			return
-		}
-		hdrAddr := sec.Addr - 0x1000
-		hdr := buildHdr(sec.Order, hdrAddr, sec.Addr, hdrFor(tab, sec.Addr), DW_EH_PE_udata8)
-		x, err := NewIndex(hdr, hdrAddr, sec)
-		if err != nil {
-			if sec.PtrSize == 4 {
-				return // 64-bit table values are truncated to 32-bit addresses
-			}
-			t.Fatalf("NewIndex on a table built from Parse: %v", err)
-		}
-		for _, pc := range probePCs(tab) {
-			a, errA := tab.FDEForPC(pc)
-			b, errB := x.FDEForPC(pc)
-			switch {
-			case errA == nil && errB == nil:
-				if a.Off != b.Off {
-					t.Fatalf("PC %#x: table FDE at %#x, index FDE at %#x", pc, a.Off, b.Off)
-				}
-			case errors.Is(errA, ErrNoFDE) && errB == nil, errA == nil && errors.Is(errB, ErrNoFDE):
-				t.Fatalf("PC %#x: table %v, index %v", pc, errA, errB)
-			}
-		}
-	})
+	}
 }
 
 // FuzzIndex checks, for any .eh_frame_hdr over a real .eh_frame, that the
@@ -172,49 +198,85 @@ func FuzzIndex(f *testing.F) {
 	}
 	pcs := probePCs(tab)
 	f.Add(hdr)
+	// The table in every fixed-size encoding that holds the fixture's
+	// addresses, absolute and relative to the header.
+	for _, enc := range []PtrEnc{DW_EH_PE_udata2, DW_EH_PE_sdata2, DW_EH_PE_udata4, DW_EH_PE_sdata4, DW_EH_PE_udata8, DW_EH_PE_sdata8,
+		DW_EH_PE_datarel | DW_EH_PE_sdata2, DW_EH_PE_datarel | DW_EH_PE_sdata4, DW_EH_PE_datarel | DW_EH_PE_sdata8} {
+		f.Add(buildHdr(eh.Order, hdrAddr, eh.Addr, hdrFor(tab, eh.Addr), enc))
+	}
 	f.Fuzz(func(t *testing.T, hdr []byte) {
-		x, err := NewIndex(hdr, hdrAddr, eh)
+		// The index reads the FDEs it is asked for, each once.
+		indexAllocs.CheckAllocs(t, len(hdr)+len(eh.Data), func() { fuzzIndex(t, hdr, hdrAddr, eh, pcs) })
+	})
+}
+
+// indexAllocs is the budget of FuzzIndex, per byte of .eh_frame_hdr and
+// .eh_frame: every table entry (at least 4 bytes) may lead to one FDE read
+// and kept (its record, an FDE and a map entry, under 300 bytes), and the
+// harness lists them; the seeds need about 20.
+var indexAllocs = sframetest.AllocBudget(256)
+
+func fuzzIndex(t *testing.T, hdr []byte, hdrAddr uint64, eh Section, pcs []uint64) {
+	x, err := NewIndex(hdr, hdrAddr, eh)
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) || !errors.Is(err, ErrBadHdr) {
+			t.Fatalf("NewIndex: %v", err)
+		}
+		return
+	}
+	// When every table entry leads to an FDE starting at its address,
+	// a lookup agrees with a linear scan of the FDEs the table lists.
+	listed, ok := make([]*FDE, 0, x.n), true
+	for i := 0; i < x.n && ok; i++ {
+		f, err := x.entry(i)
+		listed, ok = append(listed, f), err == nil
+	}
+	for _, pc := range pcs {
+		if !ok {
+			break
+		}
+		got, err := x.FDEForPC(pc)
+		want := scanFDEForPC(listed, pc)
+		switch {
+		case err == nil && got.Off != want.Off, errors.Is(err, ErrNoFDE) && want != nil:
+			t.Fatalf("FDEForPC(%#x) = %v, %v; a linear scan of the table's FDEs finds %v", pc, fdeText(got), err, fdeText(want))
+		case err == nil && want == nil:
+			t.Fatalf("FDEForPC(%#x) = %v; a linear scan of the table's FDEs finds none", pc, fdeText(got))
+		}
+	}
+	for _, pc := range pcs {
+		fde, err := x.FDEForPC(pc)
 		if err != nil {
 			var e *Error
-			if !errors.As(err, &e) || !errors.Is(err, ErrBadHdr) {
-				t.Fatalf("NewIndex: %v", err)
+			if !errors.Is(err, ErrNoFDE) && !errors.As(err, &e) {
+				t.Fatalf("FDEForPC(%#x): %v", pc, err)
 			}
-			return
+			continue
 		}
-		// When every table entry leads to an FDE starting at its address,
-		// a lookup agrees with a linear scan of the FDEs the table lists.
-		listed, ok := make([]*FDE, 0, x.n), true
-		for i := 0; i < x.n && ok; i++ {
-			f, err := x.entry(i)
-			listed, ok = append(listed, f), err == nil
+		if pc < fde.Start || pc >= fde.End {
+			t.Fatalf("FDEForPC(%#x) = FDE at %#x [%#x,%#x)", pc, fde.Off, fde.Start, fde.End)
 		}
-		for _, pc := range pcs {
-			if !ok {
-				break
-			}
-			got, err := x.FDEForPC(pc)
-			want := scanFDEForPC(listed, pc)
-			switch {
-			case err == nil && got.Off != want.Off, errors.Is(err, ErrNoFDE) && want != nil:
-				t.Fatalf("FDEForPC(%#x) = %v, %v; a linear scan of the table's FDEs finds %v", pc, fdeText(got), err, fdeText(want))
-			case err == nil && want == nil:
-				t.Fatalf("FDEForPC(%#x) = %v; a linear scan of the table's FDEs finds none", pc, fdeText(got))
-			}
+	}
+	// Read through an io.ReaderAt, as a module reads its file's
+	// .eh_frame, the index reads only the records it looks up, and
+	// answers as it does over the bytes.
+	r := eh
+	r.Data, r.Reader, r.Size = nil, bytes.NewReader(eh.Data), int64(len(eh.Data))
+	xr, err := NewIndex(hdr, hdrAddr, r)
+	if err != nil {
+		t.Fatalf("NewIndex over a reader: %v; over the bytes it succeeds", err)
+	}
+	for _, pc := range pcs {
+		a, errA := x.FDEForPC(pc)
+		b, errB := xr.FDEForPC(pc)
+		switch {
+		case (errA == nil) != (errB == nil), errA != nil && errA.Error() != errB.Error():
+			t.Fatalf("FDEForPC(%#x): %v over the bytes, %v over a reader", pc, errA, errB)
+		case errA == nil && (a.Off != b.Off || a.Start != b.Start || a.End != b.End):
+			t.Fatalf("FDEForPC(%#x): %v over the bytes, %v over a reader", pc, fdeText(a), fdeText(b))
 		}
-		for _, pc := range pcs {
-			fde, err := x.FDEForPC(pc)
-			if err != nil {
-				var e *Error
-				if !errors.Is(err, ErrNoFDE) && !errors.As(err, &e) {
-					t.Fatalf("FDEForPC(%#x): %v", pc, err)
-				}
-				continue
-			}
-			if pc < fde.Start || pc >= fde.End {
-				t.Fatalf("FDEForPC(%#x) = FDE at %#x [%#x,%#x)", pc, fde.Off, fde.Start, fde.End)
-			}
-		}
-	})
+	}
 }
 
 // scanFDEForPC is the lookup rule of Table.FDEForPC and Index.FDEForPC by a

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
 // checkError fails unless err is an *Error of section sec matching want,
@@ -272,4 +274,46 @@ func TestTruncatedRecords(t *testing.T) {
 			t.Logf("%d truncations: %d errors, %d parsed", 2*(len(full)+1), errs, oks)
 		})
 	}
+}
+
+// TestRuleCopiesAreBounded builds FDEs whose every two-byte instruction
+// pair (an advance and a DW_CFA_offset) ends a row after initial
+// instructions that give 255 registers a rule, so that each row would copy
+// 255 rules: before ruleEntriesPerByte, a 67 KB .eh_frame of 20 such FDEs
+// allocated 228 MB (3,400 bytes per byte). Now each FDE is refused once its
+// rows hold more than 16 rules per instruction byte beyond the CIE's, and
+// the work stays within the fuzz targets' budget.
+func TestRuleCopiesAreBounded(t *testing.T) {
+	b := newBuilder(EHFrame, binary.LittleEndian, false)
+	var init []byte
+	for r := uint64(0); r < 255; r++ {
+		init = append(init, in(cfaOffsetExtended, uleb(r+20), uleb(1))...)
+	}
+	cie := b.cie(cieSpec{version: 1, initial: init})
+	for k := range 20 {
+		var ins []byte
+		for i := range 1100 {
+			ins = append(ins, in(cfaAdvanceLoc|1)...)
+			ins = append(ins, in(cfaOffset|1, uleb(uint64(i%2+1)))...)
+		}
+		b.fde(cie, fdeSpec{start: 0x20000 + uint64(k)*0x10000, length: 0x8000, instr: ins})
+	}
+	sec := b.section()
+	var errs []error
+	got := sframetest.Allocs(func() {
+		tab, err := Parse(sec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range tab.FDEs() {
+			if _, err := f.Rows(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	})
+	if len(errs) != 20 {
+		t.Fatalf("%d of 20 FDEs refused", len(errs))
+	}
+	checkError(t, errs[0], SectionEHFrame, ErrUnsupported, "register rules in the FDE's rows", int64(len(sec.Data)))
+	cfiAllocs.Check(t, got, len(sec.Data))
 }

@@ -150,7 +150,8 @@ func (f *FDE) AppendRows(dst []Row) ([]Row, error) {
 	n := len(dst)
 	in := interp{cie: f.CIE, init: init, loc: f.Start, end: f.End}
 	in.rows = rowBuilder{rows: dst, first: n, tmpl: Row{RAReg: f.CIE.RAReg, BKey: f.CIE.BKey, Signal: f.CIE.Signal,
-		Section: f.Kind, FDEOff: f.Off, CIEOff: f.CIE.Off}}
+		Section: f.Kind, FDEOff: f.Off, CIEOff: f.CIE.Off}, init: init.regs,
+		maxRules: min(maxRuleEntries, len(init.regs)+ruleEntriesPerByte*len(f.Instructions))}
 	// One allocation for the rules of the row being built, in most FDEs.
 	in.st.regs = make([]RegRule, 0, len(init.regs)+8)
 	in.st.copyFrom(init)
@@ -161,24 +162,27 @@ func (f *FDE) AppendRows(dst []Row) ([]Row, error) {
 		return dst[:n], err
 	}
 	if in.loc < f.End && !in.rows.emit(in.loc, f.End, &in.st) {
-		return dst[:n], unsupported(f.Kind.String(), f.Off, "FDE: more than %d register rules in its rows", maxRuleEntries)
+		return dst[:n], unsupported(f.Kind.String(), f.Off, "FDE: more than %d register rules in its rows", in.rows.maxRules)
 	}
 	return in.rows.rows, nil
 }
 
 // rowBuilder collects the rows of one FDE. Register rules are stored in
-// one arena; a row whose rules equal the row before's shares them.
+// one arena; a row whose rules equal the row before's, or the CIE's
+// initial rules, shares them.
 type rowBuilder struct {
-	rows   []Row
-	tmpl   Row // the fields every row of the FDE has
-	first  int // rows[first:] are the FDE's
-	arena  []RegRule
-	nrules int
+	rows     []Row
+	tmpl     Row       // the fields every row of the FDE has
+	first    int       // rows[first:] are the FDE's
+	init     []RegRule // the CIE's initial rules (CIE.initialState), shared
+	arena    []RegRule
+	nrules   int
+	maxRules int // the most rules the arena may hold (ruleEntriesPerByte)
 }
 
 // emit appends the row [start, end) with the rules of st, unless it is
-// empty; false when the FDE's rows would hold more than maxRuleEntries
-// register rules.
+// empty; false when the FDE's rows would hold more than maxRules register
+// rules.
 func (b *rowBuilder) emit(start, end uint64, st *state) bool {
 	if end <= start {
 		return true
@@ -186,8 +190,10 @@ func (b *rowBuilder) emit(start, end uint64, st *state) bool {
 	var regs []RegRule
 	if n := len(b.rows); n > b.first && slices.Equal(b.rows[n-1].Regs, st.regs) {
 		regs = b.rows[n-1].Regs
+	} else if len(st.regs) > 0 && slices.Equal(b.init, st.regs) {
+		regs = b.init[:len(b.init):len(b.init)]
 	} else if len(st.regs) > 0 {
-		if b.nrules += len(st.regs); b.nrules > maxRuleEntries {
+		if b.nrules += len(st.regs); b.nrules > b.maxRules {
 			return false
 		}
 		if cap(b.arena)-len(b.arena) < len(st.regs) {

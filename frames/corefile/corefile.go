@@ -18,6 +18,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/sfdbg/sfdbg/sframe"
 	"io"
 	"os"
 	"sort"
@@ -134,7 +135,15 @@ func Open(path string) (*Core, error) {
 // path names it in errors. Errors are those of Open.
 func newCore(r io.ReaderAt, size int64, path string) (*Core, error) {
 	c := &Core{Path: path, f: r, size: size}
-	ef, err := elf.NewFile(io.NewSectionReader(r, 0, size))
+	// The header tables are checked against size before debug/elf reads
+	// them: debug/elf alone allocates up to 10 MiB for a table a 64-byte
+	// header declares. Segments are checked below, naming their header.
+	sr := io.NewSectionReader(r, 0, size)
+	err := sframe.CheckELFHeaders(sr, size)
+	var ef *elf.File
+	if err == nil {
+		ef, err = elf.NewFile(sr)
+	}
 	if err != nil {
 		return nil, &FormatError{path, 0, "not an ELF core: " + err.Error()}
 	}
@@ -152,6 +161,7 @@ func newCore(r io.ReaderAt, size int64, path string) (*Core, error) {
 			path, ErrUnsupported, ef.Machine, ef.Class, ef.Data)
 	}
 	phoff := int64(c.Order.Uint64(headerField(r, 32)))
+	var notes uint64 // bytes of PT_NOTE segments read so far
 	for i, p := range ef.Progs {
 		ph := phoff + int64(i)*56
 		if p.Off > uint64(c.size) || p.Filesz > uint64(c.size)-p.Off {
@@ -165,8 +175,10 @@ func newCore(r io.ReaderAt, size int64, path string) (*Core, error) {
 			}
 			c.Segments = append(c.Segments, Segment{Addr: p.Vaddr, MemSize: p.Memsz, FileSize: p.Filesz, Off: p.Off, Flags: p.Flags})
 		case elf.PT_NOTE:
-			if p.Filesz > maxNotes {
-				return nil, &FormatError{path, ph, fmt.Sprintf("note segment of %d bytes", p.Filesz)}
+			// Program headers may all name the same bytes: bound the notes
+			// read in all by the file's size, not only each segment.
+			if notes += p.Filesz; p.Filesz > maxNotes || notes > uint64(c.size) {
+				return nil, &FormatError{path, ph, fmt.Sprintf("note segment of %d bytes makes %d bytes of notes in a file of %d bytes (segments overlap)", p.Filesz, notes, c.size)}
 			}
 			buf := make([]byte, p.Filesz)
 			if n, err := r.ReadAt(buf, int64(p.Off)); n < len(buf) {
@@ -185,7 +197,7 @@ func newCore(r io.ReaderAt, size int64, path string) (*Core, error) {
 	return c, nil
 }
 
-// headerField reads 8 bytes of the ELF header at off (elf.NewFile checked
+// headerField reads 8 bytes of the ELF header at off (NewELFFile checked
 // that the header is there).
 func headerField(f io.ReaderAt, off int64) []byte {
 	b := make([]byte, 8)

@@ -195,6 +195,17 @@ func TestDamagedCoreIsAFormatErrorWithAnOffset(t *testing.T) {
 		{"a core cut inside its notes names the note segment's program header", func(b []byte) []byte { return b[:noteOff+100] }, int64(phoff)},
 		{"a core cut inside its memory names the segment's program header", func(b []byte) []byte { return b[:len(b)-4096] }, -1},
 		{"a core cut inside its ELF header is not an ELF core", func(b []byte) []byte { return b[:40] }, 0},
+		{"PT_NOTE headers that all name the same notes, more than the file holds, name the header that goes past", func(b []byte) []byte {
+			// Each header used to read and parse the notes again: n
+			// headers of 56 bytes cost n copies of the notes.
+			noteSize := binary.LittleEndian.Uint64(good[phoff+32:])
+			c := append([]byte(nil), b[:noteOff+noteSize]...)
+			phnum := uint64(binary.LittleEndian.Uint16(c[56:]))
+			for i := uint64(1); i < phnum; i++ {
+				copy(c[phoff+56*i:phoff+56*i+56], c[phoff:phoff+56])
+			}
+			return c
+		}, int64(phoff + 56)},
 		{"an NT_FILE count larger than the note names the note", func(b []byte) []byte {
 			c := append([]byte(nil), b...)
 			for off := noteOff; off+12 < uint64(len(c)); {

@@ -6,10 +6,12 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"github.com/sfdbg/sfdbg/sframe"
 	"io"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 
 	"github.com/sfdbg/sfdbg/frames"
 )
@@ -175,11 +177,11 @@ func (c *Core) checkFile(mapped, host string) error {
 	if coreID == nil {
 		return nil
 	}
-	f, err := elf.Open(host)
+	f, closer, err := openELF(host)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
+	defer closer.Close()
 	fileID := fileBuildID(f)
 	if fileID == nil || bytes.Equal(coreID, fileID) {
 		return nil
@@ -236,6 +238,7 @@ func (c *Core) buildIDAt(addr uint64) []byte {
 	if !found {
 		return nil
 	}
+	var b []byte
 	for i := uint64(0); i < phnum; i++ {
 		p := ph[i*56:]
 		if elf.ProgType(le.Uint32(p)) != elf.PT_NOTE {
@@ -245,7 +248,9 @@ func (c *Core) buildIDAt(addr uint64) []byte {
 		if size > 1<<16 || vaddr < base {
 			continue
 		}
-		b := make([]byte, size)
+		// One buffer for every PT_NOTE: phnum of them may each declare
+		// 64 KiB of memory that the core need not hold.
+		b = slices.Grow(b[:0], int(size))[:size]
 		if n, _ := c.ReadAt(b, addr+vaddr-base); n < len(b) {
 			continue
 		}
@@ -294,11 +299,11 @@ func (c *Core) mainMappings(host, mapped string) ([]FileMapping, error) {
 	if !ok || host == "" {
 		return nil, nil
 	}
-	f, err := elf.Open(host)
+	f, closer, err := openELF(host)
 	if err != nil {
 		return nil, fmt.Errorf("core %s has no NT_FILE note: the main executable: %w", c.Path, err)
 	}
-	defer f.Close()
+	defer closer.Close()
 	var phVaddr uint64
 	found := false
 	for _, p := range f.Progs {
@@ -336,4 +341,20 @@ func (c *Core) mainMappings(host, mapped string) ([]FileMapping, error) {
 		out = append(out, FileMapping{Start: start, End: end, Offset: p.Off &^ (page - 1), Path: mapped})
 	}
 	return out, nil
+}
+
+// openELF opens the ELF file at path with sframe.NewELFFile, which checks
+// every header table against the file's size before debug/elf reads it.
+// Close the returned closer when done with the file.
+func openELF(path string) (*elf.File, io.Closer, error) {
+	fh, size, err := sframe.OpenFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := sframe.NewELFFile(fh, size)
+	if err != nil {
+		fh.Close()
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, fh, nil
 }

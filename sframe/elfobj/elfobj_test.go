@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
 const objDir = "../../testdata/obj"
@@ -81,7 +82,9 @@ func FuzzReadArchive(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ms, err := ReadArchive(bytes.NewReader(data), int64(len(data)))
+		var ms []Member
+		var err error
+		archiveAllocs.CheckAllocs(t, len(data), func() { ms, err = ReadArchive(bytes.NewReader(data), int64(len(data))) })
 		if err != nil {
 			return
 		}
@@ -92,6 +95,13 @@ func FuzzReadArchive(f *testing.F) {
 		}
 	})
 }
+
+// archiveAllocs is the budget of FuzzReadArchive, per byte of archive: a
+// Member (40 bytes) and its name per 60-byte member header, the long-name
+// table once (at most the archive's size) and BSD names (at most their
+// member's size). The seeds allocate less than the runtime's counting
+// can see (a span).
+var archiveAllocs = sframetest.AllocBudget(16)
 
 // objectWithRela returns the committed v3 object with its first
 // .rela.sframe entry changed by edit.
