@@ -102,7 +102,7 @@ func (c *checker) run() error {
 		c.add(f)
 	}
 	cfiRanges, err := c.cfi.FDERanges()
-	if err != nil && !errors.Is(err, frames.ErrUnsupportedCFI) {
+	if err != nil && !errors.Is(err, frames.ErrUnsupportedCFI) && !errors.Is(err, frames.ErrNoCFI) {
 		return fmt.Errorf("reading CFI: %w", err) // malformed CFI: unreadable input
 	}
 	if err == nil && len(cfiRanges) == 0 {
@@ -116,7 +116,11 @@ func (c *checker) run() error {
 	}
 	if err != nil {
 		// Nothing to compare with: the validator's findings stand alone.
-		c.addFileWide(Finding{Kind: KindNoCFI, Message: fmt.Sprintf("SFrame validated but not compared: CFI unusable: %v", err)})
+		msg := fmt.Sprintf("SFrame validated but not compared: CFI unusable: %v", err)
+		if errors.Is(err, frames.ErrNoCFI) {
+			msg = "SFrame validated but not compared: the file has no CFI (.eh_frame or .debug_frame)"
+		}
+		c.addFileWide(Finding{Kind: KindNoCFI, Message: msg})
 		return nil
 	}
 	sort.Slice(cfiRanges, func(i, j int) bool { return cfiRanges[i].Start < cfiRanges[j].Start })

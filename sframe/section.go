@@ -108,6 +108,12 @@ type Section struct {
 	// CTFFrame is set when the section was read from the pre-release CTF
 	// Frame format (ParseCTFAt), whose SFrame v1 form this is.
 	CTFFrame bool
+	// Name is the name of the ELF section the data came from, which
+	// WriteText prints ("Contents of the SFrame section NAME:"); empty
+	// means ".sframe" (a raw section, or data from the PT_GNU_SFRAME
+	// segment). objdump prints the name of the section it dumps, which
+	// objcopy --rename-section may have changed.
+	Name string
 
 	data   []byte
 	fdes   []FDE
