@@ -130,6 +130,11 @@ const (
 	// ProblemBudget (error): FRE decoding stopped after more FREs than the
 	// section can hold without sharing; FRE data must be shared by FDEs.
 	ProblemBudget
+	// ProblemFREAtEnd (warning): an FRE of an INC FDE starts exactly at
+	// the function's end, so it covers no byte. GNU as writes one for a
+	// .cfi_* directive after the function's last instruction; libsframe
+	// and the kernel find no FRE past the function and accept it.
+	ProblemFREAtEnd
 
 	numProblemKinds
 )
@@ -167,6 +172,7 @@ var problemKindNames = [...]string{
 	ProblemMangledRA:        "mangled-ra",
 	ProblemOffsetValue:      "offset-value",
 	ProblemBudget:           "budget",
+	ProblemFREAtEnd:         "fre-at-end",
 }
 
 func (k ProblemKind) String() string {
@@ -505,7 +511,9 @@ func (v *validator) fde(f *FDE, budget *int, stopped *bool) (freBlock, bool) {
 		}
 		prevStart = fre.StartOff
 		switch {
-		case f.PCType == PCTypeInc && f.Size > 0 && fre.StartOff >= f.Size:
+		case f.PCType == PCTypeInc && f.Size > 0 && fre.StartOff == f.Size:
+			v.warnf(ProblemFREAtEnd, int64(fre.Off), f, int(i), "start offset %#x is the end of the %d-byte function: the FRE covers no byte (a .cfi_* directive after the last instruction)", fre.StartOff, f.Size)
+		case f.PCType == PCTypeInc && f.Size > 0 && fre.StartOff > f.Size:
 			v.errorf(ProblemFREOutside, int64(fre.Off), f, int(i), "start offset %#x is not inside the %d-byte function", fre.StartOff, f.Size)
 		case f.PCType == PCTypeMask && f.RepSize > 0 && fre.StartOff >= uint32(f.RepSize):
 			v.errorf(ProblemFREOutside, int64(fre.Off), f, int(i), "start offset %#x is not inside the %d-byte repeated block", fre.StartOff, f.RepSize)

@@ -249,8 +249,11 @@ var validateCases = []validateCase{
 	}, kind: sframe.ProblemUnusedBits, sev: sframe.SeverityWarning, off: func(t *testing.T, s *sframe.Section, _ sframe.Version, _ []byte) int64 { return freInfoAt(t, s, 1, 1) }},
 	{name: "FRE start offsets that do not increase", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.FDEs[1].FREs[2].StartOff = 1 },
 		kind: sframe.ProblemFREOrder, sev: sframe.SeverityError, off: func(t *testing.T, s *sframe.Section, _ sframe.Version, _ []byte) int64 { return freAt(t, s, 1, 2) }},
-	{name: "an FRE past the end of its function", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.FDEs[1].FREs[3].StartOff = 40 },
+	{name: "an FRE past the end of its function", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.FDEs[1].FREs[3].StartOff = 41 },
 		kind: sframe.ProblemFREOutside, sev: sframe.SeverityError, off: func(t *testing.T, s *sframe.Section, _ sframe.Version, _ []byte) int64 { return freAt(t, s, 1, 3) }},
+	{name: "an FRE at the end of its function (a .cfi_* directive after the last instruction) is a warning", edit: func(b *sframetest.Builder, _ *sframe.Section) {
+		b.FDEs[1].FREs[3].StartOff = b.FDEs[1].Size
+	}, kind: sframe.ProblemFREAtEnd, sev: sframe.SeverityWarning, off: func(t *testing.T, s *sframe.Section, _ sframe.Version, _ []byte) int64 { return freAt(t, s, 1, 3) }},
 	{name: "a MASK FRE past the end of the repeated block", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.FDEs[0].FREs[1].StartOff = 16 },
 		kind: sframe.ProblemFREOutside, sev: sframe.SeverityError, off: func(t *testing.T, s *sframe.Section, _ sframe.Version, _ []byte) int64 { return freAt(t, s, 0, 1) }},
 	{name: "a first FRE that does not start at 0", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.FDEs[1].FREs = b.FDEs[1].FREs[1:] },

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The files of testdata/peers (scripts/build-peer-fixtures.sh): what the
+// producers' own SFrame test suites build, with objdump 2.47.50's
+// --sframe output of each run in that directory.
+const peerFixtures = "../../testdata/peers"
+
+// TestDumpPrintsObjdumpsOpeningLines compares the whole dump, from
+// objdump's "FILE:     file format TARGET" lines on, with objdump's: an
+// x86-64 object and link, their x32 (ELF32) forms, a renamed section named
+// with --section and --sframe=NAME, and an archive member by member.
+func TestDumpPrintsObjdumpsOpeningLines(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		flags []string
+	}{
+		{"peers.o", nil},
+		{"peers.so", nil},
+		{"peers-x32.o", nil},
+		{"peers-x32.so", nil},
+		{"peers-renamed.o", []string{"--section", ".sframe2"}},
+		{"peers-renamed.o", []string{"--sframe=.sframe2"}},
+		{"peers.a", nil},
+	} {
+		t.Run(tc.name+" "+strings.Join(tc.flags, " ")+" prints what objdump prints", func(t *testing.T) {
+			want, err := os.ReadFile(filepath.Join(peerFixtures, tc.name+".objdump"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(peerFixtures, tc.name)
+			// objdump ran in testdata/peers: the file is named as given.
+			w := string(want)
+			if strings.HasPrefix(w, "In archive ") {
+				w = strings.Replace(w, "In archive "+tc.name+":", "In archive "+path+":", 1)
+			} else {
+				w = strings.Replace(w, "\n"+tc.name+":", "\n"+path+":", 1)
+			}
+			code, out, errOut := runSfdbg(append(append([]string{"dump"}, tc.flags...), path)...)
+			if code != exitOK || errOut != "" {
+				t.Fatalf("exit %d, stderr %q", code, errOut)
+			}
+			if out != w {
+				t.Errorf("differs from objdump:\n--- got\n%s\n--- want\n%s", out, w)
+			}
+		})
+	}
+}
+
+// TestDumpTargetNames checks the BFD target name of each ABI's fixture.
+func TestDumpTargetNames(t *testing.T) {
+	for name, target := range map[string]string{
+		"aarch64-v3":   "elf64-littleaarch64",
+		"aarch64be-v3": "elf64-bigaarch64",
+		"s390x-v3":     "elf64-s390",
+		"deep-v3-O2":   "elf64-x86-64",
+	} {
+		bin := dumpFixture(t, name)
+		code, out, errOut := runSfdbg("dump", bin)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", name, code, errOut)
+		}
+		if want := "\n" + bin + ":     file format " + target + "\n\nContents of the SFrame section .sframe:\n"; !strings.HasPrefix(out, want) {
+			t.Errorf("%s: starts %q, want %q", name, out[:min(len(out), len(want))], want)
+		}
+	}
+}
+
+// TestDumpNamesAMissingOrEmptySection: one line naming the file and the
+// section.
+func TestDumpNamesAMissingOrEmptySection(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"peers-empty.o"}, "peers-empty.o: the SFrame section .sframe (section 4, at file offset 0x41) is empty\n"},
+		{[]string{"--section", ".nosuch", "peers.o"}, "peers.o: no section named .nosuch: no .sframe section\n"},
+	} {
+		args := append([]string{"dump"}, tc.args...)
+		args[len(args)-1] = filepath.Join(peerFixtures, args[len(args)-1])
+		code, out, errOut := runSfdbg(args...)
+		if code != exitError || out != "" || !strings.HasSuffix(errOut, tc.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line ending %q", tc.args, code, out, errOut, tc.want)
+		}
+	}
+}
+
+// TestCheckWithoutCFIExitsOnWhatItChecked: files whose SFrame decodes but
+// which have no CFI are checked (validator, kernel and libsframe
+// verdicts), not refused.
+func TestCheckWithoutCFIExitsOnWhatItChecked(t *testing.T) {
+	for _, name := range []string{"peers-nocfi.o", "peers-nocfi.so"} {
+		code, out, errOut := runSfdbg("check", filepath.Join(peerFixtures, name))
+		if code != exitOK || errOut != "" {
+			t.Errorf("%s: exit %d, stderr %q, want 0:\n%s", name, code, errOut, out)
+		}
+		if !strings.Contains(out, "no-cfi") || !strings.Contains(out, "the file has no CFI") {
+			t.Errorf("%s: no no-cfi note:\n%s", name, out)
+		}
+		if strings.HasSuffix(name, ".so") && !strings.Contains(out, "libsframe: accepts the section") {
+			t.Errorf("%s: no libsframe verdict:\n%s", name, out)
+		}
+	}
+}
