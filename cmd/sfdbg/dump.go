@@ -27,7 +27,9 @@ func init() {
 // input the text form starts with objdump's lines naming the file and its
 // BFD target ("\nFILE:     file format elf64-x86-64\n\n"); an archive's
 // starts with "In archive FILE:" and gives each member those lines, then
-// its section or "No .sframe section present", as objdump does.
+// its section or "No .sframe section present", as objdump does. An empty
+// section is "Section '.sframe' has no debugging data.", as readelf says
+// it (exit status 0).
 // Exit status 2 for a missing or unreadable file, anything but a regular
 // file (a FIFO, a device), a file without SFrame data (an archive none of
 // whose members has any), or malformed ELF or SFrame data (the message
@@ -54,6 +56,12 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 		return dumpArchive(path, section, w, stderr)
 	}
 	sec, fileOff, target, err := dumpLoad(path, section)
+	var empty *elfobj.EmptySectionError
+	if errors.As(err, &empty) && !*asJSON {
+		// As readelf --sframe says it (objdump fails to decode it).
+		fmt.Fprintf(w, "\n%s:     file format %s\n\nSection '%s' has no debugging data.\n", path, target, empty.Name)
+		return exitOK
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "sfdbg dump: %s: %v\n", path, err)
 		return exitError
@@ -111,6 +119,7 @@ func dumpArchive(path, section string, w *bufio.Writer, stderr io.Writer) int {
 		name = ".sframe"
 	}
 	status, found := exitOK, 0
+	var empty *elfobj.EmptySectionError
 	fmt.Fprintf(w, "In archive %s:\n", path)
 	for _, m := range members {
 		mname := fmt.Sprintf("%s(%s)", path, m.Name)
@@ -122,6 +131,10 @@ func dumpArchive(path, section string, w *bufio.Writer, stderr io.Writer) int {
 		}
 		fmt.Fprintf(w, "\n%s:     file format %s\n\n", m.Name, elfobj.BFDTarget(f))
 		d, err := findSFrame(elfobj.AsIs(f), section)
+		if errors.As(err, &empty) {
+			fmt.Fprintf(w, "Section '%s' has no debugging data.\n", empty.Name)
+			continue
+		}
 		if errors.Is(err, sframe.ErrNoSection) {
 			fmt.Fprintf(w, "No %s section present\n\n", name)
 			continue
@@ -208,7 +221,7 @@ func dumpLoad(path, section string) (*sframe.Section, int64, string, error) {
 	// offset in its own section, as objdump --sframe prints it.
 	d, err := findSFrame(elfobj.AsIs(f), section)
 	if err != nil {
-		return nil, 0, "", err
+		return nil, 0, elfobj.BFDTarget(f), err
 	}
 	s, err := d.Parse()
 	return s, d.Off, elfobj.BFDTarget(f), err
