@@ -291,6 +291,10 @@ func (v *validator) header() {
 	fdeEnd := fdeStart + uint64(h.NumFDEs)*uint64(h.FDESize())
 	freStart, freEnd := uint64(s.freSub), uint64(s.freEnd)
 	fdeEmpty, freEmpty := fdeStart == fdeEnd, freStart == freEnd
+	if s.freClipped {
+		v.errorf(ProblemSubsectionLayout, 24, nil, -1, "FRE sub-section (offset %#x, length %d) runs past the end of the %d-byte section; FREs were read up to its end",
+			h.FREOff, h.FRELen, size)
+	}
 	switch {
 	case !fdeEmpty && !freEmpty && fdeStart < freEnd && freStart < fdeEnd:
 		v.errorf(ProblemSubsectionLayout, 24, nil, -1, "FRE sub-section [%#x, %#x) overlaps the FDE sub-section [%#x, %#x)", freStart, freEnd, fdeStart, fdeEnd)

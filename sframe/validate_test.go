@@ -127,6 +127,8 @@ var validateCases = []validateCase{
 	{name: "an AArch64 fixed RA offset", abi: sframe.ABIAArch64LittleEndian, edit: func(b *sframetest.Builder, _ *sframe.Section) { b.CFAFixedRAOffset = -8 }, kind: sframe.ProblemFixedRAOffset, sev: sframe.SeverityWarning, off: at(6)},
 	{name: "a fixed FP offset", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.CFAFixedFPOffset = -16 }, kind: sframe.ProblemFixedFPOffset, sev: sframe.SeverityWarning, off: at(5)},
 	{name: "an auxiliary header", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.AuxHeader = []byte{1, 2, 3} }, kind: sframe.ProblemAuxHeader, sev: sframe.SeverityWarning, off: at(7)},
+	{name: "an FRE sub-section length past the end (read up to the section's end, as libsframe and llvm-readobj do)", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.Override.FRELen = new(uint32(1 << 20)) },
+		kind: sframe.ProblemSubsectionLayout, sev: sframe.SeverityError, off: at(24)},
 	{name: "an FRE sub-section over the FDE sub-section", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.Override.FREOff = new(uint32(0)) }, kind: sframe.ProblemSubsectionLayout, sev: sframe.SeverityError, off: at(24)},
 	{name: "the FRE sub-section before the FDE sub-section", patch: moveFREsFirst, kind: sframe.ProblemSubsectionLayout, sev: sframe.SeverityWarning, off: at(24)},
 	{name: "bytes between the header and the FDEs", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.FDEPad = []byte{0} }, kind: sframe.ProblemSubsectionLayout, sev: sframe.SeverityWarning, off: at(20)},
@@ -359,7 +361,6 @@ var parseErrorCases = []struct {
 	{name: "an unknown ABI", edit: func(b *sframetest.Builder) { b.Override.ABI = new(uint8(9)) }, off: 4},
 	{name: "an auxiliary header past the end", edit: func(b *sframetest.Builder) { b.FDEs = nil; b.Override.AuxHdrLen = new(uint8(200)) }, off: 7},
 	{name: "an FDE count too large for the section", edit: func(b *sframetest.Builder) { b.Override.NumFDEs = new(uint32(1000)) }, off: 20},
-	{name: "an FRE sub-section length past the end", edit: func(b *sframetest.Builder) { b.Override.FRELen = new(uint32(1 << 20)) }, off: 24},
 }
 
 // TestParseAtRejectsHeadersItCannotDecode covers the header problems that
