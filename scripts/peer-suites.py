@@ -383,6 +383,50 @@ def run_d(test, tc, sfdbg, tmp, checks):
     return "FAIL", why
 
 
+def link_tests(src, tc):
+    """The SFrame expectations run_ld_link_tests and run_cc_link_tests check
+    with readelf --sframe (.rd/.sd files, not .d): (label, expectation,
+    build steps). A step is a command list; TMP stands for the work
+    directory; the file dumped is the last step's output (TMP/out)."""
+    t = Tools(tc, "x86_64")
+    x86 = os.path.join(src, "ld/testsuite/ld-x86-64")
+    lds = os.path.join(src, "ld/testsuite/ld-sframe")
+    return [
+        # x86-64.exp: "X32 DSO from x86-64 sframe.o" (objcopy -O elf32-x86-64).
+        ("ld/sframe-x32 [x86_64]", os.path.join(x86, "sframe.rd"), x86, [
+            [t.__getattr__("as"), "--64", "--gsframe", "-o", "TMP/sframe.o", "sframe.s"],
+            [t.objcopy, "-O", "elf32-x86-64", "TMP/sframe.o", "TMP/sframe-x32.o"],
+            [t.__getattr__("as"), "--x32", "-mx86-used-note=yes", "-o", "TMP/dummy.o", "dummy.s"],
+            [t.ld, "-z", "norelro", "--hash-style=both", "-shared", "--no-rosegment", "-z", "separate-code",
+             "-melf32_x86_64", "-o", "TMP/out", "TMP/sframe-x32.o", "TMP/dummy.o"]]),
+        # ld-sframe/sframe.exp: pr32769.
+        ("ld/pr32769 [x86_64]", os.path.join(lds, "pr32769.rd"), lds, [
+            [t.__getattr__("as"), "--gsframe-3", "-o", "TMP/pr32769.o", "pr32769.s"],
+            [t.ld, "-z", "norelro", "--hash-style=both", "--gc-sections", "-e", "foo", "-o", "TMP/out", "TMP/pr32769.o"]]),
+        # ld-sframe/sframe.exp: pr32789-1 (gcc -Wa,--gsframe, ld -r).
+        ("ld/pr32789-1 [x86_64]", os.path.join(lds, "pr32789-1.sd"), lds, [
+            ["gcc", "-B", os.path.dirname(t.ld) + "/", "-Wa,--gsframe", "-c", "-o", "TMP/a.o", "pr32789-1a.c"],
+            ["gcc", "-B", os.path.dirname(t.ld) + "/", "-Wa,--gsframe", "-c", "-o", "TMP/b.o", "pr32789-1b.c"],
+            [t.ld, "-r", "-nostdlib", "-o", "TMP/out", "TMP/a.o", "TMP/b.o"]]),
+    ]
+
+
+def run_link_test(test, sfdbg, tmp, checks):
+    label, expect, cwd, steps = test
+    for f in os.listdir(tmp):
+        os.unlink(os.path.join(tmp, f))
+    for st in steps:
+        rc, out, err = run([a.replace("TMP", tmp) for a in st], cwd=cwd)
+        if rc != 0:
+            return "BUILD-FAILED", "%s: %s" % (os.path.basename(st[0]), (err.strip().splitlines() or ["?"])[-1])
+    target = os.path.join(tmp, "out")
+    for f in sorted(os.listdir(tmp)):
+        checks.check("%s %s" % (label, f), os.path.join(tmp, f))
+    rc, output, err = sfdbg_dump(sfdbg, None, target, True)
+    ok, why = regexp_diff(output.splitlines(), open(expect).read().splitlines())
+    return ("pass", "") if ok else ("FAIL", why)
+
+
 def binutils_part(args, checks, out):
     print("== binutils 2.47.50: SFrame .d tests with sfdbg dump in objdump's place", file=out)
     tally = {}
@@ -397,8 +441,13 @@ def binutils_part(args, checks, out):
         if status not in ("pass",) or args.verbose:
             print("  %-12s %s/%s [%s]%s" % (status, test[0], os.path.relpath(test[3], args.binutils).split("/")[-1], test[1],
                                             (": " + why) if why else ""), file=out)
+    for test in link_tests(args.binutils, args.toolchains):
+        status, why = run_link_test(test, args.sfdbg, tmp, checks)
+        tally[status] = tally.get(status, 0) + 1
+        if status != "pass" or args.verbose:
+            print("  %-12s %s (readelf --sframe %s)%s" % (status, test[0], os.path.basename(test[1]), (": " + why) if why else ""), file=out)
     n = sum(tally.values())
-    print("  tally: %d .d tests: %s" % (n, ", ".join("%s %d" % kv for kv in sorted(tally.items()))), file=out)
+    print("  tally: %d .d tests and 3 readelf --sframe expectations of link tests: %s" % (n, ", ".join("%s %d" % kv for kv in sorted(tally.items()))), file=out)
     print("  (outputs of failed tests: %s/fail-*.out)" % work, file=out)
     return tally
 
