@@ -117,8 +117,14 @@ gcc -O1 -I"$BU/include" -o "$LSF" "$REPO/scripts/peer-suites-libsframe.c" "$LIBD
   || die "building scripts/peer-suites-libsframe.c failed"
 printf '#!/bin/sh\nexec %s/ld-linux-x86-64.so.2 --library-path %s %s "$@"\n' "$LIBDIR" "$LIBDIR" "$LSF" > "$LSF.sh"
 chmod +x "$LSF.sh"
+# Sections libsframe's encoder builds, one per ABI (both byte orders).
+gcc -O1 -I"$BU/include" -o "$DIR/libsframe-encode" "$REPO/scripts/peer-suites-libsframe-encode.c" "$LIBDIR/libsframe.so.3" \
+  || die "building scripts/peer-suites-libsframe-encode.c failed"
+mkdir -p "$DIR/encoded"
+"$LIBDIR/ld-linux-x86-64.so.2" --library-path "$LIBDIR" "$DIR/libsframe-encode" "$DIR/encoded" \
+  || die "libsframe's encoder failed"
 
 mkdir -p "$DIR/work"
 python3 "$REPO/scripts/peer-suites.py" $VERBOSE --sfdbg "$SFDBG" --toolchains "$TC" --binutils "$BU" \
   --llvm-tests "$LLVM_TESTS" --yaml2obj "$LL/bin/yaml2obj" --readobj "$LL/bin/llvm-readobj" --llvm-mc "$LL/bin/llvm-mc" \
-  --libsframe-dump "$LSF.sh" --work "$DIR/work"
+  --libsframe-dump "$LSF.sh" --libsframe-encoded "$DIR/encoded" --work "$DIR/work"
