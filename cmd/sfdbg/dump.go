@@ -52,7 +52,11 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	path := fs.Arg(0)
 	w := bufio.NewWriterSize(stdout, 64<<10)
 	defer w.Flush()
-	if !*asJSON && isArchive(path) {
+	if isArchive(path) {
+		if *asJSON {
+			fmt.Fprintf(stderr, "sfdbg dump: %s: an ar archive: --json dumps one file (the text form dumps every member)\n", path)
+			return exitError
+		}
 		return dumpArchive(path, section, w, stderr)
 	}
 	sec, fileOff, target, err := dumpLoad(path, section)

@@ -81,6 +81,11 @@ func TestDumpNamesAMissingOrEmptySection(t *testing.T) {
 	if want := "sfdbg dump: " + p + ": no section named .nosuch: no .sframe section\n"; code != exitError || out != "" || errOut != want {
 		t.Errorf("missing: exit %d, stdout %q, stderr %q; want exit 2 and %q", code, out, errOut, want)
 	}
+	p = filepath.Join(peerFixtures, "peers.a")
+	code, out, errOut = runSfdbg("dump", "--json", p)
+	if code != exitError || out != "" || !strings.Contains(errOut, "an ar archive: --json dumps one file") {
+		t.Errorf("--json of an archive: exit %d, stdout %q, stderr %q; want exit 2 saying why", code, out, errOut)
+	}
 	p = filepath.Join(peerFixtures, "peers-empty.o")
 	code, out, errOut = runSfdbg("dump", p)
 	if want := "\n" + p + ":     file format elf64-x86-64\n\nSection '.sframe' has no debugging data.\n"; code != exitOK || out != want || errOut != "" {
