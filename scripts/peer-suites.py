@@ -480,7 +480,15 @@ def readobj_sections(text):
 def readobj_values(lines):
     """The header values and per-FDE (PC, size, FRE starts) llvm-readobj printed."""
     hdr, fdes, cur = {}, [], None
+    in_pc = False
     for l in lines:
+        # An object's FDE start: "PC {" with its relocation and "Start Address".
+        if l == "PC {":
+            in_pc = True
+            continue
+        if in_pc:
+            in_pc = l != "}"
+            continue
         m = re.match(r"^(Version|ABI|Num FDEs|Num FREs|CFA fixed RA offset|CFA fixed FP offset(?: \(unused\))?): (.*)$", l)
         if m and cur is None:
             k, v = m.group(1).replace(" (unused)", ""), m.group(2)
@@ -596,8 +604,23 @@ def llvm_part(args, checks, out):
             with open(os.path.join(work, test + ".diff"), "w") as fh:
                 fh.write("--- objdump\n" + want + "\n--- sfdbg\n" + got + serr)
             print("  %-12s %s (%s.diff)" % (status, test, os.path.join(work, test)), file=out)
+        # And against llvm-readobj, as the test itself reads the object.
+        _, rout, rerr = run([args.readobj, "--sframe", obj])
+        sec = readobj_sections(rout + rerr).get(".sframe", {"lines": [], "warnings": []})
+        rc3, sjson, _ = run([args.sfdbg, "dump", "--json", obj])
+        if rc3 == 0 and not sec["warnings"]:
+            rv, sv = readobj_values(sec["lines"]), sfdbg_values(json.loads(sjson))
+            same = len(rv[1]) == len(sv[1]) and all(
+                a.get("size") == b.get("size") and len(a["fres"]) == len(b["fres"]) for a, b in zip(rv[1], sv[1]))
+            k = "readobj-values-equal" if same else "READOBJ-VALUES-DIFFER"
+        else:
+            k = "readobj-verdict-equal" if (rc3 != 0) == bool(sec["warnings"]) else "READOBJ-VERDICT-DIFFERS"
+        mt[k] = mt.get(k, 0) + 1
+        if k.isupper():
+            print("  %-12s %s" % (k, test), file=out)
         checks.check("llvm-mc " + test, obj)
-    print("  tally: %d MC tests: %s" % (sum(mt.values()), ", ".join("%s %d" % kv for kv in sorted(mt.items()))), file=out)
+    n = sum(mt.get(k, 0) for k in ("same", "DUMP-DIFFERS", "mc-error", "no-object"))
+    print("  tally: %d MC tests: %s" % (n, ", ".join("%s %d" % kv for kv in sorted(mt.items()))), file=out)
     return tally, mt
 
 
