@@ -110,3 +110,13 @@ func TestCheckWithoutCFIExitsOnWhatItChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestDumpFindsARenamedSectionByType: without --section, the section of
+// type SHT_GNU_SFRAME is dumped under its own name (objdump --sframe looks
+// for ".sframe" by name only and says "No .sframe section present").
+func TestDumpFindsARenamedSectionByType(t *testing.T) {
+	code, out, errOut := runSfdbg("dump", filepath.Join(peerFixtures, "peers-renamed.o"))
+	if code != exitOK || !strings.Contains(out, "\nContents of the SFrame section .sframe2:\n") {
+		t.Errorf("exit %d, stderr %q, output:\n%s", code, errOut, out)
+	}
+}
