@@ -102,7 +102,7 @@ func (c *checker) run() error {
 		c.add(f)
 	}
 	cfiRanges, err := c.cfi.FDERanges()
-	if err != nil && !errors.Is(err, frames.ErrUnsupportedCFI) {
+	if err != nil && !errors.Is(err, frames.ErrUnsupportedCFI) && !errors.Is(err, frames.ErrNoCFI) {
 		return fmt.Errorf("reading CFI: %w", err) // malformed CFI: unreadable input
 	}
 	if err == nil && len(cfiRanges) == 0 {
@@ -116,7 +116,11 @@ func (c *checker) run() error {
 	}
 	if err != nil {
 		// Nothing to compare with: the validator's findings stand alone.
-		c.addFileWide(Finding{Kind: KindNoCFI, Message: fmt.Sprintf("SFrame validated but not compared: CFI unusable: %v", err)})
+		msg := fmt.Sprintf("SFrame validated but not compared: CFI unusable: %v", err)
+		if errors.Is(err, frames.ErrNoCFI) {
+			msg = "SFrame validated but not compared: the file has no CFI (.eh_frame or .debug_frame)"
+		}
+		c.addFileWide(Finding{Kind: KindNoCFI, Message: msg})
 		return nil
 	}
 	sort.Slice(cfiRanges, func(i, j int) bool { return cfiRanges[i].Start < cfiRanges[j].Start })
@@ -154,6 +158,12 @@ func (c *checker) run() error {
 			c.add(Finding{Kind: KindBounds, Function: name, FuncStart: fde.Start, PC: fde.Start, PCEnd: fde.End(),
 				Message: fmt.Sprintf("SFrame FDE %d for %s covers %s (size %d), CFI FDE covers %s (size %d)",
 					fde.Index, c.orLoc(name, fde.Start), c.span(fde.Start, fde.End()), fde.Size, c.span(cf.Start, cf.End), cf.End-cf.Start)})
+		}
+		if fde.Signal && fde.NumFREs == 0 {
+			c.add(Finding{Kind: KindSignalUndescribed, Function: name, FuncStart: fde.Start, PC: fde.Start, PCEnd: fde.End(),
+				Message: fmt.Sprintf("SFrame FDE %d marks %s as a signal frame and has no FREs: SFrame does not describe it (GNU as does so on purpose when the CFI is beyond SFrame)",
+					fde.Index, c.orLoc(name, fde.Start))})
+			continue
 		}
 		// Each PC is compared against the one FDE a stack tracer picks
 		// there (sframe.Section.FindFDE); an FDE that overlapping FDEs
@@ -458,21 +468,43 @@ func (c *checker) noFDEReason() string {
 
 // findNoFDEReason computes noFDEReason's answer, once per file.
 func (c *checker) findNoFDEReason() string {
-	if c.layout != nil && c.layout.Synthetic() {
-		return "the assembler emitted no SFrame FDE for it although the object has SFrame (GNU as skips, with a warning, a function whose CFI SFrame cannot express)"
-	}
 	comment := c.comment()
+	if c.layout != nil && c.layout.Synthetic() {
+		const why = "the assembler emitted no SFrame FDE for it although the object has SFrame"
+		switch p := producer(comment); p {
+		case "":
+			return why + " (an assembler skips a function whose CFI SFrame cannot express)"
+		case "GCC":
+			return why + " (GNU as skips, with a warning, a function whose CFI SFrame cannot express)"
+		default:
+			return fmt.Sprintf("%s (its .comment names %q; LLVM's assembler skips a function whose CFI SFrame cannot express)", why, p)
+		}
+	}
 	if c.sec.Parts() > 1 || strings.Contains(comment, "Linker: LLD") {
 		return "its object has no .sframe: it was assembled without --gsframe (lld copies every input's .sframe, so the linker dropped none)"
 	}
+	if v := producer(comment); v != "" && v != "GCC" {
+		return fmt.Sprintf("its object was assembled without --gsframe, or GNU ld dropped its SFrame: part of this file was built by %q, and GNU ld 2.44 and 2.47 drop LLVM's SFrame v2 input (\"error in x.o(.sframe)\")", v)
+	}
+	return "no SFrame FDE was emitted for it (its object was assembled without --gsframe, or the assembler skipped it, or the linker dropped its SFrame)"
+}
+
+// producer names the compiler an object's .comment names: "GCC" for
+// "GCC: (...) 12.2.0" (whose objects GNU as assembles), the "clang
+// version ..." string for clang's, "" when .comment names neither (a .s
+// file assembled directly: as and llvm-mc write no .comment).
+func producer(comment string) string {
 	if i := strings.Index(comment, "clang version "); i >= 0 {
 		v := comment[i:]
 		if j := strings.IndexByte(v, 0); j >= 0 {
 			v = v[:j]
 		}
-		return fmt.Sprintf("its object was assembled without --gsframe, or GNU ld dropped its SFrame: part of this file was built by %q, and GNU ld 2.44 and 2.47 drop LLVM's SFrame v2 input (\"error in x.o(.sframe)\")", v)
+		return v
 	}
-	return "no SFrame FDE was emitted for it (its object was assembled without --gsframe, or the assembler skipped it, or the linker dropped its SFrame)"
+	if strings.Contains(comment, "GCC: ") {
+		return "GCC"
+	}
+	return ""
 }
 
 // comment returns the file's .comment section (the producers' and

@@ -78,49 +78,58 @@ const (
 	// KindKernelReject: check --profile kernel: the Linux kernel's SFrame
 	// loader would drop the section, for the rule the message names.
 	KindKernelReject
+	// KindSignalUndescribed: an SFrame v3 FDE marked as a signal frame
+	// has no FREs. GNU as writes one on purpose for a .cfi_signal_frame
+	// function whose CFI SFrame cannot express (gas testsuite
+	// cfi-sframe-x86_64-signal-1): a stack tracer learns that the
+	// function is a signal trampoline and that SFrame does not describe
+	// it. A coverage note, not a disagreement.
+	KindSignalUndescribed
 	kindEnd
 )
 
 var kindNames = [...]string{
-	KindCFA:          "cfa",
-	KindRA:           "ra",
-	KindFP:           "fp",
-	KindNoFDE:        "no-fde",
-	KindGap:          "gap",
-	KindFREBoundary:  "fre-boundary",
-	KindFPChain:      "fp-chain-broken",
-	KindOutermost:    "outermost",
-	KindSignal:       "signal-frame",
-	KindPLT:          "plt",
-	KindExtraFDE:     "extra-fde",
-	KindBounds:       "function-bounds",
-	KindFormat:       "format",
-	KindSkipped:      "skipped",
-	KindMissingFrame: "missing-frame",
-	KindExtraFrame:   "extra-frame",
-	KindNoCFI:        "no-cfi",
-	KindKernelReject: "kernel-reject",
+	KindCFA:               "cfa",
+	KindRA:                "ra",
+	KindFP:                "fp",
+	KindNoFDE:             "no-fde",
+	KindGap:               "gap",
+	KindFREBoundary:       "fre-boundary",
+	KindFPChain:           "fp-chain-broken",
+	KindOutermost:         "outermost",
+	KindSignal:            "signal-frame",
+	KindPLT:               "plt",
+	KindExtraFDE:          "extra-fde",
+	KindBounds:            "function-bounds",
+	KindFormat:            "format",
+	KindSkipped:           "skipped",
+	KindMissingFrame:      "missing-frame",
+	KindExtraFrame:        "extra-frame",
+	KindNoCFI:             "no-cfi",
+	KindKernelReject:      "kernel-reject",
+	KindSignalUndescribed: "signal-undescribed",
 }
 
 var kindTitles = [...]string{
-	KindCFA:          "CFA differs",
-	KindRA:           "RA differs",
-	KindFP:           "FP differs",
-	KindNoFDE:        "SFrame has no FDE for a function CFI covers",
-	KindGap:          "PC in a gap between SFrame FDEs",
-	KindFREBoundary:  "FRE boundary off",
-	KindFPChain:      "frame-pointer chain broken",
-	KindOutermost:    "outermost-frame disagreement",
-	KindSignal:       "signal frame",
-	KindPLT:          "PLT stub",
-	KindExtraFDE:     "SFrame FDE without CFI",
-	KindBounds:       "function start/size mismatch",
-	KindFormat:       "SFrame format violation",
-	KindSkipped:      "not expressible in SFrame",
-	KindMissingFrame: "frame missing from trace",
-	KindExtraFrame:   "frame not in reference trace",
-	KindNoCFI:        "no usable CFI to compare with",
-	KindKernelReject: "the Linux kernel would drop the section",
+	KindCFA:               "CFA differs",
+	KindRA:                "RA differs",
+	KindFP:                "FP differs",
+	KindNoFDE:             "SFrame has no FDE for a function CFI covers",
+	KindGap:               "PC in a gap between SFrame FDEs",
+	KindFREBoundary:       "FRE boundary off",
+	KindFPChain:           "frame-pointer chain broken",
+	KindOutermost:         "outermost-frame disagreement",
+	KindSignal:            "signal frame",
+	KindPLT:               "PLT stub",
+	KindExtraFDE:          "SFrame FDE without CFI",
+	KindBounds:            "function start/size mismatch",
+	KindFormat:            "SFrame format violation",
+	KindSkipped:           "not expressible in SFrame",
+	KindMissingFrame:      "frame missing from trace",
+	KindExtraFrame:        "frame not in reference trace",
+	KindNoCFI:             "no usable CFI to compare with",
+	KindKernelReject:      "the Linux kernel would drop the section",
+	KindSignalUndescribed: "signal frame SFrame marks but does not describe (FDE without FREs)",
 }
 
 // String returns the stable short name ("cfa", "fre-boundary", ...).
@@ -145,7 +154,7 @@ func (k Kind) Title() string {
 // disagreements; sfdbg check exits 1 only for disagreements.
 func (k Kind) Disagreement() bool {
 	switch k {
-	case KindNoFDE, KindSkipped, KindExtraFDE, KindFPChain, KindGap, KindNoCFI:
+	case KindNoFDE, KindSkipped, KindExtraFDE, KindFPChain, KindGap, KindNoCFI, KindSignalUndescribed:
 		return false
 	}
 	return true

@@ -31,6 +31,11 @@ const (
 // from malformed CFI (cfi.ErrMalformed).
 var ErrUnsupportedCFI = cfi.ErrUnsupported
 
+// ErrNoCFI is wrapped by the *StopError of a module that has neither
+// .eh_frame nor .debug_frame (an object assembled with ".cfi_sections
+// .sframe", a link with --no-ld-generated-unwind-info and no CFI input).
+var ErrNoCFI = errors.New("no CFI (.eh_frame or .debug_frame)")
+
 // CFIFDE describes one FDE of a module's CFI: the runtime PC range
 // [Start, End) it covers, where it is (Source, as Source.String names it)
 // and whether its CIE marks a signal frame (augmentation "S").
@@ -63,7 +68,7 @@ func (m *Module) cfiTableOf(pc uint64, perPC bool) (*cfiTable, error) {
 		return nil, cfiStop(ReasonNoData, pc, m, err, "no CFI for %s: %v", m.Name, err)
 	}
 	if t == nil {
-		return nil, cfiStop(ReasonNoData, pc, m, nil, "no CFI (.eh_frame or .debug_frame) in %s", m.Name)
+		return nil, cfiStop(ReasonNoData, pc, m, ErrNoCFI, "no CFI (.eh_frame or .debug_frame) in %s", m.Name)
 	}
 	return t, nil
 }

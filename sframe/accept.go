@@ -232,6 +232,9 @@ func acceptLinux(data []byte, text []TextRange, s *Section, perr error) Acceptan
 	if uint64(s.freSub) < fdeEnd {
 		a.reject(ruleLinuxSubsections, 24, "FRE sub-section at byte %#x starts before the end of the FDE sub-section (%#x)", s.freSub, fdeEnd)
 	}
+	if s.freClipped {
+		a.reject(ruleLinuxSubsections, 24, "FRE sub-section (offset %#x, length %d) runs past the end of the %d-byte section", h.FREOff, h.FRELen, len(data))
+	}
 	var prev *FDE
 	for i := range s.fdes {
 		f := &s.fdes[i]

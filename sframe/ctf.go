@@ -186,6 +186,11 @@ func ParseCTFAt(data []byte, addr uint64) (*Section, error) {
 		}
 	}
 	s, err := ParseAt(img, addr)
+	if err == nil && s.freClipped {
+		// No reader of the pre-release format read past its header's FRE
+		// sub-section; nothing says how one would have.
+		return nil, formatErr(23, "FRE sub-section (offset %#x, length %d) runs past the end of the %d-byte section", s.FREOff, s.FRELen, len(data))
+	}
 	if err != nil {
 		var fe *FormatError
 		if errors.As(err, &fe) && fe.Off > 7 {

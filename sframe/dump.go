@@ -57,7 +57,7 @@ func dumpWriter(w io.Writer) *bufio.Writer {
 
 // WriteText writes the section the way "objdump --sframe=.sframe" of GNU
 // binutils 2.47.50 prints it, from the line "Contents of the SFrame section
-// .sframe:" on: the header block, then "Function Index" with one block per
+// .sframe:" (with Name in place of .sframe when set) on: the header block, then "Function Index" with one block per
 // FDE listing its FREs in the CFA, FP and RA columns. For versions 2 and 3
 // the output is byte-identical to objdump's (function start addresses aside
 // when sfh_fdeoff is not 0, see above); version 1 is printed in the same
@@ -75,8 +75,14 @@ func (s *Section) WriteText(w io.Writer) error {
 	if s.parts != nil {
 		return s.writeSequence(w, true)
 	}
+	return s.writeText(w, s.sectionName())
+}
+
+// writeText is WriteText for one section (not a sequence) printed under
+// the ELF section name name.
+func (s *Section) writeText(w io.Writer, name string) error {
 	bw := dumpWriter(w)
-	d := textDumper{s: s, w: bw, line: make([]byte, 0, 256), left: s.freBudget()}
+	d := textDumper{s: s, name: name, w: bw, line: make([]byte, 0, 256), left: s.freBudget()}
 	first := d.run()
 	if err := bw.Flush(); err != nil {
 		return err
@@ -84,8 +90,17 @@ func (s *Section) WriteText(w io.Writer) error {
 	return first
 }
 
+// sectionName returns Name, or ".sframe" when it is empty.
+func (s *Section) sectionName() string {
+	if s.Name == "" {
+		return ".sframe"
+	}
+	return s.Name
+}
+
 type textDumper struct {
 	s    *Section
+	name string // the ELF section's name
 	w    *bufio.Writer
 	line []byte
 	left int64 // FREs still allowed (freBudget)
@@ -108,7 +123,9 @@ func (d *textDumper) run() error {
 	if s.CTFFrame {
 		d.ctfHeader()
 	} else {
-		w.WriteString("Contents of the SFrame section .sframe:\n  Header :\n\n    Version: ")
+		w.WriteString("Contents of the SFrame section ")
+		w.WriteString(d.name)
+		w.WriteString(":\n  Header :\n\n    Version: ")
 		w.WriteString(s.Version.String())
 		w.WriteByte('\n')
 		d.flags()

@@ -108,6 +108,12 @@ type Section struct {
 	// CTFFrame is set when the section was read from the pre-release CTF
 	// Frame format (ParseCTFAt), whose SFrame v1 form this is.
 	CTFFrame bool
+	// Name is the name of the ELF section the data came from, which
+	// WriteText prints ("Contents of the SFrame section NAME:"); empty
+	// means ".sframe" (a raw section, or data from the PT_GNU_SFRAME
+	// segment). objdump prints the name of the section it dumps, which
+	// objcopy --rename-section may have changed.
+	Name string
 
 	data   []byte
 	fdes   []FDE
@@ -118,6 +124,9 @@ type Section struct {
 	idx    freIndex // FRE start offsets of FDEs with many FREs, built once lookups have paid for it
 	rules  abiRules // ABI constants for RowInto
 	parts  []part   // the sections of a sequence (sequence.go), nil for one section
+	// freClipped: the header's FRE sub-section runs past the section's
+	// end, and freSub/freEnd are clipped to it (ParseAt).
+	freClipped bool
 }
 
 // Data returns the section bytes. The caller must not modify them.
@@ -195,11 +204,17 @@ func parseOne(data []byte, addr uint64) (*Section, error) {
 		return nil, formatErr(20, "FDE sub-section (offset %#x, %d FDEs of %d bytes) runs past the end of the %d-byte section", h.FDEOff, h.NumFDEs, fdeSize, size)
 	}
 	freStart := hl + uint64(h.FREOff)
+	freEnd := freStart + uint64(h.FRELen)
 	if freStart > size || uint64(h.FRELen) > size-freStart {
-		return nil, formatErr(24, "FRE sub-section (offset %#x, length %d) runs past the end of the %d-byte section", h.FREOff, h.FRELen, size)
+		// libsframe (sframe_decode) and llvm-readobj read the FDEs of
+		// such a section all the same, and each FRE where the section
+		// holds it: so does this one, up to the section's end.
+		// Validate reports the header (ProblemSubsectionLayout).
+		freStart, freEnd = min(freStart, size), size
+		s.freClipped = true
 	}
 	s.freSub = uint32(freStart)
-	s.freEnd = uint32(freStart + uint64(h.FRELen))
+	s.freEnd = uint32(freEnd)
 
 	s.fdes = make([]FDE, h.NumFDEs) // bounded: NumFDEs*FDESize <= len(data)
 	sorted := true
@@ -268,7 +283,7 @@ func (s *Section) decodeFDE(f *FDE, i int, off uint32) {
 			f.RepSize = 16
 		}
 		f.firstFRE = s.freSub + f.FREOff
-		if uint64(s.freSub)+uint64(f.FREOff) > uint64(s.freEnd) {
+		if uint64(s.freSub)+uint64(f.FREOff) > uint64(s.freEnd) && f.NumFREs > 0 {
 			f.err = formatErr(int64(off)+8, "FDE %d: FRE offset %#x is past the end of the FRE sub-section (length %d)", i, f.FREOff, s.FRELen)
 		}
 	default:

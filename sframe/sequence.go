@@ -168,7 +168,7 @@ func (s *Section) writeSequence(w io.Writer, text bool) error {
 		}
 		var err error
 		if text {
-			err = p.s.WriteText(w)
+			err = p.s.writeText(w, s.sectionName())
 		} else {
 			// JSON Lines: each part's document on one line.
 			var b bytes.Buffer

@@ -133,6 +133,11 @@ const (
 	// ProblemMore: the problems of one FDE past the first
 	// MaxProblemsPerFDE, counted in one problem of their highest severity.
 	ProblemMore
+	// ProblemFREAtEnd (warning): an FRE of an INC FDE starts exactly at
+	// the function's end, so it covers no byte. GNU as writes one for a
+	// .cfi_* directive after the function's last instruction; libsframe
+	// and the kernel find no FRE past the function and accept it.
+	ProblemFREAtEnd
 
 	numProblemKinds
 )
@@ -171,6 +176,7 @@ var problemKindNames = [...]string{
 	ProblemOffsetValue:      "offset-value",
 	ProblemBudget:           "budget",
 	ProblemMore:             "more",
+	ProblemFREAtEnd:         "fre-at-end",
 }
 
 func (k ProblemKind) String() string {
@@ -333,6 +339,10 @@ func (v *validator) header() {
 	fdeEnd := fdeStart + uint64(h.NumFDEs)*uint64(h.FDESize())
 	freStart, freEnd := uint64(s.freSub), uint64(s.freEnd)
 	fdeEmpty, freEmpty := fdeStart == fdeEnd, freStart == freEnd
+	if s.freClipped {
+		v.errorf(ProblemSubsectionLayout, 24, nil, -1, "FRE sub-section (offset %#x, length %d) runs past the end of the %d-byte section; FREs were read up to its end",
+			h.FREOff, h.FRELen, size)
+	}
 	switch {
 	case !fdeEmpty && !freEmpty && fdeStart < freEnd && freStart < fdeEnd:
 		v.errorf(ProblemSubsectionLayout, 24, nil, -1, "FRE sub-section [%#x, %#x) overlaps the FDE sub-section [%#x, %#x)", freStart, freEnd, fdeStart, fdeEnd)
@@ -553,7 +563,9 @@ func (v *validator) fde(f *FDE, budget *int, stopped *bool) (freBlock, bool) {
 		}
 		prevStart = fre.StartOff
 		switch {
-		case f.PCType == PCTypeInc && f.Size > 0 && fre.StartOff >= f.Size:
+		case f.PCType == PCTypeInc && f.Size > 0 && fre.StartOff == f.Size:
+			v.warnf(ProblemFREAtEnd, int64(fre.Off), f, int(i), "start offset %#x is the end of the %d-byte function: the FRE covers no byte (a .cfi_* directive after the last instruction)", fre.StartOff, f.Size)
+		case f.PCType == PCTypeInc && f.Size > 0 && fre.StartOff > f.Size:
 			v.errorf(ProblemFREOutside, int64(fre.Off), f, int(i), "start offset %#x is not inside the %d-byte function", fre.StartOff, f.Size)
 		case f.PCType == PCTypeMask && f.RepSize > 0 && fre.StartOff >= uint32(f.RepSize):
 			v.errorf(ProblemFREOutside, int64(fre.Off), f, int(i), "start offset %#x is not inside the %d-byte repeated block", fre.StartOff, f.RepSize)

@@ -127,6 +127,8 @@ var validateCases = []validateCase{
 	{name: "an AArch64 fixed RA offset", abi: sframe.ABIAArch64LittleEndian, edit: func(b *sframetest.Builder, _ *sframe.Section) { b.CFAFixedRAOffset = -8 }, kind: sframe.ProblemFixedRAOffset, sev: sframe.SeverityWarning, off: at(6)},
 	{name: "a fixed FP offset", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.CFAFixedFPOffset = -16 }, kind: sframe.ProblemFixedFPOffset, sev: sframe.SeverityWarning, off: at(5)},
 	{name: "an auxiliary header", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.AuxHeader = []byte{1, 2, 3} }, kind: sframe.ProblemAuxHeader, sev: sframe.SeverityWarning, off: at(7)},
+	{name: "an FRE sub-section length past the end (read up to the section's end, as libsframe and llvm-readobj do)", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.Override.FRELen = new(uint32(1 << 20)) },
+		kind: sframe.ProblemSubsectionLayout, sev: sframe.SeverityError, off: at(24)},
 	{name: "an FRE sub-section over the FDE sub-section", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.Override.FREOff = new(uint32(0)) }, kind: sframe.ProblemSubsectionLayout, sev: sframe.SeverityError, off: at(24)},
 	{name: "the FRE sub-section before the FDE sub-section", patch: moveFREsFirst, kind: sframe.ProblemSubsectionLayout, sev: sframe.SeverityWarning, off: at(24)},
 	{name: "bytes between the header and the FDEs", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.FDEPad = []byte{0} }, kind: sframe.ProblemSubsectionLayout, sev: sframe.SeverityWarning, off: at(20)},
@@ -249,8 +251,11 @@ var validateCases = []validateCase{
 	}, kind: sframe.ProblemUnusedBits, sev: sframe.SeverityWarning, off: func(t *testing.T, s *sframe.Section, _ sframe.Version, _ []byte) int64 { return freInfoAt(t, s, 1, 1) }},
 	{name: "FRE start offsets that do not increase", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.FDEs[1].FREs[2].StartOff = 1 },
 		kind: sframe.ProblemFREOrder, sev: sframe.SeverityError, off: func(t *testing.T, s *sframe.Section, _ sframe.Version, _ []byte) int64 { return freAt(t, s, 1, 2) }},
-	{name: "an FRE past the end of its function", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.FDEs[1].FREs[3].StartOff = 40 },
+	{name: "an FRE past the end of its function", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.FDEs[1].FREs[3].StartOff = 41 },
 		kind: sframe.ProblemFREOutside, sev: sframe.SeverityError, off: func(t *testing.T, s *sframe.Section, _ sframe.Version, _ []byte) int64 { return freAt(t, s, 1, 3) }},
+	{name: "an FRE at the end of its function (a .cfi_* directive after the last instruction) is a warning", edit: func(b *sframetest.Builder, _ *sframe.Section) {
+		b.FDEs[1].FREs[3].StartOff = b.FDEs[1].Size
+	}, kind: sframe.ProblemFREAtEnd, sev: sframe.SeverityWarning, off: func(t *testing.T, s *sframe.Section, _ sframe.Version, _ []byte) int64 { return freAt(t, s, 1, 3) }},
 	{name: "a MASK FRE past the end of the repeated block", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.FDEs[0].FREs[1].StartOff = 16 },
 		kind: sframe.ProblemFREOutside, sev: sframe.SeverityError, off: func(t *testing.T, s *sframe.Section, _ sframe.Version, _ []byte) int64 { return freAt(t, s, 0, 1) }},
 	{name: "a first FRE that does not start at 0", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.FDEs[1].FREs = b.FDEs[1].FREs[1:] },
@@ -356,7 +361,6 @@ var parseErrorCases = []struct {
 	{name: "an unknown ABI", edit: func(b *sframetest.Builder) { b.Override.ABI = new(uint8(9)) }, off: 4},
 	{name: "an auxiliary header past the end", edit: func(b *sframetest.Builder) { b.FDEs = nil; b.Override.AuxHdrLen = new(uint8(200)) }, off: 7},
 	{name: "an FDE count too large for the section", edit: func(b *sframetest.Builder) { b.Override.NumFDEs = new(uint32(1000)) }, off: 20},
-	{name: "an FRE sub-section length past the end", edit: func(b *sframetest.Builder) { b.Override.FRELen = new(uint32(1 << 20)) }, off: 24},
 }
 
 // TestParseAtRejectsHeadersItCannotDecode covers the header problems that

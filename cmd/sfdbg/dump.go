@@ -13,23 +13,34 @@ import (
 func init() {
 	register(&command{
 		name:    "dump",
-		usage:   "dump [--json] FILE",
-		summary: "print the .sframe section of FILE as objdump --sframe does, or as JSON",
+		usage:   "dump [--json] [--section NAME] FILE",
+		summary: "print the .sframe section of FILE (an ELF file, an ar archive of objects or a raw section) as objdump --sframe does, or as JSON",
 		run:     runDump,
 	})
 }
 
-// runDump implements "sfdbg dump [--json] FILE". FILE is an ELF file (its
-// .sframe section, else its PT_GNU_SFRAME segment; relocatable objects get
-// their .rela.sframe applied, as objdump does) or a raw SFrame section.
+// runDump implements "sfdbg dump [--json] [--section NAME] FILE". FILE is
+// an ELF file (its .sframe section or the section of type SHT_GNU_SFRAME,
+// else its PT_GNU_SFRAME segment; with --section, the section called
+// NAME; relocatable objects get their relocations applied, as objdump
+// does), an ar archive of such files, or a raw SFrame section. For ELF
+// input the text form starts with objdump's lines naming the file and its
+// BFD target ("\nFILE:     file format elf64-x86-64\n\n"); an archive's
+// starts with "In archive FILE:" and gives each member those lines, then
+// its section or "No .sframe section present", as objdump does. An empty
+// section is "Section '.sframe' has no debugging data.", as readelf says
+// it (exit status 0).
 // Exit status 2 for a missing or unreadable file, anything but a regular
-// file (a FIFO, a device), a file without SFrame data, or malformed ELF or
-// SFrame data (the message names the file and the byte offset); 0
-// otherwise.
+// file (a FIFO, a device), a file without SFrame data (an archive none of
+// whose members has any), or malformed ELF or SFrame data (the message
+// names the file and the byte offset); 0 otherwise.
 func runDump(args []string, stdout, stderr io.Writer) int {
 	c := commands["dump"]
 	fs := newFlagSet(c, stderr)
 	asJSON := fs.Bool("json", false, "print JSON (schema: sframe.Section.WriteJSON) instead of objdump's text form: one document, or one line per section of an lld sequence (JSON Lines)")
+	var section string
+	fs.StringVar(&section, "section", "", "dump the ELF section called `NAME` (after objcopy --rename-section, say) instead of .sframe")
+	fs.StringVar(&section, "sframe", "", "the same as --section, spelled as objdump's --sframe=`NAME`")
 	if st, ok := parseFlags(fs, args); !ok {
 		return st
 	}
@@ -39,41 +50,144 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	path := fs.Arg(0)
-	sec, fileOff, err := dumpLoad(path)
+	w := bufio.NewWriterSize(stdout, 64<<10)
+	defer w.Flush()
+	if isArchive(path) {
+		if *asJSON {
+			fmt.Fprintf(stderr, "sfdbg dump: %s: an ar archive: --json dumps one file (the text form dumps every member)\n", path)
+			return exitError
+		}
+		return dumpArchive(path, section, w, stderr)
+	}
+	sec, fileOff, target, err := dumpLoad(path, section)
+	var empty *elfobj.EmptySectionError
+	if errors.As(err, &empty) && !*asJSON {
+		// As readelf --sframe says it (objdump fails to decode it).
+		fmt.Fprintf(w, "\n%s:     file format %s\n\nSection '%s' has no debugging data.\n", path, target, empty.Name)
+		return exitOK
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "sfdbg dump: %s: %v\n", path, err)
 		return exitError
 	}
-	w := bufio.NewWriterSize(stdout, 64<<10)
 	if *asJSON {
 		err = sec.WriteJSON(w)
 	} else {
+		if target != "" {
+			fmt.Fprintf(w, "\n%s:     file format %s\n\n", path, target)
+		}
 		err = sec.WriteText(w)
 	}
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}
 	if err != nil {
-		var fe *sframe.FormatError
-		if errors.As(err, &fe) {
-			fmt.Fprintf(stderr, "sfdbg dump: %s: %v (SFrame section at file offset %#x)\n", path, err, fileOff)
-		} else {
-			fmt.Fprintf(stderr, "sfdbg dump: %s: %v\n", path, err)
-		}
+		dumpError(stderr, path, err, fileOff)
 		return exitError
 	}
 	return exitOK
 }
 
-// dumpLoad reads the SFrame section of the file at path and returns it with
-// the file offset of its first byte. Only a regular file is read, and only
-// the sections it needs, through the open file: a header claiming more
-// than the file holds is an error before anything is allocated for it.
-// Parse errors are returned with that offset in the message.
-func dumpLoad(path string) (*sframe.Section, int64, error) {
+// dumpError prints err, an error dumping the section at file offset
+// fileOff of the file called name.
+func dumpError(stderr io.Writer, name string, err error, fileOff int64) {
+	var fe *sframe.FormatError
+	if errors.As(err, &fe) {
+		fmt.Fprintf(stderr, "sfdbg dump: %s: %v (SFrame section at file offset %#x)\n", name, err, fileOff)
+	} else {
+		fmt.Fprintf(stderr, "sfdbg dump: %s: %v\n", name, err)
+	}
+}
+
+// dumpArchive prints the SFrame section of every ELF member of the ar
+// archive at path as objdump --sframe does: "In archive PATH:", then for
+// each member its "file format" lines and its section, or "No .sframe
+// section present" (section, when not empty, names the section). Members
+// that are not ELF are named on stderr, as objdump does. Exit status 2
+// when the archive cannot be read, no member has the section, or a
+// member's SFrame data is malformed; 0 otherwise.
+func dumpArchive(path, section string, w *bufio.Writer, stderr io.Writer) int {
 	file, size, err := sframe.OpenFile(path)
 	if err != nil {
-		return nil, 0, err
+		fmt.Fprintf(stderr, "sfdbg dump: %s: %v\n", path, err)
+		return exitError
+	}
+	defer file.Close()
+	members, err := elfobj.ReadArchive(file, size)
+	if err != nil {
+		fmt.Fprintf(stderr, "sfdbg dump: %s: %v\n", path, err)
+		return exitError
+	}
+	name := section
+	if name == "" {
+		name = ".sframe"
+	}
+	status, found := exitOK, 0
+	var empty *elfobj.EmptySectionError
+	fmt.Fprintf(w, "In archive %s:\n", path)
+	for _, m := range members {
+		mname := fmt.Sprintf("%s(%s)", path, m.Name)
+		f, err := sframe.NewELFFile(io.NewSectionReader(file, m.Off, m.Size), m.Size)
+		if err != nil {
+			w.Flush()
+			fmt.Fprintf(stderr, "sfdbg dump: %s: file format not recognized: %v\n", mname, err)
+			continue
+		}
+		fmt.Fprintf(w, "\n%s:     file format %s\n\n", m.Name, elfobj.BFDTarget(f))
+		d, err := findSFrame(elfobj.AsIs(f), section)
+		if errors.As(err, &empty) {
+			fmt.Fprintf(w, "Section '%s' has no debugging data.\n", empty.Name)
+			continue
+		}
+		if errors.Is(err, sframe.ErrNoSection) {
+			fmt.Fprintf(w, "No %s section present\n\n", name)
+			continue
+		}
+		var sec *sframe.Section
+		if err == nil {
+			sec, err = d.Parse()
+		}
+		if err == nil {
+			found++
+			err = sec.WriteText(w)
+		}
+		if err != nil {
+			w.Flush()
+			dumpError(stderr, mname, err, m.Off+d.Off)
+			status = exitError
+		}
+	}
+	if err := w.Flush(); err != nil {
+		fmt.Fprintf(stderr, "sfdbg dump: %v\n", err)
+		return exitError
+	}
+	if found == 0 && status == exitOK {
+		fmt.Fprintf(stderr, "sfdbg dump: %s: none of its %d members has a %s section\n", path, len(members), name)
+		return exitError
+	}
+	return status
+}
+
+// findSFrame returns the section called section, or the file's SFrame
+// data when section is empty (elfobj.Layout.FindSFrame).
+func findSFrame(l *elfobj.Layout, section string) (elfobj.SFrameData, error) {
+	if section != "" {
+		return l.FindSFrameNamed(section)
+	}
+	return l.FindSFrame()
+}
+
+// dumpLoad reads the SFrame section of the file at path (the section
+// called section, when not empty) and returns it with the file offset of
+// its first byte and, for an ELF file, its BFD target name (empty for a
+// raw section). Only a regular file is read, and only the sections it
+// needs, through the open file: a header claiming more than the file
+// holds is an error before anything is allocated for it. Parse errors are
+// returned with that offset in the message.
+func dumpLoad(path, section string) (*sframe.Section, int64, string, error) {
+	file, size, err := sframe.OpenFile(path)
+	if err != nil {
+		return nil, 0, "", err
 	}
 	defer file.Close()
 	var magic [4]byte
@@ -81,37 +195,40 @@ func dumpLoad(path string) (*sframe.Section, int64, error) {
 	if n < len(magic) {
 		if isSFrameMagic(magic[:n]) {
 			_, err := sframe.Parse(magic[:n]) // too short: the parser says so, at its offset
-			return nil, 0, err
+			return nil, 0, "", err
 		}
 		if err != nil && err != io.EOF {
-			return nil, 0, err
+			return nil, 0, "", err
 		}
-		return nil, 0, fmt.Errorf("file of %d bytes is too short to be an ELF file or an SFrame section", size)
+		return nil, 0, "", fmt.Errorf("file of %d bytes is too short to be an ELF file or an SFrame section", size)
 	}
 	if string(magic[:]) != "\x7fELF" {
 		if !isSFrameMagic(magic[:]) {
-			return nil, 0, fmt.Errorf("neither an ELF file nor an SFrame section (first bytes % x)", magic)
+			return nil, 0, "", fmt.Errorf("neither an ELF file nor an SFrame section (first bytes % x)", magic)
 		}
 		// A raw section: what its headers declare, which the file must hold.
 		data, err := sframe.ReadRaw(file, size)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, "", err
 		}
 		s, err := sframe.Parse(data)
-		return s, 0, err
+		if s != nil {
+			s.Name = section
+		}
+		return s, 0, "", err
 	}
 	f, err := sframe.NewELFFile(file, size)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, "", err
 	}
 	// Sections at their sh_addr: in an object every FDE start is its
 	// offset in its own section, as objdump --sframe prints it.
-	d, err := elfobj.AsIs(f).FindSFrame()
+	d, err := findSFrame(elfobj.AsIs(f), section)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, elfobj.BFDTarget(f), err
 	}
 	s, err := d.Parse()
-	return s, d.Off, err
+	return s, d.Off, elfobj.BFDTarget(f), err
 }
 
 func isSFrameMagic(d []byte) bool {

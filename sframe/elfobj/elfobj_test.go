@@ -198,3 +198,43 @@ func TestLinkLayout(t *testing.T) {
 		}
 	})
 }
+
+// TestX32RelocationsAsELF64 applies the Elf32_Rela relocations of an x32
+// object (objcopy -O elf32-x86-64 of an x86-64 one, testdata/peers):
+// its .sframe comes out as the ELF64 object's, in both layouts.
+func TestX32RelocationsAsELF64(t *testing.T) {
+	open := func(name string) *elf.File {
+		t.Helper()
+		fh, err := os.Open(filepath.Join("../../testdata/peers", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { fh.Close() })
+		fi, _ := fh.Stat()
+		f, err := sframe.NewELFFile(fh, fi.Size())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	f64, f32 := open("peers.o"), open("peers-x32.o")
+	if f32.Class != elf.ELFCLASS32 || f32.Machine != elf.EM_X86_64 {
+		t.Fatalf("peers-x32.o is %v %v, want ELFCLASS32 EM_X86_64", f32.Class, f32.Machine)
+	}
+	for name, layout := range map[string]func(*elf.File) *Layout{"Link": Link, "AsIs": AsIs} {
+		d64, err := layout(f64).FindSFrame()
+		if err != nil {
+			t.Fatal(err)
+		}
+		d32, err := layout(f32).FindSFrame()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !bytes.Equal(d64.Data, d32.Data) {
+			t.Errorf("%s: x32 .sframe relocated differs from the ELF64 object's:\n% x\n% x", name, d32.Data, d64.Data)
+		}
+	}
+	if got := BFDTarget(f32); got != "elf32-x86-64" {
+		t.Errorf("BFDTarget = %q, want elf32-x86-64", got)
+	}
+}

@@ -19,8 +19,12 @@ func (e *RelocError) Error() string {
 	return fmt.Sprintf("%s: relocation %d at file offset %#x: %s", e.Section, e.Entry, e.Off, e.Msg)
 }
 
-// rela64Size is the size of an Elf64_Rela entry in bytes.
-const rela64Size = 24
+// rela64Size and rela32Size are the sizes of an Elf64_Rela and an
+// Elf32_Rela entry in bytes.
+const (
+	rela64Size = 24
+	rela32Size = 12
+)
 
 // Data returns the contents of s, a section of File(). In a relocatable
 // object the RELA relocations that apply to s (every SHT_RELA section
@@ -33,8 +37,12 @@ const rela64Size = 24
 // .sframe, .eh_frame and .debug_frame. A linked file's bytes are returned
 // as they are.
 //
+// ELF32 objects (x32: AMD64 with 32-bit addresses, objcopy -O
+// elf32-x86-64, gas --x32) have Elf32_Rela entries (r_info holds the
+// symbol in its high 24 bits, the type in its low 8).
+//
 // Errors: reading the section or the symbol table (debug/elf's, wrapped),
-// and a *RelocError for an SHT_REL section, an ELF32 object, an entry whose
+// and a *RelocError for an SHT_REL section, an entry whose
 // field lies outside s, a symbol index past the symbol table, a type not
 // listed, or a value that does not fit its 32-bit field.
 func (l *Layout) Data(s *elf.Section) ([]byte, error) {
@@ -76,28 +84,39 @@ func (l *Layout) relocated(s *elf.Section) (data []byte, pcrel32 map[uint64]bool
 // which is at address base, and adds the offsets of the 32-bit fields it
 // applied a PC-relative relocation to to pcrel32.
 func (l *Layout) relocate(rs, s *elf.Section, base uint64, data []byte, pcrel32 map[uint64]bool) error {
+	entSize := rela64Size
+	if l.f.Class == elf.ELFCLASS32 {
+		entSize = rela32Size
+	}
 	fail := func(i int, format string, args ...any) error {
-		return &RelocError{Section: rs.Name, Entry: i, Off: int64(rs.Offset) + int64(i)*rela64Size, Msg: fmt.Sprintf(format, args...)}
+		return &RelocError{Section: rs.Name, Entry: i, Off: int64(rs.Offset) + int64(i)*int64(entSize), Msg: fmt.Sprintf(format, args...)}
 	}
 	if rs.Type == elf.SHT_REL {
 		return fail(0, "SHT_REL relocations (implicit addends) are not applied; AMD64, AArch64 and s390x objects use SHT_RELA")
-	}
-	if l.f.Class != elf.ELFCLASS64 {
-		return fail(0, "only ELF64 relocations are applied")
 	}
 	rd, err := rs.Data() // its size was checked against the file by sframe.NewELFFile
 	if err != nil {
 		return fmt.Errorf("reading section %s (%d bytes at file offset %#x): %w", rs.Name, rs.FileSize, rs.Offset, err)
 	}
-	if len(rd)%rela64Size != 0 {
-		return fail(len(rd)/rela64Size, "section of %d bytes is not a whole number of %d-byte entries", len(rd), rela64Size)
+	if len(rd)%entSize != 0 {
+		return fail(len(rd)/entSize, "section of %d bytes is not a whole number of %d-byte entries", len(rd), entSize)
 	}
 	bo := l.f.ByteOrder
 	var syms []elf.Symbol
-	for i := 0; i < len(rd)/rela64Size; i++ {
-		e := rd[i*rela64Size:]
-		roff, info, add := bo.Uint64(e), bo.Uint64(e[8:]), int64(bo.Uint64(e[16:]))
-		symi, typ := uint32(info>>32), uint32(info)
+	for i := 0; i < len(rd)/entSize; i++ {
+		e := rd[i*entSize:]
+		var roff uint64
+		var add int64
+		var symi, typ uint32
+		if entSize == rela32Size {
+			info := bo.Uint32(e[4:])
+			roff, add = uint64(bo.Uint32(e)), int64(int32(bo.Uint32(e[8:])))
+			symi, typ = info>>8, info&0xff
+		} else {
+			info := bo.Uint64(e[8:])
+			roff, add = bo.Uint64(e), int64(bo.Uint64(e[16:]))
+			symi, typ = uint32(info>>32), uint32(info)
+		}
 		size, pcrel, ok := relocKind(l.f.Machine, typ)
 		switch {
 		case !ok:

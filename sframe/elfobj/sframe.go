@@ -36,20 +36,9 @@ type SFrameData struct {
 func (l *Layout) FindSFrame() (SFrameData, error) {
 	f := l.f
 	for i, sec := range f.Sections {
-		if sec.Name != ".sframe" && sec.Type != sframe.SHT_GNU_SFRAME {
-			continue
+		if sec.Name == ".sframe" || sec.Type == sframe.SHT_GNU_SFRAME {
+			return l.sframeSection(i)
 		}
-		if sec.Type == elf.SHT_NOBITS {
-			return SFrameData{}, fmt.Errorf("%s is SHT_NOBITS (stripped into a debug file?): %w", sec.Name, sframe.ErrNoSection)
-		}
-		data, pcrel32, err := l.relocated(sec)
-		if err != nil {
-			return SFrameData{}, err
-		}
-		if l.rel {
-			fieldRelativeStarts(data, pcrel32)
-		}
-		return SFrameData{Data: data, Addr: l.addrs[i], Off: int64(sec.Offset), Section: sec}, nil
 	}
 	for _, p := range f.Progs {
 		if p.Type != sframe.PT_GNU_SFRAME {
@@ -78,6 +67,56 @@ func (l *Layout) FindSFrame() (SFrameData, error) {
 	}
 	return SFrameData{}, sframe.ErrNoSection
 }
+
+// FindSFrameNamed returns the SFrame data of the section called name,
+// whatever its type, as objdump --sframe=NAME reads it. Errors: an error
+// wrapping sframe.ErrNoSection when the file has no section of that name,
+// else those of FindSFrame.
+func (l *Layout) FindSFrameNamed(name string) (SFrameData, error) {
+	for i, sec := range l.f.Sections {
+		if sec.Name == name {
+			return l.sframeSection(i)
+		}
+	}
+	return SFrameData{}, fmt.Errorf("no section named %s: %w", name, sframe.ErrNoSection)
+}
+
+// sframeSection returns the relocated bytes of section i, which holds
+// SFrame data. An empty section is an error wrapping sframe.ErrNoSection
+// (a linker keeps an empty .sframe when no input had an FDE).
+func (l *Layout) sframeSection(i int) (SFrameData, error) {
+	sec := l.f.Sections[i]
+	if sec.Type == elf.SHT_NOBITS {
+		return SFrameData{}, fmt.Errorf("%s is SHT_NOBITS (stripped into a debug file?): %w", sec.Name, sframe.ErrNoSection)
+	}
+	if sec.Size == 0 {
+		return SFrameData{}, &EmptySectionError{Name: sec.Name, Index: i, Off: int64(sec.Offset)}
+	}
+	data, pcrel32, err := l.relocated(sec)
+	if err != nil {
+		return SFrameData{}, err
+	}
+	if l.rel {
+		fieldRelativeStarts(data, pcrel32)
+	}
+	return SFrameData{Data: data, Addr: l.addrs[i], Off: int64(sec.Offset), Section: sec}, nil
+}
+
+// EmptySectionError is an SFrame section of 0 bytes (GNU ld keeps an
+// empty .sframe when its inputs had no FDE). It is an sframe.ErrNoSection
+// for errors.Is: there is no SFrame data.
+type EmptySectionError struct {
+	Name  string // the section's name
+	Index int    // its index in the section header table
+	Off   int64  // its file offset
+}
+
+func (e *EmptySectionError) Error() string {
+	return fmt.Sprintf("the SFrame section %s (section %d, at file offset %#x) is empty", e.Name, e.Index, e.Off)
+}
+
+// Is reports whether target is sframe.ErrNoSection.
+func (e *EmptySectionError) Is(target error) bool { return target == sframe.ErrNoSection }
 
 // SFrame finds the file's SFrame data (FindSFrame) and parses it at its
 // address in the layout: sframe.ParseAt for SFrame, which also reads the
@@ -109,7 +148,37 @@ func (d SFrameData) Parse() (*sframe.Section, error) {
 		}
 		return nil, err
 	}
+	if d.Section != nil {
+		s.Name = d.Section.Name
+	}
 	return s, nil
+}
+
+// BFDTarget returns the name GNU BFD gives the format of f, which objdump
+// prints in its "file format" line: elf64-x86-64, elf32-x86-64 (x32),
+// elf32-i386, elf64-littleaarch64, elf64-bigaarch64, elf64-s390 and the
+// like, else BFD's generic elf64-little, elf32-big, ... (bfd/elf64-x86-64.c
+// TARGET_LITTLE_NAME, bfd/elfnn-aarch64.c, bfd/elf64-s390.c).
+func BFDTarget(f *elf.File) string {
+	bits := "32"
+	if f.Class == elf.ELFCLASS64 {
+		bits = "64"
+	}
+	endian := "little"
+	if f.Data == elf.ELFDATA2MSB {
+		endian = "big"
+	}
+	switch {
+	case f.Machine == elf.EM_X86_64 && endian == "little":
+		return "elf" + bits + "-x86-64"
+	case f.Machine == elf.EM_386 && bits == "32" && endian == "little":
+		return "elf32-i386"
+	case f.Machine == elf.EM_AARCH64:
+		return "elf" + bits + "-" + endian + "aarch64"
+	case f.Machine == elf.EM_S390 && endian == "big":
+		return "elf" + bits + "-s390"
+	}
+	return "elf" + bits + "-" + endian
 }
 
 // FromELF parses the SFrame data of f with the layout sfdbg checks files

@@ -40,12 +40,17 @@ func SpecFrom(s *sframe.Section) (*Builder, error) {
 	if s.ABI.BigEndian() != (s.ByteOrder == binary.BigEndian) {
 		b.ByteOrder = s.ByteOrder
 	}
-	// ParseAt has checked that both sub-sections lie inside the section.
+	// ParseAt has checked that the FDE sub-section lies inside the section.
 	hl := uint32(h.HeaderLen())
 	fdeStart := hl + h.FDEOff
 	fdeEnd := fdeStart + uint32(len(fdes)*h.FDESize())
 	freSub := hl + h.FREOff
 	freEnd := freSub + h.FRELen
+	if uint64(freSub)+uint64(h.FRELen) > uint64(len(d)) {
+		// ParseAt reads such a section up to its end; its header cannot
+		// be rebuilt from what was read.
+		return nil, errors.New("sframetest: SpecFrom: the FRE sub-section runs past the end of the section")
+	}
 	if freSub < fdeEnd {
 		return nil, errors.New("sframetest: SpecFrom: the FRE sub-section does not follow the FDE sub-section")
 	}

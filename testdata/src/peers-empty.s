@@ -1,0 +1,4 @@
+# peers-empty.s - an empty .sframe section.
+	.section .sframe, "a", @progbits
+	.text
+	ret
