@@ -289,6 +289,16 @@ def sfdbg_dump(sfdbg, section, path, body_only):
     return rc, out, err
 
 
+def not_ours(tool, flags, target, lines):
+    """A test whose dump is not an SFrame dump (objdump -hw, readelf -S,
+    readelf -j .rela.sframe): n/a for sfdbg; binutils' own program runs it,
+    so that the tally says whether the build itself is as upstream's."""
+    out = run([tool] + flags + [target])[1]
+    ok, why = regexp_diff(out.splitlines(), lines)
+    what = "%s %s" % (os.path.basename(tool), " ".join(flags))
+    return "n/a", "%s, not an SFrame dump (binutils itself %s)" % (what, "passes" if ok else "FAILS: " + why)
+
+
 def run_d(test, tc, sfdbg, tmp, checks):
     """Runs one .d test; returns (status, detail). status: pass, FAIL,
     n/a (the dump is not an SFrame dump sfdbg replaces), error-test,
@@ -347,7 +357,7 @@ def run_d(test, tc, sfdbg, tmp, checks):
         sf = [f for f in flags if SFRAME_OPT.match(f)]
         other = [f for f in flags if not SFRAME_OPT.match(f)]
         if not sf:
-            return "n/a", "objdump %s" % opts["objdump"]
+            return not_ours(t.objdump, flags, target, lines)
         section = SFRAME_OPT.match(sf[0]).group(1)
         if other:
             # objdump --sframe -WF: objdump prints the other dumps, sfdbg the SFrame section.
@@ -364,7 +374,7 @@ def run_d(test, tc, sfdbg, tmp, checks):
     elif "readelf" in opts:
         flags = opts["readelf"].split()
         if len(flags) != 1 or not SFRAME_OPT.match(flags[0]):
-            return "n/a", "readelf %s" % opts["readelf"]
+            return not_ours(t.readelf, flags, target, lines)
         rc, output, err = sfdbg_dump(sfdbg, SFRAME_OPT.match(flags[0]).group(1), target, True)
         output = "\n" + output
         if rc != 0:

@@ -40,7 +40,7 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print JSON (schema: sframe.Section.WriteJSON) instead of objdump's text form: one document, or one line per section of an lld sequence (JSON Lines)")
 	var section string
 	fs.StringVar(&section, "section", "", "dump the ELF section called `NAME` (after objcopy --rename-section, say) instead of .sframe")
-	fs.StringVar(&section, "sframe", "", "the same as --section, spelled as objdump's --sframe=`NAME`")
+	fs.Var(objdumpSFrameFlag{&section}, "sframe", "as objdump's --sframe[=NAME]: alone, the .sframe section; with =`NAME`, the same as --section")
 	if st, ok := parseFlags(fs, args); !ok {
 		return st
 	}
@@ -87,6 +87,27 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
+
+// objdumpSFrameFlag is objdump's --sframe[=NAME]: a flag that may be
+// given alone (the default section) or with =NAME (IsBoolFlag makes the
+// flag package accept both).
+type objdumpSFrameFlag struct{ section *string }
+
+func (f objdumpSFrameFlag) String() string {
+	if f.section == nil {
+		return ""
+	}
+	return *f.section
+}
+
+func (f objdumpSFrameFlag) Set(v string) error {
+	if v != "true" {
+		*f.section = v
+	}
+	return nil
+}
+
+func (f objdumpSFrameFlag) IsBoolFlag() bool { return true }
 
 // dumpError prints err, an error dumping the section at file offset
 // fileOff of the file called name.

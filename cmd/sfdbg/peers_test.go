@@ -27,6 +27,7 @@ func TestDumpPrintsObjdumpsOpeningLines(t *testing.T) {
 		{"peers-x32.so", nil},
 		{"peers-renamed.o", []string{"--section", ".sframe2"}},
 		{"peers-renamed.o", []string{"--sframe=.sframe2"}},
+		{"peers.o", []string{"--sframe"}},
 		{"peers.a", nil},
 	} {
 		t.Run(tc.name+" "+strings.Join(tc.flags, " ")+" prints what objdump prints", func(t *testing.T) {

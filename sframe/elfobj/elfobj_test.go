@@ -238,3 +238,44 @@ func TestX32RelocationsAsELF64(t *testing.T) {
 		t.Errorf("BFDTarget = %q, want elf32-x86-64", got)
 	}
 }
+
+// TestX32RelocationErrors: a bad Elf32_Rela entry is an error at its own
+// file offset (entries are 12 bytes), as for ELF64.
+func TestX32RelocationErrors(t *testing.T) {
+	le := binary.LittleEndian
+	b, err := os.ReadFile("../../testdata/peers/peers-x32.o")
+	if err != nil {
+		t.Skip(err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := f.Section(".rela.sframe")
+	if rs == nil || rs.Entsize != rela32Size || rs.Size < 2*rela32Size {
+		t.Fatalf(".rela.sframe %+v, want two or more 12-byte entries", rs)
+	}
+	for _, c := range []struct {
+		name string
+		edit func(e []byte)
+		want string
+	}{
+		{"an offset past the section", func(e []byte) { le.PutUint32(e, 1<<30) }, "outside the"},
+		{"a symbol index past the table", func(e []byte) { le.PutUint32(e[4:], 0xffff<<8|uint32(elf.R_X86_64_PC32)) }, "past the"},
+		{"an unknown type", func(e []byte) { le.PutUint32(e[4:], 1<<8|uint32(elf.R_X86_64_GOTPCREL)) }, "is not applied"},
+	} {
+		t.Run(c.name+" in the second entry is an error at that entry's offset", func(t *testing.T) {
+			p := append([]byte(nil), b...)
+			c.edit(p[rs.Offset+rela32Size:])
+			f, err := elf.NewFile(bytes.NewReader(p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Link(f).SFrame()
+			var re *RelocError
+			if !errors.As(err, &re) || re.Entry != 1 || re.Off != int64(rs.Offset)+rela32Size || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("SFrame: %v, want a *RelocError for entry 1 at %#x saying %q", err, rs.Offset+rela32Size, c.want)
+			}
+		})
+	}
+}
