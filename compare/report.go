@@ -54,6 +54,13 @@ import (
 // physical frames. A frame with inline functions has as "file"/"line" the
 // line gdb shows for it: the call site of the outermost inlined call.
 //
+// Added within schema 2 for check as a CI gate: Finding "known" (the
+// known producer fault it matches, KnownFault.Text) and "known_id",
+// "suppressed" (the rule, "FILE:LINE") and "baselined"; FileReport
+// "producers" and "gate" (GateCounts: known, ignore_known, suppressed,
+// baselined, failing); CheckDocument "known", "suppressed", "baselined"
+// and "failing" (check exits 1 when failing > 0).
+//
 // Schema 1 had a separate per-method bt document and a StackReport per
 // thread; schema 2 replaced both with ProcessDocument, and fp-chain-broken
 // is counted once per thread (ThreadDocument.fp_broken), not per frame.
