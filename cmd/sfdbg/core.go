@@ -13,7 +13,7 @@ import (
 func init() {
 	c := &command{
 		name:    "core",
-		usage:   "core [--sysroot DIR] [--method sframe|cfi|fp|all] [--json] [--max-depth N] CORE [EXE]",
+		usage:   "core [--sysroot DIR] [--method sframe|cfi|fp|all] [--json] [--max-depth N] CORE [PROG] | PROG CORE",
 		summary: "print every thread's backtrace from a core file (x86-64, AArch64, s390x), compared as sfdbg bt does",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int {
@@ -24,8 +24,9 @@ func init() {
 		if !ok {
 			return st
 		}
-		if len(pos) < 1 || len(pos) > 2 {
-			fs.Usage()
+		corePath, prog, err := coreOperands(pos)
+		if err != nil {
+			fmt.Fprintf(stderr, "sfdbg: core: %v\n", err)
 			return exitError
 		}
 		copts, err := tf.options()
@@ -34,11 +35,9 @@ func init() {
 			return exitError
 		}
 		opts := corefile.Options{Sysroot: *sysroot}
-		if len(pos) == 2 {
-			opts.Exe = pos[1]
-		}
+		opts.Exe = prog
 		debug.SetGCPercent(800)
-		pt, closeCore, err := traceCore(pos[0], opts, copts)
+		pt, closeCore, err := traceCore(corePath, opts, copts)
 		if err != nil {
 			fmt.Fprintf(stderr, "sfdbg: core: %v\n", err)
 			return exitError
