@@ -54,7 +54,9 @@ func TestAttachWithGDBsFormsRunsTheSession(t *testing.T) {
 		args []string
 	}{{"-p PID", []string{"-p", pid}}, {"PROG PID", []string{prog, pid}}, {"-p PID PROG", []string{"-p", pid, prog}}} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := runSfdbg(append([]string{"attach", "-batch", "-ex", "bt 1"}, tc.args...)...)
+			// with the settings every gdb script carries: still status 0
+			code, out, errOut := runSfdbg(append([]string{"attach", "-batch", "-ex", "set pagination off", "-ex", "set confirm off",
+				"-ex", "set width 0", "-ex", "bt 1"}, tc.args...)...)
 			if code != exitOK || !strings.Contains(out, "Attached to process "+pid) || !strings.Contains(out, "#0") || errOut != "" {
 				t.Errorf("status %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 			}
