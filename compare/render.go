@@ -362,6 +362,8 @@ type (
 		// Compared is false when no frame of any thread could be judged
 		// (no SFrame, or no CFI, anywhere on the stacks).
 		Compared bool `json:"compared"`
+		// Terminated is, for a core, the signal that killed the process.
+		Terminated *Termination `json:"terminated,omitempty"`
 	}
 	// ThreadDocument is one thread's trace, or why it could not be taken.
 	ThreadDocument struct {

@@ -60,11 +60,40 @@ func traceCore(path string, opts corefile.Options, copts compare.Options) (*debu
 		c.Close()
 		return nil, nil, err
 	}
-	pt := &debugger.ProcessTrace{Pid: c.Pid, Name: c.Name, Methods: copts.Methods, Space: sp}
+	pt := &debugger.ProcessTrace{Pid: c.Pid, Name: c.Name, Methods: copts.Methods, Space: sp, Terminated: termination(c)}
 	for _, t := range c.Threads {
 		tr := compare.Unwind(sp, t.Regs, copts)
 		tr.Thread = t.Tid
 		pt.Threads = append(pt.Threads, debugger.ThreadTrace{Tid: t.Tid, Name: c.Name, Trace: tr})
 	}
 	return pt, func() { sp.Modules.Close(); c.Close() }, nil
+}
+
+// termination says what killed the process of core c: NT_SIGINFO's
+// signal, si_code and fault address, else the dumping thread's pr_cursig;
+// nil when neither names a signal.
+func termination(c *corefile.Core) *compare.Termination {
+	sig, src := 0, "pr_cursig"
+	if len(c.Threads) > 0 {
+		sig = c.Threads[0].Signal
+	}
+	if c.Siginfo != nil {
+		sig, src = c.Siginfo.Signo, "NT_SIGINFO"
+	}
+	if sig == 0 {
+		return nil
+	}
+	t := &compare.Termination{Signal: sig, Source: src}
+	t.Name, t.Description = debugger.SignalName(sig)
+	if si := c.Siginfo; si != nil {
+		code := si.Code
+		t.Code = &code
+		t.CodeName, t.CodeMeaning = si.CodeName()
+		if si.HasAddr {
+			addr := si.Addr
+			t.Addr = &addr
+		}
+		t.SenderPid = si.Pid
+	}
+	return t
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -94,4 +95,40 @@ func TestCoreAcceptsGDBsOrder(t *testing.T) {
 			t.Errorf("core %v: status %d, stderr %q, want one line with %q", tc.args, code, errOut, tc.want)
 		}
 	}
+}
+
+func TestCoreSaysWhatKilledTheProcess(t *testing.T) {
+	prog := filepath.Join(coreFixtures, "crash-v3")
+	t.Run("a kernel core gives gdb's line, the fault address and si_code", func(t *testing.T) {
+		_, out, errOut := runSfdbg("core", prog, filepath.Join(coreFixtures, "crash-v3.core"))
+		want := "Program terminated with signal SIGSEGV, Segmentation fault.\nFault address 0x0, si_code SEGV_MAPERR (1): address not mapped to object.\n"
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q in\n%s%s", want, out, errOut)
+		}
+		_, js, _ := runSfdbg("core", "--json", prog, filepath.Join(coreFixtures, "crash-v3.core"))
+		var doc struct {
+			Terminated struct {
+				Signal   int     `json:"signal"`
+				Name     string  `json:"name"`
+				Code     *int    `json:"si_code"`
+				CodeName string  `json:"si_code_name"`
+				Addr     *uint64 `json:"addr"`
+				Source   string  `json:"source"`
+			} `json:"terminated"`
+		}
+		if err := json.Unmarshal([]byte(js), &doc); err != nil {
+			t.Fatal(err)
+		}
+		d := doc.Terminated
+		if d.Signal != 11 || d.Name != "SIGSEGV" || d.Code == nil || *d.Code != 1 || d.CodeName != "SEGV_MAPERR" || d.Addr == nil || *d.Addr != 0 || d.Source != "NT_SIGINFO" {
+			t.Errorf("terminated %+v", d)
+		}
+	})
+	t.Run("a qemu-user core without NT_SIGINFO says what it lacks", func(t *testing.T) {
+		_, out, errOut := runSfdbg("core", prog, filepath.Join(coreFixtures, "crash-v3-qemu.core"))
+		want := "Program terminated with signal SIGSEGV, Segmentation fault.\n(No si_code or fault address: the core has no NT_SIGINFO note, only pr_cursig.)\n"
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q in\n%s%s", want, out, errOut)
+		}
+	})
 }
