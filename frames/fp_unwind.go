@@ -202,9 +202,9 @@ func (e *fpFault) stopMessage() string {
 		return fmt.Sprintf("frame pointer %#x at PC %#x is below SP %#x", e.fp, e.pc, e.sp)
 	case fpZeroEarly:
 		if e.fn == "" {
-			return fmt.Sprintf("frame pointer is 0 at PC %#x, in no known function: whether it is the outermost frame (the entry point's or a thread start's) cannot be told", e.pc)
+			return fmt.Sprintf("frame pointer is 0 at PC %#x in an unknown function: maybe not outermost", e.pc)
 		}
-		return fmt.Sprintf("frame pointer is 0 at PC %#x in %s, not the outermost frame (only the entry point and a thread's start in clone clear it): a caller does not keep frame pointers", e.pc, e.fn)
+		return fmt.Sprintf("frame pointer is 0 at PC %#x in %s, not _start or clone: not outermost", e.pc, e.fn)
 	case fpNotAbove:
 		return fmt.Sprintf("frame record at %#x (PC %#x) links to %#x, not above it", e.sp, e.pc, e.fp)
 	}
