@@ -158,7 +158,9 @@ func (s Style) kind(k Kind) string {
 // by function, then its summary.
 func (r *FileReport) WriteText(w io.Writer, st Style) {
 	if r.Err != "" {
-		fmt.Fprintf(w, "%s: error: %s\n", r.File, r.Err)
+		// The error names the file already ("notelf.txt: not an ELF
+		// file"): say it once.
+		fmt.Fprintf(w, "%s: error: %s\n", r.File, strings.TrimPrefix(r.Err, r.File+": "))
 		return
 	}
 	if r.Format == FormatCTFFrame {

@@ -73,7 +73,7 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	for _, a := range fset.Args() {
 		fi, err := os.Stat(a)
 		if err != nil {
-			fmt.Fprintf(stderr, "sfdbg check: %v\n", err)
+			fmt.Fprintf(stderr, "sfdbg check: %s\n", pathErrText(a, err))
 			return exitError
 		}
 		if !fi.IsDir() {

@@ -45,3 +45,18 @@ func TestCheckGatesOnFindingsNotExcused(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckMessagesNameThePathOnce(t *testing.T) {
+	dir := t.TempDir()
+	notELF := filepath.Join(dir, "notelf.txt")
+	os.WriteFile(notELF, []byte("hi\n"), 0o644)
+	code, out, errOut := runSfdbg("check", notELF)
+	if code != exitError || strings.Count(out+errOut, notELF) != 1 || !strings.Contains(out, notELF+": error: ") {
+		t.Errorf("status %d, the path not once:\n%s%s", code, out, errOut)
+	}
+	missing := filepath.Join(dir, "none")
+	code, _, errOut = runSfdbg("check", missing)
+	if want := "sfdbg check: " + missing + ": no such file or directory\n"; code != exitError || errOut != want {
+		t.Errorf("status %d, stderr %q, want %q", code, errOut, want)
+	}
+}
