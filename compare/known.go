@@ -128,6 +128,11 @@ var knownPatterns = map[string]func(abi sframe.ABI, k Kind, ev *evidence) bool{
 		return ev.sfOK && c.Kind == sframe.RuleOffset && c.Reg == sframe.RegCFA && s.Kind == sframe.RuleOffset &&
 			s.Reg == sframe.RegCFA && (c.Offset < -128 || c.Offset > 127) && s.Offset == int64(int8(c.Offset))
 	},
+	// CFI says the RA is undefined (the outermost frame), SFrame gives a
+	// rule for it.
+	"outermost-unmarked": func(_ sframe.ABI, _ Kind, ev *evidence) bool {
+		return ev.sfOK && ev.cfi.RA.Kind == sframe.RuleUndefined && !ev.sf.Outermost && ev.sf.RA.Kind != sframe.RuleUndefined
+	},
 	// At one PC CFI changes both the CFA's register and its offset;
 	// SFrame has the new register with the previous row's offset.
 	"cfa-offset-lost-at-register-change": func(_ sframe.ABI, _ Kind, ev *evidence) bool {

@@ -28,6 +28,9 @@ var knownCases = []struct {
 	{"gnu-as-cfa-other-register", knownFixtures + "/known-as-v1.o", "setcontext_like", KindRA, "inferred from SFrame v1"},
 	{"gnu-as-flex-offset-1-byte", knownFixtures + "/known-as-v3.o", "setcontext_like", KindRA, "inferred from SFrame v3"},
 	{"gnu-as-flex-offset-1-byte", knownFixtures + "/known-ld-v3", "setcontext_like", KindRA, "inferred from SFrame v3"},
+	{"gnu-as-outermost-unmarked", fixtures + "/features-v1", "_start", KindOutermost, "GNU as version inferred from SFrame v1"},
+	{"gnu-as-outermost-unmarked", fixtures + "/features-v2", "_start", KindOutermost, "inferred from SFrame v2"},
+	{"gnu-as-outermost-unmarked", fixtures + "/aarch64-v2", "_start", KindOutermost, "inferred from SFrame v2"},
 	{"gnu-as-def-cfa-register-offset", knownFixtures + "/known-as-v1.o", "defreg_after_off", KindCFA, "inferred from SFrame v1"},
 	{"gnu-as-def-cfa-register-offset", knownFixtures + "/known-as-v2.o", "defreg_after_off", KindCFA, "inferred from SFrame v2"},
 	{"gnu-as-def-cfa-register-offset", knownFixtures + "/known-ld-v3", "defreg_after_off", KindCFA, "inferred from SFrame v3"},
@@ -71,8 +74,8 @@ func TestEveryKnownFaultIsNamedOnItsFixture(t *testing.T) {
 
 func TestKnownFaultsData(t *testing.T) {
 	ks := KnownFaults()
-	if len(ks) < 4 {
-		t.Fatalf("%d known faults, want the 4 sfdbg found", len(ks))
+	if len(ks) < 5 {
+		t.Fatalf("%d known faults, want the 5 sfdbg found", len(ks))
 	}
 	seen := map[string]bool{}
 	for _, k := range ks {

@@ -255,7 +255,7 @@ func (r *FileReport) writeGate(w io.Writer) {
 		if g.IgnoreKnown {
 			how = "ignored: --ignore-known"
 		}
-		fmt.Fprintf(w, "  known faults: %d disagreements match known producer faults (%s)\n", g.Known, how)
+		fmt.Fprintf(w, "  known faults: %d of the disagreements are known producer faults (%s)\n", g.Known, how)
 	}
 	if g.Suppressed > 0 {
 		by := map[string]int{}
