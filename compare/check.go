@@ -102,7 +102,7 @@ type FileReport struct {
 	Format string `json:"format,omitempty"`
 
 	// Producers names the tools .comment names, and "GNU ld"/"GNU as"
-	// where the file does not rule them out (Producers.Names): what a
+	// where the file does not rule them out (producerSet.names): what a
 	// suppression rule's producer glob is matched against.
 	Producers []string `json:"producers,omitempty"`
 	// Gate counts how the findings were classified for the exit status

@@ -86,7 +86,7 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 		return fail(fmt.Errorf("%s: %w", name, err))
 	}
 	prod := parseProducers(c.comment(), int(sec.Version), layout.Synthetic())
-	rep.Producers = prod.Names()
+	rep.Producers = prod.names()
 	markKnown(rep, prod, sec.ABI)
 	return rep, nil
 }

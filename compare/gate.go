@@ -205,15 +205,6 @@ func (b *Baseline) take(file string, f *Finding) bool {
 	return true
 }
 
-// Len returns the number of findings in the baseline not yet matched.
-func (b *Baseline) Len() int {
-	n := 0
-	for _, c := range b.keys {
-		n += c
-	}
-	return n
-}
-
 // ReadBaseline reads the output of check --json named name: one
 // CheckDocument, or JSON Lines of FileReports and a closing document. An
 // error names the file and the byte offset.

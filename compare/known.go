@@ -17,9 +17,9 @@ import (
 	"github.com/sfdbg/sfdbg/sframe"
 )
 
-// KnownFault is one entry of known_faults.json: a producer's fault and
+// knownFault is one entry of known_faults.json: a producer's fault and
 // the signature of the findings it causes.
-type KnownFault struct {
+type knownFault struct {
 	// ID names the fault in suppressions and JSON ("gnu-ld-plt-got-cfa").
 	ID string `json:"id"`
 	// Producer is "GNU ld" or "GNU as".
@@ -46,7 +46,7 @@ type KnownFault struct {
 }
 
 // Text names the fault in one line: "GNU ld 2.44-2.47.50: ... [id]".
-func (k *KnownFault) Text() string {
+func (k *knownFault) Text() string {
 	v := k.Versions[0]
 	if k.Versions[1] != k.Versions[0] {
 		v += "-" + k.Versions[1]
@@ -65,7 +65,7 @@ var knownFaultsJSON []byte
 // build defect, caught by the tests (TestKnownFaultsData).
 var knownFaults = mustKnownFaults(knownFaultsJSON)
 
-func mustKnownFaults(b []byte) []KnownFault {
+func mustKnownFaults(b []byte) []knownFault {
 	k, err := parseKnownFaults(b)
 	if err != nil {
 		panic(err)
@@ -75,8 +75,8 @@ func mustKnownFaults(b []byte) []KnownFault {
 
 // parseKnownFaults decodes and checks a known-faults table: every entry
 // has an ID, a producer, a pattern this file implements and kinds.
-func parseKnownFaults(b []byte) ([]KnownFault, error) {
-	var k []KnownFault
+func parseKnownFaults(b []byte) ([]knownFault, error) {
+	var k []knownFault
 	if err := json.Unmarshal(b, &k); err != nil {
 		return nil, fmt.Errorf("known_faults.json: %w", err)
 	}
@@ -93,8 +93,8 @@ func parseKnownFaults(b []byte) ([]KnownFault, error) {
 	return k, nil
 }
 
-// KnownFaults returns the table of known producer faults.
-func KnownFaults() []KnownFault { return slices.Clone(knownFaults) }
+// allKnownFaults returns the table of known producer faults.
+func allKnownFaults() []knownFault { return slices.Clone(knownFaults) }
 
 // evidence is what a static finding was judged on: the SFrame and CFI rows
 // compared at its first PC and the CFI row before, kept for matching known
@@ -147,10 +147,10 @@ func isValOffset(r sframe.Rule, reg sframe.Reg, off int64) bool {
 	return r.Kind == sframe.RuleValOffset && r.Reg == reg && r.Offset == off
 }
 
-// Producers is what a file says, or lets infer, about the tools that made
+// producerSet is what a file says, or lets infer, about the tools that made
 // its SFrame section: the .comment identification strings and the
 // section's version.
-type Producers struct {
+type producerSet struct {
 	// Comment holds the .comment strings ("GCC: (Debian 12.2.0-14) 12.2.0",
 	// "Linker: GNU ld (GNU Binutils for Debian) 2.47.50.20261021").
 	Comment []string
@@ -161,8 +161,8 @@ type Producers struct {
 }
 
 // parseProducers splits a .comment section (NUL-separated strings).
-func parseProducers(comment string, version int, object bool) Producers {
-	p := Producers{SFrameVersion: version, Object: object}
+func parseProducers(comment string, version int, object bool) producerSet {
+	p := producerSet{SFrameVersion: version, Object: object}
 	for _, s := range strings.Split(comment, "\x00") {
 		if s = strings.TrimSpace(s); s != "" && !slices.Contains(p.Comment, s) {
 			p.Comment = append(p.Comment, s)
@@ -171,9 +171,9 @@ func parseProducers(comment string, version int, object bool) Producers {
 	return p
 }
 
-// Names returns the producers' names for suppression rules: the .comment
+// names returns the producers' names for suppression rules: the .comment
 // strings, then "GNU ld" and "GNU as" unless the file rules them out.
-func (p Producers) Names() []string {
+func (p producerSet) names() []string {
 	names := slices.Clone(p.Comment)
 	switch l := p.linker(); {
 	case l != "":
@@ -189,7 +189,7 @@ func (p Producers) Names() []string {
 	return names
 }
 
-func (p Producers) has(sub string) bool {
+func (p producerSet) has(sub string) bool {
 	for _, s := range p.Comment {
 		if strings.Contains(s, sub) {
 			return true
@@ -202,7 +202,7 @@ func (p Producers) has(sub string) bool {
 // ("GNU ld (GNU Binutils for Debian) 2.44", with --enable-linker-version)
 // or lld's "Linker: LLD 22.1.0" without its prefix; "" when .comment has
 // neither.
-func (p Producers) linker() string {
+func (p producerSet) linker() string {
 	for _, s := range p.Comment {
 		if l, ok := strings.CutPrefix(s, "Linker: "); ok {
 			return l
@@ -216,14 +216,14 @@ func (p Producers) linker() string {
 
 // gnuAs reports whether GNU as may have made part of the section: not
 // when .comment names clang (its integrated assembler) and no GCC.
-func (p Producers) gnuAs() bool {
+func (p producerSet) gnuAs() bool {
 	return !p.has("clang version") || p.has("GCC: ")
 }
 
 // match says whether the file's producers can be k's, and how that is
 // known: the linker's identification in .comment, or the SFrame version
 // the fault's version range writes.
-func (p Producers) match(k *KnownFault) (how string, ok bool) {
+func (p producerSet) match(k *knownFault) (how string, ok bool) {
 	inferred := func() (string, bool) {
 		if !slices.Contains(k.SFrameVersions, p.SFrameVersion) {
 			return "", false
@@ -285,7 +285,7 @@ func compareVersion(v, bound string) int {
 
 // matchKnown returns the known fault whose signature f matches in a file
 // of the given producers and ABI, with how the producer was identified.
-func matchKnown(f *Finding, p Producers, abi sframe.ABI) (*KnownFault, string) {
+func matchKnown(f *Finding, p producerSet, abi sframe.ABI) (*knownFault, string) {
 	if f.ev == nil {
 		return nil, ""
 	}
@@ -306,7 +306,7 @@ func matchKnown(f *Finding, p Producers, abi sframe.ABI) (*KnownFault, string) {
 
 // markKnown sets Known and KnownID on the findings of r that match a known
 // fault (matchKnown).
-func markKnown(r *FileReport, p Producers, abi sframe.ABI) {
+func markKnown(r *FileReport, p producerSet, abi sframe.ABI) {
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		if k, how := matchKnown(f, p, abi); k != nil {

@@ -65,7 +65,7 @@ func TestEveryKnownFaultIsNamedOnItsFixture(t *testing.T) {
 			}
 		})
 	}
-	for _, k := range KnownFaults() {
+	for _, k := range allKnownFaults() {
 		if !tested[k.ID] {
 			t.Errorf("known fault %s has no fixture in knownCases", k.ID)
 		}
@@ -73,7 +73,7 @@ func TestEveryKnownFaultIsNamedOnItsFixture(t *testing.T) {
 }
 
 func TestKnownFaultsData(t *testing.T) {
-	ks := KnownFaults()
+	ks := allKnownFaults()
 	if len(ks) < 5 {
 		t.Fatalf("%d known faults, want the 5 sfdbg found", len(ks))
 	}
@@ -104,8 +104,8 @@ func TestKnownFaultNeedsItsProducer(t *testing.T) {
 	as := knownByID(t, "gnu-as-flex-offset-1-byte")
 	tests := []struct {
 		name string
-		k    *KnownFault
-		p    Producers
+		k    *knownFault
+		p    producerSet
 		want bool
 	}{
 		{"GNU ld 2.44 named in .comment matches", ld, parseProducers("GCC: x\x00GNU ld (GNU Binutils for Debian) 2.44\x00", 2, false), true},
@@ -129,8 +129,8 @@ func TestKnownFaultNeedsItsProducer(t *testing.T) {
 	}
 }
 
-func knownByID(t *testing.T, id string) *KnownFault {
-	for _, k := range KnownFaults() {
+func knownByID(t *testing.T, id string) *knownFault {
+	for _, k := range allKnownFaults() {
 		if k.ID == id {
 			return &k
 		}
