@@ -40,6 +40,19 @@ type Finding struct {
 	// bytes; empty for linked files and for whole-file findings.
 	Section    string `json:"section,omitempty"`
 	SectionOff uint64 `json:"section_offset,omitempty"`
+	// Known names the known producer fault (KnownFault.Text, and how the
+	// producer was identified) whose signature the finding matches;
+	// KnownID is its id. Empty when none does.
+	Known   string `json:"known,omitempty"`
+	KnownID string `json:"known_id,omitempty"`
+	// Suppressed names the suppression rule ("FILE:LINE") that matched
+	// (check --suppressions); Baselined is set when the finding was in
+	// the --baseline report. Neither fails the run (Gate).
+	Suppressed string `json:"suppressed,omitempty"`
+	Baselined  bool   `json:"baselined,omitempty"`
+
+	ev    *evidence // the rows judged, for known faults (static checks)
+	place string    // the section holding FuncStart (static checks)
 }
 
 // Summary counts what a check covered and found.
@@ -87,6 +100,14 @@ type FileReport struct {
 	// Format is "ctf_frame" (FormatCTFFrame) when the section checked was
 	// the pre-release CTF Frame format, read as SFrame v1; empty for SFrame.
 	Format string `json:"format,omitempty"`
+
+	// Producers names the tools .comment names, and "GNU ld"/"GNU as"
+	// where the file does not rule them out (producerSet.names): what a
+	// suppression rule's producer glob is matched against.
+	Producers []string `json:"producers,omitempty"`
+	// Gate counts how the findings were classified for the exit status
+	// (Gate.Classify); nil before.
+	Gate *GateCounts `json:"gate,omitempty"`
 
 	src *frames.Module // the module checked, for AddConsumerVerdicts (closed: reopened there)
 }
@@ -172,9 +193,12 @@ func rowAt(rows []frames.Row, pc uint64) int {
 // add records a finding about a function (FuncStart), located by
 // section in a relocatable object.
 func (c *checker) add(f Finding) {
-	if c.layout != nil && c.layout.Synthetic() {
+	if c.layout != nil {
 		if sec, off, ok := c.layout.Locate(f.FuncStart); ok {
-			f.Section, f.SectionOff = sec.Name, off
+			f.place = sec.Name
+			if c.layout.Synthetic() {
+				f.Section, f.SectionOff = sec.Name, off
+			}
 		}
 	}
 	c.addFileWide(f)

@@ -85,6 +85,9 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 	if err := c.run(); err != nil {
 		return fail(fmt.Errorf("%s: %w", name, err))
 	}
+	prod := parseProducers(c.comment(), int(sec.Version), layout.Synthetic())
+	rep.Producers = prod.names()
+	markKnown(rep, prod, sec.ABI)
 	return rep, nil
 }
 

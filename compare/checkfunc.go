@@ -60,10 +60,15 @@ func (c *checker) checkFunc(fde *sframe.FDE, own []Range, cfiRows []frames.Row, 
 		listed++
 		f := Finding{Function: name, FuncStart: fde.Start, PC: r.start, PCEnd: r.end, Instructions: r.n,
 			CFI: ruleText(cfiRows[r.cfi])}
+		f.ev = &evidence{cfi: cfiRows[r.cfi]}
 		if r.sf >= 0 {
 			f.SFrame = ruleText(sfRows[r.sf])
+			f.ev.sf, f.ev.sfOK = sfRows[r.sf], true
 		} else {
 			f.SFrame = "no FRE"
+		}
+		if k := r.cfi; k > 0 && cfiRows[k].Start == r.start && cfiRows[k-1].End == r.start {
+			f.ev.cfiPrev = &cfiRows[k-1]
 		}
 		if shift, ok := boundaryShift(r, sfRows, cfiRows); ok {
 			f.Kind, f.Shift = KindFREBoundary, shift
@@ -186,16 +191,19 @@ func (c *checker) checkMaskFunc(fde *sframe.FDE, name string, cfiRows []frames.R
 		}
 		compared++
 		var d RowDiff
-		sfText := "no FRE"
+		var row frames.Row
+		sfText, sfOK := "no FRE", false
 		if a := lookup(pc); !a.ok {
 			d = RowDiff{CFA: true}
 		} else {
-			sfText = ruleText(a.row)
-			d = DiffRows(a.row, cfiRows[ci], pc)
+			row = a.row
+			sfText, sfOK = ruleText(row), true
+			d = DiffRows(row, cfiRows[ci], pc)
 		}
 		if d.Any() {
 			if len(bad) == 0 {
-				first = Finding{Kind: KindPLT, Function: name, FuncStart: fde.Start, PC: pc, SFrame: sfText, CFI: ruleText(cfiRows[ci])}
+				first = Finding{Kind: KindPLT, Function: name, FuncStart: fde.Start, PC: pc, SFrame: sfText, CFI: ruleText(cfiRows[ci]),
+					ev: &evidence{sf: row, sfOK: sfOK, cfi: cfiRows[ci]}}
 			}
 			bad = append(bad, pc)
 		}

@@ -145,9 +145,9 @@ func (t *Trace) appendFrameLine(b []byte, s Shown, width int, opts TextOptions, 
 }
 
 // wrapFrameLine moves the " at FILE:LINE" or " from PATH" of a frame line
-// wider than lineWidth to a line of its own, as gdb does: indented by 4
-// columns in gdb's single-method form, under the function in the table.
-func wrapFrameLine(b []byte, table bool) []byte {
+// wider than lineWidth to a line of its own indented by 4 columns, as gdb
+// does, in the table of all methods as in gdb's single-method form.
+func wrapFrameLine(b []byte) []byte {
 	if len(b) <= lineWidth {
 		return b
 	}
@@ -160,22 +160,8 @@ func wrapFrameLine(b []byte, table bool) []byte {
 	if cut < 0 {
 		return b
 	}
-	indent := 4
-	if table {
-		// The function column starts after the last double space
-		// before the cut.
-		if i := bytes.LastIndex(b[:cut], []byte("  ")); i >= 0 {
-			indent = i + 4
-		}
-	}
 	rest := append([]byte(nil), b[cut+2:]...)
-	if indent+len(rest) > lineWidth {
-		indent = 4 // a long path: gdb's indent, so that it fits if it can
-	}
-	b = append(b[:cut+1], '\n')
-	for range indent {
-		b = append(b, ' ')
-	}
+	b = append(b[:cut+1], "\n    "...)
 	return append(b, rest...)
 }
 
@@ -235,7 +221,7 @@ func (t *Trace) WriteText(w io.Writer, opts TextOptions) {
 	var line []byte
 	print := func(s Shown) {
 		line = t.appendFrameLine(line[:0], s, width, opts, locs)
-		line = wrapFrameLine(line, t.Methods == All)
+		line = wrapFrameLine(line)
 		bw.Write(append(line, '\n'))
 	}
 	if opts.NoLines {
@@ -362,6 +348,8 @@ type (
 		// Compared is false when no frame of any thread could be judged
 		// (no SFrame, or no CFI, anywhere on the stacks).
 		Compared bool `json:"compared"`
+		// Terminated is, for a core, the signal that killed the process.
+		Terminated *Termination `json:"terminated,omitempty"`
 	}
 	// ThreadDocument is one thread's trace, or why it could not be taken.
 	ThreadDocument struct {

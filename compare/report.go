@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 )
 
 // SchemaVersion is the version of the JSON documents this package writes.
@@ -53,6 +54,13 @@ import (
 // physical frames. A frame with inline functions has as "file"/"line" the
 // line gdb shows for it: the call site of the outermost inlined call.
 //
+// Added within schema 2 for check as a CI gate: Finding "known" (the
+// known producer fault it matches, KnownFault.Text) and "known_id",
+// "suppressed" (the rule, "FILE:LINE") and "baselined"; FileReport
+// "producers" and "gate" (GateCounts: known, ignore_known, suppressed,
+// baselined, failing); CheckDocument "known", "suppressed", "baselined"
+// and "failing" (check exits 1 when failing > 0).
+//
 // Schema 1 had a separate per-method bt document and a StackReport per
 // thread; schema 2 replaced both with ProcessDocument, and fp-chain-broken
 // is counted once per thread (ThreadDocument.fp_broken), not per frame.
@@ -67,6 +75,12 @@ type CheckDocument struct {
 	Disagreements int `json:"disagreements"`
 	// Errors counts files that could not be checked.
 	Errors int `json:"errors"`
+	// Known, Suppressed, Baselined and Failing sum the files' GateCounts:
+	// check exits 1 when Failing > 0.
+	Known      int `json:"known"`
+	Suppressed int `json:"suppressed"`
+	Baselined  int `json:"baselined"`
+	Failing    int `json:"failing"`
 }
 
 // Disagreements returns the number of findings that are disagreements.
@@ -103,6 +117,12 @@ func NewCheckDocument(files []*FileReport) *CheckDocument {
 	for _, f := range files {
 		d.Total.Add(f.Summary)
 		d.Disagreements += f.Disagreements()
+		d.Failing += f.Failing()
+		if g := f.Gate; g != nil {
+			d.Known += g.Known
+			d.Suppressed += g.Suppressed
+			d.Baselined += g.Baselined
+		}
 		if f.Err != "" {
 			d.Errors++
 		}
@@ -138,7 +158,9 @@ func (s Style) kind(k Kind) string {
 // by function, then its summary.
 func (r *FileReport) WriteText(w io.Writer, st Style) {
 	if r.Err != "" {
-		fmt.Fprintf(w, "%s: error: %s\n", r.File, r.Err)
+		// The error names the file already ("notelf.txt: not an ELF
+		// file"): say it once.
+		fmt.Fprintf(w, "%s: error: %s\n", r.File, strings.TrimPrefix(r.Err, r.File+": "))
 		return
 	}
 	if r.Format == FormatCTFFrame {
@@ -146,7 +168,12 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 	} else {
 		fmt.Fprintf(w, "%s: SFrame v%d, %s\n", r.File, r.Version, r.ABI)
 	}
-	fs := append([]Finding(nil), r.Findings...)
+	var fs []Finding
+	for _, f := range r.Findings {
+		if f.Suppressed == "" && !f.Baselined { // counted below, not listed
+			fs = append(fs, f)
+		}
+	}
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].FuncStart < fs[j].FuncStart })
 	var cur string
 	for i, f := range fs {
@@ -170,6 +197,9 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 			cur = name
 		}
 		fmt.Fprintf(w, "    %-16s %s\n", st.kind(f.Kind), f.Message)
+		if f.Known != "" {
+			writeWrapped(w, strings.Repeat(" ", 21)+"known fault: ", 21, f.Known)
+		}
 	}
 	s := r.Summary
 	fmt.Fprintf(w, "  functions: %d with SFrame, %d with CFI, %d compared; bytes covered: SFrame %d, CFI %d; instructions compared: %d\n",
@@ -196,12 +226,56 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 			fmt.Fprintf(w, "    %-22s %s at byte %#x [%s]\n", x.Name, x.Msg, x.Off, x.Source)
 		}
 	}
-	if n := r.Disagreements(); n > 0 {
+	r.writeGate(w)
+	if n, fail := r.Disagreements(), r.Failing(); n > 0 && fail == n {
 		fmt.Fprintf(w, "  result: %s\n", st.paint("31", fmt.Sprintf("%d disagreements", n)))
+	} else if n > 0 {
+		colour := "32"
+		if fail > 0 {
+			colour = "31"
+		}
+		fmt.Fprintf(w, "  result: %d disagreements, %s\n", n, st.paint(colour, fmt.Sprintf("%d failing", fail)))
 	} else if !compared {
 		fmt.Fprintf(w, "  result: %s\n", st.paint("33", "SFrame valid, not compared with CFI"))
 	} else {
 		fmt.Fprintf(w, "  result: %s\n", st.paint("32", "SFrame agrees with CFI wherever it claims coverage"))
+	}
+}
+
+// writeGate says what the gate did with the findings: the known faults
+// (listed, ignored or not), the suppressed and baselined findings (counted
+// here, not listed).
+func (r *FileReport) writeGate(w io.Writer) {
+	g := r.Gate
+	if g == nil {
+		return
+	}
+	if g.Known > 0 {
+		how := "not ignored without --ignore-known"
+		if g.IgnoreKnown {
+			how = "ignored: --ignore-known"
+		}
+		fmt.Fprintf(w, "  known faults: %d of the disagreements are known producer faults (%s)\n", g.Known, how)
+	}
+	if g.Suppressed > 0 {
+		by := map[string]int{}
+		var order []string
+		for _, f := range r.Findings {
+			if f.Suppressed != "" {
+				if by[f.Suppressed] == 0 {
+					order = append(order, f.Suppressed)
+				}
+				by[f.Suppressed]++
+			}
+		}
+		var parts []string
+		for _, s := range order {
+			parts = append(parts, fmt.Sprintf("%d by %s", by[s], s))
+		}
+		fmt.Fprintf(w, "  suppressed: %d findings, not listed (%s)\n", g.Suppressed, strings.Join(parts, ", "))
+	}
+	if g.Baselined > 0 {
+		fmt.Fprintf(w, "  baseline: %d findings were in the baseline report, not listed\n", g.Baselined)
 	}
 }
 
@@ -216,8 +290,16 @@ func (d *CheckDocument) WriteSummaryTable(w io.Writer, st Style) {
 		}
 	}
 	verdict := st.paint("32", "no disagreements")
-	if d.Disagreements > 0 {
+	switch {
+	case d.Disagreements > 0 && d.Failing == d.Disagreements:
 		verdict = st.paint("31", fmt.Sprintf("%d disagreements", d.Disagreements))
+	case d.Disagreements > 0:
+		colour := "32"
+		if d.Failing > 0 {
+			colour = "31"
+		}
+		verdict = fmt.Sprintf("%d disagreements, %s (known: %d, suppressed: %d, in the baseline: %d)", d.Disagreements,
+			st.paint(colour, fmt.Sprintf("%d failing", d.Failing)), d.Known, d.Suppressed, d.Baselined)
 	}
 	fmt.Fprintf(w, "  %s\n", verdict)
 }

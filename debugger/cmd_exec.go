@@ -398,7 +398,7 @@ func cmdDetach(s *Session, _ string) error {
 
 // cmdKill implements "kill".
 func cmdKill(s *Session, _ string) error {
-	if s.ui.IsTerminal() && !s.Batch {
+	if s.ui.IsTerminal() && !s.Batch && !s.confirmOff() {
 		ans, err := s.ui.ReadLine("Kill the program being debugged? (y or n) ")
 		if err != nil || !strings.HasPrefix(strings.ToLower(strings.TrimSpace(ans)), "y") {
 			return errors.New("Not confirmed.")
@@ -703,7 +703,7 @@ func cmdSetBacktrace(s *Session, args string) error {
 
 // cmdShowBacktrace implements "show backtrace limit".
 func cmdShowBacktrace(s *Session, args string) error {
-	if w, _ := splitWord(args); w != "limit" && w != "" {
+	if a := strings.TrimSpace(args); a != "limit" && a != "" {
 		return errors.New(`Usage: show backtrace limit`)
 	}
 	switch n := s.backtraceLimit(); {

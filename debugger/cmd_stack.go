@@ -25,8 +25,8 @@ func cmdBacktrace(s *Session, args string) error {
 			methods = m
 			continue
 		}
-		if w == "full" {
-			continue
+		if w == "full" || w == "-full" {
+			return errBtFull
 		}
 		n, err := strconv.Atoi(w)
 		if err != nil || n == 0 {

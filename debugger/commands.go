@@ -89,6 +89,9 @@ func (t *commandTable) lookupHelp(words string) (*command, error) {
 			return nil, err
 		}
 	}
+	if rest != "" {
+		return nil, fmt.Errorf("%q has no subcommand %q.", c.name(), rest)
+	}
 	return c, nil
 }
 
@@ -206,6 +209,7 @@ func completeWords(words ...string) func(*Session, string) []string {
 // are gdb's.
 func newCommandTable() *commandTable {
 	t := &commandTable{}
+	setSettings, showSettings := settingCommands()
 	t.cmds = []*command{
 		{aliases: []string{"backtrace", "bt", "where"}, args: "[N|-N] [sframe|cfi|fp|all|compare]", needsTarget: true,
 			help: `Print the backtrace of the selected thread.
@@ -221,7 +225,8 @@ frame to its caller (agree, DISAGREE with a finding below, not covered,
 end: both say outermost); FP is the same check for the frame-pointer
 chain (ok, differs). It prints what "sfdbg bt" prints for the thread: one
 engine. "frame", "up" and "down" then select in the list it printed.
-A trace stops at the backtrace limit (256 frames; "set backtrace limit").`,
+A trace stops at the backtrace limit (256 frames; "set backtrace limit").
+"bt full" is refused: locals are not supported yet.`,
 			complete: completeWords("sframe", "cfi", "fp", "all", "compare"),
 			run:      cmdBacktraceNotes},
 		{aliases: []string{"frame", "f"}, args: "[N]", needsTarget: true,
@@ -417,22 +422,22 @@ passes every signal but SIGTRAP to the program at once (see "info
 signals"). SIG is a name (SIGSEGV, SEGV) or a number.`,
 			run: cmdHandle},
 		{aliases: []string{"set"},
-			help: "Change a setting: backtrace limit.",
-			sub: []*command{
+			help: "Change a setting: backtrace limit, and gdb's usual settings.\nSettings gdb scripts carry (pagination, confirm, width, height, print\npretty) are accepted; \"help set NAME\" says what each changes in sfdbg.",
+			sub: append([]*command{
 				{aliases: []string{"backtrace", "bt"}, args: "limit N|unlimited",
 					help: `Set the most frames a backtrace unwinds (default 256).
 Every trace stops there, and bt then ends with "(More stack frames
 follow...)"; frame, up, down, info frame and finish see only those
 frames. N is 1 to 1000000; unlimited (or 0, as in gdb) is 1000000.`,
 					run: cmdSetBacktrace},
-			}},
+			}, setSettings...)},
 		{aliases: []string{"show"},
-			help: "Show a setting: backtrace limit.",
-			sub: []*command{
+			help: "Show a setting: backtrace limit, pagination, confirm, ...",
+			sub: append([]*command{
 				{aliases: []string{"backtrace", "bt"}, args: "limit",
 					help: "Show the most frames a backtrace unwinds.",
 					run:  cmdShowBacktrace},
-			}},
+			}, showSettings...)},
 		{aliases: []string{"source"}, args: "FILE",
 			help: `Run the debugger commands in FILE, one per line, as -x does.
 The first failing command ends the file: "FILE:LINE: Error in sourced

@@ -73,6 +73,9 @@ func checkPid(pid int) error {
 // permissionSentence explains an EPERM from ptrace: the process is traced
 // already, belongs to another user, or Yama restricts ptrace.
 func permissionSentence(pid int) string {
+	if isKernelThread(pid) {
+		return fmt.Sprintf("cannot attach to process %d (%s): it is a kernel thread, with no user space to unwind", pid, processName(pid))
+	}
 	st := procStatus(pid)
 	if t := st["TracerPid"]; t != "" && t != "0" {
 		name := strings.TrimSpace(readFile("/proc/" + t + "/comm"))
@@ -90,6 +93,27 @@ func permissionSentence(pid int) string {
 		return fmt.Sprintf("cannot attach to process %d: ptrace is restricted by /proc/sys/kernel/yama/ptrace_scope=%s; run sfdbg as root or set it to 0", pid, scope)
 	}
 	return fmt.Sprintf("cannot attach to process %d: permission denied (a setuid program, a process in another container, or missing CAP_SYS_PTRACE)", pid)
+}
+
+// pfKthread is PF_KTHREAD, the flag of a kernel thread in the flags field
+// of /proc/PID/stat (include/linux/sched.h).
+const pfKthread = 0x00200000
+
+// isKernelThread reports whether process pid is a kernel thread: the
+// PF_KTHREAD flag of /proc/PID/stat's flags (field 9; the name in
+// parentheses may hold spaces, so fields are counted after its ')').
+func isKernelThread(pid int) bool {
+	stat := readFile(fmt.Sprintf("/proc/%d/stat", pid))
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(stat[i+1:])
+	if len(f) < 7 {
+		return false
+	}
+	flags, err := strconv.ParseUint(f[6], 10, 64)
+	return err == nil && flags&pfKthread != 0
 }
 
 func userName(uid string) string {

@@ -18,6 +18,8 @@ type ProcessTrace struct {
 	// Space holds the modules the traces refer to; after the process is
 	// detached it still symbolizes (from the module files).
 	Space *frames.Space
+	// Terminated is, for a core, the signal that killed the process.
+	Terminated *compare.Termination
 }
 
 // ThreadTrace is one thread's trace, or why it could not be taken.
@@ -86,6 +88,9 @@ func methodsText(m compare.Methods) string {
 // WriteText prints every thread's trace, gdb's "thread apply all bt" style.
 func (p *ProcessTrace) WriteText(w io.Writer, opts compare.TextOptions) {
 	fmt.Fprintf(w, "Process %d (%s), %s, %s\n", p.Pid, p.Name, plural(len(p.Threads), "thread", "threads"), methodsText(p.Methods))
+	if p.Terminated != nil {
+		p.Terminated.WriteText(w)
+	}
 	for i, t := range p.Threads {
 		fmt.Fprintf(w, "\nThread %d (Thread %d \"%s\")", i+1, t.Tid, t.Name)
 		if t.Trace == nil {
@@ -123,7 +128,7 @@ func (p *ProcessTrace) WriteText(w io.Writer, opts compare.TextOptions) {
 func (p *ProcessTrace) Document() *compare.ProcessDocument {
 	d := &compare.ProcessDocument{SchemaVersion: compare.SchemaVersion, Pid: p.Pid, Name: p.Name,
 		Methods: p.Methods.String(), Disagreements: p.Disagreements(), Compared: p.Compared(),
-		Threads: []compare.ThreadDocument{}}
+		Threads: []compare.ThreadDocument{}, Terminated: p.Terminated}
 	for _, t := range p.Threads {
 		if t.Trace == nil {
 			d.Threads = append(d.Threads, compare.ThreadDocument{Tid: t.Tid, Name: t.Name, Error: t.Err.Error(),

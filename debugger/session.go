@@ -57,7 +57,8 @@ type Session struct {
 	listFirst, listLast int
 	srcDirs             []string
 	sources             map[string][]string
-	maxDepth            int // depth limit of traces (0: frames.DefaultMaxDepth)
+	maxDepth            int               // depth limit of traces (0: frames.DefaultMaxDepth)
+	settings            map[string]string // gdb settings set (gdbSettings), by name
 	// mu is held while a command runs, so that a signal handler can wait
 	// for it before detaching.
 	mu       sync.Mutex
@@ -166,6 +167,9 @@ func (s *Session) dispatch(line string) (err error) {
 	c, args, err := s.cmds.lookup(line)
 	if err != nil {
 		return err
+	}
+	if c.args == "" && c.run != nil && args != "" {
+		return errNoArgs(c, commandPrefix(s.cmds, c), args)
 	}
 	if c.needsTarget && s.tgt == nil {
 		return errors.New("The program is not being run.")

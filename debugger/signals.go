@@ -69,6 +69,18 @@ func signalByName(w string) (signalInfo, bool) {
 	return signalInfo{}, false
 }
 
+// SignalName returns gdb's name and description of a Linux signal
+// ("SIGSEGV", "Segmentation fault"); "SIG" and the number and "Unknown
+// signal" for one it does not list.
+func SignalName(sig int) (name, desc string) {
+	for _, si := range commonSignals {
+		if int(si.sig) == sig {
+			return si.name, si.desc
+		}
+	}
+	return fmt.Sprintf("SIG%d", sig), "Unknown signal"
+}
+
 // signalText is gdb's "SIGSEGV, Segmentation fault" for sig.
 func signalText(sig syscall.Signal) string {
 	for _, si := range commonSignals {

@@ -21,8 +21,11 @@ import (
 // register does not hold the frame's base: in a prologue and epilogue
 // (frame 0), in leaf functions on AArch64 and s390x, and in code built
 // without frame pointers (or back chains). Sanity checks: FP (s390x: back
-// chain) not below SP, 8-byte aligned; 0 ends the chain (ReasonOutermost),
-// as _start clears it.
+// chain) not below SP, 8-byte aligned. 0 ends the chain: as the outermost
+// frame (ReasonOutermost) where the ABI's rule says the chain ends there
+// (outermostByABI: the entry point or a thread's start cleared the
+// register), else as an incomplete trace (ReasonBadFrame: a caller built
+// without frame pointers left 0 in the register).
 type FPUnwinder struct {
 	Space *Space
 }
@@ -80,8 +83,7 @@ func (u *FPUnwinder) stepBackChain(f *Frame, fault func(Reason, uint8, uint64, u
 		}
 		return Frame{}, se
 	case back == 0:
-		f.Row.CFA, f.Row.RA, f.Row.Outermost = sframe.Rule{}, sframe.Rule{}, true
-		return fault(ReasonOutermost, fpZero, 0, 0)
+		return u.zeroFP(f, fault)
 	case back%8 != 0:
 		return fault(ReasonBadFrame, fpMisaligned, back, sp)
 	case back <= sp:
@@ -114,11 +116,65 @@ var fpRow = Row{
 	Src: Source{Method: MethodFP, FDE: -1, CIE: -1, FRE: -1},
 }
 
+// zeroFP ends the chain at frame f, whose FP (s390x: back chain) is 0:
+// at the outermost frame when the ABI's rule says so (outermostByABI),
+// else as a stop that leaves the trace incomplete.
+func (u *FPUnwinder) zeroFP(f *Frame, fault func(Reason, uint8, uint64, uint64) (Frame, error)) (Frame, error) {
+	name, ok := outermostByABI(f)
+	if !ok {
+		fr, err := fault(ReasonBadFrame, fpZeroEarly, 0, 0)
+		err.(*StopError).Err.(*fpFault).fn = name
+		return fr, err
+	}
+	f.Row.CFA, f.Row.RA, f.Row.Outermost = sframe.Rule{}, sframe.Rule{}, true
+	return fault(ReasonOutermost, fpZero, 0, 0)
+}
+
+// threadStarts are the C libraries' functions that clear the frame
+// pointer (s390x: the back chain) in a new thread before calling its
+// start routine (glibc's clone3.S and clone.S, musl's __clone).
+var threadStarts = map[string]bool{"clone": true, "__clone": true, "clone3": true, "__clone3": true,
+	"thread_start": true, "__thread_start": true}
+
+// outermostByABI reports whether frame f, whose FP is 0, is the outermost
+// frame by the ABI's rule: the deepest frame is the one whose code
+// cleared the register before its first call (x86-64 psABI §3.4.1 "the
+// user code should mark the deepest stack frame by setting the frame
+// pointer to zero"; AAPCS64 §6.2.3, the frame record chain ends at 0;
+// the s390x ELF ABI supplement's back chain 0): the program's entry
+// point (_start, the function holding the module's e_entry) or a thread's
+// start in the C library's clone. A 0 seen in any other function was left
+// there by a caller that does not keep frame pointers. name is f's
+// function ("" when no symbol covers it: then it cannot be told).
+func outermostByABI(f *Frame) (name string, ok bool) {
+	m := f.Module
+	if m == nil {
+		return "", false
+	}
+	pc := f.LookupPC()
+	name, off, found := m.FuncName(pc)
+	if !found {
+		return "", false
+	}
+	if threadStarts[name] {
+		return name, true
+	}
+	if ef, err := m.File(); err == nil && ef.Entry != 0 {
+		entry := ef.Entry + m.Bias
+		en, eoff, ok := m.FuncName(entry)
+		if ok && en == name && entry-eoff == pc-off {
+			return name, true
+		}
+	}
+	return name, false
+}
+
 // fpFault says why the frame-pointer chain stops at a frame; its message
 // is made only when read (stopMessage).
 type fpFault struct {
 	why        uint8
 	fp, pc, sp uint64
+	fn         string // fpZeroEarly: the function, "" if unknown
 }
 
 // Reasons of an fpFault.
@@ -128,7 +184,8 @@ const (
 	fpMisaligned
 	fpBelowSP
 	fpWraps
-	fpNotAbove // AArch64: the next frame record is not above this one (sp holds this record's address)
+	fpNotAbove  // AArch64: the next frame record is not above this one (sp holds this record's address)
+	fpZeroEarly // 0 in a frame that is not the outermost by the ABI's rule
 )
 
 func (e *fpFault) Error() string { return e.stopMessage() }
@@ -143,6 +200,11 @@ func (e *fpFault) stopMessage() string {
 		return fmt.Sprintf("frame pointer %#x at PC %#x is not 8-byte aligned", e.fp, e.pc)
 	case fpBelowSP:
 		return fmt.Sprintf("frame pointer %#x at PC %#x is below SP %#x", e.fp, e.pc, e.sp)
+	case fpZeroEarly:
+		if e.fn == "" {
+			return fmt.Sprintf("frame pointer is 0 at PC %#x in an unknown function: maybe not outermost", e.pc)
+		}
+		return fmt.Sprintf("frame pointer is 0 at PC %#x in %s, not _start or clone: not outermost", e.pc, e.fn)
 	case fpNotAbove:
 		return fmt.Sprintf("frame record at %#x (PC %#x) links to %#x, not above it", e.sp, e.pc, e.fp)
 	}
@@ -171,8 +233,7 @@ func (u *FPUnwinder) Step(f *Frame) (Frame, error) {
 		f.Row = aarch64FPRow
 	}
 	if fp == 0 {
-		f.Row.CFA, f.Row.RA, f.Row.Outermost = sframe.Rule{}, sframe.Rule{}, true
-		return fault(ReasonOutermost, fpZero, 0, 0)
+		return u.zeroFP(f, fault)
 	}
 	sp := f.Regs.SP()
 	if fp%8 != 0 {

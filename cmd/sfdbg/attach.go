@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/sfdbg/sfdbg/debugger"
 )
@@ -11,24 +10,27 @@ import (
 func init() {
 	c := &command{
 		name:    "attach",
-		usage:   "attach [-batch] [-ex CMD]... [-x FILE] PID",
+		usage:   "attach [-batch] [-ex CMD]... [-x FILE] PID | -p PID [PROG] | PROG PID",
 		summary: "debug a running process, gdb-style; quit and the end of -batch detach (it runs on)",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int {
 		fs := newFlagSet(c, stderr)
 		sf := addSessionFlags(fs, false)
+		pflag := fs.String("p", "", "attach to process `PID` (gdb's -p; PROG may follow)")
+		fs.StringVar(pflag, "pid", "", "the same as -p")
 		pos, st, ok := parseInterspersed(fs, args)
 		if !ok {
 			return st
 		}
-		if len(pos) != 1 {
-			fs.Usage()
+		pid, prog, err := attachTarget(pos, *pflag)
+		if err != nil {
+			fmt.Fprintf(stderr, "sfdbg: attach: %v\n", err)
 			return exitError
 		}
-		pid, err := strconv.Atoi(pos[0])
-		if err != nil || pid <= 0 {
-			fmt.Fprintf(stderr, "sfdbg: attach: %q is not a process ID\n", pos[0])
-			return exitError
+		if prog != "" {
+			if w := sameProgram(prog, pid); w != "" {
+				fmt.Fprintf(stderr, "sfdbg: attach: %s\n", w)
+			}
 		}
 		// SIGINT or SIGTERM during the attach must not kill sfdbg with
 		// the target's threads stopped and untraced: catch them from

@@ -26,7 +26,7 @@ import (
 func init() {
 	c := &command{
 		name:    "check",
-		usage:   "check [--json] [--junit FILE] [--recursive] [-j N] [--profile kernel] FILE|DIR...",
+		usage:   "check [--json] [--junit FILE] [--recursive] [-j N] [--profile kernel] [--ignore-known] [--suppressions FILE] [--baseline REPORT.json] FILE|DIR...",
 		summary: "validate binaries' SFrame against their own DWARF CFI, instruction by instruction",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int { return runCheck(c, args, stdout, stderr) }
@@ -40,8 +40,16 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	recursive := fset.Bool("recursive", false, "check every ELF file and ar archive with .sframe below the given directories (other files are skipped)")
 	jobs := fset.Int("j", runtime.NumCPU(), "check `N` files in parallel")
 	profile := fset.String("profile", "", "with `kernel`, every rule the Linux kernel's SFrame loader fails counts as a disagreement (exit 1)")
+	ignoreKnown := fset.Bool("ignore-known", false, "disagreements that match a known producer fault (named in the report) do not fail the run")
+	suppFile := fset.String("suppressions", "", "findings a rule of `FILE` matches do not fail the run; one rule per line: KIND PLACE [PRODUCER] (globs; PLACE matches the function or its section); they are counted, not listed")
+	baseline := fset.String("baseline", "", "only findings not in `REPORT.json` (an earlier check --json) fail the run; matched by file, kind, function and offset in the function")
 	if st, ok := parseFlags(fset, args); !ok {
 		return st
+	}
+	gate, err := newGate(*ignoreKnown, *suppFile, *baseline)
+	if err != nil {
+		fmt.Fprintf(stderr, "sfdbg check: %v\n", err)
+		return exitError
 	}
 	if *profile != "" && *profile != "kernel" {
 		fmt.Fprintf(stderr, "sfdbg check: unknown profile %q (want kernel)\n", *profile)
@@ -65,7 +73,7 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	for _, a := range fset.Args() {
 		fi, err := os.Stat(a)
 		if err != nil {
-			fmt.Fprintf(stderr, "sfdbg check: %v\n", err)
+			fmt.Fprintf(stderr, "sfdbg check: %s\n", pathErrText(a, err))
 			return exitError
 		}
 		if !fi.IsDir() {
@@ -81,6 +89,9 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	start := time.Now()
 	reports := checkAll(paths, *jobs, *profile == "kernel", func(r *compare.FileReport) {
+		if !skipped(r, named) {
+			gate.Classify(r)
+		}
 		// Streamed in completion order under --json with several files.
 		if *jsonOut && len(paths) > 1 && !skipped(r, named) {
 			b, _ := json.Marshal(r)
@@ -134,10 +145,38 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	switch {
 	case doc.Errors > 0, len(walked.unreadable) > 0:
 		return exitError
-	case doc.Disagreements > 0:
+	case doc.Failing > 0:
 		return exitFindings
 	}
 	return exitOK
+}
+
+// newGate builds the gate of check's exit status from its flags: known
+// faults ignored or not, the rules of the suppressions file, the
+// baseline report (empty names: none).
+func newGate(ignoreKnown bool, suppressions, baseline string) (*compare.Gate, error) {
+	g := &compare.Gate{IgnoreKnown: ignoreKnown}
+	if suppressions != "" {
+		f, err := os.Open(suppressions)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if g.Suppressions, err = compare.ParseSuppressions(suppressions, f); err != nil {
+			return nil, err
+		}
+	}
+	if baseline != "" {
+		f, err := os.Open(baseline)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if g.Baseline, err = compare.ReadBaseline(baseline, f); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
 }
 
 // skipped reports whether a report is for a file found by --recursive that
@@ -357,9 +396,9 @@ func writeJUnit(path string, reports []*compare.FileReport, elapsed time.Duratio
 		case r.Err != "":
 			s.Errors++
 			tc.Error = &junitMessage{Message: r.Err, Type: "unreadable"}
-		case r.Disagreements() > 0:
+		case r.Failing() > 0:
 			s.Failures++
-			tc.Failure = &junitMessage{Message: fmt.Sprintf("%d disagreements between SFrame and CFI", r.Disagreements()), Type: "disagreement", Body: buf.String()}
+			tc.Failure = &junitMessage{Message: fmt.Sprintf("%d disagreements between SFrame and CFI", r.Failing()), Type: "disagreement", Body: buf.String()}
 		default:
 			tc.SystemOut = buf.String()
 		}

@@ -13,7 +13,7 @@ import (
 func init() {
 	c := &command{
 		name:    "core",
-		usage:   "core [--sysroot DIR] [--method sframe|cfi|fp|all] [--json] [--max-depth N] CORE [EXE]",
+		usage:   "core [--sysroot DIR] [--method sframe|cfi|fp|all] [--json] [--max-depth N] CORE [PROG] | PROG CORE",
 		summary: "print every thread's backtrace from a core file (x86-64, AArch64, s390x), compared as sfdbg bt does",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int {
@@ -24,8 +24,9 @@ func init() {
 		if !ok {
 			return st
 		}
-		if len(pos) < 1 || len(pos) > 2 {
-			fs.Usage()
+		corePath, prog, err := coreOperands(pos)
+		if err != nil {
+			fmt.Fprintf(stderr, "sfdbg: core: %v\n", err)
 			return exitError
 		}
 		copts, err := tf.options()
@@ -34,11 +35,9 @@ func init() {
 			return exitError
 		}
 		opts := corefile.Options{Sysroot: *sysroot}
-		if len(pos) == 2 {
-			opts.Exe = pos[1]
-		}
+		opts.Exe = prog
 		debug.SetGCPercent(800)
-		pt, closeCore, err := traceCore(pos[0], opts, copts)
+		pt, closeCore, err := traceCore(corePath, opts, copts)
 		if err != nil {
 			fmt.Fprintf(stderr, "sfdbg: core: %v\n", err)
 			return exitError
@@ -61,11 +60,40 @@ func traceCore(path string, opts corefile.Options, copts compare.Options) (*debu
 		c.Close()
 		return nil, nil, err
 	}
-	pt := &debugger.ProcessTrace{Pid: c.Pid, Name: c.Name, Methods: copts.Methods, Space: sp}
+	pt := &debugger.ProcessTrace{Pid: c.Pid, Name: c.Name, Methods: copts.Methods, Space: sp, Terminated: termination(c)}
 	for _, t := range c.Threads {
 		tr := compare.Unwind(sp, t.Regs, copts)
 		tr.Thread = t.Tid
 		pt.Threads = append(pt.Threads, debugger.ThreadTrace{Tid: t.Tid, Name: c.Name, Trace: tr})
 	}
 	return pt, func() { sp.Modules.Close(); c.Close() }, nil
+}
+
+// termination says what killed the process of core c: NT_SIGINFO's
+// signal, si_code and fault address, else the dumping thread's pr_cursig;
+// nil when neither names a signal.
+func termination(c *corefile.Core) *compare.Termination {
+	sig, src := 0, "pr_cursig"
+	if len(c.Threads) > 0 {
+		sig = c.Threads[0].Signal
+	}
+	if c.Siginfo != nil {
+		sig, src = c.Siginfo.Signo, "NT_SIGINFO"
+	}
+	if sig == 0 {
+		return nil
+	}
+	t := &compare.Termination{Signal: sig, Source: src}
+	t.Name, t.Description = debugger.SignalName(sig)
+	if si := c.Siginfo; si != nil {
+		code := si.Code
+		t.Code = &code
+		t.CodeName, t.CodeMeaning = si.CodeName()
+		if si.HasAddr {
+			addr := si.Addr
+			t.Addr = &addr
+		}
+		t.SenderPid = si.Pid
+	}
+	return t
 }

@@ -91,6 +91,10 @@ type Core struct {
 	PACMask uint64
 	// Order is the core's byte order.
 	Order binary.ByteOrder
+	// Siginfo is the NT_SIGINFO note: the signal that killed the process,
+	// its si_code and fault address; nil when the core has none (then
+	// Threads[0].Signal, pr_cursig, is all there is).
+	Siginfo *Siginfo
 
 	layout *layout
 
@@ -224,6 +228,7 @@ const (
 	ntPRPSINFO    = 3
 	ntAUXV        = 6
 	ntFILE        = 0x46494c45
+	ntSIGINFO     = 0x53494749
 	ntARMPACMask  = 0x406
 	pacMaskLength = 16 // struct user_pac_mask: data_mask, insn_mask
 )
@@ -305,6 +310,8 @@ func (c *Core) note(typ uint32, d []byte, at int64) error {
 		}
 	case ntFILE:
 		return c.fileNote(d, at)
+	case ntSIGINFO:
+		return c.siginfoNote(d, at)
 	}
 	return nil
 }
