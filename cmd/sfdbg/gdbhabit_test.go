@@ -43,8 +43,7 @@ func TestGdbHabitSessionAtATerminalLeavesTheProcessAsItWas(t *testing.T) {
 		s.waitPrompt(t)
 		n := len(s.text())
 		master.Write([]byte(line + "\r"))
-		time.Sleep(20 * time.Millisecond)
-		s.waitPrompt(t)
+		s.waitPromptAfter(t, n)
 		out := s.text()[n:]
 		for _, w := range want {
 			if !regexp.MustCompile(w).MatchString(out) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,7 +68,16 @@ func TestSampleExitsWith128PlusTheSignal(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Signal sfdbg once it has sampled (it traced the target at least
+	// once), not after a fixed delay that a loaded machine can outlast
+	// before sfdbg's handler is even installed.
+	tracer := fmt.Sprintf("TracerPid:\t%d\n", cmd.Process.Pid)
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", fx.Process.Pid)); strings.Contains(string(b), tracer) {
+			break
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGTERM)
 	err := cmd.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 128+15 {

@@ -92,8 +92,21 @@ func (s *session) waitFor(t *testing.T, want string) {
 // mode).
 func (s *session) waitPrompt(t *testing.T) {
 	t.Helper()
+	s.waitPromptAfter(t, -1)
+}
+
+// waitPromptAfter waits for the prompt that answers a line typed when the
+// output was n bytes long: the line's end (a newline past n) must have been
+// echoed before a prompt counts, so the prompt the line was typed at is
+// not taken for the next one however slowly the terminal echoes. n < 0
+// takes any prompt.
+func (s *session) waitPromptAfter(t *testing.T, n int) {
+	t.Helper()
 	deadline := time.After(15 * time.Second)
-	for !strings.HasSuffix(s.text(), "(sfdbg) ") {
+	answered := func(text string) bool {
+		return n < 0 || (len(text) > n && strings.Contains(text[n:], "\n"))
+	}
+	for text := s.text(); !answered(text) || !strings.HasSuffix(text, "(sfdbg) "); text = s.text() {
 		select {
 		case <-s.seen:
 		case <-time.After(20 * time.Millisecond):
