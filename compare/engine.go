@@ -212,7 +212,9 @@ type Frame struct {
 // unwind rows are looked up at: PC for an interrupted frame or a signal
 // trampoline, PC-1 for a return address (frames.Frame.LookupPC, gdb's
 // get_frame_address_in_block).
-func (f *Frame) LookupPC() uint64 { return frames.LookupPC(f.PC, f.Interrupted || f.SignalTrampoline()) }
+func (f *Frame) LookupPC() uint64 {
+	return frames.LookupPC(f.PC, f.Interrupted || f.SignalTrampoline())
+}
 
 // SignalTrampoline reports whether the frame is a signal trampoline (the
 // kernel's return path into the interrupted code, glibc's __restore_rt): a
