@@ -81,7 +81,7 @@ func (s *Section) WriteText(w io.Writer) error {
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	return first
+	return s.errFor(first)
 }
 
 type textDumper struct {
@@ -611,7 +611,7 @@ func (s *Section) WriteJSON(w io.Writer) error {
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	return first
+	return s.errFor(first)
 }
 
 func (s *Section) jsonHeader(b []byte) []byte {

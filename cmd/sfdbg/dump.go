@@ -56,7 +56,7 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		var fe *sframe.FormatError
 		if errors.As(err, &fe) {
-			fmt.Fprintf(stderr, "sfdbg dump: %s: %v (SFrame section at file offset %#x)\n", path, err, fileOff)
+			fmt.Fprintf(stderr, "sfdbg dump: %s: %v (section at file offset %#x)\n", path, err, fileOff)
 		} else {
 			fmt.Fprintf(stderr, "sfdbg dump: %s: %v\n", path, err)
 		}
