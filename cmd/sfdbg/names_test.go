@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sfdbg/sfdbg/compare"
 )
@@ -193,4 +195,57 @@ func TestEveryFrameIsNamedAsGdbNamesIt(t *testing.T) {
 		})
 	}
 	t.Logf("%d frames named as gdb names them (sfdbg bt), %d of gdb's frames in libraries not shown by sfdbg", total, totalSkipped)
+}
+
+// TestEveryFrameIsNamedAsGdbNamesItLive is TestEveryFrameIsNamedAsGdbNamesIt
+// against gdb itself rather than its recorded backtraces: every deep and
+// noreturn fixture in each of its modes is stopped by "gdb -batch -p PID
+// -ex 'thread apply all bt'" and then by "sfdbg bt --method cfi", and the
+// frames are compared as there. It needs gdb and runs only with
+// SFDBG_GDB_LIVE=1 (about a minute of attaching).
+func TestEveryFrameIsNamedAsGdbNamesItLive(t *testing.T) {
+	if os.Getenv("SFDBG_GDB_LIVE") != "1" {
+		t.Skip("set SFDBG_GDB_LIVE=1 to compare with gdb attached live")
+	}
+	gdbPath, err := exec.LookPath("gdb")
+	if err != nil {
+		t.Skipf("no gdb: %v", err)
+	}
+	modes := map[string][]string{"deep": {"spin", "sleep", "signal", "threads"}, "noreturn": {"spin", "exit", "abort", "threads"}}
+	bins, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "bin", "*"))
+	total, skipped, runs := 0, 0, 0
+	for _, bin := range bins {
+		name := filepath.Base(bin)
+		prog, _, _ := strings.Cut(name, "-")
+		for _, mode := range modes[prog] {
+			t.Run(name+" "+mode, func(t *testing.T) {
+				fx := startFixture(t, bin, mode)
+				pid := strconv.Itoa(fx.Process.Pid)
+				requirePtrace(t, fx.Process.Pid)
+				if mode == "signal" {
+					time.Sleep(100 * time.Millisecond) // the handler's chain
+				}
+				g, err := exec.Command(gdbPath, "-batch", "-nx", "-iex", "set debuginfod enabled off", "-p", pid,
+					"-ex", "set pagination off", "-ex", "thread apply all bt").CombinedOutput()
+				if err != nil {
+					t.Fatalf("gdb: %v\n%s", err, g)
+				}
+				code, out, errOut := runSfdbg("bt", "--method", "cfi", pid)
+				if code != exitOK {
+					t.Fatalf("bt --method cfi: status %d: %s", code, errOut)
+				}
+				gdb, ours := btThreads(string(g)), btThreads(out)
+				if len(ours) != len(gdb) || len(gdb) == 0 {
+					t.Errorf("%d threads, gdb %d:\n%s", len(ours), len(gdb), g)
+				}
+				for n, gf := range gdb {
+					c, s := matchNames(t, "thread "+strconv.Itoa(n), gf, ours[n])
+					total, skipped = total+c, skipped+s
+				}
+				runs++
+				checkRunning(t, fx.Process.Pid)
+			})
+		}
+	}
+	t.Logf("%d programs: %d frames named as gdb names them, %d of gdb's frames in libraries not shown by sfdbg", runs, total, skipped)
 }
