@@ -658,8 +658,7 @@ func moduleName(m *frames.Module) string {
 // describeFunc names a frame's code for findings and independent traces:
 // "module!function+0xoff at file.c:12".
 func describeFunc(space *frames.Space, fr *Frame) string {
-	f := frames.Frame{PC: fr.PC, Interrupted: fr.Interrupted}
-	return space.DescribeFrame(&f)
+	return space.DescribeAt(fr.PC, fr.LookupPC())
 }
 
 // identity is a frame's identity for matching across methods: the start of

@@ -122,9 +122,11 @@ func (ms *Modules) Close() error {
 // (no module). Module, function and line are those of f.LookupPC(), the
 // offset is the PC's: a return address past its function's end is
 // "module!function+0xsize".
-func (sp *Space) DescribeFrame(f *Frame) string { return sp.describe(f.PC, f.LookupPC()) }
+func (sp *Space) DescribeFrame(f *Frame) string { return sp.DescribeAt(f.PC, f.LookupPC()) }
 
-func (sp *Space) describe(pc, lookupPC uint64) string {
+// DescribeAt is DescribeFrame for a frame at pc whose lookup address is
+// lookupPC.
+func (sp *Space) DescribeAt(pc, lookupPC uint64) string {
 	var m *Module
 	if sp != nil {
 		m = sp.Modules.Find(lookupPC)
