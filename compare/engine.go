@@ -208,9 +208,13 @@ type Frame struct {
 	FPAgrees bool
 }
 
-// LookupPC is the PC the frame's unwind rows are looked up at: PC, or PC-1
-// for a return address (frames.Frame.LookupPC).
-func (f *Frame) LookupPC() uint64 { return frames.LookupPC(f.PC, f.Interrupted) }
+// LookupPC is the address the frame's module, name, line, inline frames and
+// unwind rows are looked up at: PC for an interrupted frame or a signal
+// trampoline, PC-1 for a return address (frames.Frame.LookupPC, gdb's
+// get_frame_address_in_block).
+func (f *Frame) LookupPC() uint64 {
+	return frames.LookupPC(f.PC, f.Interrupted || f.SignalTrampoline())
+}
 
 // SignalTrampoline reports whether the frame is a signal trampoline (the
 // kernel's return path into the interrupted code, glibc's __restore_rt): a
@@ -654,8 +658,7 @@ func moduleName(m *frames.Module) string {
 // describeFunc names a frame's code for findings and independent traces:
 // "module!function+0xoff at file.c:12".
 func describeFunc(space *frames.Space, fr *Frame) string {
-	f := frames.Frame{PC: fr.PC, Interrupted: fr.Interrupted}
-	return space.DescribeFrame(&f)
+	return space.DescribeAt(fr.PC, fr.LookupPC())
 }
 
 // identity is a frame's identity for matching across methods: the start of

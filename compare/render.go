@@ -20,8 +20,11 @@ import (
 // table names it, joined with an absolute compilation directory),
 // "clock_nanosleep () from /lib/x86_64-linux-gnu/libc.so.6", "?? ()".
 // lines adds the source line (it loads the module's DWARF line table).
+// Module, function and line are those of lookupPC, the frame's lookup
+// address (Frame.LookupPC), as gdb's find_frame_funname and find_frame_sal
+// take them.
 func Location(space *frames.Space, pc, lookupPC uint64, lines bool) string {
-	m := space.Modules.Find(pc)
+	m := space.Modules.Find(lookupPC)
 	if m == nil {
 		return "?? ()"
 	}
@@ -29,7 +32,7 @@ func Location(space *frames.Space, pc, lookupPC uint64, lines bool) string {
 	if lines {
 		sym = m.SymbolizeAt(pc, lookupPC)
 	} else {
-		sym.Name, _, _ = m.FuncName(pc)
+		sym.Name, _, _ = m.FuncName(lookupPC)
 	}
 	name := sym.Name
 	if name == "" {

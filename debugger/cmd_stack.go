@@ -176,9 +176,12 @@ func cmdInfoFrame(s *Session, args string) error {
 	if sum := frameSummary(tr, sh); sum != "" && !sh.Inline {
 		s.printf(" %s\n", sum)
 	}
-	if f.Interrupted {
+	switch {
+	case f.Interrupted:
 		s.printf(" PC is exact (interrupted frame): rows are looked up at PC\n")
-	} else {
+	case f.SignalTrampoline():
+		s.printf(" PC is exact (a signal trampoline, entered by the kernel): rows are looked up at PC\n")
+	default:
 		s.printf(" PC is a return address: rows are looked up at PC-1 = %#x\n", f.LookupPC())
 	}
 	// The frames above and below as gdb numbers them: an inline frame
@@ -189,7 +192,7 @@ func cmdInfoFrame(s *Session, args string) error {
 			return o, "", false
 		}
 		c := &tr.Frames[o.Frame]
-		name := shortLoc(sp, c.PC)
+		name := shortLoc(sp, c.LookupPC())
 		if o.Inline {
 			name = o.Function
 		}
@@ -199,7 +202,7 @@ func cmdInfoFrame(s *Session, args string) error {
 		into, _ := tr.ShownAt(sh.InlinedInto)
 		name := into.Function
 		if !into.Inline {
-			name = shortLoc(sp, f.PC)
+			name = shortLoc(sp, f.LookupPC())
 		}
 		s.printf(" inlined into frame %d (%s): no unwind step of its own; the rules below are frame %d's\n",
 			sh.InlinedInto, name, tr.Level(n))
@@ -239,8 +242,8 @@ func cmdInfoFrame(s *Session, args string) error {
 			s.printf(" = %#x", st.CFA)
 		}
 		s.printf("\n")
-		s.printf("           RA  %s\n", savedText(r.RA, st.CFA, sp.Mem, sp))
-		s.printf("           FP  %s\n", savedText(r.FP, st.CFA, sp.Mem, sp))
+		s.printf("           RA  %s\n", savedText(r.RA, st.CFA, sp.Mem, sp, returnAddr))
+		s.printf("           FP  %s\n", savedText(r.FP, st.CFA, sp.Mem, sp, symAddr))
 		if r.Signal {
 			s.printf("           signal frame: the caller's registers come from the kernel's signal frame\n")
 		}
@@ -251,7 +254,7 @@ func cmdInfoFrame(s *Session, args string) error {
 		case st.Err != nil:
 			s.printf("           -> %s\n", compare.StopText(st.Err))
 		default:
-			s.printf("           -> caller pc %s, sp %#x", symAddr(sp, st.CallerPC), st.CallerSP)
+			s.printf("           -> caller pc %s, sp %#x", returnAddr(sp, st.CallerPC), st.CallerSP)
 			switch {
 			case taken == st:
 				s.printf(" (taken)")
@@ -273,8 +276,10 @@ func cfaText(cfa uint64) string {
 	return "?"
 }
 
-func shortLoc(sp *frames.Space, pc uint64) string {
-	name, _, m := funcName(sp, pc)
+// shortLoc names the function of a frame whose lookup PC is lookupPC
+// (compare.Frame.LookupPC), or its module, or "??".
+func shortLoc(sp *frames.Space, lookupPC uint64) string {
+	name, _, m := funcName(sp, lookupPC)
 	if name == "" {
 		if m != nil {
 			return m.Name
@@ -285,8 +290,9 @@ func shortLoc(sp *frames.Space, pc uint64) string {
 }
 
 // savedText says where a saved value is, per its rule: "saved at CFA-8 =
-// 0x7ffd...: 0x55..." or "not saved (same value)".
-func savedText(r sframe.Rule, cfa uint64, mem frames.Memory, sp *frames.Space) string {
+// 0x7ffd...: 0x55..." or "not saved (same value)"; the value is formatted
+// by format (symAddr, or returnAddr for the RA).
+func savedText(r sframe.Rule, cfa uint64, mem frames.Memory, sp *frames.Space, format func(*frames.Space, uint64) string) string {
 	switch r.Kind {
 	case sframe.RuleSameValue:
 		return "not saved: unchanged in the caller (u)"
@@ -299,7 +305,7 @@ func savedText(r sframe.Rule, cfa uint64, mem frames.Memory, sp *frames.Space) s
 			if err != nil {
 				return fmt.Sprintf("saved at %s = %#x: unreadable", frames.RuleString(r), a)
 			}
-			return fmt.Sprintf("saved at %s = %#x: %s", frames.RuleString(r), a, symAddr(sp, v))
+			return fmt.Sprintf("saved at %s = %#x: %s", frames.RuleString(r), a, format(sp, v))
 		}
 		return fmt.Sprintf("saved at %s", frames.RuleString(r))
 	}

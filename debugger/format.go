@@ -30,6 +30,23 @@ func symAddr(sp *frames.Space, a uint64) string {
 	return fmt.Sprintf("%#x <%s+%d>", a, name, off)
 }
 
+// returnAddr formats a return address with the symbol of the call, as its
+// frame is named (frames.Frame.LookupPC): the function holding ra-1, and
+// ra's offset into it, "0x55d0c3a3b46e <nr_inner+30>" where the call is the
+// last instruction of nr_inner.
+func returnAddr(sp *frames.Space, ra uint64) string {
+	lookup := frames.LookupPC(ra, false)
+	m := sp.Modules.Find(lookup)
+	if m == nil {
+		return fmt.Sprintf("%#x", ra)
+	}
+	name, off, ok := m.FuncName(lookup)
+	if !ok {
+		return fmt.Sprintf("%#x", ra)
+	}
+	return fmt.Sprintf("%#x <%s+%d>", ra, name, off+(ra-lookup))
+}
+
 // rowText formats the rules of a row: "CFA=rsp+16 RA=c-8 FP=u".
 func rowText(r *frames.Row) string {
 	if !r.Found() {

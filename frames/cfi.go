@@ -245,8 +245,8 @@ func (u *CFIUnwinder) Method() Method { return MethodCFI }
 // as a caller with PC 0, which Stack takes as the end of the trace.
 func (u *CFIUnwinder) Step(f *Frame) (Frame, error) {
 	m := f.Module
-	if m == nil || !m.Contains(f.PC) {
-		m = u.Space.Modules.Find(f.PC)
+	if m == nil || !m.Contains(f.LookupPC()) {
+		m = u.Space.Modules.Find(f.LookupPC())
 	}
 	if m == nil {
 		if caller, ok, err := u.sigtramp(f); ok {

@@ -238,26 +238,30 @@ type Symbol struct {
 // Symbolize describes pc (a runtime address in the module): its function
 // from the merged .symtab and .dynsym and, if the file has DWARF line
 // information, its file and line. Loading happens on first use. For a
-// return address, pass PC-1 to get the line of the call (Frame.LookupPC)
-// and use SymbolizeAt to keep the offset relative to the PC.
+// frame, use SymbolizeAt with its lookup PC (Frame.LookupPC).
 func (m *Module) Symbolize(pc uint64) Symbol {
 	return m.SymbolizeAt(pc, pc)
 }
 
-// SymbolizeAt is Symbolize with the function and offset taken for pc and
-// the source line for linePC (Frame.PC and Frame.LookupPC()).
-func (m *Module) SymbolizeAt(pc, linePC uint64) Symbol {
+// SymbolizeAt describes the frame at pc whose lookup address is lookupPC
+// (Frame.PC and Frame.LookupPC(): pc-1 for a return address): the function,
+// file and line are those of lookupPC, as gdb's find_frame_funname and
+// find_frame_sal take them, and Offset is pc's offset from that function's
+// start. A return address one past its function's end (a call to a
+// noreturn function last) is thus named after the function of the call,
+// with Offset equal to its size.
+func (m *Module) SymbolizeAt(pc, lookupPC uint64) Symbol {
 	s := Symbol{Module: m.Name}
 	d, err := m.load()
 	if err != nil {
 		return s
 	}
 	t := m.symbols(d)
-	if i := t.find(pc - m.Bias); i >= 0 {
+	if i := t.find(lookupPC - m.Bias); i >= 0 {
 		s.Name, s.Addr, s.Size, s.Offset = t.name(i), t.addrs[i]+m.Bias, t.sizes[i], pc-m.Bias-t.addrs[i]
 	}
 	if lt := m.lineData(d); lt != nil {
-		s.File, s.Line = lt.find(linePC - m.Bias)
+		s.File, s.Line = lt.find(lookupPC - m.Bias)
 	}
 	return s
 }

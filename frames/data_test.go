@@ -12,7 +12,7 @@ import (
 
 // Describe formats pc as DescribeFrame does, with the source line of pc
 // itself.
-func (sp *Space) Describe(pc uint64) string { return sp.describe(pc, pc) }
+func (sp *Space) Describe(pc uint64) string { return sp.DescribeAt(pc, pc) }
 
 // ByName returns the first module whose Name or Path is name, or nil.
 func (ms *Modules) ByName(name string) *Module {

@@ -276,7 +276,7 @@ func stepRow(f *Frame, space *Space, caller *Frame) error {
 		}
 	}
 	caller.Regs.Set(caller.Regs.PCReg, pc)
-	caller.Module = space.Modules.Find(pc)
+	caller.locate(space.Modules)
 	return nil
 }
 

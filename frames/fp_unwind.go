@@ -103,7 +103,7 @@ func (u *FPUnwinder) linkCaller(f *Frame, ra uint64) Frame {
 	caller := Frame{Level: f.Level + 1, PC: ra, Method: MethodFP, Regs: f.Regs.empty()}
 	caller.Regs.Set(caller.Regs.PCReg, ra)
 	caller.Regs.Set(f.Regs.raReg(), ra)
-	caller.Module = u.Space.Modules.Find(ra)
+	caller.locate(u.Space.Modules)
 	return caller
 }
 
@@ -277,6 +277,6 @@ func (u *FPUnwinder) Step(f *Frame) (Frame, error) {
 	caller.Regs.Set(RIP, ra)
 	caller.Regs.Set(RSP, fp+16)
 	caller.Regs.Set(RBP, callerFP)
-	caller.Module = u.Space.Modules.Find(ra)
+	caller.locate(u.Space.Modules)
 	return caller, nil
 }

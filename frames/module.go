@@ -133,19 +133,22 @@ func (ms *Modules) Close() error {
 // DescribeFrame names the code of frame f the way a debugger names code
 // locations: "module!function+0xoff at file.c:123", "module!function+0xoff",
 // "module+0xoff" (link-time offset, when no symbol covers the PC) or "0x..."
-// (no module). The source line is that of the call (f.LookupPC()) for
-// frames whose PC is a return address.
-func (sp *Space) DescribeFrame(f *Frame) string { return sp.describe(f.PC, f.LookupPC()) }
+// (no module). Module, function and line are those of f.LookupPC(), the
+// offset is the PC's: a return address past its function's end is
+// "module!function+0xsize".
+func (sp *Space) DescribeFrame(f *Frame) string { return sp.DescribeAt(f.PC, f.LookupPC()) }
 
-func (sp *Space) describe(pc, linePC uint64) string {
+// DescribeAt is DescribeFrame for a frame at pc whose lookup address is
+// lookupPC.
+func (sp *Space) DescribeAt(pc, lookupPC uint64) string {
 	var m *Module
 	if sp != nil {
-		m = sp.Modules.Find(pc)
+		m = sp.Modules.Find(lookupPC)
 	}
 	if m == nil {
 		return fmt.Sprintf("%#x", pc)
 	}
-	s := m.SymbolizeAt(pc, linePC)
+	s := m.SymbolizeAt(pc, lookupPC)
 	var b strings.Builder
 	if s.Name == "" {
 		fmt.Fprintf(&b, "%s+%#x", m.Name, pc-m.Bias)

@@ -91,8 +91,8 @@ func (u *SFrameUnwinder) Step(f *Frame) (Frame, error) {
 		return Frame{}, &StopError{Method: MethodSFrame, Reason: ReasonBadFrame, Msg: "PC is 0"}
 	}
 	mod := f.Module
-	if mod == nil || !mod.Contains(f.PC) {
-		mod = u.Space.Modules.Find(f.PC)
+	if mod == nil || !mod.Contains(f.LookupPC()) {
+		mod = u.Space.Modules.Find(f.LookupPC())
 	}
 	if mod == nil {
 		return Frame{}, &StopError{Method: MethodSFrame, Reason: ReasonNoModule, PC: f.PC,

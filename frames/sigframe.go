@@ -98,7 +98,7 @@ func interruptedCaller(space *Space, f *Frame, method Method, addr uint64, slots
 		}
 	}
 	caller.PC = caller.Regs.PC()
-	caller.Module = space.Modules.Find(caller.PC)
+	caller.locate(space.Modules)
 	return caller, nil
 }
 

@@ -71,7 +71,7 @@ func NewStack(u Unwinder, regs Regs, space *Space, opts StackOptions) *Stack {
 	f := &s.buf[0]
 	*f = Frame{Level: 0, PC: regs.PC(), Regs: regs, Method: MethodRegs, Interrupted: true}
 	if space != nil {
-		f.Module = space.Modules.Find(f.PC)
+		f.locate(space.Modules)
 	}
 	return s
 }
@@ -181,7 +181,7 @@ func (s *Stack) advance() {
 	}
 	next.Level = cur.Level + 1
 	if next.Module == nil && s.space != nil {
-		next.Module = s.space.Modules.Find(next.PC)
+		next.locate(s.space.Modules)
 	}
 	s.hasNext = true
 }

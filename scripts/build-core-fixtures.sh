@@ -16,6 +16,11 @@
 #   testdata/cores/crash-s390x-v3{,.core}     static s390x program, core from
 #                                      qemu-s390x (GNU as 2.44 has no s390x
 #                                      SFrame: no s390x v2)
+#   testdata/cores/noreturn-{v3,aarch64-v3,s390x-v3}{,.core}  the same
+#                                      three ways from testdata/src/noreturn.c
+#                                      ("crash" mode): three threads whose
+#                                      stacks hold return addresses one past
+#                                      their function's end
 #   testdata/golden/core-NAME.gdb      gdb's backtrace of every thread of
 #                                      each core (set backtrace past-main on):
 #                                      gdb for x86-64, gdb-multiarch for the
@@ -74,31 +79,35 @@ case $pattern in
   *) use_qemu=0 ;;
 esac
 
-# qemu_core QEMU PROG [OPTION...]: runs PROG under qemu-user QEMU
-# (qemu-x86_64, qemu-aarch64, ...) in $RUN with a small guest stack and the
-# OPTIONs, and prints the path of the guest's core. qemu itself may leave a
-# host core as well: removed.
+# qemu_core QEMU PROG [OPTION...]: runs PROG (with the arguments in the
+# array PROG_ARGS) under qemu-user QEMU (qemu-x86_64, qemu-aarch64, ...) in
+# $RUN with a small guest stack and the OPTIONs, and prints the path of the
+# guest's core. qemu itself may leave a host core as well: removed.
+PROG_ARGS=()
 qemu_core() {
   local q=$1 p=$2; shift 2
   rm -f "$RUN"/qemu_"$p"_*.core
-  (cd "$RUN" && ulimit -c unlimited && exec "$q" -s 131072 "$@" "./$p") 2>/dev/null && die "$p did not crash under $q" || true
+  (cd "$RUN" && ulimit -c unlimited && exec "$q" -s 131072 "$@" "./$p" "${PROG_ARGS[@]}") 2>/dev/null && die "$p did not crash under $q" || true
   rm -f "$RUN/core" "$RUN"/core.*
   ls "$RUN"/qemu_"$p"_*.core | head -1
 }
 
-# gdb_golden GDB PROG CORE NAME: GDB's backtrace of every thread. gdb may
+# gdb_golden GDB PROG CORE NAME [LEAF]: GDB's backtrace of every thread,
+# which must show the faulting function LEAF (default crash_leaf). gdb may
 # loop forever on a core it misreads (see aarch64 below): bounded.
 gdb_golden() {
+  local leaf=${5:-crash_leaf}
   timeout 300 "$1" -nx -batch -ex 'set backtrace past-main on' -ex 'thread apply all bt' "$2" "$3" 2>/dev/null \
     | sed -n '/^Thread /,$p' | grep -E '^(#|Thread )' > "$GOLDEN/core-$4.gdb" || true
-  grep -q crash_leaf "$GOLDEN/core-$4.gdb" || die "$1's backtrace of $4 lacks crash_leaf"
+  grep -q "$leaf" "$GOLDEN/core-$4.gdb" || die "$1's backtrace of $4 lacks $leaf"
 }
 
-# check_threads ARCH CORE: CORE has two NT_PRSTATUS notes (both threads).
+# check_threads ARCH CORE [N]: CORE has N (default 2) NT_PRSTATUS notes,
+# one per thread.
 check_threads() {
-  local n
+  local n want=${3:-2}
   n=$("$(tool "$1" 3 readelf)" -n "$2" | grep -c NT_PRSTATUS || true)
-  [ "$n" = 2 ] || die "$(basename "$2"): $n NT_PRSTATUS notes, want 2 (one per thread)"
+  [ "$n" = "$want" ] || die "$(basename "$2"): $n NT_PRSTATUS notes, want $want (one per thread)"
 }
 
 cd "$REPO"
@@ -129,6 +138,27 @@ if has amd64; then
   cp "$core" "$OUT/crash-v3-qemu.core"
   gdb_golden gdb "$OUT/crash-v3" "$OUT/crash-v3-qemu.core" crash-v3-qemu
   echo "built crash-v3-qemu.core ($(stat -c %s "$OUT/crash-v3-qemu.core") bytes)"
+
+  # noreturn.c in its "crash" mode: a thread in a chain of calls to
+  # noreturn functions, a thread in abort's SIGABRT handler, and the main
+  # thread faulting in the noreturn crash_now.
+  name=noreturn-v3
+  gcc -B "$TC/v3/bin/" -Wa,--gsframe -g -O2 -fomit-frame-pointer -static -pthread -Wall -Wextra \
+      -ffile-prefix-map="$REPO"=. -o "$OUT/$name" testdata/src/noreturn.c
+  check_version "$OUT/$name" x86_64 3
+  cp "$OUT/$name" "$RUN/$name"
+  rm -f "$RUN"/core* "$RUN"/qemu_*.core
+  if [ $use_qemu = 1 ]; then
+    PROG_ARGS=(crash) core=$(qemu_core qemu-x86_64 "$name")
+  else
+    (cd "$RUN" && ulimit -c unlimited && exec "./$name" crash) && die "$name did not crash" || true
+    core=$(ls "$RUN"/$pattern* | head -1)
+  fi
+  [ -s "$core" ] || die "$name left no core in $RUN"
+  check_threads x86_64 "$core" 3
+  cp "$core" "$OUT/$name.core"
+  gdb_golden gdb "$OUT/$name" "$OUT/$name.core" $name crash_now
+  echo "built $name ($(stat -c %s "$OUT/$name") bytes) and $name.core ($(stat -c %s "$OUT/$name.core") bytes)"
 fi
 
 # ------------------------------------------------------------ aarch64, s390x
@@ -148,22 +178,27 @@ fi
 #     strip signed return addresses; these are plain.
 #   s390x: -mbackchain, so the back chain (s390x's frame-pointer method)
 #     links crash.c's frames (static glibc is built without it).
-# cross_fixture ABI ARCH VER QEMU-CPU GCC-FLAGS...
+# cross_fixture ABI ARCH VER QEMU-CPU GCC-FLAGS...: crash-ABI-vVER from
+# crash.c; with PROG=noreturn, noreturn-ABI-vVER from noreturn.c run in its
+# "crash" mode (three threads).
+PROG=crash
 cross_fixture() {
   local abi=$1 arch=$2 v=$3 cpu=$4; shift 4
-  local name=crash-$abi-v$v dir=$TMP/bin-$arch-v$v core
+  local name=$PROG-$abi-v$v dir=$TMP/bin-$arch-v$v core threads=2 leaf=crash_leaf
+  PROG_ARGS=()
+  if [ $PROG = noreturn ]; then threads=3 leaf=crash_now PROG_ARGS=(crash); fi
   mkdir -p "$dir"
   ln -sf "$(tool "$arch" "$v" as)" "$dir/as"
   ln -sf "$(tool "$arch" "$v" ld)" "$dir/ld"
   "$arch-linux-gnu-gcc" -B "$dir/" -Wa,--gsframe -g -O2 "$@" -static -pthread -Wall -Wextra \
-      -ffile-prefix-map="$REPO"=. -o "$OUT/$name" testdata/src/crash.c
+      -ffile-prefix-map="$REPO"=. -o "$OUT/$name" testdata/src/$PROG.c
   check_version "$OUT/$name" "$arch" "$v"
   cp "$OUT/$name" "$RUN/$name"
   core=$(qemu_core "qemu-$arch" "$name" ${cpu:+-cpu "$cpu"})
   [ -s "$core" ] || die "qemu-$arch left no core of $name in $RUN"
-  check_threads "$arch" "$core"
+  check_threads "$arch" "$core" $threads
   cp "$core" "$OUT/$name.core"
-  gdb_golden gdb-multiarch "$OUT/$name" "$OUT/$name.core" "$name"
+  gdb_golden gdb-multiarch "$OUT/$name" "$OUT/$name.core" "$name" $leaf
   echo "built $name ($(stat -c %s "$OUT/$name") bytes) and $name.core ($(stat -c %s "$OUT/$name.core") bytes)"
 }
 
@@ -183,9 +218,11 @@ if has aarch64; then
   cp "$core" "$OUT/$name-signed.core"
   gdb_golden gdb-multiarch "$OUT/$name" "$OUT/$name-signed.core" "$name-signed"
   echo "built $name-signed.core ($(stat -c %s "$OUT/$name-signed.core") bytes)"
+  PROG=noreturn cross_fixture aarch64 aarch64 3 max,sve=off -fno-omit-frame-pointer
 fi
 if has s390x; then
   cross_fixture s390x s390x 3 "" -mbackchain
+  PROG=noreturn cross_fixture s390x s390x 3 "" -mbackchain
   # binutils 2.44 has no s390x SFrame ("Error: .sframe not supported for
   # target"): no crash-s390x-v2, unless it ever works.
   if printf 'f:\n.cfi_startproc\nbr %%r14\n.cfi_endproc\n' | "$(tool s390x 2 as)" --gsframe -o /dev/null - 2>/dev/null; then

@@ -4,6 +4,8 @@
 #   testdata/bin/deep-v{1,2,3}-O{0,2}     deep.c, live-debugging program
 #   testdata/bin/deep-cet-v3-O{0,2}       deep.c with CET (endbr64, IBT PLT)
 #   testdata/bin/inline-v3-O2             inline.c, inline frames on the stack
+#   testdata/bin/noreturn-v{1,2,3}-O2     noreturn.c, return addresses past
+#                                         their function's end
 #   testdata/bin/cet-v3                   cet.c, CET: notrack jump table, IBT PLT
 #   testdata/bin/features-v{1,2,3}        features-x86_64.s, format features
 #   testdata/bin/aarch64-v{2,3}, aarch64be-v{2,3}, s390x-v3   aarch64.s, s390x.s
@@ -76,6 +78,27 @@ check_version "$out" x86_64 3
 out_txt=$("$out" exit) || die "inline-v3-O2 exit failed"
 [ "$out_txt" = ready ] || die "inline-v3-O2 printed '$out_txt', not 'ready'"
 echo "built inline-v3-O2 ($(stat -c %s "$out") bytes, SFrame v3)"
+
+# ---------------------------------------------------------------- noreturn.c
+# Functions whose last instruction is a call to a noreturn function, so
+# that the stopped stack holds return addresses one past their function's
+# end; gdb's backtraces are testdata/golden/gdb-noreturn-v*-O2-*.txt
+# (scripts/gdb-golden.sh).
+for v in 1 2 3; do
+  out=$BIN/noreturn-v$v-O2
+  gcc -B "$TC/v$v/bin/" -Wa,--gsframe -g -O2 -fomit-frame-pointer -Wall -Wextra -pthread \
+      -ffile-prefix-map="$REPO"=. -o "$out" testdata/src/noreturn.c
+  check_version "$out" x86_64 $v
+  # nr_inner ends in its call to fatal_spin, and nr_middle starts right
+  # after it: nr_inner's return address is nr_middle's first byte.
+  last=$(objdump -d --disassemble=nr_inner "$out" | grep -E '^ *[0-9a-f]+:' | tail -1)
+  case $last in *call*'<fatal_spin>'*) ;; *) die "noreturn-v$v-O2: nr_inner's last instruction is not its call to fatal_spin: $last" ;; esac
+  first=$(objdump -d --disassemble=nr_middle "$out" | awk -F: '/^ *[0-9a-f]+:/ { print $1; exit }')
+  read -r addr size _ < <(nm -S "$out" | awk '$4 == "nr_inner" { print $1, $2 }')
+  [ "$((0x${first// /}))" = "$((0x$addr + 0x$size))" ] || die "noreturn-v$v-O2: nr_middle does not start where nr_inner ends"
+  golden noreturn-v$v-O2 x86_64 $v
+  echo "built noreturn-v$v-O2 ($(stat -c %s "$out") bytes, SFrame v$v)"
+done
 
 # ---------------------------------------------------------------- CET
 # deep.c with Intel CET: endbr64 at every function start and -z ibtplt, so
@@ -157,7 +180,7 @@ if [ $SQLITE = 1 ]; then
   bash "$REPO/scripts/build-sqlite.sh"
 fi
 # objdump's instruction boundaries, for compare/x86len_test.go.
-for f in "$BIN"/deep-* "$BIN"/cet-* "$BIN"/features-* "$BIN"/sqlite-*; do
+for f in "$BIN"/deep-* "$BIN"/noreturn-* "$BIN"/cet-* "$BIN"/features-* "$BIN"/sqlite-*; do
   [ -f "$f" ] && insn_golden "$(basename "$f")"
 done
 echo "done; testdata is $(du -sh "$REPO/testdata" | cut -f1)"

@@ -1,6 +1,6 @@
 #!/bin/bash
-# gdb-golden.sh - reference backtraces from gdb for the deep.c and inline.c
-# fixtures:
+# gdb-golden.sh - reference backtraces from gdb for the deep.c, inline.c and
+# noreturn.c fixtures:
 # starts testdata/bin/deep-* in a mode with ASLR off (setarch -R), waits for
 # "ready", runs `gdb -batch -p PID -ex 'thread apply all bt'`, kills the
 # process, and saves the output (PID/LWP numbers replaced by PID/LWP) as
@@ -10,6 +10,8 @@
 # Usage: scripts/gdb-golden.sh [NAME:MODE ...]
 #        default: deep-v3-O2:spin deep-v3-O0:signal deep-v3-O2:signal
 #                 deep-v3-O2:threads deep-v3-O0:sleep inline-v3-O2:spin
+#                 noreturn-v3-O2:{spin,exit,abort,threads}
+#                 noreturn-v{1,2}-O2:threads
 # Needs: gdb, setarch (util-linux), ptrace permission over own children
 #        (kernel.yama.ptrace_scope <= 1, or root), testdata/bin built.
 set -euo pipefail
@@ -19,7 +21,9 @@ need setarch "disables ASLR for stable addresses" util-linux
 need timeout "" coreutils
 
 CASES=("$@")
-[ ${#CASES[@]} -gt 0 ] || CASES=(deep-v3-O2:spin deep-v3-O0:signal deep-v3-O2:signal deep-v3-O2:threads deep-v3-O0:sleep inline-v3-O2:spin)
+[ ${#CASES[@]} -gt 0 ] || CASES=(deep-v3-O2:spin deep-v3-O0:signal deep-v3-O2:signal deep-v3-O2:threads deep-v3-O0:sleep inline-v3-O2:spin
+  noreturn-v3-O2:spin noreturn-v3-O2:exit noreturn-v3-O2:abort noreturn-v3-O2:threads
+  noreturn-v1-O2:threads noreturn-v2-O2:threads)
 
 TMP=$(mktemp -d)
 PID=

@@ -139,6 +139,35 @@ func ReorderOffsets(n int, from, to []string) (perm []int, ok bool) {
 // zero auxiliary-header length byte inserted at byte 7: offsets past byte 7
 // are one more than in data.
 func ParseCTFAt(data []byte, addr uint64) (*Section, error) {
+	s, err := parseCTFAt(data, addr)
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		return nil, &FormatError{Off: fe.Off, Msg: fe.Msg, Section: CTFFrameSectionName}
+	}
+	return s, err
+}
+
+// errFor names the section and format of a *FormatError from a method of s
+// (FindFRERange, RowInto, FREs, WriteText, WriteJSON): for a CTF Frame
+// section, .ctf_frame, with the offset in the section's own bytes rather
+// than in its v1 image. Other errors, and all of an SFrame section's, are
+// returned as they are.
+func (s *Section) errFor(err error) error {
+	if err == nil || !s.CTFFrame {
+		return err
+	}
+	fe, ok := err.(*FormatError) // the methods' own errors, never wrapped
+	if !ok || fe.Section != "" {
+		return err
+	}
+	off := fe.Off
+	if off > 7 {
+		off-- // the v1 image's auxiliary-header length byte
+	}
+	return &FormatError{Off: off, Msg: fe.Msg, Section: CTFFrameSectionName}
+}
+
+func parseCTFAt(data []byte, addr uint64) (*Section, error) {
 	if len(data) < PreambleSize {
 		return nil, formatErr(0, "CTF Frame section of %d bytes is too short for the preamble", len(data))
 	}
@@ -160,30 +189,34 @@ func ParseCTFAt(data []byte, addr uint64) (*Section, error) {
 	freLen, fdeOff, freOff := bo.Uint32(img[16:]), bo.Uint32(img[20:]), bo.Uint32(img[24:])
 	size := uint64(len(img))
 	fdeStart := uint64(HeaderSize) + uint64(fdeOff)
-	if fdeStart <= size && uint64(numFDEs)*CTFFrameFDESize <= size-fdeStart {
-		types := make([]FREType, numFDEs) // bounded: numFDEs*17 <= len(data)
-		for i := range types {
-			off := fdeStart + uint64(i)*CTFFrameFDESize
-			field := int64(int32(bo.Uint32(img[off:])))
-			v1 := int64(off-1) + field // section-relative start
-			if v1 != int64(int32(v1)) {
-				return nil, formatErr(int64(off-1), "CTF Frame FDE %d: function start %d bytes from the FDE is out of range of an SFrame v1 start field", i, field)
-			}
-			bo.PutUint32(img[off:], uint32(int32(v1)))
-			info := img[off+16]
-			t, ok := CTFFrameFREType(info & 0xf).SFrame()
-			if !ok {
-				t = 0xf // unknown in v1 too: the FDE's FREs are not decoded
-			}
-			types[i] = t
-			img[off+16] = uint8(t) | info&0x10
+	// The sub-sections against the section's own size and fields (ParseAt
+	// would name the image's).
+	if fdeStart > size || uint64(numFDEs)*CTFFrameFDESize > size-fdeStart {
+		return nil, formatErr(19, "FDE sub-section (offset %#x, %d FDEs of %d bytes) runs past the end of the %d-byte section", fdeOff, numFDEs, CTFFrameFDESize, len(data))
+	}
+	freStart := uint64(HeaderSize) + uint64(freOff)
+	if freStart > size || uint64(freLen) > size-freStart {
+		return nil, formatErr(23, "FRE sub-section (offset %#x, length %d) runs past the end of the %d-byte section", freOff, freLen, len(data))
+	}
+	types := make([]FREType, numFDEs) // bounded: numFDEs*17 <= len(data)
+	for i := range types {
+		off := fdeStart + uint64(i)*CTFFrameFDESize
+		field := int64(int32(bo.Uint32(img[off:])))
+		v1 := int64(off-1) + field // section-relative start
+		if v1 != int64(int32(v1)) {
+			return nil, formatErr(int64(off-1), "CTF Frame FDE %d: function start %d bytes from the FDE is out of range of an SFrame v1 start field", i, field)
 		}
-		freStart := uint64(HeaderSize) + uint64(freOff)
-		if freStart <= size && uint64(freLen) <= size-freStart {
-			if err := ctfReorderFREs(img, bo.Uint32, freStart, freStart+uint64(freLen), fdeStart, types, fixedFP, fixedRA); err != nil {
-				return nil, err
-			}
+		bo.PutUint32(img[off:], uint32(int32(v1)))
+		info := img[off+16]
+		t, ok := CTFFrameFREType(info & 0xf).SFrame()
+		if !ok {
+			t = 0xf // unknown in v1 too: the FDE's FREs are not decoded
 		}
+		types[i] = t
+		img[off+16] = uint8(t) | info&0x10
+	}
+	if err := ctfReorderFREs(img, bo.Uint32, freStart, freStart+uint64(freLen), fdeStart, types, fixedFP, fixedRA); err != nil {
+		return nil, err
 	}
 	s, err := ParseAt(img, addr)
 	if err == nil && s.freClipped {

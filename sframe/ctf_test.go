@@ -7,8 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe"
@@ -344,5 +347,66 @@ func FuzzParseCTF(f *testing.F) {
 			}
 			jsonBudget.Check(t, uint64(buf.Len()), len(data))
 		})
+	})
+}
+
+// TestCTFFrameErrorsNameTheSectionAndFormat damages a CTF Frame section in
+// its header, its FDE sub-section and one FRE, and checks that every error
+// (from ParseCTFAt and from the section's methods) names .ctf_frame and CTF
+// Frame, not SFrame, at the offset of the damage in the section's own bytes.
+func TestCTFFrameErrorsNameTheSectionAndFormat(t *testing.T) {
+	good, err := aarch64CTF(sframe.ABIAArch64LittleEndian).EncodeCTFFrame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bo := binary.LittleEndian
+	freOff := bo.Uint32(good[23:])
+	fre0 := sframe.CTFFrameHeaderSize + int(freOff) + int(bo.Uint32(good[sframe.CTFFrameHeaderSize+8:])) // FDE 0's first FRE
+	info := int64(fre0 + 1)                                                                              // after its 1-byte start address
+	check := func(t *testing.T, err error, off int64) {
+		t.Helper()
+		var fe *sframe.FormatError
+		if !errors.As(err, &fe) {
+			t.Fatalf("error %v, want a *FormatError", err)
+		}
+		msg := err.Error()
+		if fe.Section != sframe.CTFFrameSectionName || !strings.HasPrefix(msg, ".ctf_frame (CTF Frame): ") || strings.Contains(msg, "sframe") || fe.Off != off {
+			t.Errorf("error %q (section %q) at byte %#x, want .ctf_frame (CTF Frame) at byte %#x", msg, fe.Section, fe.Off, off)
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		damage func(d []byte)
+		off    int64
+	}{
+		{"an unknown version", func(d []byte) { d[2] = 7 }, 2},
+		{"more FDEs than the section holds", func(d []byte) { bo.PutUint32(d[7:], 1<<30) }, 19},
+		{"an FRE sub-section past the end", func(d []byte) { bo.PutUint32(d[15:], 1<<30) }, 23},
+	} {
+		t.Run(c.name+" is refused at the damaged field", func(t *testing.T) {
+			d := bytes.Clone(good)
+			c.damage(d)
+			_, err := sframe.ParseCTFAt(d, 0x7000)
+			check(t, err, c.off)
+			if err != nil && strings.Contains(err.Error(), fmt.Sprintf("%d-byte", len(d)+1)) {
+				t.Errorf("error %q gives the size of the v1 image, not of the %d-byte section", err, len(d))
+			}
+		})
+	}
+	t.Run("an FRE with an unknown data-word size fails lookups and the dump at its info byte", func(t *testing.T) {
+		d := bytes.Clone(good)
+		d[info] |= 3 << 5
+		s, err := sframe.ParseCTFAt(d, 0x7000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fde := &s.FDEs()[0]
+		_, err = s.AllFREs(fde)
+		check(t, err, info)
+		var fre sframe.FRE
+		_, _, err = s.FindFRERange(fde, fde.Start, &fre)
+		check(t, err, info)
+		check(t, s.WriteText(io.Discard), info)
+		check(t, s.WriteJSON(io.Discard), info)
 	})
 }

@@ -87,7 +87,7 @@ func (s *Section) writeText(w io.Writer, name string) error {
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	return first
+	return s.errFor(first)
 }
 
 // sectionName returns Name, or ".sframe" when it is empty.
@@ -628,7 +628,7 @@ func (s *Section) WriteJSON(w io.Writer) error {
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	return first
+	return s.errFor(first)
 }
 
 func (s *Section) jsonHeader(b []byte) []byte {

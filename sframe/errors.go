@@ -6,14 +6,27 @@ import (
 )
 
 // FormatError reports malformed section data at a byte offset from the start
-// of the section.
+// of the section. Its message names the section and the format the data was
+// read as: ".sframe (SFrame): MSG at byte 0x1c", ".ctf_frame (CTF Frame):
+// ..."; the caller adds the file.
 type FormatError struct {
 	Off int64  // byte offset from the start of the section
 	Msg string // what is wrong
+	// Section is the section the data was read as: ".sframe" (SFrame; also
+	// when empty) or CTFFrameSectionName (CTF Frame, ParseCTFAt).
+	Section string
 }
 
 func (e *FormatError) Error() string {
-	return fmt.Sprintf("sframe: %s at byte %#x", e.Msg, e.Off)
+	format := "SFrame"
+	sec := e.Section
+	switch sec {
+	case "":
+		sec = ".sframe"
+	case CTFFrameSectionName:
+		format = "CTF Frame"
+	}
+	return fmt.Sprintf("%s (%s): %s at byte %#x", sec, format, e.Msg, e.Off)
 }
 
 func formatErr(off int64, format string, args ...any) error {

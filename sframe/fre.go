@@ -121,7 +121,7 @@ type FREIter struct {
 // s.FDEs().
 func (s *Section) FREs(fde *FDE) FREIter {
 	p, pf, base := s.partOf(fde)
-	return FREIter{s: p, fde: pf, next: pf.firstFRE, base: base, err: shiftErr(pf.err, base)}
+	return FREIter{s: p, fde: pf, next: pf.firstFRE, base: base, err: p.errFor(shiftErr(pf.err, base))}
 }
 
 // Next decodes the next FRE and reports whether there was one.
@@ -131,7 +131,7 @@ func (it *FREIter) Next() bool {
 	}
 	it.next, it.err = it.s.decodeFRE(&it.cur, it.next, it.fde.FREType)
 	if it.err != nil {
-		it.err = shiftErr(it.err, it.base)
+		it.err = it.s.errFor(shiftErr(it.err, it.base))
 		return false
 	}
 	it.cur.Off += it.base

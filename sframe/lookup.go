@@ -72,7 +72,8 @@ func (s *Section) FindFRE(fde *FDE, pc uint64, fre *FRE) error {
 func (s *Section) FindFRERange(fde *FDE, pc uint64, fre *FRE) (index int, end uint32, err error) {
 	p, pf, base := s.partOf(fde)
 	if base == 0 {
-		return p.findFRERange(pf, pc, fre)
+		index, end, err = p.findFRERange(pf, pc, fre)
+		return index, end, s.errFor(err)
 	}
 	index, end, err = p.findFRERange(pf, pc, fre)
 	fre.Off += base

@@ -126,7 +126,7 @@ func (s *Section) Row(fde *FDE, fre *FRE) (Row, error) {
 func (s *Section) RowInto(row *Row, fde *FDE, fre *FRE) error {
 	p, pf, base := s.partOf(fde)
 	if base == 0 {
-		return p.rowInto(row, pf, fre)
+		return s.errFor(p.rowInto(row, pf, fre))
 	}
 	local := *fre
 	local.Off -= base

@@ -136,7 +136,7 @@ func shiftErr(err error, base uint32) error {
 	if base == 0 || !errors.As(err, &fe) {
 		return err
 	}
-	return &FormatError{Off: fe.Off + int64(base), Msg: fe.Msg}
+	return &FormatError{Off: fe.Off + int64(base), Msg: fe.Msg, Section: fe.Section}
 }
 
 // validateSequence is Validate for a sequence: each part's problems, with

@@ -89,8 +89,11 @@ func coreDocument(t *testing.T, args ...string) (int, *compare.ProcessDocument, 
 }
 
 func TestCorePrintsTheFramesGDBPrints(t *testing.T) {
+	// The noreturn cores (noreturn.c) hold five return addresses one past
+	// their function's end each: named after the function of the call.
 	for _, name := range []string{"crash-v2", "crash-v3", "crash-v3-qemu",
-		"crash-aarch64-v2", "crash-aarch64-v3", "crash-aarch64-pac-v3", "crash-s390x-v3"} {
+		"crash-aarch64-v2", "crash-aarch64-v3", "crash-aarch64-pac-v3", "crash-s390x-v3",
+		"noreturn-v3", "noreturn-aarch64-v3", "noreturn-s390x-v3"} {
 		t.Run(name+": every thread has gdb's frames and SFrame agrees with CFI at each frame it covers", func(t *testing.T) {
 			gdb := gdbCoreThreads(t, name)
 			exe := strings.TrimSuffix(name, "-qemu")
@@ -122,10 +125,12 @@ func TestCorePrintsTheFramesGDBPrints(t *testing.T) {
 						}
 						continue
 					}
-					if f.PC != g.pc || !sameFunction(f.Function, g.function) {
+					// gdb prints no address for a frame 0 stopped at the
+					// start of a line (pc 0 here).
+					if g.pc != 0 && f.PC != g.pc || !sameFunction(f.Function, g.function) {
 						t.Errorf("thread %d #%d: %#x %s, gdb %#x %s", th.Tid, i, f.PC, f.Function, g.pc, g.function)
 					}
-					inProgram := f.File == "testdata/src/crash.c"
+					inProgram := strings.HasPrefix(f.File, "testdata/src/")
 					switch {
 					case inProgram && f.Verdict != compare.VerdictAgree:
 						t.Errorf("thread %d #%d %s: SFrame %v, want agree", th.Tid, i, f.Function, f.Verdict)

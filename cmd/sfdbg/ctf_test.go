@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"debug/elf"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -62,4 +67,36 @@ func TestCTFFrameIsDumpedAndChecked(t *testing.T) {
 			t.Errorf("output:\n%s", out)
 		}
 	})
+}
+
+// TestDamagedCTFFrameIsRefusedAsCTFFrame damages the version byte of the
+// fixture's .ctf_frame: dump and check refuse it with a message that names
+// the file, the section and the format it was read as, the byte offset in
+// the section and the section's file offset, and not SFrame.
+func TestDamagedCTFFrameIsRefusedAsCTFFrame(t *testing.T) {
+	src := dumpFixture(t, "ctf-frame-v1")
+	raw, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := f.Section(".ctf_frame")
+	if sec == nil {
+		t.Fatal("no .ctf_frame in the fixture")
+	}
+	raw[sec.Offset+2] = 7 // CTF_FRAME_VERSION_1 is 1
+	bad := filepath.Join(t.TempDir(), "ctf-bad")
+	if err := os.WriteFile(bad, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%s: .ctf_frame (CTF Frame): unsupported CTF Frame version 7 at byte 0x2 (section at file offset %#x)", bad, sec.Offset)
+	for _, cmd := range []string{"dump", "check"} {
+		code, out, errOut := runSfdbg(cmd, bad)
+		if code != exitError || !strings.Contains(out+errOut, want) || strings.Contains(out+errOut, "sframe:") {
+			t.Errorf("%s: exit %d, want %d and %q in:\n%s%s", cmd, code, exitError, want, out, errOut)
+		}
+	}
 }

@@ -114,7 +114,7 @@ func (f objdumpSFrameFlag) IsBoolFlag() bool { return true }
 func dumpError(stderr io.Writer, name string, err error, fileOff int64) {
 	var fe *sframe.FormatError
 	if errors.As(err, &fe) {
-		fmt.Fprintf(stderr, "sfdbg dump: %s: %v (SFrame section at file offset %#x)\n", name, err, fileOff)
+		fmt.Fprintf(stderr, "sfdbg dump: %s: %v (section at file offset %#x)\n", name, err, fileOff)
 	} else {
 		fmt.Fprintf(stderr, "sfdbg dump: %s: %v\n", name, err)
 	}

@@ -122,8 +122,8 @@ func (e *EmptySectionError) Is(target error) bool { return target == sframe.ErrN
 // address in the layout: sframe.ParseAt for SFrame, which also reads the
 // several sections lld concatenates into one as a sequence,
 // sframe.ParseCTFAt for CTF Frame. A parse error keeps its
-// *sframe.FormatError (offset in the section) and adds the section's file
-// offset to the message.
+// *sframe.FormatError (section, format and offset in the section) and adds
+// where the section is in the file to the message.
 func (l *Layout) SFrame() (*sframe.Section, error) {
 	d, err := l.FindSFrame()
 	if err != nil {
@@ -144,7 +144,11 @@ func (d SFrameData) Parse() (*sframe.Section, error) {
 	if err != nil {
 		var fe *sframe.FormatError
 		if errors.As(err, &fe) {
-			return nil, fmt.Errorf("%w (SFrame section at file offset %#x)", err, d.Off)
+			where := "section"
+			if d.Section == nil {
+				where = "PT_GNU_SFRAME segment"
+			}
+			return nil, fmt.Errorf("%w (%s at file offset %#x)", err, where, d.Off)
 		}
 		return nil, err
 	}
