@@ -38,6 +38,8 @@ type Stop struct {
 	// held is set once a stop has held some thread: from then on, a
 	// process whose threads are gone has exited (lost).
 	held  bool
+	ops   threadOps
+	execs []ExecEvent // seen since the last Execs call
 	mem   *ProcMemory
 	space *frames.Space
 	// Timeout bounds how long Interrupt waits for one thread to stop (a
@@ -46,26 +48,41 @@ type Stop struct {
 }
 
 type seizedThread struct {
-	tid       int
-	stopped   bool // in a ptrace stop we are responsible for
-	groupStop bool // the stop is a group stop: resume with PTRACE_LISTEN
-	regs      frames.Regs
-	regsErr   error
-	raw       unix.PtraceRegs
+	tid         int
+	stopped     bool // in a ptrace stop we are responsible for
+	groupStop   bool // the stop is a group stop: resume with PTRACE_LISTEN
+	want        bool // sfdbg wants it stopped (a stop is under way, or done)
+	interrupted bool // PTRACE_INTERRUPT sent in this stop
+	exited      bool // the leader, after pthread_exit: no stop will come
+	regsOK      bool // regs were read in this stop
+	regs        frames.Regs
+	regsErr     error
+	raw         unix.PtraceRegs
 }
 
 // Seize attaches to every thread of process pid with PTRACE_SEIZE and stops
 // them all with PTRACE_INTERRUPT, reading each thread's registers. Threads
-// created while it works are seized too. The process is left stopped;
-// call Resume or Detach. Errors are *AttachError (no such process,
-// permission) or a wrapped ptrace error.
+// created while it works are seized too, and from then on every new thread
+// is traced from its birth (PTRACE_O_TRACECLONE) and an execve is reported
+// (PTRACE_O_TRACEEXEC, see Execs). A thread that exits while Seize works
+// is not an error, nor is a leader that called pthread_exit (it is left
+// out of Threads). The process is left stopped; call Resume or Detach.
+// Errors are *AttachError (no such process, permission) or a wrapped ptrace
+// error.
 func Seize(pid int) (*Stop, error) {
-	if err := checkPid(pid); err != nil {
-		return nil, err
+	return seizeWith(pid, sysOps{})
+}
+
+func seizeWith(pid int, ops threadOps) (*Stop, error) {
+	if _, ok := ops.(sysOps); ok {
+		if err := checkPid(pid); err != nil {
+			return nil, err
+		}
 	}
 	s := &Stop{
 		pid:     pid,
 		tr:      newTracer(),
+		ops:     ops,
 		threads: map[int]*seizedThread{},
 		mem:     NewProcMemory(pid),
 		Timeout: 2 * time.Second,
@@ -167,7 +184,10 @@ func (s *Stop) RefreshModules() {
 }
 
 // Resume lets every stopped thread run again, passing on nothing; the
-// threads stay seized so that Interrupt can stop them again.
+// threads stay seized so that Interrupt can stop them again. While the
+// process runs, the events of its threads (a new thread's first stop, a
+// clone, an exec, an exit) are handled by Wait, by Interrupt, and by the
+// tracer thread when it is idle, so no thread is held for long.
 func (s *Stop) Resume() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -181,26 +201,62 @@ func (s *Stop) Resume() error {
 	var errs []error
 	s.tr.do(func() {
 		for tid, t := range s.threads {
+			t.want, t.interrupted, t.regsOK = false, false, false
 			if !t.stopped {
 				continue
 			}
 			var err error
 			if t.groupStop {
-				err = ptrace(unix.PTRACE_LISTEN, tid)
+				err = s.ops.listen(tid)
 			} else {
-				err = unix.PtraceCont(tid, 0)
+				err = s.ops.cont(tid, 0)
 			}
 			t.stopped = false
 			if err != nil && !errors.Is(err, syscall.ESRCH) {
 				errs = append(errs, fmt.Errorf("resume thread %d: %w", tid, err))
 			}
-			if errors.Is(err, syscall.ESRCH) {
-				delete(s.threads, tid)
-			}
+			// ESRCH: killed while stopped; its exit is reaped by poll.
 		}
 	})
 	s.running = true
+	s.tr.setIdle(s.idlePoll)
 	return errors.Join(errs...)
+}
+
+// idlePoll runs on the tracer thread while the process runs and no request
+// is pending.
+func (s *Stop) idlePoll() {
+	if s.mu.TryLock() {
+		if s.running && !s.closed {
+			s.poll()
+		}
+		s.mu.Unlock()
+	}
+}
+
+// Wait lets the process run for d, handling the events of its threads as
+// they come (polling every 100 us), and returns early when cancel (if not
+// nil) returns true. A sampler calls it between Resume and Interrupt.
+func (s *Stop) Wait(d time.Duration, cancel func() bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || !s.running {
+		return
+	}
+	s.tr.do(func() {
+		end := time.Now().Add(d)
+		for {
+			s.poll()
+			if cancel != nil && cancel() {
+				return
+			}
+			left := time.Until(end)
+			if left <= 0 {
+				return
+			}
+			time.Sleep(min(left, 100*time.Microsecond))
+		}
+	})
 }
 
 // Interrupt stops every thread of the process again (seizing threads
@@ -215,6 +271,7 @@ func (s *Stop) Interrupt() error {
 	if !s.running {
 		return nil
 	}
+	s.tr.setIdle(nil)
 	var err error
 	s.tr.do(func() { err = s.stopAll() })
 	if err != nil {
@@ -226,157 +283,261 @@ func (s *Stop) Interrupt() error {
 	return nil
 }
 
-// stopAll runs on the tracer thread: seize new threads, interrupt all,
-// wait for each to stop, read registers. Repeats while new threads appear.
+// maxRounds bounds the list-seize-stop rounds of one stop. Every round
+// after the first finds only threads created by threads that were not yet
+// stopped, so a process settles in two or three; a thread that ptrace
+// keeps refusing (EPERM while it exits) is given up on after this many.
+const maxRounds = 64
+
+// stopAll runs on the tracer thread. It handles pending events, then, in
+// rounds: lists /proc/PID/task, seizes the threads it does not trace yet,
+// interrupts every thread that is not stopped and waits until each has
+// stopped or exited. It stops when a listing shows no thread it had not
+// seen (gdb's linux-nat does the same). A thread that vanishes between the
+// listing and its seize, or that ptrace refuses because it is exiting, is
+// not an error.
 func (s *Stop) stopAll() error {
-	for round := 0; round < 16; round++ {
-		tids, err := listTasks(s.pid)
+	s.poll()
+	for _, t := range s.threads {
+		t.want = true
+	}
+	deadline := time.Now().Add(s.Timeout)
+	refused := map[int]int{}
+	for round := 0; ; round++ {
+		tids, err := s.ops.tasks(s.pid)
 		if err != nil {
 			return s.lost(err)
 		}
-		if round == 0 {
-			s.reapGone(tids)
-		}
-		var fresh []int
+		unsettled := false
 		for _, tid := range tids {
-			t, ok := s.threads[tid]
-			if ok && t.stopped {
+			if _, ok := s.threads[tid]; ok {
 				continue
 			}
-			if !ok {
-				if taskState(s.pid, tid) == 'Z' {
-					continue // an exited thread (the main thread after pthread_exit) waiting to be reaped
-				}
-				if err := unix.PtraceSeize(tid); err != nil {
-					if errors.Is(err, syscall.ESRCH) {
-						continue // exited meanwhile
-					}
-					if len(s.threads) == 0 {
-						return s.lost(err)
-					}
-					return fmt.Errorf("seize thread %d of process %d: %w", tid, s.pid, err)
-				}
-				s.threads[tid] = &seizedThread{tid: tid}
+			if st := s.ops.state(s.pid, tid); st == 'Z' || st == 'X' || st == 0 {
+				continue // exited (the leader after pthread_exit), or gone
 			}
-			fresh = append(fresh, tid)
+			err := s.ops.seize(tid)
+			switch {
+			case err == nil:
+			case errors.Is(err, syscall.ESRCH):
+				continue // exited between the listing and the seize
+			case errors.Is(err, syscall.EPERM) && s.ops.tracedByMe(s.pid, tid):
+				// Traced from its birth by sfdbg (the parent's clone event
+				// is still to be read).
+			case errors.Is(err, syscall.EPERM) && len(s.threads) > 0 && refused[tid] < maxRounds:
+				// ptrace refuses a thread that is exiting: list again.
+				refused[tid]++
+				unsettled = true
+				continue
+			default:
+				if len(s.threads) == 0 {
+					return s.lost(err)
+				}
+				return fmt.Errorf("seize thread %d of process %d: %w", tid, s.pid, err)
+			}
+			s.threads[tid] = &seizedThread{tid: tid, want: true}
+			unsettled = true
 		}
-		if len(fresh) == 0 {
+		for _, t := range s.threads {
+			if t.stopped || t.interrupted {
+				continue
+			}
+			t.interrupted = true
+			// ESRCH: exited; poll reaps it.
+			s.ops.interrupt(t.tid)
+		}
+		s.waitStopped(deadline)
+		if !unsettled || round == maxRounds-1 {
 			break
 		}
-		for _, tid := range fresh {
-			if err := unix.PtraceInterrupt(tid); err != nil {
-				delete(s.threads, tid) // ESRCH: gone
-			}
+		if len(refused) > 0 {
+			time.Sleep(50 * time.Microsecond)
 		}
-		for _, tid := range fresh {
-			t := s.threads[tid]
-			if t == nil {
-				continue
-			}
-			switch st := s.waitStop(tid); st {
-			case waitGone:
-				delete(s.threads, tid)
-			case waitTimeout:
-				// Still seized but not stopped; left out of this stop.
-			default:
-				t.stopped = true
-				t.groupStop = st == waitGroupStop
-				t.regsErr = unix.PtraceGetRegs(tid, &t.raw)
-				if t.regsErr == nil {
-					t.regs = regsFromPtrace(&t.raw)
-				} else {
-					t.regsErr = fmt.Errorf("read registers of thread %d: %w", tid, t.regsErr)
-				}
+	}
+	stopped := 0
+	for _, t := range s.threads {
+		if !t.stopped {
+			continue // exited, or did not stop in time: left out of this stop
+		}
+		stopped++
+		if !t.regsOK {
+			t.regsOK = true
+			t.regsErr = s.ops.regs(t.tid, &t.raw)
+			if t.regsErr == nil {
+				t.regs = regsFromPtrace(&t.raw)
+			} else {
+				t.regsErr = fmt.Errorf("read registers of thread %d: %w", t.tid, t.regsErr)
 			}
 		}
 	}
-	if len(s.threads) == 0 {
-		return fmt.Errorf("process %d: %w", s.pid, ErrExited)
+	if stopped == 0 {
+		if len(s.threads) == 0 {
+			return fmt.Errorf("process %d: %w", s.pid, ErrExited)
+		}
+		return fmt.Errorf("process %d: no thread stopped within %v of PTRACE_INTERRUPT", s.pid, s.Timeout)
 	}
 	return nil
 }
 
-// reapGone forgets seized threads that are no longer in /proc/PID/task,
-// collecting their exit status.
-func (s *Stop) reapGone(tids []int) {
-	live := make(map[int]bool, len(tids))
-	for _, tid := range tids {
-		live[tid] = true
+// waitStopped polls, on the tracer thread, until every thread sfdbg wants
+// stopped has stopped or exited, or until deadline. A running thread stops
+// within microseconds of the interrupt: it polls without sleeping at first
+// (a timer sleep costs 50 us or more), then backs off.
+func (s *Stop) waitStopped(deadline time.Time) {
+	start := time.Now()
+	pause := time.Duration(0)
+	for {
+		s.poll()
+		waiting := false
+		for _, t := range s.threads {
+			if t.stopped || !t.want || t.exited {
+				continue
+			}
+			if t.tid == s.pid && s.ops.state(s.pid, t.tid) == 'Z' {
+				// The leader called pthread_exit: it reports its exit only
+				// when the last thread has gone.
+				t.exited = true
+				continue
+			}
+			waiting = true
+		}
+		if !waiting {
+			return
+		}
+		now := time.Now()
+		if now.After(deadline) {
+			return
+		}
+		if now.Sub(start) < 500*time.Microsecond {
+			continue
+		}
+		if pause < time.Millisecond {
+			pause += 50 * time.Microsecond
+		}
+		time.Sleep(pause)
 	}
+}
+
+// poll collects, on the tracer thread, every pending wait status of the
+// traced threads and of the process ID (under which an execve reports its
+// event, whichever thread called it), and handles each.
+func (s *Stop) poll() {
+	tids := make([]int, 0, len(s.threads)+1)
 	for tid := range s.threads {
-		if !live[tid] {
-			var ws unix.WaitStatus
-			unix.Wait4(tid, &ws, unix.WALL|unix.WNOHANG, nil)
-			delete(s.threads, tid)
+		tids = append(tids, tid)
+	}
+	if _, ok := s.threads[s.pid]; !ok {
+		tids = append(tids, s.pid)
+	}
+	for _, tid := range tids {
+		for {
+			wpid, ws, err := s.ops.wait(tid)
+			if err != nil {
+				// ECHILD: not traced by sfdbg any more (released).
+				if t := s.threads[tid]; t != nil && !t.stopped {
+					delete(s.threads, tid)
+				}
+				break
+			}
+			if wpid <= 0 {
+				break
+			}
+			s.handle(wpid, ws)
+			if ws.Exited() || ws.Signaled() {
+				break
+			}
+			if t := s.threads[wpid]; t != nil && t.stopped {
+				break
+			}
 		}
 	}
 }
 
-type waitResult int
-
-const (
-	waitStopped waitResult = iota
-	waitGroupStop
-	waitGone
-	waitTimeout
-)
-
-// waitStop waits (on the tracer thread) until tid reports a
-// PTRACE_EVENT_STOP, passing on any signal it reports first. It polls
-// with WNOHANG so that a thread that cannot stop does not hang sfdbg.
-func (s *Stop) waitStop(tid int) waitResult {
-	start := time.Now()
-	deadline := start.Add(s.Timeout)
-	pause := time.Duration(0)
-	for {
-		var ws unix.WaitStatus
-		wpid, err := unix.Wait4(tid, &ws, unix.WALL|unix.WNOHANG, nil)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return waitGone // ECHILD: not ours any more
-		}
-		if wpid == 0 {
-			now := time.Now()
-			if now.After(deadline) {
-				return waitTimeout
-			}
-			// A running thread stops within microseconds of the
-			// interrupt: poll without sleeping at first (a timer sleep
-			// costs 50 us or more), then back off. The poll does not
-			// yield either: runtime.Gosched on the tracer's locked thread
-			// hands its P to another thread and back, which costs more
-			// than the stop itself.
-			if now.Sub(start) < 500*time.Microsecond {
-				continue
-			}
-			if pause < time.Millisecond {
-				pause += 50 * time.Microsecond
-			}
-			time.Sleep(pause)
-			continue
-		}
-		switch {
-		case ws.Exited() || ws.Signaled():
-			return waitGone
-		case ws.Stopped():
-			if int(ws)>>16 == unix.PTRACE_EVENT_STOP {
-				if sig := ws.StopSignal(); sig != syscall.SIGTRAP {
-					return waitGroupStop
-				}
-				return waitStopped
-			}
-			if ws.StopSignal() == syscall.SIGTRAP && ws.TrapCause() > 0 {
-				// Some other ptrace event (not requested): move on.
-				unix.PtraceCont(tid, 0)
-				continue
-			}
-			// A signal-delivery stop: pass the signal on; the pending
-			// interrupt stops the thread right after.
-			unix.PtraceCont(tid, int(ws.StopSignal()))
-		}
+// handle acts on one wait status of thread tid: an exit is reaped; a clone
+// adds the new thread; an exec replaces the thread that called it by the
+// process ID and drops the modules; a ptrace stop is kept if sfdbg wants
+// the thread stopped, and resumed otherwise; a signal is passed on.
+func (s *Stop) handle(tid int, ws unix.WaitStatus) {
+	if ws.Exited() || ws.Signaled() {
+		delete(s.threads, tid)
+		return
 	}
+	if !ws.Stopped() {
+		return
+	}
+	t := s.threads[tid]
+	if t == nil {
+		// A thread traced from its birth whose parent's clone event is
+		// still to come.
+		t = &seizedThread{tid: tid, want: !s.running}
+		s.threads[tid] = t
+	}
+	switch event := int(ws) >> 16; event {
+	case unix.PTRACE_EVENT_CLONE:
+		if msg, err := s.ops.eventMsg(tid); err == nil {
+			if _, ok := s.threads[int(msg)]; !ok {
+				s.threads[int(msg)] = &seizedThread{tid: int(msg), want: !s.running}
+			}
+		}
+		s.hold(t, false)
+	case unix.PTRACE_EVENT_EXEC:
+		msg, err := s.ops.eventMsg(tid)
+		former := tid
+		if err == nil {
+			former = int(msg)
+		}
+		if former != tid {
+			delete(s.threads, former)
+		}
+		t.exited, t.regsOK = false, false
+		path, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", s.pid))
+		s.execs = append(s.execs, ExecEvent{Thread: former, Path: path})
+		s.space = nil
+		s.hold(t, false)
+	case unix.PTRACE_EVENT_STOP:
+		// SIGTRAP: an interrupt, or a new thread's first stop; SIGSTOP,
+		// SIGTSTP, SIGTTIN, SIGTTOU: a group stop.
+		s.hold(t, ws.StopSignal() != syscall.SIGTRAP)
+	case 0:
+		// A signal-delivery stop: pass the signal on. If sfdbg wants the
+		// thread stopped, the pending interrupt stops it right after.
+		if err := s.ops.cont(tid, int(ws.StopSignal())); err != nil {
+			t.stopped = false
+		}
+	default:
+		s.hold(t, false) // an event sfdbg did not ask for
+	}
+}
+
+// hold keeps thread t, which is in a ptrace stop, stopped if sfdbg wants it
+// stopped, and lets it run on (or back into its group stop) otherwise.
+func (s *Stop) hold(t *seizedThread, group bool) {
+	if t.want {
+		t.stopped, t.groupStop = true, group
+		return
+	}
+	t.stopped = false
+	if group {
+		s.ops.listen(t.tid)
+	} else {
+		s.ops.cont(t.tid, 0)
+	}
+}
+
+// ExecEvent is an execve that a seized process made.
+type ExecEvent struct {
+	Thread int    // the thread that called execve, by its ID before the exec (after it, the thread's ID is the process ID)
+	Path   string // the new program (/proc/PID/exe)
+}
+
+// Execs returns the execs seen since the last call, oldest first. The
+// modules are read again after an exec.
+func (s *Stop) Execs() []ExecEvent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.execs
+	s.execs = nil
+	return e
 }
 
 // Detach stops the process if it is running, detaches every thread (they
@@ -397,12 +558,16 @@ func (s *Stop) Detach() error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.tr.setIdle(nil)
 	s.tr.do(func() {
+		s.poll()
 		for tid, t := range s.threads {
 			if !t.stopped {
-				continue // not in a stop: released when the tracer thread exits
+				// Exited, or never stopped: the kernel lets it go (and
+				// releases an exited one) when the tracer thread ends.
+				continue
 			}
-			if err := unix.PtraceDetach(tid); err != nil && !errors.Is(err, syscall.ESRCH) {
+			if err := s.ops.detach(tid); err != nil && !errors.Is(err, syscall.ESRCH) {
 				errs = append(errs, fmt.Errorf("detach thread %d: %w", tid, err))
 			}
 		}

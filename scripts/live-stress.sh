@@ -154,8 +154,8 @@ scenario_exec() {
 	for ((i = 1; i <= runs; i++)); do
 		out=$work/exec-time
 		rm -f "$out"
-		# The exec comes 100-600 ms after the start, while sample runs.
-		start "$work/live-exec" $((400 + RANDOM % 500)) "$out"
+		# The exec comes 0.8-1.3 s after the start, while sample runs.
+		start "$work/live-exec" $((800 + RANDOM % 500)) "$out"
 		sleep 0.3
 		run_sfdbg 60 sample -n 2000 --interval 1ms "$tpid"
 		local wrong= extra=
