@@ -10,8 +10,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sirupsen/logrus"
 	"golang.org/x/sys/unix"
+
+	"github.com/sfdbg/sfdbg/frames"
 )
 
 // Stop is a process held by sfdbg's lean stop/read/resume path: every thread
@@ -34,14 +36,22 @@ type Stop struct {
 	mu      sync.Mutex
 	threads map[int]*seizedThread
 	running bool // resumed since the last stop
-	closed  bool // detached
+	// stopping is set from the start of a stop until the next resume: a
+	// thread that appears meanwhile is kept stopped.
+	stopping bool
+	closed   bool // detached
 	// held is set once a stop has held some thread: from then on, a
 	// process whose threads are gone has exited (lost).
 	held  bool
 	ops   threadOps
 	execs []ExecEvent // seen since the last Execs call
-	mem   *ProcMemory
-	space *frames.Space
+	bp    bpState
+	// exitedNow is set when the leader's exit was reaped: the process
+	// has exited, with exitStatus.
+	exitedNow  bool
+	exitStatus int
+	mem        *ProcMemory
+	space      *frames.Space
 	// Timeout bounds how long Interrupt waits for one thread to stop (a
 	// thread in uninterruptible sleep stops only when it leaves it).
 	Timeout time.Duration
@@ -55,6 +65,7 @@ type seizedThread struct {
 	interrupted bool // PTRACE_INTERRUPT sent in this stop
 	exited      bool // the leader, after pthread_exit: no stop will come
 	regsOK      bool // regs were read in this stop
+	pendingSig  int  // a signal to pass on at the next resume
 	regs        frames.Regs
 	regsErr     error
 	raw         unix.PtraceRegs
@@ -200,6 +211,23 @@ func (s *Stop) Resume() error {
 	s.mem.Invalidate()
 	var errs []error
 	s.tr.do(func() {
+		s.bp.hits = nil
+		if len(s.bp.inserted) > 0 {
+			// A thread at a breakpoint steps over it alone first.
+			for _, t := range s.threads {
+				if !t.stopped || t.groupStop {
+					continue
+				}
+				var r unix.PtraceRegs
+				if s.ops.regs(t.tid, &r) == nil {
+					if _, ok := s.bp.inserted[ptracePC(&r)]; ok {
+						if err := s.stepOver(t); err != nil && !errors.Is(err, errExec) {
+							continue // exited
+						}
+					}
+				}
+			}
+		}
 		for tid, t := range s.threads {
 			t.want, t.interrupted, t.regsOK = false, false, false
 			if !t.stopped {
@@ -209,7 +237,8 @@ func (s *Stop) Resume() error {
 			if t.groupStop {
 				err = s.ops.listen(tid)
 			} else {
-				err = s.ops.cont(tid, 0)
+				err = s.ops.cont(tid, t.pendingSig)
+				t.pendingSig = 0
 			}
 			t.stopped = false
 			if err != nil && !errors.Is(err, syscall.ESRCH) {
@@ -218,7 +247,7 @@ func (s *Stop) Resume() error {
 			// ESRCH: killed while stopped; its exit is reaped by poll.
 		}
 	})
-	s.running = true
+	s.running, s.stopping = true, false
 	s.tr.setIdle(s.idlePoll)
 	return errors.Join(errs...)
 }
@@ -297,12 +326,14 @@ const maxRounds = 64
 // listing and its seize, or that ptrace refuses because it is exiting, is
 // not an error.
 func (s *Stop) stopAll() error {
+	s.stopping = true
 	s.poll()
 	for _, t := range s.threads {
 		t.want = true
 	}
 	deadline := time.Now().Add(s.Timeout)
 	refused := map[int]int{}
+	var firstErr error // the first EPERM
 	for round := 0; ; round++ {
 		tids, err := s.ops.tasks(s.pid)
 		if err != nil {
@@ -324,10 +355,16 @@ func (s *Stop) stopAll() error {
 			case errors.Is(err, syscall.EPERM) && s.ops.tracedByMe(s.pid, tid):
 				// Traced from its birth by sfdbg (the parent's clone event
 				// is still to be read).
-			case errors.Is(err, syscall.EPERM) && len(s.threads) > 0 && refused[tid] < maxRounds:
-				// ptrace refuses a thread that is exiting: list again.
+			case errors.Is(err, syscall.EPERM) && refused[tid] < maxRounds:
+				// ptrace refuses a thread that is exiting (the leader
+				// too, while another thread's execve ends it): list
+				// again. A process sfdbg may not trace refuses every
+				// thread, every time: see below.
 				refused[tid]++
 				unsettled = true
+				if firstErr == nil {
+					firstErr = err
+				}
 				continue
 			default:
 				if len(s.threads) == 0 {
@@ -347,13 +384,17 @@ func (s *Stop) stopAll() error {
 			s.ops.interrupt(t.tid)
 		}
 		s.waitStopped(deadline)
+		if len(s.threads) == 0 && firstErr != nil && round >= 16 {
+			return s.lost(firstErr)
+		}
 		if !unsettled || round == maxRounds-1 {
 			break
 		}
 		if len(refused) > 0 {
-			time.Sleep(50 * time.Microsecond)
+			time.Sleep(time.Duration(min(round+1, 20)) * 50 * time.Microsecond)
 		}
 	}
+	s.settleTraps()
 	stopped := 0
 	for _, t := range s.threads {
 		if !t.stopped {
@@ -458,8 +499,12 @@ func (s *Stop) poll() {
 // process ID and drops the modules; a ptrace stop is kept if sfdbg wants
 // the thread stopped, and resumed otherwise; a signal is passed on.
 func (s *Stop) handle(tid int, ws unix.WaitStatus) {
+	logrus.Debugf("ptrace: thread %d: wait status %#x (stopping %v)", tid, uint32(ws), s.stopping)
 	if ws.Exited() || ws.Signaled() {
 		delete(s.threads, tid)
+		if tid == s.pid {
+			s.noteExit(ws)
+		}
 		return
 	}
 	if !ws.Stopped() {
@@ -469,14 +514,14 @@ func (s *Stop) handle(tid int, ws unix.WaitStatus) {
 	if t == nil {
 		// A thread traced from its birth whose parent's clone event is
 		// still to come.
-		t = &seizedThread{tid: tid, want: !s.running}
+		t = &seizedThread{tid: tid, want: s.stopping}
 		s.threads[tid] = t
 	}
 	switch event := int(ws) >> 16; event {
 	case unix.PTRACE_EVENT_CLONE:
 		if msg, err := s.ops.eventMsg(tid); err == nil {
 			if _, ok := s.threads[int(msg)]; !ok {
-				s.threads[int(msg)] = &seizedThread{tid: int(msg), want: !s.running}
+				s.threads[int(msg)] = &seizedThread{tid: int(msg), want: s.stopping}
 			}
 		}
 		s.hold(t, false)
@@ -493,12 +538,17 @@ func (s *Stop) handle(tid int, ws unix.WaitStatus) {
 		path, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", s.pid))
 		s.execs = append(s.execs, ExecEvent{Thread: former, Path: path})
 		s.space = nil
+		// The breakpoints went with the old program.
+		s.bp = bpState{}
 		s.hold(t, false)
 	case unix.PTRACE_EVENT_STOP:
 		// SIGTRAP: an interrupt, or a new thread's first stop; SIGSTOP,
 		// SIGTSTP, SIGTTIN, SIGTTOU: a group stop.
 		s.hold(t, ws.StopSignal() != syscall.SIGTRAP)
 	case 0:
+		if ws.StopSignal() == syscall.SIGTRAP && s.trapped(t) {
+			return
+		}
 		// A signal-delivery stop: pass the signal on. If sfdbg wants the
 		// thread stopped, the pending interrupt stops it right after.
 		if err := s.ops.cont(tid, int(ws.StopSignal())); err != nil {
@@ -561,6 +611,12 @@ func (s *Stop) Detach() error {
 	s.tr.setIdle(nil)
 	s.tr.do(func() {
 		s.poll()
+		s.settleTraps()
+		for addr := range s.bp.inserted {
+			if err := s.removeBreakpoint(addr); err != nil {
+				errs = append(errs, err)
+			}
+		}
 		for tid, t := range s.threads {
 			if !t.stopped {
 				// Exited, or never stopped: the kernel lets it go (and
@@ -569,6 +625,17 @@ func (s *Stop) Detach() error {
 			}
 			if err := s.ops.detach(tid); err != nil && !errors.Is(err, syscall.ESRCH) {
 				errs = append(errs, fmt.Errorf("detach thread %d: %w", tid, err))
+			}
+		}
+		// A thread sfdbg lost count of must not be let go by the tracer
+		// thread's exit while in a signal-delivery stop (the kernel would
+		// then deliver the signal it stopped for): detach whatever is
+		// listed; ESRCH for a thread that is not in a stop of sfdbg's.
+		if tids, err := s.ops.tasks(s.pid); err == nil {
+			for _, tid := range tids {
+				if _, ok := s.threads[tid]; !ok {
+					s.ops.detach(tid)
+				}
 			}
 		}
 	})

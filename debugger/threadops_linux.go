@@ -26,6 +26,13 @@ type threadOps interface {
 	// report.
 	wait(tid int) (wpid int, ws unix.WaitStatus, err error)
 	regs(tid int, r *unix.PtraceRegs) error
+	setRegs(tid int, r *unix.PtraceRegs) error
+	singleStep(tid, sig int) error
+	peek(tid int, addr uint64, out []byte) error
+	poke(tid int, addr uint64, data []byte) error
+	// sigPending reports whether sig is pending for the thread alone
+	// (SigPnd in /proc/PID/task/TID/status), as a SIGTRAP of an int3 is.
+	sigPending(pid, tid int, sig syscall.Signal) bool
 }
 
 // seizeOptions: every thread a seized thread creates is traced from its
@@ -65,4 +72,31 @@ func (sysOps) wait(tid int) (int, unix.WaitStatus, error) {
 		return wpid, ws, err
 	}
 }
-func (sysOps) regs(tid int, r *unix.PtraceRegs) error { return unix.PtraceGetRegs(tid, r) }
+func (sysOps) regs(tid int, r *unix.PtraceRegs) error    { return unix.PtraceGetRegs(tid, r) }
+func (sysOps) setRegs(tid int, r *unix.PtraceRegs) error { return unix.PtraceSetRegs(tid, r) }
+func (sysOps) singleStep(tid, sig int) error {
+	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_SINGLESTEP, uintptr(tid), 0, uintptr(sig), 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+func (sysOps) peek(tid int, addr uint64, out []byte) error {
+	n, err := unix.PtracePeekData(tid, uintptr(addr), out)
+	if err == nil && n < len(out) {
+		err = syscall.EIO
+	}
+	return err
+}
+func (sysOps) poke(tid int, addr uint64, data []byte) error {
+	n, err := unix.PtracePokeData(tid, uintptr(addr), data)
+	if err == nil && n < len(data) {
+		err = syscall.EIO
+	}
+	return err
+}
+func (sysOps) sigPending(pid, tid int, sig syscall.Signal) bool {
+	st := statusFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/status")
+	mask, err := strconv.ParseUint(st["SigPnd"], 16, 64)
+	return err == nil && mask&(1<<(uint(sig)-1)) != 0
+}
