@@ -411,6 +411,10 @@ func (s *Stop) stopAll() error {
 			}
 		}
 	}
+	if stopped > 0 {
+		// The leader, unless it has exited (then it has no memory map).
+		s.mem.readThrough(s.anyStopped())
+	}
 	if stopped == 0 {
 		if len(s.threads) == 0 {
 			return fmt.Errorf("process %d: %w", s.pid, ErrExited)

@@ -12,7 +12,8 @@
 # Scenarios (a fresh target per run):
 #   threads  threads that each call f and exit within ~0.3 ms;
 #            attach -batch -ex 'break f' -ex continue -ex bt -ex detach,
-#            every other run the same commands typed into the REPL.
+#            in turn with the same commands typed into the REPL, and with
+#            continue three times, info threads and stepi before detach.
 #   exec     a second thread calls execve while sample -n 2000 --interval 1ms
 #            runs; the new image writes how long the exec took.
 #   churn    three threads create and join short-lived threads without
@@ -135,11 +136,15 @@ scenario_threads() {
 	for ((i = 1; i <= runs; i++)); do
 		start "$work/live-shortthreads"
 		sleep 0.2
-		if ((i % 2)); then
-			run_sfdbg 60 attach -batch -ex 'break f' -ex continue -ex bt -ex detach "$tpid"
-		else
-			run_sfdbg 60 attach "$tpid" <<<$'break f\ncontinue\nbt\ndetach\nquit'
-		fi
+		case $((i % 3)) in
+		0) run_sfdbg 60 attach -batch -ex 'break f' -ex continue -ex bt -ex detach "$tpid" ;;
+		1) run_sfdbg 60 attach "$tpid" <<<$'break f\ncontinue\nbt\ndetach\nquit' ;;
+		2)
+			# The threads that hit the breakpoint exit while sfdbg runs on.
+			run_sfdbg 60 attach -batch -ex 'break f' -ex continue -ex continue -ex continue \
+				-ex 'info threads' -ex stepi -ex detach "$tpid"
+			;;
+		esac
 		settle
 		local wrong=
 		grep -q 'hit Breakpoint 1' "$log" || wrong="no breakpoint hit reported"
