@@ -73,6 +73,7 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 	var interrupted os.Signal
 	exited, reloaded, noReloadUntil := false, 0, 0
 	var execs []string
+	failed := false // stopped early by an error: the report is partial
 	// The loop runs on the thread that traces the process: each stop and
 	// resume then needs no hand-over between threads.
 	stop.Run(func() {
@@ -81,6 +82,7 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 			if i > 0 {
 				if err := stop.Resume(); err != nil {
 					fmt.Fprintf(stderr, "sfdbg sample: %v\n", err)
+					failed = true
 					break
 				}
 				if *interval > 0 {
@@ -105,6 +107,7 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 						exited = true
 					} else {
 						fmt.Fprintf(stderr, "sfdbg sample: %v\n", err)
+						failed = true
 					}
 					break
 				}
@@ -118,6 +121,7 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 			space, err := stop.Space()
 			if err != nil {
 				fmt.Fprintf(stderr, "sfdbg sample: %v\n", err)
+				failed = true
 				break
 			}
 			if i >= noReloadUntil && stale(stop, space) {
@@ -128,6 +132,7 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 				stop.RefreshModules()
 				if space, err = stop.Space(); err != nil {
 					fmt.Fprintf(stderr, "sfdbg sample: %v\n", err)
+					failed = true
 					break
 				}
 				if stale(stop, space) {
@@ -171,6 +176,9 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 		if exited {
 			fmt.Fprintf(stdout, "process %d exited after %d samples: partial report\n", pid, agg.Samples)
 		}
+		if failed {
+			fmt.Fprintf(stdout, "sampling stopped by an error after %d of %d samples: partial report\n", agg.Samples, *n)
+		}
 		for _, e := range execs {
 			fmt.Fprintln(stdout, e)
 		}
@@ -184,6 +192,8 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 	switch {
 	case interrupted != nil:
 		return 128 + int(interrupted.(syscall.Signal))
+	case failed:
+		return exitError
 	case agg.Disagreements() > 0:
 		return exitFindings
 	}
