@@ -38,8 +38,13 @@ func (s *Stop) Wait(d time.Duration, cancel func() bool) {
 	}
 	s.tr.do(func() {
 		end := time.Now().Add(d)
+		pause := 50 * time.Microsecond
 		for {
-			s.poll()
+			if s.poll() > 0 {
+				pause = 50 * time.Microsecond
+			} else if pause < time.Millisecond {
+				pause *= 2 // nothing happens: back off to 1 ms
+			}
 			if cancel != nil && cancel() {
 				return
 			}
@@ -47,15 +52,16 @@ func (s *Stop) Wait(d time.Duration, cancel func() bool) {
 			if left <= 0 {
 				return
 			}
-			time.Sleep(min(left, 100*time.Microsecond))
+			time.Sleep(min(left, pause))
 		}
 	})
 }
 
 // poll collects, on the tracer thread, every pending wait status of the
 // traced threads and of the process ID (under which an execve reports its
-// event, whichever thread called it), and handles each.
-func (s *Stop) poll() {
+// event, whichever thread called it), and handles each. It returns how
+// many it handled.
+func (s *Stop) poll() (n int) {
 	tids := make([]int, 0, len(s.threads)+1)
 	for tid := range s.threads {
 		tids = append(tids, tid)
@@ -77,6 +83,7 @@ func (s *Stop) poll() {
 				break
 			}
 			s.handle(wpid, ws)
+			n++
 			if ws.Exited() || ws.Signaled() {
 				break
 			}
@@ -85,6 +92,7 @@ func (s *Stop) poll() {
 			}
 		}
 	}
+	return n
 }
 
 // handle acts on one wait status of thread tid: an exit is reaped; a clone
