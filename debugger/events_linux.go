@@ -135,7 +135,7 @@ func (s *Stop) handle(tid int, ws unix.WaitStatus) {
 		if former != tid {
 			delete(s.threads, former)
 		}
-		t.exited, t.regsOK = false, false
+		t.regsOK = false
 		path, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", s.pid))
 		s.execs = append(s.execs, ExecEvent{Thread: former, Path: path})
 		s.space = nil

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sirupsen/logrus"
 	"golang.org/x/sys/unix"
 
 	"github.com/sfdbg/sfdbg/frames"
@@ -62,7 +63,6 @@ type seizedThread struct {
 	groupStop   bool // the stop is a group stop: resume with PTRACE_LISTEN
 	want        bool // sfdbg wants it stopped (a stop is under way, or done)
 	interrupted bool // PTRACE_INTERRUPT sent in this stop
-	exited      bool // the leader, after pthread_exit: no stop will come
 	regsOK      bool // regs were read in this stop
 	pendingSig  int  // a signal to pass on at the next resume
 	regs        frames.Regs
@@ -379,10 +379,13 @@ func (s *Stop) stopAll() error {
 		s.mem.readThrough(s.anyStopped())
 	}
 	if stopped == 0 {
+		for _, t := range s.threads {
+			logrus.Debugf("ptrace: no stop: thread %d: %+v, state %c, tasks %v", t.tid, *t, s.ops.state(s.pid, t.tid), func() []int { l, _ := s.ops.tasks(s.pid); return l }())
+		}
 		if len(s.threads) == 0 {
 			return fmt.Errorf("process %d: %w", s.pid, ErrExited)
 		}
-		return fmt.Errorf("process %d: no thread stopped within %v of PTRACE_INTERRUPT", s.pid, s.Timeout)
+		return fmt.Errorf("process %d: no thread stopped within %v of PTRACE_INTERRUPT (a thread in uninterruptible sleep stops only when it leaves it)", s.pid, s.Timeout)
 	}
 	return nil
 }
@@ -398,13 +401,14 @@ func (s *Stop) waitStopped(deadline time.Time) {
 		s.poll()
 		waiting := false
 		for _, t := range s.threads {
-			if t.stopped || !t.want || t.exited {
+			if t.stopped || !t.want {
 				continue
 			}
-			if t.tid == s.pid && s.ops.state(s.pid, t.tid) == 'Z' {
+			if t.tid == s.pid && len(s.threads) > 1 && s.ops.state(s.pid, t.tid) == 'Z' {
 				// The leader called pthread_exit: it reports its exit only
-				// when the last thread has gone.
-				t.exited = true
+				// when the last thread has gone. (A zombie leader with no
+				// other thread is an execve under way, or the end of the
+				// process: either is reported under its ID.)
 				continue
 			}
 			waiting = true

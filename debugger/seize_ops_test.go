@@ -37,6 +37,7 @@ type fakeThread struct {
 	msg      uint
 	regs     unix.PtraceRegs
 	trapPend bool // an int3's SIGTRAP not yet reported
+	delay    int  // wait calls that see nothing before the queue is reported
 }
 
 const (
@@ -102,7 +103,7 @@ func (p *fakeProc) seize(tid int) error {
 
 func (p *fakeProc) thread(tid int) (*fakeThread, error) {
 	t := p.threads[tid]
-	if t == nil || !t.traced || t.state == 'Z' {
+	if t == nil || !t.traced || t.state == 'Z' && len(t.queue) == 0 {
 		return nil, syscall.ESRCH
 	}
 	return t, nil
@@ -162,7 +163,8 @@ func (p *fakeProc) wait(tid int) (int, unix.WaitStatus, error) {
 	if t == nil || !t.traced {
 		return 0, 0, syscall.ECHILD
 	}
-	if len(t.queue) == 0 {
+	if len(t.queue) == 0 || t.delay > 0 {
+		t.delay--
 		return 0, 0, nil
 	}
 	ws := t.queue[0]
@@ -422,5 +424,34 @@ func TestStopBreakpoints(t *testing.T) {
 		if th.traced {
 			t.Errorf("thread %d still traced after detach", tid)
 		}
+	}
+}
+
+// TestStopAcrossAnExecDuringTheStop: a second thread calls execve while
+// sfdbg stops the process. The leader turns zombie, the other threads
+// exit, the exec'ing thread's ID goes away, and only later does the exec
+// report under the process ID: the stop waits for it (it once gave up
+// with "no thread stopped", taking the zombie leader for a pthread_exit).
+func TestStopAcrossAnExecDuringTheStop(t *testing.T) {
+	p := newFakeProc(100, 100, 101, 102)
+	s := fakeSeize(t, p)
+	if err := s.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	p.threads[101].queue = append(p.threads[101].queue, wsExit0)
+	p.remove(102)
+	lead := p.threads[100]
+	lead.state = 'Z'
+	lead.msg = 102
+	lead.queue = append(lead.queue, wsEvent(unix.PTRACE_EVENT_EXEC))
+	lead.delay = 50
+	if err := s.Interrupt(); err != nil {
+		t.Fatalf("interrupt across the exec: %v", err)
+	}
+	if got := s.Threads(); !slices.Equal(got, []int{100}) {
+		t.Errorf("threads %v, want [100]", got)
+	}
+	if e := s.Execs(); len(e) != 1 || e[0].Thread != 102 {
+		t.Errorf("execs %+v, want one by thread 102", e)
 	}
 }
