@@ -211,3 +211,48 @@ func TestSeizeAcrossAMultiThreadedExec(t *testing.T) {
 	}
 	t.Errorf("the new image did not start")
 }
+
+// TestSeizeUnderThreadChurn: three threads create and join short-lived
+// threads without pause. Seizing, sampling and attaching never fail on a
+// thread that vanished between the listing and its seize, nor on one
+// that ptrace refuses while it exits ("could not attach to new thread",
+// "seize thread N: operation not permitted" in 2-4 of 10 runs before).
+func TestSeizeUnderThreadChurn(t *testing.T) {
+	bin := buildLive(t, "churn")
+	cmd := startLive(t, bin)
+	pid := cmd.Process.Pid
+	for i := 0; i < 10; i++ {
+		st, err := Seize(pid)
+		skipIfNoPtrace(t, err)
+		if err != nil {
+			t.Fatalf("seize %d: %v", i, err)
+		}
+		for j := 0; j < 20; j++ {
+			if err := st.Resume(); err != nil {
+				t.Fatalf("resume: %v", err)
+			}
+			st.Wait(time.Millisecond, nil)
+			if err := st.Interrupt(); err != nil {
+				t.Fatalf("seize %d, sample %d: %v", i, j, err)
+			}
+			if len(st.Threads()) == 0 {
+				t.Fatalf("seize %d, sample %d: no thread stopped", i, j)
+			}
+		}
+		if err := st.Detach(); err != nil {
+			t.Fatal(err)
+		}
+		tg, err := Attach(pid)
+		if err != nil {
+			t.Fatalf("attach %d: %v", i, err)
+		}
+		if tids, err := tg.Threads(); err != nil || len(tids) == 0 {
+			t.Fatalf("attach %d: threads %v, %v", i, tids, err)
+		}
+		if err := tg.Detach(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkRunning(t, pid)
+	checkAlive(t, pid)
+}
