@@ -380,7 +380,7 @@ func (s *Stop) stopAll() error {
 	}
 	if stopped == 0 {
 		for _, t := range s.threads {
-			logrus.Debugf("ptrace: no stop: thread %d: %+v, state %c, tasks %v", t.tid, *t, s.ops.state(s.pid, t.tid), func() []int { l, _ := s.ops.tasks(s.pid); return l }())
+			logrus.Debugf("ptrace: no stop: thread %d (want %v, interrupted %v), state %c", t.tid, t.want, t.interrupted, s.ops.state(s.pid, t.tid))
 		}
 		if len(s.threads) == 0 {
 			return fmt.Errorf("process %d: %w", s.pid, ErrExited)
