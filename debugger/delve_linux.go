@@ -47,35 +47,26 @@ func init() {
 	logflags.Setup(false, "", "")
 }
 
-// Attach attaches to process pid, stopping it, for a debugging session:
-// with Delve's native backend, or, for a process in a group stop (state T:
-// SIGSTOP, Ctrl-Z), with PTRACE_SEIZE (stoppedTarget), so that it stays
-// stopped and gets no signal. Errors are *AttachError with one sentence
-// for humans.
+// Attach attaches to process pid, stopping it, for a debugging session.
+// Every thread is seized with PTRACE_SEIZE (Stop), which sends no signal:
+// a running process is debugged on sfdbg's own ptrace loop (liveTarget,
+// which says why Delve's attach is not used), and a process in a group
+// stop (state T: SIGSTOP, Ctrl-Z) stays stopped (stoppedTarget). A leader
+// that called pthread_exit is no obstacle: its live threads are debugged.
+// Errors are *AttachError with one sentence for humans.
 func Attach(pid int) (Target, error) {
 	if err := checkPid(pid); err != nil {
 		return nil, err
 	}
-	if ProcState(pid) == 'T' {
-		st, err := Seize(pid)
-		if err != nil {
-			return nil, err
-		}
+	stopped := ProcState(pid) == 'T'
+	st, err := Seize(pid)
+	if err != nil {
+		return nil, err
+	}
+	if stopped {
 		return &stoppedTarget{st: st}, nil
 	}
-	var grp *proc.TargetGroup
-	var err error
-	withoutDelveWarnings(func() { grp, err = native.Attach(pid, nil, nil) })
-	if err != nil {
-		// A half-done attach: Delve detaches what it attached, but a
-		// thread may still be in the stop of PTRACE_ATTACH's SIGSTOP. The
-		// process was running before (state T is handled above).
-		if st := ProcState(pid); (st == 'T' || st == 't') && procStatus(pid)["TracerPid"] == "0" {
-			syscall.Kill(pid, syscall.SIGCONT)
-		}
-		return nil, attachError(pid, err)
-	}
-	return newDelveTarget(grp, pid, false), nil
+	return &liveTarget{st: st}, nil
 }
 
 // Launch starts argv[0] with arguments argv[1:] under Delve, stopped at its

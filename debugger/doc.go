@@ -12,10 +12,13 @@
 //     cache (ProcMemory), resume or detach, all ptrace requests from one
 //     locked OS thread. It serves the one-shot "sfdbg bt" and "demo"
 //     (TraceProcess) and sampling, where Delve's full attach (100 ms and
-//     more on a large binary) would dominate.
-//   - The interactive debugger (DelveTarget via Attach and Launch): Delve's
-//     native backend (pkg/proc/native, pkg/proc) for threads, registers,
-//     breakpoints, continue, stepi and detach.
+//     more on a large binary) would dominate. New threads are traced from
+//     birth, exits reaped and an exec reported (Stop.Execs).
+//   - The interactive debugger: on a process sfdbg attached to (Attach),
+//     the same Stop with int3 breakpoints (liveTarget, which says why
+//     Delve's attach is not used); on a program it starts (Launch),
+//     Delve's native backend (DelveTarget: pkg/proc/native, pkg/proc) for
+//     threads, registers, breakpoints, continue, stepi and detach.
 //
 // A Session runs debugger commands against a Target through one command
 // table, from which help, completion and the README's Markdown list

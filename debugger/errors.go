@@ -144,8 +144,13 @@ func readFile(path string) string {
 
 // procStatus returns the "Key:\tvalue" lines of /proc/PID/status.
 func procStatus(pid int) map[string]string {
+	return statusFile(fmt.Sprintf("/proc/%d/status", pid))
+}
+
+// statusFile returns the "Key:\tvalue" lines of a /proc status file.
+func statusFile(path string) map[string]string {
 	m := map[string]string{}
-	for _, l := range strings.Split(readFile(fmt.Sprintf("/proc/%d/status", pid)), "\n") {
+	for _, l := range strings.Split(readFile(path), "\n") {
 		k, v, ok := strings.Cut(l, ":")
 		if ok {
 			m[k] = strings.TrimSpace(v)

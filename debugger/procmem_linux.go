@@ -35,6 +35,16 @@ func NewProcMemory(pid int) *ProcMemory {
 	return &ProcMemory{pid: pid, pages: map[uint64]*[pageSize]byte{}}
 }
 
+// readThrough makes later reads go through thread tid of the process:
+// process_vm_readv of the leader's ID fails once the leader has exited
+// (pthread_exit) while other threads run, since it has no memory map left;
+// any live thread's ID names the same memory.
+func (m *ProcMemory) readThrough(tid int) {
+	m.mu.Lock()
+	m.pid = tid
+	m.mu.Unlock()
+}
+
 // Invalidate drops every cached page.
 func (m *ProcMemory) Invalidate() {
 	m.mu.Lock()

@@ -2,6 +2,8 @@ package debugger
 
 import (
 	"runtime"
+	"sync/atomic"
+	"time"
 )
 
 // tracer runs functions on one locked OS thread. Linux ties a ptrace
@@ -16,7 +18,14 @@ type tracer struct {
 	// direct is set while Run's function runs on the tracer thread: its
 	// ptrace requests run in place instead of being handed over.
 	direct bool
+	// idle, if set, runs on the tracer thread whenever no request has
+	// come for idleEvery (a Stop whose process runs handles its threads'
+	// events this way).
+	idle atomic.Pointer[func()]
 }
+
+// idleEvery is how often an idle tracer runs its idle function.
+const idleEvery = 200 * time.Microsecond
 
 func newTracer() *tracer {
 	t := &tracer{reqs: make(chan func()), done: make(chan struct{})}
@@ -28,9 +37,38 @@ func (t *tracer) loop() {
 	runtime.LockOSThread()
 	// No UnlockOSThread: the thread dies with the goroutine.
 	defer close(t.done)
-	for f := range t.reqs {
-		f()
+	timer := time.NewTimer(idleEvery)
+	defer timer.Stop()
+	for {
+		idle := t.idle.Load()
+		if idle == nil {
+			f, ok := <-t.reqs
+			if !ok {
+				return
+			}
+			f()
+			continue
+		}
+		timer.Reset(idleEvery)
+		select {
+		case f, ok := <-t.reqs:
+			if !ok {
+				return
+			}
+			f()
+		case <-timer.C:
+			(*idle)()
+		}
 	}
+}
+
+// setIdle sets (or, with nil, clears) the function an idle tracer runs.
+func (t *tracer) setIdle(f func()) {
+	if f == nil {
+		t.idle.Store(nil)
+		return
+	}
+	t.idle.Store(&f)
 }
 
 // do runs f on the tracer thread and waits for it to return.

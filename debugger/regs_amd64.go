@@ -55,3 +55,13 @@ type RegValue struct {
 	Name  string
 	Value uint64
 }
+
+// breakInstr is the software breakpoint (int3). After it traps, the PC is
+// one past it (breakInstrMovesPC).
+var breakInstr = []byte{0xcc}
+
+const breakInstrMovesPC = true
+
+// ptracePC returns the PC of a register set; setPtracePC sets it.
+func ptracePC(r *unix.PtraceRegs) uint64        { return r.Rip }
+func setPtracePC(r *unix.PtraceRegs, pc uint64) { r.Rip = pc }

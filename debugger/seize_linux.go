@@ -10,8 +10,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sirupsen/logrus"
 	"golang.org/x/sys/unix"
+
+	"github.com/sfdbg/sfdbg/frames"
 )
 
 // Stop is a process held by sfdbg's lean stop/read/resume path: every thread
@@ -34,38 +36,63 @@ type Stop struct {
 	mu      sync.Mutex
 	threads map[int]*seizedThread
 	running bool // resumed since the last stop
-	closed  bool // detached
+	// stopping is set from the start of a stop until the next resume: a
+	// thread that appears meanwhile is kept stopped.
+	stopping bool
+	closed   bool // detached
 	// held is set once a stop has held some thread: from then on, a
 	// process whose threads are gone has exited (lost).
 	held  bool
-	mem   *ProcMemory
-	space *frames.Space
+	ops   threadOps
+	execs []ExecEvent // seen since the last Execs call
+	bp    bpState
+	// exitedNow is set when the leader's exit was reaped: the process
+	// has exited, with exitStatus.
+	exitedNow  bool
+	exitStatus int
+	mem        *ProcMemory
+	space      *frames.Space
 	// Timeout bounds how long Interrupt waits for one thread to stop (a
 	// thread in uninterruptible sleep stops only when it leaves it).
 	Timeout time.Duration
 }
 
 type seizedThread struct {
-	tid       int
-	stopped   bool // in a ptrace stop we are responsible for
-	groupStop bool // the stop is a group stop: resume with PTRACE_LISTEN
-	regs      frames.Regs
-	regsErr   error
-	raw       unix.PtraceRegs
+	tid         int
+	stopped     bool // in a ptrace stop we are responsible for
+	groupStop   bool // the stop is a group stop: resume with PTRACE_LISTEN
+	want        bool // sfdbg wants it stopped (a stop is under way, or done)
+	interrupted bool // PTRACE_INTERRUPT sent in this stop
+	regsOK      bool // regs were read in this stop
+	pendingSig  int  // a signal to pass on at the next resume
+	regs        frames.Regs
+	regsErr     error
+	raw         unix.PtraceRegs
 }
 
 // Seize attaches to every thread of process pid with PTRACE_SEIZE and stops
 // them all with PTRACE_INTERRUPT, reading each thread's registers. Threads
-// created while it works are seized too. The process is left stopped;
-// call Resume or Detach. Errors are *AttachError (no such process,
-// permission) or a wrapped ptrace error.
+// created while it works are seized too, and from then on every new thread
+// is traced from its birth (PTRACE_O_TRACECLONE) and an execve is reported
+// (PTRACE_O_TRACEEXEC, see Execs). A thread that exits while Seize works
+// is not an error, nor is a leader that called pthread_exit (it is left
+// out of Threads). The process is left stopped; call Resume or Detach.
+// Errors are *AttachError (no such process, permission) or a wrapped ptrace
+// error.
 func Seize(pid int) (*Stop, error) {
-	if err := checkPid(pid); err != nil {
-		return nil, err
+	return seizeWith(pid, sysOps{})
+}
+
+func seizeWith(pid int, ops threadOps) (*Stop, error) {
+	if _, ok := ops.(sysOps); ok {
+		if err := checkPid(pid); err != nil {
+			return nil, err
+		}
 	}
 	s := &Stop{
 		pid:     pid,
 		tr:      newTracer(),
+		ops:     ops,
 		threads: map[int]*seizedThread{},
 		mem:     NewProcMemory(pid),
 		Timeout: 2 * time.Second,
@@ -167,7 +194,10 @@ func (s *Stop) RefreshModules() {
 }
 
 // Resume lets every stopped thread run again, passing on nothing; the
-// threads stay seized so that Interrupt can stop them again.
+// threads stay seized so that Interrupt can stop them again. While the
+// process runs, the events of its threads (a new thread's first stop, a
+// clone, an exec, an exit) are handled by Wait, by Interrupt, and by the
+// tracer thread when it is idle, so no thread is held for long.
 func (s *Stop) Resume() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -180,26 +210,44 @@ func (s *Stop) Resume() error {
 	s.mem.Invalidate()
 	var errs []error
 	s.tr.do(func() {
+		s.bp.hits = nil
+		if len(s.bp.inserted) > 0 {
+			// A thread at a breakpoint steps over it alone first.
+			for _, t := range s.threads {
+				if !t.stopped || t.groupStop {
+					continue
+				}
+				var r unix.PtraceRegs
+				if s.ops.regs(t.tid, &r) == nil {
+					if _, ok := s.bp.inserted[ptracePC(&r)]; ok {
+						if err := s.stepOver(t); err != nil && !errors.Is(err, errExec) {
+							continue // exited
+						}
+					}
+				}
+			}
+		}
 		for tid, t := range s.threads {
+			t.want, t.interrupted, t.regsOK = false, false, false
 			if !t.stopped {
 				continue
 			}
 			var err error
 			if t.groupStop {
-				err = ptrace(unix.PTRACE_LISTEN, tid)
+				err = s.ops.listen(tid)
 			} else {
-				err = unix.PtraceCont(tid, 0)
+				err = s.ops.cont(tid, t.pendingSig)
+				t.pendingSig = 0
 			}
 			t.stopped = false
 			if err != nil && !errors.Is(err, syscall.ESRCH) {
 				errs = append(errs, fmt.Errorf("resume thread %d: %w", tid, err))
 			}
-			if errors.Is(err, syscall.ESRCH) {
-				delete(s.threads, tid)
-			}
+			// ESRCH: killed while stopped; its exit is reaped by poll.
 		}
 	})
-	s.running = true
+	s.running, s.stopping = true, false
+	s.tr.setIdle(s.idlePoll)
 	return errors.Join(errs...)
 }
 
@@ -215,6 +263,7 @@ func (s *Stop) Interrupt() error {
 	if !s.running {
 		return nil
 	}
+	s.tr.setIdle(nil)
 	var err error
 	s.tr.do(func() { err = s.stopAll() })
 	if err != nil {
@@ -226,156 +275,158 @@ func (s *Stop) Interrupt() error {
 	return nil
 }
 
-// stopAll runs on the tracer thread: seize new threads, interrupt all,
-// wait for each to stop, read registers. Repeats while new threads appear.
+// maxRounds bounds the list-seize-stop rounds of one stop. Every round
+// after the first finds only threads created by threads that were not yet
+// stopped, so a process settles in two or three; a thread that ptrace
+// keeps refusing (EPERM while it exits) is given up on after this many.
+const maxRounds = 64
+
+// stopAll runs on the tracer thread. It handles pending events, then, in
+// rounds: lists /proc/PID/task, seizes the threads it does not trace yet,
+// interrupts every thread that is not stopped and waits until each has
+// stopped or exited. It stops when a listing shows no thread it had not
+// seen (gdb's linux-nat does the same). A thread that vanishes between the
+// listing and its seize, or that ptrace refuses because it is exiting, is
+// not an error.
 func (s *Stop) stopAll() error {
-	for round := 0; round < 16; round++ {
-		tids, err := listTasks(s.pid)
+	s.stopping = true
+	s.poll()
+	for _, t := range s.threads {
+		t.want = true
+	}
+	deadline := time.Now().Add(s.Timeout)
+	refused := map[int]int{}
+	var firstErr error // the first EPERM
+	for round := 0; ; round++ {
+		tids, err := s.ops.tasks(s.pid)
 		if err != nil {
 			return s.lost(err)
 		}
-		if round == 0 {
-			s.reapGone(tids)
-		}
-		var fresh []int
+		unsettled := false
 		for _, tid := range tids {
-			t, ok := s.threads[tid]
-			if ok && t.stopped {
+			if _, ok := s.threads[tid]; ok {
 				continue
 			}
-			if !ok {
-				if taskState(s.pid, tid) == 'Z' {
-					continue // an exited thread (the main thread after pthread_exit) waiting to be reaped
-				}
-				if err := unix.PtraceSeize(tid); err != nil {
-					if errors.Is(err, syscall.ESRCH) {
-						continue // exited meanwhile
-					}
-					if len(s.threads) == 0 {
-						return s.lost(err)
-					}
-					return fmt.Errorf("seize thread %d of process %d: %w", tid, s.pid, err)
-				}
-				s.threads[tid] = &seizedThread{tid: tid}
+			if st := s.ops.state(s.pid, tid); st == 'Z' || st == 'X' || st == 0 {
+				continue // exited (the leader after pthread_exit), or gone
 			}
-			fresh = append(fresh, tid)
+			err := s.ops.seize(tid)
+			switch {
+			case err == nil:
+			case errors.Is(err, syscall.ESRCH):
+				continue // exited between the listing and the seize
+			case errors.Is(err, syscall.EPERM) && s.ops.tracedByMe(s.pid, tid):
+				// Traced from its birth by sfdbg (the parent's clone event
+				// is still to be read).
+			case errors.Is(err, syscall.EPERM) && refused[tid] < maxRounds:
+				// ptrace refuses a thread that is exiting (the leader
+				// too, while another thread's execve ends it): list
+				// again. A process sfdbg may not trace refuses every
+				// thread, every time: see below.
+				refused[tid]++
+				unsettled = true
+				if firstErr == nil {
+					firstErr = err
+				}
+				continue
+			default:
+				if len(s.threads) == 0 {
+					return s.lost(err)
+				}
+				return fmt.Errorf("seize thread %d of process %d: %w", tid, s.pid, err)
+			}
+			s.threads[tid] = &seizedThread{tid: tid, want: true}
+			unsettled = true
 		}
-		if len(fresh) == 0 {
+		for _, t := range s.threads {
+			if t.stopped || t.interrupted {
+				continue
+			}
+			t.interrupted = true
+			// ESRCH: exited; poll reaps it.
+			s.ops.interrupt(t.tid)
+		}
+		s.waitStopped(deadline)
+		if len(s.threads) == 0 && firstErr != nil && round >= 16 {
+			return s.lost(firstErr)
+		}
+		if !unsettled || round == maxRounds-1 {
 			break
 		}
-		for _, tid := range fresh {
-			if err := unix.PtraceInterrupt(tid); err != nil {
-				delete(s.threads, tid) // ESRCH: gone
-			}
+		if len(refused) > 0 {
+			time.Sleep(time.Duration(min(round+1, 20)) * 50 * time.Microsecond)
 		}
-		for _, tid := range fresh {
-			t := s.threads[tid]
-			if t == nil {
-				continue
-			}
-			switch st := s.waitStop(tid); st {
-			case waitGone:
-				delete(s.threads, tid)
-			case waitTimeout:
-				// Still seized but not stopped; left out of this stop.
-			default:
-				t.stopped = true
-				t.groupStop = st == waitGroupStop
-				t.regsErr = unix.PtraceGetRegs(tid, &t.raw)
-				if t.regsErr == nil {
-					t.regs = regsFromPtrace(&t.raw)
-				} else {
-					t.regsErr = fmt.Errorf("read registers of thread %d: %w", tid, t.regsErr)
-				}
+	}
+	s.settleTraps()
+	stopped := 0
+	for _, t := range s.threads {
+		if !t.stopped {
+			continue // exited, or did not stop in time: left out of this stop
+		}
+		stopped++
+		if !t.regsOK {
+			t.regsOK = true
+			t.regsErr = s.ops.regs(t.tid, &t.raw)
+			if t.regsErr == nil {
+				t.regs = regsFromPtrace(&t.raw)
+			} else {
+				t.regsErr = fmt.Errorf("read registers of thread %d: %w", t.tid, t.regsErr)
 			}
 		}
 	}
-	if len(s.threads) == 0 {
-		return fmt.Errorf("process %d: %w", s.pid, ErrExited)
+	if stopped > 0 {
+		// The leader, unless it has exited (then it has no memory map).
+		s.mem.readThrough(s.anyStopped())
+	}
+	if stopped == 0 {
+		for _, t := range s.threads {
+			logrus.Debugf("ptrace: no stop: thread %d (want %v, interrupted %v), state %c", t.tid, t.want, t.interrupted, s.ops.state(s.pid, t.tid))
+		}
+		if len(s.threads) == 0 {
+			return fmt.Errorf("process %d: %w", s.pid, ErrExited)
+		}
+		return fmt.Errorf("process %d: no thread stopped within %v of PTRACE_INTERRUPT (a thread in uninterruptible sleep stops only when it leaves it)", s.pid, s.Timeout)
 	}
 	return nil
 }
 
-// reapGone forgets seized threads that are no longer in /proc/PID/task,
-// collecting their exit status.
-func (s *Stop) reapGone(tids []int) {
-	live := make(map[int]bool, len(tids))
-	for _, tid := range tids {
-		live[tid] = true
-	}
-	for tid := range s.threads {
-		if !live[tid] {
-			var ws unix.WaitStatus
-			unix.Wait4(tid, &ws, unix.WALL|unix.WNOHANG, nil)
-			delete(s.threads, tid)
-		}
-	}
-}
-
-type waitResult int
-
-const (
-	waitStopped waitResult = iota
-	waitGroupStop
-	waitGone
-	waitTimeout
-)
-
-// waitStop waits (on the tracer thread) until tid reports a
-// PTRACE_EVENT_STOP, passing on any signal it reports first. It polls
-// with WNOHANG so that a thread that cannot stop does not hang sfdbg.
-func (s *Stop) waitStop(tid int) waitResult {
+// waitStopped polls, on the tracer thread, until every thread sfdbg wants
+// stopped has stopped or exited, or until deadline. A running thread stops
+// within microseconds of the interrupt: it polls without sleeping at first
+// (a timer sleep costs 50 us or more), then backs off.
+func (s *Stop) waitStopped(deadline time.Time) {
 	start := time.Now()
-	deadline := start.Add(s.Timeout)
 	pause := time.Duration(0)
 	for {
-		var ws unix.WaitStatus
-		wpid, err := unix.Wait4(tid, &ws, unix.WALL|unix.WNOHANG, nil)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return waitGone // ECHILD: not ours any more
-		}
-		if wpid == 0 {
-			now := time.Now()
-			if now.After(deadline) {
-				return waitTimeout
-			}
-			// A running thread stops within microseconds of the
-			// interrupt: poll without sleeping at first (a timer sleep
-			// costs 50 us or more), then back off. The poll does not
-			// yield either: runtime.Gosched on the tracer's locked thread
-			// hands its P to another thread and back, which costs more
-			// than the stop itself.
-			if now.Sub(start) < 500*time.Microsecond {
+		s.poll()
+		waiting := false
+		for _, t := range s.threads {
+			if t.stopped || !t.want {
 				continue
 			}
-			if pause < time.Millisecond {
-				pause += 50 * time.Microsecond
-			}
-			time.Sleep(pause)
-			continue
-		}
-		switch {
-		case ws.Exited() || ws.Signaled():
-			return waitGone
-		case ws.Stopped():
-			if int(ws)>>16 == unix.PTRACE_EVENT_STOP {
-				if sig := ws.StopSignal(); sig != syscall.SIGTRAP {
-					return waitGroupStop
-				}
-				return waitStopped
-			}
-			if ws.StopSignal() == syscall.SIGTRAP && ws.TrapCause() > 0 {
-				// Some other ptrace event (not requested): move on.
-				unix.PtraceCont(tid, 0)
+			if t.tid == s.pid && len(s.threads) > 1 && s.ops.state(s.pid, t.tid) == 'Z' {
+				// The leader called pthread_exit: it reports its exit only
+				// when the last thread has gone. (A zombie leader with no
+				// other thread is an execve under way, or the end of the
+				// process: either is reported under its ID.)
 				continue
 			}
-			// A signal-delivery stop: pass the signal on; the pending
-			// interrupt stops the thread right after.
-			unix.PtraceCont(tid, int(ws.StopSignal()))
+			waiting = true
 		}
+		if !waiting {
+			return
+		}
+		now := time.Now()
+		if now.After(deadline) {
+			return
+		}
+		if now.Sub(start) < 500*time.Microsecond {
+			continue
+		}
+		if pause < time.Millisecond {
+			pause += 50 * time.Microsecond
+		}
+		time.Sleep(pause)
 	}
 }
 
@@ -397,13 +448,34 @@ func (s *Stop) Detach() error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.tr.setIdle(nil)
 	s.tr.do(func() {
+		s.poll()
+		s.settleTraps()
+		for addr := range s.bp.inserted {
+			if err := s.removeBreakpoint(addr); err != nil {
+				errs = append(errs, err)
+			}
+		}
 		for tid, t := range s.threads {
 			if !t.stopped {
-				continue // not in a stop: released when the tracer thread exits
+				// Exited, or never stopped: the kernel lets it go (and
+				// releases an exited one) when the tracer thread ends.
+				continue
 			}
-			if err := unix.PtraceDetach(tid); err != nil && !errors.Is(err, syscall.ESRCH) {
+			if err := s.ops.detach(tid); err != nil && !errors.Is(err, syscall.ESRCH) {
 				errs = append(errs, fmt.Errorf("detach thread %d: %w", tid, err))
+			}
+		}
+		// A thread sfdbg lost count of must not be let go by the tracer
+		// thread's exit while in a signal-delivery stop (the kernel would
+		// then deliver the signal it stopped for): detach whatever is
+		// listed; ESRCH for a thread that is not in a stop of sfdbg's.
+		if tids, err := s.ops.tasks(s.pid); err == nil {
+			for _, tid := range tids {
+				if _, ok := s.threads[tid]; !ok {
+					s.ops.detach(tid)
+				}
 			}
 		}
 	})

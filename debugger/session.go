@@ -600,6 +600,11 @@ func (s *Session) Intro(msg string) {
 	if _, ok := s.tgt.(*stoppedTarget); ok {
 		s.printf("It was stopped (SIGSTOP or Ctrl-Z) and stays stopped: sfdbg inspects it without running it.\n")
 	}
+	if n, ok := s.tgt.(interface{ LeaderNote() string }); ok {
+		if note := n.LeaderNote(); note != "" {
+			s.printf("%s\n", note)
+		}
+	}
 	if s.ui.IsTerminal() {
 		s.printf("Type \"help\" for the commands, \"bt\" for the backtrace, \"quit\" to detach and leave.\n")
 	}

@@ -102,5 +102,9 @@ func (t *stoppedTarget) Kill() error {
 // Launched implements Target.
 func (t *stoppedTarget) Launched() bool { return false }
 
+// LeaderNote says, in one line, what state the main thread is in when it
+// called pthread_exit; "" otherwise.
+func (t *stoppedTarget) LeaderNote() string { return leaderNote(t.st) }
+
 // Exited implements Target.
 func (t *stoppedTarget) Exited() (bool, int) { return false, 0 }

@@ -72,6 +72,8 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	var interrupted os.Signal
 	exited, reloaded, noReloadUntil := false, 0, 0
+	var execs []string
+	failed := false // stopped early by an error: the report is partial
 	// The loop runs on the thread that traces the process: each stop and
 	// resume then needs no hand-over between threads.
 	stop.Run(func() {
@@ -80,13 +82,22 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 			if i > 0 {
 				if err := stop.Resume(); err != nil {
 					fmt.Fprintf(stderr, "sfdbg sample: %v\n", err)
+					failed = true
 					break
 				}
 				if *interval > 0 {
-					select {
-					case interrupted = <-sigs:
+					// The process runs; the events of its threads (new
+					// threads, exits, an exec) are handled meanwhile.
+					stop.Wait(*interval, func() bool {
+						select {
+						case interrupted = <-sigs:
+							return true
+						default:
+							return false
+						}
+					})
+					if interrupted != nil {
 						break loop
-					case <-time.After(*interval):
 					}
 				}
 				if err := stop.Interrupt(); err != nil {
@@ -96,13 +107,21 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 						exited = true
 					} else {
 						fmt.Fprintf(stderr, "sfdbg sample: %v\n", err)
+						failed = true
 					}
 					break
 				}
 			}
+			for _, e := range stop.Execs() {
+				// The thread that called execve now runs the new program
+				// as the only thread, under the process ID.
+				execs = append(execs, fmt.Sprintf("process %d executed a new program, %s, before sample %d (thread %d called execve); the samples from then on are of the new program", pid, e.Path, i+1, e.Thread))
+				fmt.Fprintf(stderr, "sfdbg sample: %s\n", execs[len(execs)-1])
+			}
 			space, err := stop.Space()
 			if err != nil {
 				fmt.Fprintf(stderr, "sfdbg sample: %v\n", err)
+				failed = true
 				break
 			}
 			if i >= noReloadUntil && stale(stop, space) {
@@ -113,6 +132,7 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 				stop.RefreshModules()
 				if space, err = stop.Space(); err != nil {
 					fmt.Fprintf(stderr, "sfdbg sample: %v\n", err)
+					failed = true
 					break
 				}
 				if stale(stop, space) {
@@ -156,6 +176,12 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 		if exited {
 			fmt.Fprintf(stdout, "process %d exited after %d samples: partial report\n", pid, agg.Samples)
 		}
+		if failed {
+			fmt.Fprintf(stdout, "sampling stopped by an error after %d of %d samples: partial report\n", agg.Samples, *n)
+		}
+		for _, e := range execs {
+			fmt.Fprintln(stdout, e)
+		}
 		if reloaded > 0 {
 			fmt.Fprintf(stdout, "the process's modules were read again %d times (exec or new code)\n", reloaded)
 		}
@@ -166,6 +192,8 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 	switch {
 	case interrupted != nil:
 		return 128 + int(interrupted.(syscall.Signal))
+	case failed:
+		return exitError
 	case agg.Disagreements() > 0:
 		return exitFindings
 	}

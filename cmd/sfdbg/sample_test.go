@@ -33,8 +33,9 @@ func TestSampleOfAProcessThatExits(t *testing.T) {
 }
 
 // TestSampleReadsTheModulesAgainAfterExec samples a shell that execs the
-// fixture: after the exec the frames are found in the new program's
-// modules (SFrame agrees), not reported as code in no module.
+// fixture: the report says where the exec happened, and after it the
+// frames are found in the new program's modules (SFrame agrees), not
+// reported as code in no module.
 func TestSampleReadsTheModulesAgainAfterExec(t *testing.T) {
 	bin := dumpFixture(t, "deep-v3-O2")
 	sh := exec.Command("sh", "-c", "sleep 0.3; exec "+bin+" spin")
@@ -47,8 +48,9 @@ func TestSampleReadsTheModulesAgainAfterExec(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("status %d: %s", code, errOut)
 	}
-	if !strings.Contains(errOut, "its modules were read again") {
-		t.Errorf("no reload after the exec:\nstderr: %s\nstdout: %s", errOut, out)
+	if !strings.Contains(out, "process "+strconv.Itoa(sh.Process.Pid)+" executed a new program, ") ||
+		!strings.Contains(out, filepath.Base(bin)+", before sample ") {
+		t.Errorf("the report does not say where the exec happened:\nstderr: %s\nstdout: %s", errOut, out)
 	}
 	// After the exec the deep chain is compared: SFrame agrees at frames
 	// of the new program.

@@ -1,0 +1,192 @@
+package debugger
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"golang.org/x/sys/unix"
+)
+
+// The events of a seized process's threads, as wait4 reports them while
+// the process runs or stops: exits (reaped at once: an execve waits for
+// them), clones (the new thread is traced from its birth), an exec (the
+// thread that called it takes the process ID), ptrace stops, and signals
+// (passed on, but for sfdbg's own breakpoint traps).
+
+// idlePoll runs on the tracer thread while the process runs and no request
+// is pending.
+func (s *Stop) idlePoll() {
+	if s.mu.TryLock() {
+		if s.running && !s.closed {
+			s.poll()
+		}
+		s.mu.Unlock()
+	}
+}
+
+// Wait lets the process run for d, handling the events of its threads as
+// they come (polling every 100 us), and returns early when cancel (if not
+// nil) returns true. A sampler calls it between Resume and Interrupt.
+func (s *Stop) Wait(d time.Duration, cancel func() bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || !s.running {
+		return
+	}
+	s.tr.do(func() {
+		end := time.Now().Add(d)
+		pause := 50 * time.Microsecond
+		for {
+			if s.poll() > 0 {
+				pause = 50 * time.Microsecond
+			} else if pause < time.Millisecond {
+				pause *= 2 // nothing happens: back off to 1 ms
+			}
+			if cancel != nil && cancel() {
+				return
+			}
+			left := time.Until(end)
+			if left <= 0 {
+				return
+			}
+			time.Sleep(min(left, pause))
+		}
+	})
+}
+
+// poll collects, on the tracer thread, every pending wait status of the
+// traced threads and of the process ID (under which an execve reports its
+// event, whichever thread called it), and handles each. It returns how
+// many it handled.
+func (s *Stop) poll() (n int) {
+	tids := make([]int, 0, len(s.threads)+1)
+	for tid := range s.threads {
+		tids = append(tids, tid)
+	}
+	if _, ok := s.threads[s.pid]; !ok {
+		tids = append(tids, s.pid)
+	}
+	for _, tid := range tids {
+		for {
+			wpid, ws, err := s.ops.wait(tid)
+			if err != nil {
+				// ECHILD: not traced by sfdbg any more (released).
+				if t := s.threads[tid]; t != nil && !t.stopped {
+					delete(s.threads, tid)
+				}
+				break
+			}
+			if wpid <= 0 {
+				break
+			}
+			s.handle(wpid, ws)
+			n++
+			if ws.Exited() || ws.Signaled() {
+				break
+			}
+			if t := s.threads[wpid]; t != nil && t.stopped {
+				break
+			}
+		}
+	}
+	return n
+}
+
+// handle acts on one wait status of thread tid: an exit is reaped; a clone
+// adds the new thread; an exec replaces the thread that called it by the
+// process ID and drops the modules; a ptrace stop is kept if sfdbg wants
+// the thread stopped, and resumed otherwise; a signal is passed on.
+func (s *Stop) handle(tid int, ws unix.WaitStatus) {
+	logrus.Debugf("ptrace: thread %d: wait status %#x (stopping %v)", tid, uint32(ws), s.stopping)
+	if ws.Exited() || ws.Signaled() {
+		delete(s.threads, tid)
+		if tid == s.pid {
+			s.noteExit(ws)
+		}
+		return
+	}
+	if !ws.Stopped() {
+		return
+	}
+	t := s.threads[tid]
+	if t == nil {
+		// A thread traced from its birth whose parent's clone event is
+		// still to come.
+		t = &seizedThread{tid: tid, want: s.stopping}
+		s.threads[tid] = t
+	}
+	switch event := int(ws) >> 16; event {
+	case unix.PTRACE_EVENT_CLONE:
+		if msg, err := s.ops.eventMsg(tid); err == nil {
+			if _, ok := s.threads[int(msg)]; !ok {
+				s.threads[int(msg)] = &seizedThread{tid: int(msg), want: s.stopping}
+			}
+		}
+		s.hold(t, false)
+	case unix.PTRACE_EVENT_EXEC:
+		msg, err := s.ops.eventMsg(tid)
+		former := tid
+		if err == nil {
+			former = int(msg)
+		}
+		if former != tid {
+			delete(s.threads, former)
+		}
+		t.regsOK = false
+		path, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", s.pid))
+		s.execs = append(s.execs, ExecEvent{Thread: former, Path: path})
+		s.space = nil
+		// The breakpoints went with the old program.
+		s.bp = bpState{}
+		s.hold(t, false)
+	case unix.PTRACE_EVENT_STOP:
+		// SIGTRAP: an interrupt, or a new thread's first stop; SIGSTOP,
+		// SIGTSTP, SIGTTIN, SIGTTOU: a group stop.
+		s.hold(t, ws.StopSignal() != syscall.SIGTRAP)
+	case 0:
+		if ws.StopSignal() == syscall.SIGTRAP && s.trapped(t) {
+			return
+		}
+		// A signal-delivery stop: pass the signal on. If sfdbg wants the
+		// thread stopped, the pending interrupt stops it right after.
+		if err := s.ops.cont(tid, int(ws.StopSignal())); err != nil {
+			t.stopped = false
+		}
+	default:
+		s.hold(t, false) // an event sfdbg did not ask for
+	}
+}
+
+// hold keeps thread t, which is in a ptrace stop, stopped if sfdbg wants it
+// stopped, and lets it run on (or back into its group stop) otherwise.
+func (s *Stop) hold(t *seizedThread, group bool) {
+	if t.want {
+		t.stopped, t.groupStop = true, group
+		return
+	}
+	t.stopped = false
+	if group {
+		s.ops.listen(t.tid)
+	} else {
+		s.ops.cont(t.tid, 0)
+	}
+}
+
+// ExecEvent is an execve that a seized process made.
+type ExecEvent struct {
+	Thread int    // the thread that called execve, by its ID before the exec (after it, the thread's ID is the process ID)
+	Path   string // the new program (/proc/PID/exe)
+}
+
+// Execs returns the execs seen since the last call, oldest first. The
+// modules are read again after an exec.
+func (s *Stop) Execs() []ExecEvent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.execs
+	s.execs = nil
+	return e
+}

@@ -1,0 +1,102 @@
+package debugger
+
+import (
+	"os"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// threadOps are the system calls that Stop makes on the threads of a
+// process, one method each, so that its seize and stop loops can be run
+// against a scripted process in tests (seize_ops_test.go). Every method but
+// tasks, state and tracedByMe must be called on the tracer thread.
+type threadOps interface {
+	tasks(pid int) ([]int, error) // the IDs in /proc/PID/task, leader first
+	state(pid, tid int) byte      // the state letter in /proc/PID/task/TID/stat; 0 if gone
+	tracedByMe(pid, tid int) bool // TracerPid of the thread is sfdbg
+	seize(tid int) error          // PTRACE_SEIZE with seizeOptions
+	interrupt(tid int) error      // PTRACE_INTERRUPT
+	cont(tid, sig int) error      // PTRACE_CONT, passing on signal sig
+	listen(tid int) error         // PTRACE_LISTEN (back into a group stop)
+	detach(tid int) error         // PTRACE_DETACH
+	eventMsg(tid int) (uint, error)
+	// wait is wait4(tid, __WALL|WNOHANG): wpid 0 when tid has nothing to
+	// report.
+	wait(tid int) (wpid int, ws unix.WaitStatus, err error)
+	regs(tid int, r *unix.PtraceRegs) error
+	setRegs(tid int, r *unix.PtraceRegs) error
+	singleStep(tid, sig int) error
+	peek(tid int, addr uint64, out []byte) error
+	poke(tid int, addr uint64, data []byte) error
+	// sigPending reports whether sig is pending for the thread alone
+	// (SigPnd in /proc/PID/task/TID/status), as a SIGTRAP of an int3 is.
+	sigPending(pid, tid int, sig syscall.Signal) bool
+}
+
+// seizeOptions: every thread a seized thread creates is traced from its
+// birth (it starts in a PTRACE_EVENT_STOP), and an execve reports a
+// PTRACE_EVENT_EXEC stop under the process ID, after the kernel has ended
+// the other threads (whose exits sfdbg must reap, or the execve waits).
+const seizeOptions = unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_TRACEEXEC
+
+// sysOps is threadOps on Linux.
+type sysOps struct{}
+
+func (sysOps) tasks(pid int) ([]int, error) { return listTasks(pid) }
+func (sysOps) state(pid, tid int) byte      { return taskState(pid, tid) }
+func (sysOps) tracedByMe(pid, tid int) bool {
+	st := statusFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/status")
+	return st["TracerPid"] == strconv.Itoa(os.Getpid())
+}
+func (sysOps) seize(tid int) error {
+	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_SEIZE, uintptr(tid), 0, seizeOptions, 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+func (sysOps) interrupt(tid int) error        { return unix.PtraceInterrupt(tid) }
+func (sysOps) cont(tid, sig int) error        { return unix.PtraceCont(tid, sig) }
+func (sysOps) listen(tid int) error           { return ptrace(unix.PTRACE_LISTEN, tid) }
+func (sysOps) detach(tid int) error           { return unix.PtraceDetach(tid) }
+func (sysOps) eventMsg(tid int) (uint, error) { return unix.PtraceGetEventMsg(tid) }
+func (sysOps) wait(tid int) (int, unix.WaitStatus, error) {
+	for {
+		var ws unix.WaitStatus
+		wpid, err := unix.Wait4(tid, &ws, unix.WALL|unix.WNOHANG, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		return wpid, ws, err
+	}
+}
+func (sysOps) regs(tid int, r *unix.PtraceRegs) error    { return unix.PtraceGetRegs(tid, r) }
+func (sysOps) setRegs(tid int, r *unix.PtraceRegs) error { return unix.PtraceSetRegs(tid, r) }
+func (sysOps) singleStep(tid, sig int) error {
+	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_SINGLESTEP, uintptr(tid), 0, uintptr(sig), 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+func (sysOps) peek(tid int, addr uint64, out []byte) error {
+	n, err := unix.PtracePeekData(tid, uintptr(addr), out)
+	if err == nil && n < len(out) {
+		err = syscall.EIO
+	}
+	return err
+}
+func (sysOps) poke(tid int, addr uint64, data []byte) error {
+	n, err := unix.PtracePokeData(tid, uintptr(addr), data)
+	if err == nil && n < len(data) {
+		err = syscall.EIO
+	}
+	return err
+}
+func (sysOps) sigPending(pid, tid int, sig syscall.Signal) bool {
+	st := statusFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/status")
+	mask, err := strconv.ParseUint(st["SigPnd"], 16, 64)
+	return err == nil && mask&(1<<(uint(sig)-1)) != 0
+}
