@@ -1,0 +1,463 @@
+package debugger
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/sirupsen/logrus"
+	"golang.org/x/sys/unix"
+
+	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/frames"
+)
+
+// CatchOptions configure Catch.
+type CatchOptions struct {
+	// Trace are the unwinding options of the backtraces (as sfdbg bt's).
+	Trace compare.Options
+	// AllThreads unwinds every thread of a crashing process, not only
+	// the one that received the signal.
+	AllThreads bool
+	// FollowFork traces the processes the program forks (and theirs),
+	// and reports their crashes too (PTRACE_O_TRACEFORK, _TRACEVFORK).
+	FollowFork bool
+	// Env is the program's environment (nil: sfdbg's).
+	Env []string
+	// Files are the program's stdin, stdout and stderr (nil: sfdbg's).
+	Files []*os.File
+	// OnCrash is called for every crash while the process is still held,
+	// before the signal is delivered; a report printed there comes before
+	// anything the program's dying writes.
+	OnCrash func(*Crash)
+	// Started, if set, is called with the program's PID once it runs.
+	Started func(pid int)
+}
+
+// fatalSignals are the signals Catch stops on, when the program has no
+// handler for them: the ones whose default action dumps core because the
+// program faulted (or asked to, with abort).
+var fatalSignals = map[syscall.Signal]bool{
+	syscall.SIGSEGV: true, syscall.SIGBUS: true, syscall.SIGFPE: true,
+	syscall.SIGILL: true, syscall.SIGABRT: true, syscall.SIGTRAP: true,
+}
+
+// catchThread is one traced thread.
+type catchThread struct {
+	tid int
+	// expectStop is set while a SIGSTOP that the kernel (for a thread or
+	// process auto-attached by PTRACE_O_TRACECLONE/FORK) or Catch (to
+	// hold a crashing process) sent is pending: its stop is suppressed.
+	expectStop bool
+	// During a crash: held in a stop, and the signal to pass on resuming.
+	held       bool
+	pendingSig syscall.Signal
+}
+
+type catcher struct {
+	opts    CatchOptions
+	first   int // the PID of the program started
+	threads map[int]*catchThread
+	res     *CatchResult
+}
+
+// holdTimeout bounds how long Catch waits for one thread of a crashing
+// process to stop (a thread in uninterruptible sleep stops when it leaves
+// it).
+const holdTimeout = 2 * time.Second
+
+// Catch runs argv (argv[0] found in $PATH) under ptrace, as glibc's
+// catchsegv did: every signal is passed to the program as usual, but on a
+// signal that is fatal for it (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT or
+// SIGTRAP, with no handler installed and not ignored: /proc/PID/status
+// SigCgt, SigIgn), every thread of the process is held with SIGSTOP, the
+// crashing thread's backtrace (every thread's with AllThreads) is taken with
+// compare.Unwind and given to OnCrash, and then the signal is delivered, so
+// that the program dies of it as it would have (with a core if cores are
+// enabled). Programs the process executes are followed (modules are read
+// afresh at each crash); forked children only with FollowFork.
+//
+// It returns when the program started exits, with how it ended. Errors
+// are those of starting the program (*os.PathError, exec.ErrNotFound
+// wrapped) or of ptrace itself; Linux only, all ptrace requests from one
+// locked OS thread.
+//
+// Limits: the program is traced with PTRACE_TRACEME, not PTRACE_SEIZE, so
+// a SIGSTOP or SIGTSTP sent to it is passed on but does not keep it
+// stopped (as under strace without seize); processes still running when
+// the program exits are detached by the kernel.
+func Catch(argv []string, opts CatchOptions) (*CatchResult, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("catch: no program given")
+	}
+	path, err := lookPath(argv[0])
+	if err != nil {
+		return nil, err
+	}
+	c := &catcher{opts: opts, threads: map[int]*catchThread{}}
+	tr := newTracer()
+	defer tr.close()
+	tr.do(func() { err = c.run(path, argv) })
+	return c.res, err
+}
+
+// lookPath finds a program as execvp does: a name with a slash is a path.
+func lookPath(name string) (string, error) {
+	if strings.Contains(name, "/") {
+		st, err := os.Stat(name)
+		if err != nil {
+			return "", err
+		}
+		if st.IsDir() || st.Mode()&0o111 == 0 {
+			return "", &os.PathError{Op: "exec", Path: name, Err: syscall.EACCES}
+		}
+		return name, nil
+	}
+	return exec.LookPath(name)
+}
+
+// run runs on the tracer thread.
+func (c *catcher) run(path string, argv []string) error {
+	files := c.opts.Files
+	if files == nil {
+		files = []*os.File{os.Stdin, os.Stdout, os.Stderr}
+	}
+	p, err := os.StartProcess(path, argv, &os.ProcAttr{Env: c.opts.Env, Files: files,
+		Sys: &syscall.SysProcAttr{Ptrace: true}})
+	if err != nil {
+		return err
+	}
+	pid := p.Pid
+	p.Release() // waited for with wait4 on this thread
+	c.first = pid
+	c.res = &CatchResult{Pid: pid}
+	// PTRACE_TRACEME: the child stops with SIGTRAP after its execve.
+	var ws unix.WaitStatus
+	if _, err := wait4(pid, &ws, unix.WALL); err != nil {
+		return fmt.Errorf("wait for process %d: %w", pid, err)
+	}
+	if !ws.Stopped() {
+		c.ended(ws)
+		return nil
+	}
+	o := unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_TRACEEXEC
+	if c.opts.FollowFork {
+		o |= unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK
+	}
+	if err := unix.PtraceSetOptions(pid, o); err != nil {
+		unix.Kill(pid, syscall.SIGKILL)
+		wait4(pid, &ws, unix.WALL)
+		return fmt.Errorf("ptrace options of process %d: %w", pid, err)
+	}
+	c.threads[pid] = &catchThread{tid: pid}
+	if c.opts.Started != nil {
+		c.opts.Started(pid)
+	}
+	cont(pid, 0)
+	for {
+		tid, err := wait4(-1, &ws, unix.WALL)
+		if err != nil {
+			return fmt.Errorf("wait for process %d: %w", pid, err)
+		}
+		if done := c.event(tid, ws); done {
+			return nil
+		}
+	}
+}
+
+// event handles one wait status of tid; it returns true when the program
+// started has ended.
+func (c *catcher) event(tid int, ws unix.WaitStatus) bool {
+	t := c.thread(tid)
+	switch {
+	case ws.Exited() || ws.Signaled():
+		delete(c.threads, tid)
+		if tid == c.first {
+			c.ended(ws)
+			return true
+		}
+	case !ws.Stopped():
+	case ws.StopSignal() == syscall.SIGTRAP && ws.TrapCause() > 0:
+		c.ptraceEvent(tid, ws.TrapCause())
+		cont(tid, 0)
+	case ws.StopSignal() == syscall.SIGSTOP && t.expectStop:
+		t.expectStop = false
+		cont(tid, 0)
+	default:
+		sig := ws.StopSignal()
+		si, err := getSiginfo(tid)
+		if err != nil {
+			// EINVAL: a group stop (the SIGSTOP passed on below took
+			// effect). Without PTRACE_SEIZE it cannot be kept: go on.
+			cont(tid, 0)
+			break
+		}
+		if fatalSignals[sig] && fatalFor(tgidOf(tid), sig) {
+			c.crash(tid, sig, si)
+		}
+		cont(tid, sig)
+	}
+	return false
+}
+
+// thread returns tid's state, created for a thread not seen before: one
+// auto-attached whose PTRACE_EVENT_CLONE (or FORK) has not been reported
+// yet, so its first stop is the kernel's SIGSTOP.
+func (c *catcher) thread(tid int) *catchThread {
+	t := c.threads[tid]
+	if t == nil {
+		t = &catchThread{tid: tid, expectStop: true}
+		c.threads[tid] = t
+	}
+	return t
+}
+
+// ptraceEvent handles a PTRACE_EVENT_* stop of tid.
+func (c *catcher) ptraceEvent(tid int, ev int) {
+	msg, err := unix.PtraceGetEventMsg(tid)
+	if err != nil {
+		return
+	}
+	switch ev {
+	case unix.PTRACE_EVENT_CLONE, unix.PTRACE_EVENT_FORK, unix.PTRACE_EVENT_VFORK:
+		c.thread(int(msg)) // its SIGSTOP is still to come, or was seen
+	case unix.PTRACE_EVENT_EXEC:
+		// The thread that called execve now has the process's ID; the
+		// other threads are gone without an exit report.
+		old := int(msg)
+		logrus.Debugf("catch: process %d is executing new program %s", tid, readLink(fmt.Sprintf("/proc/%d/exe", tid)))
+		for id := range c.threads {
+			if id != tid && (id == old || !processExists(id)) {
+				delete(c.threads, id)
+			}
+		}
+	}
+}
+
+// ended records how the program started ended.
+func (c *catcher) ended(ws unix.WaitStatus) {
+	if ws.Signaled() {
+		c.res.Signal = ws.Signal()
+		c.res.CoreDumped = ws.CoreDump()
+	} else {
+		c.res.ExitCode = ws.ExitStatus()
+	}
+}
+
+// crash holds the process of tid, which is in a signal-delivery stop for
+// sig, unwinds it and calls OnCrash; then it lets the held threads go
+// (the caller delivers sig).
+func (c *catcher) crash(tid int, sig syscall.Signal, si *siginfo) {
+	pid := tgidOf(tid)
+	cr := &Crash{Pid: pid, Tid: tid, Signal: sig, First: pid == c.first, Code: si.Code}
+	switch {
+	case si.Code > 0 && si.Code != 0x80 && sig != syscall.SIGTRAP && sig != syscall.SIGABRT:
+		cr.Addr, cr.HasAddr = si.addr(), true
+	case si.Code <= 0:
+		cr.SenderPid, cr.SenderUID = si.sender()
+	}
+	held := c.hold(pid, tid)
+	defer c.release(held)
+	tids, _ := listTasks(pid)
+	cr.Threads = max(len(tids), 1)
+	cr.Thread = 1
+	for i, id := range tids {
+		if id == tid {
+			cr.Thread = i + 1
+		}
+	}
+	cr.Trace, cr.TraceErr = c.trace(pid, tid, tids, cr.Thread)
+	c.res.Crashes = append(c.res.Crashes, cr)
+	if c.opts.OnCrash != nil {
+		c.opts.OnCrash(cr)
+	}
+}
+
+// hold stops every other traced thread of process pid with SIGSTOP and
+// waits until each is in a stop; it returns the threads held.
+func (c *catcher) hold(pid, tid int) []*catchThread {
+	var held []*catchThread
+	for id, t := range c.threads {
+		if id == tid || tgidOf(id) != pid {
+			continue
+		}
+		if t.expectStop {
+			// A new thread whose first SIGSTOP has not come: it stops there.
+		} else if err := unix.Tgkill(pid, id, syscall.SIGSTOP); err != nil {
+			continue
+		} else {
+			t.expectStop = true
+		}
+		held = append(held, t)
+	}
+	for i := 0; i < len(held); i++ {
+		t := held[i]
+		deadline := time.Now().Add(holdTimeout)
+		for !t.held {
+			var ws unix.WaitStatus
+			wpid, err := wait4(t.tid, &ws, unix.WALL|unix.WNOHANG)
+			if err != nil {
+				break // gone
+			}
+			if wpid == 0 {
+				if time.Now().After(deadline) {
+					logrus.Debugf("catch: thread %d of process %d did not stop", t.tid, pid)
+					break
+				}
+				time.Sleep(200 * time.Microsecond)
+				continue
+			}
+			switch {
+			case ws.Exited() || ws.Signaled():
+				delete(c.threads, t.tid)
+			case !ws.Stopped():
+				continue
+			case ws.StopSignal() == syscall.SIGTRAP && ws.TrapCause() > 0:
+				c.ptraceEvent(t.tid, ws.TrapCause())
+				t.held = true
+				if ev := ws.TrapCause(); ev == unix.PTRACE_EVENT_CLONE {
+					// The new thread: hold it too.
+					if msg, err := unix.PtraceGetEventMsg(t.tid); err == nil {
+						held = append(held, c.thread(int(msg)))
+					}
+				}
+			case ws.StopSignal() == syscall.SIGSTOP && t.expectStop:
+				t.expectStop = false
+				t.held = true
+			default:
+				// Another signal came first: pass it on when resuming;
+				// the SIGSTOP is still pending and suppressed later.
+				t.pendingSig = ws.StopSignal()
+				t.held = true
+			}
+		}
+	}
+	out := held[:0]
+	for _, t := range held {
+		if t.held {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// release resumes the threads hold stopped.
+func (c *catcher) release(held []*catchThread) {
+	for _, t := range held {
+		t.held = false
+		sig := t.pendingSig
+		t.pendingSig = 0
+		cont(t.tid, sig)
+	}
+}
+
+// trace unwinds the crashing thread tid of pid (first) or, with
+// AllThreads, every thread in tids, in gdb's numbering.
+func (c *catcher) trace(pid, tid int, tids []int, num int) (*ProcessTrace, error) {
+	mem := NewProcMemory(pid)
+	mods, err := loadModules(pid, mem)
+	if err != nil {
+		return nil, err
+	}
+	sp := &frames.Space{Mem: mem, Modules: mods}
+	pt := &ProcessTrace{Pid: pid, Name: processName(pid), Methods: c.opts.Trace.Methods, Space: sp, Total: len(tids)}
+	one := func(id, n int) {
+		tt := ThreadTrace{Tid: id, Num: n, Name: threadName(pid, id)}
+		var raw unix.PtraceRegs
+		if err := unix.PtraceGetRegs(id, &raw); err != nil {
+			tt.Err = fmt.Errorf("read registers of thread %d: %w", id, err)
+		} else {
+			tt.Trace = compare.Unwind(sp, regsFromPtrace(&raw), c.opts.Trace)
+			tt.Trace.Thread = id
+		}
+		pt.Threads = append(pt.Threads, tt)
+	}
+	if !c.opts.AllThreads {
+		one(tid, num)
+		return pt, nil
+	}
+	for i, id := range tids {
+		if t := c.threads[id]; id == tid || t != nil && t.held {
+			one(id, i+1)
+		}
+	}
+	return pt, nil
+}
+
+// fatalFor reports whether sig, about to be delivered to process pid,
+// kills it: no handler caught it and it is not ignored (/proc/PID/status
+// SigCgt and SigIgn, read at the stop, after the kernel reset a blocked or
+// ignored synchronous fault to its default action).
+func fatalFor(pid int, sig syscall.Signal) bool {
+	st := procStatus(pid)
+	bit := uint64(1) << (uint(sig) - 1)
+	for _, k := range []string{"SigCgt", "SigIgn"} {
+		m, err := strconv.ParseUint(st[k], 16, 64)
+		if err != nil {
+			return k == "SigIgn" // unreadable: assume the default action
+		}
+		if m&bit != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// tgidOf returns the process (thread group) of thread tid, or tid.
+func tgidOf(tid int) int {
+	if n, err := strconv.Atoi(procStatus(tid)["Tgid"]); err == nil && n > 0 {
+		return n
+	}
+	return tid
+}
+
+// siginfo is the start of the kernel's siginfo_t (64-bit layout): 128 bytes.
+type siginfo struct {
+	Signo, Errno, Code, _ int32
+	Fields                [112]byte
+}
+
+// addr is si_addr (CPU faults).
+func (s *siginfo) addr() uint64 { return *(*uint64)(unsafe.Pointer(&s.Fields[0])) }
+
+// sender is si_pid and si_uid (kill, tgkill, sigqueue).
+func (s *siginfo) sender() (int, int) {
+	return int(*(*int32)(unsafe.Pointer(&s.Fields[0]))), int(*(*uint32)(unsafe.Pointer(&s.Fields[4])))
+}
+
+// getSiginfo is PTRACE_GETSIGINFO; it fails with EINVAL in a group stop.
+func getSiginfo(tid int) (*siginfo, error) {
+	var si siginfo
+	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_GETSIGINFO, uintptr(tid), 0, uintptr(unsafe.Pointer(&si)), 0, 0)
+	if e != 0 {
+		return nil, e
+	}
+	return &si, nil
+}
+
+func cont(tid int, sig syscall.Signal) {
+	if err := unix.PtraceCont(tid, int(sig)); err != nil && !errors.Is(err, syscall.ESRCH) {
+		logrus.Debugf("catch: resume thread %d: %v", tid, err)
+	}
+}
+
+// wait4 is unix.Wait4, retried on EINTR.
+func wait4(pid int, ws *unix.WaitStatus, opts int) (int, error) {
+	for {
+		wpid, err := unix.Wait4(pid, ws, opts, nil)
+		if err != syscall.EINTR {
+			return wpid, err
+		}
+	}
+}
+
+func readLink(p string) string {
+	s, _ := os.Readlink(p)
+	return s
+}
