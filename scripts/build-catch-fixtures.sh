@@ -1,11 +1,16 @@
 #!/bin/bash
-# build-catch-fixtures.sh - rebuilds the fixture of `sfdbg catch` from
-# testdata/src/sortcrash.c:
+# build-catch-fixtures.sh - rebuilds the fixtures of `sfdbg catch` and of the
+# fault `sfdbg demo` shows:
 #   testdata/bin/sortcrash-v3          static x86-64, -O2 -g, SFrame v3 (GNU as
 #                                      2.47.50); crashes inside a qsort callback
 #   testdata/golden/gdb-sortcrash-v3-MODE.txt   gdb's backtrace at the fatal
 #                                      signal (gdb -batch -ex run -ex bt, past-main
 #                                      on), for MODE crash, abort and thread
+#   testdata/bin/pltgot-v3             pltgot.c, PIE, -O2 -g -fno-builtin, GNU as
+#                                      and ld 2.47.50: calls labs through a .plt.got
+#                                      stub, whose SFrame FDE GNU ld gets wrong
+#                                      (CFA = SP+16, the code's is SP+8; PR 32298)
+#   cmd/sfdbg/demotarget/pltgot-v3     the copy sfdbg demo embeds (go generate)
 # The program is static so that its addresses, and gdb's golden backtrace, do
 # not depend on the host's libc (static glibc has no SFrame: its frames are
 # "not covered").
@@ -45,3 +50,13 @@ for mode in crash abort thread; do
 $(cat "$g")"
   echo "wrote testdata/golden/$(basename "$g")"
 done
+
+# ---------------------------------------------------------------- pltgot.c
+out=$BIN/pltgot-v3
+gcc -B "$TC/v3/bin/" -Wa,--gsframe -g -O2 -fno-builtin -Wall -Wextra \
+    -ffile-prefix-map="$REPO"=. -o "$out" testdata/src/pltgot.c
+check_version "$out" x86_64 3
+"$TC/v3/bin/objdump" -d -j .plt.got "$out" | grep -q '<labs@plt>:' || die "pltgot-v3 calls labs elsewhere than through .plt.got"
+[ "$("$out" 0)" = ready ] || die "pltgot-v3 0 did not print ready"
+cp "$out" "$REPO/cmd/sfdbg/demotarget/pltgot-v3"
+echo "built pltgot-v3 ($(stat -c %s "$out") bytes, SFrame v3, labs@plt in .plt.got)"
