@@ -51,13 +51,11 @@ var fatalSignals = map[syscall.Signal]bool{
 // catchThread is one traced thread.
 type catchThread struct {
 	tid int
-	// expectStop is set while a SIGSTOP that the kernel (for a thread or
-	// process auto-attached by PTRACE_O_TRACECLONE/FORK) or Catch (to
-	// hold a crashing process) sent is pending: its stop is suppressed.
-	expectStop bool
-	// During a crash: held in a stop, and the signal to pass on resuming.
+	// During a crash: held in a stop, the signal to pass on resuming, and
+	// whether the stop is a group stop (resumed with PTRACE_LISTEN).
 	held       bool
 	pendingSig syscall.Signal
+	groupStop  bool
 }
 
 type catcher struct {
@@ -88,10 +86,12 @@ const holdTimeout = 2 * time.Second
 // wrapped) or of ptrace itself; Linux only, all ptrace requests from one
 // locked OS thread.
 //
-// Limits: the program is traced with PTRACE_TRACEME, not PTRACE_SEIZE, so
-// a SIGSTOP or SIGTSTP sent to it is passed on but does not keep it
-// stopped (as under strace without seize); processes still running when
-// the program exits are detached by the kernel.
+// The program is started with PTRACE_TRACEME (the only way os.StartProcess
+// offers), stopped at its first instruction with SIGSTOP, and traced from
+// there on with PTRACE_SEIZE, so that job control works as without sfdbg:
+// a SIGSTOP or SIGTSTP (Ctrl-Z) stops the program (PTRACE_LISTEN), SIGCONT
+// resumes it. Processes still running when the program exits are detached
+// by the kernel.
 func Catch(argv []string, opts CatchOptions) (*CatchResult, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("catch: no program given")
@@ -146,20 +146,18 @@ func (c *catcher) run(path string, argv []string) error {
 		c.ended(ws)
 		return nil
 	}
-	o := unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_TRACEEXEC
-	if c.opts.FollowFork {
-		o |= unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK
-	}
-	if err := unix.PtraceSetOptions(pid, o); err != nil {
+	if err := c.seize(pid); err != nil {
 		unix.Kill(pid, syscall.SIGKILL)
-		wait4(pid, &ws, unix.WALL)
-		return fmt.Errorf("ptrace options of process %d: %w", pid, err)
+		for {
+			if _, err := wait4(pid, &ws, unix.WALL); err != nil || ws.Exited() || ws.Signaled() {
+				break
+			}
+		}
+		return fmt.Errorf("trace process %d: %w", pid, err)
 	}
-	c.threads[pid] = &catchThread{tid: pid}
 	if c.opts.Started != nil {
 		c.opts.Started(pid)
 	}
-	cont(pid, 0)
 	for {
 		tid, err := wait4(-1, &ws, unix.WALL)
 		if err != nil {
@@ -171,10 +169,78 @@ func (c *catcher) run(path string, argv []string) error {
 	}
 }
 
+// seize turns the PTRACE_TRACEME tracee pid, in its stop after execve,
+// into a PTRACE_SEIZE one: detach it into a SIGSTOP group stop, seize it
+// with the options, and end the group stop with a SIGCONT whose delivery
+// is suppressed (the program sees neither signal). It leaves it running.
+func (c *catcher) seize(pid int) error {
+	if err := ptrace4(unix.PTRACE_DETACH, pid, 0, uintptr(syscall.SIGSTOP)); err != nil {
+		return fmt.Errorf("detach: %w", err)
+	}
+	var ws unix.WaitStatus
+	for {
+		// As its parent: WUNTRACED reports the group stop.
+		if _, err := wait4(pid, &ws, unix.WUNTRACED); err != nil {
+			return err
+		}
+		if !ws.Stopped() {
+			return fmt.Errorf("process %d ended before it ran (%v)", pid, ws)
+		}
+		if ws.StopSignal() == syscall.SIGSTOP {
+			break
+		}
+	}
+	o := unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_TRACEEXEC
+	if c.opts.FollowFork {
+		o |= unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK
+	}
+	if err := ptrace4(unix.PTRACE_SEIZE, pid, 0, uintptr(o)); err != nil {
+		return fmt.Errorf("seize: %w", err)
+	}
+	c.threads[pid] = &catchThread{tid: pid}
+	// Seizing a stopped process makes it report its group stop.
+	for {
+		if _, err := wait4(pid, &ws, unix.WALL); err != nil {
+			return err
+		}
+		if !ws.Stopped() {
+			return fmt.Errorf("process %d ended before it ran (%v)", pid, ws)
+		}
+		if int(ws)>>16 == unix.PTRACE_EVENT_STOP {
+			break
+		}
+	}
+	// The SIGCONT ends the group stop as it is sent; its delivery (a
+	// signal-delivery stop) is suppressed below.
+	if err := unix.Kill(pid, syscall.SIGCONT); err != nil {
+		return err
+	}
+	if err := unix.PtraceCont(pid, 0); err != nil {
+		return err
+	}
+	for {
+		if _, err := wait4(pid, &ws, unix.WALL); err != nil {
+			return err
+		}
+		if !ws.Stopped() {
+			return fmt.Errorf("process %d ended before it ran (%v)", pid, ws)
+		}
+		sig := ws.StopSignal()
+		cont(pid, 0)
+		if sig == syscall.SIGCONT && int(ws)>>16 == 0 {
+			return nil
+		}
+	}
+}
+
 // event handles one wait status of tid; it returns true when the program
 // started has ended.
 func (c *catcher) event(tid int, ws unix.WaitStatus) bool {
-	t := c.thread(tid)
+	if c.threads[tid] == nil {
+		// Auto-attached (PTRACE_O_TRACECLONE, _TRACEFORK), reported
+		// before its parent's PTRACE_EVENT_CLONE.
+		c.threads[tid] = &catchThread{tid: tid}
+	}
 	switch {
 	case ws.Exited() || ws.Signaled():
 		delete(c.threads, tid)
@@ -183,22 +249,23 @@ func (c *catcher) event(tid int, ws unix.WaitStatus) bool {
 			return true
 		}
 	case !ws.Stopped():
+	case int(ws)>>16 == unix.PTRACE_EVENT_STOP:
+		// A group stop (SIGSTOP, SIGTSTP, ...): stay stopped until
+		// SIGCONT, as without sfdbg. Else a new thread's first stop, the
+		// end of a group stop, or the interrupt of a crash's hold that a
+		// signal stop came before: go on.
+		if isStopSignal(ws.StopSignal()) {
+			ptrace4(unix.PTRACE_LISTEN, tid, 0, 0)
+		} else {
+			cont(tid, 0)
+		}
 	case ws.StopSignal() == syscall.SIGTRAP && ws.TrapCause() > 0:
 		c.ptraceEvent(tid, ws.TrapCause())
-		cont(tid, 0)
-	case ws.StopSignal() == syscall.SIGSTOP && t.expectStop:
-		t.expectStop = false
 		cont(tid, 0)
 	default:
 		sig := ws.StopSignal()
 		si, err := getSiginfo(tid)
-		if err != nil {
-			// EINVAL: a group stop (the SIGSTOP passed on below took
-			// effect). Without PTRACE_SEIZE it cannot be kept: go on.
-			cont(tid, 0)
-			break
-		}
-		if fatalSignals[sig] && fatalFor(tgidOf(tid), sig) {
+		if err == nil && fatalSignals[sig] && fatalFor(tgidOf(tid), sig) {
 			c.crash(tid, sig, si)
 		}
 		cont(tid, sig)
@@ -206,16 +273,13 @@ func (c *catcher) event(tid int, ws unix.WaitStatus) bool {
 	return false
 }
 
-// thread returns tid's state, created for a thread not seen before: one
-// auto-attached whose PTRACE_EVENT_CLONE (or FORK) has not been reported
-// yet, so its first stop is the kernel's SIGSTOP.
-func (c *catcher) thread(tid int) *catchThread {
-	t := c.threads[tid]
-	if t == nil {
-		t = &catchThread{tid: tid, expectStop: true}
-		c.threads[tid] = t
+// isStopSignal reports whether sig's default action stops the process.
+func isStopSignal(sig syscall.Signal) bool {
+	switch sig {
+	case syscall.SIGSTOP, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU:
+		return true
 	}
-	return t
+	return false
 }
 
 // ptraceEvent handles a PTRACE_EVENT_* stop of tid.
@@ -226,7 +290,9 @@ func (c *catcher) ptraceEvent(tid int, ev int) {
 	}
 	switch ev {
 	case unix.PTRACE_EVENT_CLONE, unix.PTRACE_EVENT_FORK, unix.PTRACE_EVENT_VFORK:
-		c.thread(int(msg)) // its SIGSTOP is still to come, or was seen
+		if c.threads[int(msg)] == nil {
+			c.threads[int(msg)] = &catchThread{tid: int(msg)} // its first stop is still to come
+		}
 	case unix.PTRACE_EVENT_EXEC:
 		// The thread that called execve now has the process's ID; the
 		// other threads are gone without an exit report.
@@ -279,20 +345,17 @@ func (c *catcher) crash(tid int, sig syscall.Signal, si *siginfo) {
 	}
 }
 
-// hold stops every other traced thread of process pid with SIGSTOP and
-// waits until each is in a stop; it returns the threads held.
+// hold stops every other traced thread of process pid with
+// PTRACE_INTERRUPT and waits until each is in a stop; it returns the
+// threads held.
 func (c *catcher) hold(pid, tid int) []*catchThread {
 	var held []*catchThread
 	for id, t := range c.threads {
 		if id == tid || tgidOf(id) != pid {
 			continue
 		}
-		if t.expectStop {
-			// A new thread whose first SIGSTOP has not come: it stops there.
-		} else if err := unix.Tgkill(pid, id, syscall.SIGSTOP); err != nil {
+		if err := unix.PtraceInterrupt(id); err != nil {
 			continue
-		} else {
-			t.expectStop = true
 		}
 		held = append(held, t)
 	}
@@ -318,23 +381,30 @@ func (c *catcher) hold(pid, tid int) []*catchThread {
 				delete(c.threads, t.tid)
 			case !ws.Stopped():
 				continue
-			case ws.StopSignal() == syscall.SIGTRAP && ws.TrapCause() > 0:
-				c.ptraceEvent(t.tid, ws.TrapCause())
+			case int(ws)>>16 == unix.PTRACE_EVENT_STOP:
+				t.groupStop = isStopSignal(ws.StopSignal())
 				t.held = true
-				if ev := ws.TrapCause(); ev == unix.PTRACE_EVENT_CLONE {
+			case ws.StopSignal() == syscall.SIGTRAP && ws.TrapCause() > 0:
+				ev := ws.TrapCause()
+				c.ptraceEvent(t.tid, ev)
+				t.held = true
+				if ev == unix.PTRACE_EVENT_CLONE {
 					// The new thread: hold it too.
 					if msg, err := unix.PtraceGetEventMsg(t.tid); err == nil {
-						held = append(held, c.thread(int(msg)))
+						if nt := c.threads[int(msg)]; nt != nil {
+							unix.PtraceInterrupt(nt.tid)
+							held = append(held, nt)
+						}
 					}
 				}
-			case ws.StopSignal() == syscall.SIGSTOP && t.expectStop:
-				t.expectStop = false
-				t.held = true
 			default:
-				// Another signal came first: pass it on when resuming;
-				// the SIGSTOP is still pending and suppressed later.
+				// A signal came first: pass it on when resuming; the
+				// interrupt's stop comes later and is let go then.
 				t.pendingSig = ws.StopSignal()
 				t.held = true
+			}
+			if ws.Exited() || ws.Signaled() {
+				break
 			}
 		}
 	}
@@ -353,6 +423,11 @@ func (c *catcher) release(held []*catchThread) {
 		t.held = false
 		sig := t.pendingSig
 		t.pendingSig = 0
+		if t.groupStop {
+			t.groupStop = false
+			ptrace4(unix.PTRACE_LISTEN, t.tid, 0, 0)
+			continue
+		}
 		cont(t.tid, sig)
 	}
 }
@@ -431,7 +506,16 @@ func (s *siginfo) sender() (int, int) {
 	return int(*(*int32)(unsafe.Pointer(&s.Fields[0]))), int(*(*uint32)(unsafe.Pointer(&s.Fields[4])))
 }
 
-// getSiginfo is PTRACE_GETSIGINFO; it fails with EINVAL in a group stop.
+// ptrace4 issues a ptrace request with an address and data.
+func ptrace4(req, tid int, addr, data uintptr) error {
+	_, _, e := unix.Syscall6(unix.SYS_PTRACE, uintptr(req), uintptr(tid), addr, data, 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+// getSiginfo is PTRACE_GETSIGINFO.
 func getSiginfo(tid int) (*siginfo, error) {
 	var si siginfo
 	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_GETSIGINFO, uintptr(tid), 0, uintptr(unsafe.Pointer(&si)), 0, 0)

@@ -3,11 +3,13 @@ package debugger
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sfdbg/sfdbg/compare"
 )
@@ -119,4 +121,61 @@ func TestCatchFollowsForkedChildrenOnlyWhenAsked(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestCatchKeepsJobControl(t *testing.T) {
+	t.Run("a program that stops itself with SIGSTOP stays stopped until SIGCONT, then goes on", func(t *testing.T) {
+		sh, err := exec.LookPath("sh")
+		if err != nil {
+			t.Skipf("no sh: %v", err)
+		}
+		out, err := os.Create(filepath.Join(t.TempDir(), "stdout"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer out.Close()
+		pids := make(chan int, 1)
+		type result struct {
+			res *CatchResult
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			res, err := Catch([]string{sh, "-c", "kill -STOP $$; echo resumed"}, CatchOptions{
+				Files: []*os.File{nil, out, os.Stderr}, Started: func(pid int) { pids <- pid }})
+			done <- result{res, err}
+		}()
+		var pid int
+		select {
+		case pid = <-pids:
+		case r := <-done:
+			if errors.Is(r.err, syscall.EPERM) {
+				t.Skipf("ptrace not permitted here: %v", r.err)
+			}
+			t.Fatalf("Catch returned before the program ran: %+v, %v", r.res, r.err)
+		}
+		// It stops itself at once; it must still be stopped a while later.
+		time.Sleep(300 * time.Millisecond)
+		for i := 0; i < 3; i++ {
+			if st := ProcState(pid); st != 't' && st != 'T' {
+				t.Fatalf("process %d in state %q after stopping itself, want stopped", pid, st)
+			}
+			select {
+			case r := <-done:
+				t.Fatalf("the program ended while stopped: %+v, %v", r.res, r.err)
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+		syscall.Kill(pid, syscall.SIGCONT)
+		select {
+		case r := <-done:
+			text, _ := os.ReadFile(out.Name())
+			if r.err != nil || r.res.Status() != 0 || string(text) != "resumed\n" {
+				t.Errorf("after SIGCONT: status %v, error %v, output %q", r.res, r.err, text)
+			}
+		case <-time.After(10 * time.Second):
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatal("the program did not end within 10 s of SIGCONT")
+		}
+	})
 }
