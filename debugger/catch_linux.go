@@ -130,6 +130,10 @@ func (c *catcher) run(path string, argv []string) error {
 	}
 	p, err := os.StartProcess(path, argv, &os.ProcAttr{Env: c.opts.Env, Files: files,
 		Sys: &syscall.SysProcAttr{Ptrace: true}})
+	if errors.Is(err, syscall.EPERM) {
+		// PTRACE_TRACEME failed in the child (exec itself fails with EACCES).
+		return fmt.Errorf("cannot trace %s: ptrace is not permitted here (a seccomp filter or a container's policy forbids it): %w", path, err)
+	}
 	if err != nil {
 		return err
 	}
