@@ -269,13 +269,19 @@ func (c *catcher) event(tid int, ws unix.WaitStatus) bool {
 	default:
 		sig := ws.StopSignal()
 		si, err := getSiginfo(tid)
-		if err == nil && fatalSignals[sig] && fatalFor(tgidOf(tid), sig) {
+		if err == nil && fatalSignals[sig] && c.reported(tgidOf(tid)) && fatalFor(tgidOf(tid), sig) {
 			c.crash(tid, sig, si)
 		}
 		cont(tid, sig)
 	}
 	return false
 }
+
+// reported reports whether crashes of process pid are reported: the
+// program's always, another process's (a child it forked) with FollowFork.
+// (PTRACE_O_TRACECLONE also traces a child made by clone with an exit
+// signal other than SIGCHLD, a process of its own.)
+func (c *catcher) reported(pid int) bool { return pid == c.first || c.opts.FollowFork }
 
 // isStopSignal reports whether sig's default action stops the process.
 func isStopSignal(sig syscall.Signal) bool {
