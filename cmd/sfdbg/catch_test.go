@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/debugger"
@@ -200,5 +203,70 @@ func TestCatchStatusesWhenTheProgramDoesNotRun(t *testing.T) {
 				t.Errorf("exit %d, want %d (%s)", code, tc.want, errOut)
 			}
 		})
+	}
+}
+
+func TestCatchPassesSignalsAsAShellWould(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skipf("no sh: %v", err)
+	}
+	bin := sfdbgBinary(t)
+	for _, tc := range []struct {
+		name string
+		sig  syscall.Signal
+		want int // sfdbg's status
+		out  string
+	}{
+		{"SIGTERM sent to sfdbg goes to the program, whose status sfdbg exits with", syscall.SIGTERM, 3, "term\n"},
+		{"SIGINT sent to sfdbg alone is the terminal's to send: sfdbg waits on, the program ends on its own", syscall.SIGINT, 0, "done\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			flag := filepath.Join(t.TempDir(), "started")
+			prog := `trap 'echo term; exit 3' TERM; : > "$1"; i=0; while [ $i -lt 20 ]; do sleep 0.05; i=$((i+1)); done; echo done`
+			cmd := exec.Command(bin, "catch", "--", sh, "-c", prog, "sh", flag)
+			var out, errOut strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				if _, err := os.Stat(flag); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the program never started:\n%s", errOut.String())
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			cmd.Process.Signal(tc.sig)
+			err := cmd.Wait()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			}
+			if strings.Contains(errOut.String(), "not permitted") {
+				t.Skipf("ptrace not permitted here: %s", errOut.String())
+			}
+			if code != tc.want || out.String() != tc.out {
+				t.Errorf("sfdbg exit %d (%v), want %d; output %q, want %q; stderr %q", code, err, tc.want, out.String(), tc.out, errOut.String())
+			}
+		})
+	}
+}
+
+func TestCatchReportGoesToTheFileNamedByO(t *testing.T) {
+	bin := dumpFixture(t, "sortcrash-v3")
+	report := filepath.Join(t.TempDir(), "report.json")
+	code, out, errOut := runSfdbg("catch", "--json", "-o", report, "--", bin, "crash")
+	if code == exitCatchFailed && strings.Contains(errOut, "not permitted") {
+		t.Skipf("ptrace not permitted here: %s", errOut)
+	}
+	var d debugger.CatchDocument
+	b, err := os.ReadFile(report)
+	if err != nil || json.Unmarshal(b, &d) != nil || code != 139 || out != "" || len(d.Crashes) != 1 || d.Exit.Status != 139 {
+		t.Errorf("exit %d, stdout %q, stderr %q, report %v: %s", code, out, errOut, err, b)
 	}
 }
