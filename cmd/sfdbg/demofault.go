@@ -37,15 +37,16 @@ bytes; the code, and ld's own .eh_frame, say CFA = SP+8.
 const faultMeaning = `What it means: in the stub, the return address is at SP+0. SFrame puts the
 CFA 8 bytes too high and reads the return address from SP+8, which holds
 something else (above: SFrame's RA is not shout's return address, CFI's
-is). An unwinder that trusts SFrame (the Linux kernel's SFrame unwinder
-for perf's user-space call chains, or a profiler built on libsframe) loses
-shout and main from every sample that lands in a .plt.got stub, or ends
-the stack there: that time is charged to a broken call chain. gdb reads
-DWARF CFI and shows the right callers, so the fault goes unseen until
-someone compares the two, which is what sfdbg does. The fault is GNU ld's
-(binutils PR 32298, in 2.44 and 2.47.50); a function gets a .plt.got stub
-when the program both calls it and takes its address, as every PIE does
-with __cxa_finalize.
+is). An unwinder that trusts SFrame loses shout and main from every stack
+it takes in a .plt.got stub, or ends the stack there: the Linux kernel's
+SFrame unwinder (the patch series for perf's user-space call chains)
+charges those samples to a broken call chain, and glibc's backtrace()
+(built with --enable-sframe, 2.42 on) tries SFrame first. gdb reads DWARF
+CFI and shows the right callers, so the fault goes unseen until someone
+compares the two, which is what sfdbg does. The fault is GNU ld's (binutils
+PR 32298, in 2.44 and 2.47.50); a function gets a .plt.got stub when the
+program both calls it and takes its address, as every PIE does with
+__cxa_finalize.
 `
 
 // demoFault shows the fault: check's finding on the bundled program, then
