@@ -32,7 +32,7 @@ func init() {
 		fs := newFlagSet(c, stderr)
 		allThreads := fs.Bool("all-threads", false, "print every thread's backtrace, not only the crashing thread's")
 		followFork := fs.Bool("follow-fork", false, "also trace the processes the program forks, and report their crashes")
-		output := fs.String("o", "", "write the report to `FILE` instead of standard output (the program keeps its own)")
+		output := fs.String("o", "", "write the report to `FILE` instead of standard error (with --json, keeps it apart from the program's output)")
 		tf := addTraceFlags(fs)
 		// Flags end at the program: "sfdbg catch prog --json" passes --json to prog.
 		if st, ok := parseFlags(fs, args); !ok {
@@ -51,7 +51,9 @@ func init() {
 			fmt.Fprintf(stderr, "sfdbg: catch: %v\n", err)
 			return exitError
 		}
-		out := stdout
+		// The report goes to standard error, as catchsegv's did: the
+		// program's standard output stays its own (sfdbg catch -- prog | sort).
+		out := stderr
 		if *output != "" {
 			f, err := os.Create(*output)
 			if err != nil {

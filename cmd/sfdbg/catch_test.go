@@ -76,12 +76,14 @@ func catchJSON(t *testing.T, args ...string) (int, *debugger.CatchDocument) {
 	if runtime.GOARCH != "amd64" {
 		t.Skip("sortcrash-v3 is an x86-64 program")
 	}
-	code, out, errOut := runSfdbg(append([]string{"catch", "--json"}, args...)...)
+	report := filepath.Join(t.TempDir(), "report.json")
+	code, _, errOut := runSfdbg(append([]string{"catch", "--json", "-o", report}, args...)...)
 	if code == exitCatchFailed && strings.Contains(errOut, "not permitted") {
 		t.Skipf("ptrace not permitted here: %s", errOut)
 	}
+	out, _ := os.ReadFile(report)
 	var d debugger.CatchDocument
-	if err := json.Unmarshal([]byte(out), &d); err != nil {
+	if err := json.Unmarshal(out, &d); err != nil {
 		t.Fatalf("sfdbg catch --json: exit %d, %v\n%s%s", code, err, out, errOut)
 	}
 	return code, &d
@@ -159,17 +161,17 @@ func TestCatchPrintsGDBsFramesAndTheProgramDiesOfTheSignal(t *testing.T) {
 	}
 }
 
-func TestCatchTextIsGDBsLineThenBtsText(t *testing.T) {
+func TestCatchTextIsGDBsLineThenBtsTextOnStandardError(t *testing.T) {
 	bin := dumpFixture(t, "sortcrash-v3")
 	if runtime.GOARCH != "amd64" {
 		t.Skip("sortcrash-v3 is an x86-64 program")
 	}
-	code, out, errOut := runSfdbg("catch", bin, "crash")
-	if code == exitCatchFailed && strings.Contains(errOut, "not permitted") {
-		t.Skipf("ptrace not permitted here: %s", errOut)
+	code, stdout, out := runSfdbg("catch", bin, "crash")
+	if code == exitCatchFailed && strings.Contains(out, "not permitted") {
+		t.Skipf("ptrace not permitted here: %s", out)
 	}
-	if code != 139 || errOut != "" {
-		t.Fatalf("exit %d, stderr %q", code, errOut)
+	if code != 139 || stdout != "" {
+		t.Fatalf("exit %d, stdout %q (the report goes to stderr)", code, stdout)
 	}
 	for _, want := range []string{
 		"\nProgram received signal SIGSEGV, Segmentation fault.\nFault address 0x0: address not mapped to object (SEGV_MAPERR).\n\nProcess ",
