@@ -85,7 +85,7 @@ func demoFault(dir string, asJSON bool, stdout io.Writer, setCur func(*exec.Cmd)
 	}
 	setCur(c)
 	defer stopCur()
-	pt, stops, err := catchInStub(c.Process.Pid)
+	pt, stops, err := catchInStub(c.Process.Pid, stubRange(rep))
 	if err != nil {
 		return err
 	}
@@ -112,11 +112,26 @@ func demoFault(dir string, asJSON bool, stdout io.Writer, setCur func(*exec.Cmd)
 	return nil
 }
 
-// catchInStub stops process pid again and again (PTRACE_INTERRUPT,
-// unwind, resume) until a stop finds a thread inside the .plt.got stub
-// with SFrame disagreeing there, within faultStops stops and faultTime.
-// It returns that trace (nil if none) and the number of stops.
-func catchInStub(pid int) (*debugger.ProcessTrace, int, error) {
+// stubRange is the link-time PC range [lo, hi) of check's PLT finding on
+// the stub (the whole PC-mask FDE), or zeros.
+func stubRange(rep *compare.FileReport) [2]uint64 {
+	for _, f := range rep.Findings {
+		if f.Kind == compare.KindPLT && f.Function == faultStub {
+			if f.PCEnd > f.PC {
+				return [2]uint64{f.PC, f.PCEnd}
+			}
+			return [2]uint64{f.FuncStart, f.FuncStart + 16}
+		}
+	}
+	return [2]uint64{}
+}
+
+// catchInStub stops process pid again and again (PTRACE_INTERRUPT, look
+// at the PC, resume) until a stop finds a thread in stub (link-time PCs of
+// the program) with SFrame disagreeing there, within faultStops stops and
+// faultTime; only such a stop is unwound. It returns that trace (nil if
+// none) and the number of stops.
+func catchInStub(pid int, stub [2]uint64) (*debugger.ProcessTrace, int, error) {
 	stop, err := debugger.Seize(pid)
 	if err != nil {
 		return nil, 0, err
@@ -138,6 +153,9 @@ func catchInStub(pid int) (*debugger.ProcessTrace, int, error) {
 				}
 			}
 			stops++
+			if !pcInStub(stop, stub) {
+				continue
+			}
 			var pt *debugger.ProcessTrace
 			pt, err = debugger.TraceProcess(stop, compare.Options{MaxDepth: 16})
 			if err != nil {
@@ -150,6 +168,30 @@ func catchInStub(pid int) (*debugger.ProcessTrace, int, error) {
 		}
 	})
 	return found, stops, err
+}
+
+// pcInStub reports whether a stopped thread's PC is in the stub (any PC,
+// when the stub's range is unknown).
+func pcInStub(stop *debugger.Stop, stub [2]uint64) bool {
+	if stub[1] == 0 {
+		return true
+	}
+	sp, err := stop.Space()
+	if err != nil {
+		return false
+	}
+	for _, tid := range stop.Threads() {
+		regs, err := stop.Regs(tid)
+		if err != nil {
+			continue
+		}
+		pc := regs.PC()
+		if m := sp.Modules.Find(pc); m != nil && m.Name == demotarget.FaultName &&
+			pc-m.Bias >= stub[0] && pc-m.Bias < stub[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // inStub reports whether a thread's frame 0 is the stub, judged by SFrame
