@@ -80,9 +80,11 @@ func runCatch(argv []string, opts debugger.CatchOptions, asJSON bool, out, stder
 	// Like a shell waiting for its child: the terminal's SIGINT and
 	// SIGQUIT go to the whole process group, the program decides what
 	// they do, and sfdbg keeps tracing until it ends. SIGTERM and SIGHUP
-	// sent to sfdbg alone are passed to the program.
+	// sent to sfdbg alone are passed to the program. SIGPIPE too: a
+	// report cut short ("sfdbg catch prog 2>&1 | head") must not kill
+	// sfdbg while it holds the program; the write fails instead.
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	defer signal.Stop(sigs)
 	started := make(chan int, 1)
 	opts.Started = func(pid int) { started <- pid }

@@ -272,3 +272,33 @@ func TestCatchReportGoesToTheFileNamedByO(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q, report %v: %s", code, out, errOut, err, b)
 	}
 }
+
+func TestCatchOutlivesAReportCutShort(t *testing.T) {
+	t.Run("a reader that closes the report after one line does not kill sfdbg: the program still dies of its SIGSEGV", func(t *testing.T) {
+		fix := dumpFixture(t, "sortcrash-v3")
+		if runtime.GOARCH != "amd64" {
+			t.Skip("sortcrash-v3 is an x86-64 program")
+		}
+		cmd := exec.Command(sfdbgBinary(t), "catch", fix, "crash")
+		r, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		r.Close() // as head -1 does
+		err = cmd.Wait()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		if code == exitCatchFailed {
+			t.Skipf("sfdbg could not trace the program (%q)", line)
+		}
+		if code != 139 {
+			t.Errorf("sfdbg exit %d (%v), want 139 (the program's SIGSEGV)", code, err)
+		}
+	})
+}
