@@ -133,7 +133,12 @@ func (s *Session) resume(fn func() (Event, error)) (Event, error) {
 		case ev.Status < 0:
 			// gdb's words. The program could not be stopped before the
 			// signal was delivered (see "info signals").
-			s.printf("\nProgram terminated with signal %s.\nThe program no longer exists.\n", signalText(syscall.Signal(-ev.Status)))
+			sig := syscall.Signal(-ev.Status)
+			s.printf("\nProgram terminated with signal %s.\nThe program no longer exists.\n", signalText(sig))
+			if fatalSignals[sig] {
+				s.printf("(sfdbg cannot stop at the signal here, see \"info signals\"; to see where\n" +
+					"it came from, run the program with: sfdbg catch -- PROG ARGS)\n")
+			}
 		default:
 			s.printf("[Process %d exited with code %d]\n", pid, ev.Status)
 		}

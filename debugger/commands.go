@@ -275,7 +275,8 @@ Modules are the executable, the shared libraries and the vDSO.`,
 sfdbg passes every signal to the program at once, without stopping or
 printing: Delve's native backend stops the program only for SIGTRAP.
 A fatal signal (SIGSEGV, SIGABRT, ...) ends the program; sfdbg then
-reports it as gdb does, "Program terminated with signal ...".`,
+reports it as gdb does, "Program terminated with signal ...". To stop at
+it and see the backtrace, run the program with "sfdbg catch".`,
 					run: cmdInfoSignals},
 				{aliases: []string{"line"}, args: "[LOCATION]", needsTarget: true,
 					help: `Show the addresses of a source line, as gdb does.

@@ -20,6 +20,12 @@
 //     Delve's native backend (DelveTarget: pkg/proc/native, pkg/proc) for
 //     threads, registers, breakpoints, continue, stepi and detach.
 //
+// and one way to run a program: Catch ("sfdbg catch"), its own ptrace loop
+// on golang.org/x/sys/unix (PTRACE_SEIZE, wait4 with __WALL,
+// PTRACE_GETSIGINFO) that passes every signal on and holds the process on
+// a fatal one, since Delve's native backend passes every signal but
+// SIGTRAP to the program without telling its caller.
+//
 // A Session runs debugger commands against a Target through one command
 // table, from which help, completion and the README's Markdown list
 // (CommandsMarkdown) are generated; the REPL, batch mode (-batch -ex/-x)

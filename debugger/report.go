@@ -15,6 +15,9 @@ type ProcessTrace struct {
 	Name    string // the process's comm
 	Methods compare.Methods
 	Threads []ThreadTrace
+	// Total, when more than len(Threads), is how many threads the
+	// process has (sfdbg catch shows only the crashing one).
+	Total int
 	// Space holds the modules the traces refer to; after the process is
 	// detached it still symbolizes (from the module files).
 	Space *frames.Space
@@ -24,7 +27,10 @@ type ProcessTrace struct {
 
 // ThreadTrace is one thread's trace, or why it could not be taken.
 type ThreadTrace struct {
-	Tid   int
+	Tid int
+	// Num is the thread's number as gdb gives it (0: its position in
+	// ProcessTrace.Threads, from 1).
+	Num   int
 	Name  string
 	Trace *compare.Trace
 	Err   error
@@ -87,12 +93,20 @@ func methodsText(m compare.Methods) string {
 
 // WriteText prints every thread's trace, gdb's "thread apply all bt" style.
 func (p *ProcessTrace) WriteText(w io.Writer, opts compare.TextOptions) {
-	fmt.Fprintf(w, "Process %d (%s), %s, %s\n", p.Pid, p.Name, plural(len(p.Threads), "thread", "threads"), methodsText(p.Methods))
+	threads := plural(len(p.Threads), "thread", "threads")
+	if p.Total > len(p.Threads) {
+		threads = fmt.Sprintf("%d of %d threads", len(p.Threads), p.Total)
+	}
+	fmt.Fprintf(w, "Process %d (%s), %s, %s\n", p.Pid, p.Name, threads, methodsText(p.Methods))
 	if p.Terminated != nil {
 		p.Terminated.WriteText(w)
 	}
 	for i, t := range p.Threads {
-		fmt.Fprintf(w, "\nThread %d (Thread %d \"%s\")", i+1, t.Tid, t.Name)
+		num := i + 1
+		if t.Num > 0 {
+			num = t.Num
+		}
+		fmt.Fprintf(w, "\nThread %d (Thread %d \"%s\")", num, t.Tid, t.Name)
 		if t.Trace == nil {
 			fmt.Fprintf(w, ": cannot unwind: %v\n", t.Err)
 			continue

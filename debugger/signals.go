@@ -99,7 +99,8 @@ const (
 	signalNote     = `sfdbg passes every signal to the program at once, without stopping or printing:
 Delve's native backend, which runs the program, stops it only for SIGTRAP
 (breakpoints, stepi, Ctrl-C). A fatal signal ends the program before a
-backtrace can be taken: break before the fault, or use gdb for that.
+backtrace can be taken: break before the fault, or run the program with
+"sfdbg catch -- PROG ARGS", which stops on it and prints the backtrace.
 `
 )
 

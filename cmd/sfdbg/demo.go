@@ -22,12 +22,12 @@ import (
 func init() {
 	c := &command{
 		name:    "demo",
-		usage:   "demo [--mode spin|threads|sleep|signal|both] [--json]",
-		summary: "run the bundled SFrame program, show its compared backtraces, and clean up",
+		usage:   "demo [--mode spin|threads|sleep|signal|fault|both|all] [--json]",
+		summary: "run the bundled SFrame programs, show their compared backtraces and a real SFrame fault, and clean up",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int {
 		fs := newFlagSet(c, stderr)
-		mode := fs.String("mode", "both", "what the bundled program does: spin (one deep stack), threads (four threads), sleep (stopped inside libc), signal (a signal handler on the stack), or both (spin, then threads)")
+		mode := fs.String("mode", "all", "what the bundled program does: spin (one deep stack), threads (four threads), sleep (stopped inside libc), signal (a signal handler on the stack), fault (GNU ld's wrong SFrame for a .plt.got stub, found by check and live), both (spin, then threads), or all (spin, threads, fault)")
 		asJSON := fs.Bool("json", false, "print the backtraces as JSON, without the explanations")
 		if st, ok := parseFlags(fs, args); !ok {
 			return st
@@ -40,9 +40,11 @@ func init() {
 		switch *mode {
 		case "both":
 			modes = []string{"spin", "threads"}
-		case "spin", "threads", "sleep", "signal":
+		case "all":
+			modes = []string{"spin", "threads", "fault"}
+		case "spin", "threads", "sleep", "signal", "fault":
 		default:
-			fmt.Fprintf(stderr, "sfdbg: demo: unknown mode %q (spin, threads, sleep, signal, both)\n", *mode)
+			fmt.Fprintf(stderr, "sfdbg: demo: unknown mode %q (spin, threads, sleep, signal, fault, both, all)\n", *mode)
 			return exitError
 		}
 		return runDemo(modes, *asJSON, stdout, stderr)
@@ -111,6 +113,19 @@ func runDemo(modes []string, asJSON bool, stdout, stderr io.Writer) int {
 	}
 	status := exitOK
 	for _, mode := range modes {
+		if mode == "fault" {
+			// The fault is the demo's point: its disagreement is expected
+			// and does not change the status.
+			if !asJSON {
+				fmt.Fprintf(stdout, "\n=== mode fault: %s\n", demoModeText[mode])
+			}
+			setCur := func(c *exec.Cmd) { mu.Lock(); cur = c; mu.Unlock() }
+			if err := demoFault(dir, asJSON, stdout, setCur, stopCur); err != nil {
+				fmt.Fprintf(stderr, "sfdbg: demo: %v\n", err)
+				return exitError
+			}
+			continue
+		}
 		c, err := startDemo(bin, mode)
 		if err != nil {
 			fmt.Fprintf(stderr, "sfdbg: demo: %v\n", err)
@@ -185,6 +200,7 @@ var demoModeText = map[string]string{
 	"threads": "three threads spinning in spin_here at different depths;\n    the main thread sleeps in libc",
 	"sleep":   "the main chain, stopped inside libc's nanosleep (no SFrame there: CFI takes over)",
 	"signal":  "a SIGALRM handler running on top of the interrupted chain",
+	"fault":   "a real fault that sfdbg exists to find: GNU ld's SFrame for .plt.got stubs",
 }
 
 // startDemo starts the demo program in mode and waits for its "ready".

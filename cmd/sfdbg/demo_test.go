@@ -36,3 +36,36 @@ func TestDemoShowsComparedStacksAndLeavesNothingBehind(t *testing.T) {
 		}
 	}
 }
+
+func TestDemoShowsGNULdsPLTGOTFaultInTheFileAndLive(t *testing.T) {
+	code, out, errOut := runSfdbg("demo", "--mode", "fault")
+	if code != exitOK {
+		if strings.Contains(errOut, "not permitted") {
+			t.Skipf("ptrace not permitted: %s", errOut)
+		}
+		t.Fatalf("status %d (the fault is expected: 0), stderr:\n%s\nstdout:\n%s", code, errOut, out)
+	}
+	for _, want := range []string{
+		"=== mode fault",
+		// check's finding on the file.
+		"    labs@plt (0x1070): plt\n      PLT stub (PC-mask FDE, rep size 8) disagrees with CFI",
+		"SFrame cfa=rsp+16 ra=c-8 fp=u, CFI cfa=rsp+8 ra=c-8 fp=u",
+		// The live trace: SFrame disagrees at the stub, CFI finds shout and main.
+		"regs    DISAGREE    differs  labs@plt ()",
+		"cfi     agree       differs  shout () at testdata/src/pltgot.c:",
+		"cfi     agree       differs  main () at testdata/src/pltgot.c:",
+		"RA differs",
+		"What it means:",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo --mode fault lacks %q:\n%s", want, out)
+		}
+	}
+	m := regexp.MustCompile(`sfdbg stopped process (\d+) `).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("demo does not say which process it stopped:\n%s", out)
+	}
+	if _, err := os.Stat("/proc/" + m[1]); err == nil {
+		t.Errorf("demo process %s still exists", m[1])
+	}
+}

@@ -3,7 +3,7 @@
 // every frame with DWARF CFI and frame-pointer unwinding.
 //
 // This package owns the command line and nothing else: the subcommands
-// (dump, check, bt, sample, demo, attach, run, commands, version; one file
+// (dump, check, bt, sample, catch, demo, attach, run, commands, version; one file
 // each, registered in one table), their flags, output formats and files,
 // and exit statuses. Decoding is package sframe's, unwinding frames', the
 // comparison and its text and JSON compare's, and process control and the
@@ -14,7 +14,8 @@
 // Exit statuses: 0 success (and, for check, bt and sample, no
 // disagreement between SFrame and CFI); 1 a disagreement; 2 bad usage,
 // unreadable or malformed input, a failed batch command, or a process that
-// cannot be attached.
+// cannot be attached. catch exits with its program's status instead (the
+// exit code, or 128+N for signal N), and 125-127 when it cannot run it.
 package main
 
 import (
