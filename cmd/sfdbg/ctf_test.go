@@ -92,10 +92,11 @@ func TestDamagedCTFFrameIsRefusedAsCTFFrame(t *testing.T) {
 	if err := os.WriteFile(bad, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("%s: .ctf_frame (CTF Frame): unsupported CTF Frame version 7 at byte 0x2 (section at file offset %#x)", bad, sec.Offset)
+	// dump says "sfdbg dump: PATH: MSG", check "PATH: error: MSG".
+	want := fmt.Sprintf(".ctf_frame (CTF Frame): unsupported CTF Frame version 7 at byte 0x2 (section at file offset %#x)", sec.Offset)
 	for _, cmd := range []string{"dump", "check"} {
 		code, out, errOut := runSfdbg(cmd, bad)
-		if code != exitError || !strings.Contains(out+errOut, want) || strings.Contains(out+errOut, "sframe:") {
+		if code != exitError || !strings.Contains(out+errOut, bad+": ") || !strings.Contains(out+errOut, want) || strings.Contains(out+errOut, "sframe:") {
 			t.Errorf("%s: exit %d, want %d and %q in:\n%s%s", cmd, code, exitError, want, out, errOut)
 		}
 	}
