@@ -78,7 +78,14 @@ func TestLiveAttachToAStoppedProcessKeepsItStopped(t *testing.T) {
 			s, ui := attachBatch(t, pid)
 			s.RunBatch([]string{"bt", "info frame", "x/2xg $sp", "info registers rip", "thread apply all bt 1", tc.end})
 			s.Close()
-			time.Sleep(100 * time.Millisecond) // a SIGCONT sent late would show by now
+			// A tracee detached in group stop is woken to re-enter the
+			// stop (the kernel's __ptrace_unlink), so it may read R until
+			// it is scheduled: wait for T, then give a SIGCONT sent late
+			// time to show. A process really resumed stays R and spins.
+			for i := 0; ProcState(pid) != 'T' && i < 400; i++ {
+				time.Sleep(5 * time.Millisecond)
+			}
+			time.Sleep(100 * time.Millisecond)
 			after := snapshotStopped(pid)
 			if before != after {
 				t.Errorf("the stopped process changed: before %+v, after %+v\n%s", before, after, ui.Out.String())
