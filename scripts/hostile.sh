@@ -14,9 +14,9 @@
 # half by setting 1-3 FDEs' function start, size, FRE count or repetition
 # size to a large or random value. It runs dump and check on each, and a
 # run fails over 2 s of CPU time (user+sys: wall time on the shared
-# machine measures its load) or 256 MiB RSS (killed at 10 s). The same seed makes
-# the same mutants; each input is named after its seed, index, fixture and
-# mutation, so a failure is reproduced with -k.
+# machine measures its load) or 256 MiB RSS; it is killed at 30 s of wall
+# time. The same seed makes the same mutants; each input is named after
+# its seed, index, fixture and mutation, so a failure is reproduced with -k.
 #
 #   scripts/hostile.sh [-k] [-j N]    -k keeps the inputs, -j N runs N at once (default: nproc)
 #   scripts/hostile.sh -m SEED [-n N] [-k] [-j N]    the mutant mode: 2*N runs
@@ -48,7 +48,7 @@ export VMEM_LIMIT=2097152   # KiB of address space per run (ulimit -v): 2 GiB
 export MALLOC_ARENA_MAX=2   # glibc reserves 64 MiB of address space per thread arena otherwise
 export RSS_LIMIT=262144     # KiB of resident memory per run (256 MiB)
 export SLOW_LIMIT=0         # CPU seconds over which a run fails though it ended (mutant mode: 2)
-if [ -n "$seed" ]; then SLOW_LIMIT=2; fi
+if [ -n "$seed" ]; then SLOW_LIMIT=2 TIME_LIMIT=30; fi # CPU is judged; the wall limit only stops a runaway
 
 if [ -z "${SFDBG:-}" ]; then # SFDBG=path runs another build
 	echo "building sfdbg"
