@@ -3,7 +3,7 @@
 # fault `sfdbg demo` shows:
 #   testdata/bin/sortcrash-v3          static x86-64, -O2 -g, SFrame v3 (GNU as
 #                                      2.47.50); crashes inside a qsort callback
-#   testdata/golden/gdb-sortcrash-v3-MODE.txt   gdb's backtrace at the fatal
+#   testdata/golden/catch-gdb-sortcrash-v3-MODE.txt   gdb's backtrace at the fatal
 #                                      signal (gdb -batch -ex run -ex bt, past-main
 #                                      on), for MODE crash, abort and thread
 #   testdata/bin/pltgot-v3             pltgot.c, PIE, -O2 -g -fno-builtin, GNU as
@@ -39,7 +39,7 @@ echo "built sortcrash-v3 ($(stat -c %s "$out") bytes, SFrame v3)"
 # gdb's view at the fatal signal: only the lines from "Program received" /
 # "Thread N received" on, frames and thread headers, LWP numbers removed.
 for mode in crash abort thread; do
-  g=$GOLDEN/gdb-sortcrash-v3-$mode.txt
+  g=$GOLDEN/catch-gdb-sortcrash-v3-$mode.txt
   {
     echo "# gdb -batch -ex 'set backtrace past-main on' -ex run -ex 'thread apply all bt' --args sortcrash-v3 $mode ($(gdb --version | head -1))"
     timeout 120 gdb -nx -batch -iex 'set debuginfod enabled off' -ex 'set backtrace past-main on' \

@@ -18,7 +18,7 @@ import (
 	"github.com/sfdbg/sfdbg/debugger"
 )
 
-// gdbRun is a golden gdb-sortcrash-v3-MODE.txt: gdb's line at the signal
+// gdbRun is a golden catch-gdb-sortcrash-v3-MODE.txt: gdb's line at the signal
 // and "thread apply all bt", threads by gdb's number.
 type gdbRun struct {
 	received string
@@ -29,7 +29,7 @@ var gdbRunThreadRE = regexp.MustCompile(`^Thread (\d+) \(.*\(LWP N\) "[^"]*"\):$
 
 func readGDBRun(t *testing.T, mode string) gdbRun {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "testdata", "golden", "gdb-sortcrash-v3-"+mode+".txt"))
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "golden", "catch-gdb-sortcrash-v3-"+mode+".txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func readGDBRun(t *testing.T, mode string) gdbRun {
 		g.threads[num] = append(g.threads[num], gdbFrame{pc, m[2]})
 	}
 	if g.received == "" || len(g.threads) == 0 {
-		t.Fatalf("gdb-sortcrash-v3-%s.txt has no received line or no frames", mode)
+		t.Fatalf("catch-gdb-sortcrash-v3-%s.txt has no received line or no frames", mode)
 	}
 	return g
 }
