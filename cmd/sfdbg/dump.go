@@ -59,6 +59,12 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 		}
 		return dumpArchive(path, section, w, stderr)
 	}
+	if section == "" && !*asJSON {
+		// ARM and C6000 files: their EHABI tables, as readelf -u prints them.
+		if st, ok := dumpEHABI(path, w, stderr); ok {
+			return st
+		}
+	}
 	sec, fileOff, target, err := dumpLoad(path, section)
 	var empty *elfobj.EmptySectionError
 	if errors.As(err, &empty) && !*asJSON {
