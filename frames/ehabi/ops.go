@@ -59,7 +59,13 @@ const (
 	OpReturn
 	// OpMvB3: C6000 1110rrrr (r != 7), restore B3 from register r (Arg).
 	OpMvB3
-	// OpUnsupported: an encoding neither machine defines (ARM 0xb4-0xb7,
+	// OpPopPAC: ARM 0xb4, pop the return address authentication code
+	// (ra_auth_code, PACBTI-M; EHABI 2022Q1 and later).
+	OpPopPAC
+	// OpPACModifier: ARM 0xb5, use the current vsp as the modifier for PAC
+	// validation.
+	OpPACModifier
+	// OpUnsupported: an encoding neither machine defines (ARM 0xb6-0xb7,
 	// 0xca-0xcf, 0xd8-0xff; C6000 01xxxxxx, 0xd3-0xdf, 0xf0-0xff).
 	OpUnsupported
 	// OpTruncated: the opcode needs operand bytes beyond the entry's
@@ -71,7 +77,7 @@ const (
 
 var opKindNames = [...]string{"invalid", "vsp-add", "vsp-sub", "refuse", "pop-mask", "reserved",
 	"vsp-reg", "pop-range", "finish", "spare", "pop-low", "pop-vfp", "pop-wr", "pop-wcgr",
-	"pop-frame", "mv-fp-sp", "pop-rts", "return", "mv-b3", "unsupported", "truncated", "corrupt-uleb"}
+	"pop-frame", "mv-fp-sp", "pop-rts", "return", "mv-b3", "pop-pac", "pac-modifier", "unsupported", "truncated", "corrupt-uleb"}
 
 func (k OpKind) String() string {
 	if int(k) < len(opKindNames) {
@@ -243,6 +249,10 @@ func decodeARM(op *Op, c byte, s *stream) bool {
 		}
 	case c&0xf8 == 0xb8 || c&0xf8 == 0xd0:
 		op.Kind, op.First, op.Count = OpPopVFP, 8, int(c&7)
+	case c == 0xb4:
+		op.Kind = OpPopPAC
+	case c == 0xb5:
+		op.Kind = OpPACModifier
 	case c >= 0xc0 && c <= 0xc5:
 		op.Kind, op.First, op.Count = OpPopWR, 10, int(c&7)
 	case c == 0xc6:
@@ -273,10 +283,13 @@ func decodeC6000(op *Op, c byte, s *stream) bool {
 			op.Kind, op.Arg, op.Compact = OpPopMask, uint64(c&0x1f)<<8|uint64(c2), c&0x20 != 0
 		}
 	case c&0xf0 == 0xc0:
+		// n registers follow, two 4-bit numbers a byte, 0xf for a pad:
+		// bytes are read until n registers are named (readelf 2.40 reads
+		// them so; each byte is clipped to the entry's bytes).
 		n := int(c & 0x0f)
 		op.Kind = OpPopFrame
 		op.Regs = make([]int, 0, 2*n)
-		for i := 0; i < n; i++ {
+		for named := 0; named < n; named = countRegs(op.Regs) {
 			c2, ok := operand(op, s)
 			if !ok {
 				return false
@@ -400,6 +413,10 @@ func (op *Op) Text(m Machine) string {
 		b.WriteString(pad + "RETURN")
 	case OpMvB3:
 		fmt.Fprintf(&b, "%sMV %s, B3", pad, c6000RegNames[op.Arg&15])
+	case OpPopPAC:
+		b.WriteString(pad + "pop {ra_auth_code}")
+	case OpPACModifier:
+		b.WriteString(pad + "vsp as modifier for PAC validation")
 	case OpUnsupported:
 		b.WriteString(pad + "[unsupported opcode]")
 	case OpTruncated:
@@ -440,13 +457,7 @@ func c6000Mask(mask uint32) string {
 // first, "[pad]" for unused ones, as readelf does.
 func c6000Frame(regs []int) string {
 	var out []string
-	n := 0
-	for _, r := range regs {
-		if r >= 0 {
-			n++
-		}
-	}
-	if n == 0 {
+	if countRegs(regs) == 0 {
 		return "*corrupt* - no registers specified"
 	}
 	for i := len(regs) - 1; i >= 0; i-- {
@@ -457,4 +468,15 @@ func c6000Frame(regs []int) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// countRegs counts the registers (not pads) of a compact frame.
+func countRegs(regs []int) int {
+	n := 0
+	for _, r := range regs {
+		if r >= 0 {
+			n++
+		}
+	}
+	return n
 }

@@ -122,7 +122,7 @@ func (d *Decoder) prel31(w uint32, where uint64) uint64 {
 	if d.Machine == C6000 {
 		off <<= 1
 	}
-	return uint64(int64(where) + off) & 0xffffffff
+	return uint64(int64(where)+off) & 0xffffffff
 }
 
 // Decode decodes every 8-byte entry of the index section idx (trailing
