@@ -1,6 +1,7 @@
 package ehabi
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 )
@@ -112,11 +113,13 @@ var c6000RegNames = [16]string{
 // stream is the opcode bytes of one entry, most significant byte of each
 // word first, with the section offset of each byte.
 type stream struct {
-	sec  string
-	b    []byte
-	off  []int64
-	pos  int
-	last int64 // offset of the last byte consumed, for truncation errors
+	sec   string
+	b     []byte
+	order binary.ByteOrder
+	words []uint64 // section offsets of the words the bytes come from
+	first int      // bytes taken from words[0] (its low ones)
+	pos   int
+	last  int64 // offset of the last byte consumed, for truncation errors
 
 	clipped bool // the entry declared more words than its section holds
 	avail   int  // words the section holds after the entry's first
@@ -124,24 +127,32 @@ type stream struct {
 
 func (s *stream) more() bool { return s.pos < len(s.b) }
 
+// offAt returns the section offset of byte k of the stream.
+func (s *stream) offAt(k int) int64 {
+	w, i := 0, 4-s.first+k
+	if k >= s.first {
+		w, i = 1+(k-s.first)/4, (k-s.first)%4
+	}
+	return int64(byteOff(s.order, s.words[w], i))
+}
+
 func (s *stream) next() (byte, bool) {
 	if s.pos >= len(s.b) {
 		return 0, false
 	}
 	c := s.b[s.pos]
-	s.last = s.off[s.pos]
+	s.last = s.offAt(s.pos)
 	s.pos++
 	return c, true
 }
 
 // uleb reads a ULEB128 operand of at most 9 bytes (what readelf accepts).
-func (s *stream) uleb(op *Op) (v uint64, ok, corrupt bool) {
+func (s *stream) uleb() (v uint64, ok, corrupt bool) {
 	for i := 0; i < 9; i++ {
 		c, ok := s.next()
 		if !ok {
 			return 0, false, false
 		}
-		op.Bytes = append(op.Bytes, c)
 		v |= uint64(c&0x7f) << (7 * i)
 		if c&0x80 == 0 {
 			return v, true, false
@@ -155,15 +166,17 @@ func (s *stream) uleb(op *Op) (v uint64, ok, corrupt bool) {
 func decodeOps(m Machine, s *stream) ([]Op, error) {
 	var ops []Op
 	for s.more() {
-		start := s.off[s.pos]
+		first := s.pos
+		start := s.offAt(first)
 		c, _ := s.next()
-		op := Op{Section: s.sec, Off: start, Bytes: []byte{c}}
+		op := Op{Section: s.sec, Off: start}
 		var ok bool
 		if m == C6000 {
 			ok = decodeC6000(&op, c, s)
 		} else {
 			ok = decodeARM(&op, c, s)
 		}
+		op.Bytes = s.b[first:s.pos:s.pos]
 		ops = append(ops, op)
 		if !ok {
 			return ops, malformed(s.sec, s.last, "opcode %#02x at byte %#x: operand past the entry's last word", c, start)
@@ -183,7 +196,6 @@ func operand(op *Op, s *stream) (byte, bool) {
 		op.Kind = OpTruncated
 		return 0, false
 	}
-	op.Bytes = append(op.Bytes, c)
 	return c, true
 }
 
@@ -228,7 +240,7 @@ func decodeARM(op *Op, c byte, s *stream) bool {
 			op.Kind, op.Arg = OpPopWCGR, uint64(c2&0x0f)
 		}
 	case c == 0xb2:
-		v, ok, corrupt := s.uleb(op)
+		v, ok, corrupt := s.uleb()
 		if !ok {
 			op.Kind = OpTruncated
 			return false
@@ -307,7 +319,7 @@ func decodeC6000(op *Op, c byte, s *stream) bool {
 	case c == 0xd1:
 		op.Kind = OpPopRTS
 	case c == 0xd2:
-		v, ok, corrupt := s.uleb(op)
+		v, ok, corrupt := s.uleb()
 		if !ok {
 			op.Kind = OpTruncated
 			return false

@@ -151,7 +151,6 @@ func lineDiff(want, got string) string {
 	return "(same lines)"
 }
 
-
 // TestEntryErrorsNameSectionAndOffset: the damaged entries of the
 // fixtures carry *DecodeError values that name their section and offset.
 func TestEntryErrorsNameSectionAndOffset(t *testing.T) {

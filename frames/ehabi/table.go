@@ -113,6 +113,12 @@ type Decoder struct {
 	// GCC's (__gcc_personality_v0, __gxx_personality_v0, ...), whose data
 	// starts with the compact opcodes; nil for none.
 	IsGCC func(addr uint64) bool
+	// MaxOpBytes bounds the opcode bytes decoded for one index section
+	// (0: 8 per byte of the index plus 4096; armhf libc.so.6 uses 0.3). Every
+	// entry may point at up to 1023 opcode bytes and entries may share
+	// them, so without it a 64 KiB index could cost 8 million opcodes.
+	// Entries past the limit get an error and no Unwind.
+	MaxOpBytes int
 }
 
 // prel31 expands the 31-bit place-relative offset in w at address where;
@@ -133,7 +139,19 @@ func (d *Decoder) Decode(idx *Section) (*Table, error) {
 	t := &Table{Machine: d.Machine, Index: idx}
 	n := len(idx.Data) / 8
 	t.Entries = make([]Entry, 0, n)
+	limit := d.MaxOpBytes
+	if limit <= 0 {
+		limit = 8*len(idx.Data) + 4096
+	}
+	work := 0
 	for i := 0; i < n; i++ {
+		if i > 0 {
+			if u := t.Entries[i-1].Unwind; u != nil {
+				for k := range u.Ops {
+					work += len(u.Ops[k].Bytes)
+				}
+			}
+		}
 		off := uint64(8 * i)
 		w0, _ := idx.word(off)
 		w1, _ := idx.word(off + 4)
@@ -143,6 +161,13 @@ func (d *Decoder) Decode(idx *Section) (*Table, error) {
 			e.Err = malformed(idx.Name, int64(off), "index entry's function word %#x has bit 31 set", w0)
 		}
 		switch {
+		case work > limit && w1 != 1:
+			e.Kind = EntryInline
+			if w1&0x80000000 == 0 {
+				e.Kind = EntryTable
+				e.TableAddr = d.prel31(w1, idx.Addr+off+4)
+			}
+			e.Err = malformed(idx.Name, int64(off), "work limit: %d opcode bytes decoded for the entries before this one (limit %d)", work, limit)
 		case w1 == 1:
 			e.Kind = EntryCantUnwind
 		case w1&0x80000000 != 0:
@@ -252,12 +277,12 @@ func (d *Decoder) opcodes(sec *Section, off uint64, w uint32, n, more int) *stre
 		avail = int(min((rest-off-4)/4, 255))
 	}
 	words := min(more, avail)
-	s := &stream{sec: sec.Name, b: make([]byte, 0, n+4*words), off: make([]int64, 0, n+4*words)}
+	s := &stream{sec: sec.Name, b: make([]byte, 0, n+4*words), order: sec.Order, first: n, words: make([]uint64, 0, 1+words)}
 	s.clipped, s.avail = more > avail, avail
 	add := func(w uint32, at uint64, k int) {
+		s.words = append(s.words, at)
 		for i := 4 - k; i < 4; i++ {
 			s.b = append(s.b, byte(w>>(24-8*i)))
-			s.off = append(s.off, int64(byteOff(sec.Order, at, i)))
 		}
 	}
 	add(w, off, n)
