@@ -30,6 +30,9 @@ func init() {
 // its section or "No .sframe section present", as objdump does. An empty
 // section is "Section '.sframe' has no debugging data.", as readelf says
 // it (exit status 0).
+// A 32-bit ARM or TI C6000 ELF file (no SFrame ABI exists for them) is
+// dumped as readelf -u prints its EHABI tables instead (dumpEHABI), unless
+// --section, --sframe or --json asks for an SFrame section.
 // Exit status 2 for a missing or unreadable file, anything but a regular
 // file (a FIFO, a device), a file without SFrame data (an archive none of
 // whose members has any), or malformed ELF or SFrame data (the message
