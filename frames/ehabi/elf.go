@@ -67,7 +67,9 @@ func ReadELF(f *elf.File) (*File, error) {
 		Machine: ef.Machine,
 		SectionAt: func(addr uint64) *Section {
 			for _, s := range f.Sections {
-				if addr >= s.Addr && addr-s.Addr < s.Size {
+				// A SHT_NOBITS section has no bytes in the file: its
+				// declared size is never read (nor allocated).
+				if s.Type != elf.SHT_NOBITS && addr >= s.Addr && addr-s.Addr < s.Size {
 					c, err := load(s)
 					if err != nil {
 						return nil
