@@ -12,5 +12,10 @@ for arch in arm thumb; do
 	"$CC" -O2 -fexceptions -m$arch -o armhf-cleanup-$arch.elf src/cleanup.c
 done
 "$CC" -O0 -fno-omit-frame-pointer -funwind-tables -o armhf-calls-O0.elf src/calls.c
+# Relocatable objects: R_ARM_PREL31 relocations, one index section per
+# function section, personality routines named by their relocation.
+"$CC" -O2 -funwind-tables -c -o armhf-calls-obj.elf src/calls.c
+"$CC" -O2 -fexceptions -ffunction-sections -c -o armhf-cleanup-fsections-obj.elf src/cleanup.c
+"$CC" -O2 -fexceptions -mthumb -c -o armhf-cleanup-thumb-obj.elf src/cleanup.c
 cd ../../..
 go test ./frames/ehabi -run 'TestGeneratedFixturesAreCommitted|TestDumpEqualsReadelfGolden' -update

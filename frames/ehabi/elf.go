@@ -27,6 +27,7 @@ type File struct {
 type funcSym struct {
 	name  string
 	value uint64
+	shndx int
 }
 
 // Machines reports whether f's machine has EHABI tables (EM_ARM,
@@ -36,20 +37,26 @@ func Machines(f *elf.File) bool {
 }
 
 // ReadELF decodes every index section of f (sh_type SHT_ARM_EXIDX or
-// SHT_C6000_UNWIND) and the .extab entries they point to. The file must
-// be linked (ET_EXEC or ET_DYN): in a relocatable object the prel31
-// words are relocated by R_ARM_PREL31 relocations this package does not
-// apply. Errors: ErrNoTables; a *DecodeError for a section that cannot
-// be read; problems of single entries are in their Entry.Err.
+// SHT_C6000_UNWIND) and the .extab entries they point to. In an ARM
+// relocatable object (ET_REL) the R_ARM_PREL31 relocations of the index
+// and table sections are applied as readelf applies them (the table entry
+// is found in the section of the relocation's symbol, an undefined
+// personality routine is named by its symbol); C6000 objects are refused.
+// Errors: ErrNoTables; a *DecodeError for a section that cannot be read;
+// problems of single entries are in their Entry.Err.
 func ReadELF(f *elf.File) (*File, error) {
 	if !Machines(f) {
 		return nil, fmt.Errorf("machine %v: no EHABI tables", f.Machine)
 	}
-	if f.Type == elf.ET_REL {
-		return nil, fmt.Errorf("relocatable object: EHABI tables of objects (with R_ARM_PREL31 relocations) are not decoded")
+	if f.Type == elf.ET_REL && f.Machine != elf.EM_ARM {
+		return nil, fmt.Errorf("relocatable object: C6000 relocations (R_C6000_PREL31) are not applied")
 	}
 	ef := &File{Machine: Machine(f.Machine)}
-	ef.readFuncs(f)
+	syms := ef.readFuncs(f)
+	var relocs map[*elf.Section]map[uint64]Reloc
+	if f.Type == elf.ET_REL {
+		relocs = readRelocs(f, syms)
+	}
 	cache := map[*elf.Section]*Section{}
 	load := func(s *elf.Section) (*Section, error) {
 		if c, ok := cache[s]; ok {
@@ -59,7 +66,7 @@ func ReadELF(f *elf.File) (*File, error) {
 		if err != nil {
 			return nil, malformed(s.Name, -1, "%d bytes at file offset %#x: %v", s.Size, s.Offset, err)
 		}
-		c := &Section{Name: s.Name, Addr: s.Addr, Off: int64(s.Offset), Data: data, Order: f.ByteOrder}
+		c := &Section{Name: s.Name, Addr: s.Addr, Off: int64(s.Offset), Data: data, Order: f.ByteOrder, Relocs: relocs[s]}
 		cache[s] = c
 		return c, nil
 	}
@@ -79,9 +86,19 @@ func ReadELF(f *elf.File) (*File, error) {
 			}
 			return nil
 		},
-		IsGCC: func(addr uint64) bool {
-			name, _, ok := ef.Name(addr)
+		IsGCC: func(addr uint64, t Target) bool {
+			name, _, ok := ef.personalityName(addr, t)
 			return ok && isGCCPersonality(name)
+		},
+		SectionByIndex: func(i int) *Section {
+			if i <= 0 || i >= len(f.Sections) || f.Sections[i].Type == elf.SHT_NOBITS {
+				return nil
+			}
+			c, err := load(f.Sections[i])
+			if err != nil {
+				return nil
+			}
+			return c
 		},
 	}
 	for _, s := range f.Sections {
@@ -117,25 +134,87 @@ func isGCCPersonality(name string) bool {
 
 // readFuncs keeps the STT_FUNC symbols of .symtab with a non-zero value,
 // sorted by value (a stable sort: readelf's qsort keeps equal values in
-// table order).
-func (ef *File) readFuncs(f *elf.File) {
+// table order), and returns the whole table (index i+1 at i).
+func (ef *File) readFuncs(f *elf.File) []elf.Symbol {
 	syms, err := f.Symbols()
 	if err != nil {
-		return
+		return nil
 	}
 	for _, s := range syms {
 		if s.Value != 0 && elf.ST_TYPE(s.Info) == elf.STT_FUNC {
-			ef.funcs = append(ef.funcs, funcSym{s.Name, s.Value})
+			ef.funcs = append(ef.funcs, funcSym{s.Name, s.Value, int(s.Section)})
 		}
 	}
 	sort.SliceStable(ef.funcs, func(i, j int) bool { return ef.funcs[i].value < ef.funcs[j].value })
+	return syms
+}
+
+// rPREL31 and rNone: R_ARM_PREL31 and R_ARM_NONE.
+const (
+	rNone   = 0
+	rPREL31 = 42
+)
+
+// readRelocs returns, per section of the relocatable object f, its
+// R_ARM_PREL31 relocations by offset (the first at each 4-aligned offset,
+// as readelf takes it; others are skipped as readelf skips them).
+// Entries are read from the relocation sections' own bytes: their count
+// is what those bytes hold.
+func readRelocs(f *elf.File, syms []elf.Symbol) map[*elf.Section]map[uint64]Reloc {
+	out := map[*elf.Section]map[uint64]Reloc{}
+	for _, rs := range f.Sections {
+		if (rs.Type != elf.SHT_REL && rs.Type != elf.SHT_RELA) || int(rs.Info) >= len(f.Sections) || rs.Info == 0 {
+			continue
+		}
+		target := f.Sections[rs.Info]
+		if _, done := out[target]; done || len(syms) == 0 {
+			continue // readelf takes the first relocation section of each
+		}
+		data, err := rs.Data()
+		if err != nil {
+			continue
+		}
+		size := 8
+		if rs.Type == elf.SHT_RELA {
+			size = 12
+		}
+		m := map[uint64]Reloc{}
+		for i := 0; i+size <= len(data); i += size {
+			roff := uint64(f.ByteOrder.Uint32(data[i:]))
+			info := f.ByteOrder.Uint32(data[i+4:])
+			typ, sym := info&0xff, int(info>>8)
+			if typ == rNone || typ != rPREL31 || roff&3 != 0 || sym >= len(syms)+1 {
+				continue
+			}
+			if _, dup := m[roff]; dup {
+				continue
+			}
+			r := Reloc{RELA: size == 12}
+			if r.RELA {
+				r.Addend = int64(int32(f.ByteOrder.Uint32(data[i+8:])))
+			}
+			if sym > 0 {
+				s := syms[sym-1]
+				r.SymValue, r.SymShndx, r.SymName = s.Value, int(s.Section), s.Name
+				if s.Section >= elf.SHN_LORESERVE {
+					r.SymShndx = 0
+				}
+			}
+			m[roff] = r
+		}
+		out[target] = m
+	}
+	return out
 }
 
 // Name returns the function symbol at or below addr within 1 MiB and the
 // distance to it, found as readelf finds it (a binary search over the
 // sorted symbols that keeps the closest one it passes; on ARM the Thumb
 // bit of both is ignored).
-func (ef *File) Name(addr uint64) (string, uint64, bool) {
+func (ef *File) Name(addr uint64) (string, uint64, bool) { return ef.nameIn(addr, 0) }
+
+// nameIn is Name among the symbols of section shndx (0: any).
+func (ef *File) nameIn(addr uint64, shndx int) (string, uint64, bool) {
 	clear := func(v uint64) uint64 {
 		if ef.Machine == ARM {
 			return v &^ 1
@@ -149,7 +228,7 @@ func (ef *File) Name(addr uint64) (string, uint64, bool) {
 	for lo < hi {
 		mid := lo + (hi-lo)/2
 		v := clear(ef.funcs[mid].value)
-		if ef.funcs[mid].name != "" && addr >= v && addr-v < dist {
+		if ef.funcs[mid].name != "" && (shndx == 0 || shndx == ef.funcs[mid].shndx) && addr >= v && addr-v < dist {
 			best, dist = mid, addr-v
 			if dist == 0 {
 				break
@@ -165,4 +244,23 @@ func (ef *File) Name(addr uint64) (string, uint64, bool) {
 		return "", 0, false
 	}
 	return ef.funcs[best].name, dist, true
+}
+
+// targetName names addr as readelf's arm_print_vma_and_name does: in an
+// object, the symbol is looked up at the relocation's S+A among the
+// symbols of its section.
+func (ef *File) targetName(addr uint64, t Target) (string, uint64, bool) {
+	if t.Relocated && t.Shndx != 0 {
+		return ef.nameIn(t.Offset, t.Shndx)
+	}
+	return ef.nameIn(addr, 0)
+}
+
+// personalityName names a personality routine: in an object, an
+// undefined routine (address 0) is named by its relocation's symbol.
+func (ef *File) personalityName(addr uint64, t Target) (string, uint64, bool) {
+	if addr == 0 && t.Relocated && t.Shndx == 0 && t.Offset == 0 {
+		return t.Name, 0, true
+	}
+	return ef.targetName(addr, t)
 }

@@ -81,7 +81,7 @@ func fuzzDecode(t *testing.T, data []byte, m uint8, be bool) {
 			}
 			return nil
 		},
-		IsGCC: func(addr uint64) bool { return addr&4 == 0 },
+		IsGCC: func(addr uint64, _ Target) bool { return addr&4 == 0 },
 	}
 	tb, err := d.Decode(idx)
 	if err != nil {

@@ -31,6 +31,54 @@ type Section struct {
 	Off   int64
 	Data  []byte
 	Order binary.ByteOrder
+	// Relocs are the R_ARM_PREL31 relocations of the section's words in a
+	// relocatable object, by byte offset (nil in linked files).
+	Relocs map[uint64]Reloc
+}
+
+// Reloc is an R_ARM_PREL31 relocation: its symbol's value, section index
+// and name, and its addend (RELA) or none (REL: the word's prel31 field
+// is the addend).
+type Reloc struct {
+	SymValue uint64
+	SymShndx int
+	SymName  string
+	Addend   int64
+	RELA     bool
+}
+
+// Target is where a relocated word points: the symbol's section index
+// (0 for undefined or when the word has no relocation), S+A and the
+// symbol's name.
+type Target struct {
+	Relocated bool
+	Shndx     int
+	Offset    uint64
+	Name      string
+}
+
+// word returns the word at off of sec with its relocation applied, as
+// readelf applies it: the prel31 field becomes S+A-P (halved for C6000).
+func (d *Decoder) word(sec *Section, off uint64) (uint32, Target, bool) {
+	w, ok := sec.word(off)
+	if !ok || sec.Relocs == nil {
+		return w, Target{}, ok
+	}
+	r, found := sec.Relocs[off]
+	if !found {
+		return w, Target{}, true
+	}
+	offset := uint64(int64(int32(w<<1) >> 1))
+	if r.RELA {
+		offset = uint64(r.Addend)
+	}
+	offset += r.SymValue
+	prel := offset - (sec.Addr + off)
+	if d.Machine == C6000 {
+		prel >>= 1
+	}
+	w = w&0x80000000 | uint32(prel)&0x7fffffff
+	return w, Target{Relocated: true, Shndx: r.SymShndx, Offset: offset, Name: r.SymName}, true
 }
 
 // word returns the 32-bit word at byte off of s, or false when the word
@@ -64,6 +112,7 @@ type Entry struct {
 	Off       int64
 	FnWord    uint32
 	Fn        uint64
+	FnTarget  Target // where the relocation of the first word points (objects)
 	Kind      EntryKind
 	Word      uint32
 	TableAddr uint64
@@ -85,6 +134,7 @@ type Unwind struct {
 	Off         int64
 	Generic     bool
 	Personality uint64
+	PersTarget  Target // where the relocation of the personality word points
 	GCC         bool
 	Index       int
 	Words       int // extra words the entry declares
@@ -109,10 +159,14 @@ type Decoder struct {
 	// SectionAt returns the section holding addr (the .extab entries),
 	// or nil.
 	SectionAt func(addr uint64) *Section
-	// IsGCC reports whether the personality routine at addr is one of
-	// GCC's (__gcc_personality_v0, __gxx_personality_v0, ...), whose data
-	// starts with the compact opcodes; nil for none.
-	IsGCC func(addr uint64) bool
+	// IsGCC reports whether the personality routine at addr (its word's
+	// relocation pointing to t) is one of GCC's (__gcc_personality_v0,
+	// __gxx_personality_v0, ...), whose data starts with the compact
+	// opcodes; nil for none.
+	IsGCC func(addr uint64, t Target) bool
+	// SectionByIndex returns the section of ELF index i (the section of a
+	// relocation's symbol), or nil.
+	SectionByIndex func(i int) *Section
 	// MaxOpBytes bounds the opcode bytes decoded for one index section
 	// (0: 8 per byte of the index plus 4096; armhf libc.so.6 uses 0.3). Every
 	// entry may point at up to 1023 opcode bytes and entries may share
@@ -153,9 +207,9 @@ func (d *Decoder) Decode(idx *Section) (*Table, error) {
 			}
 		}
 		off := uint64(8 * i)
-		w0, _ := idx.word(off)
-		w1, _ := idx.word(off + 4)
-		e := Entry{Off: int64(off), FnWord: w0, Word: w1}
+		w0, t0, _ := d.word(idx, off)
+		w1, t1, _ := d.word(idx, off+4)
+		e := Entry{Off: int64(off), FnWord: w0, Word: w1, FnTarget: t0}
 		e.Fn = d.prel31(w0, idx.Addr+off)
 		if w0&0x80000000 != 0 {
 			e.Err = malformed(idx.Name, int64(off), "index entry's function word %#x has bit 31 set", w0)
@@ -181,8 +235,23 @@ func (d *Decoder) Decode(idx *Section) (*Table, error) {
 			e.Kind = EntryTable
 			e.TableAddr = d.prel31(w1, idx.Addr+off+4)
 			var sec *Section
-			if d.SectionAt != nil {
-				sec = d.SectionAt(e.TableAddr)
+			var toff uint64
+			if t1.Relocated && t1.Shndx != 0 && d.SectionByIndex != nil {
+				// In an object: the section of the relocation's symbol.
+				if sec = d.SectionByIndex(t1.Shndx); sec != nil {
+					toff = t1.Offset
+					if toff > uint64(len(sec.Data)) {
+						if e.Err == nil {
+							e.Err = malformed(idx.Name, int64(off+4), "unwind table entry at offset %#x of %s, past its %d bytes", toff, sec.Name, len(sec.Data))
+						}
+						break
+					}
+				}
+			}
+			if sec == nil && d.SectionAt != nil {
+				if sec = d.SectionAt(e.TableAddr); sec != nil {
+					toff = e.TableAddr - sec.Addr
+				}
 			}
 			if sec == nil {
 				if e.Err == nil {
@@ -190,11 +259,10 @@ func (d *Decoder) Decode(idx *Section) (*Table, error) {
 				}
 				break
 			}
-			toff := e.TableAddr - sec.Addr
-			w, ok := sec.word(toff)
+			w, _, ok := d.word(sec, toff)
 			if !ok {
 				if e.Err == nil {
-					e.Err = malformed(sec.Name, int64(toff), "unwind table entry at %#x: word past the section's %d bytes", e.TableAddr, len(sec.Data))
+					e.Err = malformed(idx.Name, int64(off+4), "unwind table entry at offset %#x of %s: word past its %d bytes", toff, sec.Name, len(sec.Data))
 				}
 				break
 			}
@@ -217,13 +285,14 @@ func (d *Decoder) decodeUnwind(sec *Section, off uint64, w uint32, inline bool) 
 	if w&0x80000000 == 0 {
 		u.Generic = true
 		u.Personality = d.prel31(w, sec.Addr+off)
-		if inline || d.IsGCC == nil || !d.IsGCC(u.Personality) {
+		_, u.PersTarget, _ = d.word(sec, off)
+		if inline || d.IsGCC == nil || !d.IsGCC(u.Personality, u.PersTarget) {
 			return u, nil
 		}
 		u.GCC = true
-		w2, ok := sec.word(off + 4)
+		w2, _, ok := d.word(sec, off+4)
 		if !ok {
-			return u, malformed(sec.Name, int64(off+4), "GCC personality data: word past the section's %d bytes", len(sec.Data))
+			return u, malformed(sec.Name, int64(off), "GCC personality routine's data: its count word at byte %#x is past the section's %d bytes", off+4, len(sec.Data))
 		}
 		u.Words = int(w2 >> 24)
 		s = d.opcodes(sec, off+4, w2, 3, u.Words)
@@ -288,7 +357,7 @@ func (d *Decoder) opcodes(sec *Section, off uint64, w uint32, n, more int) *stre
 	add(w, off, n)
 	for j := 1; j <= words; j++ {
 		at := off + 4*uint64(j)
-		wj, _ := sec.word(at)
+		wj, _, _ := d.word(sec, at)
 		add(wj, at, 4)
 	}
 	return s

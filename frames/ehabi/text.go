@@ -34,10 +34,11 @@ func (ef *File) WriteText(w io.Writer) error {
 	return bw.Flush()
 }
 
-// vmaName prints addr as "0x..." and its symbol as " <name+0x..>".
-func (ef *File) vmaName(w *bufio.Writer, addr uint64) {
+// vmaName prints addr as "0x..." and its symbol as " <name+0x..>" (name
+// looks it up).
+func (ef *File) vmaName(w *bufio.Writer, addr uint64, name func() (string, uint64, bool)) {
 	fmt.Fprintf(w, "%#x", addr)
-	if name, off, ok := ef.Name(addr); ok {
+	if name, off, ok := name(); ok {
 		if off != 0 {
 			fmt.Fprintf(w, " <%s+%#x>", name, off)
 		} else {
@@ -48,7 +49,7 @@ func (ef *File) vmaName(w *bufio.Writer, addr uint64) {
 
 func (ef *File) writeEntry(w *bufio.Writer, e *Entry) {
 	w.WriteString("\n")
-	ef.vmaName(w, e.Fn)
+	ef.vmaName(w, e.Fn, func() (string, uint64, bool) { return ef.targetName(e.Fn, e.FnTarget) })
 	w.WriteString(": ")
 	switch e.Kind {
 	case EntryCantUnwind:
@@ -65,7 +66,7 @@ func (ef *File) writeEntry(w *bufio.Writer, e *Entry) {
 	}
 	if u.Generic {
 		w.WriteString("  Personality routine: ")
-		ef.vmaName(w, u.Personality)
+		ef.vmaName(w, u.Personality, func() (string, uint64, bool) { return ef.personalityName(u.Personality, u.PersTarget) })
 		w.WriteString("\n")
 		if !u.GCC {
 			return
