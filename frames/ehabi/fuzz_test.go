@@ -29,7 +29,8 @@ var (
 
 // FuzzDecode decodes arbitrary bytes as an index section whose entries
 // point into the same bytes (as a table section at another address), for
-// ARM and C6000 in either byte order, and prints them. It checks that
+// ARM and C6000 in either byte order, with relocations as in an object or
+// without, and prints them. It checks that
 // nothing panics, that every entry error is a *DecodeError naming a
 // section and an offset inside it, and that the work stays in budget.
 // Seeds: the index and table sections of testdata/*.elf.
@@ -52,7 +53,13 @@ func FuzzDecode(f *testing.F) {
 				tab, _ = s.Data()
 			}
 		}
-		f.Add(append(idx, tab...), uint8(ef.Machine&1), ef.ByteOrder == binary.BigEndian)
+		m := uint8(0)
+		if ef.Machine == elf.EM_TI_C6000 {
+			m = 1
+		}
+		seed := append(idx, tab...)
+		f.Add(seed, m, ef.ByteOrder == binary.BigEndian)
+		f.Add(seed, m|2, ef.ByteOrder == binary.BigEndian)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, m uint8, be bool) {
 		decodeAllocs.CheckAllocs(t, len(data), func() { fuzzDecode(t, data, m, be) })
@@ -70,6 +77,17 @@ func fuzzDecode(t *testing.T, data []byte, m uint8, be bool) {
 	}
 	idx := &Section{Name: ".ARM.exidx", Addr: 0x10000, Data: data, Order: order}
 	tab := &Section{Name: ".ARM.extab", Addr: 0x20000, Data: data, Order: order}
+	if m&2 != 0 {
+		// As in an object: every word of both sections relocated against a
+		// symbol of section 0 (undefined), 1 (the index) or 2 (the table)
+		// whose value comes from the data, REL or RELA.
+		relocs := make(map[uint64]Reloc, len(data)/4)
+		for off := 0; off+4 <= len(data); off += 4 {
+			w := order.Uint32(data[off:])
+			relocs[uint64(off)] = Reloc{SymValue: uint64(w >> 8), SymShndx: off / 4 % 3, SymName: "sym", Addend: int64(int8(w)), RELA: w&0x80 != 0}
+		}
+		idx.Relocs, tab.Relocs = relocs, relocs
+	}
 	size := map[string]int{idx.Name: len(data), tab.Name: len(data)}
 	d := &Decoder{
 		Machine: mach,
@@ -82,6 +100,9 @@ func fuzzDecode(t *testing.T, data []byte, m uint8, be bool) {
 			return nil
 		},
 		IsGCC: func(addr uint64, _ Target) bool { return addr&4 == 0 },
+		SectionByIndex: func(i int) *Section {
+			return map[int]*Section{1: idx, 2: tab}[i]
+		},
 	}
 	tb, err := d.Decode(idx)
 	if err != nil {
