@@ -25,7 +25,7 @@ func dumpEHABI(path string, w *bufio.Writer, stderr io.Writer) (status int, hand
 	}
 	defer file.Close()
 	f, err := sframe.NewELFFile(file, size)
-	if err != nil || !ehabi.Machines(f) {
+	if err != nil || !ehabi.IsEHABIMachine(f) {
 		return 0, false
 	}
 	ef, err := ehabi.ReadELF(f)

@@ -30,9 +30,9 @@ type funcSym struct {
 	shndx int
 }
 
-// Machines reports whether f's machine has EHABI tables (EM_ARM,
+// IsEHABIMachine reports whether f's machine has EHABI tables (EM_ARM,
 // EM_TI_C6000).
-func Machines(f *elf.File) bool {
+func IsEHABIMachine(f *elf.File) bool {
 	return f.Class == elf.ELFCLASS32 && (f.Machine == elf.EM_ARM || f.Machine == elf.EM_TI_C6000)
 }
 
@@ -45,7 +45,7 @@ func Machines(f *elf.File) bool {
 // Errors: ErrNoTables; a *DecodeError for a section that cannot be read;
 // problems of single entries are in their Entry.Err.
 func ReadELF(f *elf.File) (*File, error) {
-	if !Machines(f) {
+	if !IsEHABIMachine(f) {
 		return nil, fmt.Errorf("machine %v: no EHABI tables", f.Machine)
 	}
 	if f.Type == elf.ET_REL && f.Machine != elf.EM_ARM {
