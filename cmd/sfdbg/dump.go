@@ -30,6 +30,9 @@ func init() {
 // its section or "No .sframe section present", as objdump does. An empty
 // section is "Section '.sframe' has no debugging data.", as readelf says
 // it (exit status 0).
+// A 32-bit ARM or TI C6000 ELF file (no SFrame ABI exists for them) is
+// dumped as readelf -u prints its EHABI tables instead (dumpEHABI), unless
+// --section, --sframe or --json asks for an SFrame section.
 // Exit status 2 for a missing or unreadable file, anything but a regular
 // file (a FIFO, a device), a file without SFrame data (an archive none of
 // whose members has any), or malformed ELF or SFrame data (the message
@@ -58,6 +61,12 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 			return exitError
 		}
 		return dumpArchive(path, section, w, stderr)
+	}
+	if section == "" && !*asJSON {
+		// ARM and C6000 files: their EHABI tables, as readelf -u prints them.
+		if st, ok := dumpEHABI(path, w, stderr); ok {
+			return st
+		}
 	}
 	sec, fileOff, target, err := dumpLoad(path, section)
 	var empty *elfobj.EmptySectionError
