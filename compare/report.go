@@ -222,6 +222,9 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 		if a.Unseen != "" {
 			fmt.Fprintf(w, "    %-22s it %s\n", "unseen", a.Unseen)
 		}
+		if a.NotWalked != "" {
+			fmt.Fprintf(w, "    %-22s %s\n", "not-walked", a.NotWalked)
+		}
 		for _, x := range a.Rejections {
 			fmt.Fprintf(w, "    %-22s %s at byte %#x [%s]\n", x.Name, x.Msg, x.Off, x.Source)
 		}

@@ -117,6 +117,35 @@ type Acceptance struct {
 	// back to back (lld), what the consumer never reads: both read the
 	// first header only, and the verdict is on that first section.
 	Unseen string `json:"unseen,omitempty"`
+	// NotWalked says, when the FDEs list more FREs than the FRE
+	// sub-section can hold (FDEs sharing FRE data), from which FDE on the
+	// FRE rules were not applied: the walk stops at the budget a dump has
+	// (Section.freBudget), so the verdict's work stays linear in the
+	// section's size. Rejections before that FDE stand.
+	NotWalked string `json:"not_walked,omitempty"`
+}
+
+// freWalk hands out the FREs the acceptance rules may decode in one
+// section (Section.freBudget), and says where it ran out.
+type freWalk struct {
+	s    *Section
+	left int64
+}
+
+func newFREWalk(s *Section) *freWalk { return &freWalk{s: s, left: s.freBudget()} }
+
+// take reserves one FRE decode for FDE f; false once the budget is spent,
+// after recording it in a.NotWalked.
+func (w *freWalk) take(a *Acceptance, f *FDE) bool {
+	if w.left > 0 {
+		w.left--
+		return true
+	}
+	if a.NotWalked == "" {
+		a.NotWalked = fmt.Sprintf("FRE rules not applied from FDE %d (byte %#x) on: the FDEs list more FREs than the %d-byte FRE sub-section can hold (shared FRE data), and the walk stops there",
+			f.Index, f.Off, w.s.freEnd-w.s.freSub)
+	}
+	return false
 }
 
 // firstPart returns, for a sequence (Section.Parts > 1), the bytes and
@@ -236,6 +265,7 @@ func acceptLinux(data []byte, text []TextRange, s *Section, perr error) Acceptan
 		a.reject(ruleLinuxSubsections, 24, "FRE sub-section (offset %#x, length %d) runs past the end of the %d-byte section", h.FREOff, h.FRELen, len(data))
 	}
 	var prev *FDE
+	walk := newFREWalk(s)
 	for i := range s.fdes {
 		f := &s.fdes[i]
 		if text != nil && !inText(text, f.Start) {
@@ -253,13 +283,16 @@ func acceptLinux(data []byte, text []TextRange, s *Section, perr error) Acceptan
 			a.reject(ruleLinuxFDEDecode, int64(f.infoOff(s))+1, "FDE %d: unknown FDE type %d", i, uint8(f.Type))
 			continue
 		}
-		linuxFREs(&a, s, f)
+		if a.NotWalked == "" { // past the budget only the FDE rules apply
+			linuxFREs(&a, s, f, walk)
+		}
 	}
 	return a
 }
 
-// linuxFREs applies the kernel's FRE rules to the FREs of f.
-func linuxFREs(a *Acceptance, s *Section, f *FDE) {
+// linuxFREs applies the kernel's FRE rules to the FREs of f, as far as
+// walk's budget goes (a.NotWalked says where it ran out).
+func linuxFREs(a *Acceptance, s *Section, f *FDE, walk *freWalk) {
 	// CFA, then RA unless the header fixes it, then FP unless fixed.
 	maxWords := 1
 	if s.CFAFixedRAOffset == 0 {
@@ -270,7 +303,7 @@ func linuxFREs(a *Acceptance, s *Section, f *FDE) {
 	}
 	it := s.FREs(f)
 	var prevStart uint32
-	for it.Next() {
+	for walk.take(a, f) && it.Next() {
 		fre, k := it.FRE(), it.Index()
 		if f.PCType == PCTypeInc && fre.StartOff > f.Size {
 			a.reject(ruleLinuxFREInFunc, int64(fre.Off), "FDE %d FRE %d starts at offset %#x, past the function size %#x", f.Index, k, fre.StartOff, f.Size)
@@ -339,10 +372,14 @@ func acceptLibsframe(data []byte, s *Section, perr error) Acceptance {
 	if perr != nil {
 		return a // not a libsframe rule: it does not walk the bounds
 	}
+	walk := newFREWalk(s)
 	for i := range s.fdes {
 		f := &s.fdes[i]
 		it := s.FREs(f)
-		for it.Next() {
+		for walk.take(&a, f) && it.Next() {
+		}
+		if a.NotWalked != "" {
+			break
 		}
 		var fe *FormatError
 		if err := it.Err(); errors.As(err, &fe) && isWordSizeErr(fe) {

@@ -300,3 +300,56 @@ func TestFixturesAcceptance(t *testing.T) {
 		})
 	}
 }
+
+// TestAcceptStopsWhereFDEsShareMoreFREsThanTheSectionHolds: 2000 FDEs
+// that all list one block of 1000 FREs (2 million FRE decodes for a
+// 36 KB section, quadratic in a larger one). Both verdicts walk FREs up
+// to the dump's budget and say from which FDE on they did not; the FDE
+// rules still apply to every FDE (the unsorted FDE at the end is found).
+func TestAcceptStopsWhereFDEsShareMoreFREsThanTheSectionHolds(t *testing.T) {
+	fres := make([]sframetest.FRESpec, 1000)
+	for i := range fres {
+		// Three data words where the header leaves one to FREs: every
+		// FRE breaks a kernel rule, so a walk shows in the rejections.
+		fres[i] = sframetest.FRESpec{StartOff: uint32(i), Words: []int32{8, -16, -24}}
+	}
+	b := &sframetest.Builder{Version: sframe.Version3, ABI: sframe.ABIAMD64LittleEndian, CFAFixedRAOffset: -8, CFAFixedFPOffset: -16}
+	for i := 0; i < 2000; i++ {
+		start := uint64(0x10000 * (i + 1))
+		if i == 1999 {
+			start = 0x1000 // out of order: an FDE rule past the FRE budget
+		}
+		f := sframetest.FDESpec{Start: start, Size: 1000, FREOff: new(uint32(0)), NumFREs: new(uint32(1000))}
+		if i == 0 {
+			f.FREs = fres
+		}
+		b.FDEs = append(b.FDEs, f)
+	}
+	data, err := b.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range sframe.Accept(data, 0, nil) {
+		if !strings.Contains(a.NotWalked, "FRE rules not applied from FDE ") {
+			t.Errorf("%s: not_walked %q, want the FDE where the FRE walk stopped", a.Consumer, a.NotWalked)
+		}
+		if a.Consumer == sframe.ConsumerLinux {
+			var order, words bool
+			for _, r := range a.Rejections {
+				order = order || r.Name == "fde-order"
+				words = words || r.Name == "fre-data-words"
+			}
+			if !order || !words {
+				t.Errorf("linux: rejections %v, want fde-order (past the budget) and fre-data-words", a.Rejections)
+			}
+		}
+	}
+	// Sections whose FDEs do not share FREs are walked whole.
+	for _, fx := range fixturesOrSkip(t) {
+		for _, a := range sframe.Accept(fx.data, fx.addr, nil) {
+			if a.NotWalked != "" {
+				t.Errorf("%s: %s: %s", fx.name, a.Consumer, a.NotWalked)
+			}
+		}
+	}
+}
