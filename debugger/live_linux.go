@@ -257,16 +257,22 @@ func (t *liveTarget) Interrupt() error {
 	return nil
 }
 
+// end marks the target as ended; false when it already was (Detach and
+// Kill act once).
+func (t *liveTarget) end() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ended := t.dead
+	t.dead = true
+	return !ended
+}
+
 // Detach implements Target: every int3 is removed, every thread whose trap
 // is pending is moved back to its breakpoint, and every thread detached.
 func (t *liveTarget) Detach() error {
-	t.mu.Lock()
-	if t.dead {
-		t.mu.Unlock()
+	if !t.end() {
 		return nil
 	}
-	t.dead = true
-	t.mu.Unlock()
 	err := t.st.Detach()
 	if err != nil && !processExists(t.st.Pid()) {
 		return nil
@@ -277,13 +283,9 @@ func (t *liveTarget) Detach() error {
 // Kill implements Target: SIGKILL while traced; the threads are reaped as
 // their tracer, then the tracer lets go.
 func (t *liveTarget) Kill() error {
-	t.mu.Lock()
-	if t.dead {
-		t.mu.Unlock()
+	if !t.end() {
 		return nil
 	}
-	t.dead = true
-	t.mu.Unlock()
 	pid := t.st.Pid()
 	tids, _ := listTasks(pid)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
