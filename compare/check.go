@@ -78,8 +78,9 @@ type FileReport struct {
 	Err string `json:"error,omitempty"`
 	// NoSFrame is set when Err is because the file has no SFrame section.
 	NoSFrame bool `json:"no_sframe,omitempty"`
-	// Acceptance holds, when check computed them, the verdicts of the Linux
-	// kernel's loader and of libsframe on the section (AddAcceptance).
+	// Acceptance holds, when check computed them (CheckOptions.Consumers),
+	// the verdicts of the Linux kernel's loader and of libsframe on the
+	// section (AddAcceptance).
 	Acceptance []sframe.Acceptance `json:"acceptance,omitempty"`
 	// AcceptanceNotJudged says why the verdicts were not computed: a
 	// relocatable object, which neither the kernel nor libsframe reads.
@@ -87,8 +88,6 @@ type FileReport struct {
 	// Format is "ctf_frame" (FormatCTFFrame) when the section checked was
 	// the pre-release CTF Frame format, read as SFrame v1; empty for SFrame.
 	Format string `json:"format,omitempty"`
-
-	src *frames.Module // the module checked, for AddConsumerVerdicts (closed: reopened there)
 }
 
 // CFISource gives the CFI of a module at link-time addresses: the ranges of

@@ -58,11 +58,14 @@ import (
 // is counted once per thread (ThreadDocument.fp_broken), not per frame.
 const SchemaVersion = 2
 
-// CheckDocument is the JSON document of a check run.
+// CheckDocument is the JSON document of a check run, or with Files nil
+// the totals that close its JSON Lines.
 type CheckDocument struct {
 	SchemaVersion int           `json:"schema_version"`
 	Files         []*FileReport `json:"files,omitempty"`
-	Total         Summary       `json:"total"`
+	// Checked counts the reports totalled: files and archive members.
+	Checked int     `json:"files_checked"`
+	Total   Summary `json:"total"`
 	// Disagreements counts findings for which Kind.Disagreement holds.
 	Disagreements int `json:"disagreements"`
 	// Errors counts files that could not be checked.
@@ -97,17 +100,25 @@ func (s *Summary) Add(o Summary) {
 	}
 }
 
-// NewCheckDocument totals file reports.
+// NewCheckDocument returns the document of the file reports files, with
+// their totals.
 func NewCheckDocument(files []*FileReport) *CheckDocument {
 	d := &CheckDocument{SchemaVersion: SchemaVersion, Files: files}
 	for _, f := range files {
-		d.Total.Add(f.Summary)
-		d.Disagreements += f.Disagreements()
-		if f.Err != "" {
-			d.Errors++
-		}
+		d.Add(f)
 	}
 	return d
+}
+
+// Add adds a file report to the totals (not to Files): a batch keeps the
+// totals, not the reports.
+func (d *CheckDocument) Add(f *FileReport) {
+	d.Checked++
+	d.Total.Add(f.Summary)
+	d.Disagreements += f.Disagreements()
+	if f.Err != "" {
+		d.Errors++
+	}
 }
 
 // WriteJSON writes v as indented JSON.
@@ -208,7 +219,7 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 // WriteSummaryTable writes the totals of a check run as a table of kinds.
 func (d *CheckDocument) WriteSummaryTable(w io.Writer, st Style) {
 	fmt.Fprintf(w, "\nSummary: %d files (%d unreadable), %d functions with SFrame, %d with CFI, %d instructions compared\n",
-		len(d.Files), d.Errors, d.Total.FunctionsSFrame, d.Total.FunctionsCFI, d.Total.Instructions)
+		d.Checked, d.Errors, d.Total.FunctionsSFrame, d.Total.FunctionsCFI, d.Total.Instructions)
 	fmt.Fprintf(w, "  %-18s %8s  %s\n", "KIND", "COUNT", "MEANING")
 	for _, k := range Kinds() {
 		if n := d.Total.ByKind[k]; n > 0 {

@@ -1,0 +1,77 @@
+package compare
+
+import (
+	"io"
+	"iter"
+	"os"
+	"syscall"
+
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
+)
+
+// CheckPath checks the file at path: an ar archive member by member
+// (CheckArchive), any other file as one ELF file (CheckFile). It returns
+// at least one report; a file that cannot be checked gets one with Err set.
+func CheckPath(path string, opts CheckOptions) []*FileReport {
+	if isArchive(path) {
+		rs, _ := CheckArchive(path, opts)
+		return rs
+	}
+	r, _ := CheckFile(path, opts)
+	return []*FileReport{r}
+}
+
+// isArchive reports whether the file at path starts with the ar magic; a
+// file that cannot be read is not (CheckFile says why).
+func isArchive(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var magic [8]byte
+	n, _ := io.ReadFull(f, magic[:])
+	return elfobj.IsArchive(magic[:n])
+}
+
+// CheckFiles checks the files paths yields (CheckPath) with up to jobs
+// files in flight, and calls emit with each report as soon as it and every
+// report of an earlier path are done: serially, in the order of paths
+// (an archive's members in archive order). Nothing of a file is kept once
+// emit has returned for its reports, so that memory depends on the files
+// in flight, not on how many files there are: at most jobs files are
+// being checked, and the reports of at most 4*jobs more wait for a slow
+// file before them. paths is consumed in a goroutine of its own, at the
+// pace of the checks (a directory walk may feed it as it goes).
+func CheckFiles(paths iter.Seq[string], jobs int, opts CheckOptions, emit func(*FileReport)) {
+	jobs = max(jobs, 1)
+	type job struct {
+		path string
+		done chan []*FileReport
+	}
+	todo := make(chan *job)
+	// order holds the jobs handed out and not yet emitted, in path
+	// order; its capacity bounds how far the checks run ahead of emit.
+	order := make(chan *job, 4*jobs)
+	go func() {
+		defer close(order)
+		defer close(todo)
+		for p := range paths {
+			j := &job{path: p, done: make(chan []*FileReport, 1)}
+			order <- j
+			todo <- j
+		}
+	}()
+	for range jobs {
+		go func() {
+			for j := range todo {
+				j.done <- CheckPath(j.path, opts)
+			}
+		}()
+	}
+	for j := range order {
+		for _, r := range <-j.done {
+			emit(r)
+		}
+	}
+}
