@@ -6,8 +6,13 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
+
+// checkedModule, when set (by tests), is called with the module of every
+// file a check opens, so that a test can see that none outlives its report.
+var checkedModule func(*frames.Module)
 
 // CheckPath checks the file at path: an ar archive member by member
 // (CheckArchive), any other file as one ELF file (CheckFile). It returns

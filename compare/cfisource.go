@@ -115,28 +115,33 @@ func moduleSymbolizer(m *frames.Module) Symbolizer {
 	}
 }
 
-// boundaryCache remembers static checks of modules done to classify live
-// disagreements, keyed by module.
-var boundaryCache sync.Map // *frames.Module -> *FileReport
+// freBoundaries is the key of a module's FRE-boundary findings on it
+// (frames.Module.Memo): []Finding, from the static check of its file.
+type freBoundaries struct{}
 
 // boundaryAt runs (once per module) the static check of a live module and
-// returns the FRE-boundary finding covering the link-time pc, if any.
+// returns the FRE-boundary finding covering the link-time pc, if any. Only
+// those findings are kept, on the module.
 func boundaryAt(mod *frames.Module, runtimePC uint64) (Finding, bool) {
-	v, ok := boundaryCache.Load(mod)
-	if !ok {
-		path := mod.OpenPath
-		if path == "" {
-			return Finding{}, false
-		}
-		rep, err := CheckFile(path, CheckOptions{})
-		if err != nil {
-			rep = &FileReport{}
-		}
-		v, _ = boundaryCache.LoadOrStore(mod, rep)
+	if mod.OpenPath == "" {
+		return Finding{}, false
 	}
+	found := mod.Memo(freBoundaries{}, func() any {
+		var out []Finding
+		rep, err := CheckFile(mod.OpenPath, CheckOptions{})
+		if err != nil {
+			return out
+		}
+		for _, f := range rep.Findings {
+			if f.Kind == KindFREBoundary {
+				out = append(out, f)
+			}
+		}
+		return out
+	}).([]Finding)
 	pc := runtimePC - mod.Bias
-	for _, f := range v.(*FileReport).Findings {
-		if f.Kind == KindFREBoundary && pc >= f.PC && pc < f.PCEnd {
+	for _, f := range found {
+		if pc >= f.PC && pc < f.PCEnd {
 			return f, true
 		}
 	}

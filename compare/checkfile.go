@@ -47,6 +47,9 @@ func CheckFile(path string, opts CheckOptions) (rep *FileReport, err error) {
 // checkModule checks the ELF file of m (CheckFile), reporting it as name.
 func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileReport, err error) {
 	rep = &FileReport{File: name, Findings: []Finding{}}
+	if checkedModule != nil {
+		checkedModule(m)
+	}
 	fail := func(err error) (*FileReport, error) {
 		rep.Err = err.Error()
 		return rep, err
