@@ -12,14 +12,18 @@ import (
 // added within a version.
 //
 // Schema 2 (this one) — the documents, one for each command:
-//   - sfdbg check --json: one CheckDocument; with several files or
-//     --recursive, one FileReport per line (JSON Lines) followed by a line
-//     holding the CheckDocument without "files".
+//   - sfdbg check --json: one CheckDocument for one file named without
+//     --recursive (an ar archive: a FileReport per member); with several
+//     files or --recursive, JSON Lines: one FileReport per line, in the
+//     order of the files, each written as soon as it and those before it
+//     are checked, then a line holding the CheckDocument without "files"
+//     (the totals: nothing else of the reports is kept).
 //   - sfdbg bt --json (every method, "methods" says which): one
 //     ProcessDocument, whose threads are ThreadDocuments of FrameDocuments,
 //     each with a StepDocument per method run ("steps": {"sframe": ...,
 //     "cfi": ..., "fp": ...}), SFrame's "verdict" (agree, disagree, not
-//     covered, end) and "truncated" set when the depth limit cut a trace.
+//     covered, end) and "truncated" set when the depth limit cut a trace;
+//     written a frame at a time (WriteProcessJSON), as sfdbg core --json.
 //   - sfdbg sample --json: one Aggregate.
 //
 // The field names are the json tags of these types and of Finding and
@@ -28,7 +32,8 @@ import (
 // extra-fde, function-bounds, format, skipped, missing-frame, extra-frame,
 // no-cfi, kernel-reject); addresses and offsets are JSON numbers.
 //
-// Added within schema 2: FileReport "acceptance_not_judged", why there
+// Added within schema 2: CheckDocument "files_checked", the reports its
+// totals are over. FileReport "acceptance_not_judged", why there
 // are no verdicts (a relocatable object). FileReport "acceptance", a list of
 // {"consumer": "linux"|"libsframe", "accepted": bool, "rejections":
 // [{"consumer", "rule", "source", "offset", "message"}], "unseen": what

@@ -119,20 +119,16 @@ func (p *ProcessTrace) WriteText(w io.Writer, opts compare.TextOptions) {
 	}
 }
 
-// Document returns the JSON form of the traces (compare.ProcessDocument).
-func (p *ProcessTrace) Document() *compare.ProcessDocument {
-	d := &compare.ProcessDocument{SchemaVersion: compare.SchemaVersion, Pid: p.Pid, Name: p.Name,
-		Methods: p.Methods.String(), Disagreements: p.Disagreements(), Compared: p.Compared(),
-		Threads: []compare.ThreadDocument{}}
-	for _, t := range p.Threads {
-		if t.Trace == nil {
-			d.Threads = append(d.Threads, compare.ThreadDocument{Tid: t.Tid, Name: t.Name, Error: t.Err.Error(),
-				Frames: []compare.FrameDocument{}, Findings: []compare.Finding{}, FPBrokenFrom: -1})
-			continue
-		}
-		d.Threads = append(d.Threads, t.Trace.Document(t.Tid, t.Name))
+// WriteJSON writes the JSON form of the traces (compare.ProcessDocument),
+// a frame at a time (compare.WriteProcessJSON): "bt --json" takes the
+// memory of the traces, not of a million FrameDocuments.
+func (p *ProcessTrace) WriteJSON(w io.Writer) error {
+	threads := make([]compare.ProcessThread, len(p.Threads))
+	for i, t := range p.Threads {
+		threads[i] = compare.ProcessThread{Tid: t.Tid, Name: t.Name, Trace: t.Trace, Err: t.Err}
 	}
-	return d
+	return compare.WriteProcessJSON(w, compare.ProcessDocument{SchemaVersion: compare.SchemaVersion, Pid: p.Pid, Name: p.Name,
+		Methods: p.Methods.String(), Disagreements: p.Disagreements(), Compared: p.Compared()}, threads)
 }
 
 // CompareLegend explains ProcessTrace.WriteText for all methods.
