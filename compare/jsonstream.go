@@ -24,7 +24,7 @@ type ProcessThread struct {
 // documents (a FrameDocument with its steps' rules and sources is several
 // times a Frame, and "bt --json --max-depth 1000000" has a million).
 func WriteProcessJSON(w io.Writer, d ProcessDocument, threads []ProcessThread) error {
-	s := &jsonStream{w: bufio.NewWriterSize(w, 64<<10), enc: map[string]*json.Encoder{}}
+	s := &jsonStream{w: bufio.NewWriterSize(w, 64<<10), enc: map[string]*prefixEncoder{}}
 	d.Threads = []ThreadDocument{}
 	err := s.spliced(d, "", "threads", len(threads), func(i int, prefix string) error {
 		th := threads[i]
@@ -50,11 +50,17 @@ func WriteProcessJSON(w io.Writer, d ProcessDocument, threads []ProcessThread) e
 // jsonStream writes a JSON document in the layout of WriteJSON a value at
 // a time, each value indented for its depth in the document.
 type jsonStream struct {
-	w   *bufio.Writer
+	w *bufio.Writer
+	// enc holds an encoder by prefix, each with a buffer of its own: a
+	// value's bytes stay valid while those nested in it are written, and
+	// the buffers are reused from one value to the next.
+	enc map[string]*prefixEncoder
+}
+
+// prefixEncoder encodes into buf with an indentation prefix.
+type prefixEncoder struct {
 	buf bytes.Buffer
-	// enc holds an encoder into buf by prefix: each keeps its buffers
-	// from one value to the next.
-	enc map[string]*json.Encoder
+	enc *json.Encoder
 }
 
 // value writes v as WriteJSON does, its lines after the first indented by
@@ -68,19 +74,21 @@ func (s *jsonStream) value(v any, prefix string) error {
 	return err
 }
 
-// marshal returns v as value writes it, in a buffer reused by the next call.
+// marshal returns v as value writes it, in a buffer reused by the next
+// call with the same prefix.
 func (s *jsonStream) marshal(v any, prefix string) ([]byte, error) {
 	e := s.enc[prefix]
 	if e == nil {
-		e = json.NewEncoder(&s.buf)
-		e.SetIndent(prefix, "  ")
+		e = &prefixEncoder{}
+		e.enc = json.NewEncoder(&e.buf)
+		e.enc.SetIndent(prefix, "  ")
 		s.enc[prefix] = e
 	}
-	s.buf.Reset()
-	if err := e.Encode(v); err != nil {
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
 		return nil, err
 	}
-	b := s.buf.Bytes()
+	b := e.buf.Bytes()
 	return b[:len(b)-1], nil // without Encode's newline
 }
 
@@ -93,7 +101,6 @@ func (s *jsonStream) spliced(v any, prefix, key string, n int, elem func(i int, 
 	if err != nil {
 		return err
 	}
-	b = bytes.Clone(b) // elem reuses the buffer
 	// A member is the only thing on its line: a string value cannot hold
 	// a raw newline, so the mark is found nowhere else.
 	mark := []byte("\n" + prefix + "  \"" + key + "\": []")
