@@ -62,7 +62,8 @@ else
 fi
 
 # measure LABEL CMD...: runs CMD under GNU time, output to /dev/null, and
-# prints LABEL, the peak RSS in MB and the wall time. A watchdog kills CMD
+# prints LABEL, the peak RSS in MB, the wall and CPU time (user + system:
+# on a loaded machine the wall time says little). A watchdog kills CMD
 # when its RSS passes CAP_MB (the machine is shared): then the line says so.
 measure() {
   local label=$1; shift
@@ -81,10 +82,11 @@ measure() {
     sleep 0.2
   done
   wait "$tpid" || st=$?
-  local kb wall
+  local kb wall cpu
   kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$TMP/time")
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$TMP/time")
-  printf '%-44s peak RSS %7.1f MB  wall %s  exit %d%s\n' "$label" "$(echo "$kb / 1024" | bc -l)" "$wall" "$st" "$killed"
+  cpu=$(awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {printf "%.1f", u+s}' "$TMP/time")
+  printf '%-44s peak RSS %7.1f MB  wall %s  CPU %s s  exit %d%s\n' "$label" "$(echo "$kb / 1024" | bc -l)" "$wall" "$cpu" "$st" "$killed"
   LAST_KB=$kb
 }
 
