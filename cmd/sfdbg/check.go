@@ -362,6 +362,7 @@ type junitSuite struct {
 }
 
 type junitCase struct {
+	XMLName   xml.Name      `xml:"testcase"`
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
 	Failure   *junitMessage `xml:"failure,omitempty"`

@@ -117,7 +117,8 @@ func TestCheckRecursiveWritesJSONLinesAndJUnit(t *testing.T) {
 	if err := xml.Unmarshal(b, &suites); err != nil {
 		t.Fatalf("JUnit report is not XML: %v", err)
 	}
-	if len(suites.Suites) != 1 || suites.Suites[0].Tests != 2 || suites.Suites[0].Failures != 1 {
+	if len(suites.Suites) != 1 || suites.Suites[0].Tests != 2 || suites.Suites[0].Failures != 1 || len(suites.Suites[0].Cases) != 2 ||
+		filepath.Base(suites.Suites[0].Cases[0].Name) != "deep-v1-O2" || suites.Suites[0].Cases[1].Failure == nil {
 		t.Errorf("unexpected JUnit report:\n%s", b)
 	}
 }
