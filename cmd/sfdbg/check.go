@@ -35,7 +35,7 @@ func init() {
 
 func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	fset := newFlagSet(c, stderr)
-	jsonOut := fset.Bool("json", false, "JSON output: one document for one file, JSON Lines (one report per file, then the totals) for several")
+	jsonOut := fset.Bool("json", false, "JSON output: one document for one file, JSON Lines (one report per file as it is done, then the totals) for several or --recursive")
 	junit := fset.String("junit", "", "also write a JUnit XML report to `FILE` (one test case per binary)")
 	recursive := fset.Bool("recursive", false, "check every ELF file and ar archive with .sframe below the given directories (other files are skipped)")
 	jobs := fset.Int("j", runtime.NumCPU(), "check `N` files in parallel")
