@@ -5,49 +5,41 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
 // FormatCTFFrame is FileReport.Format for a file whose section is the
 // pre-release CTF Frame format (".ctf_frame"), checked as SFrame v1.
 const FormatCTFFrame = "ctf_frame"
 
-// AddConsumerVerdicts adds to the report of the ELF file r.File the
-// verdicts of the Linux kernel's user-space SFrame loader and of libsframe
-// 2.47 on its SFrame section (sframe.Accept), with the executable PT_LOAD
-// segments as the text range the kernel registers (the executable sections
-// for a linked file without segments). A relocatable object gets no
-// verdicts, and AcceptanceNotJudged says why: neither consumer reads one.
-// With kernel set (check --profile kernel)
-// the kernel's rejections become findings (AddAcceptance). A file whose
-// only section is ".ctf_frame" gets Format FormatCTFFrame and no verdicts:
-// neither consumer reads CTF Frame.
-func (r *FileReport) AddConsumerVerdicts(kernel bool) error {
-	m := &frames.Module{Name: r.File, OpenPath: r.File}
-	if r.src != nil { // reopened: CheckFile closed its module
-		m = &frames.Module{Name: r.src.Name, Path: r.src.Path, OpenPath: r.src.OpenPath, Off: r.src.Off, Size: r.src.Size}
-	}
-	defer m.Close()
-	layout, err := m.Layout()
+// addConsumerVerdicts adds to the report of the ELF file laid out by l
+// the verdicts of the Linux kernel's user-space SFrame loader and of
+// libsframe 2.47 on its SFrame section (sframe.Accept), with the
+// executable PT_LOAD segments as the text range the kernel registers (the
+// executable sections for a linked file without segments). A relocatable
+// object gets no verdicts, and AcceptanceNotJudged says why: neither
+// consumer reads one. With kernel set (check --profile kernel) the
+// kernel's rejections become findings (AddAcceptance). A file whose only
+// section is ".ctf_frame" gets Format FormatCTFFrame and no verdicts:
+// neither consumer reads CTF Frame. CheckFile calls it on the module it
+// checked (CheckOptions.Consumers), before closing it.
+func (r *FileReport) addConsumerVerdicts(l *elfobj.Layout, kernel bool) {
+	f := l.File()
+	d, err := l.FindSFrame()
 	if err != nil {
-		return fmt.Errorf("%s: %w", r.File, err)
-	}
-	f := layout.File()
-	d, err := layout.FindSFrame()
-	if err != nil {
-		return nil
+		return
 	}
 	if d.CTFFrame {
 		r.Format = FormatCTFFrame
-		return nil
+		return
 	}
 	if f.Type == elf.ET_REL {
 		// The kernel and glibc read linked files: an object's FDEs are
 		// unsorted until the linker merges them, so its "verdicts" would
 		// be noise.
 		r.AcceptanceNotJudged = "a relocatable object: the kernel and libsframe read what the linker makes of it"
-		return nil
+		return
 	}
 	data, addr := d.Data, d.Addr
 	var text []sframe.TextRange
@@ -64,7 +56,6 @@ func (r *FileReport) AddConsumerVerdicts(kernel bool) error {
 		}
 	}
 	r.AddAcceptance(sframe.Accept(data, addr, text), kernel)
-	return nil
 }
 
 // AddAcceptance records the verdicts acc in the report and, when

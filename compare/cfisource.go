@@ -115,15 +115,19 @@ func moduleSymbolizer(m *frames.Module) Symbolizer {
 	}
 }
 
+// freBoundaries is the key of a module's FRE-boundary findings on it
+// (frames.Module.Memo): []Finding, sorted by PC, from the static check of
+// its file (fileBoundaries).
+type freBoundaries struct{}
+
 // boundaryAt returns the FRE-boundary finding of the static check of a
 // live module's file (CheckFile on its OpenPath) that covers the link-time
 // pc, if any. The check runs once per module, and only its FRE-boundary
-// findings are kept, sorted by PC, on the module (frames.Module.Static):
-// a process-global cache kept every report of every module it ever saw.
-// The check itself is bounded by the file's size and code (clip.go),
-// however damaged its SFrame section.
+// findings are kept, on the module: a process-global cache kept every
+// report of every module it ever saw. The check itself is bounded by the
+// file's size and code (clip.go), however damaged its SFrame section.
 func boundaryAt(mod *frames.Module, runtimePC uint64) (Finding, bool) {
-	bs, _ := mod.Static(func() any { return fileBoundaries(mod.OpenPath) }).([]Finding)
+	bs, _ := mod.Memo(freBoundaries{}, func() any { return fileBoundaries(mod.OpenPath) }).([]Finding)
 	pc := runtimePC - mod.Bias
 	// The findings' ranges are disjoint (each PC is compared once): the
 	// last starting at or below pc is the only one that can cover it.

@@ -91,8 +91,9 @@ type FileReport struct {
 	Err string `json:"error,omitempty"`
 	// NoSFrame is set when Err is because the file has no SFrame section.
 	NoSFrame bool `json:"no_sframe,omitempty"`
-	// Acceptance holds, when check computed them, the verdicts of the Linux
-	// kernel's loader and of libsframe on the section (AddAcceptance).
+	// Acceptance holds, when check computed them (CheckOptions.Consumers),
+	// the verdicts of the Linux kernel's loader and of libsframe on the
+	// section (AddAcceptance).
 	Acceptance []sframe.Acceptance `json:"acceptance,omitempty"`
 	// AcceptanceNotJudged says why the verdicts were not computed: a
 	// relocatable object, which neither the kernel nor libsframe reads.
@@ -108,8 +109,6 @@ type FileReport struct {
 	// Gate counts how the findings were classified for the exit status
 	// (Gate.Classify); nil before.
 	Gate *GateCounts `json:"gate,omitempty"`
-
-	src *frames.Module // the module checked, for AddConsumerVerdicts (closed: reopened there)
 }
 
 // CFISource gives the CFI of a module at link-time addresses: the ranges of

@@ -23,6 +23,11 @@ type CheckOptions struct {
 	CFI CFISource
 	// Symbolize names functions; nil means use the file's symbol tables.
 	Symbolize Symbolizer
+	// Consumers adds to each report the Linux kernel's and libsframe's
+	// verdicts on the section (addConsumerVerdicts), computed on the file
+	// already open for the check; KernelProfile (check --profile kernel)
+	// also makes each of the kernel's rejections a finding.
+	Consumers, KernelProfile bool
 }
 
 // CheckFile validates the SFrame section of the ELF file at path against
@@ -41,7 +46,10 @@ func CheckFile(path string, opts CheckOptions) (rep *FileReport, err error) {
 
 // checkModule checks the ELF file of m (CheckFile), reporting it as name.
 func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileReport, err error) {
-	rep = &FileReport{File: name, Findings: []Finding{}, src: m}
+	rep = &FileReport{File: name, Findings: []Finding{}}
+	if checkedModule != nil {
+		checkedModule(m)
+	}
 	fail := func(err error) (*FileReport, error) {
 		rep.Err = err.Error()
 		return rep, err
@@ -84,6 +92,9 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 	}
 	if err := c.run(); err != nil {
 		return fail(fmt.Errorf("%s: %w", name, err))
+	}
+	if opts.Consumers {
+		rep.addConsumerVerdicts(layout, opts.KernelProfile)
 	}
 	prod := parseProducers(c.comment(), int(sec.Version), layout.Synthetic())
 	rep.Producers = prod.names()

@@ -245,8 +245,9 @@ func TestCheckArchiveMemberByMember(t *testing.T) {
 		t.Errorf("reports %v, want %v", names, want)
 	}
 	t.Run("a member, an object, is not judged by the kernel's and libsframe's rules", func(t *testing.T) {
-		if err := reps[0].AddConsumerVerdicts(false); err != nil || len(reps[0].Acceptance) != 0 || reps[0].AcceptanceNotJudged == "" {
-			t.Errorf("AddConsumerVerdicts: %v, %d verdicts, not judged %q", err, len(reps[0].Acceptance), reps[0].AcceptanceNotJudged)
+		reps, err := CheckArchive(path, CheckOptions{Consumers: true})
+		if err != nil || len(reps[0].Acceptance) != 0 || reps[0].AcceptanceNotJudged == "" {
+			t.Errorf("CheckArchive with Consumers: %v, %d verdicts, not judged %q", err, len(reps[0].Acceptance), reps[0].AcceptanceNotJudged)
 		}
 	})
 }
@@ -290,11 +291,8 @@ func inFDEsOfFile(t *testing.T, path string) int {
 // The kernel and libsframe read linked files: an object gets no verdicts,
 // and says why, where a linked file gets both.
 func TestObjectsGetNoConsumerVerdicts(t *testing.T) {
-	rep, err := CheckFile(filepath.Join(objFixtures, "objsections-v3.o"), CheckOptions{})
+	rep, err := CheckFile(filepath.Join(objFixtures, "objsections-v3.o"), CheckOptions{Consumers: true, KernelProfile: true})
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rep.AddConsumerVerdicts(true); err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Acceptance) != 0 || rep.AcceptanceNotJudged == "" || rep.Disagreements() != 0 {
@@ -306,11 +304,8 @@ func TestObjectsGetNoConsumerVerdicts(t *testing.T) {
 	if !strings.Contains(b.String(), "not judged: a relocatable object") || strings.Contains(b.String(), "rejects") {
 		t.Errorf("object report:\n%s", b.String())
 	}
-	linked, err := CheckFile(filepath.Join("..", "testdata", "bin", "deep-v3-O2"), CheckOptions{})
+	linked, err := CheckFile(filepath.Join("..", "testdata", "bin", "deep-v3-O2"), CheckOptions{Consumers: true})
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := linked.AddConsumerVerdicts(false); err != nil {
 		t.Fatal(err)
 	}
 	if len(linked.Acceptance) != 2 || linked.AcceptanceNotJudged != "" {

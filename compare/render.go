@@ -437,8 +437,21 @@ func (f IndependentFrame) MarshalJSON() ([]byte, error) {
 }
 
 // Document returns the JSON form of the trace of thread tid called name.
+// It holds a FrameDocument per frame; WriteProcessJSON writes the same
+// JSON a frame at a time.
 func (t *Trace) Document(tid int, name string) ThreadDocument {
-	d := ThreadDocument{Tid: tid, Name: name, Frames: make([]FrameDocument, len(t.Frames)), Complete: t.Complete(),
+	d := t.documentHead(tid, name)
+	d.Frames = make([]FrameDocument, len(t.Frames))
+	for i := range t.Frames {
+		d.Frames[i] = t.frameDocument(i)
+	}
+	return d
+}
+
+// documentHead returns the thread's document without its frames (an
+// empty "frames").
+func (t *Trace) documentHead(tid int, name string) ThreadDocument {
+	d := ThreadDocument{Tid: tid, Name: name, Frames: []FrameDocument{}, Complete: t.Complete(),
 		Truncated: t.Truncated, Agree: t.Agree, Disagree: t.Disagree, NotCovered: t.NotCovered,
 		FPBroken: t.FPBroken, FPBrokenFrom: t.FPBrokenFrom, Findings: t.Findings}
 	if d.Findings == nil {
@@ -447,47 +460,49 @@ func (t *Trace) Document(tid int, name string) ThreadDocument {
 	if !d.Complete {
 		d.Stop = StopText(t.Stop)
 	}
-	for i := range t.Frames {
-		f := &t.Frames[i]
-		fd := FrameDocument{Level: f.Level, GDBLevel: t.Level(i), PC: f.PC, CFA: f.CFA, FoundBy: f.FoundBy.String(),
-			Verdict: f.Verdict, FPAgrees: f.FPAgrees, Steps: map[string]StepDocument{}}
-		if m := f.Module; m != nil {
-			sym := m.SymbolizeAt(f.PC, f.LookupPC())
-			fd.Module, fd.Function, fd.Offset, fd.File, fd.Line = m.Name, sym.Name, sym.Offset, sym.File, sym.Line
-		}
-		if chain := t.inlinedAt(i); len(chain) > 0 {
-			first := fd.GDBLevel - len(chain)
-			for k, c := range chain {
-				id := InlineDocument{GDBLevel: first + k, Function: c.Function, File: fd.File, Line: fd.Line}
-				if k > 0 {
-					id.File, id.Line = chain[k-1].CallFile, chain[k-1].CallLine
-				}
-				fd.Inline = append(fd.Inline, id)
-			}
-			last := chain[len(chain)-1]
-			fd.File, fd.Line = last.CallFile, last.CallLine
-		}
-		for m := range f.Steps {
-			st := &f.Steps[m]
-			if !st.Ran {
-				continue
-			}
-			sd := StepDocument{OK: st.OK(), CFA: st.CFA, CallerPC: st.CallerPC, CallerSP: st.CallerSP,
-				CallerFP: st.CallerFP, FPKnown: st.FPKnown, Rule: stepRule(st)}
-			if st.Row != nil {
-				sd.Source = st.Row.Src.String()
-			}
-			if st.Err != nil {
-				sd.Reason, sd.Error = st.Err.Reason.String(), st.Err.Error()
-			}
-			fd.Steps[frames.Method(m).String()] = sd
-		}
-		d.Frames[i] = fd
-	}
 	for _, it := range t.Independent {
 		d.Independent = append(d.Independent, IndependentDocument{Method: it.Method.String(), Frames: it.Frames, Stop: StopText(it.Stop)})
 	}
 	return d
+}
+
+// frameDocument returns the JSON form of frame i.
+func (t *Trace) frameDocument(i int) FrameDocument {
+	f := &t.Frames[i]
+	fd := FrameDocument{Level: f.Level, GDBLevel: t.Level(i), PC: f.PC, CFA: f.CFA, FoundBy: f.FoundBy.String(),
+		Verdict: f.Verdict, FPAgrees: f.FPAgrees, Steps: map[string]StepDocument{}}
+	if m := f.Module; m != nil {
+		sym := m.SymbolizeAt(f.PC, f.LookupPC())
+		fd.Module, fd.Function, fd.Offset, fd.File, fd.Line = m.Name, sym.Name, sym.Offset, sym.File, sym.Line
+	}
+	if chain := t.inlinedAt(i); len(chain) > 0 {
+		first := fd.GDBLevel - len(chain)
+		for k, c := range chain {
+			id := InlineDocument{GDBLevel: first + k, Function: c.Function, File: fd.File, Line: fd.Line}
+			if k > 0 {
+				id.File, id.Line = chain[k-1].CallFile, chain[k-1].CallLine
+			}
+			fd.Inline = append(fd.Inline, id)
+		}
+		last := chain[len(chain)-1]
+		fd.File, fd.Line = last.CallFile, last.CallLine
+	}
+	for m := range f.Steps {
+		st := &f.Steps[m]
+		if !st.Ran {
+			continue
+		}
+		sd := StepDocument{OK: st.OK(), CFA: st.CFA, CallerPC: st.CallerPC, CallerSP: st.CallerSP,
+			CallerFP: st.CallerFP, FPKnown: st.FPKnown, Rule: stepRule(st)}
+		if st.Row != nil {
+			sd.Source = st.Row.Src.String()
+		}
+		if st.Err != nil {
+			sd.Reason, sd.Error = st.Err.Reason.String(), st.Err.Error()
+		}
+		fd.Steps[frames.Method(m).String()] = sd
+	}
+	return fd
 }
 
 // fpExpected says when an ABI's frame-pointer chain is expected to differ

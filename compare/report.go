@@ -13,14 +13,18 @@ import (
 // added within a version.
 //
 // Schema 2 (this one) — the documents, one for each command:
-//   - sfdbg check --json: one CheckDocument; with several files or
-//     --recursive, one FileReport per line (JSON Lines) followed by a line
-//     holding the CheckDocument without "files".
+//   - sfdbg check --json: one CheckDocument for one file named without
+//     --recursive (an ar archive: a FileReport per member); with several
+//     files or --recursive, JSON Lines: one FileReport per line, in the
+//     order of the files, each written as soon as it and those before it
+//     are checked, then a line holding the CheckDocument without "files"
+//     (the totals: nothing else of the reports is kept).
 //   - sfdbg bt --json (every method, "methods" says which): one
 //     ProcessDocument, whose threads are ThreadDocuments of FrameDocuments,
 //     each with a StepDocument per method run ("steps": {"sframe": ...,
 //     "cfi": ..., "fp": ...}), SFrame's "verdict" (agree, disagree, not
-//     covered, end) and "truncated" set when the depth limit cut a trace.
+//     covered, end) and "truncated" set when the depth limit cut a trace;
+//     written a frame at a time (WriteProcessJSON), as sfdbg core --json.
 //   - sfdbg sample --json: one Aggregate.
 //
 // The field names are the json tags of these types and of Finding and
@@ -29,7 +33,8 @@ import (
 // extra-fde, function-bounds, format, skipped, missing-frame, extra-frame,
 // no-cfi, kernel-reject); addresses and offsets are JSON numbers.
 //
-// Added within schema 2: FileReport "acceptance_not_judged", why there
+// Added within schema 2: CheckDocument "files_checked", the reports its
+// totals are over. FileReport "acceptance_not_judged", why there
 // are no verdicts (a relocatable object). FileReport "acceptance", a list of
 // {"consumer": "linux"|"libsframe", "accepted": bool, "rejections":
 // [{"consumer", "rule", "source", "offset", "message"}], "unseen": what
@@ -66,11 +71,14 @@ import (
 // is counted once per thread (ThreadDocument.fp_broken), not per frame.
 const SchemaVersion = 2
 
-// CheckDocument is the JSON document of a check run.
+// CheckDocument is the JSON document of a check run, or with Files nil
+// the totals that close its JSON Lines.
 type CheckDocument struct {
 	SchemaVersion int           `json:"schema_version"`
 	Files         []*FileReport `json:"files,omitempty"`
-	Total         Summary       `json:"total"`
+	// Checked counts the reports totalled: files and archive members.
+	Checked int     `json:"files_checked"`
+	Total   Summary `json:"total"`
 	// Disagreements counts findings for which Kind.Disagreement holds.
 	Disagreements int `json:"disagreements"`
 	// Errors counts files that could not be checked.
@@ -111,23 +119,31 @@ func (s *Summary) Add(o Summary) {
 	}
 }
 
-// NewCheckDocument totals file reports.
+// NewCheckDocument returns the document of the file reports files, with
+// their totals.
 func NewCheckDocument(files []*FileReport) *CheckDocument {
 	d := &CheckDocument{SchemaVersion: SchemaVersion, Files: files}
 	for _, f := range files {
-		d.Total.Add(f.Summary)
-		d.Disagreements += f.Disagreements()
-		d.Failing += f.Failing()
-		if g := f.Gate; g != nil {
-			d.Known += g.Known
-			d.Suppressed += g.Suppressed
-			d.Baselined += g.Baselined
-		}
-		if f.Err != "" {
-			d.Errors++
-		}
+		d.Add(f)
 	}
 	return d
+}
+
+// Add adds a file report to the totals (not to Files): a batch keeps the
+// totals, not the reports.
+func (d *CheckDocument) Add(f *FileReport) {
+	d.Checked++
+	d.Total.Add(f.Summary)
+	d.Disagreements += f.Disagreements()
+	d.Failing += f.Failing()
+	if g := f.Gate; g != nil {
+		d.Known += g.Known
+		d.Suppressed += g.Suppressed
+		d.Baselined += g.Baselined
+	}
+	if f.Err != "" {
+		d.Errors++
+	}
 }
 
 // WriteJSON writes v as indented JSON.
@@ -285,7 +301,7 @@ func (r *FileReport) writeGate(w io.Writer) {
 // WriteSummaryTable writes the totals of a check run as a table of kinds.
 func (d *CheckDocument) WriteSummaryTable(w io.Writer, st Style) {
 	fmt.Fprintf(w, "\nSummary: %d files (%d unreadable), %d functions with SFrame, %d with CFI, %d instructions compared\n",
-		len(d.Files), d.Errors, d.Total.FunctionsSFrame, d.Total.FunctionsCFI, d.Total.Instructions)
+		d.Checked, d.Errors, d.Total.FunctionsSFrame, d.Total.FunctionsCFI, d.Total.Instructions)
 	fmt.Fprintf(w, "  %-18s %8s  %s\n", "KIND", "COUNT", "MEANING")
 	for _, k := range Kinds() {
 		if n := d.Total.ByKind[k]; n > 0 {

@@ -84,7 +84,7 @@ func TestCatchStopsOnAFatalSignalThenDeliversIt(t *testing.T) {
 			if tr.Tid != c.Tid || tr.Trace == nil || len(tr.Trace.Frames) < 8 {
 				t.Fatalf("thread %d trace %+v (%v)", tr.Tid, tr.Trace, tr.Err)
 			}
-			if f := c.Trace.Document().Threads[0].Frames[0]; f.Function != tc.leaf {
+			if f := tr.Trace.Document(tr.Tid, tr.Name).Frames[0]; f.Function != tc.leaf {
 				t.Errorf("frame 0 is %s, want %s", f.Function, tc.leaf)
 			}
 			if tc.sig == syscall.SIGSEGV && (!c.HasAddr || c.Addr != 0 || c.Code != 1) {

@@ -138,7 +138,9 @@ func (p *ProcessTrace) WriteText(w io.Writer, opts compare.TextOptions) {
 	}
 }
 
-// Document returns the JSON form of the traces (compare.ProcessDocument).
+// Document returns the JSON form of the traces (compare.ProcessDocument)
+// as one value, for a document that embeds it (sfdbg catch's crashes);
+// WriteJSON writes the same bytes a frame at a time.
 func (p *ProcessTrace) Document() *compare.ProcessDocument {
 	d := &compare.ProcessDocument{SchemaVersion: compare.SchemaVersion, Pid: p.Pid, Name: p.Name,
 		Methods: p.Methods.String(), Disagreements: p.Disagreements(), Compared: p.Compared(),
@@ -152,6 +154,18 @@ func (p *ProcessTrace) Document() *compare.ProcessDocument {
 		d.Threads = append(d.Threads, t.Trace.Document(t.Tid, t.Name))
 	}
 	return d
+}
+
+// WriteJSON writes the JSON form of the traces (compare.ProcessDocument),
+// a frame at a time (compare.WriteProcessJSON): "bt --json" takes the
+// memory of the traces, not of a million FrameDocuments.
+func (p *ProcessTrace) WriteJSON(w io.Writer) error {
+	threads := make([]compare.ProcessThread, len(p.Threads))
+	for i, t := range p.Threads {
+		threads[i] = compare.ProcessThread{Tid: t.Tid, Name: t.Name, Trace: t.Trace, Err: t.Err}
+	}
+	return compare.WriteProcessJSON(w, compare.ProcessDocument{SchemaVersion: compare.SchemaVersion, Pid: p.Pid, Name: p.Name,
+		Methods: p.Methods.String(), Disagreements: p.Disagreements(), Compared: p.Compared(), Terminated: p.Terminated}, threads)
 }
 
 // CompareLegend explains ProcessTrace.WriteText for all methods.

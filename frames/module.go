@@ -38,22 +38,23 @@ type Module struct {
 
 	once     sync.Once
 	prefetch atomic.Bool // Prefetch has started
+	memo     sync.Map    // Memo's values, by key
 	data     *moduleData
 	err      error // the error opening the file (set early by ModulesFromMappings when it cannot be opened)
-
-	staticOnce sync.Once
-	static     any // Static's value
 }
 
-// Static returns what compute returns, computing it on the first call
-// only: data derived from the module's file that a package above frames
-// keeps with the module, so that it lives and is released with it
-// (package compare keeps there the FRE-boundary findings of the file's
-// static check, which live comparisons consult). Every call must pass an
-// equivalent compute.
-func (m *Module) Static(compute func() any) any {
-	m.staticOnce.Do(func() { m.static = compute() })
-	return m.static
+// Memo returns the value stored under key on the module, building it with
+// build on first use: data other packages derive from the module (a static
+// check's findings) lives on the module and goes with it, not in a
+// package-level cache that would keep every module ever seen. key is
+// compared as a map key (use an unexported type of the caller's package);
+// build may run more than once when called concurrently, one value wins.
+func (m *Module) Memo(key any, build func() any) any {
+	if v, ok := m.memo.Load(key); ok {
+		return v
+	}
+	v, _ := m.memo.LoadOrStore(key, build())
+	return v
 }
 
 // Contains reports whether pc lies in the module's mappings.

@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -35,7 +35,7 @@ func init() {
 
 func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	fset := newFlagSet(c, stderr)
-	jsonOut := fset.Bool("json", false, "JSON output: one document for one file, JSON Lines (one report per file, then the totals) for several")
+	jsonOut := fset.Bool("json", false, "JSON output: one document for one file, JSON Lines (one report per file as it is done, then the totals) for several or --recursive")
 	junit := fset.String("junit", "", "also write a JUnit XML report to `FILE` (one test case per binary)")
 	recursive := fset.Bool("recursive", false, "check every ELF file and ar archive with .sframe below the given directories (other files are skipped)")
 	jobs := fset.Int("j", runtime.NumCPU(), "check `N` files in parallel")
@@ -63,89 +63,82 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 		// a peak RSS of 42 MB against 39 MB. GOGC, when set, wins.
 		debug.SetGCPercent(400)
 	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// At 400 the heap grows to five times what the files in flight
+		// hold: two 5 MB SQLite builds with DWARF took check --recursive
+		// -j 2 to 295 MB. Collecting sooner near 256 MiB keeps a batch
+		// under 300 MB; the limit is soft, so a file that needs more
+		// gets it, with more collections. GOMEMLIMIT, when set, wins.
+		debug.SetMemoryLimit(256 << 20)
+	}
 	if fset.NArg() == 0 {
 		fset.Usage()
 		return exitError
 	}
-	var paths []string
 	named := map[string]bool{}
-	walked := &walkResult{skipped: map[string]int{}}
 	for _, a := range fset.Args() {
 		fi, err := os.Stat(a)
 		if err != nil {
 			fmt.Fprintf(stderr, "sfdbg check: %s\n", pathErrText(a, err))
 			return exitError
 		}
-		if !fi.IsDir() {
-			paths = append(paths, a)
-			named[a] = true
-			continue
-		}
-		if !*recursive {
+		if fi.IsDir() && !*recursive {
 			fmt.Fprintf(stderr, "sfdbg check: %s is a directory (use --recursive)\n", a)
 			return exitError
 		}
-		paths = walked.walk(a, paths)
-	}
-	start := time.Now()
-	reports := checkAll(paths, *jobs, *profile == "kernel", func(r *compare.FileReport) {
-		if !skipped(r, named) {
-			gate.Classify(r)
-		}
-		// Streamed in completion order under --json with several files.
-		if *jsonOut && len(paths) > 1 && !skipped(r, named) {
-			b, _ := json.Marshal(r)
-			stdout.Write(append(b, '\n'))
-		}
-	})
-	var kept []*compare.FileReport
-	for _, r := range reports {
-		if !skipped(r, named) {
-			kept = append(kept, r)
-		} else {
-			walked.skipped[skipNoSFrame]++
+		if !fi.IsDir() {
+			named[a] = true
 		}
 	}
-	doc := compare.NewCheckDocument(kept)
+	var out checkSink
 	switch {
-	case *jsonOut && len(paths) == 1:
-		compare.WriteJSON(stdout, doc)
+	case *jsonOut && !*recursive && fset.NArg() == 1:
+		out = &jsonDocSink{w: stdout}
 	case *jsonOut:
-		doc.Files = nil
-		b, _ := json.Marshal(doc)
-		stdout.Write(append(b, '\n'))
+		out = &jsonLinesSink{w: stdout}
 	default:
-		st := compare.Style{Color: isTerminal(stdout)}
-		w := bufio.NewWriter(stdout)
-		for _, r := range kept {
-			r.WriteText(w, st)
-		}
-		if len(kept) > 1 {
-			doc.WriteSummaryTable(w, st)
-		}
-		if *recursive {
-			walked.writeSummary(w, len(kept))
-		}
-		w.Flush()
-	}
-	if *recursive {
-		for _, u := range walked.unreadable {
-			fmt.Fprintf(stderr, "sfdbg check: cannot read %s\n", u)
-		}
-		if *jsonOut {
-			walked.writeSummary(stderr, len(kept))
-		}
+		out = &textSink{w: bufio.NewWriter(stdout), st: compare.Style{Color: isTerminal(stdout)}}
 	}
 	if *junit != "" {
-		if err := writeJUnit(*junit, kept, time.Since(start)); err != nil {
+		js, err := newJUnitSink(*junit)
+		if err != nil {
 			fmt.Fprintf(stderr, "sfdbg check: writing JUnit report: %v\n", err)
 			return exitError
 		}
+		defer js.discard()
+		out = teeSink{out, js}
+	}
+	walked := &walkResult{skipped: map[string]int{}, stderr: stderr}
+	total := compare.NewCheckDocument(nil)
+	noSFrame := 0
+	opts := compare.CheckOptions{Consumers: true, KernelProfile: *profile == "kernel"}
+	// Each report is written as soon as it and those before it are done,
+	// then dropped: only the totals stay (compare.CheckFiles).
+	compare.CheckFiles(walked.files(fset.Args()), *jobs, opts, func(r *compare.FileReport) {
+		if skipped(r, named) {
+			noSFrame++
+			return
+		}
+		gate.Classify(r)
+		total.Add(r)
+		out.file(r)
+	})
+	walked.skipped[skipNoSFrame] += noSFrame
+	var summary io.Writer // where --recursive's file counts go
+	if *recursive {
+		summary = stdout
+		if *jsonOut {
+			summary = stderr
+		}
+	}
+	if err := out.end(total, walked, summary); err != nil {
+		fmt.Fprintf(stderr, "sfdbg check: %v\n", err)
+		return exitError
 	}
 	switch {
-	case doc.Errors > 0, len(walked.unreadable) > 0:
+	case total.Errors > 0, walked.unreadable > 0:
 		return exitError
-	case doc.Failing > 0:
+	case total.Failing > 0:
 		return exitFindings
 	}
 	return exitOK
@@ -185,69 +178,90 @@ func skipped(r *compare.FileReport, named map[string]bool) bool {
 	return !named[r.File] && r.NoSFrame
 }
 
-// checkAll checks paths with up to jobs workers and returns the reports in
-// the order of paths (an ar archive's members in archive order, one report
-// each, compare.CheckArchive); done is called (serially) as each report
-// completes. Each checked file also gets the kernel's and libsframe's
-// verdicts on its section (AddConsumerVerdicts), as disagreements when
-// kernel is set.
-func checkAll(paths []string, jobs int, kernel bool, done func(*compare.FileReport)) []*compare.FileReport {
-	if jobs < 1 {
-		jobs = 1
-	}
-	out := make([][]*compare.FileReport, len(paths))
-	idx := make(chan int)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for w := 0; w < jobs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range idx {
-				var rs []*compare.FileReport
-				if isArchive(paths[i]) {
-					rs, _ = compare.CheckArchive(paths[i], compare.CheckOptions{})
-				} else {
-					r, _ := compare.CheckFile(paths[i], compare.CheckOptions{})
-					rs = []*compare.FileReport{r}
-				}
-				for _, r := range rs {
-					if r.Err == "" {
-						r.AddConsumerVerdicts(kernel) // an error here was CheckFile's too
-					}
-				}
-				out[i] = rs
-				mu.Lock()
-				for _, r := range rs {
-					done(r)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := range paths {
-		idx <- i
-	}
-	close(idx)
-	wg.Wait()
-	var all []*compare.FileReport
-	for _, rs := range out {
-		all = append(all, rs...)
-	}
-	return all
+// A checkSink writes the reports of a check run: file is called with each
+// report as soon as it is done, in the order of the files, and must not
+// keep it; end is called once with the totals, and writes --recursive's
+// summary of what was checked and skipped to summary when it is not nil.
+type checkSink interface {
+	file(r *compare.FileReport)
+	end(total *compare.CheckDocument, walked *walkResult, summary io.Writer) error
 }
 
-// isArchive reports whether the file at path starts with the ar magic; a
-// file that cannot be read is not (CheckFile says why).
-func isArchive(path string) bool {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return false
+// textSink writes one block of text per file, then the summary table when
+// there were several.
+type textSink struct {
+	w  *bufio.Writer
+	st compare.Style
+}
+
+func (s *textSink) file(r *compare.FileReport) {
+	r.WriteText(s.w, s.st)
+	s.w.Flush()
+}
+
+func (s *textSink) end(total *compare.CheckDocument, walked *walkResult, summary io.Writer) error {
+	if total.Checked > 1 {
+		total.WriteSummaryTable(s.w, s.st)
 	}
-	defer f.Close()
-	var magic [8]byte
-	n, _ := io.ReadFull(f, magic[:])
-	return elfobj.IsArchive(magic[:n])
+	if summary != nil {
+		walked.writeSummary(s.w, total.Checked)
+	}
+	return s.w.Flush()
+}
+
+// jsonLinesSink writes JSON Lines: one FileReport per line, then the
+// totals (a CheckDocument without "files").
+type jsonLinesSink struct{ w io.Writer }
+
+func (s *jsonLinesSink) file(r *compare.FileReport) {
+	b, _ := json.Marshal(r)
+	s.w.Write(append(b, '\n'))
+}
+
+func (s *jsonLinesSink) end(total *compare.CheckDocument, walked *walkResult, summary io.Writer) error {
+	b, _ := json.Marshal(total)
+	s.w.Write(append(b, '\n'))
+	if summary != nil {
+		walked.writeSummary(summary, total.Checked)
+	}
+	return nil
+}
+
+// jsonDocSink writes the one CheckDocument of a single file named on the
+// command line (an archive: its members), keeping its reports until then.
+type jsonDocSink struct {
+	w     io.Writer
+	files []*compare.FileReport
+}
+
+func (s *jsonDocSink) file(r *compare.FileReport) { s.files = append(s.files, r) }
+
+func (s *jsonDocSink) end(total *compare.CheckDocument, walked *walkResult, summary io.Writer) error {
+	doc := *total
+	doc.Files = s.files
+	return compare.WriteJSON(s.w, &doc)
+}
+
+// teeSink writes to every sink in turn.
+type teeSink []checkSink
+
+func (t teeSink) file(r *compare.FileReport) {
+	for _, s := range t {
+		s.file(r)
+	}
+}
+
+func (t teeSink) end(total *compare.CheckDocument, walked *walkResult, summary io.Writer) error {
+	var first error
+	for i, s := range t {
+		if i > 0 {
+			summary = nil // once
+		}
+		if err := s.end(total, walked, summary); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // Reasons --recursive skips a file, as the summary names them.
@@ -259,42 +273,73 @@ const (
 )
 
 // walkResult is what --recursive found below the directories it walked:
-// the files to check, the others by the reason they were skipped, and
-// what could not be read (a directory or file: its path and the error).
+// the files other than those checked, by the reason they were skipped,
+// and how many could not be read (a directory or file; each is named on
+// stderr as it is found).
 type walkResult struct {
 	skipped    map[string]int
-	unreadable []string
+	unreadable int
+	stderr     io.Writer
 }
 
-// walk appends the ELF files and ar archives below root to paths and
-// records the rest.
+// files yields the operands in order, each directory replaced by the ELF
+// files and ar archives below it, and records the rest; a directory is
+// walked as the files are consumed.
+func (w *walkResult) files(operands []string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, a := range operands {
+			if fi, err := os.Stat(a); err == nil && fi.IsDir() {
+				if !w.walk(a, yield) {
+					return
+				}
+				continue
+			}
+			if !yield(a) {
+				return
+			}
+		}
+	}
+}
+
+// walk yields the ELF files and ar archives below root and records the
+// rest; it returns false when yield did.
 // Symbolic links below root are not followed; root itself may be one.
-func (w *walkResult) walk(root string, paths []string) []string {
+func (w *walkResult) walk(root string, yield func(string) bool) bool {
 	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		root += string(filepath.Separator) // walk the directory it leads to
 	}
+	more := true
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
-			w.unreadable = append(w.unreadable, pathErrText(p, err))
+			w.cannotRead(p, err)
 		case d.IsDir():
 		case d.Type()&fs.ModeSymlink != 0:
 			w.skipped[skipSymlink]++
 		case !d.Type().IsRegular():
 			w.skipped[skipNotRegular]++
 		default:
-			switch elf, err := isELF(p); {
+			switch elf, archive, err := fileKind(p); {
 			case err != nil:
-				w.unreadable = append(w.unreadable, pathErrText(p, err))
-			case elf, isArchive(p):
-				paths = append(paths, p)
+				w.cannotRead(p, err)
+			case elf, archive:
+				if more = yield(p); !more {
+					return filepath.SkipAll
+				}
 			default:
 				w.skipped[skipNotELF]++
 			}
 		}
 		return nil
 	})
-	return paths
+	return more
+}
+
+// cannotRead counts the file or directory at p as unreadable and says so
+// on stderr.
+func (w *walkResult) cannotRead(p string, err error) {
+	w.unreadable++
+	fmt.Fprintf(w.stderr, "sfdbg check: cannot read %s\n", pathErrText(p, err))
 }
 
 // writeSummary says how many files --recursive checked and how many it
@@ -312,7 +357,7 @@ func (w *walkResult) writeSummary(out io.Writer, checked int) {
 	if len(why) > 0 {
 		fmt.Fprintf(out, " (%s)", strings.Join(why, "; "))
 	}
-	if n := len(w.unreadable); n > 0 {
+	if n := w.unreadable; n > 0 {
 		fmt.Fprintf(out, ", %d unreadable (listed on stderr)", n)
 	}
 	fmt.Fprintln(out)
@@ -327,24 +372,21 @@ func pathErrText(p string, err error) string {
 	return p + ": " + err.Error()
 }
 
-// isELF reports whether the file at path starts with the ELF magic; the
-// error is that of opening or reading it (a file shorter than the magic
-// is not ELF).
-func isELF(path string) (bool, error) {
+// fileKind reports whether the file at path starts with the ELF magic or
+// the ar magic; the error is that of opening or reading it (a file shorter
+// than a magic is not of that kind).
+func fileKind(path string) (elf, archive bool, err error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	defer f.Close()
-	var magic [4]byte
+	var magic [8]byte
 	n, err := io.ReadFull(f, magic[:])
-	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		return false, nil
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return false, false, err
 	}
-	if err != nil {
-		return false, err
-	}
-	return n == 4 && string(magic[:]) == "\x7fELF", nil
+	return n >= 4 && string(magic[:4]) == "\x7fELF", elfobj.IsArchive(magic[:n]), nil
 }
 
 func isTerminal(w io.Writer) bool {
@@ -356,23 +398,16 @@ func isTerminal(w io.Writer) bool {
 	return err == nil
 }
 
-// JUnit XML, as read by CI systems: one <testcase> per binary, failing
-// when SFrame disagrees with CFI, erroring when the file is unreadable.
-type junitSuites struct {
-	XMLName xml.Name     `xml:"testsuites"`
-	Suites  []junitSuite `xml:"testsuite"`
-}
-
+// JUnit XML, as read by CI systems: one <testsuite> with one <testcase>
+// per binary, failing when SFrame disagrees with CFI, erroring when the
+// file is unreadable.
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name                    string
+	Tests, Failures, Errors int
 }
 
 type junitCase struct {
+	XMLName   xml.Name      `xml:"testcase"`
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
 	Failure   *junitMessage `xml:"failure,omitempty"`
@@ -386,27 +421,76 @@ type junitMessage struct {
 	Body    string `xml:",chardata"`
 }
 
-func writeJUnit(path string, reports []*compare.FileReport, elapsed time.Duration) error {
-	s := junitSuite{Name: "sfdbg check", Tests: len(reports), Time: fmt.Sprintf("%.3f", elapsed.Seconds())}
-	for _, r := range reports {
-		tc := junitCase{Name: r.File, Classname: "sfdbg.check"}
-		var buf strings.Builder
-		r.WriteText(&buf, compare.Style{})
-		switch {
-		case r.Err != "":
-			s.Errors++
-			tc.Error = &junitMessage{Message: r.Err, Type: "unreadable"}
-		case r.Failing() > 0:
-			s.Failures++
-			tc.Failure = &junitMessage{Message: fmt.Sprintf("%d disagreements between SFrame and CFI", r.Failing()), Type: "disagreement", Body: buf.String()}
-		default:
-			tc.SystemOut = buf.String()
-		}
-		s.Cases = append(s.Cases, tc)
-	}
-	b, err := xml.MarshalIndent(junitSuites{Suites: []junitSuite{s}}, "", "  ")
+// junitSink writes the JUnit report: each test case as its file is done,
+// to a temporary file, then at the end the report around them (the
+// counts come first in it).
+type junitSink struct {
+	path  string
+	start time.Time
+	cases *os.File
+	enc   *xml.Encoder
+	suite junitSuite // the counts so far
+}
+
+func newJUnitSink(path string) (*junitSink, error) {
+	f, err := os.CreateTemp("", "sfdbg-junit-*.xml")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o644)
+	enc := xml.NewEncoder(f)
+	enc.Indent("    ", "  ") // the depth of <testcase> in the report
+	return &junitSink{path: path, start: time.Now(), cases: f, enc: enc, suite: junitSuite{Name: "sfdbg check"}}, nil
+}
+
+func (s *junitSink) file(r *compare.FileReport) {
+	tc := junitCase{Name: r.File, Classname: "sfdbg.check"}
+	var buf strings.Builder
+	r.WriteText(&buf, compare.Style{})
+	s.suite.Tests++
+	switch {
+	case r.Err != "":
+		s.suite.Errors++
+		tc.Error = &junitMessage{Message: r.Err, Type: "unreadable"}
+	case r.Failing() > 0:
+		s.suite.Failures++
+		tc.Failure = &junitMessage{Message: fmt.Sprintf("%d disagreements between SFrame and CFI", r.Failing()), Type: "disagreement", Body: buf.String()}
+	default:
+		tc.SystemOut = buf.String()
+	}
+	s.enc.Encode(tc) // an error comes back from Flush at the end
+}
+
+func (s *junitSink) end(*compare.CheckDocument, *walkResult, io.Writer) error {
+	if err := s.enc.Flush(); err != nil {
+		return fmt.Errorf("writing JUnit report: %w", err)
+	}
+	if _, err := s.cases.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("writing JUnit report: %w", err)
+	}
+	out, err := os.Create(s.path)
+	if err != nil {
+		return fmt.Errorf("writing JUnit report: %w", err)
+	}
+	w := bufio.NewWriter(out)
+	fmt.Fprintf(w, "%s<testsuites>\n  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\" errors=\"%d\" time=\"%.3f\">\n",
+		xml.Header, s.suite.Name, s.suite.Tests, s.suite.Failures, s.suite.Errors, time.Since(s.start).Seconds())
+	io.Copy(w, s.cases)
+	if s.suite.Tests > 0 {
+		w.WriteString("\n")
+	}
+	w.WriteString("  </testsuite>\n</testsuites>\n")
+	err = w.Flush()
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing JUnit report: %w", err)
+	}
+	return nil
+}
+
+// discard removes the temporary file of the test cases.
+func (s *junitSink) discard() {
+	s.cases.Close()
+	os.Remove(s.cases.Name())
 }

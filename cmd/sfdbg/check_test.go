@@ -87,10 +87,17 @@ func TestCheckRecursiveWritesJSONLinesAndJUnit(t *testing.T) {
 	if len(lines) != 3 {
 		t.Fatalf("want 2 file lines and a total line, got %d:\n%s", len(lines), out)
 	}
-	for _, l := range lines {
-		var v map[string]any
-		if err := json.Unmarshal([]byte(l), &v); err != nil {
-			t.Errorf("line is not JSON: %v: %s", err, l)
+	// One report per file, in the order of the walk, then the totals.
+	for i, want := range []string{"deep-v1-O2", "deep-v3-O2", ""} {
+		var v struct {
+			File    string `json:"file"`
+			Checked *int   `json:"files_checked"`
+		}
+		if err := json.Unmarshal([]byte(lines[i]), &v); err != nil {
+			t.Errorf("line is not JSON: %v: %s", err, lines[i])
+		}
+		if filepath.Base(v.File) != want && want != "" || want == "" && (v.Checked == nil || *v.Checked != 2) {
+			t.Errorf("line %d: %s; want the report of %q (or the totals of 2 files)", i+1, lines[i], want)
 		}
 	}
 	b, err := os.ReadFile(junit)
@@ -110,7 +117,8 @@ func TestCheckRecursiveWritesJSONLinesAndJUnit(t *testing.T) {
 	if err := xml.Unmarshal(b, &suites); err != nil {
 		t.Fatalf("JUnit report is not XML: %v", err)
 	}
-	if len(suites.Suites) != 1 || suites.Suites[0].Tests != 2 || suites.Suites[0].Failures != 1 {
+	if len(suites.Suites) != 1 || suites.Suites[0].Tests != 2 || suites.Suites[0].Failures != 1 || len(suites.Suites[0].Cases) != 2 ||
+		filepath.Base(suites.Suites[0].Cases[0].Name) != "deep-v1-O2" || suites.Suites[0].Cases[1].Failure == nil {
 		t.Errorf("unexpected JUnit report:\n%s", b)
 	}
 }

@@ -150,7 +150,7 @@ func runDemo(modes []string, asJSON bool, stdout, stderr io.Writer) int {
 			return exitError
 		}
 		if asJSON {
-			compare.WriteJSON(stdout, pt.Document())
+			pt.WriteJSON(stdout)
 		} else {
 			pt.WriteText(stdout, compare.TextOptions{Style: compare.Style{Color: isTerminal(stdout)}})
 		}

@@ -91,7 +91,7 @@ func demoFault(dir string, asJSON bool, stdout io.Writer, setCur func(*exec.Cmd)
 	}
 	if asJSON {
 		if pt != nil {
-			return compare.WriteJSON(stdout, pt.Document())
+			return pt.WriteJSON(stdout)
 		}
 		return nil
 	}
@@ -197,8 +197,11 @@ func pcInStub(stop *debugger.Stop, stub [2]uint64) bool {
 // inStub reports whether a thread's frame 0 is the stub, judged by SFrame
 // as disagreeing.
 func inStub(pt *debugger.ProcessTrace) bool {
-	for _, t := range pt.Document().Threads {
-		if len(t.Frames) > 0 && t.Frames[0].Function == faultStub && t.Frames[0].Verdict == compare.VerdictDisagree {
+	for _, t := range pt.Threads {
+		if t.Trace == nil || len(t.Trace.Frames) == 0 {
+			continue
+		}
+		if f := t.Trace.Document(t.Tid, t.Name).Frames[0]; f.Function == faultStub && f.Verdict == compare.VerdictDisagree {
 			return true
 		}
 	}

@@ -55,7 +55,7 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	path := fs.Arg(0)
 	w := bufio.NewWriterSize(stdout, 64<<10)
 	defer w.Flush()
-	if isArchive(path) {
+	if elfobj.IsArchiveFile(path) {
 		if *asJSON {
 			fmt.Fprintf(stderr, "sfdbg dump: %s: an ar archive: --json dumps one file (the text form dumps every member)\n", path)
 			return exitError

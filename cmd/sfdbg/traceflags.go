@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 
 	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/debugger"
@@ -44,9 +46,17 @@ func (f *traceFlags) options() (compare.Options, error) {
 // print writes the traces as text or JSON and returns the exit status: 0,
 // 1 when SFrame disagrees with CFI somewhere, 2 when writing failed.
 func (f *traceFlags) print(pt *debugger.ProcessTrace, name string, stdout, stderr io.Writer) int {
+	// bt and core unwind with the collector at 800% (a one-shot run that
+	// allocates CFI tables). Printing makes garbage in proportion to the
+	// frames (JSON about 2 KB a frame, built and dropped one at a time),
+	// and at 800% the heap would grow to nine times the traces before a
+	// collection: Go's default keeps it near twice.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(100)
+	}
 	var err error
 	if *f.asJSON {
-		err = compare.WriteJSON(stdout, pt.Document())
+		err = pt.WriteJSON(stdout)
 	} else {
 		pt.WriteText(stdout, compare.TextOptions{Style: compare.Style{Color: isTerminal(stdout)}})
 	}
