@@ -115,30 +115,41 @@ func moduleSymbolizer(m *frames.Module) Symbolizer {
 	}
 }
 
-// boundaryCache remembers static checks of modules done to classify live
-// disagreements, keyed by module.
-var boundaryCache sync.Map // *frames.Module -> *FileReport
-
-// boundaryAt runs (once per module) the static check of a live module and
-// returns the FRE-boundary finding covering the link-time pc, if any.
+// boundaryAt returns the FRE-boundary finding of the static check of a
+// live module's file (CheckFile on its OpenPath) that covers the link-time
+// pc, if any. The check runs once per module, and only its FRE-boundary
+// findings are kept, sorted by PC, on the module (frames.Module.Static):
+// a process-global cache kept every report of every module it ever saw.
+// The check itself is bounded by the file's size and code (clip.go),
+// however damaged its SFrame section.
 func boundaryAt(mod *frames.Module, runtimePC uint64) (Finding, bool) {
-	v, ok := boundaryCache.Load(mod)
-	if !ok {
-		path := mod.OpenPath
-		if path == "" {
-			return Finding{}, false
-		}
-		rep, err := CheckFile(path, CheckOptions{})
-		if err != nil {
-			rep = &FileReport{}
-		}
-		v, _ = boundaryCache.LoadOrStore(mod, rep)
-	}
+	bs, _ := mod.Static(func() any { return fileBoundaries(mod.OpenPath) }).([]Finding)
 	pc := runtimePC - mod.Bias
-	for _, f := range v.(*FileReport).Findings {
-		if f.Kind == KindFREBoundary && pc >= f.PC && pc < f.PCEnd {
-			return f, true
-		}
+	// The findings' ranges are disjoint (each PC is compared once): the
+	// last starting at or below pc is the only one that can cover it.
+	if i := sort.Search(len(bs), func(i int) bool { return bs[i].PC > pc }) - 1; i >= 0 && pc < bs[i].PCEnd {
+		return bs[i], true
 	}
 	return Finding{}, false
+}
+
+// fileBoundaries returns the FRE-boundary findings of the static check of
+// the ELF file at path, sorted by PC; none when path is empty or the file
+// cannot be checked.
+func fileBoundaries(path string) []Finding {
+	if path == "" {
+		return nil
+	}
+	rep, err := CheckFile(path, CheckOptions{})
+	if err != nil {
+		return nil
+	}
+	var bs []Finding
+	for _, f := range rep.Findings {
+		if f.Kind == KindFREBoundary {
+			bs = append(bs, f)
+		}
+	}
+	sort.Slice(bs, func(i, j int) bool { return bs[i].PC < bs[j].PC })
+	return bs
 }

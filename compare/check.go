@@ -115,6 +115,13 @@ type checker struct {
 	rep    *FileReport
 	text   []textRange
 	code   []byte // the bytes of the span decoded last, reused
+	// exec holds the executable ranges (execRanges); clips and outside,
+	// per FDE, its range clipped to them (clipFDEs); freLeft the FRE
+	// decodes the check may still make (newFREBudget).
+	exec    []Range
+	clips   []Range
+	outside []bool
+	freLeft int64
 	// noFDEWhy is noFDEReason's answer, computed on first use.
 	noFDEWhy string
 }

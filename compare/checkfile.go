@@ -125,6 +125,8 @@ func (c *checker) run() error {
 		sum.BytesCFI += r.End - r.Start
 	}
 	cfiIdx := newRangeIndex(cfiRanges)
+	c.clipFDEs()
+	c.freLeft = newFREBudget(c.sec)
 	owned := c.owned()
 	var insts []uint64
 	for i := range fdes {
@@ -138,6 +140,9 @@ func (c *checker) run() error {
 			c.add(Finding{Kind: KindBounds, Function: name, FuncStart: fde.Start, PC: fde.Start,
 				Message: fmt.Sprintf("SFrame FDE %d for %s has size 0, so it covers no instruction; CFI FDE covers %s (size %d)",
 					fde.Index, c.orLoc(name, fde.Start), c.span(cf.Start, cf.End), cf.End-cf.Start)})
+			continue
+		}
+		if !c.clipFindings(fde, name) {
 			continue
 		}
 		if !ok {
@@ -156,6 +161,16 @@ func (c *checker) run() error {
 		// compared at all.
 		own := owned[i]
 		if len(own) == 0 {
+			continue
+		}
+		// Rows, then boundaries, read the FREs once each; a PC-mask
+		// FDE's lookups scan them once per FRE range of the block.
+		cost := c.freCost(fde)
+		need := 2 * cost
+		if fde.PCType == sframe.PCTypeMask {
+			need += cost * min(int64(fde.RepSize), cost+1)
+		}
+		if !c.spendFREs(fde, name, need) {
 			continue
 		}
 		end := own[len(own)-1].End
@@ -184,15 +199,23 @@ func fdeEnd(fde *sframe.FDE) uint64 {
 
 // owned returns, for each FDE in section order, the address ranges in
 // which a lookup (sframe.Section.FindFDE) picks that FDE, in address
-// order: all of the FDE unless FDEs overlap. The lookup is constant
+// order, within the FDE's range clipped to its executable section
+// (c.clips): all of that unless FDEs overlap. The lookup is constant
 // between consecutive FDE starts and ends, so it is made once per such
-// interval: O(n log n) for n FDEs however they overlap.
+// interval: O(n log n) for n FDEs however they overlap. The ranges of all
+// FDEs are disjoint and lie in executable sections.
 func (c *checker) owned() [][]Range {
+	if c.clips == nil {
+		c.clipFDEs()
+	}
 	fdes := c.sec.FDEs()
-	pts := make([]uint64, 0, 2*len(fdes))
+	pts := make([]uint64, 0, 4*len(fdes))
 	for i := range fdes {
 		if fdes[i].Size > 0 {
 			pts = append(pts, fdes[i].Start, fdeEnd(&fdes[i]))
+			if cl := c.clips[i]; cl.End > cl.Start && cl.End < fdeEnd(&fdes[i]) {
+				pts = append(pts, cl.End)
+			}
 		}
 	}
 	slices.Sort(pts)
@@ -200,7 +223,7 @@ func (c *checker) owned() [][]Range {
 	own := make([][]Range, len(fdes))
 	for k := 0; k+1 < len(pts); k++ {
 		f, err := c.sec.FindFDE(pts[k])
-		if err != nil {
+		if err != nil || pts[k+1] > c.clips[f.Index].End {
 			continue
 		}
 		o := own[f.Index]
@@ -229,16 +252,31 @@ func (c *checker) boundaries(fde *sframe.FDE, own []Range, rows []frames.Row, bu
 	for _, r := range own {
 		b = append(b, r.Start)
 	}
-	// A PC-mask FDE's FREs start at offsets into each repetition.
-	reps, step := uint64(1), uint64(0)
-	if fde.PCType == sframe.PCTypeMask && fde.RepSize > 0 {
-		step = uint64(fde.RepSize)
-		reps = (end - fde.Start + step - 1) / step
-	}
+	// A PC-mask FDE's FREs start at offsets into each repetition: each
+	// distinct offset inside the block once per repetition (a lookup
+	// never reaches an FRE starting past the block), so at most one PC
+	// per byte of the FDE's clipped range.
 	it := c.sec.FREs(fde)
-	for it.Next() {
-		for k := uint64(0); k < reps; k++ {
-			b = append(b, fde.Start+k*step+uint64(it.FRE().StartOff))
+	if fde.PCType == sframe.PCTypeMask {
+		var at [256]bool
+		for it.Next() {
+			if off := it.FRE().StartOff; off < uint32(fde.RepSize) {
+				at[off] = true
+			}
+		}
+		for rep := fde.Start; fde.RepSize > 0 && rep < end; rep += uint64(fde.RepSize) {
+			for off := range uint64(fde.RepSize) {
+				if at[off] && rep+off < end {
+					b = append(b, rep+off)
+				}
+			}
+			if rep+uint64(fde.RepSize) < rep {
+				break
+			}
+		}
+	} else {
+		for it.Next() {
+			b = append(b, fde.Start+uint64(it.FRE().StartOff))
 		}
 	}
 	for _, r := range rows {

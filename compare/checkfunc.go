@@ -141,26 +141,57 @@ func rowCursor(rows []frames.Row, k *int, pc uint64) int {
 // checkMaskFunc compares a PC-mask FDE (PLT entries): each instruction of
 // the FDE is looked up the way a stack tracer would (PC offset modulo the
 // repetition size) and compared with CFI at that PC.
+//
+// The lookup depends only on the offset into the block, so it is made once
+// per range of offsets with one answer (sframe.Section.FindFRERange): at
+// most one lookup per byte of the block, however many repetitions the FDE
+// declares.
 func (c *checker) checkMaskFunc(fde *sframe.FDE, name string, cfiRows []frames.Row, insts []uint64) int {
 	compared := 0
 	var bad []uint64
 	var first Finding
+	type answer struct {
+		done, ok bool
+		row      frames.Row
+	}
+	block := make([]answer, max(int(fde.RepSize), 1))
+	lookup := func(pc uint64) *answer {
+		o := uint64(0)
+		if fde.RepSize > 0 {
+			o = (pc - fde.Start) % uint64(fde.RepSize)
+		}
+		if a := &block[o]; a.done {
+			return a
+		}
+		var fre sframe.FRE
+		_, limit, err := c.sec.FindFRERange(fde, fde.Start+o, &fre)
+		a := answer{done: true}
+		if err == nil {
+			if row, err := frames.SFrameRow(nil, c.sec, fde, &fre, -1); err == nil {
+				a.ok, a.row = true, row
+			}
+		} else {
+			limit = uint32(o) + 1
+		}
+		for k := o; k < uint64(len(block)) && k < uint64(limit); k++ {
+			block[k] = a
+		}
+		block[o] = a
+		return &block[o]
+	}
 	for _, pc := range insts {
 		ci := rowAt(cfiRows, pc)
 		if ci < 0 {
 			continue
 		}
 		compared++
-		var fre sframe.FRE
 		var d RowDiff
 		sfText := "no FRE"
-		if err := c.sec.FindFRE(fde, pc, &fre); err != nil {
-			d = RowDiff{CFA: true}
-		} else if row, err := frames.SFrameRow(nil, c.sec, fde, &fre, -1); err != nil {
+		if a := lookup(pc); !a.ok {
 			d = RowDiff{CFA: true}
 		} else {
-			sfText = ruleText(row)
-			d = DiffRows(row, cfiRows[ci], pc)
+			sfText = ruleText(a.row)
+			d = DiffRows(a.row, cfiRows[ci], pc)
 		}
 		if d.Any() {
 			if len(bad) == 0 {

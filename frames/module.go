@@ -40,6 +40,20 @@ type Module struct {
 	prefetch atomic.Bool // Prefetch has started
 	data     *moduleData
 	err      error // the error opening the file (set early by ModulesFromMappings when it cannot be opened)
+
+	staticOnce sync.Once
+	static     any // Static's value
+}
+
+// Static returns what compute returns, computing it on the first call
+// only: data derived from the module's file that a package above frames
+// keeps with the module, so that it lives and is released with it
+// (package compare keeps there the FRE-boundary findings of the file's
+// static check, which live comparisons consult). Every call must pass an
+// equivalent compute.
+func (m *Module) Static(compute func() any) any {
+	m.staticOnce.Do(func() { m.static = compute() })
+	return m.static
 }
 
 // Contains reports whether pc lies in the module's mappings.

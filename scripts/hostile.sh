@@ -8,17 +8,32 @@
 # limit (ulimit -v). Prints the number of inputs and runs, the worst time
 # and the worst RSS. Not run by .ci/run (which runs go test ./...).
 #
+# Mutant mode (-m SEED) instead makes N seeded mutants (-n, default 400)
+# of the .sframe of five fixtures (cet-v3 deep-v2-O2 features-v1
+# aarch64be-v3 sqlite-v3): half by 1-8 random byte flips in the section,
+# half by setting 1-3 FDEs' function start, size, FRE count or repetition
+# size to a large or random value. It runs dump and check on each, and a
+# run fails over 2 s of CPU time (user+sys: wall time on the shared
+# machine measures its load) or 256 MiB RSS (killed at 10 s). The same seed makes
+# the same mutants; each input is named after its seed, index, fixture and
+# mutation, so a failure is reproduced with -k.
+#
 #   scripts/hostile.sh [-k] [-j N]    -k keeps the inputs, -j N runs N at once (default: nproc)
+#   scripts/hostile.sh -m SEED [-n N] [-k] [-j N]    the mutant mode: 2*N runs
 #   SFDBG=/path/to/sfdbg scripts/hostile.sh    runs that binary instead of building one
 set -euo pipefail
 
 keep=0
 jobs=$(nproc 2>/dev/null || echo 2)
-while getopts "kj:" o; do
+seed=""
+mutants=400
+while getopts "kj:m:n:" o; do
 	case $o in
 	k) keep=1 ;;
 	j) jobs=$OPTARG ;;
-	*) echo "usage: $0 [-k] [-j N]" >&2; exit 2 ;;
+	m) seed=$OPTARG ;;
+	n) mutants=$OPTARG ;;
+	*) echo "usage: $0 [-k] [-j N] [-m SEED [-n N]]" >&2; exit 2 ;;
 	esac
 done
 
@@ -32,6 +47,8 @@ export TIME_LIMIT=10        # seconds per run
 export VMEM_LIMIT=2097152   # KiB of address space per run (ulimit -v): 2 GiB
 export MALLOC_ARENA_MAX=2   # glibc reserves 64 MiB of address space per thread arena otherwise
 export RSS_LIMIT=262144     # KiB of resident memory per run (256 MiB)
+export SLOW_LIMIT=0         # CPU seconds over which a run fails though it ended (mutant mode: 2)
+if [ -n "$seed" ]; then SLOW_LIMIT=2; fi
 
 if [ -z "${SFDBG:-}" ]; then # SFDBG=path runs another build
 	echo "building sfdbg"
@@ -437,6 +454,232 @@ func main() {
 }
 EOF
 
+if [ -n "$seed" ]; then
+# The mutant generator: standard library only, run outside the module.
+mkdir -p "$work/mut"
+cat >"$work/mut/mutant.go" <<'EOF'
+package main
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+)
+
+// fixture is one ELF file and the layout of its .sframe.
+type fixture struct {
+	name                string
+	b                   []byte
+	bo                  binary.ByteOrder
+	off, size, addr     uint64 // .sframe in the file, and its address
+	ver                 byte
+	pcrel               bool
+	fdeStart, ent, nfde uint64 // FDE sub-section (section offsets), entry size, count
+	freStart            uint64 // FRE sub-section (section offset)
+	lo, hi              uint64 // addresses of the executable sections, lowest to highest
+	mask                []uint64 // indices of the PC-mask FDEs
+	starts              []uint64 // FDE start addresses, sorted
+}
+
+func load(path string) (*fixture, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s := f.Section(".sframe")
+	if s == nil || s.Size < 28 || s.Offset+s.Size > uint64(len(b)) {
+		return nil, fmt.Errorf("%s: no usable .sframe", path)
+	}
+	x := &fixture{name: filepath.Base(path), b: b, bo: f.ByteOrder, off: s.Offset, size: s.Size, addr: s.Addr, lo: ^uint64(0)}
+	for _, t := range f.Sections {
+		if t.Flags&elf.SHF_EXECINSTR != 0 {
+			x.lo, x.hi = min(x.lo, t.Addr), max(x.hi, t.Addr+t.Size)
+		}
+	}
+	d := b[s.Offset : s.Offset+s.Size]
+	x.ver = d[2]
+	x.pcrel = d[3]&4 != 0 && x.ver >= 2
+	hl := 28 + uint64(d[7])
+	x.fdeStart = hl + uint64(x.bo.Uint32(d[20:]))
+	x.freStart = hl + uint64(x.bo.Uint32(d[24:]))
+	x.nfde = uint64(x.bo.Uint32(d[8:]))
+	x.ent = map[byte]uint64{1: 17, 2: 20, 3: 16}[x.ver]
+	if x.ent == 0 || x.nfde == 0 || x.fdeStart+x.nfde*x.ent > s.Size || x.lo >= x.hi {
+		return nil, fmt.Errorf("%s: unexpected .sframe layout", path)
+	}
+	for i := uint64(0); i < x.nfde; i++ {
+		at := x.fdeStart + i*x.ent
+		start := x.addr + uint64(int64(int32(x.bo.Uint32(d[at:]))))
+		if x.ver == 3 {
+			start = x.addr + x.bo.Uint64(d[at:])
+		}
+		if x.pcrel {
+			start += at
+		}
+		x.starts = append(x.starts, start)
+		info := d[at+16:]
+		if x.ver == 3 {
+			a := x.freStart + uint64(x.bo.Uint32(d[at+12:]))
+			if a+5 > s.Size {
+				continue
+			}
+			info = d[a+2:]
+		}
+		if info[0]&0x10 != 0 {
+			x.mask = append(x.mask, i)
+		}
+	}
+	slices.Sort(x.starts)
+	return x, nil
+}
+
+// value returns a large or random 32-bit value for an FDE field.
+func value(rng *rand.Rand) uint64 {
+	switch rng.Intn(6) {
+	case 0:
+		return 0xffffffff
+	case 1:
+		return 0x80000000 + uint64(rng.Intn(1<<20))
+	case 2:
+		return uint64(rng.Uint32()) | 0xe0000000 // large, as 0xe1fff008
+	case 3:
+		return uint64(rng.Intn(1 << 16))
+	case 4:
+		return uint64(rng.Intn(256))
+	}
+	return uint64(rng.Uint32())
+}
+
+// fields sets, in 1-3 FDEs (a PC-mask one half of the time when there is
+// one), 1-4 of the function start, size, FRE count and repetition size
+// (v1 has no repetition size field) to large or random values. A start is
+// half of the time an address in or near the executable sections.
+func (x *fixture) fields(rng *rand.Rand, b []byte) string {
+	s := b[x.off : x.off+x.size]
+	what := ""
+	for m := 1 + rng.Intn(3); m > 0; m-- {
+		i := uint64(rng.Int63n(int64(x.nfde)))
+		if len(x.mask) > 0 && rng.Intn(2) == 0 {
+			i = x.mask[rng.Intn(len(x.mask))]
+		}
+		at := x.fdeStart + i*x.ent
+		// v3: count and repetition size are in the FDE attribute.
+		attr := x.freStart + uint64(x.bo.Uint32(s[at+12:]))
+		for _, field := range []string{"start", "size", "nfres", "repsize"} {
+			if rng.Intn(3) != 0 || (x.ver == 1 && field == "repsize") ||
+				(x.ver == 3 && (field == "nfres" || field == "repsize") && attr+5 > x.size) {
+				continue
+			}
+			v := value(rng)
+			switch {
+			case field == "start":
+				if r := rng.Intn(4); r < 2 {
+					// In the code, or at another FDE's start (the
+					// highest one half of the time): then the FDE
+					// overlaps others, or is the last by address.
+					v = x.lo + uint64(rng.Int63n(int64(x.hi-x.lo)+0x10000))
+					if r == 1 {
+						v = x.starts[len(x.starts)-1]
+						if rng.Intn(2) == 0 {
+							v = x.starts[rng.Intn(len(x.starts))]
+						}
+						v += uint64(rng.Intn(16))
+					}
+					what += fmt.Sprintf("-fde%d-start@%x", i, v)
+					v -= x.addr
+					if x.pcrel {
+						v -= at
+					}
+				} else {
+					if x.ver == 3 && rng.Intn(2) == 0 {
+						v = rng.Uint64()
+					}
+					what += fmt.Sprintf("-fde%d-start-%x", i, v)
+				}
+				if x.ver == 3 {
+					x.bo.PutUint64(s[at:], v)
+				} else {
+					x.bo.PutUint32(s[at:], uint32(v))
+				}
+				continue
+			case field == "size" && x.ver == 3:
+				x.bo.PutUint32(s[at+8:], uint32(v))
+			case field == "size":
+				x.bo.PutUint32(s[at+4:], uint32(v))
+			case field == "nfres" && x.ver == 3:
+				v &= 0xffff
+				x.bo.PutUint16(s[attr:], uint16(v))
+			case field == "nfres":
+				x.bo.PutUint32(s[at+12:], uint32(v))
+			case field == "repsize" && x.ver == 3:
+				v &= 0xff
+				s[attr+4] = byte(v)
+			case field == "repsize":
+				v &= 0xff
+				s[at+17] = byte(v)
+			}
+			what += fmt.Sprintf("-fde%d-%s-%x", i, field, v)
+		}
+	}
+	return what
+}
+
+// flips XORs 1-8 random bytes of the section with random non-zero values.
+func (x *fixture) flips(rng *rand.Rand, b []byte) string {
+	m := 1 + rng.Intn(8)
+	for k := 0; k < m; k++ {
+		b[x.off+uint64(rng.Int63n(int64(x.size)))] ^= byte(1 + rng.Intn(255))
+	}
+	return fmt.Sprintf("-flip%d", m)
+}
+
+func main() {
+	dir, out := os.Args[1], os.Args[2]
+	seed, _ := strconv.ParseInt(os.Args[3], 0, 64)
+	n, _ := strconv.Atoi(os.Args[4])
+	var xs []*fixture
+	for _, name := range os.Args[5:] {
+		x, err := load(filepath.Join(dir, name))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mutant:", err)
+			os.Exit(1)
+		}
+		xs = append(xs, x)
+	}
+	rng := rand.New(rand.NewSource(seed))
+	for i := 0; i < n; i++ {
+		x := xs[i%len(xs)]
+		b := append([]byte(nil), x.b...)
+		var what string
+		if i/len(xs)%2 == 0 {
+			what = x.flips(rng, b)
+		} else {
+			what = x.fields(rng, b)
+		}
+		name := fmt.Sprintf("m%d-%05d-%s%s", seed, i, x.name, what)
+		if len(name) > 200 {
+			name = name[:200]
+		}
+		if err := os.WriteFile(filepath.Join(out, name), b, 0o644); err != nil {
+			panic(err)
+		}
+	}
+	fmt.Println(n)
+}
+EOF
+echo "generating $mutants mutants from seed $seed"
+n=$(cd "$work/mut" && GO111MODULE=off go run mutant.go "$root/testdata/bin" "$in" "$seed" "$mutants" cet-v3 deep-v2-O2 features-v1 aarch64be-v3 sqlite-v3)
+else
 echo "generating inputs"
 n=$(cd "$work/gen" && GO111MODULE=off go run gen.go "$root/testdata/bin" "$in")
 # Special files.
@@ -458,6 +701,7 @@ mkdir "$tree"
 cp -rPl "$in"/deep-v3-O2-* "$in"/s390x-v3-* "$in"/special-* "$tree/"
 specials=(/dev/zero /dev/null /dev/urandom /proc/self/maps /proc/self/mem)
 n=$((n + 10 + ${#specials[@]}))
+fi
 
 have_time=1
 if ! [ -x /usr/bin/time ]; then
@@ -475,7 +719,7 @@ run_one() {
 	err=$(mktemp)
 	set +e
 	if [ "$have_time" = 1 ]; then
-		(ulimit -v "$VMEM_LIMIT"; exec /usr/bin/time -f "%e %M" -o "$t" timeout -s KILL "$TIME_LIMIT" "$SFDBG" "$@") >"$out" 2>"$err" </dev/null
+		(ulimit -v "$VMEM_LIMIT"; exec /usr/bin/time -f "%e %M %U %S" -o "$t" timeout -s KILL "$TIME_LIMIT" "$SFDBG" "$@") >"$out" 2>"$err" </dev/null
 		st=$?
 	else
 		local s0 s1
@@ -483,11 +727,12 @@ run_one() {
 		(ulimit -v "$VMEM_LIMIT"; exec timeout -s KILL "$TIME_LIMIT" "$SFDBG" "$@") >"$out" 2>"$err" </dev/null
 		st=$?
 		s1=$(date +%s%N)
-		echo "$(( (s1 - s0) / 1000000 ))e-3 0" | awk '{printf "%.2f 0\n", $1}' >"$t"
+		echo "$(( (s1 - s0) / 1000000 ))e-3 0" | awk '{printf "%.2f 0 %.2f 0\n", $1, $1}' >"$t"
 	fi
 	set -e
-	local secs rss verdict=ok
-	read -r secs rss < <(grep -E '^[0-9.]+ [0-9]+$' "$t" || echo "0 0")
+	local secs rss user sys cpu verdict=ok
+	read -r secs rss user sys < <(grep -E '^[0-9.]+ [0-9]+ [0-9.]+ [0-9.]+$' "$t" || echo "0 0 0 0")
+	cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%.2f", u + s}')
 	if [ "$have_time" = 1 ] && grep -q "Command terminated by signal 9" "$t"; then st=137; fi
 	if grep -qE '^panic:|^fatal error:|goroutine [0-9]+ \[|internal error' "$err" "$out"; then
 		verdict="panic"
@@ -497,8 +742,10 @@ run_one() {
 		verdict="exit-$st"
 	elif [ "$rss" -gt "$RSS_LIMIT" ]; then
 		verdict="rss-over-limit"
+	elif [ "$SLOW_LIMIT" != 0 ] && awk -v s="$cpu" -v l="$SLOW_LIMIT" 'BEGIN {exit !(s > l)}'; then
+		verdict="time-over-limit"
 	fi
-	echo "$st $secs $rss $verdict $*"
+	echo "$st $secs $rss $verdict $cpu $*"
 	if [ "$verdict" != ok ]; then
 		echo "  stderr: $(head -c 600 "$err" | tr '\n' ' ')" >&2
 	fi
@@ -507,7 +754,12 @@ run_one() {
 export -f run_one
 
 echo "running dump and check on $n inputs ($jobs at a time)"
-{
+if [ -n "$seed" ]; then
+	for f in "$in"/*; do
+		printf '%s\0' dump "$f"
+		printf '%s\0' check "$f"
+	done
+else
 	for f in "$in"/* "${specials[@]}"; do
 		printf '%s\0' dump "$f"
 		printf '%s\0' check "$f"
@@ -523,21 +775,25 @@ echo "running dump and check on $n inputs ($jobs at a time)"
 	done
 	printf '%s\0' "check --recursive" "$tree"
 	printf '%s\0' "check --recursive --json -j 4" "$tree"
-} | xargs -0 -n 2 -P "$jobs" bash -c 'run_one $0 "$1"' >"$work/results" || true
+fi | xargs -0 -n 2 -P "$jobs" bash -c 'run_one $0 "$1"' >"$work/results" || true
 
 runs=$(wc -l <"$work/results")
 fails=$(awk '$4 != "ok"' "$work/results")
 worst_time=$(awk '$2 + 0 >= m + 0 {m = $2; l = $0} END {print l}' "$work/results")
 worst_rss=$(awk '$3 + 0 >= m + 0 {m = $3; l = $0} END {print l}' "$work/results")
+worst_cpu=$(awk '$5 + 0 >= m + 0 {m = $5; l = $0} END {print l}' "$work/results")
 by_status=$(awk '{c[$1]++} END {for (s in c) printf "%s:%d ", s, c[s]}' "$work/results")
 echo "inputs: $n, runs: $runs, exit statuses (status:runs): $by_status"
-echo "worst time: $(echo "$worst_time" | awk '{printf "%s s (sfdbg", $2; for (i = 5; i <= NF; i++) printf " %s", $i; print ")"}')"
+echo "worst time: $(echo "$worst_time" | awk '{printf "%s s (sfdbg", $2; for (i = 6; i <= NF; i++) printf " %s", $i; print ")"}')"
+echo "worst CPU time (user+sys): $(echo "$worst_cpu" | awk '{printf "%s s (sfdbg", $5; for (i = 6; i <= NF; i++) printf " %s", $i; print ")"}')"
 if [ "$have_time" = 1 ]; then
-	echo "worst RSS: $(echo "$worst_rss" | awk '{printf "%.1f MiB (sfdbg", $3/1024; for (i = 5; i <= NF; i++) printf " %s", $i; print ")"}')"
+	echo "worst RSS: $(echo "$worst_rss" | awk '{printf "%.1f MiB (sfdbg", $3/1024; for (i = 6; i <= NF; i++) printf " %s", $i; print ")"}')"
 fi
 if [ -n "$fails" ]; then
 	echo "FAILED runs ($(echo "$fails" | wc -l)):"
 	echo "$fails"
 	exit 1
 fi
-echo "PASS: no panic, no timeout, no run over $((RSS_LIMIT / 1024)) MiB RSS, every exit status 0, 1 or 2"
+slow=""
+if [ "$SLOW_LIMIT" != 0 ]; then slow=", no run over $SLOW_LIMIT s of CPU"; fi
+echo "PASS: no panic, no timeout$slow, no run over $((RSS_LIMIT / 1024)) MiB RSS, every exit status 0, 1 or 2"

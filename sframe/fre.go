@@ -160,3 +160,19 @@ func (s *Section) AllFREs(fde *FDE) ([]FRE, error) {
 	}
 	return out, it.Err()
 }
+
+// MaxFREs returns an upper bound on the FREs the FRE sub-section can hold
+// (every FRE takes at least 2 bytes): from fde's first FRE to the end of
+// its sub-section, or, for a nil fde, in all of it. Iterating over an
+// FDE's FREs (FREs, FindFRE) decodes at most this many, whatever its FRE
+// count declares.
+func (s *Section) MaxFREs(fde *FDE) int {
+	if fde == nil {
+		return int(s.FRELen)/2 + s.Parts()
+	}
+	p, pf, _ := s.partOf(fde)
+	if pf.err != nil || pf.firstFRE > p.freEnd {
+		return 0
+	}
+	return int(p.freEnd-pf.firstFRE)/2 + 1
+}

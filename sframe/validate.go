@@ -130,6 +130,9 @@ const (
 	// ProblemBudget (error): FRE decoding stopped after more FREs than the
 	// section can hold without sharing; FRE data must be shared by FDEs.
 	ProblemBudget
+	// ProblemMore: the problems of one FDE past the first
+	// MaxProblemsPerFDE, counted in one problem of their highest severity.
+	ProblemMore
 
 	numProblemKinds
 )
@@ -167,6 +170,7 @@ var problemKindNames = [...]string{
 	ProblemMangledRA:        "mangled-ra",
 	ProblemOffsetValue:      "offset-value",
 	ProblemBudget:           "budget",
+	ProblemMore:             "more",
 }
 
 func (k ProblemKind) String() string {
@@ -205,13 +209,48 @@ func (p Problem) String() string {
 	return b.String()
 }
 
+// MaxProblemsPerFDE bounds the problems Validate lists for one FDE; one
+// ProblemMore counts the rest. An FDE whose FRE count or offset is damaged
+// can otherwise yield one problem per FRE the section holds.
+const MaxProblemsPerFDE = 8
+
 // validator collects problems.
 type validator struct {
 	s  *Section
 	ps []Problem
+	// listed counts the problems listed per FDE index; more holds, in
+	// FDE order of first use, the ProblemMore standing for the rest of an
+	// FDE's and how many they are; moreOf indexes it by FDE index.
+	listed map[int]int
+	more   []moreProblems
+	moreOf map[int]int
+}
+
+// moreProblems is the ProblemMore of one FDE and the count it stands for.
+type moreProblems struct {
+	p Problem
+	n int
 }
 
 func (v *validator) add(k ProblemKind, sev Severity, off int64, fde *FDE, fre int, format string, args ...any) {
+	if fde != nil && k != ProblemBudget {
+		if v.listed == nil {
+			v.listed, v.moreOf = map[int]int{}, map[int]int{}
+		}
+		if v.listed[fde.Index] >= MaxProblemsPerFDE {
+			i, ok := v.moreOf[fde.Index]
+			if !ok {
+				i = len(v.more)
+				v.moreOf[fde.Index] = i
+				v.more = append(v.more, moreProblems{p: Problem{Kind: ProblemMore, Severity: sev, Off: off, FDE: fde.Index, FuncStart: fde.Start, FRE: -1}})
+			}
+			m := &v.more[i]
+			m.p.Severity = max(m.p.Severity, sev)
+			m.n++
+			return
+		}
+		v.listed[fde.Index]++
+	}
 	p := Problem{Kind: k, Severity: sev, Off: off, FDE: -1, FRE: fre, Msg: fmt.Sprintf(format, args...)}
 	if fde != nil {
 		p.FDE, p.FuncStart = fde.Index, fde.Start
@@ -219,6 +258,14 @@ func (v *validator) add(k ProblemKind, sev Severity, off int64, fde *FDE, fre in
 		p.FRE = -1
 	}
 	v.ps = append(v.ps, p)
+}
+
+// flushMore adds the ProblemMore of each FDE that had problems left out.
+func (v *validator) flushMore() {
+	for _, m := range v.more {
+		m.p.Msg = fmt.Sprintf("%d more problems in this FDE, from this byte on, are not listed: at most %d are listed per FDE", m.n, MaxProblemsPerFDE)
+		v.ps = append(v.ps, m.p)
+	}
 }
 
 func (v *validator) errorf(k ProblemKind, off int64, fde *FDE, fre int, format string, args ...any) {
@@ -247,6 +294,7 @@ func (s *Section) Validate() []Problem {
 	v := &validator{s: s}
 	v.header()
 	v.section()
+	v.flushMore()
 	sort.SliceStable(v.ps, func(i, j int) bool { return v.ps[i].Off < v.ps[j].Off })
 	return v.ps
 }

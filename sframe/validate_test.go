@@ -514,3 +514,46 @@ func TestHugeCountsInATinySectionStayCheap(t *testing.T) {
 		})
 	}
 }
+
+func TestValidateListsAtMostMaxProblemsPerFDE(t *testing.T) {
+	fx := fixtureByName(t, "sqlite-v3")
+	s, err := sframe.ParseAt(fx.data, fx.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The FDE with the most FREs, shrunk to 1 byte: every FRE but the
+	// first then starts outside it, one problem each.
+	best := 0
+	for i, f := range s.FDEs() {
+		if f.NumFREs > s.FDEs()[best].NumFREs {
+			best = i
+		}
+	}
+	fde := s.FDEs()[best]
+	if fde.NumFREs < 2*sframe.MaxProblemsPerFDE {
+		t.Skipf("no FDE of sqlite-v3 has %d FREs", 2*sframe.MaxProblemsPerFDE)
+	}
+	data := append([]byte(nil), fx.data...)
+	s.ByteOrder.PutUint32(data[fde.Off+8:], 1) // v3 FDE index entry: size after the 8-byte start
+	s, err = sframe.ParseAt(data, fx.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed, more := 0, 0
+	for _, p := range s.Validate() {
+		switch {
+		case p.FDE != best:
+		case p.Kind == sframe.ProblemMore:
+			more++
+			if p.Severity != sframe.SeverityError {
+				t.Errorf("%v: want the severity of the errors it stands for", p)
+			}
+		default:
+			listed++
+		}
+	}
+	if listed != sframe.MaxProblemsPerFDE || more != 1 {
+		t.Errorf("FDE %d with %d FREs outside it: %d problems listed and %d ProblemMore, want %d and 1",
+			best, fde.NumFREs-1, listed, more, sframe.MaxProblemsPerFDE)
+	}
+}

@@ -92,10 +92,10 @@ func dumpLoad(path string) (*sframe.Section, int64, error) {
 		if !isSFrameMagic(magic[:]) {
 			return nil, 0, fmt.Errorf("neither an ELF file nor an SFrame section (first bytes % x)", magic)
 		}
-		// A raw section: the whole file, which is a regular file of known size.
-		data := make([]byte, size)
-		if _, err := io.ReadFull(io.NewSectionReader(file, 0, size), data); err != nil {
-			return nil, 0, fmt.Errorf("reading the %d-byte file: %w", size, err)
+		// A raw section: what its headers declare, which the file must hold.
+		data, err := sframe.ReadRaw(file, size)
+		if err != nil {
+			return nil, 0, err
 		}
 		s, err := sframe.Parse(data)
 		return s, 0, err
