@@ -90,8 +90,12 @@ func NewELFFile(r io.ReaderAt, size int64) (*elf.File, error) {
 				s.Name, i, s.FileSize, s.Offset, size)
 		}
 		// zlib expands at most 1032:1; zstd can do more, but not for
-		// sections a linker writes.
-		if s.Flags&elf.SHF_COMPRESSED != 0 && s.Size/1032 > s.FileSize+1<<20 {
+		// sections a linker writes. debug/elf allocates the size the
+		// header claims (up to 10 MiB at once) before it inflates, so the
+		// claim is bounded by the compressed bytes, plus 64 KiB for tiny
+		// sections (it was 1032 × (bytes + 1 MiB): 10 MiB per read of a
+		// 2 KB file's section).
+		if s.Flags&elf.SHF_COMPRESSED != 0 && s.Size > 1032*s.FileSize+64<<10 {
 			return nil, fmt.Errorf("compressed section %s (index %d, %d bytes at file offset %#x) claims %d bytes uncompressed",
 				s.Name, i, s.FileSize, s.Offset, s.Size)
 		}
