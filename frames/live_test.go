@@ -504,7 +504,7 @@ func TestLiveSignalFrame(t *testing.T) {
 		t.Skip("no gcc")
 	}
 	if _, err := os.Stat(tc + "as"); err != nil {
-		t.Skipf("no SFrame v3 toolchain at %s (../shared/tools/toolchains.sh)", tc)
+		t.Skipf("no SFrame v3 toolchain at %s (scripts/toolchains.sh)", tc)
 	}
 	dir := t.TempDir()
 	src, bin := dir+"/sigrestorer.c", dir+"/sigrestorer"

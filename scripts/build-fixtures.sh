@@ -16,7 +16,7 @@
 #
 # Usage: scripts/build-fixtures.sh [--no-sqlite]
 # Env:   SFDBG_TOOLCHAINS  toolchain dir (default /tmp/sfdbg-toolchains); made
-#                          with ../shared/tools/toolchains.sh and
+#                          with scripts/toolchains.sh and
 #                          scripts/cross-toolchains.sh when missing.
 # Needs: gcc (host, Debian 12's gcc 12 was used), sed, cmp, diff; apt-get and
 #        dpkg-deb plus Debian package access when the toolchains are missing;

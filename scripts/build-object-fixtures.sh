@@ -17,7 +17,7 @@
 #
 # Usage: scripts/build-object-fixtures.sh
 # Env:   SFDBG_TOOLCHAINS  toolchain dir (default /tmp/sfdbg-toolchains); binutils
-#                          from ../shared/tools/toolchains.sh, clang/lld from
+#                          from scripts/toolchains.sh, clang/lld from
 #                          scripts/llvm-toolchains.sh, both run when missing.
 # Needs: gcc (host, Debian 12's gcc 12 was used), ar, apt-get and dpkg-deb
 #        plus Debian package access when the toolchains are missing.

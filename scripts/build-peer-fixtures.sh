@@ -22,7 +22,7 @@
 #
 # Usage: scripts/build-peer-fixtures.sh
 # Env:   SFDBG_TOOLCHAINS  toolchain dir (default /tmp/sfdbg-toolchains),
-#                          made by ../shared/tools/toolchains.sh when missing.
+#                          made by scripts/toolchains.sh when missing.
 set -euo pipefail
 . "$(dirname "$0")/fixtures-lib.sh"
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Puts aarch64 and s390x cross binutils from Debian's binary packages beside
-# the x86-64 ones made by shared/tools/toolchains.sh, without installing them:
+# the x86-64 ones made by scripts/toolchains.sh, without installing them:
 # trixie's 2.44 (emits SFrame v2) in DIR/cross-v2 and forky's 2.47.50 (v3) in
 # DIR/cross-v3. They run under their own distribution's ld.so.
 # Usage: cross-toolchains.sh [DIR]

@@ -9,7 +9,7 @@
 #   $TC/cross-v2/bin/{aarch64,s390x}-linux-gnu-*   trixie 2.44
 #   $TC/cross-v3/bin/{aarch64,s390x}-linux-gnu-*   forky 2.47.50
 # TC is $SFDBG_TOOLCHAINS, default /tmp/sfdbg-toolchains.  The x86-64 ones
-# come from ../shared/tools/toolchains.sh (relative to the repo root), the
+# come from scripts/toolchains.sh, the
 # cross ones from scripts/cross-toolchains.sh; both are run when missing.
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -63,8 +63,7 @@ ensure_toolchains() {
     [ -x "$TC/$v/bin/$t" ] || missing=1
   done; done
   [ $missing = 0 ] && return 0
-  local script="$REPO/../shared/tools/toolchains.sh"
-  [ -f "$script" ] || die "toolchains missing in $TC and $script not found (expected shared/tools/toolchains.sh beside the repo); set SFDBG_TOOLCHAINS to a directory made by it"
+  local script="$REPO/scripts/toolchains.sh"
   need apt-get "toolchains.sh downloads Debian binutils packages"
   need dpkg-deb "toolchains.sh unpacks Debian packages" dpkg
   note "installing x86-64 binutils into $TC with $script"

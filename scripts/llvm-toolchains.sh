@@ -1,6 +1,6 @@
 #!/bin/bash
 # Puts clang 22 and 23 with lld, llvm-readobj and llvm-objdump from Debian's
-# binary packages beside the binutils made by ../shared/tools/toolchains.sh,
+# binary packages beside the binutils made by scripts/toolchains.sh,
 # without installing them: DIR/llvm-22 and DIR/llvm-23, from Debian sid
 # (unstable), the one suite that has both (forky has clang-22 only,
 # experimental neither). They run under sid's ld.so with sid's libraries, as

@@ -7,7 +7,7 @@
 #   LLVM_TEST_DIR  LLVM 22's llvm/test directory, if you have one; else the
 #                  llvm-toolchain-22 source package is fetched (~200 MB)
 # Env:   SFDBG_TOOLCHAINS  binutils toolchains (default /tmp/sfdbg-toolchains;
-#                          made by ../shared/tools/toolchains.sh and
+#                          made by scripts/toolchains.sh and
 #                          scripts/cross-toolchains.sh when missing)
 #        SFDBG_BIN         an sfdbg binary to test (default: built from here)
 #
