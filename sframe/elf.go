@@ -82,6 +82,13 @@ func NewELFFile(r io.ReaderAt, size int64) (*elf.File, error) {
 		return nil, fmt.Errorf("reading ELF headers: %w", err)
 	}
 	for i, s := range f.Sections {
+		// debug/elf reads the string table a symbol table links to
+		// whatever its type: an SHT_NOBITS one of 16 TiB made Symbols
+		// allocate 10 MiB per call, in every reader of symbols.
+		if (s.Type == elf.SHT_SYMTAB || s.Type == elf.SHT_DYNSYM) && int(s.Link) < len(f.Sections) && f.Sections[s.Link].Type == elf.SHT_NOBITS {
+			return nil, fmt.Errorf("the string table of symbol table %s (index %d) is section %d, which is SHT_NOBITS: it has no bytes in the file",
+				s.Name, i, s.Link)
+		}
 		if s.Type == elf.SHT_NOBITS || s.FileSize == 0 {
 			continue
 		}

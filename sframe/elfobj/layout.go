@@ -169,18 +169,7 @@ func (l *Layout) Location(addr uint64) string {
 // symbols returns .symtab's symbols (elf.File.Symbols: index i is symbol
 // i+1), read once.
 func (l *Layout) symbols() ([]elf.Symbol, error) {
-	l.symOnce.Do(func() {
-		// debug/elf reads the string table sh_link names whatever its
-		// type: an SHT_NOBITS one of 16 TiB made it allocate 10 MiB
-		// (sframe.NewELFFile checks only sections with file contents).
-		for _, s := range l.f.Sections {
-			if s.Type == elf.SHT_SYMTAB && int(s.Link) < len(l.f.Sections) && l.f.Sections[s.Link].Type == elf.SHT_NOBITS {
-				l.symErr = fmt.Errorf("the string table of %s (section %d) is SHT_NOBITS: it has no bytes in the file", s.Name, s.Link)
-				return
-			}
-		}
-		l.syms, l.symErr = l.f.Symbols()
-	})
+	l.symOnce.Do(func() { l.syms, l.symErr = l.f.Symbols() })
 	return l.syms, l.symErr
 }
 
