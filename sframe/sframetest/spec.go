@@ -90,6 +90,11 @@ func SpecFrom(s *sframe.Section) (*Builder, error) {
 		if s.Version == sframe.Version3 && f.Info2 != uint8(f.Type) {
 			spec.Info2 = new(f.Info2)
 		}
+		if uint64(f.FREOff) > uint64(h.FRELen) {
+			// An FDE without FREs is not read there, so ParseAt lets its
+			// offset point anywhere; the encoder places FRE data in order.
+			return nil, fmt.Errorf("sframetest: SpecFrom: FDE %d's FRE offset %#x lies past the %d-byte FRE sub-section", i, f.FREOff, h.FRELen)
+		}
 		end := freSub + f.FREOff // v1, v2: FRE data starts at the FRE offset
 		if s.Version == sframe.Version3 {
 			end += sframe.FDEAttrSize
