@@ -220,10 +220,18 @@ func checkELFTables(r io.ReaderAt, size int64) (within func(off, n, entsize uint
 			return nil, fmt.Errorf("reading section header %d at file offset %#x: %w", shstrndx, at, err)
 		}
 		typ := elf.SectionType(bo.Uint32(h[4:]))
+		flags := word(h[8:])
 		off, n := word(h[wordSize*2+8:]), word(h[wordSize*3+8:])
 		if typ != elf.SHT_NOBITS && n > 0 && !within(off, n, 1) {
 			return nil, fmt.Errorf("the section name table (section %d, %d bytes at file offset %#x) runs past the end of the %d-byte file",
 				shstrndx, n, off, size)
+		}
+		// debug/elf inflates a compressed name table to the size its
+		// compression header claims, 10 MiB at a time, before checking
+		// anything (a 2 KB file allocated 20 MiB); no tool writes one.
+		if flags&uint64(elf.SHF_COMPRESSED) != 0 {
+			return nil, fmt.Errorf("the section name table (section %d, header at file offset %#x) is compressed (SHF_COMPRESSED): no linker writes one, and debug/elf would inflate it to the size it claims before anything is checked",
+				shstrndx, at)
 		}
 	}
 	return within, nil
