@@ -273,7 +273,8 @@ Modules are the executable, the shared libraries and the vDSO.`,
 				{aliases: []string{"signals", "sig", "handle"}, args: "[SIG]",
 					help: `Show how signals are handled: stop, print, pass, as gdb does.
 sfdbg passes every signal to the program at once, without stopping or
-printing: Delve's native backend stops the program only for SIGTRAP.
+printing: it stops the program only for SIGTRAP (under run, Delve's native
+backend allows no other stop).
 A fatal signal (SIGSEGV, SIGABRT, ...) ends the program; sfdbg then
 reports it as gdb does, "Program terminated with signal ...". To stop at
 it and see the backtrace, run the program with "sfdbg catch".`,
@@ -365,7 +366,7 @@ ADDR, an expression as print takes it.`,
 			help: "Delete breakpoints N..., or all breakpoints.",
 			run:  cmdDelete},
 		{aliases: []string{"continue", "c", "cont"}, needsTarget: true,
-			help:   "Resume until a breakpoint or exit; Ctrl-C stops.\nSignals are passed to the program without stopping (Delve stops only\nfor SIGTRAP): a fatal one ends it, reported as gdb does.",
+			help:   "Resume until a breakpoint or exit; Ctrl-C stops.\nSignals are passed to the program without stopping (sfdbg stops only\nfor SIGTRAP): a fatal one ends it, reported as gdb does.",
 			repeat: sameArgs,
 			run:    cmdContinue},
 		{aliases: []string{"stepi", "si"}, args: "[N]", needsTarget: true,
@@ -418,9 +419,8 @@ An attached process runs on; a process sfdbg started (run) is killed, as in gdb.
 		{aliases: []string{"handle"}, args: "SIG [nostop|noprint|pass]",
 			help: `Set how a signal is handled (nostop, noprint, pass).
 nostop, noprint and pass are accepted.
-stop, print and nopass are refused with the reason: Delve's native backend
-passes every signal but SIGTRAP to the program at once (see "info
-signals"). SIG is a name (SIGSEGV, SEGV) or a number.`,
+stop, print and nopass are refused with the reason: sfdbg passes every
+signal but SIGTRAP to the program at once (see "info signals"). SIG is a name (SIGSEGV, SEGV) or a number.`,
 			run: cmdHandle},
 		{aliases: []string{"set"},
 			help: "Change a setting: backtrace limit, and gdb's usual settings.\nSettings gdb scripts carry (pagination, confirm, width, height, print\npretty) are accepted; \"help set NAME\" says what each changes in sfdbg.",

@@ -91,16 +91,17 @@ func signalText(sig syscall.Signal) string {
 	return fmt.Sprintf("signal %d, %v", int(sig), sig)
 }
 
-// How sfdbg handles signals: Delve's native backend stops the program only
-// for SIGTRAP (breakpoints, steps, Ctrl-C) and passes every other signal
-// on at once, without telling its caller. So there is one row for all.
+// How sfdbg handles signals: under run, Delve's native backend stops the
+// program only for SIGTRAP (breakpoints, steps, Ctrl-C) and passes every
+// other signal on at once, without telling its caller; attach's own loop
+// (liveTarget) passes them on the same way. So there is one row for all.
 const (
 	signalHandling = "No\tNo\tYes\t"
 	signalNote     = `sfdbg passes every signal to the program at once, without stopping or printing:
-Delve's native backend, which runs the program, stops it only for SIGTRAP
-(breakpoints, stepi, Ctrl-C). A fatal signal ends the program before a
-backtrace can be taken: break before the fault, or run the program with
-"sfdbg catch -- PROG ARGS", which stops on it and prints the backtrace.
+it stops the program only for SIGTRAP (breakpoints, stepi, Ctrl-C); under run,
+Delve's native backend allows no other stop. A fatal signal ends the program
+before a backtrace can be taken: break before the fault, or run the program
+with "sfdbg catch -- PROG ARGS", which stops on it and prints the backtrace.
 `
 )
 
@@ -155,7 +156,7 @@ func cmdHandle(s *Session, args string) error {
 		switch strings.ToLower(a) {
 		case "nostop", "noprint", "pass", "noignore":
 		case "stop", "print", "nopass", "ignore":
-			return fmt.Errorf("handle %s %s: not possible in sfdbg: Delve's native backend passes %s to the program at once, without stopping or printing (see \"info signals\").", si.name, a, si.name)
+			return fmt.Errorf("handle %s %s: not possible in sfdbg: %s is passed to the program at once, without stopping or printing (see \"info signals\").", si.name, a, si.name)
 		default:
 			return fmt.Errorf("Unrecognized action %q: use stop, nostop, print, noprint, pass, nopass.", a)
 		}
