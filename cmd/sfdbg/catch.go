@@ -38,12 +38,8 @@ func init() {
 		if st, ok := parseFlags(fs, args); !ok {
 			return st
 		}
-		argv := fs.Args()
-		if len(argv) > 0 && argv[0] == "--" {
-			argv = argv[1:]
-		}
-		if len(argv) == 0 {
-			fs.Usage()
+		argv, ok := programArgs(fs)
+		if !ok {
 			return exitError
 		}
 		topts, err := tf.options()

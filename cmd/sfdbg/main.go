@@ -122,6 +122,21 @@ func parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
 	return 0, true
 }
 
+// programArgs returns the program and its arguments after fs's flags (a
+// leading "--" dropped), for the commands that start a program (run,
+// catch); false, after printing the usage, when there is none.
+func programArgs(fs *flag.FlagSet) ([]string, bool) {
+	argv := fs.Args()
+	if len(argv) > 0 && argv[0] == "--" {
+		argv = argv[1:]
+	}
+	if len(argv) == 0 {
+		fs.Usage()
+		return nil, false
+	}
+	return argv, true
+}
+
 func run(args []string, stdout, stderr io.Writer) int {
 	level := "warning"
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
