@@ -161,6 +161,11 @@ func freLookupsAgreeWithScans(t *testing.T, s *sframe.Section, size int) {
 				fres = append(fres, fre{it.FRE().StartOff, it.FRE().Off})
 			}
 			for k, want := range fres {
+				if fde.PCType == sframe.PCTypeInc && want.start >= fde.Size {
+					// An FRE at the function's end covers no byte (the
+					// validator's fre-at-end warning): no PC finds it.
+					continue
+				}
 				pc := fde.Start + uint64(want.start)
 				off := uint64(want.start)
 				if fde.PCType == sframe.PCTypeMask {
