@@ -6,6 +6,7 @@ import (
 	"syscall"
 
 	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/frames/corefile"
 )
 
 // Crash is a fatal signal that Catch stopped on, with the backtrace taken
@@ -71,7 +72,7 @@ func (c *Crash) InfoLine() string {
 	case c.HasAddr:
 		return fmt.Sprintf("Fault address %#x: %s (%s).", c.Addr, desc, name)
 	case c.Code <= 0:
-		return fmt.Sprintf("Sent by process %d (uid %d) with %s.", c.SenderPid, c.SenderUID, desc)
+		return fmt.Sprintf("Sent by process %d (uid %d): %s.", c.SenderPid, c.SenderUID, desc)
 	case name != "":
 		return fmt.Sprintf("Signal code %s: %s.", name, desc)
 	}
@@ -206,58 +207,11 @@ func signalName(sig syscall.Signal) string {
 	return fmt.Sprintf("SIG%d", int(sig))
 }
 
-// siCode names one si_code value (Linux include/uapi/asm-generic/siginfo.h).
-type siCode struct {
-	sig  syscall.Signal // 0: any signal
-	code int32
-	name string
-	desc string
-}
-
-var siCodes = []siCode{
-	{0, 0, "SI_USER", "kill"},
-	{0, 0x80, "SI_KERNEL", "sent by the kernel"},
-	{0, -1, "SI_QUEUE", "sigqueue"},
-	{0, -6, "SI_TKILL", "tgkill"},
-	{0, -2, "SI_TIMER", "a POSIX timer"},
-	{0, -4, "SI_ASYNCIO", "AIO completion"},
-	{syscall.SIGSEGV, 1, "SEGV_MAPERR", "address not mapped to object"},
-	{syscall.SIGSEGV, 2, "SEGV_ACCERR", "invalid permissions for mapped object"},
-	{syscall.SIGSEGV, 3, "SEGV_BNDERR", "failed address bound checks"},
-	{syscall.SIGSEGV, 4, "SEGV_PKUERR", "failed protection key checks"},
-	{syscall.SIGSEGV, 10, "SEGV_CPERR", "control protection fault"},
-	{syscall.SIGBUS, 1, "BUS_ADRALN", "invalid address alignment"},
-	{syscall.SIGBUS, 2, "BUS_ADRERR", "non-existent physical address"},
-	{syscall.SIGBUS, 3, "BUS_OBJERR", "object specific hardware error"},
-	{syscall.SIGBUS, 4, "BUS_MCEERR_AR", "hardware memory error consumed on a machine check"},
-	{syscall.SIGBUS, 5, "BUS_MCEERR_AO", "hardware memory error detected in process but not consumed"},
-	{syscall.SIGFPE, 1, "FPE_INTDIV", "integer divide by zero"},
-	{syscall.SIGFPE, 2, "FPE_INTOVF", "integer overflow"},
-	{syscall.SIGFPE, 3, "FPE_FLTDIV", "floating-point divide by zero"},
-	{syscall.SIGFPE, 4, "FPE_FLTOVF", "floating-point overflow"},
-	{syscall.SIGFPE, 5, "FPE_FLTUND", "floating-point underflow"},
-	{syscall.SIGFPE, 6, "FPE_FLTRES", "floating-point inexact result"},
-	{syscall.SIGFPE, 7, "FPE_FLTINV", "floating-point invalid operation"},
-	{syscall.SIGFPE, 8, "FPE_FLTSUB", "subscript out of range"},
-	{syscall.SIGILL, 1, "ILL_ILLOPC", "illegal opcode"},
-	{syscall.SIGILL, 2, "ILL_ILLOPN", "illegal operand"},
-	{syscall.SIGILL, 3, "ILL_ILLADR", "illegal addressing mode"},
-	{syscall.SIGILL, 4, "ILL_ILLTRP", "illegal trap"},
-	{syscall.SIGILL, 5, "ILL_PRVOPC", "privileged opcode"},
-	{syscall.SIGILL, 6, "ILL_PRVREG", "privileged register"},
-	{syscall.SIGILL, 7, "ILL_COPROC", "coprocessor error"},
-	{syscall.SIGILL, 8, "ILL_BADSTK", "internal stack error"},
-	{syscall.SIGTRAP, 1, "TRAP_BRKPT", "process breakpoint"},
-	{syscall.SIGTRAP, 2, "TRAP_TRACE", "process trace trap"},
-}
-
-// siCodeText returns the name and description of si_code for sig, or ""
-// and "si_code N" when it has none.
+// siCodeText returns the name and meaning of si_code for sig
+// (corefile.SigCodeName), or "" and "si_code N" when it has none.
 func siCodeText(sig syscall.Signal, code int32) (string, string) {
-	for _, c := range siCodes {
-		if c.code == code && (c.sig == 0 && (code <= 0 || code == 0x80) || c.sig == sig && code > 0 && code != 0x80) {
-			return c.name, c.desc
-		}
+	if name, meaning := corefile.SigCodeName(int(sig), int(code)); name != "" {
+		return name, meaning
 	}
 	return "", fmt.Sprintf("si_code %d", code)
 }

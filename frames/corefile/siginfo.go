@@ -50,8 +50,14 @@ func (c *Core) siginfoNote(d []byte, at int64) error {
 // CodeName returns si_code's name and meaning as the kernel's headers give
 // them ("SEGV_MAPERR", "address not mapped to object"); "", "" when
 // unknown.
-func (s *Siginfo) CodeName() (name, meaning string) {
-	switch s.Code {
+func (s *Siginfo) CodeName() (name, meaning string) { return SigCodeName(s.Signo, s.Code) }
+
+// SigCodeName returns the name and meaning of si_code code for signal
+// signo (Linux include/uapi/asm-generic/siginfo.h): "SEGV_MAPERR",
+// "address not mapped to object"; "", "" when unknown. Signal numbers are
+// Linux's, the same on every ABI sfdbg reads.
+func SigCodeName(signo, code int) (name, meaning string) {
+	switch code {
 	case 0:
 		return "SI_USER", "sent by kill"
 	case 0x80:
@@ -60,11 +66,13 @@ func (s *Siginfo) CodeName() (name, meaning string) {
 		return "SI_QUEUE", "sent by sigqueue"
 	case -2:
 		return "SI_TIMER", "a POSIX timer expired"
+	case -4:
+		return "SI_ASYNCIO", "AIO completed"
 	case -6:
 		return "SI_TKILL", "sent by tkill or tgkill (abort, raise)"
 	}
 	var t []struct{ name, meaning string }
-	switch s.Signo {
+	switch signo {
 	case sigSEGV:
 		t = []struct{ name, meaning string }{{"SEGV_MAPERR", "address not mapped to object"},
 			{"SEGV_ACCERR", "invalid permissions for mapped object"}, {"SEGV_BNDERR", "failed address bound checks"},
@@ -90,8 +98,8 @@ func (s *Siginfo) CodeName() (name, meaning string) {
 		t = []struct{ name, meaning string }{{"TRAP_BRKPT", "process breakpoint"}, {"TRAP_TRACE", "process trace trap"},
 			{"TRAP_BRANCH", "process taken branch trap"}, {"TRAP_HWBKPT", "hardware breakpoint or watchpoint"}}
 	}
-	if s.Code >= 1 && s.Code <= len(t) {
-		return t[s.Code-1].name, t[s.Code-1].meaning
+	if code >= 1 && code <= len(t) {
+		return t[code-1].name, t[code-1].meaning
 	}
 	return "", ""
 }
