@@ -198,13 +198,10 @@ func (r *CatchResult) Document(argv []string) *CatchDocument {
 	return d
 }
 
+// signalName is SignalName's name of sig ("SIGSEGV", or "SIG64").
 func signalName(sig syscall.Signal) string {
-	for _, si := range commonSignals {
-		if si.sig == sig {
-			return si.name
-		}
-	}
-	return fmt.Sprintf("SIG%d", int(sig))
+	name, _ := SignalName(int(sig))
+	return name
 }
 
 // siCodeText returns the name and meaning of si_code for sig
