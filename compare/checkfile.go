@@ -11,6 +11,7 @@ import (
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // ErrNoSFrame is returned (wrapped) by CheckFile for an ELF file without an
@@ -401,13 +402,13 @@ func (c *checker) uncovered(cfiRanges []Range) {
 func inexpressible(rows []frames.Row, v sframe.Version) (reason string, expressible bool) {
 	for _, r := range rows {
 		switch {
-		case r.CFA.Kind == sframe.RuleValExpression || r.CFA.Kind == sframe.RuleExpression:
+		case r.CFA.Kind == rule.ValExpression || r.CFA.Kind == rule.Expression:
 			return "its CFA is a DWARF expression", false
-		case (r.CFA.Kind == sframe.RuleValOffset || r.CFA.Kind == sframe.RuleOffset) && r.CFA.Reg != frames.RSP && r.CFA.Reg != frames.RBP:
+		case (r.CFA.Kind == rule.ValOffset || r.CFA.Kind == rule.Offset) && r.CFA.Reg != frames.RSP && r.CFA.Reg != frames.RBP:
 			return fmt.Sprintf("its CFA is based on %s, not SP or FP (DRAP or stack realignment)", frames.RegName(r.CFA.Reg)), v >= sframe.Version3
-		case r.RA.Kind == sframe.RuleRegister || r.FP.Kind == sframe.RuleRegister:
+		case r.RA.Kind == rule.Register || r.FP.Kind == rule.Register:
 			return "it keeps RA or FP in a register", v >= sframe.Version3
-		case r.RA.Kind == sframe.RuleExpression || r.FP.Kind == sframe.RuleExpression:
+		case r.RA.Kind == rule.Expression || r.FP.Kind == rule.Expression:
 			return "RA or FP is located by a DWARF expression", false
 		}
 	}

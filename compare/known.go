@@ -15,6 +15,7 @@ import (
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // knownFault is one entry of known_faults.json: a producer's fault and
@@ -115,8 +116,8 @@ var knownPatterns = map[string]func(abi sframe.ABI, k Kind, ev *evidence) bool{
 	// FP, SFrame's on SP or FP with the same offset.
 	"cfa-base-not-sp-fp": func(abi sframe.ABI, _ Kind, ev *evidence) bool {
 		c, s := ev.cfi.CFA, ev.sf.CFA
-		return ev.sfOK && c.Kind == sframe.RuleValOffset && c.Reg != abi.SPReg() && c.Reg != abi.FPReg() &&
-			s.Kind == sframe.RuleValOffset && (s.Reg == abi.SPReg() || s.Reg == abi.FPReg()) && s.Offset == c.Offset
+		return ev.sfOK && c.Kind == rule.ValOffset && c.Reg != abi.SPReg() && c.Reg != abi.FPReg() &&
+			s.Kind == rule.ValOffset && (s.Reg == abi.SPReg() || s.Reg == abi.FPReg()) && s.Offset == c.Offset
 	},
 	// A CFA-relative RA or FP offset outside a signed byte, read back
 	// from SFrame as that byte.
@@ -125,26 +126,26 @@ var knownPatterns = map[string]func(abi sframe.ABI, k Kind, ev *evidence) bool{
 		if k == KindFP {
 			c, s = ev.cfi.FP, ev.sf.FP
 		}
-		return ev.sfOK && c.Kind == sframe.RuleOffset && c.Reg == sframe.RegCFA && s.Kind == sframe.RuleOffset &&
-			s.Reg == sframe.RegCFA && (c.Offset < -128 || c.Offset > 127) && s.Offset == int64(int8(c.Offset))
+		return ev.sfOK && c.Kind == rule.Offset && c.Reg == rule.CFA && s.Kind == rule.Offset &&
+			s.Reg == rule.CFA && (c.Offset < -128 || c.Offset > 127) && s.Offset == int64(int8(c.Offset))
 	},
 	// CFI says the RA is undefined (the outermost frame), SFrame gives a
 	// rule for it.
 	"outermost-unmarked": func(_ sframe.ABI, _ Kind, ev *evidence) bool {
-		return ev.sfOK && ev.cfi.RA.Kind == sframe.RuleUndefined && !ev.sf.Outermost && ev.sf.RA.Kind != sframe.RuleUndefined
+		return ev.sfOK && ev.cfi.RA.Kind == rule.Undefined && !ev.sf.Outermost && ev.sf.RA.Kind != rule.Undefined
 	},
 	// At one PC CFI changes both the CFA's register and its offset;
 	// SFrame has the new register with the previous row's offset.
 	"cfa-offset-lost-at-register-change": func(_ sframe.ABI, _ Kind, ev *evidence) bool {
 		p, c, s := ev.cfiPrev, ev.cfi.CFA, ev.sf.CFA
-		return ev.sfOK && p != nil && p.CFA.Kind == sframe.RuleValOffset && c.Kind == sframe.RuleValOffset &&
-			p.CFA.Reg != c.Reg && p.CFA.Offset != c.Offset && s.Kind == sframe.RuleValOffset &&
+		return ev.sfOK && p != nil && p.CFA.Kind == rule.ValOffset && c.Kind == rule.ValOffset &&
+			p.CFA.Reg != c.Reg && p.CFA.Offset != c.Offset && s.Kind == rule.ValOffset &&
 			s.Reg == c.Reg && s.Offset == p.CFA.Offset
 	},
 }
 
-func isValOffset(r sframe.Rule, reg sframe.Reg, off int64) bool {
-	return r.Kind == sframe.RuleValOffset && r.Reg == reg && r.Offset == off
+func isValOffset(r rule.Rule, reg rule.Reg, off int64) bool {
+	return r.Kind == rule.ValOffset && r.Reg == reg && r.Offset == off
 }
 
 // producerSet is what a file says, or lets infer, about the tools that made

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // RowDiff lists which parts of two rows disagree.
@@ -44,15 +45,15 @@ func (d RowDiff) Kinds() []Kind {
 // untracked SFrame FP.
 func DiffRows(sf, cfi frames.Row, pc uint64) RowDiff {
 	var d RowDiff
-	sfOuter := sf.RA.Kind == sframe.RuleUndefined
-	cfiOuter := cfi.RA.Kind == sframe.RuleUndefined
+	sfOuter := sf.RA.Kind == rule.Undefined
+	cfiOuter := cfi.RA.Kind == rule.Undefined
 	if sfOuter || cfiOuter {
 		d.Outermost = sfOuter != cfiOuter
 		return d
 	}
 	d.CFA = !cfaEquivalent(sf.CFA, cfi.CFA, pc)
 	d.RA = !valueRuleEqual(sf.RA, cfi.RA)
-	if cfi.FP.Kind != sframe.RuleUndefined {
+	if cfi.FP.Kind != rule.Undefined {
 		d.FP = !valueRuleEqual(sf.FP, cfi.FP)
 	}
 	return d
@@ -66,14 +67,14 @@ const (
 )
 
 // cfaEquivalent compares CFA rules.
-func cfaEquivalent(sf, cfi sframe.Rule, pc uint64) bool {
+func cfaEquivalent(sf, cfi rule.Rule, pc uint64) bool {
 	switch cfi.Kind {
-	case sframe.RuleValOffset:
-		return sf.Kind == sframe.RuleValOffset && sf.Reg == cfi.Reg && sf.Offset == cfi.Offset
-	case sframe.RuleOffset:
-		return sf.Kind == sframe.RuleOffset && sf.Reg == cfi.Reg && sf.Offset == cfi.Offset
-	case sframe.RuleValExpression:
-		if sf.Kind != sframe.RuleValOffset {
+	case rule.ValOffset:
+		return sf.Kind == rule.ValOffset && sf.Reg == cfi.Reg && sf.Offset == cfi.Offset
+	case rule.Offset:
+		return sf.Kind == rule.Offset && sf.Reg == cfi.Reg && sf.Offset == cfi.Offset
+	case rule.ValExpression:
+		if sf.Kind != rule.ValOffset {
 			return false
 		}
 		v, ok := evalCFAExpr(cfi, pc)
@@ -97,7 +98,7 @@ func cfaEquivalent(sf, cfi sframe.Rule, pc uint64) bool {
 // evalCFAExpr evaluates a DWARF CFA expression rule with RSP = symSP, RBP =
 // symFP and RIP = pc, reading no memory, with frames' one evaluator. ok is
 // false if the expression needs anything else.
-func evalCFAExpr(r sframe.Rule, pc uint64) (v uint64, ok bool) {
+func evalCFAExpr(r rule.Rule, pc uint64) (v uint64, ok bool) {
 	f := frames.Frame{PC: pc, Regs: frames.NewRegs(sframe.ABIAMD64LittleEndian), Interrupted: true}
 	f.Regs.Set(frames.RSP, symSP)
 	f.Regs.Set(frames.RBP, symFP)
@@ -115,26 +116,26 @@ func (noMemory) ReadAt([]byte, uint64) (int, error) {
 // valueRuleEqual compares RA or FP rules. SameValue matches SameValue only;
 // "in register r" (DWARF DW_CFA_register) and "r + 0" (an SFrame v3 FLEX
 // rule with reg_p set and deref_p clear) are the same rule.
-func valueRuleEqual(a, b sframe.Rule) bool {
+func valueRuleEqual(a, b rule.Rule) bool {
 	a, b = canonical(a), canonical(b)
 	if a.Kind != b.Kind {
 		return false
 	}
 	switch a.Kind {
-	case sframe.RuleSameValue, sframe.RuleUndefined:
+	case rule.SameValue, rule.Undefined:
 		return true
-	case sframe.RuleOffset, sframe.RuleValOffset:
+	case rule.Offset, rule.ValOffset:
 		return a.Reg == b.Reg && a.Offset == b.Offset
-	case sframe.RuleRegister:
+	case rule.Register:
 		return a.Reg == b.Reg
 	}
 	return false
 }
 
 // canonical rewrites a register-based val-offset of 0 as a register rule.
-func canonical(r sframe.Rule) sframe.Rule {
-	if r.Kind == sframe.RuleValOffset && r.Reg != sframe.RegCFA && r.Offset == 0 {
-		return sframe.Rule{Kind: sframe.RuleRegister, Reg: r.Reg}
+func canonical(r rule.Rule) rule.Rule {
+	if r.Kind == rule.ValOffset && r.Reg != rule.CFA && r.Offset == 0 {
+		return rule.Rule{Kind: rule.Register, Reg: r.Reg}
 	}
 	return r
 }

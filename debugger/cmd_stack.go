@@ -13,6 +13,7 @@ import (
 	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // cmdBacktrace implements "bt [N|-N] [sframe|cfi|fp|all|compare]", the
@@ -292,14 +293,14 @@ func shortLoc(sp *frames.Space, lookupPC uint64) string {
 // savedText says where a saved value is, per its rule: "saved at CFA-8 =
 // 0x7ffd...: 0x55..." or "not saved (same value)"; the value is formatted
 // by format (symAddr, or returnAddr for the RA).
-func savedText(r sframe.Rule, cfa uint64, mem frames.Memory, sp *frames.Space, format func(*frames.Space, uint64) string) string {
+func savedText(r rule.Rule, cfa uint64, mem frames.Memory, sp *frames.Space, format func(*frames.Space, uint64) string) string {
 	switch r.Kind {
-	case sframe.RuleSameValue:
+	case rule.SameValue:
 		return "not saved: unchanged in the caller (u)"
-	case sframe.RuleUndefined:
+	case rule.Undefined:
 		return "undefined (outermost frame)"
-	case sframe.RuleOffset:
-		if r.Reg == sframe.RegCFA && cfa != 0 {
+	case rule.Offset:
+		if r.Reg == rule.CFA && cfa != 0 {
 			a := uint64(int64(cfa) + r.Offset)
 			v, err := frames.ReadUint64(mem, a)
 			if err != nil {

@@ -17,7 +17,7 @@ import (
 	"github.com/go-delve/delve/pkg/proc"
 	"github.com/go-delve/delve/pkg/proc/native"
 	"github.com/sfdbg/sfdbg/frames"
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // DelveTarget is a live process under Delve's native backend (pkg/proc/native
@@ -204,7 +204,7 @@ func (t *DelveTarget) Regs(tid int) (frames.Regs, error) {
 	regs := frames.NewRegs(abi)
 	for i := 0; i < dr.CurrentSize() && i < frames.MaxReg; i++ {
 		if dr.Reg(uint64(i)) != nil {
-			regs.Set(sframe.Reg(i), dr.Uint64Val(uint64(i)))
+			regs.Set(rule.Reg(i), dr.Uint64Val(uint64(i)))
 		}
 	}
 	return regs, nil

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // valueKind is the type an expression's value has for printing and
@@ -356,7 +356,7 @@ func (s *Session) register(name string) (uint64, error) {
 			if !ok {
 				return 0, fmt.Errorf("cannot recompute the registers of frame %d", n)
 			}
-			if v, ok := f.Regs.Get(sframe.Reg(i)); ok {
+			if v, ok := f.Regs.Get(rule.Reg(i)); ok {
 				return v, nil
 			}
 			return 0, fmt.Errorf("$%s is not known in frame %d (not saved).", name, tf.Level)

@@ -3,6 +3,7 @@ package debugger
 import (
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 	"golang.org/x/sys/unix"
 )
 
@@ -17,7 +18,7 @@ func regsFromPtrace(r *unix.PtraceRegs) frames.Regs {
 		r.Rax, r.Rdx, r.Rcx, r.Rbx, r.Rsi, r.Rdi, r.Rbp, r.Rsp,
 		r.R8, r.R9, r.R10, r.R11, r.R12, r.R13, r.R14, r.R15, r.Rip,
 	} {
-		regs.Set(sframe.Reg(i), v)
+		regs.Set(rule.Reg(i), v)
 	}
 	return regs
 }
@@ -39,7 +40,7 @@ func ptraceRegList(r *unix.PtraceRegs) []RegValue {
 // regListFromFrames lists the general registers a frames.Regs knows, in
 // gdb's order, for targets without the raw register set (snapshots).
 func regListFromFrames(r *frames.Regs) []RegValue {
-	order := []sframe.Reg{frames.RAX, frames.RBX, frames.RCX, frames.RDX, frames.RSI, frames.RDI,
+	order := []rule.Reg{frames.RAX, frames.RBX, frames.RCX, frames.RDX, frames.RSI, frames.RDI,
 		frames.RBP, frames.RSP, 8, 9, 10, 11, 12, 13, 14, 15, frames.RIP}
 	var out []RegValue
 	for _, reg := range order {

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/frames"
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // This file is the test-only snapshot target: a stopped process recorded
@@ -90,7 +90,7 @@ func LoadSnapshot(path string) (*Snapshot, error) {
 		for name, v := range s.f.Threads[i].Regs {
 			for k, n := range frames.AMD64RegNames {
 				if n == name {
-					r.Set(sframe.Reg(k), v)
+					r.Set(rule.Reg(k), v)
 				}
 			}
 		}
@@ -132,7 +132,7 @@ func WriteSnapshot(path string, st *Stop, stackBytes int, keep func(path string)
 		}
 		t := snapThread{Tid: i + 1, Name: snap.Name, Regs: map[string]uint64{}}
 		for k, n := range frames.AMD64RegNames {
-			if v, ok := regs.Get(sframe.Reg(k)); ok {
+			if v, ok := regs.Get(rule.Reg(k)); ok {
 				t.Regs[n] = v
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // beMemory is a big-endian SliceMemory: an s390x stack image.
@@ -47,7 +48,7 @@ func (s *abiStack) put(addr, v uint64) { s.order.PutUint64(s.data[addr-s.base:],
 func TestPCRegIsNotTheLinkRegister(t *testing.T) {
 	for _, c := range []struct {
 		abi    sframe.ABI
-		pc, ra sframe.Reg
+		pc, ra rule.Reg
 		names  string
 	}{
 		{sframe.ABIAMD64LittleEndian, RIP, RIP, "rip rsp rbp"},
@@ -78,10 +79,10 @@ func TestAArch64LeafStepKeepsSPAndUsesLR(t *testing.T) {
 	f.Regs.Set(sframe.AArch64RegSP, 0x7000)
 	f.Regs.Set(sframe.AArch64RegFP, 0x7040)
 	f.Regs.Set(sframe.AArch64RegLR, 0x400900)
-	f.Row = Row{Row: sframe.Row{
-		CFA: sframe.Rule{Kind: sframe.RuleValOffset, Reg: sframe.AArch64RegSP},
-		RA:  sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA},
-		FP:  sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA},
+	f.Row = Row{Row: rule.Row{
+		CFA: rule.Rule{Kind: rule.ValOffset, Reg: sframe.AArch64RegSP},
+		RA:  rule.Rule{Kind: rule.SameValue, Reg: rule.CFA},
+		FP:  rule.Rule{Kind: rule.SameValue, Reg: rule.CFA},
 	}, Src: Source{Method: MethodSFrame, ABI: sframe.ABIAArch64LittleEndian}}
 	var caller Frame
 	if err := stepRow(&f, &Space{Mem: &SliceMemory{Base: 0x7000, Data: make([]byte, 64)}}, &caller); err != nil {
@@ -130,10 +131,10 @@ func TestMangledRAIsStripped(t *testing.T) {
 	for _, mask := range []uint64{0, 0x007f_0000_0000_0000} {
 		f := Frame{PC: 0x400800, Level: 1, Regs: NewRegs(sframe.ABIAArch64LittleEndian)}
 		f.Regs.Set(sframe.AArch64RegSP, 0x7000)
-		f.Row = Row{Row: sframe.Row{
-			CFA:       sframe.Rule{Kind: sframe.RuleValOffset, Reg: sframe.AArch64RegSP, Offset: 0x20},
-			RA:        sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.RegCFA, Offset: -8},
-			FP:        sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA},
+		f.Row = Row{Row: rule.Row{
+			CFA:       rule.Rule{Kind: rule.ValOffset, Reg: sframe.AArch64RegSP, Offset: 0x20},
+			RA:        rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: -8},
+			FP:        rule.Rule{Kind: rule.SameValue, Reg: rule.CFA},
 			MangledRA: true,
 		}, Src: Source{Method: MethodSFrame, ABI: sframe.ABIAArch64LittleEndian}}
 		var caller Frame
@@ -149,8 +150,8 @@ func TestMangledRAIsStripped(t *testing.T) {
 	}
 	// Outside AArch64 the mangled-RA bit cannot be honoured.
 	f := Frame{PC: 0x400800, Regs: NewRegs(sframe.ABIAMD64LittleEndian)}
-	f.Row.MangledRA, f.Row.CFA = true, sframe.Rule{Kind: sframe.RuleValOffset, Reg: RSP}
-	f.Row.RA = sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.RegCFA, Offset: -8}
+	f.Row.MangledRA, f.Row.CFA = true, rule.Rule{Kind: rule.ValOffset, Reg: RSP}
+	f.Row.RA = rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: -8}
 	var caller Frame
 	var se *StopError
 	if err := stepRow(&f, &Space{Mem: mem.mem}, &caller); !errors.As(err, &se) || se.Reason != ReasonUnsupported {
@@ -244,7 +245,7 @@ func TestSigtrampByCode(t *testing.T) {
 		lr, _ := c.Regs.Get(sframe.AArch64RegLR)
 		if c.PC != 0x4112ec || !c.Interrupted || c.Regs.SP() != 0x8700 || fp != 0x8800 || lr != 0x400123 ||
 			!f.Row.Signal || f.CFA != 0x8700 || f.Row.Src.String() != "signal trampoline (kernel frame layout)" ||
-			f.Row.CFA != (sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.AArch64RegSP, Offset: 312 + 8*31}) {
+			f.Row.CFA != (rule.Rule{Kind: rule.Offset, Reg: sframe.AArch64RegSP, Offset: 312 + 8*31}) {
 			t.Errorf("caller PC %#x SP %#x x29 %#x x30 %#x interrupted %v; row %v CFA %#x",
 				c.PC, c.Regs.SP(), fp, lr, c.Interrupted, f.Row, f.CFA)
 		}
@@ -320,29 +321,29 @@ func TestBigEndianFixturesSFrameAndCFIAgree(t *testing.T) {
 		file string
 		abi  sframe.ABI
 		pc   uint64
-		regs map[sframe.Reg]uint64
+		regs map[rule.Reg]uint64
 		mem  map[uint64]uint64 // stack words
 		want Frame             // caller PC, SP and FP (Regs), and f.CFA in CFA
 	}{
 		// FDE 2: CFA fp+32, FP at c-32, RA at c-24.
 		{"aarch64be-v3", sframe.ABIAArch64BigEndian, 0x40011c,
-			map[sframe.Reg]uint64{sframe.AArch64RegSP: stack, sframe.AArch64RegFP: stack},
+			map[rule.Reg]uint64{sframe.AArch64RegSP: stack, sframe.AArch64RegFP: stack},
 			map[uint64]uint64{stack: stack + 0x80, stack + 8: 0x400200},
 			Frame{PC: 0x400200, CFA: stack + 32}},
 		// FDE 4 (B key): CFA sp+16, RA at c-8 signed.
 		{"aarch64be-v3", sframe.ABIAArch64BigEndian, 0x400154,
-			map[sframe.Reg]uint64{sframe.AArch64RegSP: stack, sframe.AArch64RegFP: stack + 0x40},
+			map[rule.Reg]uint64{sframe.AArch64RegSP: stack, sframe.AArch64RegFP: stack + 0x40},
 			map[uint64]uint64{stack: stack + 0x80, stack + 8: 0x0035_0000_0040_0300},
 			Frame{PC: 0x400300, CFA: stack + 16}},
 		// FDE 2: CFA r11+320 (scaled), FP at c-72, RA at c-48.
 		{"s390x-v3", sframe.ABIS390XBigEndian, 0x1000122,
-			map[sframe.Reg]uint64{sframe.S390XRegSP: stack, sframe.S390XRegFP: stack},
+			map[rule.Reg]uint64{sframe.S390XRegSP: stack, sframe.S390XRegFP: stack},
 			// stmg saved r15 too (c-40): the entry SP, which is CFA-160.
 			map[uint64]uint64{stack + 320 - 72: stack + 0x200, stack + 320 - 48: 0x1000500, stack + 320 - 40: stack + 160},
 			Frame{PC: 0x1000500, CFA: stack + 320}},
 		// FDE 3 (flex): the RA in f0 (DWARF 16), the FP in f2, frame 0.
 		{"s390x-v3", sframe.ABIS390XBigEndian, 0x1000138,
-			map[sframe.Reg]uint64{sframe.S390XRegSP: stack, sframe.S390XRegFP: 0x99, 16: 0x1000600, 17: stack + 0x300},
+			map[rule.Reg]uint64{sframe.S390XRegSP: stack, sframe.S390XRegFP: 0x99, 16: 0x1000600, 17: stack + 0x300},
 			nil,
 			Frame{PC: 0x1000600, CFA: stack + 160}},
 	} {

@@ -10,9 +10,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sfdbg/sfdbg/sframe"
-
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // cfiSnapshot stops the deep fixture in signal mode (the deepest stack,
@@ -65,7 +64,7 @@ func cfiSnapshot(b *testing.B) (Regs, *SliceMemory, []Mapping) {
 			return
 		}
 		s.regs = AMD64Regs(pr.Rip, pr.Rsp, pr.Rbp)
-		for r, v := range map[sframe.Reg]uint64{RBX: pr.Rbx, R12: pr.R12, R13: pr.R13, R14: pr.R14, R15: pr.R15} {
+		for r, v := range map[rule.Reg]uint64{RBX: pr.Rbx, R12: pr.R12, R13: pr.R13, R14: pr.R14, R15: pr.R15} {
 			s.regs.Set(r, v)
 		}
 		for _, m := range maps {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/sfdbg/sfdbg/frames/cfi"
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 	"github.com/sfdbg/sfdbg/sframe/sframetest"
 
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
@@ -149,13 +150,13 @@ func cfiFDESource(f *cfi.FDE) string {
 	return Source{Method: MethodCFI, Section: f.Kind.String(), FDE: f.Off, CIE: f.CIE.Off, FRE: -1}.String()
 }
 
-func cfiRule(k sframe.RuleKind, reg sframe.Reg, off int64) sframe.Rule {
-	return sframe.Rule{Kind: k, Reg: reg, Offset: off}
+func cfiRule(k rule.Kind, reg rule.Reg, off int64) rule.Rule {
+	return rule.Rule{Kind: k, Reg: reg, Offset: off}
 }
 
 var (
-	cfiSame  = cfiRule(sframe.RuleSameValue, sframe.RegCFA, 0)
-	cfiUndef = cfiRule(sframe.RuleUndefined, sframe.RegCFA, 0)
+	cfiSame  = cfiRule(rule.SameValue, rule.CFA, 0)
+	cfiUndef = cfiRule(rule.Undefined, rule.CFA, 0)
 )
 
 func cfiRowString(r Row) string {
@@ -295,7 +296,7 @@ func (s *cfiStackMem) put(addr, v uint64) {
 	binary.LittleEndian.PutUint64(s.Data[addr-s.Base:], v)
 }
 
-func cfiFrame0(pc, sp uint64, regs map[sframe.Reg]uint64) Frame {
+func cfiFrame0(pc, sp uint64, regs map[rule.Reg]uint64) Frame {
 	f := Frame{PC: pc, Method: MethodRegs, Interrupted: true, Regs: NewRegs(sframe.ABIAMD64LittleEndian)}
 	f.Regs.Set(RIP, pc)
 	f.Regs.Set(RSP, sp)
@@ -348,7 +349,7 @@ func TestCFIStep(t *testing.T) {
 		mem.put(rbp, 0xbbbb0000) // saved rbp at cfa-16
 		mem.put(rbp+8, 0x1111)   // RA at cfa-8
 		mem.put(rbp-8, 0x3333)   // saved rbx at cfa-24
-		f := cfiFrame0(0x1010, rsp, map[sframe.Reg]uint64{RBP: rbp, RBX: 7, R12: 12, RAX: 1})
+		f := cfiFrame0(0x1010, rsp, map[rule.Reg]uint64{RBP: rbp, RBX: 7, R12: 12, RAX: 1})
 		c, err := u.Step(&f)
 		if err != nil {
 			t.Fatal(err)
@@ -356,7 +357,7 @@ func TestCFIStep(t *testing.T) {
 		if f.CFA != rbp+16 || c.PC != 0x1111 || c.Regs.SP() != rbp+16 || c.Interrupted || c.Level != 1 || c.Method != MethodCFI {
 			t.Errorf("CFA %#x caller %+v", f.CFA, c)
 		}
-		want := map[sframe.Reg]uint64{RBP: 0xbbbb0000, RBX: 0x3333, R12: 12, RIP: 0x1111}
+		want := map[rule.Reg]uint64{RBP: 0xbbbb0000, RBX: 0x3333, R12: 12, RIP: 0x1111}
 		for r, v := range want {
 			if got, ok := c.Regs.Get(r); !ok || got != v {
 				t.Errorf("caller %s = %#x, %v; want %#x", RegName(r), got, ok, v)
@@ -365,7 +366,7 @@ func TestCFIStep(t *testing.T) {
 		if c.Regs.Known(RAX) {
 			t.Errorf("caller RAX is known; a caller-saved register without a rule must be unknown")
 		}
-		if !(f.Row.CFA == cfiRule(sframe.RuleValOffset, RBP, 16)) {
+		if !(f.Row.CFA == cfiRule(rule.ValOffset, RBP, 16)) {
 			t.Errorf("f.Row = %s", cfiRowString(f.Row))
 		}
 	})
@@ -419,7 +420,7 @@ func TestCFIStep(t *testing.T) {
 		if !f.Row.Signal || !c.Interrupted || c.PC != sigPC || f.CFA != sigSP {
 			t.Errorf("row %s; caller PC %#x interrupted %v; CFA %#x", cfiRowString(f.Row), c.PC, c.Interrupted, f.CFA)
 		}
-		want := map[sframe.Reg]uint64{R8: 0x88, RBP: stackBase + 0xa00, RBX: 0x33, RAX: 0xaa, RSP: sigSP, R12: 0xc12}
+		want := map[rule.Reg]uint64{R8: 0x88, RBP: stackBase + 0xa00, RBX: 0x33, RAX: 0xaa, RSP: sigSP, R12: 0xc12}
 		for r, v := range want {
 			if got, ok := c.Regs.Get(r); !ok || got != v {
 				t.Errorf("caller %s = %#x, %v; want %#x", RegName(r), got, ok, v)
@@ -556,7 +557,7 @@ func cfiExerciseTab(tab *cfiTable, err error) string {
 		if _, err := tab.rowsOf(f); err != nil && first == "" {
 			first = err.Error()
 		}
-		fr := cfiFrame0(f.Start, 0x1010, map[sframe.Reg]uint64{RBP: 0x1020})
+		fr := cfiFrame0(f.Start, 0x1010, map[rule.Reg]uint64{RBP: 0x1020})
 		if _, err := u.Step(&fr); err != nil && first == "" {
 			first = err.Error()
 		}
@@ -690,7 +691,7 @@ func loadCFIFile(t *testing.T, path string) (*cfiTable, error) {
 	return loadCFI(elfobj.Link(f), 0)
 }
 
-func cfiRegRuleOf(r *Row, ra, reg sframe.Reg) (sframe.Rule, bool) {
+func cfiRegRuleOf(r *Row, ra, reg rule.Reg) (rule.Rule, bool) {
 	switch reg {
 	case ra:
 		return r.RA, true
@@ -719,7 +720,7 @@ func TestLoadCFIFromCommittedBinaries(t *testing.T) {
 		t.Fatal("no _start")
 	}
 	r, err := m.CFIRow(addr)
-	if err != nil || r.RA.Kind != sframe.RuleUndefined {
+	if err != nil || r.RA.Kind != rule.Undefined {
 		t.Errorf("_start row %s, %v", cfiRowString(r), err)
 	}
 	// The PLT's CFA expression.
@@ -727,7 +728,7 @@ func TestLoadCFIFromCommittedBinaries(t *testing.T) {
 	defer f.Close()
 	plt := f.Section(".plt")
 	r, err = m.CFIRow(plt.Addr + m.Bias + 0x10)
-	if err != nil || r.CFA.Kind != sframe.RuleValExpression {
+	if err != nil || r.CFA.Kind != rule.ValExpression {
 		t.Errorf("PLT row %s, %v", cfiRowString(r), err)
 	}
 }
@@ -812,7 +813,7 @@ func cfiStopAndUnwind(t *testing.T, pid int) (map[int]cfiLiveStop, *Space) {
 			var st cfiLiveStop
 			if err == nil {
 				regs := NewRegs(sframe.ABIAMD64LittleEndian)
-				for r, v := range map[sframe.Reg]uint64{RAX: pr.Rax, RDX: pr.Rdx, RCX: pr.Rcx, RBX: pr.Rbx,
+				for r, v := range map[rule.Reg]uint64{RAX: pr.Rax, RDX: pr.Rdx, RCX: pr.Rcx, RBX: pr.Rbx,
 					RSI: pr.Rsi, RDI: pr.Rdi, RBP: pr.Rbp, RSP: pr.Rsp, R8: pr.R8, 9: pr.R9, 10: pr.R10,
 					11: pr.R11, R12: pr.R12, R13: pr.R13, R14: pr.R14, R15: pr.R15, RIP: pr.Rip} {
 					regs.Set(r, v)
@@ -961,7 +962,7 @@ func cfiCompareGDB(t *testing.T, bin string, tid int, st cfiLiveStop, space *Spa
 			case "sp":
 				v, ok = f.Regs.Get(RSP)
 			default:
-				reg := map[string]sframe.Reg{"rbx": RBX, "rbp": RBP, "r12": R12, "r13": R13, "r14": R14, "r15": R15}[r]
+				reg := map[string]rule.Reg{"rbx": RBX, "rbp": RBP, "r12": R12, "r13": R13, "r14": R14, "r15": R15}[r]
 				v, ok = f.Regs.Get(reg)
 			}
 			mine := ""
@@ -1078,30 +1079,30 @@ func TestCFIDebugFrame(t *testing.T) {
 // "v+8", a register name, "exp", "vexp"). Rules simplified from
 // expressions print as readelf's "exp"; the caller accepts "vexp" for them
 // too.
-func cfiReadelfCell(r sframe.Rule, have bool) string {
+func cfiReadelfCell(r rule.Rule, have bool) string {
 	if !have {
 		return "u"
 	}
 	switch r.Kind {
-	case sframe.RuleUndefined:
+	case rule.Undefined:
 		return "u"
-	case sframe.RuleSameValue:
+	case rule.SameValue:
 		return "s"
-	case sframe.RuleOffset:
-		if r.Reg == sframe.RegCFA {
+	case rule.Offset:
+		if r.Reg == rule.CFA {
 			return fmt.Sprintf("c%+d", r.Offset)
 		}
 		return "exp"
-	case sframe.RuleValOffset:
-		if r.Reg == sframe.RegCFA {
+	case rule.ValOffset:
+		if r.Reg == rule.CFA {
 			return fmt.Sprintf("v%+d", r.Offset)
 		}
 		return "exp"
-	case sframe.RuleRegister:
+	case rule.Register:
 		return RegName(r.Reg)
-	case sframe.RuleExpression:
+	case rule.Expression:
 		return "exp"
-	case sframe.RuleValExpression:
+	case rule.ValExpression:
 		return "vexp"
 	}
 	return "?"
@@ -1185,23 +1186,23 @@ func TestCFIRowsMatchReadelf(t *testing.T) {
 					switch col {
 					case "CFA":
 						got = RuleString(r.CFA)
-						if r.CFA.Kind != sframe.RuleValOffset || r.CFA.Reg == sframe.RegCFA {
+						if r.CFA.Kind != rule.ValOffset || r.CFA.Reg == rule.CFA {
 							got = "exp"
 						}
 					case "ra":
 						got = cfiReadelfCell(r.RA, true)
 					default:
-						reg := sframe.Reg(-1)
+						reg := rule.Reg(-1)
 						for n, name := range AMD64RegNames {
 							if name == col {
-								reg = sframe.Reg(n)
+								reg = rule.Reg(n)
 							}
 						}
-						rule, have := cfiRegRuleOf(&r, fde.CIE.RAReg, reg)
-						if reg == RBP && rule.Kind == sframe.RuleSameValue {
+						ru, have := cfiRegRuleOf(&r, fde.CIE.RAReg, reg)
+						if reg == RBP && ru.Kind == rule.SameValue {
 							have = false // FP is same-value when the CFI has no rule
 						}
-						got = cfiReadelfCell(rule, have)
+						got = cfiReadelfCell(ru, have)
 					}
 					if got != want && !(got == "exp" && want == "vexp") && !(col == "CFA" && want == "exp") &&
 						!(col == "rbp" && got == "u" && want == "s") {

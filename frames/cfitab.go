@@ -20,6 +20,7 @@ import (
 	"github.com/sfdbg/sfdbg/frames/cfi"
 	"github.com/sfdbg/sfdbg/sframe"
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // cfiTable is a module's DWARF CFI: every FDE of .debug_frame and .eh_frame,
@@ -292,17 +293,17 @@ func (t *cfiTable) rowsOf(fd *cfi.FDE) ([]Row, error) {
 // prev when it holds the same rules. An undefined RA marks the outermost
 // frame. Simple DWARF expressions become plain rules (cfi.Simplify).
 func (t *cfiTable) convert(fd *cfi.FDE, r *cfi.Row, prev []RegRule) Row {
-	same := sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA}
+	same := rule.Rule{Kind: rule.SameValue, Reg: rule.CFA}
 	fpReg := t.abi.FPReg()
 	row := Row{
-		Row: sframe.Row{CFA: cfi.Simplify(r.CFA), RA: same, FP: same, Signal: r.Signal,
+		Row: rule.Row{CFA: cfi.Simplify(r.CFA), RA: same, FP: same, Signal: r.Signal,
 			MangledRA: r.RASigned, SPOffset: t.abi.SPValOffset()},
 		Src: Source{Method: MethodCFI, Section: r.Section.String(), FDE: r.FDEOff, CIE: r.CIEOff, FRE: -1,
 			FDEStart: fd.Start + t.bias, FDEEnd: fd.End + t.bias, ABI: t.abi},
 		Start: r.Start + t.bias, End: r.End + t.bias,
 	}
 	if r.BKey {
-		row.PAuthKey = sframe.PAuthKeyB
+		row.PAuthKey = rule.PAuthKeyB
 	}
 	n := 0
 	for _, rr := range r.Regs {
@@ -315,17 +316,17 @@ func (t *cfiTable) convert(fd *cfi.FDE, r *cfi.Row, prev []RegRule) Row {
 		other = make([]RegRule, 0, n)
 	}
 	for _, rr := range r.Regs {
-		rule := cfi.Simplify(rr.Rule)
+		ru := cfi.Simplify(rr.Rule)
 		switch rr.Reg {
 		case r.RAReg:
-			row.RA = rule
+			row.RA = ru
 		case fpReg:
-			row.FP = rule
+			row.FP = ru
 		default:
-			other = append(other, RegRule{Reg: rr.Reg, Rule: rule})
+			other = append(other, RegRule{Reg: rr.Reg, Rule: ru})
 		}
 	}
-	row.Outermost = row.RA.Kind == sframe.RuleUndefined
+	row.Outermost = row.RA.Kind == rule.Undefined
 	if slices.Equal(other, prev) {
 		other = prev
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // Errors of rule evaluation, classified into Reasons by evalReason.
@@ -26,7 +27,7 @@ var (
 // unknownRegError reports a rule that needs a register the frame does not
 // know.
 type unknownRegError struct {
-	reg sframe.Reg
+	reg rule.Reg
 	abi sframe.ABI
 }
 
@@ -63,8 +64,8 @@ type evaluator struct {
 
 // reg returns the value of register r in the frame; r may be RegCFA once
 // the CFA is known. The PC register is the frame's PC.
-func (e *evaluator) reg(r sframe.Reg) (uint64, error) {
-	if r == sframe.RegCFA {
+func (e *evaluator) reg(r rule.Reg) (uint64, error) {
+	if r == rule.CFA {
 		if !e.haveCFA {
 			return 0, errors.New("the CFA rule refers to the CFA")
 		}
@@ -85,25 +86,25 @@ func (e *evaluator) reg(r sframe.Reg) (uint64, error) {
 
 // value evaluates a rule that yields a value: offset, val-offset, register
 // and the expression kinds.
-func (e *evaluator) value(r sframe.Rule) (uint64, error) {
+func (e *evaluator) value(r rule.Rule) (uint64, error) {
 	switch r.Kind {
-	case sframe.RuleValOffset, sframe.RuleOffset:
+	case rule.ValOffset, rule.Offset:
 		base, err := e.reg(r.Reg)
 		if err != nil {
 			return 0, err
 		}
 		addr := base + uint64(r.Offset)
-		if r.Kind == sframe.RuleValOffset {
+		if r.Kind == rule.ValOffset {
 			return addr, nil
 		}
 		return ReadUint64(e.mem, addr)
-	case sframe.RuleRegister:
+	case rule.Register:
 		return e.reg(r.Reg)
-	case sframe.RuleExpression, sframe.RuleValExpression:
+	case rule.Expression, rule.ValExpression:
 		// Register rules get the CFA pushed first (DWARF 5 §6.4.2.3); the
 		// CFA rule does not.
 		v, err := e.expr(r.Expr, e.haveCFA)
-		if err != nil || r.Kind == sframe.RuleValExpression {
+		if err != nil || r.Kind == rule.ValExpression {
 			return v, err
 		}
 		return ReadUint64(e.mem, v)
@@ -125,7 +126,7 @@ func (e *evaluator) expr(expr string, pushCFA bool) (v uint64, err error) {
 	}()
 	regs := make([]*op.DwarfRegister, MaxReg)
 	for r := range regs {
-		if v, ok := e.f.Regs.Get(sframe.Reg(r)); ok {
+		if v, ok := e.f.Regs.Get(rule.Reg(r)); ok {
 			regs[r] = op.DwarfRegisterFromUint64(v)
 		}
 	}
@@ -166,18 +167,18 @@ func (e *evaluator) expr(expr string, pushCFA bool) (v uint64, err error) {
 // apply sets register r of the caller's regs by rule. A rule that cannot
 // be evaluated leaves the register unknown, as gdb reports such a register
 // unavailable only when it is asked for.
-func (e *evaluator) apply(regs *Regs, r sframe.Reg, rule sframe.Rule) {
-	switch rule.Kind {
-	case sframe.RuleUndefined:
+func (e *evaluator) apply(regs *Regs, r rule.Reg, ru rule.Rule) {
+	switch ru.Kind {
+	case rule.Undefined:
 		regs.Forget(r)
-	case sframe.RuleSameValue:
+	case rule.SameValue:
 		if v, ok := e.f.Regs.Get(r); ok {
 			regs.Set(r, v)
 		} else {
 			regs.Forget(r)
 		}
 	default:
-		v, err := e.value(rule)
+		v, err := e.value(ru)
 		if err != nil {
 			logrus.Debugf("frames: %s above frame %d at %#x: %v", ABIRegName(regs.abi(), r), e.f.Level, e.f.PC, err)
 			regs.Forget(r)
@@ -203,10 +204,10 @@ func (e *evaluator) apply(regs *Regs, r sframe.Reg, rule sframe.Rule) {
 func stepRow(f *Frame, space *Space, caller *Frame) error {
 	row := &f.Row
 	method := row.Src.Method
-	if row.Outermost || row.RA.Kind == sframe.RuleUndefined {
+	if row.Outermost || row.RA.Kind == rule.Undefined {
 		return stepStop(f, ReasonOutermost, nil, "outermost frame: the return address is undefined at %s", stepWhere(f))
 	}
-	if row.CFA.Kind == sframe.RuleUndefined {
+	if row.CFA.Kind == rule.Undefined {
 		return stepStop(f, ReasonFormat, nil, "no CFA rule at %s", stepWhere(f))
 	}
 	if row.MangledRA && !f.Regs.abi().IsAArch64() {
@@ -220,14 +221,14 @@ func stepRow(f *Frame, space *Space, caller *Frame) error {
 	e.cfa, e.haveCFA = cfa, true
 	f.CFA = cfa
 	raRule := row.RA
-	if raRule.Kind == sframe.RuleSameValue {
+	if raRule.Kind == rule.SameValue {
 		// The RA is still in its register: AArch64's LR, s390x's r14.
 		// On AMD64 the RA column is the PC itself: not saved anywhere.
 		ra := f.Regs.raReg()
 		if ra == f.Regs.PCReg {
 			return stepStop(f, ReasonBadFrame, nil, "the return address is not saved at %s", stepWhere(f))
 		}
-		raRule = sframe.Rule{Kind: sframe.RuleRegister, Reg: ra}
+		raRule = rule.Rule{Kind: rule.Register, Reg: ra}
 	}
 	pc, err := e.value(raRule)
 	if err != nil {
@@ -257,7 +258,7 @@ func stepRow(f *Frame, space *Space, caller *Frame) error {
 		}
 	}
 	switch {
-	case row.FP.Kind == sframe.RuleSameValue:
+	case row.FP.Kind == rule.SameValue:
 		if v, ok := f.Regs.FP(); ok {
 			caller.Regs.Set(caller.Regs.FPReg, v)
 		}
@@ -304,7 +305,7 @@ func stepStop(f *Frame, r Reason, err error, format string, args ...any) error {
 // CFA expressions with symbolic register values and a memory that fails).
 // Errors are *MemoryError for unreadable memory, or describe a rule that
 // needs an unknown register or yields no value.
-func EvalRule(r sframe.Rule, f *Frame, mem Memory) (uint64, error) {
+func EvalRule(r rule.Rule, f *Frame, mem Memory) (uint64, error) {
 	e := evaluator{f: f, mem: mem}
 	return e.value(r)
 }

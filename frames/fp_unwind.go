@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // FPUnwinder follows the frame-pointer chain the way sampling profilers
@@ -36,9 +37,9 @@ func (u *FPUnwinder) Method() Method { return MethodFP }
 // aarch64FPRow is the frame-record rule: RA at x29+8, FP at x29, the CFA
 // unknown.
 var aarch64FPRow = Row{
-	Row: sframe.Row{
-		RA: sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.AArch64RegFP, Offset: 8},
-		FP: sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.AArch64RegFP, Offset: 0},
+	Row: rule.Row{
+		RA: rule.Rule{Kind: rule.Offset, Reg: sframe.AArch64RegFP, Offset: 8},
+		FP: rule.Rule{Kind: rule.Offset, Reg: sframe.AArch64RegFP, Offset: 0},
 	},
 	Src: Source{Method: MethodFP, FDE: -1, CIE: -1, FRE: -1, ABI: sframe.ABIAArch64LittleEndian},
 }
@@ -46,10 +47,10 @@ var aarch64FPRow = Row{
 // s390xBackChainRow is the back-chain rule: the caller's SP is *(r15),
 // the RA in its save area, the CFA 160 above it.
 var s390xBackChainRow = Row{
-	Row: sframe.Row{
-		CFA:      sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.S390XRegSP, Offset: 0},
-		RA:       sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.RegCFA, Offset: s390xSaveRA - s390xFrameSize},
-		FP:       sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA},
+	Row: rule.Row{
+		CFA:      rule.Rule{Kind: rule.Offset, Reg: sframe.S390XRegSP, Offset: 0},
+		RA:       rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: s390xSaveRA - s390xFrameSize},
+		FP:       rule.Rule{Kind: rule.SameValue, Reg: rule.CFA},
 		SPOffset: -s390xFrameSize,
 	},
 	Src: Source{Method: MethodFP, FDE: -1, CIE: -1, FRE: -1, ABI: sframe.ABIS390XBigEndian},
@@ -108,10 +109,10 @@ func (u *FPUnwinder) linkCaller(f *Frame, ra uint64) Frame {
 }
 
 var fpRow = Row{
-	Row: sframe.Row{
-		CFA: sframe.Rule{Kind: sframe.RuleValOffset, Reg: RBP, Offset: 16},
-		RA:  sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.RegCFA, Offset: -8},
-		FP:  sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.RegCFA, Offset: -16},
+	Row: rule.Row{
+		CFA: rule.Rule{Kind: rule.ValOffset, Reg: RBP, Offset: 16},
+		RA:  rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: -8},
+		FP:  rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: -16},
 	},
 	Src: Source{Method: MethodFP, FDE: -1, CIE: -1, FRE: -1},
 }
@@ -126,7 +127,7 @@ func (u *FPUnwinder) zeroFP(f *Frame, fault func(Reason, uint8, uint64, uint64) 
 		err.(*StopError).Err.(*fpFault).fn = name
 		return fr, err
 	}
-	f.Row.CFA, f.Row.RA, f.Row.Outermost = sframe.Rule{}, sframe.Rule{}, true
+	f.Row.CFA, f.Row.RA, f.Row.Outermost = rule.Rule{}, rule.Rule{}, true
 	return fault(ReasonOutermost, fpZero, 0, 0)
 }
 

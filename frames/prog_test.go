@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // The synthetic program "prog" used by the unwinder tests: link-time
@@ -189,13 +190,13 @@ func hex(v uint64) string {
 
 // otherRule returns the rule of register reg in Other; ok is false when
 // the row has none.
-func (r *Row) otherRule(reg sframe.Reg) (sframe.Rule, bool) {
+func (r *Row) otherRule(reg rule.Reg) (rule.Rule, bool) {
 	for _, o := range r.Other {
 		if o.Reg == reg {
 			return o.Rule, true
 		}
 	}
-	return sframe.Rule{}, false
+	return rule.Rule{}, false
 }
 
 // IsOutermost reports whether err says the trace reached its outermost frame.

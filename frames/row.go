@@ -1,17 +1,17 @@
 package frames
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // RegRule is the rule for one register other than the CFA, RA and FP, as
 // DWARF CFI gives it.
 type RegRule struct {
-	Reg  sframe.Reg
-	Rule sframe.Rule
+	Reg  rule.Reg
+	Rule rule.Rule
 }
 
 // Source says where a row came from, as data: a later stage (the
@@ -75,12 +75,12 @@ func (s Source) String() string {
 // Row is the one form of "how to get the caller's CFA, RA and FP (and, for
 // DWARF CFI, other registers) at this PC" that SFrame FREs and DWARF CFI
 // rows convert into, so that methods are compared between equal types and
-// evaluated by one evaluator (eval.go). The embedded sframe.Row holds the
+// evaluated by one evaluator (eval.go). The embedded rule.Row holds the
 // CFA, RA and FP rules and the flags (outermost, signal frame, mangled RA,
 // topmost-only, the caller's SP relative to the CFA), in sframe's one rule
 // type.
 type Row struct {
-	sframe.Row
+	rule.Row
 	// Other holds the rules of the other registers DWARF CFI restores,
 	// sorted by register (nil for SFrame). It is shared between rows and
 	// must not be modified.
@@ -98,45 +98,19 @@ type Row struct {
 func (r *Row) Found() bool { return r.Src != Source{} }
 
 // sframeRuleKinds are the rule kinds an SFrame FRE can give.
-const sframeRuleKinds = 1<<sframe.RuleUndefined | 1<<sframe.RuleSameValue | 1<<sframe.RuleOffset |
-	1<<sframe.RuleValOffset | 1<<sframe.RuleRegister
+const sframeRuleKinds = 1<<rule.Undefined | 1<<rule.SameValue | 1<<rule.Offset |
+	1<<rule.ValOffset | 1<<rule.Register
 
 // RuleString formats a rule the way objdump's SFrame dump does where it
 // can: "rsp+16", "c-8", "(rbp-8)", "u", "undefined", plus "expr" forms for
 // DWARF expressions. Register names are AMD64's (RegName); RuleStringFor
 // names another ABI's.
-func RuleString(r sframe.Rule) string { return RuleStringFor(sframe.ABIAMD64LittleEndian, r) }
+func RuleString(r rule.Rule) string { return RuleStringFor(sframe.ABIAMD64LittleEndian, r) }
 
 // RuleStringFor is RuleString with the register names of abi
 // (ABIRegName): "sp+16", "(x29-8)" on AArch64.
-func RuleStringFor(abi sframe.ABI, r sframe.Rule) string {
-	base := "c"
-	if r.Reg != sframe.RegCFA {
-		base = ABIRegName(abi, r.Reg)
-	}
-	switch r.Kind {
-	case sframe.RuleUndefined:
-		return "undefined"
-	case sframe.RuleSameValue:
-		return "u"
-	case sframe.RuleRegister:
-		return base
-	case sframe.RuleOffset:
-		if r.Reg == sframe.RegCFA {
-			return fmt.Sprintf("c%+d", r.Offset)
-		}
-		return fmt.Sprintf("(%s%+d)", base, r.Offset)
-	case sframe.RuleValOffset:
-		if r.Reg == sframe.RegCFA {
-			return fmt.Sprintf("v%+d", r.Offset) // readelf's form for CFA+N itself
-		}
-		return fmt.Sprintf("%s%+d", base, r.Offset)
-	case sframe.RuleExpression:
-		return fmt.Sprintf("*expr[%d]", len(r.Expr))
-	case sframe.RuleValExpression:
-		return fmt.Sprintf("expr[%d]", len(r.Expr))
-	}
-	return r.Kind.String()
+func RuleStringFor(abi sframe.ABI, r rule.Rule) string {
+	return r.Format(func(reg rule.Reg) string { return ABIRegName(abi, reg) })
 }
 
 // String formats the row as "CFA rsp+8 RA c-8 FP u [source]".

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // SFrameUnwinder unwinds with the modules' .sframe sections only, following
@@ -25,7 +26,7 @@ func (u *SFrameUnwinder) Method() Method { return MethodSFrame }
 // sframeHit is the result of a row lookup with the indices and PC range
 // that Row.Source and Row.Start/End report.
 type sframeHit struct {
-	row        sframe.Row
+	row        rule.Row
 	fde        *sframe.FDE
 	freIdx     int
 	freOff     uint32
@@ -154,7 +155,7 @@ func (u *SFrameUnwinder) Step(f *Frame) (Frame, error) {
 // for data words that cannot be interpreted, or an error naming a rule kind
 // SFrame cannot give.
 func SFrameRow(mod *Module, sec *sframe.Section, fde *sframe.FDE, fre *sframe.FRE, freIdx int) (Row, error) {
-	var r sframe.Row
+	var r rule.Row
 	if err := sec.RowInto(&r, fde, fre); err != nil {
 		return Row{}, err
 	}
@@ -166,8 +167,8 @@ func SFrameRow(mod *Module, sec *sframe.Section, fde *sframe.FDE, fre *sframe.FR
 // sframeRowInto converts the interpreted FRE r of fde into *dst, checking
 // that its rules are of the kinds SFrame can express (a decoder fault
 // otherwise).
-func sframeRowInto(dst *Row, mod *Module, abi sframe.ABI, r *sframe.Row, fde *sframe.FDE, freIdx int) error {
-	for _, x := range [...]sframe.RuleKind{r.CFA.Kind, r.RA.Kind, r.FP.Kind} {
+func sframeRowInto(dst *Row, mod *Module, abi sframe.ABI, r *rule.Row, fde *sframe.FDE, freIdx int) error {
+	for _, x := range [...]rule.Kind{r.CFA.Kind, r.RA.Kind, r.FP.Kind} {
 		if sframeRuleKinds&(1<<x) == 0 {
 			return fmt.Errorf("SFrame FDE %d FRE %d: rule of kind %v", fde.Index, freIdx, x)
 		}

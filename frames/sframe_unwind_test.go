@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
@@ -161,7 +161,7 @@ func TestSFrameUnwind(t *testing.T) {
 				if r.Src.String() != "sframe FDE 2 FRE 2" || r.Start != rt(fnMid+5) || r.End != rt(fnMid+0x3c) {
 					t.Errorf("mid row: %q [%#x, %#x)", r.Src.String(), r.Start, r.End)
 				}
-				if fs[3].Row.CFA.Kind != sframe.RuleUndefined {
+				if fs[3].Row.CFA.Kind != rule.Undefined {
 					t.Errorf("outermost row CFA = %v", fs[3].Row.CFA)
 				}
 			},

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // Layout of the Linux x86-64 signal frame (arch/x86/include/uapi/asm/
@@ -25,13 +26,13 @@ const (
 
 // amd64SigcontextRegs lists the DWARF numbers of the sigcontext registers
 // in their order in struct sigcontext.
-var amd64SigcontextRegs = [amd64SigcontextWords]sframe.Reg{
+var amd64SigcontextRegs = [amd64SigcontextWords]rule.Reg{
 	R8, R9, R10, R11, R12, R13, R14, R15, RDI, RSI, RBP, RBX, RDX, RAX, RCX, RSP, RIP,
 }
 
 // amd64SigcontextOff returns the offset of register r's slot from the
 // ucontext (the restorer's SP), or -1.
-func amd64SigcontextOff(r sframe.Reg) int64 {
+func amd64SigcontextOff(r rule.Reg) int64 {
 	for i, x := range amd64SigcontextRegs {
 		if x == r {
 			return amd64UContextMContext + 8*int64(i)
@@ -50,7 +51,7 @@ func amd64SigcontextOff(r sframe.Reg) int64 {
 // (either its address or, with a FLEX dereference, its value): any other
 // rule means the SFrame data does not describe the kernel's frame, and the
 // step fails with ReasonBadFrame rather than silently using the layout.
-func (u *SFrameUnwinder) stepSignalAMD64(f *Frame, mod *Module, cfa sframe.Rule) (Frame, error) {
+func (u *SFrameUnwinder) stepSignalAMD64(f *Frame, mod *Module, cfa rule.Rule) (Frame, error) {
 	sp, ok := f.Regs.Get(RSP)
 	if !ok {
 		return Frame{}, &StopError{Method: MethodSFrame, Reason: ReasonUnsafe, PC: f.PC, Module: mod.Name,
@@ -58,15 +59,15 @@ func (u *SFrameUnwinder) stepSignalAMD64(f *Frame, mod *Module, cfa sframe.Rule)
 	}
 	slot := amd64SigcontextOff(RSP)
 	if cfa.Reg != RSP || cfa.Offset != slot ||
-		(cfa.Kind != sframe.RuleValOffset && cfa.Kind != sframe.RuleOffset) {
+		(cfa.Kind != rule.ValOffset && cfa.Kind != rule.Offset) {
 		f.Row.CFA = cfa
 		return Frame{}, &StopError{Method: MethodSFrame, Reason: ReasonBadFrame, PC: f.PC, Module: mod.Name,
 			Msg: fmt.Sprintf("signal frame at PC %#x in %s: the FRE's CFA rule %v does not locate the kernel's saved RSP (rsp+%d)",
 				f.PC, mod.Name, RuleString(cfa), slot)}
 	}
-	f.Row.CFA = sframe.Rule{Kind: sframe.RuleOffset, Reg: RSP, Offset: slot}
-	f.Row.RA = sframe.Rule{Kind: sframe.RuleOffset, Reg: RSP, Offset: amd64SigcontextOff(RIP)}
-	f.Row.FP = sframe.Rule{Kind: sframe.RuleOffset, Reg: RSP, Offset: amd64SigcontextOff(RBP)}
+	f.Row.CFA = rule.Rule{Kind: rule.Offset, Reg: RSP, Offset: slot}
+	f.Row.RA = rule.Rule{Kind: rule.Offset, Reg: RSP, Offset: amd64SigcontextOff(RIP)}
+	f.Row.FP = rule.Rule{Kind: rule.Offset, Reg: RSP, Offset: amd64SigcontextOff(RBP)}
 	caller, err := interruptedCaller(u.Space, f, MethodSFrame, sp+amd64UContextMContext, amd64SigcontextRegs[:])
 	if err != nil {
 		err.Module, err.Msg = mod.Name, fmt.Sprintf("signal frame at PC %#x in %s: %s", f.PC, mod.Name, err.Msg)
@@ -81,7 +82,7 @@ func (u *SFrameUnwinder) stepSignalAMD64(f *Frame, mod *Module, cfa sframe.Rule)
 // the target's byte order, slots naming each word's DWARF register (-1:
 // none). The caller is Interrupted: its PC is exact. Its error is a
 // ReasonMemory *StopError whose Msg says what could not be read.
-func interruptedCaller(space *Space, f *Frame, method Method, addr uint64, slots []sframe.Reg) (Frame, *StopError) {
+func interruptedCaller(space *Space, f *Frame, method Method, addr uint64, slots []rule.Reg) (Frame, *StopError) {
 	buf := make([]byte, 8*len(slots))
 	if n, err := space.Mem.ReadAt(buf, addr); n < len(buf) {
 		if err == nil {
@@ -139,9 +140,9 @@ const (
 // AArch64's x0-x30, sp, pc; s390x's PSW mask (no DWARF number), PSW
 // address, r0-r15.
 var (
-	aarch64SigcontextSlots = [...]sframe.Reg{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+	aarch64SigcontextSlots = [...]rule.Reg{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
 		17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, sframe.AArch64RegSP, AArch64PC}
-	s390xSigregsSlots = [...]sframe.Reg{-1, S390XPC, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+	s390xSigregsSlots = [...]rule.Reg{-1, S390XPC, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
 )
 
 const (
@@ -201,8 +202,8 @@ func stepSigtramp(space *Space, f *Frame, method Method) (caller Frame, ok bool,
 		return fail(ReasonUnsafe, nil, "SP unknown")
 	}
 	var (
-		regs  uint64       // address of the first saved register
-		slots []sframe.Reg // the register of each saved word
+		regs  uint64     // address of the first saved register
+		slots []rule.Reg // the register of each saved word
 	)
 	if abi.IsAArch64() {
 		regs, slots = sp+aarch64SigcontextRegs, aarch64SigcontextSlots[:]
@@ -221,7 +222,7 @@ func stepSigtramp(space *Space, f *Frame, method Method) (caller Frame, ok bool,
 		serr.Msg = fmt.Sprintf("signal frame at PC %#x: %s", f.PC, serr.Msg)
 		return Frame{}, true, serr
 	}
-	slot := func(r sframe.Reg) int64 {
+	slot := func(r rule.Reg) int64 {
 		if i := slices.Index(slots, r); i >= 0 {
 			return int64(regs-sp) + 8*int64(i)
 		}
@@ -230,10 +231,10 @@ func stepSigtramp(space *Space, f *Frame, method Method) (caller Frame, ok bool,
 	spOff := abi.SPValOffset()
 	f.CFA = uint64(int64(caller.Regs.SP()) - spOff)
 	f.Row = Row{
-		Row: sframe.Row{
-			CFA:      sframe.Rule{Kind: sframe.RuleOffset, Reg: f.Regs.SPReg, Offset: slot(f.Regs.SPReg)},
-			RA:       sframe.Rule{Kind: sframe.RuleOffset, Reg: f.Regs.SPReg, Offset: slot(f.Regs.PCReg)},
-			FP:       sframe.Rule{Kind: sframe.RuleOffset, Reg: f.Regs.SPReg, Offset: slot(f.Regs.FPReg)},
+		Row: rule.Row{
+			CFA:      rule.Rule{Kind: rule.Offset, Reg: f.Regs.SPReg, Offset: slot(f.Regs.SPReg)},
+			RA:       rule.Rule{Kind: rule.Offset, Reg: f.Regs.SPReg, Offset: slot(f.Regs.PCReg)},
+			FP:       rule.Rule{Kind: rule.Offset, Reg: f.Regs.SPReg, Offset: slot(f.Regs.FPReg)},
 			Signal:   true,
 			SPOffset: spOff,
 		},
@@ -244,7 +245,7 @@ func stepSigtramp(space *Space, f *Frame, method Method) (caller Frame, ok bool,
 		// s390x: the CFA is the saved r15 plus 160, which no rule of
 		// one dereference gives; a non-rt frame's registers are behind a
 		// pointer besides.
-		f.Row.CFA = sframe.Rule{Kind: sframe.RuleUndefined}
+		f.Row.CFA = rule.Rule{Kind: rule.Undefined}
 	}
 	return caller, true, nil
 }

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 func TestSignalFrameCFARuleMustLocateTheSavedRSP(t *testing.T) {
@@ -14,13 +14,13 @@ func TestSignalFrameCFARuleMustLocateTheSavedRSP(t *testing.T) {
 	mod := &Module{Name: "prog"}
 	tests := []struct {
 		name string
-		cfa  sframe.Rule
+		cfa  rule.Rule
 		ok   bool
 	}{
-		{"sp+160, the address of the saved RSP, is accepted", sframe.Rule{Kind: sframe.RuleValOffset, Reg: RSP, Offset: 160}, true},
-		{"*(sp+160), its value (FLEX deref), is accepted", sframe.Rule{Kind: sframe.RuleOffset, Reg: RSP, Offset: 160}, true},
-		{"sp+152 is a bad signal frame", sframe.Rule{Kind: sframe.RuleValOffset, Reg: RSP, Offset: 152}, false},
-		{"an FP-based CFA is a bad signal frame", sframe.Rule{Kind: sframe.RuleValOffset, Reg: RBP, Offset: 160}, false},
+		{"sp+160, the address of the saved RSP, is accepted", rule.Rule{Kind: rule.ValOffset, Reg: RSP, Offset: 160}, true},
+		{"*(sp+160), its value (FLEX deref), is accepted", rule.Rule{Kind: rule.Offset, Reg: RSP, Offset: 160}, true},
+		{"sp+152 is a bad signal frame", rule.Rule{Kind: rule.ValOffset, Reg: RSP, Offset: 152}, false},
+		{"an FP-based CFA is a bad signal frame", rule.Rule{Kind: rule.ValOffset, Reg: RBP, Offset: 160}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
@@ -40,7 +41,7 @@ const (
 )
 
 // flexCtl builds a FLEX control word (spec v3 §3.2).
-func flexCtl(reg sframe.Reg, regP, deref bool) int32 {
+func flexCtl(reg rule.Reg, regP, deref bool) int32 {
 	return int32(sframetest.FlexControl(reg, regP, deref))
 }
 

@@ -13,7 +13,8 @@
 // Coded fields have named types with String methods, and names follow the
 // SFrame specification; comments cite it as "spec v3 §2.3.1" and so on.
 //
-// The package imports only the standard library: nothing else of sfdbg,
+// The package imports the standard library and sfdbg's rule vocabulary
+// (sframe/rule, which every reader produces): nothing else of sfdbg,
 // nothing about processes or their memory, and no DWARF reading (rules name
 // registers by DWARF number, that is all). Unwinding with its rows belongs
 // to package frames. Encoding sections, which only tests need, is package

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // This file prints a section in the text form of GNU objdump's
@@ -260,7 +262,7 @@ func (d *textDumper) fde(f *FDE) error {
 		}
 		b = append(b, '"')
 	}
-	if s.ABI.IsAArch64() && f.PAuthKey == PAuthKeyB {
+	if s.ABI.IsAArch64() && f.PAuthKey == rule.PAuthKeyB {
 		b = append(b, ", pauth = B key"...)
 	}
 	mask := f.PCType == PCTypeMask
@@ -439,9 +441,9 @@ func (d *textDumper) appendFlexRule(b []byte, ctl uint32, off int32) []byte {
 	}
 	reg := ctl >> 3
 	switch {
-	case Reg(reg) == d.s.ABI.SPReg():
+	case rule.Reg(reg) == d.s.ABI.SPReg():
 		b = append(b, "sp"...)
-	case Reg(reg) == d.s.ABI.FPReg():
+	case rule.Reg(reg) == d.s.ABI.FPReg():
 		b = append(b, "fp"...)
 	default:
 		b = append(b, 'r')
@@ -573,7 +575,7 @@ const jsonSchemaVersion = 1
 //	  }]
 //	}
 //
-// where RULE is how the caller's value is recovered (Rule):
+// where RULE is how the caller's value is recovered (rule.Rule):
 //
 //	{"rule": "val-offset", "base": "reg", "reg": DWARF number, "offset": bytes}
 //	{"rule": "offset", "base": "cfa", "offset": bytes}   // *(CFA + offset)
@@ -757,19 +759,19 @@ func (s *Section) jsonFRE(b []byte, f *FDE, fre *FRE, idx int, end uint32) []byt
 	return append(b, '}')
 }
 
-func jsonRule(b []byte, r Rule) []byte {
+func jsonRule(b []byte, r rule.Rule) []byte {
 	b = append(b, `{"rule":`...)
 	b = appendJSONString(b, r.Kind.String())
 	switch r.Kind {
-	case RuleOffset, RuleValOffset:
-		if r.Reg == RegCFA {
+	case rule.Offset, rule.ValOffset:
+		if r.Reg == rule.CFA {
 			b = append(b, `,"base":"cfa"`...)
 		} else {
 			b = append(b, `,"base":"reg","reg":`...)
 			b = strconv.AppendInt(b, int64(r.Reg), 10)
 		}
 		b = jsonInt(b, "offset", r.Offset)
-	case RuleRegister:
+	case rule.Register:
 		b = append(b, `,"base":"reg","reg":`...)
 		b = strconv.AppendInt(b, int64(r.Reg), 10)
 	}

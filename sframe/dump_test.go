@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
@@ -374,7 +375,7 @@ type craftedSection struct {
 func words(w ...int32) []int32 { return w }
 
 // ctl builds a FLEX control word.
-func ctl(reg sframe.Reg, regP, derefP bool) int32 {
+func ctl(reg rule.Reg, regP, derefP bool) int32 {
 	return int32(sframetest.FlexControl(reg, regP, derefP))
 }
 
@@ -413,7 +414,7 @@ func craftedSections() []craftedSection {
 					{StartOff: 0x20, BaseReg: sp, Words: words(-8)},
 					{StartOff: 0x30, BaseReg: sp, Words: words(8), MangledRA: true},
 				}},
-				{Start: 0x1040, Size: 0x20, Signal: true, PAuthKey: sframe.PAuthKeyB, FREs: []sframetest.FRESpec{
+				{Start: 0x1040, Size: 0x20, Signal: true, PAuthKey: rule.PAuthKeyB, FREs: []sframetest.FRESpec{
 					{StartOff: 0, BaseReg: sp, Words: words(8, -16, -24, 5, 6)},
 					{StartOff: 1, BaseReg: fp, Words: words(8, 1, 2, 3, 4, 5)}, // 6: libsframe's maximum
 				}},
@@ -459,7 +460,7 @@ func craftedSections() []craftedSection {
 			Version: sframe.Version3, ABI: sframe.ABIAArch64LittleEndian, Flags: sframe.FlagFDESorted | sframe.FlagFDEFuncStartPCRel,
 			Addr: 0x4000e8,
 			FDEs: []sframetest.FDESpec{
-				{Start: 0x400100, Size: 0x40, PAuthKey: sframe.PAuthKeyB, FREs: []sframetest.FRESpec{
+				{Start: 0x400100, Size: 0x40, PAuthKey: rule.PAuthKeyB, FREs: []sframetest.FRESpec{
 					{BaseReg: sp, Words: words(0)},
 					{StartOff: 4, BaseReg: sp, Words: words(0), MangledRA: true},
 					{StartOff: 8, BaseReg: sp, Words: words(16, -8, -16), MangledRA: true},
@@ -472,7 +473,7 @@ func craftedSections() []craftedSection {
 					{StartOff: 8, Words: words(ctl(31, true, false), 32, ctl(30, true, false), 0), MangledRA: true},
 					{StartOff: 12, Words: words(ctl(31, true, false), 32, 0, ctl(19, true, false), 0)},
 				}},
-				{Start: 0x400180, Size: 8, Signal: true, PAuthKey: sframe.PAuthKeyB, Type: sframe.FDETypeFlex, FREs: []sframetest.FRESpec{
+				{Start: 0x400180, Size: 8, Signal: true, PAuthKey: rule.PAuthKeyB, Type: sframe.FDETypeFlex, FREs: []sframetest.FRESpec{
 					{Words: words(ctl(31, true, false), 4112)},
 				}},
 			},
@@ -481,7 +482,7 @@ func craftedSections() []craftedSection {
 			Version: sframe.Version2, ABI: sframe.ABIAArch64BigEndian, Flags: sframe.FlagFDESorted | sframe.FlagFDEFuncStartPCRel,
 			Addr: 0x4000e8,
 			FDEs: []sframetest.FDESpec{
-				{Start: 0x400100, Size: 0x400, PAuthKey: sframe.PAuthKeyB, FREs: []sframetest.FRESpec{
+				{Start: 0x400100, Size: 0x400, PAuthKey: rule.PAuthKeyB, FREs: []sframetest.FRESpec{
 					{BaseReg: sp, Words: words(0)},
 					{StartOff: 300, BaseReg: sp, Words: words(4112, -4104, -4112), MangledRA: true},
 				}},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sfdbg/sfdbg/sframe"
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
@@ -96,7 +97,7 @@ func fixtureByName(t testing.TB, name string) fixture {
 
 // rowAt sets the AMD64 fixed RA offset (-8) when b is for AMD64, encodes
 // and parses b, and returns the row lookup finds for pc, or fails the test.
-func rowAt(t testing.TB, b *sframetest.Builder, pc uint64) sframe.Row {
+func rowAt(t testing.TB, b *sframetest.Builder, pc uint64) rule.Row {
 	t.Helper()
 	if b.ABI == sframe.ABIAMD64LittleEndian {
 		b.CFAFixedRAOffset = -8
@@ -109,8 +110,8 @@ func rowAt(t testing.TB, b *sframetest.Builder, pc uint64) sframe.Row {
 }
 
 // cfaOff is a shorthand for the rule "saved at CFA+off".
-func cfaOff(off int64) sframe.Rule {
-	return sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.RegCFA, Offset: off}
+func cfaOff(off int64) rule.Rule {
+	return rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: off}
 }
 
 // diffSections compares the decoded contents of two sections (header
@@ -130,7 +131,7 @@ func diffSections(a, b *sframe.Section) string {
 			PCType        sframe.FDEPCType
 			Type          sframe.FDEType
 			RepSize       uint8
-			PAuthKey      sframe.PAuthKey
+			PAuthKey      rule.PAuthKey
 			Signal        bool
 		}
 		ka := key{fa.Start, fa.Size, fa.NumFREs, fa.PCType, fa.Type, fa.RepSize, fa.PAuthKey, fa.Signal}
@@ -157,7 +158,7 @@ func diffSections(a, b *sframe.Section) string {
 // unwinders find it: FindFDE, then FindFRE, then RowInto. Errors: ErrNoFDE,
 // ErrNoFRE or a *FormatError. It does not allocate, except that the
 // section's FRE index is built once lookups have paid for it.
-func lookup(s *sframe.Section, pc uint64) (row sframe.Row, fde *sframe.FDE, fre sframe.FRE, err error) {
+func lookup(s *sframe.Section, pc uint64) (row rule.Row, fde *sframe.FDE, fre sframe.FRE, err error) {
 	// Named results: the FRE and row are built in place, not copied.
 	if fde, err = s.FindFDE(pc); err != nil {
 		return row, nil, fre, err

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
@@ -142,12 +143,12 @@ func TestFindFREWithZeroRepetitionSizeFails(t *testing.T) {
 }
 
 func TestRowsOfEachABI(t *testing.T) {
-	same := sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA}
-	val := func(r sframe.Reg, off int64) sframe.Rule {
-		return sframe.Rule{Kind: sframe.RuleValOffset, Reg: r, Offset: off}
+	same := rule.Rule{Kind: rule.SameValue, Reg: rule.CFA}
+	val := func(r rule.Reg, off int64) rule.Rule {
+		return rule.Rule{Kind: rule.ValOffset, Reg: r, Offset: off}
 	}
-	deref := func(r sframe.Reg, off int64) sframe.Rule {
-		return sframe.Rule{Kind: sframe.RuleOffset, Reg: r, Offset: off}
+	deref := func(r rule.Reg, off int64) rule.Rule {
+		return rule.Rule{Kind: rule.Offset, Reg: r, Offset: off}
 	}
 	tests := []struct {
 		name  string
@@ -155,42 +156,42 @@ func TestRowsOfEachABI(t *testing.T) {
 		abi   sframe.ABI
 		typ   sframe.FDEType
 		fre   sframetest.FRESpec
-		pauth sframe.PAuthKey
+		pauth rule.PAuthKey
 		sig   bool
-		want  sframe.Row
+		want  rule.Row
 	}{
 		{"an AMD64 row with no data words is the outermost frame", sframe.Version2, sframe.ABIAMD64LittleEndian, sframe.FDETypeDefault,
-			sframetest.FRESpec{}, 0, false, sframe.Row{Outermost: true}},
+			sframetest.FRESpec{}, 0, false, rule.Row{Outermost: true}},
 		{"an AArch64 row reads RA and FP offsets", sframe.Version2, sframe.ABIAArch64LittleEndian, sframe.FDETypeDefault,
 			sframetest.FRESpec{BaseReg: sframe.BaseRegFP, Words: []int32{32, -24, -32}}, 0, false,
-			sframe.Row{CFA: val(sframe.AArch64RegFP, 32), RA: cfaOff(-24), FP: cfaOff(-32)}},
+			rule.Row{CFA: val(sframe.AArch64RegFP, 32), RA: cfaOff(-24), FP: cfaOff(-32)}},
 		{"a big-endian AArch64 row with a signed RA and the B key", sframe.Version3, sframe.ABIAArch64BigEndian, sframe.FDETypeDefault,
-			sframetest.FRESpec{BaseReg: sframe.BaseRegSP, Words: []int32{16, -8, -16}, MangledRA: true}, sframe.PAuthKeyB, false,
-			sframe.Row{CFA: val(sframe.AArch64RegSP, 16), RA: cfaOff(-8), FP: cfaOff(-16), MangledRA: true, PAuthKey: sframe.PAuthKeyB}},
+			sframetest.FRESpec{BaseReg: sframe.BaseRegSP, Words: []int32{16, -8, -16}, MangledRA: true}, rule.PAuthKeyB, false,
+			rule.Row{CFA: val(sframe.AArch64RegSP, 16), RA: cfaOff(-8), FP: cfaOff(-16), MangledRA: true, PAuthKey: rule.PAuthKeyB}},
 		{"an AArch64 leaf row keeps RA in LR", sframe.Version3, sframe.ABIAArch64LittleEndian, sframe.FDETypeDefault,
 			sframetest.FRESpec{BaseReg: sframe.BaseRegSP, Words: []int32{0}}, 0, false,
-			sframe.Row{CFA: val(sframe.AArch64RegSP, 0), RA: same, FP: same, TopmostOnly: true}},
+			rule.Row{CFA: val(sframe.AArch64RegSP, 0), RA: same, FP: same, TopmostOnly: true}},
 		{"an s390x CFA offset is stored scaled by 8 and less 160", sframe.Version3, sframe.ABIS390XBigEndian, sframe.FDETypeDefault,
 			sframetest.FRESpec{BaseReg: sframe.BaseRegSP, Words: []int32{20, -48, -72}}, 0, false,
-			sframe.Row{CFA: val(sframe.S390XRegSP, 320), RA: cfaOff(-48), FP: cfaOff(-72), SPOffset: -160}},
+			rule.Row{CFA: val(sframe.S390XRegSP, 320), RA: cfaOff(-48), FP: cfaOff(-72), SPOffset: -160}},
 		{"an s390x v2 odd RA word names a register", sframe.Version2, sframe.ABIS390XBigEndian, sframe.FDETypeDefault,
 			sframetest.FRESpec{BaseReg: sframe.BaseRegSP, Words: []int32{0, 16<<1 | 1}}, 0, false,
-			sframe.Row{CFA: val(sframe.S390XRegSP, 160), RA: sframe.Rule{Kind: sframe.RuleRegister, Reg: 16}, FP: same, TopmostOnly: true, SPOffset: -160}},
+			rule.Row{CFA: val(sframe.S390XRegSP, 160), RA: rule.Rule{Kind: rule.Register, Reg: 16}, FP: same, TopmostOnly: true, SPOffset: -160}},
 		{"an s390x zero RA word is padding before FP", sframe.Version2, sframe.ABIS390XBigEndian, sframe.FDETypeDefault,
 			sframetest.FRESpec{BaseReg: sframe.BaseRegFP, Words: []int32{-1, 0, -72}}, 0, false,
-			sframe.Row{CFA: val(sframe.S390XRegFP, 152), RA: same, FP: cfaOff(-72), TopmostOnly: true, SPOffset: -160}},
+			rule.Row{CFA: val(sframe.S390XRegFP, 152), RA: same, FP: cfaOff(-72), TopmostOnly: true, SPOffset: -160}},
 		{"a FLEX DRAP row dereferences the CFA", sframe.Version3, sframe.ABIAMD64LittleEndian, sframe.FDETypeFlex,
 			sframetest.FRESpec{Words: []int32{int32(sframetest.FlexControl(sframe.AMD64RegFP, true, true)), -8, 0, int32(sframetest.FlexControl(sframe.AMD64RegFP, true, true)), 0}}, 0, false,
-			sframe.Row{CFA: deref(sframe.AMD64RegFP, -8), RA: cfaOff(-8), FP: deref(sframe.AMD64RegFP, 0)}},
+			rule.Row{CFA: deref(sframe.AMD64RegFP, -8), RA: cfaOff(-8), FP: deref(sframe.AMD64RegFP, 0)}},
 		{"a FLEX row with an RA rule from the CFA", sframe.Version3, sframe.ABIAMD64LittleEndian, sframe.FDETypeFlex,
 			sframetest.FRESpec{Words: []int32{int32(sframetest.FlexControl(sframe.AMD64RegSP, true, false)), 16, int32(sframetest.FlexControl(0, false, true)), -8}}, 0, false,
-			sframe.Row{CFA: val(sframe.AMD64RegSP, 16), RA: cfaOff(-8), FP: same}},
+			rule.Row{CFA: val(sframe.AMD64RegSP, 16), RA: cfaOff(-8), FP: same}},
 		{"an s390x FLEX row scales the CFA offset and reads RA from a register", sframe.Version3, sframe.ABIS390XBigEndian, sframe.FDETypeFlex,
 			sframetest.FRESpec{Words: []int32{0x79, 0, 0x81, 0}}, 0, false,
-			sframe.Row{CFA: val(sframe.S390XRegSP, 160), RA: val(16, 0), FP: same, TopmostOnly: true, SPOffset: -160}},
+			rule.Row{CFA: val(sframe.S390XRegSP, 160), RA: val(16, 0), FP: same, TopmostOnly: true, SPOffset: -160}},
 		{"a v3 signal frame sets Signal", sframe.Version3, sframe.ABIAMD64LittleEndian, sframe.FDETypeDefault,
 			sframetest.FRESpec{BaseReg: sframe.BaseRegSP, Words: []int32{160}}, 0, true,
-			sframe.Row{CFA: val(sframe.AMD64RegSP, 160), RA: cfaOff(-8), FP: same, Signal: true}},
+			rule.Row{CFA: val(sframe.AMD64RegSP, 160), RA: cfaOff(-8), FP: same, Signal: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -205,7 +206,7 @@ func TestRowsOfEachABI(t *testing.T) {
 
 func TestLookupDoesNotAllocate(t *testing.T) {
 	s := sframetest.MustParse(t, sframetest.AMD64Section(sframe.Version3))
-	var sink sframe.Row
+	var sink rule.Row
 	n := testing.AllocsPerRun(100, func() {
 		for _, pc := range []uint64{0x1000, 0x1025, 0x1103, 0x1250, 0x1400 + 69999, 0x5000} {
 			row, _, _, _ := lookup(s, pc)

@@ -1,129 +1,18 @@
 package sframe
 
-import "fmt"
-
-// RuleKind says how a tracked value (CFA, RA or FP) of the caller is
-// recovered. The names follow DWARF CFI's register rules.
-type RuleKind uint8
-
-// Rule kinds.
-const (
-	// RuleUndefined: the value cannot be recovered. For RA it marks the
-	// outermost frame (an FRE with no data words, spec v2 errata 2, v3 §2.4.1).
-	RuleUndefined RuleKind = iota
-	// RuleSameValue: the value was not saved; the caller's value is the
-	// callee's (FP not tracked; on AArch64 and s390x, RA still in its register).
-	RuleSameValue
-	// RuleOffset: the value is in memory at Reg + Offset.
-	RuleOffset
-	// RuleValOffset: the value is Reg + Offset itself.
-	RuleValOffset
-	// RuleRegister: the value is in register Reg (s390x v2 register encoding).
-	RuleRegister
-	// RuleExpression: the value is in memory at the address a DWARF
-	// expression (Rule.Expr) computes. Only DWARF CFI produces it
-	// (DW_CFA_expression, DWARF 5 §6.4.1); SFrame cannot express it.
-	RuleExpression
-	// RuleValExpression: the value is what a DWARF expression computes
-	// (DW_CFA_val_expression, DW_CFA_def_cfa_expression). DWARF CFI only.
-	RuleValExpression
-)
-
-func (k RuleKind) String() string {
-	switch k {
-	case RuleUndefined:
-		return "undefined"
-	case RuleSameValue:
-		return "same-value"
-	case RuleOffset:
-		return "offset"
-	case RuleValOffset:
-		return "val-offset"
-	case RuleRegister:
-		return "register"
-	case RuleExpression:
-		return "expression"
-	case RuleValExpression:
-		return "val-expression"
-	}
-	return fmt.Sprintf("RuleKind(%d)", uint8(k))
-}
-
-// Rule is how one value of the caller (CFA, RA, FP or, for DWARF CFI, any
-// register) is recovered: for RuleOffset the value is *(Reg + Offset), for
-// RuleValOffset it is Reg + Offset, where Reg is a DWARF register number or
-// RegCFA; for RuleRegister it is the value of Reg; for the expression kinds
-// Expr holds the DWARF expression's bytes (a string, so that rules stay
-// comparable with ==). It is the one rule type of sfdbg: SFrame FREs and
-// DWARF CFI rows are both expressed with it (frames.Row).
-type Rule struct {
-	Kind   RuleKind
-	Reg    Reg
-	Offset int64  // bytes
-	Expr   string // DWARF expression for RuleExpression, RuleValExpression
-}
-
-// String formats the rule in the style of objdump's SFrame dump with DWARF
-// register numbers: "r7+16", "c-8", "(r6-8)", "r14", "u", "undefined".
-func (r Rule) String() string {
-	base := "c"
-	if r.Reg != RegCFA {
-		base = fmt.Sprintf("r%d", r.Reg)
-	}
-	switch r.Kind {
-	case RuleUndefined:
-		return "undefined"
-	case RuleSameValue:
-		return "u"
-	case RuleRegister:
-		return base
-	case RuleOffset:
-		if r.Reg == RegCFA {
-			return fmt.Sprintf("c%+d", r.Offset)
-		}
-		return fmt.Sprintf("(%s%+d)", base, r.Offset)
-	}
-	return fmt.Sprintf("%s%+d", base, r.Offset)
-}
-
-// Row is the interpreted form of one FRE: for the PCs it covers, how to
-// recover the caller's CFA, RA and FP (spec v3 §3 and Appendix A). Callers
-// never need the raw data words.
-type Row struct {
-	// CFA is RuleValOffset (base register + offset) or, for FLEX FDEs with
-	// deref_p, RuleOffset; RuleUndefined when RA is undefined.
-	CFA Rule
-	// RA is RuleOffset from the CFA in the common case.
-	RA Rule
-	// FP is RuleOffset from the CFA when saved, RuleSameValue when not.
-	FP Rule
-	// Outermost is set when the FRE has no data words: RA is undefined and
-	// the stack trace is complete.
-	Outermost bool
-	// Signal is the v3 signal-frame bit of the FDE.
-	Signal bool
-	// MangledRA is set when the RA is signed (AArch64 PAuth); PAuthKey says
-	// which key signed it.
-	MangledRA bool
-	PAuthKey  PAuthKey
-	// TopmostOnly is set when a rule reads a register other than SP and FP,
-	// whose value is only known in the topmost frame (spec v3 Appendix A).
-	TopmostOnly bool
-	// SPOffset is the caller's SP relative to the CFA (ABI.SPValOffset).
-	SPOffset int64
-}
+import "github.com/sfdbg/sfdbg/sframe/rule"
 
 // Row interprets fre, which belongs to fde, for the section's ABI, version and
 // the FDE type. It returns a *FormatError if the data words cannot be
 // interpreted (an illegal count for the ABI or FDE type).
-func (s *Section) Row(fde *FDE, fre *FRE) (Row, error) {
-	var row Row
+func (s *Section) Row(fde *FDE, fre *FRE) (rule.Row, error) {
+	var row rule.Row
 	err := s.RowInto(&row, fde, fre)
 	return row, err
 }
 
 // RowInto is Row writing into *row, for callers on hot paths.
-func (s *Section) RowInto(row *Row, fde *FDE, fre *FRE) error {
+func (s *Section) RowInto(row *rule.Row, fde *FDE, fre *FRE) error {
 	p, pf, base := s.partOf(fde)
 	if base == 0 {
 		return s.errFor(p.rowInto(row, pf, fre))
@@ -134,8 +23,8 @@ func (s *Section) RowInto(row *Row, fde *FDE, fre *FRE) error {
 }
 
 // rowInto is RowInto on an FDE of s itself and an FRE offset in s.
-func (s *Section) rowInto(row *Row, fde *FDE, fre *FRE) error {
-	*row = Row{}
+func (s *Section) rowInto(row *rule.Row, fde *FDE, fre *FRE) error {
+	*row = rule.Row{}
 	row.Signal = fde.Signal
 	row.MangledRA = fre.Info.MangledRA()
 	row.PAuthKey = fde.PAuthKey
@@ -147,7 +36,7 @@ func (s *Section) rowInto(row *Row, fde *FDE, fre *FRE) error {
 	}
 	if fde.Type == FDETypeFlex {
 		err := s.flexRow(row, fre)
-		row.TopmostOnly = row.TopmostOnly || row.RA.Kind == RuleSameValue
+		row.TopmostOnly = row.TopmostOnly || row.RA.Kind == rule.SameValue
 		return err
 	}
 	if fde.Type != FDETypeDefault {
@@ -164,12 +53,12 @@ func (s *Section) rowInto(row *Row, fde *FDE, fre *FRE) error {
 	if s.ABI == ABIS390XBigEndian {
 		cfaOff = S390XDecodeCFAOffset(cfaOff)
 	}
-	row.CFA = Rule{Kind: RuleValOffset, Reg: base, Offset: cfaOff}
+	row.CFA = rule.Rule{Kind: rule.ValOffset, Reg: base, Offset: cfaOff}
 	row.RA, row.FP = s.rules.ra, s.rules.fpSaved
 	if s.ABI == ABIAMD64LittleEndian {
 		// AMD64: RA at the fixed offset, FP = CFA + word 2 (spec v3 §3.1.1).
 		if n >= 2 {
-			row.FP = Rule{Kind: RuleOffset, Reg: RegCFA, Offset: int64(fre.Words[1])}
+			row.FP = rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: int64(fre.Words[1])}
 		}
 		return nil
 	}
@@ -182,17 +71,17 @@ func (s *Section) rowInto(row *Row, fde *FDE, fre *FRE) error {
 	}
 	// RA still in its register (AArch64 LR, s390x r14) is only known in the
 	// topmost frame.
-	row.TopmostOnly = row.TopmostOnly || row.RA.Kind == RuleSameValue
+	row.TopmostOnly = row.TopmostOnly || row.RA.Kind == rule.SameValue
 	return nil
 }
 
 // abiRules are the per-section constants RowInto needs, computed once by
 // ParseAt from the ABI and the header's fixed offsets.
 type abiRules struct {
-	sp, fp      Reg   // DWARF numbers of SP and FP
-	spValOffset int64 // caller's SP relative to the CFA
-	ra          Rule  // RA rule when the FRE does not give one
-	fpSaved     Rule  // FP rule when the FRE does not give one
+	sp, fp      rule.Reg  // DWARF numbers of SP and FP
+	spValOffset int64     // caller's SP relative to the CFA
+	ra          rule.Rule // RA rule when the FRE does not give one
+	fpSaved     rule.Rule // FP rule when the FRE does not give one
 }
 
 func newABIRules(h *Header) abiRules {
@@ -200,34 +89,34 @@ func newABIRules(h *Header) abiRules {
 		ra: fixedRule(h.CFAFixedRAOffset), fpSaved: fixedRule(h.CFAFixedFPOffset)}
 	if h.ABI == ABIAMD64LittleEndian && h.CFAFixedRAOffset == 0 {
 		// The AMD64 ABI fixes the RA at CFA-8 even when the header omits it.
-		r.ra = Rule{Kind: RuleOffset, Reg: RegCFA, Offset: -8}
+		r.ra = rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: -8}
 	}
 	return r
 }
 
 // fixedRule returns the rule for a header fixed offset: saved at CFA+off, or
 // not saved when off is 0.
-func fixedRule(off int8) Rule {
+func fixedRule(off int8) rule.Rule {
 	if off == 0 {
-		return Rule{Kind: RuleSameValue, Reg: RegCFA}
+		return rule.Rule{Kind: rule.SameValue, Reg: rule.CFA}
 	}
-	return Rule{Kind: RuleOffset, Reg: RegCFA, Offset: int64(off)}
+	return rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: int64(off)}
 }
 
 // trackedRule interprets an RA or FP data word of a DEFAULT FDE on AArch64 or
 // s390x, including the s390x encodings for "RA not saved" and (v2 only)
 // "saved in DWARF register w>>1".
-func (s *Section) trackedRule(w int32, isRA bool, row *Row) Rule {
+func (s *Section) trackedRule(w int32, isRA bool, row *rule.Row) rule.Rule {
 	if s.ABI == ABIS390XBigEndian {
 		if isRA && w == RAOffsetInvalid {
-			return Rule{Kind: RuleSameValue, Reg: RegCFA}
+			return rule.Rule{Kind: rule.SameValue, Reg: rule.CFA}
 		}
 		if s.Version == Version2 && w&1 != 0 {
 			row.TopmostOnly = true
-			return Rule{Kind: RuleRegister, Reg: Reg(w >> 1)}
+			return rule.Rule{Kind: rule.Register, Reg: rule.Reg(w >> 1)}
 		}
 	}
-	return Rule{Kind: RuleOffset, Reg: RegCFA, Offset: int64(w)}
+	return rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: int64(w)}
 }
 
 // Flex control-word fields (spec v3 §3.2).
@@ -237,16 +126,16 @@ const (
 )
 
 // flexRule interprets one control/offset pair of a FLEX FRE.
-func (s *Section) flexRule(ctl uint32, off int32, row *Row) Rule {
-	r := Rule{Kind: RuleValOffset, Reg: RegCFA, Offset: int64(off)}
+func (s *Section) flexRule(ctl uint32, off int32, row *rule.Row) rule.Rule {
+	r := rule.Rule{Kind: rule.ValOffset, Reg: rule.CFA, Offset: int64(off)}
 	if ctl&flexRegP != 0 {
-		r.Reg = Reg(ctl >> 3)
+		r.Reg = rule.Reg(ctl >> 3)
 		if r.Reg != s.rules.sp && r.Reg != s.rules.fp {
 			row.TopmostOnly = true
 		}
 	}
 	if ctl&flexDerefP != 0 {
-		r.Kind = RuleOffset
+		r.Kind = rule.Offset
 	}
 	return r
 }
@@ -254,7 +143,7 @@ func (s *Section) flexRule(ctl uint32, off int32, row *Row) Rule {
 // flexRow interprets the data words of an FRE of a FLEX FDE: control/offset
 // pairs for CFA, RA and FP, with a single zero padding word standing for an
 // RA pair when only FP follows (spec v3 §3.2). Legal counts: 2, 3, 4, 5, 6.
-func (s *Section) flexRow(row *Row, fre *FRE) error {
+func (s *Section) flexRow(row *rule.Row, fre *FRE) error {
 	n := fre.NumWords()
 	if n < 2 || n > 6 {
 		return formatErr(int64(fre.Off), "FLEX FRE with %d data words, want 2 to 6", n)

@@ -3,6 +3,8 @@ package sframe
 import (
 	"encoding/binary"
 	"sort"
+
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // Sizes of the fixed-length structures, in bytes.
@@ -76,7 +78,7 @@ type FDE struct {
 	FREType  FREType
 	PCType   FDEPCType
 	Type     FDEType
-	PAuthKey PAuthKey
+	PAuthKey rule.PAuthKey
 	Signal   bool // v3 signal_p: the function is a signal trampoline
 	// firstFRE is the byte offset of the first FRE from the section start.
 	firstFRE uint32
@@ -307,7 +309,7 @@ func (s *Section) decodeFDE(f *FDE, i int, off uint32) {
 	f.Info = info
 	f.FREType = FREType(info & 0xf)
 	f.PCType = FDEPCType((info >> 4) & 1)
-	f.PAuthKey = PAuthKey((info >> 5) & 1)
+	f.PAuthKey = rule.PAuthKey((info >> 5) & 1)
 	if s.Flags&FlagFDEFuncStartPCRel != 0 && s.Version >= Version2 {
 		f.Start = s.Addr + uint64(off) + uint64(f.StartField)
 	} else {

@@ -3,6 +3,8 @@ package sframe
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // Magic is the value of sfp_magic in the byte order of the section's target
@@ -121,31 +123,24 @@ func (a ABI) IsAArch64() bool { return a == ABIAArch64BigEndian || a == ABIAArch
 // BigEndian reports whether the ABI's sections are stored big-endian.
 func (a ABI) BigEndian() bool { return a == ABIAArch64BigEndian || a == ABIS390XBigEndian }
 
-// Reg is a DWARF register number of the section's ABI. RegCFA stands for the
-// CFA itself where a rule's base is the CFA rather than a register.
-type Reg int16
-
-// RegCFA marks a rule whose base is the CFA.
-const RegCFA Reg = -1
-
 // DWARF register numbers of the stack pointer, frame pointer and return
 // address register of each ABI (psABI DWARF register tables).
 const (
-	AMD64RegFP Reg = 6  // %rbp
-	AMD64RegSP Reg = 7  // %rsp
-	AMD64RegRA Reg = 16 // return address column (%rip)
+	AMD64RegFP rule.Reg = 6  // %rbp
+	AMD64RegSP rule.Reg = 7  // %rsp
+	AMD64RegRA rule.Reg = 16 // return address column (%rip)
 
-	AArch64RegFP Reg = 29 // x29
-	AArch64RegLR Reg = 30 // x30
-	AArch64RegSP Reg = 31 // sp
+	AArch64RegFP rule.Reg = 29 // x29
+	AArch64RegLR rule.Reg = 30 // x30
+	AArch64RegSP rule.Reg = 31 // sp
 
-	S390XRegFP Reg = 11 // %r11
-	S390XRegRA Reg = 14 // %r14
-	S390XRegSP Reg = 15 // %r15
+	S390XRegFP rule.Reg = 11 // %r11
+	S390XRegRA rule.Reg = 14 // %r14
+	S390XRegSP rule.Reg = 15 // %r15
 )
 
 // SPReg returns the DWARF number of the ABI's stack pointer.
-func (a ABI) SPReg() Reg {
+func (a ABI) SPReg() rule.Reg {
 	switch {
 	case a == ABIAMD64LittleEndian:
 		return AMD64RegSP
@@ -158,7 +153,7 @@ func (a ABI) SPReg() Reg {
 }
 
 // FPReg returns the DWARF number of the ABI's frame pointer.
-func (a ABI) FPReg() Reg {
+func (a ABI) FPReg() rule.Reg {
 	switch {
 	case a == ABIAMD64LittleEndian:
 		return AMD64RegFP
@@ -172,7 +167,7 @@ func (a ABI) FPReg() Reg {
 
 // RAReg returns the DWARF number of the register that holds the return
 // address on entry to a function (the return-address column on AMD64).
-func (a ABI) RAReg() Reg {
+func (a ABI) RAReg() rule.Reg {
 	switch {
 	case a == ABIAMD64LittleEndian:
 		return AMD64RegRA
@@ -334,21 +329,4 @@ func (b BaseReg) String() string {
 		return "sp"
 	}
 	return "fp"
-}
-
-// PAuthKey is the AArch64 pointer-authentication key that signs return
-// addresses in an FDE (pauth_key bit of the FDE info byte).
-type PAuthKey uint8
-
-// AArch64 PAuth keys.
-const (
-	PAuthKeyA PAuthKey = 0
-	PAuthKeyB PAuthKey = 1
-)
-
-func (k PAuthKey) String() string {
-	if k == PAuthKeyB {
-		return "B"
-	}
-	return "A"
 }

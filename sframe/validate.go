@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // Severity says how bad a Problem is.
@@ -505,7 +507,7 @@ func (v *validator) fde(f *FDE, budget *int, stopped *bool) (freBlock, bool) {
 			}
 		}
 	}
-	if f.PAuthKey != PAuthKeyA && !s.ABI.IsAArch64() {
+	if f.PAuthKey != rule.PAuthKeyA && !s.ABI.IsAArch64() {
 		v.warnf(ProblemPAuthKey, infoOff, f, -1, "pauth_key B set on %v", s.ABI)
 	}
 	repOff := infoOff + 1

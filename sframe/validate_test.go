@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
@@ -185,7 +186,7 @@ var validateCases = []validateCase{
 			}
 			return infoAt(s, 0) + 1
 		}},
-	{name: "a PAuth key on AMD64", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.FDEs[1].PAuthKey = sframe.PAuthKeyB },
+	{name: "a PAuth key on AMD64", edit: func(b *sframetest.Builder, _ *sframe.Section) { b.FDEs[1].PAuthKey = rule.PAuthKeyB },
 		kind: sframe.ProblemPAuthKey, sev: sframe.SeverityWarning, off: func(_ *testing.T, s *sframe.Section, _ sframe.Version, _ []byte) int64 { return infoAt(s, 1) }},
 	{name: "the signal bit, unused before version 3", versions: []sframe.Version{sframe.Version1, sframe.Version2}, edit: func(b *sframetest.Builder, _ *sframe.Section) { b.FDEs[1].Signal = true },
 		kind: sframe.ProblemUnusedBits, sev: sframe.SeverityWarning, off: func(_ *testing.T, s *sframe.Section, _ sframe.Version, _ []byte) int64 { return infoAt(s, 1) }},

@@ -17,7 +17,7 @@ var (
 	// ErrUnsupported matches every *Error for CFI in a form this package
 	// refuses although it may be valid (an augmentation or pointer
 	// encoding it does not implement, a segment selector, a register
-	// number beyond sframe.Reg): the caller reports the module as having
+	// number beyond rule.Reg): the caller reports the module as having
 	// no usable CFI.
 	ErrUnsupported = errors.New("unsupported CFI")
 	// ErrBadHdr matches every *Error about .eh_frame_hdr (Section is

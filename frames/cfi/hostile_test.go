@@ -172,11 +172,11 @@ func TestMalformedRecords(t *testing.T) {
 			b.cie(cieSpec{version: 4, addrSize: 3})
 			return b.section()
 		}, ErrUnsupported, "address_size 3", -1},
-		{"an RA column beyond sframe.Reg is refused", func() Section {
+		{"an RA column beyond rule.Reg is refused", func() Section {
 			b := newBuilder(DebugFrame, le, false)
 			b.cie(cieSpec{version: 3, ra: 1 << 16})
 			return b.section()
-		}, ErrUnsupported, "does not fit sframe.Reg", -1},
+		}, ErrUnsupported, "does not fit rule.Reg", -1},
 		{"a huge LEB128 alignment factor is malformed", func() Section {
 			b := newBuilder(EHFrame, le, false)
 			b.buf = append(b.buf, 18, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01)

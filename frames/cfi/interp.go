@@ -5,7 +5,7 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // cfaOp is a call frame instruction opcode (DWARF 5 §6.4.2, Table 7.29;
@@ -106,15 +106,15 @@ const (
 
 // Rules without a base register carry Reg RegCFA, as in package sframe.
 var (
-	ruleUndefined = sframe.Rule{Kind: sframe.RuleUndefined, Reg: sframe.RegCFA}
-	ruleSame      = sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA}
+	ruleUndefined = rule.Rule{Kind: rule.Undefined, Reg: rule.CFA}
+	ruleSame      = rule.Rule{Kind: rule.SameValue, Reg: rule.CFA}
 )
 
 // state is the row the interpreter is building: the CFA rule, the
 // registers that have a rule, sorted by register, and the AArch64 RA
 // signing state.
 type state struct {
-	cfa      sframe.Rule
+	cfa      rule.Rule
 	regs     []RegRule
 	raSigned bool
 }
@@ -126,11 +126,11 @@ func (s *state) copyFrom(o *state) {
 }
 
 // find returns the index of reg in s.regs, or where it would go.
-func (s *state) find(reg sframe.Reg) (int, bool) { return findReg(s.regs, reg) }
+func (s *state) find(reg rule.Reg) (int, bool) { return findReg(s.regs, reg) }
 
 // findReg returns the index of reg in regs, sorted by register, or where
 // it would go.
-func findReg(regs []RegRule, reg sframe.Reg) (int, bool) {
+func findReg(regs []RegRule, reg rule.Reg) (int, bool) {
 	lo, hi := 0, len(regs)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -143,15 +143,15 @@ func findReg(regs []RegRule, reg sframe.Reg) (int, bool) {
 	return lo, lo < len(regs) && regs[lo].Reg == reg
 }
 
-func (s *state) get(reg sframe.Reg) (sframe.Rule, bool) {
+func (s *state) get(reg rule.Reg) (rule.Rule, bool) {
 	if i, ok := s.find(reg); ok {
 		return s.regs[i].Rule, true
 	}
-	return sframe.Rule{}, false
+	return rule.Rule{}, false
 }
 
 // set gives reg a rule; false when that would make more than maxRules.
-func (s *state) set(reg sframe.Reg, r sframe.Rule) bool {
+func (s *state) set(reg rule.Reg, r rule.Rule) bool {
 	i, ok := s.find(reg)
 	if ok {
 		s.regs[i].Rule = r
@@ -164,7 +164,7 @@ func (s *state) set(reg sframe.Reg, r sframe.Rule) bool {
 	return true
 }
 
-func (s *state) unset(reg sframe.Reg) {
+func (s *state) unset(reg rule.Reg) {
 	if i, ok := s.find(reg); ok {
 		s.regs = slices.Delete(s.regs, i, i+1)
 	}
@@ -227,9 +227,9 @@ func (in *interp) exec(c *cursor, op cfaOp) (msg string, unsup bool) {
 		return in.advance(uint64(op & 0x3f))
 	case cfaOffset:
 		off, ok := in.ufactored(c)
-		return in.setFactored(c, sframe.RuleOffset, sframe.Reg(op&0x3f), off, ok)
+		return in.setFactored(c, rule.Offset, rule.Reg(op&0x3f), off, ok)
 	case cfaRestore:
-		return in.restore(sframe.Reg(op & 0x3f))
+		return in.restore(rule.Reg(op & 0x3f))
 	}
 	switch op {
 	case cfaNop:
@@ -253,23 +253,23 @@ func (in *interp) exec(c *cursor, op cfaOp) (msg string, unsup bool) {
 	case cfaOffsetExtended:
 		reg := in.reg(c)
 		off, ok := in.ufactored(c)
-		return in.setFactored(c, sframe.RuleOffset, reg, off, ok)
+		return in.setFactored(c, rule.Offset, reg, off, ok)
 	case cfaOffsetExtendedSF:
 		reg := in.reg(c)
 		off, ok := in.sfactored(c)
-		return in.setFactored(c, sframe.RuleOffset, reg, off, ok)
+		return in.setFactored(c, rule.Offset, reg, off, ok)
 	case cfaGNUNegativeOffsetExtended:
 		reg := in.reg(c)
 		off, ok := in.ufactored(c)
-		return in.setFactored(c, sframe.RuleOffset, reg, -off, ok)
+		return in.setFactored(c, rule.Offset, reg, -off, ok)
 	case cfaValOffset:
 		reg := in.reg(c)
 		off, ok := in.ufactored(c)
-		return in.setFactored(c, sframe.RuleValOffset, reg, off, ok)
+		return in.setFactored(c, rule.ValOffset, reg, off, ok)
 	case cfaValOffsetSF:
 		reg := in.reg(c)
 		off, ok := in.sfactored(c)
-		return in.setFactored(c, sframe.RuleValOffset, reg, off, ok)
+		return in.setFactored(c, rule.ValOffset, reg, off, ok)
 	case cfaRestoreExtended:
 		reg := in.reg(c)
 		if c.err == nil {
@@ -282,12 +282,12 @@ func (in *interp) exec(c *cursor, op cfaOp) (msg string, unsup bool) {
 	case cfaRegister:
 		reg := in.reg(c)
 		other := in.reg(c)
-		return in.set(reg, sframe.Rule{Kind: sframe.RuleRegister, Reg: other}, c)
+		return in.set(reg, rule.Rule{Kind: rule.Register, Reg: other}, c)
 	case cfaExpression, cfaValExpression:
 		reg := in.reg(c)
-		r := sframe.Rule{Kind: sframe.RuleExpression, Reg: sframe.RegCFA}
+		r := rule.Rule{Kind: rule.Expression, Reg: rule.CFA}
 		if op == cfaValExpression {
-			r.Kind = sframe.RuleValExpression
+			r.Kind = rule.ValExpression
 		}
 		r.Expr = string(c.bytes(c.uleb("expression length"), "expression"))
 		return in.set(reg, r, c)
@@ -315,17 +315,17 @@ func (in *interp) exec(c *cursor, op cfaOp) (msg string, unsup bool) {
 		if c.err == nil && off > 1<<63-1 {
 			return "offset overflows", false
 		}
-		st.cfa = sframe.Rule{Kind: sframe.RuleValOffset, Reg: reg, Offset: int64(off)}
+		st.cfa = rule.Rule{Kind: rule.ValOffset, Reg: reg, Offset: int64(off)}
 	case cfaDefCFASF:
 		reg := in.reg(c)
 		off, ok := in.sfactored(c)
 		if c.err == nil && !ok {
 			return "factored offset overflows", false
 		}
-		st.cfa = sframe.Rule{Kind: sframe.RuleValOffset, Reg: reg, Offset: off}
+		st.cfa = rule.Rule{Kind: rule.ValOffset, Reg: reg, Offset: off}
 	case cfaDefCFARegister:
 		reg := in.reg(c)
-		if c.err == nil && st.cfa.Kind != sframe.RuleValOffset {
+		if c.err == nil && st.cfa.Kind != rule.ValOffset {
 			return "the CFA rule is not register+offset", false
 		}
 		st.cfa.Reg = reg
@@ -335,7 +335,7 @@ func (in *interp) exec(c *cursor, op cfaOp) (msg string, unsup bool) {
 		case c.err != nil:
 		case off > 1<<63-1:
 			return "offset overflows", false
-		case st.cfa.Kind != sframe.RuleValOffset:
+		case st.cfa.Kind != rule.ValOffset:
 			return "the CFA rule is not register+offset", false
 		}
 		st.cfa.Offset = int64(off)
@@ -345,12 +345,12 @@ func (in *interp) exec(c *cursor, op cfaOp) (msg string, unsup bool) {
 		case c.err != nil:
 		case !ok:
 			return "factored offset overflows", false
-		case st.cfa.Kind != sframe.RuleValOffset:
+		case st.cfa.Kind != rule.ValOffset:
 			return "the CFA rule is not register+offset", false
 		}
 		st.cfa.Offset = off
 	case cfaDefCFAExpression:
-		st.cfa = sframe.Rule{Kind: sframe.RuleValExpression, Reg: sframe.RegCFA,
+		st.cfa = rule.Rule{Kind: rule.ValExpression, Reg: rule.CFA,
 			Expr: string(c.bytes(c.uleb("expression length"), "expression"))}
 	case cfaGNUArgsSize:
 		c.uleb("argument size") // for the personality routine only
@@ -369,16 +369,16 @@ func (in *interp) exec(c *cursor, op cfaOp) (msg string, unsup bool) {
 	return "", false
 }
 
-// reg reads a ULEB128 register number; one that does not fit sframe.Reg
+// reg reads a ULEB128 register number; one that does not fit rule.Reg
 // leaves an ErrUnsupported error in c.
-func (in *interp) reg(c *cursor) sframe.Reg {
+func (in *interp) reg(c *cursor) rule.Reg {
 	at := c.i
 	r := c.uleb("register")
 	if c.err == nil && r > maxReg {
 		c.i = at
-		c.refuse("register %d does not fit sframe.Reg", r)
+		c.refuse("register %d does not fit rule.Reg", r)
 	}
-	return sframe.Reg(r)
+	return rule.Reg(r)
 }
 
 // ufactored reads a ULEB128 offset and multiplies it by the data alignment
@@ -410,21 +410,21 @@ func mul(a, b int64) (int64, bool) {
 }
 
 // setFactored gives reg the rule kind at CFA+off.
-func (in *interp) setFactored(c *cursor, kind sframe.RuleKind, reg sframe.Reg, off int64, ok bool) (string, bool) {
+func (in *interp) setFactored(c *cursor, kind rule.Kind, reg rule.Reg, off int64, ok bool) (string, bool) {
 	if c.err != nil {
 		return "", false
 	}
 	if !ok {
 		return "factored offset overflows", false
 	}
-	if !in.st.set(reg, sframe.Rule{Kind: kind, Reg: sframe.RegCFA, Offset: off}) {
+	if !in.st.set(reg, rule.Rule{Kind: kind, Reg: rule.CFA, Offset: off}) {
 		return fmt.Sprintf("more than %d registers with rules", maxRules), true
 	}
 	return "", false
 }
 
 // set gives reg the rule r unless reading the operands failed.
-func (in *interp) set(reg sframe.Reg, r sframe.Rule, c *cursor) (string, bool) {
+func (in *interp) set(reg rule.Reg, r rule.Rule, c *cursor) (string, bool) {
 	if c.err != nil {
 		return "", false
 	}
@@ -437,7 +437,7 @@ func (in *interp) set(reg sframe.Reg, r sframe.Rule, c *cursor) (string, bool) {
 // restore gives reg the rule the CIE's initial instructions gave it, or
 // none (DWARF 5 §6.4.2.3). In the initial instructions themselves it
 // removes the register's rule.
-func (in *interp) restore(reg sframe.Reg) (string, bool) {
+func (in *interp) restore(reg rule.Reg) (string, bool) {
 	if in.init != nil {
 		if r, ok := in.init.get(reg); ok {
 			if !in.st.set(reg, r) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // formats are the record formats every hand-built case runs in.
@@ -39,21 +39,21 @@ func formatName(kind Kind, order binary.ByteOrder, dwarf64 bool) string {
 }
 
 // Rule shorthands.
-func cfaRule(reg sframe.Reg, off int64) sframe.Rule {
-	return sframe.Rule{Kind: sframe.RuleValOffset, Reg: reg, Offset: off}
+func cfaRule(reg rule.Reg, off int64) rule.Rule {
+	return rule.Rule{Kind: rule.ValOffset, Reg: reg, Offset: off}
 }
-func atCFA(off int64) sframe.Rule {
-	return sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.RegCFA, Offset: off}
+func atCFA(off int64) rule.Rule {
+	return rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: off}
 }
-func valCFA(off int64) sframe.Rule {
-	return sframe.Rule{Kind: sframe.RuleValOffset, Reg: sframe.RegCFA, Offset: off}
+func valCFA(off int64) rule.Rule {
+	return rule.Rule{Kind: rule.ValOffset, Reg: rule.CFA, Offset: off}
 }
-func rr(reg sframe.Reg, r sframe.Rule) RegRule { return RegRule{Reg: reg, Rule: r} }
+func rr(reg rule.Reg, r rule.Rule) RegRule { return RegRule{Reg: reg, Rule: r} }
 
 // wantRow is the part of a row a case checks.
 type wantRow struct {
 	start, end uint64
-	cfa        sframe.Rule
+	cfa        rule.Rule
 	regs       []RegRule
 	raSigned   bool
 }
@@ -173,7 +173,7 @@ func TestInstructions(t *testing.T) {
 			func(o ops) []byte {
 				return prog(in(cfaUndefined, uleb(16)), in(cfaSameValue, uleb(3)), in(cfaRegister, uleb(6), uleb(1)))
 			},
-			[]wantRow{{start, end, cfaRule(7, 8), []RegRule{rr(3, ruleSame), rr(6, sframe.Rule{Kind: sframe.RuleRegister, Reg: 1}), rr(16, ruleUndefined)}, false}}},
+			[]wantRow{{start, end, cfaRule(7, 8), []RegRule{rr(3, ruleSame), rr(6, rule.Rule{Kind: rule.Register, Reg: 1}), rr(16, ruleUndefined)}, false}}},
 		{"DW_CFA_remember_state and restore_state bring back the CFA, the registers and the RA state", 1,
 			func(o ops) []byte {
 				return prog(in(cfaRememberState), in(cfaDefCFA, uleb(6), uleb(16)), in(cfaOffset|6, uleb(2)), in(cfaAArch64NegateRAState),
@@ -190,9 +190,9 @@ func TestInstructions(t *testing.T) {
 				return prog(in(cfaDefCFAExpression, uleb(2), []byte{0x77, 0x08}), in(cfaExpression, uleb(6), uleb(2), []byte{0x76, 0x00}),
 					in(cfaValExpression, uleb(12), uleb(1), []byte{0x30}))
 			},
-			[]wantRow{{start, end, sframe.Rule{Kind: sframe.RuleValExpression, Reg: sframe.RegCFA, Expr: "\x77\x08"},
-				with(rr(6, sframe.Rule{Kind: sframe.RuleExpression, Reg: sframe.RegCFA, Expr: "\x76\x00"}),
-					rr(12, sframe.Rule{Kind: sframe.RuleValExpression, Reg: sframe.RegCFA, Expr: "\x30"})), false}}},
+			[]wantRow{{start, end, rule.Rule{Kind: rule.ValExpression, Reg: rule.CFA, Expr: "\x77\x08"},
+				with(rr(6, rule.Rule{Kind: rule.Expression, Reg: rule.CFA, Expr: "\x76\x00"}),
+					rr(12, rule.Rule{Kind: rule.ValExpression, Reg: rule.CFA, Expr: "\x30"})), false}}},
 		{"DW_CFA_nop and DW_CFA_GNU_args_size change nothing", 1,
 			func(o ops) []byte { return prog(in(cfaNop), in(cfaGNUArgsSize, uleb(300)), in(cfaNop)) },
 			[]wantRow{{start, end, cfaRule(7, 8), base, false}}},
@@ -289,7 +289,7 @@ func TestInstructionErrors(t *testing.T) {
 		{"a truncated expression is malformed", in(cfaExpression, uleb(6), uleb(5), []byte{1, 2}), 1, ErrMalformed, "expression of 5 bytes runs past", 3},
 		{"a LEB128 of more than 64 bits is malformed", in(cfaDefCFAOffset, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}), 1, ErrMalformed, "does not fit in 64 bits", 1},
 		{"a factored offset that overflows is malformed", in(cfaOffset|3, uleb(1<<62)), 1, ErrMalformed, "overflows", 0},
-		{"a register number beyond sframe.Reg is refused", in(cfaUndefined, uleb(1<<20)), 1, ErrUnsupported, "does not fit sframe.Reg", 1},
+		{"a register number beyond rule.Reg is refused", in(cfaUndefined, uleb(1<<20)), 1, ErrUnsupported, "does not fit rule.Reg", 1},
 		{"DW_CFA_set_loc below the current location is malformed", prog(in(cfaAdvanceLoc|4), in(cfaSetLoc, make([]byte, 8))), 1, ErrMalformed, "below the current one", 1},
 		{"an advance past the end of the address space is malformed", in(cfaAdvanceLoc4, []byte{0xff, 0xff, 0xff, 0x7f}), 1 << 40, ErrMalformed, "address space", 0},
 		{"rules for more than 256 registers are refused", manyRegs, 1, ErrUnsupported, "more than 256 registers", 128*3 + 128*4},

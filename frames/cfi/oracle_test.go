@@ -8,9 +8,8 @@ import (
 	"testing"
 
 	dwframe "github.com/go-delve/delve/pkg/dwarf/frame"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 	"golang.org/x/arch/x86/x86asm"
-
-	"github.com/sfdbg/sfdbg/sframe"
 )
 
 // oracleFiles are the little-endian ELF files whose CFI is compared with
@@ -205,10 +204,10 @@ func delveCompat(t *testing.T, instr []byte, cie *CIE, init *state) []byte {
 	var out []byte
 	copyFrom := func(at int) { out = append(out, instr[at:c.i]...) }
 	restore := func(reg uint64) {
-		var r sframe.Rule
+		var r rule.Rule
 		ok := false
 		if init != nil {
-			r, ok = init.get(sframe.Reg(reg))
+			r, ok = init.get(rule.Reg(reg))
 		}
 		factor := func(off int64) []byte {
 			if off%cie.DataAlign != 0 {
@@ -219,19 +218,19 @@ func delveCompat(t *testing.T, instr []byte, cie *CIE, init *state) []byte {
 		switch {
 		case !ok:
 			out = append(out, in(cfaValExpression, uleb(reg), uleb(uint64(len(restoredMarker))), []byte(restoredMarker))...)
-		case r.Kind == sframe.RuleOffset:
+		case r.Kind == rule.Offset:
 			out = append(out, in(cfaOffsetExtendedSF, uleb(reg), factor(r.Offset))...)
-		case r.Kind == sframe.RuleValOffset:
+		case r.Kind == rule.ValOffset:
 			out = append(out, in(cfaValOffsetSF, uleb(reg), factor(r.Offset))...)
-		case r.Kind == sframe.RuleUndefined:
+		case r.Kind == rule.Undefined:
 			out = append(out, in(cfaUndefined, uleb(reg))...)
-		case r.Kind == sframe.RuleSameValue:
+		case r.Kind == rule.SameValue:
 			out = append(out, in(cfaSameValue, uleb(reg))...)
-		case r.Kind == sframe.RuleRegister:
+		case r.Kind == rule.Register:
 			out = append(out, in(cfaRegister, uleb(reg), uleb(uint64(r.Reg)))...)
-		case r.Kind == sframe.RuleExpression:
+		case r.Kind == rule.Expression:
 			out = append(out, in(cfaExpression, uleb(reg), uleb(uint64(len(r.Expr))), []byte(r.Expr))...)
-		case r.Kind == sframe.RuleValExpression:
+		case r.Kind == rule.ValExpression:
 			out = append(out, in(cfaValExpression, uleb(reg), uleb(uint64(len(r.Expr))), []byte(r.Expr))...)
 		}
 	}
@@ -302,7 +301,7 @@ func delveCompat(t *testing.T, instr []byte, cie *CIE, init *state) []byte {
 
 // delveRule converts one of Delve's rules into package sframe's form;
 // restored reports the marker of delveCompat.
-func delveRule(r dwframe.DWRule) (rule sframe.Rule, restored bool, ok bool) {
+func delveRule(r dwframe.DWRule) (ru rule.Rule, restored bool, ok bool) {
 	switch r.Rule {
 	case dwframe.RuleUndefined:
 		return ruleUndefined, false, true
@@ -313,16 +312,16 @@ func delveRule(r dwframe.DWRule) (rule sframe.Rule, restored bool, ok bool) {
 	case dwframe.RuleValOffset:
 		return valCFA(r.Offset), false, true
 	case dwframe.RuleRegister:
-		return sframe.Rule{Kind: sframe.RuleRegister, Reg: sframe.Reg(r.Reg)}, false, true
+		return rule.Rule{Kind: rule.Register, Reg: rule.Reg(r.Reg)}, false, true
 	case dwframe.RuleExpression:
-		return sframe.Rule{Kind: sframe.RuleExpression, Reg: sframe.RegCFA, Expr: string(r.Expression)}, false, true
+		return rule.Rule{Kind: rule.Expression, Reg: rule.CFA, Expr: string(r.Expression)}, false, true
 	case dwframe.RuleValExpression:
 		if string(r.Expression) == restoredMarker {
-			return sframe.Rule{}, true, true
+			return rule.Rule{}, true, true
 		}
-		return sframe.Rule{Kind: sframe.RuleValExpression, Reg: sframe.RegCFA, Expr: string(r.Expression)}, false, true
+		return rule.Rule{Kind: rule.ValExpression, Reg: rule.CFA, Expr: string(r.Expression)}, false, true
 	}
-	return sframe.Rule{}, false, false
+	return rule.Rule{}, false, false
 }
 
 // delveDiff runs Delve's EstablishFrame at pc and describes how its rules
@@ -337,12 +336,12 @@ func delveDiff(d *dwframe.FrameDescriptionEntry, pc uint64, row *Row) (msg strin
 	if err != nil {
 		return fmt.Sprintf("Delve: %v", err)
 	}
-	var cfa sframe.Rule
+	var cfa rule.Rule
 	switch fc.CFA.Rule {
 	case dwframe.RuleCFA:
-		cfa = cfaRule(sframe.Reg(fc.CFA.Reg), fc.CFA.Offset)
+		cfa = cfaRule(rule.Reg(fc.CFA.Reg), fc.CFA.Offset)
 	case dwframe.RuleExpression:
-		cfa = sframe.Rule{Kind: sframe.RuleValExpression, Reg: sframe.RegCFA, Expr: string(fc.CFA.Expression)}
+		cfa = rule.Rule{Kind: rule.ValExpression, Reg: rule.CFA, Expr: string(fc.CFA.Expression)}
 	case dwframe.RuleUndefined:
 		cfa = ruleUndefined
 	default:
@@ -360,7 +359,7 @@ func delveDiff(d *dwframe.FrameDescriptionEntry, pc uint64, row *Row) (msg strin
 		if !ok {
 			return fmt.Sprintf("r%d: Delve's rule %v", reg, dr.Rule)
 		}
-		got, have := row.Rule(sframe.Reg(reg))
+		got, have := row.Rule(rule.Reg(reg))
 		switch {
 		case restored && have:
 			return fmt.Sprintf("r%d: %v, Delve none (restored)", reg, got)

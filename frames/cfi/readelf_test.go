@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 var update = flag.Bool("update", false, "rewrite the readelf golden files under testdata/ (needs GNU readelf)")
@@ -109,7 +109,7 @@ func parseReadelf(t *testing.T, text string) []*readelfBlock {
 }
 
 // readelfReg returns the DWARF number of a register as readelf names it.
-func readelfReg(t *testing.T, m elf.Machine, name string, ra sframe.Reg) sframe.Reg {
+func readelfReg(t *testing.T, m elf.Machine, name string, ra rule.Reg) rule.Reg {
 	switch {
 	case name == "ra":
 		return ra
@@ -118,7 +118,7 @@ func readelfReg(t *testing.T, m elf.Machine, name string, ra sframe.Reg) sframe.
 	case strings.HasPrefix(name, "x") && m == elf.EM_AARCH64, strings.HasPrefix(name, "r"):
 		n, err := strconv.Atoi(name[1:])
 		if err == nil {
-			return sframe.Reg(n)
+			return rule.Reg(n)
 		}
 	}
 	t.Fatalf("register %q of %v", name, m)
@@ -127,30 +127,30 @@ func readelfReg(t *testing.T, m elf.Machine, name string, ra sframe.Reg) sframe.
 
 // readelfCell formats a rule as readelf's frames-interp does: "u" for an
 // undefined rule and for a register without one.
-func readelfCell(r sframe.Rule, have bool, m elf.Machine) string {
+func readelfCell(r rule.Rule, have bool, m elf.Machine) string {
 	if !have {
 		return "u"
 	}
 	switch r.Kind {
-	case sframe.RuleUndefined:
+	case rule.Undefined:
 		return "u"
-	case sframe.RuleSameValue:
+	case rule.SameValue:
 		return "s"
-	case sframe.RuleOffset:
+	case rule.Offset:
 		return fmt.Sprintf("c%+d", r.Offset)
-	case sframe.RuleValOffset:
+	case rule.ValOffset:
 		return fmt.Sprintf("v%+d", r.Offset)
-	case sframe.RuleRegister:
+	case rule.Register:
 		return fmt.Sprintf("r%d", r.Reg)
-	case sframe.RuleExpression:
+	case rule.Expression:
 		return "exp"
 	}
 	return "vexp"
 }
 
 // readelfCFA formats a CFA rule as readelf does: "sp+16", "r15+160".
-func readelfCFA(r sframe.Rule, m elf.Machine) string {
-	if r.Kind == sframe.RuleValExpression {
+func readelfCFA(r rule.Rule, m elf.Machine) string {
+	if r.Kind == rule.ValExpression {
 		return "exp"
 	}
 	name := fmt.Sprintf("r%d", r.Reg)
@@ -240,13 +240,13 @@ func TestReadelfGolden(t *testing.T) {
 						continue
 					}
 					got := []string{w[0], readelfCFA(r.CFA, f.Machine)}
-					shown := map[sframe.Reg]bool{}
+					shown := map[rule.Reg]bool{}
 					for _, col := range want.cols {
 						reg := readelfReg(t, f.Machine, col, r.RAReg)
 						shown[reg] = true
-						rule, have := r.Rule(reg)
-						cell := readelfCell(rule, have, f.Machine)
-						if rule.Kind == sframe.RuleRegister && strings.Contains(w[len(got)], " (") {
+						ru, have := r.Rule(reg)
+						cell := readelfCell(ru, have, f.Machine)
+						if ru.Kind == rule.Register && strings.Contains(w[len(got)], " (") {
 							cell += w[len(got)][strings.Index(w[len(got)], " ("):]
 						}
 						got = append(got, cell)
@@ -255,7 +255,7 @@ func TestReadelfGolden(t *testing.T) {
 						t.Errorf("FDE at %#x row %#x: %q, readelf %q", fde.Off, r.Start, got, w)
 					}
 					for _, rr := range r.Regs {
-						if !shown[rr.Reg] && rr.Rule.Kind != sframe.RuleUndefined {
+						if !shown[rr.Reg] && rr.Rule.Kind != rule.Undefined {
 							t.Errorf("FDE at %#x row %#x: r%d has %v, readelf shows no column", fde.Off, r.Start, rr.Reg, rr.Rule)
 						}
 					}

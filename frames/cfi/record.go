@@ -8,7 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // Section is one CFI section of an ELF file, as the caller found it.
@@ -77,7 +77,7 @@ type CIE struct {
 	SegmentSelectorSize uint8
 	CodeAlign           uint64 // code_alignment_factor
 	DataAlign           int64  // data_alignment_factor
-	RAReg               sframe.Reg
+	RAReg               rule.Reg
 	// FDEEncoding encodes the FDEs' PC begin (augmentation R; absptr
 	// without it). LSDAEncoding (L) and PersonalityEncoding (P) are
 	// DW_EH_PE_omit when absent.
@@ -238,9 +238,9 @@ func (s *Section) parseCIE(h recHead, rec []byte) (*CIE, *Error) {
 		ra = c.uleb("return address register")
 	}
 	if c.err == nil && ra > maxReg {
-		return nil, unsupported(name, raOff, "return address register %d does not fit sframe.Reg", ra)
+		return nil, unsupported(name, raOff, "return address register %d does not fit rule.Reg", ra)
 	}
-	e.RAReg = sframe.Reg(ra)
+	e.RAReg = rule.Reg(ra)
 	if len(aug) > 0 && aug[0] == 'z' {
 		e.hasAugData = true
 		n := c.uleb("augmentation data length")
@@ -367,7 +367,7 @@ func (s *Section) cieCheck(h recHead, fdeOff int64) *Error {
 	return nil
 }
 
-// maxReg is the largest register number sframe.Reg holds.
+// maxReg is the largest register number rule.Reg holds.
 const maxReg = 1<<15 - 1
 
 // readAt reads n bytes at byte offset off of the section through Reader,

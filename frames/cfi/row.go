@@ -3,13 +3,13 @@ package cfi
 import (
 	"slices"
 
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // RegRule is the rule of one register in a row.
 type RegRule struct {
-	Reg  sframe.Reg
-	Rule sframe.Rule
+	Reg  rule.Reg
+	Rule rule.Rule
 }
 
 // Row is one row of an FDE's table (DWARF 5 §6.4.1): for the link-time PCs
@@ -42,11 +42,11 @@ type RegRule struct {
 // Rows are comparable with Equal and SameRules.
 type Row struct {
 	Start, End uint64
-	CFA        sframe.Rule
+	CFA        rule.Rule
 	// Regs holds the registers that have a rule, sorted by register.
 	Regs []RegRule
 	// RAReg is the return address column of the CIE.
-	RAReg sframe.Reg
+	RAReg rule.Reg
 	// RASigned is the AArch64 RA signing state: set after an odd number
 	// of DW_CFA_AARCH64_negate_ra_state (on SPARC, DW_CFA_GNU_window_save,
 	// the same opcode).
@@ -64,11 +64,11 @@ type Row struct {
 
 // Rule returns the rule of register reg, and false when the register has
 // none (unspecified: the ABI's default applies).
-func (r *Row) Rule(reg sframe.Reg) (sframe.Rule, bool) {
+func (r *Row) Rule(reg rule.Reg) (rule.Rule, bool) {
 	if i, ok := findReg(r.Regs, reg); ok {
 		return r.Regs[i].Rule, true
 	}
-	return sframe.Rule{}, false
+	return rule.Rule{}, false
 }
 
 // SameRules reports whether r and o recover the caller the same way: the

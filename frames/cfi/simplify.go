@@ -1,6 +1,6 @@
 package cfi
 
-import "github.com/sfdbg/sfdbg/sframe"
+import "github.com/sfdbg/sfdbg/sframe/rule"
 
 // DWARF expression opcodes Simplify reads (DWARF 5 §7.7.1).
 const (
@@ -16,8 +16,8 @@ const (
 // expression, is returned as it is. Producers write such expressions for
 // signal trampolines (glibc's __restore_rt) and for realigned stacks, and
 // SFrame rules are compared with CFI rules in this form.
-func Simplify(r sframe.Rule) sframe.Rule {
-	if r.Kind != sframe.RuleExpression && r.Kind != sframe.RuleValExpression || r.Expr == "" {
+func Simplify(r rule.Rule) rule.Rule {
+	if r.Kind != rule.Expression && r.Kind != rule.ValExpression || r.Expr == "" {
 		return r
 	}
 	c := cursor{b: []byte(r.Expr), sec: "expression"}
@@ -41,12 +41,12 @@ func Simplify(r sframe.Rule) sframe.Rule {
 	if c.err != nil || reg >= 1<<15 {
 		return r
 	}
-	val := r.Kind == sframe.RuleValExpression
+	val := r.Kind == rule.ValExpression
 	switch {
 	case val && !deref: // the value reg+off
-		return sframe.Rule{Kind: sframe.RuleValOffset, Reg: sframe.Reg(reg), Offset: off}
+		return rule.Rule{Kind: rule.ValOffset, Reg: rule.Reg(reg), Offset: off}
 	case val && deref, !deref: // the value at reg+off; the address reg+off
-		return sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.Reg(reg), Offset: off}
+		return rule.Rule{Kind: rule.Offset, Reg: rule.Reg(reg), Offset: off}
 	}
 	return r // the address *(reg+off): a double dereference
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // layout is how one machine's core lays out a thread's registers: pr_reg
@@ -19,7 +20,7 @@ type layout struct {
 	regOff   int
 	regNames []string
 	// dwarf gives each word's DWARF register number, -1 for none.
-	dwarf []sframe.Reg
+	dwarf []rule.Reg
 }
 
 // layouts lists the machines whose cores are read.
@@ -35,7 +36,7 @@ var x86_64 = layout{
 	regNames: []string{"r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8",
 		"rax", "rcx", "rdx", "rsi", "rdi", "orig_rax", "rip", "cs", "eflags", "rsp", "ss",
 		"fs_base", "gs_base", "ds", "es", "fs", "gs"},
-	dwarf: []sframe.Reg{frames.R15, frames.R14, frames.R13, frames.R12, frames.RBP, frames.RBX,
+	dwarf: []rule.Reg{frames.R15, frames.R14, frames.R13, frames.R12, frames.RBP, frames.RBX,
 		frames.R11, frames.R10, frames.R9, frames.R8, frames.RAX, frames.RCX, frames.RDX, frames.RSI,
 		frames.RDI, -1, frames.RIP, -1, -1, frames.RSP, -1, -1, -1, -1, -1, -1, -1},
 }
@@ -68,10 +69,10 @@ func aarch64RegNames() []string {
 	return append(n, "sp", "pc", "pstate")
 }
 
-func aarch64DWARF() []sframe.Reg {
-	d := make([]sframe.Reg, 0, 34)
+func aarch64DWARF() []rule.Reg {
+	d := make([]rule.Reg, 0, 34)
 	for i := range 32 {
-		d = append(d, sframe.Reg(i))
+		d = append(d, rule.Reg(i))
 	}
 	return append(d, frames.AArch64PC, -1)
 }
@@ -97,10 +98,10 @@ func s390xRegNames() []string {
 	return n
 }
 
-func s390xDWARF() []sframe.Reg {
-	d := []sframe.Reg{-1, frames.S390XPC}
+func s390xDWARF() []rule.Reg {
+	d := []rule.Reg{-1, frames.S390XPC}
 	for i := range 16 {
-		d = append(d, sframe.Reg(i))
+		d = append(d, rule.Reg(i))
 	}
 	return d
 }

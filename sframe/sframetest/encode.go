@@ -22,6 +22,7 @@ import (
 	"math"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // Builder describes an SFrame section to be written by Encode. Every field
@@ -88,7 +89,7 @@ type FDESpec struct {
 	// of the repeated block of a MASK FDE. Version 1 has no such field; 0 or
 	// the implied 16 are accepted there.
 	RepSize  uint8
-	PAuthKey sframe.PAuthKey // AArch64: key that signs return addresses
+	PAuthKey rule.PAuthKey // AArch64: key that signs return addresses
 	// Signal sets the v3 signal-frame bit (bit 7 of the FDE info byte). In
 	// versions 1 and 2 that bit is unused; Encode sets it all the same.
 	Signal bool

@@ -2,6 +2,7 @@ package sframetest
 
 import (
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 
 	"bytes"
 	"encoding/binary"
@@ -12,32 +13,32 @@ import (
 
 // abiFrames returns, for ABI abi, FREs of a prologue with the rows they
 // must decode to: CFA on SP at entry, then FP and RA saved, then CFA on FP.
-func abiFrames(t *testing.T, abi sframe.ABI) ([]FRESpec, []sframe.Row) {
+func abiFrames(t *testing.T, abi sframe.ABI) ([]FRESpec, []rule.Row) {
 	fre := mustFRE(t)
 	sp, fp := abi.SPReg(), abi.FPReg()
-	same := sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA}
-	val := func(r sframe.Reg, off int64) sframe.Rule {
-		return sframe.Rule{Kind: sframe.RuleValOffset, Reg: r, Offset: off}
+	same := rule.Rule{Kind: rule.SameValue, Reg: rule.CFA}
+	val := func(r rule.Reg, off int64) rule.Rule {
+		return rule.Rule{Kind: rule.ValOffset, Reg: r, Offset: off}
 	}
 	switch abi {
 	case sframe.ABIAMD64LittleEndian:
 		ra := cfaOff(-8)
 		return []FRESpec{
-				fre(DefaultFRE(abi, 0, sframe.BaseRegSP, 8, sframe.Rule{}, sframe.Rule{})),
-				fre(DefaultFRE(abi, 1, sframe.BaseRegSP, 16, sframe.Rule{}, cfaOff(-16))),
-				fre(DefaultFRE(abi, 4, sframe.BaseRegFP, 16, sframe.Rule{}, cfaOff(-16))),
-			}, []sframe.Row{
+				fre(DefaultFRE(abi, 0, sframe.BaseRegSP, 8, rule.Rule{}, rule.Rule{})),
+				fre(DefaultFRE(abi, 1, sframe.BaseRegSP, 16, rule.Rule{}, cfaOff(-16))),
+				fre(DefaultFRE(abi, 4, sframe.BaseRegFP, 16, rule.Rule{}, cfaOff(-16))),
+			}, []rule.Row{
 				{CFA: val(sp, 8), RA: ra, FP: same},
 				{CFA: val(sp, 16), RA: ra, FP: cfaOff(-16)},
 				{CFA: val(fp, 16), RA: ra, FP: cfaOff(-16)},
 			}
 	case sframe.ABIS390XBigEndian:
 		return []FRESpec{
-				fre(DefaultFRE(abi, 0, sframe.BaseRegSP, 160, sframe.Rule{}, sframe.Rule{})),
+				fre(DefaultFRE(abi, 0, sframe.BaseRegSP, 160, rule.Rule{}, rule.Rule{})),
 				fre(DefaultFRE(abi, 6, sframe.BaseRegSP, 160, cfaOff(-48), cfaOff(-72))),
-				fre(DefaultFRE(abi, 10, sframe.BaseRegSP, 320, cfaOff(-48), sframe.Rule{})),
-				fre(DefaultFRE(abi, 14, sframe.BaseRegFP, 4256, sframe.Rule{}, cfaOff(-72))),
-			}, []sframe.Row{
+				fre(DefaultFRE(abi, 10, sframe.BaseRegSP, 320, cfaOff(-48), rule.Rule{})),
+				fre(DefaultFRE(abi, 14, sframe.BaseRegFP, 4256, rule.Rule{}, cfaOff(-72))),
+			}, []rule.Row{
 				{CFA: val(sp, 160), RA: same, FP: same, TopmostOnly: true, SPOffset: -160},
 				{CFA: val(sp, 160), RA: cfaOff(-48), FP: cfaOff(-72), SPOffset: -160},
 				{CFA: val(sp, 320), RA: cfaOff(-48), FP: same, SPOffset: -160},
@@ -45,11 +46,11 @@ func abiFrames(t *testing.T, abi sframe.ABI) ([]FRESpec, []sframe.Row) {
 			}
 	default: // AArch64
 		return []FRESpec{
-				fre(DefaultFRE(abi, 0, sframe.BaseRegSP, 0, sframe.Rule{}, sframe.Rule{})),
+				fre(DefaultFRE(abi, 0, sframe.BaseRegSP, 0, rule.Rule{}, rule.Rule{})),
 				fre(DefaultFRE(abi, 4, sframe.BaseRegSP, 32, cfaOff(-24), cfaOff(-32))),
 				fre(DefaultFRE(abi, 8, sframe.BaseRegFP, 32, cfaOff(-24), cfaOff(-32))),
-				fre(DefaultFRE(abi, 12, sframe.BaseRegSP, 16, cfaOff(-8), sframe.Rule{})),
-			}, []sframe.Row{
+				fre(DefaultFRE(abi, 12, sframe.BaseRegSP, 16, cfaOff(-8), rule.Rule{})),
+			}, []rule.Row{
 				{CFA: val(sp, 0), RA: same, FP: same, TopmostOnly: true},
 				{CFA: val(sp, 32), RA: cfaOff(-24), FP: cfaOff(-32)},
 				{CFA: val(fp, 32), RA: cfaOff(-24), FP: cfaOff(-32)},
@@ -360,13 +361,13 @@ func TestEncodeRejectsDescriptionsItCannotWrite(t *testing.T) {
 }
 
 func TestRowHelpersEncodeRules(t *testing.T) {
-	val := func(r sframe.Reg, off int64) sframe.Rule {
-		return sframe.Rule{Kind: sframe.RuleValOffset, Reg: r, Offset: off}
+	val := func(r rule.Reg, off int64) rule.Rule {
+		return rule.Rule{Kind: rule.ValOffset, Reg: r, Offset: off}
 	}
-	deref := func(r sframe.Reg, off int64) sframe.Rule {
-		return sframe.Rule{Kind: sframe.RuleOffset, Reg: r, Offset: off}
+	deref := func(r rule.Reg, off int64) rule.Rule {
+		return rule.Rule{Kind: rule.Offset, Reg: r, Offset: off}
 	}
-	same := sframe.Rule{Kind: sframe.RuleSameValue, Reg: sframe.RegCFA}
+	same := rule.Rule{Kind: rule.SameValue, Reg: rule.CFA}
 	tests := []struct {
 		name      string
 		Version   sframe.Version
@@ -374,43 +375,43 @@ func TestRowHelpersEncodeRules(t *testing.T) {
 		fre       func() (FRESpec, error)
 		flex      bool
 		wantWords []int32
-		want      sframe.Row
+		want      rule.Row
 	}{
 		{"AMD64 CFA=sp+16 with FP at c-16", sframe.Version3, sframe.ABIAMD64LittleEndian,
 			func() (FRESpec, error) {
-				return DefaultFRE(sframe.ABIAMD64LittleEndian, 0, sframe.BaseRegSP, 16, sframe.Rule{}, cfaOff(-16))
+				return DefaultFRE(sframe.ABIAMD64LittleEndian, 0, sframe.BaseRegSP, 16, rule.Rule{}, cfaOff(-16))
 			}, false,
-			[]int32{16, -16}, sframe.Row{CFA: val(sframe.AMD64RegSP, 16), RA: cfaOff(-8), FP: cfaOff(-16)}},
+			[]int32{16, -16}, rule.Row{CFA: val(sframe.AMD64RegSP, 16), RA: cfaOff(-8), FP: cfaOff(-16)}},
 		{"AMD64 DRAP CFA=*(rbp-8) with FP=*(rbp+0) as FLEX", sframe.Version3, sframe.ABIAMD64LittleEndian,
 			func() (FRESpec, error) {
-				return FlexFRE(sframe.ABIAMD64LittleEndian, 0, deref(sframe.AMD64RegFP, -8), sframe.Rule{}, deref(sframe.AMD64RegFP, 0))
+				return FlexFRE(sframe.ABIAMD64LittleEndian, 0, deref(sframe.AMD64RegFP, -8), rule.Rule{}, deref(sframe.AMD64RegFP, 0))
 			}, true,
-			[]int32{0x33, -8, 0, 0x33, 0}, sframe.Row{CFA: deref(sframe.AMD64RegFP, -8), RA: cfaOff(-8), FP: deref(sframe.AMD64RegFP, 0), SPOffset: 0}},
+			[]int32{0x33, -8, 0, 0x33, 0}, rule.Row{CFA: deref(sframe.AMD64RegFP, -8), RA: cfaOff(-8), FP: deref(sframe.AMD64RegFP, 0), SPOffset: 0}},
 		{"AMD64 CFA=r10+0 as FLEX marks a topmost-only row", sframe.Version3, sframe.ABIAMD64LittleEndian,
 			func() (FRESpec, error) {
-				return FlexFRE(sframe.ABIAMD64LittleEndian, 0, val(10, 0), sframe.Rule{}, sframe.Rule{})
+				return FlexFRE(sframe.ABIAMD64LittleEndian, 0, val(10, 0), rule.Rule{}, rule.Rule{})
 			}, true,
-			[]int32{0x51, 0}, sframe.Row{CFA: val(10, 0), RA: cfaOff(-8), FP: same, TopmostOnly: true}},
+			[]int32{0x51, 0}, rule.Row{CFA: val(10, 0), RA: cfaOff(-8), FP: same, TopmostOnly: true}},
 		{"AArch64 RA saved without FP uses two words", sframe.Version2, sframe.ABIAArch64LittleEndian,
 			func() (FRESpec, error) {
-				return DefaultFRE(sframe.ABIAArch64LittleEndian, 0, sframe.BaseRegSP, 16, cfaOff(-16), sframe.Rule{})
+				return DefaultFRE(sframe.ABIAArch64LittleEndian, 0, sframe.BaseRegSP, 16, cfaOff(-16), rule.Rule{})
 			}, false,
-			[]int32{16, -16}, sframe.Row{CFA: val(sframe.AArch64RegSP, 16), RA: cfaOff(-16), FP: same}},
+			[]int32{16, -16}, rule.Row{CFA: val(sframe.AArch64RegSP, 16), RA: cfaOff(-16), FP: same}},
 		{"s390x FP without RA writes RA padding and scales the CFA offset", sframe.Version3, sframe.ABIS390XBigEndian,
 			func() (FRESpec, error) {
-				return DefaultFRE(sframe.ABIS390XBigEndian, 0, sframe.BaseRegSP, 176, sframe.Rule{}, cfaOff(-72))
+				return DefaultFRE(sframe.ABIS390XBigEndian, 0, sframe.BaseRegSP, 176, rule.Rule{}, cfaOff(-72))
 			}, false,
-			[]int32{2, 0, -72}, sframe.Row{CFA: val(sframe.S390XRegSP, 176), RA: same, FP: cfaOff(-72), TopmostOnly: true, SPOffset: -160}},
+			[]int32{2, 0, -72}, rule.Row{CFA: val(sframe.S390XRegSP, 176), RA: same, FP: cfaOff(-72), TopmostOnly: true, SPOffset: -160}},
 		{"s390x v2 RA in a register uses the register encoding", sframe.Version2, sframe.ABIS390XBigEndian,
 			func() (FRESpec, error) {
-				return DefaultFRE(sframe.ABIS390XBigEndian, 0, sframe.BaseRegSP, 160, sframe.Rule{Kind: sframe.RuleRegister, Reg: 16}, sframe.Rule{Kind: sframe.RuleRegister, Reg: 17})
+				return DefaultFRE(sframe.ABIS390XBigEndian, 0, sframe.BaseRegSP, 160, rule.Rule{Kind: rule.Register, Reg: 16}, rule.Rule{Kind: rule.Register, Reg: 17})
 			}, false,
-			[]int32{0, 33, 35}, sframe.Row{CFA: val(sframe.S390XRegSP, 160), RA: sframe.Rule{Kind: sframe.RuleRegister, Reg: 16}, FP: sframe.Rule{Kind: sframe.RuleRegister, Reg: 17}, TopmostOnly: true, SPOffset: -160}},
+			[]int32{0, 33, 35}, rule.Row{CFA: val(sframe.S390XRegSP, 160), RA: rule.Rule{Kind: rule.Register, Reg: 16}, FP: rule.Rule{Kind: rule.Register, Reg: 17}, TopmostOnly: true, SPOffset: -160}},
 		{"s390x v3 RA in a register is a FLEX FDE with a scaled CFA offset", sframe.Version3, sframe.ABIS390XBigEndian,
 			func() (FRESpec, error) {
-				return FlexFRE(sframe.ABIS390XBigEndian, 0, val(sframe.S390XRegSP, 160), sframe.Rule{Kind: sframe.RuleRegister, Reg: 16}, sframe.Rule{})
+				return FlexFRE(sframe.ABIS390XBigEndian, 0, val(sframe.S390XRegSP, 160), rule.Rule{Kind: rule.Register, Reg: 16}, rule.Rule{})
 			}, true,
-			[]int32{0x79, 0, 0x81, 0}, sframe.Row{CFA: val(sframe.S390XRegSP, 160), RA: val(16, 0), FP: same, TopmostOnly: true, SPOffset: -160}},
+			[]int32{0x79, 0, 0x81, 0}, rule.Row{CFA: val(sframe.S390XRegSP, 160), RA: val(16, 0), FP: same, TopmostOnly: true, SPOffset: -160}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -439,23 +440,23 @@ func TestRowHelpersRejectRulesTheFormatCannotHold(t *testing.T) {
 		err  func() error
 	}{
 		{"AMD64 RA away from CFA-8", func() error {
-			_, err := DefaultFRE(sframe.ABIAMD64LittleEndian, 0, sframe.BaseRegSP, 8, cfaOff(-16), sframe.Rule{})
+			_, err := DefaultFRE(sframe.ABIAMD64LittleEndian, 0, sframe.BaseRegSP, 8, cfaOff(-16), rule.Rule{})
 			return err
 		}},
 		{"AArch64 FP saved without RA", func() error {
-			_, err := DefaultFRE(sframe.ABIAArch64LittleEndian, 0, sframe.BaseRegSP, 16, sframe.Rule{}, cfaOff(-16))
+			_, err := DefaultFRE(sframe.ABIAArch64LittleEndian, 0, sframe.BaseRegSP, 16, rule.Rule{}, cfaOff(-16))
 			return err
 		}},
 		{"an s390x CFA offset that is not 160 plus a multiple of 8", func() error {
-			_, err := DefaultFRE(sframe.ABIS390XBigEndian, 0, sframe.BaseRegSP, 164, sframe.Rule{}, sframe.Rule{})
+			_, err := DefaultFRE(sframe.ABIS390XBigEndian, 0, sframe.BaseRegSP, 164, rule.Rule{}, rule.Rule{})
 			return err
 		}},
 		{"a FLEX CFA based on the CFA", func() error {
-			_, err := FlexFRE(sframe.ABIAMD64LittleEndian, 0, cfaOff(8), sframe.Rule{}, sframe.Rule{})
+			_, err := FlexFRE(sframe.ABIAMD64LittleEndian, 0, cfaOff(8), rule.Rule{}, rule.Rule{})
 			return err
 		}},
 		{"a FLEX RA = CFA+0, which would be padding", func() error {
-			_, err := FlexFRE(sframe.ABIAMD64LittleEndian, 0, sframe.Rule{Kind: sframe.RuleValOffset, Reg: 7, Offset: 8}, sframe.Rule{Kind: sframe.RuleValOffset, Reg: sframe.RegCFA}, sframe.Rule{})
+			_, err := FlexFRE(sframe.ABIAMD64LittleEndian, 0, rule.Rule{Kind: rule.ValOffset, Reg: 7, Offset: 8}, rule.Rule{Kind: rule.ValOffset, Reg: rule.CFA}, rule.Rule{})
 			return err
 		}},
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // DefaultFRE builds the FRE of a DEFAULT FDE of ABI a that starts at start
@@ -21,7 +22,7 @@ import (
 //     version 2 sections only.
 //
 // For an FRE that marks the outermost frame use OutermostFRE.
-func DefaultFRE(a sframe.ABI, start uint32, base sframe.BaseReg, cfaOffset int64, ra, fp sframe.Rule) (FRESpec, error) {
+func DefaultFRE(a sframe.ABI, start uint32, base sframe.BaseReg, cfaOffset int64, ra, fp rule.Rule) (FRESpec, error) {
 	r := FRESpec{StartOff: start, BaseReg: base}
 	cfa := cfaOffset
 	if a == sframe.ABIS390XBigEndian {
@@ -34,13 +35,13 @@ func DefaultFRE(a sframe.ABI, start uint32, base sframe.BaseReg, cfaOffset int64
 		return r, fmt.Errorf("sframetest: CFA offset %d does not fit a data word", cfaOffset)
 	}
 	r.Words = append(r.Words, int32(cfa))
-	word := func(x sframe.Rule, what string) (w int32, saved bool, err error) {
+	word := func(x rule.Rule, what string) (w int32, saved bool, err error) {
 		switch {
-		case x.Kind == sframe.RuleUndefined && x == sframe.Rule{}, x.Kind == sframe.RuleSameValue:
+		case x.Kind == rule.Undefined && x == rule.Rule{}, x.Kind == rule.SameValue:
 			return 0, false, nil
-		case x.Kind == sframe.RuleOffset && x.Reg == sframe.RegCFA && x.Offset == int64(int32(x.Offset)):
+		case x.Kind == rule.Offset && x.Reg == rule.CFA && x.Offset == int64(int32(x.Offset)):
 			return int32(x.Offset), true, nil
-		case x.Kind == sframe.RuleRegister && a == sframe.ABIS390XBigEndian && x.Reg >= 0:
+		case x.Kind == rule.Register && a == sframe.ABIS390XBigEndian && x.Reg >= 0:
 			return int32(x.Reg)<<1 | 1, true, nil
 		}
 		return 0, false, fmt.Errorf("sframetest: %v cannot encode %s rule %v in a DEFAULT FDE", a, what, x)
@@ -50,7 +51,7 @@ func DefaultFRE(a sframe.ABI, start uint32, base sframe.BaseReg, cfaOffset int64
 		return r, err
 	}
 	if a == sframe.ABIAMD64LittleEndian {
-		if ra != (sframe.Rule{}) && ra != (sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.RegCFA, Offset: -8}) {
+		if ra != (rule.Rule{}) && ra != (rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: -8}) {
 			return r, fmt.Errorf("sframetest: %v cannot encode RA rule %v: RA is at the header's fixed offset", a, ra)
 		}
 		if fpSaved {
@@ -83,25 +84,25 @@ func DefaultFRE(a sframe.ABI, start uint32, base sframe.BaseReg, cfaOffset int64
 // and FP the zero Rule or RuleSameValue for "no rule" (the header's fixed
 // offsets apply). On s390x the CFA offset is scaled and adjusted as in
 // DEFAULT FDEs, as gas does.
-func FlexFRE(a sframe.ABI, start uint32, cfa, ra, fp sframe.Rule) (FRESpec, error) {
+func FlexFRE(a sframe.ABI, start uint32, cfa, ra, fp rule.Rule) (FRESpec, error) {
 	r := FRESpec{StartOff: start}
-	pair := func(x sframe.Rule, what string) (ctl uint32, off int32, ok bool, err error) {
+	pair := func(x rule.Rule, what string) (ctl uint32, off int32, ok bool, err error) {
 		switch x.Kind {
-		case sframe.RuleUndefined, sframe.RuleSameValue:
-			if x.Kind == sframe.RuleSameValue || x == (sframe.Rule{}) {
+		case rule.Undefined, rule.SameValue:
+			if x.Kind == rule.SameValue || x == (rule.Rule{}) {
 				return 0, 0, false, nil
 			}
-		case sframe.RuleRegister:
+		case rule.Register:
 			if x.Reg >= 0 {
 				return FlexControl(x.Reg, true, false), 0, true, nil
 			}
-		case sframe.RuleOffset, sframe.RuleValOffset:
-			if x.Offset != int64(int32(x.Offset)) || (x.Reg < 0 && x.Reg != sframe.RegCFA) {
+		case rule.Offset, rule.ValOffset:
+			if x.Offset != int64(int32(x.Offset)) || (x.Reg < 0 && x.Reg != rule.CFA) {
 				break
 			}
-			ctl := FlexControl(0, false, x.Kind == sframe.RuleOffset)
-			if x.Reg != sframe.RegCFA {
-				ctl = FlexControl(x.Reg, true, x.Kind == sframe.RuleOffset)
+			ctl := FlexControl(0, false, x.Kind == rule.Offset)
+			if x.Reg != rule.CFA {
+				ctl = FlexControl(x.Reg, true, x.Kind == rule.Offset)
 			}
 			if ctl == 0 {
 				return 0, 0, false, fmt.Errorf("sframetest: FLEX cannot encode %s = CFA+0 (a zero control word is padding)", what)
@@ -110,7 +111,7 @@ func FlexFRE(a sframe.ABI, start uint32, cfa, ra, fp sframe.Rule) (FRESpec, erro
 		}
 		return 0, 0, false, fmt.Errorf("sframetest: FLEX cannot encode %s rule %v", what, x)
 	}
-	if cfa.Reg == sframe.RegCFA || cfa.Kind == sframe.RuleUndefined || cfa.Kind == sframe.RuleSameValue {
+	if cfa.Reg == rule.CFA || cfa.Kind == rule.Undefined || cfa.Kind == rule.SameValue {
 		return r, fmt.Errorf("sframetest: FLEX CFA rule %v has no base register", cfa)
 	}
 	ctl, off, _, err := pair(cfa, "CFA")
@@ -165,7 +166,7 @@ func MakeFREInfo(base sframe.BaseReg, count int, size sframe.DataWordSize, mangl
 // bit 0 (the base is register reg, else the CFA), deref_p in bit 1 (the
 // value is loaded from base + offset, else it is base + offset), and the
 // DWARF register number from bit 3 on.
-func FlexControl(reg sframe.Reg, regP, derefP bool) uint32 {
+func FlexControl(reg rule.Reg, regP, derefP bool) uint32 {
 	w := uint32(reg) << 3
 	if regP {
 		w |= 1

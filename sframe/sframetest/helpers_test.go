@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // rowAt sets the AMD64 fixed RA offset (-8) when b is for AMD64, encodes
 // and parses b, and returns the row that covers pc (FindFDE, FindFRE, Row),
 // or fails the test.
-func rowAt(t testing.TB, b *Builder, pc uint64) sframe.Row {
+func rowAt(t testing.TB, b *Builder, pc uint64) rule.Row {
 	t.Helper()
 	if b.ABI == sframe.ABIAMD64LittleEndian {
 		b.CFAFixedRAOffset = -8
@@ -43,8 +44,8 @@ func mustFRE(t testing.TB) func(FRESpec, error) FRESpec {
 }
 
 // cfaOff is a shorthand for the rule "saved at CFA+off".
-func cfaOff(off int64) sframe.Rule {
-	return sframe.Rule{Kind: sframe.RuleOffset, Reg: sframe.RegCFA, Offset: off}
+func cfaOff(off int64) rule.Rule {
+	return rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: off}
 }
 
 // diffSpec compares a parsed section with the Builder it was encoded from

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // ABIVersion is one ABI in one SFrame version.
@@ -92,7 +93,7 @@ func Variants(v sframe.Version, abi sframe.ABI) []*Builder {
 						b.Flags |= sframe.FlagFDEFuncStartPCRel
 					}
 					fde := FDESpec{Start: 0x1000, Size: 0x30, PCType: pc, Type: typ,
-						FREType: ft, ExactFREType: true, PAuthKey: sframe.PAuthKeyA}
+						FREType: ft, ExactFREType: true, PAuthKey: rule.PAuthKeyA}
 					if pc == sframe.PCTypeMask && v != sframe.Version1 {
 						fde.RepSize = 16
 					}
@@ -114,10 +115,10 @@ func Variants(v sframe.Version, abi sframe.ABI) []*Builder {
 					}
 					second := fde
 					second.Start, second.Size = 0x2000, 0x10
-					second.PAuthKey = sframe.PAuthKeyB
+					second.PAuthKey = rule.PAuthKeyB
 					second.Signal = v == sframe.Version3
 					if !abi.IsAArch64() {
-						second.PAuthKey = sframe.PAuthKeyA
+						second.PAuthKey = rule.PAuthKeyA
 					}
 					b.FDEs = []FDESpec{fde, second}
 					out = append(out, b)
