@@ -1,0 +1,118 @@
+package arch
+
+import "github.com/sfdbg/sfdbg/sframe/rule"
+
+// The code oracle's vocabulary, modelled on the Linux kernel's objtool
+// (include/objtool/arch.h: struct stack_op, enum insn_type): a decoder
+// turns each instruction into its control-flow class and a short list of
+// stack operations, with no unwinding logic in it; one machine-neutral walk
+// (frames/code) applies them.
+
+// Decoder decodes one machine's instructions.
+type Decoder interface {
+	// Decode decodes the instruction at code[0], whose address is pc, into
+	// *inst (reused by the caller to avoid allocation). It returns an error
+	// only when the bytes are not an instruction (invalid or truncated);
+	// an instruction whose stack effect is not modelled is Class Unknown
+	// with Why set.
+	Decode(code []byte, pc uint64, inst *Inst) error
+	// Text formats the instruction at code[0] as GNU objdump -d does, for
+	// messages ("push %rbx", "stp x29, x30, [sp, #-32]!").
+	Text(code []byte, pc uint64) string
+}
+
+// Class is an instruction's control-flow class.
+type Class uint8
+
+// Instruction classes.
+const (
+	// Other: falls through to the next instruction.
+	Other Class = iota
+	// Call: a direct call to Target; falls through after it (unless the
+	// callee does not return, which the walk decides).
+	Call
+	// CallIndirect: a call through a register or memory.
+	CallIndirect
+	// Return: a function return.
+	Return
+	// Jump: an unconditional direct jump to Target.
+	Jump
+	// CondJump: a conditional direct jump to Target, or fall through.
+	CondJump
+	// JumpIndirect: a jump through a register or memory (a jump table or
+	// an indirect tail call).
+	JumpIndirect
+	// Stop: execution does not continue (ud2, hlt, a trap).
+	Stop
+	// Unknown: the instruction's stack effect is not modelled; Why says
+	// why ("writes rsp from memory", "unsupported instruction").
+	Unknown
+)
+
+// OpKind is the kind of one stack operation.
+type OpKind uint8
+
+// Stack operations. Reg, Base and Imm are the operands; registers are DWARF
+// numbers of the machine.
+const (
+	// OpPush: SP -= Imm, then Reg is saved at [SP].
+	OpPush OpKind = iota + 1
+	// OpPop: Reg is restored from [SP], then SP += Imm.
+	OpPop
+	// OpAddSP: SP += Imm (Imm negative to allocate).
+	OpAddSP
+	// OpSetReg: Reg = Base + Imm (mov %rsp,%rbp; lea 16(%rbp),%rsp;
+	// mov x29, sp; lgr %r11,%r15; add x29, sp, #16).
+	OpSetReg
+	// OpAndSP: SP &= Imm (stack realignment).
+	OpAndSP
+	// OpSubSPReg: SP -= Reg, an amount unknown statically (alloca).
+	OpSubSPReg
+	// OpSave: Reg is saved at [Base + Imm] (mov %rbx,8(%rsp); stp's two
+	// halves; stmg's registers, one op each).
+	OpSave
+	// OpRestore: Reg is restored from [Base + Imm].
+	OpRestore
+	// OpClobber: Reg gets a value the oracle does not follow (any other
+	// write to SP or FP, or to a callee-saved register).
+	OpClobber
+)
+
+// StackOp is one stack operation of an instruction.
+type StackOp struct {
+	Kind OpKind
+	Reg  rule.Reg
+	Base rule.Reg
+	Imm  int64
+}
+
+// MaxOps bounds the stack operations of one instruction (s390x stmg saves
+// up to 16 registers; AArch64 stp with writeback is three operations).
+const MaxOps = 18
+
+// Inst is one decoded instruction.
+type Inst struct {
+	// Len is the instruction's length in bytes.
+	Len int
+	// Class is its control-flow class; Target is the branch or call target
+	// of Call, Jump and CondJump.
+	Class  Class
+	Target uint64
+	// Ops are the stack operations, in the order they take effect; NOps
+	// says how many of Ops are used.
+	Ops  [MaxOps]StackOp
+	NOps int
+	// Why says why the stack effect is not known (Class Unknown), or why
+	// an indirect jump cannot be followed.
+	Why string
+}
+
+// Add appends a stack operation; it reports false when Ops is full.
+func (i *Inst) Add(op StackOp) bool {
+	if i.NOps == len(i.Ops) {
+		return false
+	}
+	i.Ops[i.NOps] = op
+	i.NOps++
+	return true
+}
