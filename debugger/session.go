@@ -106,8 +106,8 @@ type breakpoint struct {
 	// with code in several places), as gdb's "(2 locations)".
 	addrs []uint64
 	desc  string // "spin_here" or "*0x..."
-	hits int
-	temp bool
+	hits  int
+	temp  bool
 }
 
 // NewSession returns a session on target t (nil for none) talking to ui.
