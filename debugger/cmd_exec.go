@@ -1,6 +1,7 @@
 package debugger
 
 import (
+	"debug/dwarf"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -285,10 +286,18 @@ func cmdFinish(s *Session, _ string) error {
 		return fmt.Errorf(`"finish" out of an inline frame is not supported: frame %d is inlined into frame %d, which "frame %d" then "finish" runs until it returns.`,
 			sh.Level, sh.InlinedInto, tr.Level(n))
 	}
+	if sh.TailCall {
+		return fmt.Errorf(`"finish" out of a tail-call frame is not supported: frame %d left by a jump and has no return address of its own; "frame %d" then "finish" runs until the function it jumped to returns.`,
+			sh.Level, sh.Level-1)
+	}
 	if n+1 >= len(tr.Frames) {
 		return errors.New(`"finish" not meaningful in the outermost frame.`)
 	}
 	f, caller := &tr.Frames[n], &tr.Frames[n+1]
+	var retType dwarf.Type // gdb's "Value returned"
+	if f.Module != nil {
+		retType, _ = f.Module.ReturnType(f.LookupPC())
+	}
 	ra, cfa := caller.PC, caller.SP
 	tid := s.thread
 	s.printf("Run till exit from #%-3d0x%016x in %s\n", sh.Level, f.PC, tr.ShownLocation(sh))
@@ -314,9 +323,38 @@ func cmdFinish(s *Session, _ string) error {
 				continue // another thread, or a deeper recursive call
 			}
 			s.thread = ev.Thread
-			return s.printSelected()
+			if err := s.printSelected(); err != nil {
+				return err
+			}
+			s.printReturnValue(retType, regs)
+			return nil
 		}
 		return s.reportStop(ev)
+	}
+}
+
+// printReturnValue prints what finish's function returned, as gdb does:
+// "Value returned is $1 = 42", kept in the value history; nothing for a
+// void function or one without DWARF.
+func (s *Session) printReturnValue(t dwarf.Type, regs frames.Regs) {
+	if t == nil {
+		return
+	}
+	rax, ok := regs.Get(0) // DWARF 0: rax, the AMD64 integer return register
+	if !ok {
+		return
+	}
+	sp, err := s.space()
+	if err != nil {
+		return
+	}
+	text, v, why, ok := returnValue(sp, t, rax)
+	switch {
+	case ok:
+		s.history = append(s.history, v)
+		s.printf("Value returned is $%d = %s\n", len(s.history), text)
+	case why != "":
+		s.printf("%s\n", why)
 	}
 }
 

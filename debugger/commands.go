@@ -412,8 +412,11 @@ As until LOCATION, but a recursive call reaching LOCATION stops too.`,
 		{aliases: []string{"finish", "fin"}, needsTarget: true,
 			help: `Run until the selected frame returns, then print its caller.
 The return address and CFA come from the listed backtrace (the one "bt"
-printed last, else the all-methods trace); a recursive call returning to the same address earlier
-does not count. Ctrl-C stops the program.`,
+printed last, else the all-methods trace); a recursive call returning to
+the same address earlier does not count. Ctrl-C stops the program. As in
+gdb, "Value returned is $N = V" follows for a function whose DWARF type is
+an integer, character, boolean, enum or pointer (read from rax; a float
+or a structure is named, not read).`,
 			repeat: sameArgs,
 			run:    cmdFinish},
 		{aliases: []string{"detach"}, needsTarget: true,
