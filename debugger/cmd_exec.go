@@ -333,6 +333,75 @@ func cmdFinish(s *Session, _ string) error {
 	}
 }
 
+// maxStringChars is gdb's "print elements" default: a string shown by x/s
+// stops there, followed by "...".
+const maxStringChars = 200
+
+// examineStrings implements x/s: n NUL-terminated strings from addr, each
+// on a line as gdb prints them ("0x4006f4:\t\"hello\\n\""), C escapes for
+// what is not printable, at most maxStringChars characters each.
+func (s *Session) examineStrings(addr uint64, n int) error {
+	sp, err := s.space()
+	if err != nil {
+		return err
+	}
+	for range n {
+		var text []byte
+		a, done, long := addr, false, false
+		for !done {
+			var buf [64]byte
+			got, _ := sp.Mem.ReadAt(buf[:], a)
+			if got == 0 {
+				if a == addr {
+					return fmt.Errorf("Cannot access memory at address %#x", addr)
+				}
+				break
+			}
+			for _, c := range buf[:got] {
+				a++
+				if c == 0 {
+					done = true
+					break
+				}
+				if len(text) == maxStringChars {
+					long, done = true, true
+					break
+				}
+				text = append(text, c)
+			}
+		}
+		s.printf("%s:\t%s", symLabel(sp, addr), cString(text))
+		if long {
+			s.printf("...")
+		}
+		s.printf("\n")
+		addr = a
+		s.xNext = addr
+	}
+	return nil
+}
+
+// cString quotes b as gdb prints a C string: "\n", "\t", "\"", "\\" and
+// octal escapes for other bytes that are not printable ASCII.
+func cString(b []byte) string {
+	out := []byte{'"'}
+	for _, c := range b {
+		switch {
+		case c == '\n':
+			out = append(out, `\n`...)
+		case c == '\t':
+			out = append(out, `\t`...)
+		case c == '"' || c == '\\':
+			out = append(out, '\\', c)
+		case c < 0x20 || c >= 0x7f:
+			out = append(out, fmt.Sprintf("\\%03o", c)...)
+		default:
+			out = append(out, c)
+		}
+	}
+	return string(append(out, '"'))
+}
+
 // printReturnValue prints what finish's function returned, as gdb does:
 // "Value returned is $1 = 42", kept in the value history; nothing for a
 // void function or one without DWARF.
@@ -541,7 +610,7 @@ func cmdExamine(s *Session, args string) (err error) {
 			switch {
 			case c >= '0' && c <= '9':
 				num += string(c)
-			case strings.ContainsRune("xduai", c):
+			case strings.ContainsRune("xduais", c):
 				f.format = byte(c)
 				if c == 'a' {
 					f.unit = 'g'
@@ -549,7 +618,7 @@ func cmdExamine(s *Session, args string) (err error) {
 			case strings.ContainsRune("bhwg", c):
 				f.unit = byte(c)
 			default:
-				return fmt.Errorf("Invalid format letter %q in /%s (use N, x d u a i, b h w g).", c, spec)
+				return fmt.Errorf("Invalid format letter %q in /%s (use N, x d u a i s, b h w g).", c, spec)
 			}
 		}
 		if num != "" {
@@ -573,6 +642,9 @@ func cmdExamine(s *Session, args string) (err error) {
 	s.xfmt = f
 	if f.format == 'i' {
 		return s.examineInsns(addr, f.count)
+	}
+	if f.format == 's' {
+		return s.examineStrings(addr, f.count)
 	}
 	size := map[byte]int{'b': 1, 'h': 2, 'w': 4, 'g': 8}[f.unit]
 	perLine := map[byte]int{'b': 8, 'h': 8, 'w': 4, 'g': 2}[f.unit]

@@ -326,7 +326,8 @@ F: x hex, d signed, u unsigned, o octal, t binary, a address, c char.`,
 			help: `Examine memory at ADDR: N units of size U in format F.
 N units (default 1) of size U (b 1, h 2, w 4, g 8 bytes; default w) in
 format F (x hex, d signed, u unsigned, a address with its symbol,
-i instructions as disassemble prints them; default x) at ADDR. ADDR is
+i instructions as disassemble prints them, s NUL-terminated strings;
+default x) at ADDR. ADDR is
 an expression, as print takes it: $sp+16, &spin_count, *($sp+8),
 spin_here+4; its value is the address (a data symbol's value, so write
 &var). Format and size are remembered. Without ADDR, x continues after

@@ -39,3 +39,16 @@ func TestReturnValuesFormatAsGdbs(t *testing.T) {
 		t.Errorf("void: ok %v, %q; want nothing", ok, why)
 	}
 }
+
+func TestCStringEscapesAsGdb(t *testing.T) {
+	for in, want := range map[string]string{
+		"hello":          `"hello"`,
+		"a\nb\tc":        `"a\nb\tc"`,
+		`say "hi" \ now`: `"say \"hi\" \\ now"`,
+		"\x01\xff":       `"\001\377"`,
+	} {
+		if got := cString([]byte(in)); got != want {
+			t.Errorf("cString(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
