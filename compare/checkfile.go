@@ -29,6 +29,10 @@ type CheckOptions struct {
 	// already open for the check; KernelProfile (check --profile kernel)
 	// also makes each of the kernel's rejections a finding.
 	Consumers, KernelProfile bool
+	// Code, when set, is the code oracle: check then also judges SFrame
+	// and CFI against the machine code at every instruction (CodeOracle,
+	// codecheck.go). nil: SFrame against CFI only.
+	Code CodeOracle
 }
 
 // CheckFile validates the SFrame section of the ELF file at path against
@@ -77,7 +81,7 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 		return fail(fmt.Errorf("%s: %w", name, err))
 	}
 	rep.Version, rep.ABI = int(sec.Version), sec.ABI.String()
-	c := &checker{name: m.Name, f: f, layout: layout, sec: sec, rep: rep, cfi: opts.CFI, sym: opts.Symbolize}
+	c := &checker{name: m.Name, f: f, layout: layout, sec: sec, rep: rep, cfi: opts.CFI, sym: opts.Symbolize, oracle: opts.Code}
 	if c.cfi == nil {
 		c.cfi = &moduleCFI{m: m}
 	}
@@ -207,7 +211,7 @@ func (c *checker) run() error {
 		}
 		sum.FunctionsBoth++
 		insts = c.boundaries(fde, own, rows, insts)
-		sum.Instructions += c.checkFunc(fde, own, rows, insts)
+		sum.Instructions += c.checkFDE(fde, own, rows, insts)
 	}
 	c.uncovered(cfiRanges)
 	return nil
@@ -319,24 +323,8 @@ func (c *checker) boundaries(fde *sframe.FDE, own []Range, rows []frames.Row, bu
 // what was decoded.
 func (c *checker) x86Boundaries(start, end uint64, buf []uint64) (b []uint64, ok bool) {
 	b = buf[:0]
-	if end <= start || end-start > maxDecodeSpan {
-		return b, false
-	}
-	var data []byte
-	for _, t := range c.text {
-		if start >= t.addr && end-t.addr <= t.size {
-			n := int(end - start)
-			if cap(c.code) < n {
-				c.code = make([]byte, n)
-			}
-			data = c.code[:n]
-			if _, err := t.r.ReadAt(data, int64(start-t.addr)); err != nil {
-				return b, false
-			}
-			break
-		}
-	}
-	if data == nil {
+	data, ok := c.funcCode(start, end)
+	if !ok {
 		return b, false
 	}
 	for off := 0; off < len(data); {

@@ -81,7 +81,7 @@ func frameSummary(tr *compare.Trace, sh compare.Shown) string {
 		if !f.FPAgrees {
 			fp = "fp differs"
 		}
-		parts = append(parts, fmt.Sprintf("sframe %v, %s", f.Verdict, fp))
+		parts = append(parts, fmt.Sprintf("sframe %v, %s", f.Verdict(), fp))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -225,9 +225,9 @@ func cmdInfoFrame(s *Session, args string) error {
 	if n+1 < len(tr.Frames) {
 		taken = &steps[tr.Frames[n+1].FoundBy]
 	}
-	for m := range steps {
+	for _, m := range frames.LiveMethods() {
 		st := &steps[m]
-		s.printf("  %-8s", frames.Method(m).String()+":")
+		s.printf("  %-8s", m.String()+":")
 		if st.Row == nil {
 			if st.Err != nil {
 				s.printf("%s\n", compare.StopText(st.Err))

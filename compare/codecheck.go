@@ -1,0 +1,375 @@
+package compare
+
+// This file judges SFrame and CFI against a third witness, the machine
+// code: the code oracle (package frames/code, after the Linux kernel's
+// objtool) gives the code's stack state at each instruction of a function,
+// and check compares each table's row with it (code-cfa, code-ra,
+// code-fp), takes the oracle's own findings (code-state) and counts what
+// it could not follow (code-unknown, Summary.Code).
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
+)
+
+// CodeOracle analyzes the machine code of one function for a static
+// check: text holds the bytes of [start, start+len(text)) at link-time
+// addresses (text[0] is at start). It returns the code's state at each
+// instruction (frames/code.Analyze, adapted); it must not keep text past
+// the use of its result, which ends before the next call. A nil result
+// counts every instruction of the function as not judged.
+type CodeOracle func(text []byte, start uint64) CodeRows
+
+// CodeRows is the code oracle's result for one function.
+type CodeRows interface {
+	// At returns the code's state at the instruction at pc, on entry to
+	// it (before it executes). A pc the oracle did not reach or could not
+	// follow gives Known false and the reason.
+	At(pc uint64) CodeState
+	// States lists where two paths reach an instruction with different
+	// states (objtool's "stack state mismatch"), in address order.
+	States() []CodeNote
+}
+
+// CodeState is the code's stack state at one instruction.
+type CodeState struct {
+	// Row is the state in the tables' vocabulary: CFA = ValOffset of SP
+	// or FP plus k bytes; RA and FP Offset from the CFA where saved,
+	// SameValue (or Register) while still in their registers. Register
+	// numbers are DWARF's for the file's machine.
+	Row rule.Row
+	// Known is false where the oracle could not follow the code; Why
+	// then says why ("indirect jump", "unknown instruction").
+	Known bool
+	Why   string
+	// Inst is the instruction's text ("mov %rsp,%rbp"); After is the
+	// text of the instruction whose effect made the state (the last one
+	// to change it on the path the oracle followed first) and AfterPC its
+	// address; After is "" at the function's entry. Either may be "".
+	Inst, After string
+	AfterPC     uint64
+}
+
+// CodeNote is a finding of the oracle's own about the code at PC: the
+// message says what, without the function's name ("paths meet with CFA
+// rsp+16 and rsp+24").
+type CodeNote struct {
+	PC      uint64
+	Message string
+}
+
+// CodeSummary counts, per file, the instructions the code oracle judged:
+// Judged of Checked, the instructions compared (Summary.Instructions),
+// Share the ratio (0 when none was checked). Unknown counts the
+// code-unknown notes (one per function the oracle did not follow
+// entirely).
+type CodeSummary struct {
+	Checked int     `json:"instructions_checked"`
+	Judged  int     `json:"instructions_judged"`
+	Share   float64 `json:"judged_share"`
+	Unknown int     `json:"unknown_notes"`
+}
+
+// add adds o's counts and recomputes the share.
+func (s *CodeSummary) add(o CodeSummary) {
+	s.Checked += o.Checked
+	s.Judged += o.Judged
+	s.Unknown += o.Unknown
+	s.Share = 0
+	if s.Checked > 0 {
+		s.Share = float64(s.Judged) / float64(s.Checked)
+	}
+}
+
+// String says it for text reports: "judged 950 of 1000 instructions
+// (95.0%); 2 functions not followed entirely (code-unknown)".
+func (s *CodeSummary) String() string {
+	t := fmt.Sprintf("judged %d of %d instructions (%.1f%%)", s.Judged, s.Checked, 100*s.Share)
+	if s.Unknown > 0 {
+		t += fmt.Sprintf("; %d functions not followed entirely (code-unknown)", s.Unknown)
+	}
+	return t
+}
+
+// codeSummary returns the report's CodeSummary, made on first use: a
+// check with an oracle has one even when it judged nothing.
+func (c *checker) codeSummary() *CodeSummary {
+	if c.rep.Summary.Code == nil {
+		c.rep.Summary.Code = &CodeSummary{}
+	}
+	return c.rep.Summary.Code
+}
+
+// funcCode returns the bytes of [start, end) when they lie in one
+// executable section (c.text) and are at most maxDecodeSpan long, read
+// into c.code: valid until the next call, and read once for consecutive
+// calls on the same span.
+func (c *checker) funcCode(start, end uint64) ([]byte, bool) {
+	if end <= start || end-start > maxDecodeSpan {
+		return nil, false
+	}
+	n := int(end - start)
+	if c.codeSpan == (Range{start, end}) && len(c.code) == n {
+		return c.code, true
+	}
+	for _, t := range c.text {
+		if start >= t.addr && end-t.addr <= t.size {
+			if cap(c.code) < n {
+				c.code = make([]byte, n)
+			}
+			c.code, c.codeSpan = c.code[:n], Range{}
+			if _, err := t.r.ReadAt(c.code, int64(start-t.addr)); err != nil {
+				return nil, false
+			}
+			c.codeSpan = Range{start, end}
+			return c.code, true
+		}
+	}
+	return nil, false
+}
+
+// codeRows runs the oracle on the function [start, end): nil without an
+// oracle; where the code cannot be read, or the oracle gives nothing,
+// rows that judge no instruction, saying why.
+func (c *checker) codeRows(start, end uint64) CodeRows {
+	if c.oracle == nil {
+		return nil
+	}
+	text, ok := c.funcCode(start, end)
+	if !ok {
+		return notFollowed("its code is not in one executable section")
+	}
+	if r := c.oracle(text, start); r != nil {
+		return r
+	}
+	return notFollowed("the code oracle gave no result")
+}
+
+// notFollowed is the CodeRows of a function the oracle did not analyze.
+type notFollowed string
+
+func (n notFollowed) At(uint64) CodeState { return CodeState{Why: string(n)} }
+func (notFollowed) States() []CodeNote    { return nil }
+
+// codeRun is a maximal sequence of instructions with the same code state,
+// the same table rows and the same differences.
+type codeRun struct {
+	start, end uint64
+	n          int
+	key        codeKey
+	st         CodeState // the state at start
+}
+
+type codeKey struct {
+	ref, subj RowDiff // the code against the reference and the subject
+	row       rule.Row
+	si, ci    int
+}
+
+// codeReason is one reason the oracle gave for instructions it did not
+// judge: how many, and the first one's address.
+type codeReason struct {
+	why string
+	pc  uint64
+	n   int
+}
+
+// maxCodeReasons bounds the reasons one code-unknown note lists.
+const maxCodeReasons = 3
+
+// codeJudge judges the tables of one function against the code, an
+// instruction at a time (judge), and records its findings (finish).
+type codeJudge struct {
+	c         *checker
+	abi       sframe.ABI // whose register names the messages use
+	fn        fnRef
+	rows      CodeRows
+	ref, subj witness
+	cur       codeRun
+	// checked and judged count instructions; listed and unlisted the
+	// disagreements (at most maxFindingsPerFDE listed), more the first
+	// unlisted.
+	checked, judged  int
+	listed, unlisted int
+	more             Finding
+	unknown          int
+	reasons          []codeReason
+}
+
+func (c *checker) newCodeJudge(fn fnRef, rows CodeRows, ref, subj witness) *codeJudge {
+	return &codeJudge{c: c, abi: c.sec.ABI, fn: fn, rows: rows, ref: ref, subj: subj}
+}
+
+// judge judges the instruction [pc, next) where the subject's row is
+// subj.rows[si] (si < 0: none) and the reference's ref.rows[ci].
+func (j *codeJudge) judge(pc, next uint64, si, ci int) {
+	j.checked++
+	st := j.rows.At(pc)
+	if !st.Known {
+		j.flush()
+		j.notJudged(pc, st.Why)
+		return
+	}
+	j.judged++
+	k := codeKey{row: st.Row, si: si, ci: ci, ref: diffCode(st.Row, j.ref.rows[ci], pc)}
+	if si >= 0 {
+		k.subj = diffCode(st.Row, j.subj.rows[si], pc)
+	}
+	if j.cur.n > 0 && j.cur.key == k && j.cur.end == pc {
+		j.cur.end, j.cur.n = next, j.cur.n+1
+		return
+	}
+	j.flush()
+	j.cur = codeRun{start: pc, end: next, n: 1, key: k, st: st}
+}
+
+// notJudged counts an instruction the oracle did not judge, by reason.
+func (j *codeJudge) notJudged(pc uint64, why string) {
+	if why == "" {
+		why = "no reason given"
+	}
+	j.unknown++
+	for i := range j.reasons {
+		if j.reasons[i].why == why {
+			j.reasons[i].n++
+			return
+		}
+	}
+	j.reasons = append(j.reasons, codeReason{why: why, pc: pc, n: 1})
+}
+
+// diffCode compares the code's state with a table's row at pc: the CFA
+// always (a table's CFA expression evaluated as DiffRows does), RA and FP
+// unless the table leaves them undefined (the outermost frame's RA, an FP
+// CFI does not track).
+func diffCode(code rule.Row, table frames.Row, pc uint64) RowDiff {
+	var d RowDiff
+	d.CFA = !cfaEquivalent(code.CFA, table.CFA, pc)
+	if table.RA.Kind != rule.Undefined {
+		d.RA = !valueRuleEqual(code.RA, table.RA)
+	}
+	if table.FP.Kind != rule.Undefined {
+		d.FP = !valueRuleEqual(code.FP, table.FP)
+	}
+	return d
+}
+
+// flush records the findings of the finished run: one per part (CFA, RA,
+// FP) where the code disagrees with the reference. Where the code agrees
+// with the reference and the subject differs, the subject's own finding
+// (checkFunc) says so.
+func (j *codeJudge) flush() {
+	r := j.cur
+	j.cur = codeRun{}
+	if r.n == 0 || !r.key.ref.Any() {
+		return
+	}
+	if j.listed >= maxFindingsPerFDE {
+		if j.unlisted == 0 {
+			j.more = Finding{Kind: subjectKind(frames.MethodCode, r.key.ref.Kinds()[0]), Function: j.fn.name, FuncStart: j.fn.start, PC: r.start}
+		}
+		j.more.PCEnd, j.more.Instructions = r.end, j.more.Instructions+r.n
+		j.unlisted++
+		return
+	}
+	j.listed++
+	c, fn := j.c, j.fn
+	code := frames.Row{Row: r.key.row, Src: frames.Source{ABI: j.abi}}
+	refRow := j.ref.rows[r.key.ci]
+	f := Finding{Function: fn.name, FuncStart: fn.start, PC: r.start, PCEnd: r.end, Instructions: r.n}
+	f.Rules[frames.MethodCode], f.Rules[j.ref.m] = ruleText(code), ruleText(refRow)
+	f.Rules[j.subj.m] = j.subj.none
+	if r.key.si >= 0 {
+		f.Rules[j.subj.m] = ruleText(j.subj.rows[r.key.si])
+	}
+	where := fmt.Sprintf("at %s+%#x..+%#x (%d instructions", c.orLoc(fn.name, fn.start), r.start-fn.start, r.end-fn.start, r.n)
+	if r.st.Inst != "" {
+		where += ", from `" + r.st.Inst + "`"
+	}
+	where += ")"
+	after := ""
+	if r.st.After != "" {
+		after = fmt.Sprintf(" after `%s` at %s+%#x", r.st.After, c.orLoc(fn.name, fn.start), r.st.AfterPC-fn.start)
+	}
+	for _, k := range r.key.ref.Kinds() {
+		f.Kind = subjectKind(frames.MethodCode, k)
+		f.Message = fmt.Sprintf("%s %s: %s%s", k.Title(), where, j.says(k, r, code), after)
+		c.add(f)
+	}
+}
+
+// says tells what each table and the code say about the part k (CFA, RA
+// or FP) in run r, and which tables agree with the code: "CFI and SFrame
+// say CFA=rsp+16, the code says rsp+24"; "CFI says CFA=rsp+16, SFrame and
+// the code say rsp+24".
+func (j *codeJudge) says(k Kind, r codeRun, code frames.Row) string {
+	label := map[Kind]string{KindCFA: "CFA", KindRA: "RA", KindFP: "FP"}[k]
+	part := func(row frames.Row) string {
+		ru := row.CFA
+		switch k {
+		case KindRA:
+			ru = row.RA
+		case KindFP:
+			ru = row.FP
+		}
+		return frames.RuleStringFor(j.abi, ru)
+	}
+	R, S := j.ref.m.Title(), j.subj.m.Title()
+	refText, codeText := part(j.ref.rows[r.key.ci]), part(code)
+	if r.key.si < 0 {
+		return fmt.Sprintf("%s says %s=%s, %s has %s, the code says %s", R, label, refText, S, j.subj.none, codeText)
+	}
+	subjText := part(j.subj.rows[r.key.si])
+	subjAgrees := !map[Kind]bool{KindCFA: r.key.subj.CFA, KindRA: r.key.subj.RA, KindFP: r.key.subj.FP}[k]
+	switch {
+	case subjAgrees:
+		return fmt.Sprintf("%s says %s=%s, %s and the code say %s", R, label, refText, S, codeText)
+	case subjText == refText:
+		return fmt.Sprintf("%s and %s say %s=%s, the code says %s", R, S, label, refText, codeText)
+	}
+	return fmt.Sprintf("%s says %s=%s, %s says %s=%s, the code says %s", R, label, refText, S, label, subjText, codeText)
+}
+
+// finish records the rest of the function's findings: the last run, the
+// disagreements not listed, the oracle's own findings (code-state) and one
+// code-unknown note for the instructions it did not judge; and adds the
+// counts to the file's CodeSummary.
+func (j *codeJudge) finish() {
+	j.flush()
+	c, fn := j.c, j.fn
+	loc := c.orLoc(fn.name, fn.start)
+	if j.unlisted > 0 {
+		j.more.Message = fmt.Sprintf("%d more disagreements with the code at %s+%#x..+%#x (%d instructions), not listed: at most %d are listed per FDE",
+			j.unlisted, loc, j.more.PC-fn.start, j.more.PCEnd-fn.start, j.more.Instructions, maxFindingsPerFDE)
+		c.add(j.more)
+	}
+	for i, n := range j.rows.States() {
+		if i == maxFindingsPerFDE {
+			c.add(Finding{Kind: KindCodeState, Function: fn.name, FuncStart: fn.start, PC: n.PC,
+				Message: fmt.Sprintf("%d more stack state mismatches in %s, not listed", len(j.rows.States())-i, loc)})
+			break
+		}
+		c.add(Finding{Kind: KindCodeState, Function: fn.name, FuncStart: fn.start, PC: n.PC,
+			Message: fmt.Sprintf("stack state mismatch at %s+%#x: %s", loc, n.PC-fn.start, n.Message)})
+	}
+	sum := CodeSummary{Checked: j.checked, Judged: j.judged}
+	if j.unknown > 0 {
+		sum.Unknown = 1
+		var parts []string
+		for i, r := range j.reasons {
+			if i == maxCodeReasons {
+				parts = append(parts, fmt.Sprintf("%d more reasons", len(j.reasons)-i))
+				break
+			}
+			parts = append(parts, fmt.Sprintf("%d from +%#x: %s", r.n, r.pc-fn.start, r.why))
+		}
+		c.add(Finding{Kind: KindCodeUnknown, Function: fn.name, FuncStart: fn.start, PC: j.reasons[0].pc, Instructions: j.unknown,
+			Message: fmt.Sprintf("the code oracle judged %d of %d instructions of %s; not judged: %s",
+				j.judged, j.checked, loc, strings.Join(parts, "; "))})
+	}
+	c.codeSummary().add(sum)
+}

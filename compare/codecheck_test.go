@@ -1,0 +1,281 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
+)
+
+// fakeCode is a code oracle for tests: the code's state at each
+// instruction is the fixture's own CFI row there (so a clean fixture
+// agrees with it), changed where a test says so. The real oracle is
+// frames/code.
+type fakeCode struct {
+	m *frames.Module
+	// edit changes the state at pc (nil: none).
+	edit func(pc uint64, st *CodeState)
+	// states are the oracle's own findings, by function start.
+	states map[uint64][]CodeNote
+	start  uint64
+}
+
+func (f *fakeCode) oracle(text []byte, start uint64) CodeRows {
+	g := *f
+	g.start = start
+	return &g
+}
+
+func (f *fakeCode) At(pc uint64) CodeState {
+	row, err := f.m.CFIRow(pc)
+	if err != nil {
+		return CodeState{Why: "no CFI row to fake the code from"}
+	}
+	st := CodeState{Row: row.Row, Known: true}
+	if f.edit != nil {
+		f.edit(pc, &st)
+	}
+	return st
+}
+
+func (f *fakeCode) States() []CodeNote { return f.states[f.start] }
+
+func newFakeCode(t *testing.T, path string) *fakeCode {
+	m := fileModule(path)
+	t.Cleanup(func() { m.Close() })
+	return &fakeCode{m: m}
+}
+
+// funcStart returns the link-time address of the function name in the
+// fixture at path.
+func funcStart(t *testing.T, path, name string) uint64 {
+	t.Helper()
+	m := fileModule(path)
+	defer m.Close()
+	addr, _, ok := m.LookupSymbol(name)
+	if !ok {
+		t.Fatalf("%s: no symbol %s", path, name)
+	}
+	return addr
+}
+
+func codeFindings(rep *FileReport) []Finding {
+	var out []Finding
+	for _, f := range rep.Findings {
+		switch f.Kind {
+		case KindCodeCFA, KindCodeRA, KindCodeFP, KindCodeState, KindCodeUnknown:
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func TestCodeOracleThatAgreesJudgesEveryInstructionAndFindsNothing(t *testing.T) {
+	path := fixture(t, "deep-v3-O2")
+	rep, err := CheckFile(path, CheckOptions{Code: newFakeCode(t, path).oracle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := codeFindings(rep); len(fs) > 0 {
+		t.Errorf("code findings against the file's own CFI: %v", fs)
+	}
+	c := rep.Summary.Code
+	if c == nil {
+		t.Fatal("no code summary with an oracle")
+	}
+	// Every compared instruction is checked; all but the PLT stubs'
+	// (PC-mask FDEs, not given to the oracle) are judged.
+	if c.Checked != rep.Summary.Instructions || c.Judged == 0 || c.Judged > c.Checked || c.Share < 0.8 || c.Unknown != 0 {
+		t.Errorf("code summary %+v, %d instructions compared", *c, rep.Summary.Instructions)
+	}
+	rep0, err := CheckFile(path, CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep0.Summary.Code != nil {
+		t.Errorf("a check without an oracle has a code summary: %+v", *rep0.Summary.Code)
+	}
+	if len(rep0.Findings) != len(rep.Findings) {
+		t.Errorf("%d findings without the oracle, %d with one that agrees", len(rep0.Findings), len(rep.Findings))
+	}
+}
+
+func TestCodeOracleCatchesAPushTheTablesMiss(t *testing.T) {
+	// sleep_here (deep-v3-O2) starts with push %rbx; sub $0x10,%rsp: the
+	// tables say CFA=rsp+16 after the push. A code whose state says
+	// rsp+24 there (an inline-asm push the CFI does not describe) is a
+	// code-cfa finding at that one instruction.
+	path := fixture(t, "deep-v3-O2")
+	start := funcStart(t, path, "sleep_here")
+	fake := newFakeCode(t, path)
+	fake.edit = func(pc uint64, st *CodeState) {
+		if pc == start+1 {
+			st.Row.CFA.Offset += 8
+			st.Inst, st.After, st.AfterPC = "sub $0x10,%rsp", "push %rbx", start
+		}
+	}
+	rep, err := CheckFile(path, CheckOptions{Code: fake.oracle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := codeFindings(rep)
+	if len(fs) != 1 {
+		t.Fatalf("want one code finding, got %v", fs)
+	}
+	f := fs[0]
+	want := "CFA differs at sleep_here+0x1..+0x5 (1 instructions, from `sub $0x10,%rsp`): CFI and SFrame say CFA=rsp+16, the code says rsp+24 after `push %rbx` at sleep_here+0x0"
+	if f.Kind != KindCodeCFA || f.Message != want || f.PC != start+1 || f.PCEnd != start+5 || f.Instructions != 1 {
+		t.Errorf("got %v %q [%#x, %#x) %d\nwant code-cfa %q", f.Kind, f.Message, f.PC, f.PCEnd, f.Instructions, want)
+	}
+	if f.Rules[frames.MethodCode] != "cfa=rsp+24 ra=c-8 fp=u" || f.Rules[frames.MethodCFI] != "cfa=rsp+16 ra=c-8 fp=u" || f.Rules[frames.MethodSFrame] != "cfa=rsp+16 ra=c-8 fp=u" {
+		t.Errorf("rules %q", f.Rules)
+	}
+	if !f.Kind.Disagreement() || rep.Disagreements() == 0 {
+		t.Error("a code-cfa finding is not a disagreement")
+	}
+	var text bytes.Buffer
+	rep.WriteText(&text, Style{})
+	if !strings.Contains(text.String(), "code-cfa") || !strings.Contains(text.String(), "code oracle: judged ") {
+		t.Errorf("text report:\n%s", text.String())
+	}
+}
+
+func TestCodeOracleNotesWhatItCannotFollowPerFunction(t *testing.T) {
+	path := fixture(t, "deep-v3-O2")
+	start := funcStart(t, path, "sleep_here")
+	fake := newFakeCode(t, path)
+	fake.edit = func(pc uint64, st *CodeState) {
+		if pc > start+5 && pc < start+0x40 {
+			*st = CodeState{Why: "indirect jump"}
+		}
+	}
+	fake.states = map[uint64][]CodeNote{start: {{PC: start + 0x20, Message: "paths meet with CFA rsp+16 and rsp+24"}}}
+	rep, err := CheckFile(path, CheckOptions{Code: fake.oracle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unknown, state []Finding
+	for _, f := range codeFindings(rep) {
+		switch f.Kind {
+		case KindCodeUnknown:
+			unknown = append(unknown, f)
+		case KindCodeState:
+			state = append(state, f)
+		default:
+			t.Errorf("unexpected %v: %s", f.Kind, f.Message)
+		}
+	}
+	if len(unknown) != 1 || KindCodeUnknown.Disagreement() {
+		t.Fatalf("want one code-unknown note (not a disagreement), got %v", unknown)
+	}
+	u := unknown[0]
+	if u.Instructions == 0 || !strings.Contains(u.Message, "instructions of sleep_here; not judged: ") || !strings.Contains(u.Message, ": indirect jump") {
+		t.Errorf("code-unknown: %d instructions, %q", u.Instructions, u.Message)
+	}
+	if len(state) != 1 || state[0].Message != "stack state mismatch at sleep_here+0x20: paths meet with CFA rsp+16 and rsp+24" || !KindCodeState.Disagreement() {
+		t.Errorf("code-state: %v", state)
+	}
+	c := rep.Summary.Code
+	if c == nil || c.Unknown != 1 || c.Judged+u.Instructions+pltChecked(t) != c.Checked {
+		t.Errorf("code summary %+v, %d not judged", c, u.Instructions)
+	}
+	var js bytes.Buffer
+	if err := WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Summary struct {
+			Code map[string]float64 `json:"code"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if s := doc.Summary.Code["judged_share"]; s <= 0 || s >= 1 || doc.Summary.Code["instructions_judged"] != float64(c.Judged) {
+		t.Errorf("JSON code summary %v", doc.Summary.Code)
+	}
+}
+
+// pltChecked returns the instructions a check of deep-v3-O2 compares in
+// PC-mask FDEs (checked, not judged by the oracle): what an oracle that
+// agrees everywhere leaves unjudged.
+func pltChecked(t *testing.T) int {
+	t.Helper()
+	path := fixture(t, "deep-v3-O2")
+	all, err := CheckFile(path, CheckOptions{Code: newFakeCode(t, path).oracle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all.Summary.Code.Checked - all.Summary.Code.Judged
+}
+
+func TestCodeFindingSaysWhichTablesAgreeWithTheCode(t *testing.T) {
+	sp := func(n int64) rule.Rule { return rule.Rule{Kind: rule.ValOffset, Reg: frames.RSP, Offset: n} }
+	at := func(n int64) rule.Rule { return rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: n} }
+	same := rule.Rule{Kind: rule.SameValue}
+	row := func(cfa int64, fp rule.Rule) frames.Row {
+		return frames.Row{Row: rule.Row{CFA: sp(cfa), RA: at(-8), FP: fp}, Start: 0x1000, End: 0x1100}
+	}
+	code := row(24, at(-24))
+	for _, tc := range []struct {
+		name      string
+		kind      Kind
+		cfi, sf   frames.Row
+		sfMissing bool
+		want      string
+	}{
+		{"both tables against the code", KindCFA, row(16, at(-24)), row(16, at(-24)), false,
+			"CFI and SFrame say CFA=rsp+16, the code says rsp+24"},
+		{"SFrame with the code, CFI alone", KindCFA, row(16, at(-24)), row(24, at(-24)), false,
+			"CFI says CFA=rsp+16, SFrame and the code say rsp+24"},
+		{"all three apart", KindCFA, row(16, at(-24)), row(8, at(-24)), false,
+			"CFI says CFA=rsp+16, SFrame says CFA=rsp+8, the code says rsp+24"},
+		{"no FRE", KindCFA, row(16, at(-24)), frames.Row{}, true,
+			"CFI says CFA=rsp+16, SFrame has no FRE, the code says rsp+24"},
+		{"an FP save the tables do not record", KindFP, row(24, same), row(24, same), false,
+			"CFI and SFrame say FP=u, the code says c-24"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := &codeJudge{abi: sframe.ABIAMD64LittleEndian,
+				ref:  witness{m: frames.MethodCFI, rows: []frames.Row{tc.cfi}},
+				subj: witness{m: frames.MethodSFrame, rows: []frames.Row{tc.sf}, none: "no FRE"}}
+			r := codeRun{key: codeKey{row: code.Row, ref: diffCode(code.Row, tc.cfi, 0x1000)}}
+			if tc.sfMissing {
+				r.key.si = -1
+			} else {
+				r.key.subj = diffCode(code.Row, tc.sf, 0x1000)
+			}
+			if got := j.says(tc.kind, r, code); got != tc.want {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCodeKindsAreCodeKindsOnlyForTheCode(t *testing.T) {
+	for _, tc := range []struct {
+		m    frames.Method
+		k    Kind
+		want Kind
+	}{
+		{frames.MethodSFrame, KindCFA, KindCFA},
+		{frames.MethodCode, KindCFA, KindCodeCFA},
+		{frames.MethodCode, KindRA, KindCodeRA},
+		{frames.MethodCode, KindFP, KindCodeFP},
+		{frames.MethodCode, KindNoFDE, KindCodeUnknown},
+	} {
+		if got := subjectKind(tc.m, tc.k); got != tc.want {
+			t.Errorf("subjectKind(%v, %v) = %v, want %v", tc.m, tc.k, got, tc.want)
+		}
+	}
+	for _, k := range []Kind{KindCodeCFA, KindCodeRA, KindCodeFP, KindCodeState, KindCodeUnknown} {
+		var back Kind
+		if err := back.UnmarshalText([]byte(k.String())); err != nil || back != k || k.Title() == k.String() {
+			t.Errorf("kind %v: name round trip %v (%v), title %q", k, back, err, k.Title())
+		}
+	}
+}
