@@ -257,16 +257,16 @@ type Frame struct {
 	// Interrupted: the PC is exact (frame 0, or a frame a signal
 	// interrupted), not a return address.
 	Interrupted bool
+	// Verdicts holds each subject method's verdict at this frame (All
+	// only; VerdictNone for the reference, the FP chain and the methods
+	// not run); FPAgrees says whether the frame-pointer step matched
+	// CFI's. (Here, with the flags above, they fill one word.)
+	Verdicts [frames.NumMethods]Verdict
+	FPAgrees bool
 	// Module holds PC, or nil.
 	Module *frames.Module
 	// Steps holds each method's step from this frame, by frames.Method.
 	Steps Steps
-	// Verdicts holds each subject method's verdict at this frame (All
-	// only; VerdictNone for the reference, the FP chain and the methods
-	// not run); FPAgrees says whether the frame-pointer step matched
-	// CFI's.
-	Verdicts [frames.NumMethods]Verdict
-	FPAgrees bool
 }
 
 // Steps holds one Step per unwinding method, indexed by frames.Method;

@@ -1,6 +1,8 @@
-// Package compare turns the answers of the three unwinding methods (SFrame,
-// DWARF CFI, frame pointers) into verdicts a toolchain developer can act
-// on. It owns two things:
+// Package compare turns the answers of the unwinding methods (the set
+// frames.Methods: SFrame, DWARF CFI, frame pointers, and the machine code
+// once the code oracle is wired) into verdicts a toolchain developer can
+// act on. Each method is judged as a subject against a reference (CFI):
+// one engine for every method, no path per method. It owns two things:
 //
 //   - The one live comparison engine (engine.go): Unwind unwinds a thread
 //     from its registers in a frames.Space and returns a Trace, the one
@@ -14,7 +16,9 @@
 //     traces for sampling.
 //   - The static checker (CheckFile): a binary's .sframe against its own
 //     .eh_frame/.debug_frame at every instruction of every function, in
-//     the same row form (frames.Row, DiffRows), reported as a FileReport.
+//     the same row form (frames.Row, DiffRows), reported as a FileReport;
+//     with a code oracle (CheckOptions.Code, codecheck.go) both tables
+//     against the machine code too.
 //
 // Findings are classified by Kind; the Kind and Verdict names are stable
 // and appear in text reports and JSON.

@@ -67,6 +67,14 @@ import (
 // baselined, failing); CheckDocument "known", "suppressed", "baselined"
 // and "failing" (check exits 1 when failing > 0).
 //
+// Added within schema 2 for methods as a set and the code oracle: Finding
+// "rules", every method's rule text by method name ("sframe", "cfi",
+// "fp", "code"; "sframe", "cfi" and "fp" stay as before); Summary "code"
+// (CodeSummary: instructions_checked, instructions_judged, judged_share,
+// unknown_notes) when check ran a code oracle; FrameDocument "verdicts",
+// the verdicts of subject methods other than SFrame (whose verdict stays
+// "verdict"), by name.
+//
 // Schema 1 had a separate per-method bt document and a StackReport per
 // thread; schema 2 replaced both with ProcessDocument, and fp-chain-broken
 // is counted once per thread (ThreadDocument.fp_broken), not per frame.
