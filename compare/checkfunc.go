@@ -101,17 +101,23 @@ func (c *checker) checkFunc(fn fnRef, subj, ref witness, code CodeRows, own []Ra
 		listed++
 		f := Finding{Function: name, FuncStart: start, PC: r.start, PCEnd: r.end, Instructions: r.n}
 		f.Rules[ref.m] = ruleText(cfiRows[r.cfi])
-		f.ev = &evidence{cfi: cfiRows[r.cfi]}
+		f.Rules[subj.m] = subj.none
 		if r.sf >= 0 {
 			f.Rules[subj.m] = ruleText(sfRows[r.sf])
-			f.ev.sf, f.ev.sfOK = sfRows[r.sf], true
-		} else {
-			f.Rules[subj.m] = subj.none
 		}
-		if k := r.cfi; k > 0 && cfiRows[k].Start == r.start && cfiRows[k-1].End == r.start {
-			f.ev.cfiPrev = &cfiRows[k-1]
+		producerRows := subj.m == frames.MethodSFrame && ref.m == frames.MethodCFI
+		if producerRows {
+			// The known producer faults are patterns of SFrame rows
+			// against CFI rows (known.go).
+			f.ev = &evidence{cfi: cfiRows[r.cfi]}
+			if r.sf >= 0 {
+				f.ev.sf, f.ev.sfOK = sfRows[r.sf], true
+			}
+			if k := r.cfi; k > 0 && cfiRows[k].Start == r.start && cfiRows[k-1].End == r.start {
+				f.ev.cfiPrev = &cfiRows[k-1]
+			}
 		}
-		if shift, ok := boundaryShift(r, sfRows, cfiRows); ok {
+		if shift, ok := boundaryShift(r, sfRows, cfiRows); ok && producerRows {
 			f.Kind, f.Shift = KindFREBoundary, shift
 			dir := "late"
 			if shift < 0 {
@@ -123,7 +129,7 @@ func (c *checker) checkFunc(fn fnRef, subj, ref witness, code CodeRows, own []Ra
 			return
 		}
 		for _, k := range r.diff.Kinds() {
-			f.Kind = k
+			f.Kind = subjectKind(subj.m, k)
 			f.Message = fmt.Sprintf("%s at %s+%#x..+%#x (%d instructions): %s %s, %s %s", k.Title(),
 				c.orLoc(name, start), r.start-start, r.end-start, r.n, S, f.Rules[subj.m], R, f.Rules[ref.m])
 			c.add(f)
