@@ -7,121 +7,10 @@ package compare
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
 )
-
-// Methods says which unwinding methods a trace runs: All, or one method
-// alone (Only).
-type Methods uint8
-
-// The method sets. All runs every method that has an unwinder
-// (frames.LiveMethods): the trace follows the reference, DWARF CFI (as gdb
-// unwinds), where it can, else the next method in leadOrder, and at every
-// frame each method computes the caller from the same registers (seeded)
-// and is judged against the reference: SFrame (and any other method but
-// the frame-pointer chain) with a Verdict and findings, the FP chain as a
-// chain (Frame.FPAgrees). A single method (Only: OnlySFrame, OnlyCFI,
-// OnlyFP) follows that method alone and judges nothing: a view of the same
-// model.
-const (
-	All        Methods = 0
-	OnlySFrame         = Methods(frames.MethodSFrame) + 1
-	OnlyCFI            = Methods(frames.MethodCFI) + 1
-	OnlyFP             = Methods(frames.MethodFP) + 1
-)
-
-// Only returns the set of method m alone.
-func Only(m frames.Method) Methods { return Methods(m) + 1 }
-
-// Single returns the one method of a single-method set; ok is false for
-// All.
-func (m Methods) Single() (x frames.Method, ok bool) {
-	if m == All {
-		return 0, false
-	}
-	return frames.Method(m - 1), true
-}
-
-func (m Methods) String() string {
-	if x, ok := m.Single(); !ok {
-		return "all"
-	} else if x < frames.NumMethods {
-		return x.String()
-	}
-	return fmt.Sprintf("Methods(%d)", uint8(m))
-}
-
-// ParseMethods parses "all" (or "compare") or the name of a method with an
-// unwinder ("sframe", "cfi", "fp"). A method without an unwinder yet
-// ("code") is refused, saying so.
-func ParseMethods(s string) (Methods, error) {
-	if s == "compare" || s == "all" {
-		return All, nil
-	}
-	x, ok := frames.ParseMethod(s)
-	if ok && x.HasUnwinder() {
-		return Only(x), nil
-	}
-	var names []string
-	for _, m := range frames.LiveMethods() {
-		names = append(names, m.String())
-	}
-	want := strings.Join(names, ", ") + ", or all/compare"
-	if ok {
-		return 0, fmt.Errorf("method %q cannot unwind a stack yet: it has no unwinder (want %s)", s, want)
-	}
-	return 0, fmt.Errorf("unknown method %q (want %s)", s, want)
-}
-
-// Runs reports whether the set runs method x: a method with an unwinder,
-// all of them for All.
-func (m Methods) Runs(x frames.Method) bool {
-	if !x.HasUnwinder() {
-		return false
-	}
-	if one, ok := m.Single(); ok {
-		return x == one
-	}
-	return true
-}
-
-// Reference is the method an All trace follows first and judges the others
-// against: DWARF CFI, as gdb unwinds.
-const Reference = frames.MethodCFI
-
-// chainMethod is the method an All trace judges as a chain rather than
-// frame by frame: the frame-pointer chain, which code built without frame
-// pointers breaks by design (Frame.FPAgrees, Trace.FPBroken).
-const chainMethod = frames.MethodFP
-
-// subjects are the methods an All trace gives a Verdict at every frame:
-// every method with an unwinder but the reference and the chain, in the
-// set's order (SFrame, then the code once it has an unwinder).
-var subjects = func() []frames.Method {
-	var out []frames.Method
-	for _, m := range frames.LiveMethods() {
-		if m != Reference && m != chainMethod {
-			out = append(out, m)
-		}
-	}
-	return out
-}()
-
-// leadOrder is the order in which an All trace takes a method's caller:
-// the reference, then the other methods with an unwinder in the set's
-// order.
-var leadOrder = func() []frames.Method {
-	out := []frames.Method{Reference}
-	for _, m := range frames.LiveMethods() {
-		if m != Reference {
-			out = append(out, m)
-		}
-	}
-	return out
-}()
 
 // MaxDepthLimit is the largest depth a trace may be asked for.
 const MaxDepthLimit = 1_000_000
@@ -350,10 +239,23 @@ func (t *Trace) Complete() bool { return t.Stop == nil || t.Stop.Reason == frame
 // Space returns the address space the trace was taken in.
 func (t *Trace) Space() *frames.Space { return t.space }
 
-// Disagreements counts the frames where SFrame disagrees with CFI plus the
-// frames an independent SFrame trace skipped or invented.
+// Disagreements counts the frames where SFrame, or another subject method
+// (the code), disagrees with CFI, plus the frames an independent trace of
+// one of them skipped or invented.
 func (t *Trace) Disagreements() int {
 	n := t.Disagree
+	for i := 0; len(set.subjects) > 1 && i < len(t.Frames); i++ {
+		f := &t.Frames[i]
+		if f.Verdict() == VerdictDisagree {
+			continue // counted in t.Disagree
+		}
+		for _, m := range set.subjects {
+			if f.Verdicts[m] == VerdictDisagree {
+				n++
+				break
+			}
+		}
+	}
 	for _, f := range t.Findings {
 		if f.Kind == KindMissingFrame || f.Kind == KindExtraFrame {
 			n++
@@ -366,21 +268,9 @@ func (t *Trace) Disagreements() int {
 // disagreed with CFI there).
 func (t *Trace) Compared() bool { return t.Agree+t.Disagree > 0 }
 
-// unwinders are the methods' unwinders over one address space, by
-// frames.Method; nil for a method without one.
-type unwinders [frames.NumMethods]frames.Unwinder
-
-func newUnwinders(space *frames.Space) unwinders {
-	var u unwinders
-	for _, m := range frames.LiveMethods() {
-		u[m] = m.NewUnwinder(space)
-	}
-	return u
-}
-
 // lead is the frames.Unwinder a trace follows: it asks every method the
 // trace runs for the caller of a frame, records their steps in the trace,
-// and returns the caller of the first method (in leadOrder) that found
+// and returns the caller of the first method (in set.lead) that found
 // one. When CFI says the frame is outermost, the trace ends there.
 type lead struct {
 	t    *Trace
@@ -434,7 +324,7 @@ func (l *lead) Step(f *frames.Frame) (frames.Frame, error) {
 	fr := l.frame(f)
 	var caller frames.Frame
 	var taken *Step
-	for _, m := range leadOrder {
+	for _, m := range set.lead {
 		if !l.t.Methods.Runs(m) {
 			continue
 		}
@@ -461,10 +351,10 @@ func (l *lead) Step(f *frames.Frame) (frames.Frame, error) {
 }
 
 // firstErr returns the step whose error ends the trace: the reference's outermost
-// verdict, else the first method's (in leadOrder) error.
+// verdict, else the first method's (in set.lead) error.
 func (l *lead) firstErr(fr *Frame) *Step {
 	var first *Step
-	for _, m := range leadOrder {
+	for _, m := range set.lead {
 		st := &fr.Steps[m]
 		if !st.Ran {
 			continue
@@ -534,7 +424,7 @@ func runStep(u frames.Unwinder, f *frames.Frame, st *Step) (caller frames.Frame)
 // linear in the depth, independent traces included.
 func Unwind(space *frames.Space, regs frames.Regs, opts Options) *Trace {
 	t := &Trace{Methods: opts.Methods, FPBrokenFrom: -1, space: space, regs: regs, opts: opts}
-	l := &lead{t: t, u: newUnwinders(space)}
+	l := &lead{t: t, u: set.newUnwinders(space)}
 	s := frames.NewStack(l, regs, space, frames.StackOptions{MaxDepth: opts.MaxDepth})
 	for s.Next() {
 		if f := s.Frame(); len(l.fs) == f.Level {
@@ -567,7 +457,7 @@ func (t *Trace) judgeFrame(i int) {
 		return // the depth limit cut the trace before this frame was unwound
 	}
 	fn := "" // described once, on the first finding
-	for _, m := range subjects {
+	for _, m := range set.subjects {
 		fr.Verdicts[m] = t.judge(fr, m, Reference, &fn)
 	}
 	switch fr.Verdict() {
@@ -790,7 +680,7 @@ func (t *Trace) independent(u unwinders) {
 		}
 		return -1
 	}
-	for _, m := range leadOrder[1:] {
+	for _, m := range set.lead[1:] {
 		it := IndependentTrace{Method: m}
 		s := frames.NewStack(u[m], t.regs, t.space, frames.StackOptions{MaxDepth: t.opts.MaxDepth})
 		missing, extra := subjectKind(m, KindMissingFrame), subjectKind(m, KindExtraFrame)
@@ -833,7 +723,7 @@ func (t *Trace) FrameAt(n int) (frames.Frame, bool) {
 	if n < 0 || n >= len(t.Frames) {
 		return frames.Frame{}, false
 	}
-	u := newUnwinders(t.space)
+	u := set.newUnwinders(t.space)
 	s := frames.NewStack(&replay{t: t, u: u}, t.regs, t.space, frames.StackOptions{MaxDepth: n + 1})
 	for s.Next() {
 		if f := s.Frame(); f.Level == n {
@@ -878,7 +768,7 @@ func (t *Trace) StepsAt(n int) (Steps, bool) {
 	if !ok {
 		return steps, true
 	}
-	u := newUnwinders(t.space)
+	u := set.newUnwinders(t.space)
 	for m := range steps {
 		if !steps[m].Ran && u[m] != nil {
 			runStep(u[m], &f, &steps[m])

@@ -54,32 +54,3 @@ func TestFindingJSONKeepsTheSchema2RuleKeysAndAddsRules(t *testing.T) {
 		t.Errorf("unknown kind: %v", err)
 	}
 }
-
-func TestMethodsAreASet(t *testing.T) {
-	if m, err := ParseMethods("code"); err == nil || !strings.Contains(err.Error(), "no unwinder") {
-		t.Errorf("ParseMethods(code) = %v, %v: the code has no unwinder yet", m, err)
-	}
-	if _, err := ParseMethods("bogus"); err == nil || err.Error() != `unknown method "bogus" (want sframe, cfi, fp, or all/compare)` {
-		t.Errorf("ParseMethods(bogus): %v", err)
-	}
-	for _, s := range []string{"all", "compare", "sframe", "cfi", "fp"} {
-		m, err := ParseMethods(s)
-		if err != nil {
-			t.Errorf("ParseMethods(%s): %v", s, err)
-			continue
-		}
-		x, single := m.Single()
-		if want := s != "all" && s != "compare"; single != want || (single && x.String() != s) || (single && !m.Runs(x)) {
-			t.Errorf("ParseMethods(%s) = %v (single %v %v)", s, m, single, x)
-		}
-	}
-	if All.Runs(frames.MethodCode) || !All.Runs(frames.MethodSFrame) || OnlyCFI.Runs(frames.MethodSFrame) {
-		t.Error("Runs: All runs the methods with an unwinder, a single method only itself")
-	}
-	if got := leadOrder; len(got) != 3 || got[0] != frames.MethodCFI || got[1] != frames.MethodSFrame || got[2] != frames.MethodFP {
-		t.Errorf("lead order %v", got)
-	}
-	if len(subjects) != 1 || subjects[0] != frames.MethodSFrame {
-		t.Errorf("subjects %v", subjects)
-	}
-}

@@ -111,7 +111,7 @@ func (t *Trace) appendFrameLine(b []byte, s Shown, width int, opts TextOptions, 
 		return append(b, loc...)
 	}
 	b = append(b, "  "...)
-	cols := tableColumns
+	cols := set.columns
 	if s.Inline {
 		// An inline frame has no step of its own: the verdicts are its
 		// physical frame's, on the line of the frame it is inlined into.
@@ -155,34 +155,6 @@ func (t *Trace) appendFrameLine(b []byte, s Shown, width int, opts TextOptions, 
 	}
 	b = append(b, ' ')
 	return append(b, loc...)
-}
-
-// judgeColumn is a column of an All trace's table: a method judged
-// against the reference, its verdict (subjects) or "ok"/"differs" (the FP
-// chain), under its name in capitals.
-type judgeColumn struct {
-	m     frames.Method
-	width int
-}
-
-// tableColumns are the judgement columns of an All trace's table.
-var tableColumns = judgeColumns()
-
-// judgeColumns returns the table's judgement columns: every method with
-// an unwinder but the reference, in the set's order (SFRAME, FP, then
-// CODE once the code has an unwinder).
-func judgeColumns() []judgeColumn {
-	var out []judgeColumn
-	for _, m := range frames.LiveMethods() {
-		switch m {
-		case Reference:
-		case chainMethod:
-			out = append(out, judgeColumn{m, 7})
-		default:
-			out = append(out, judgeColumn{m, 11})
-		}
-	}
-	return out
 }
 
 // wrapFrameLine moves the " at FILE:LINE" or " from PATH" of a frame line
@@ -257,7 +229,7 @@ func (t *Trace) WriteText(w io.Writer, opts TextOptions) {
 	more = more || hi < levels
 	if t.Methods == All && hi > lo {
 		head := fmt.Sprintf("%-*s %-18s  %-6s  ", width, "#", "PC", "FOUND")
-		for _, c := range tableColumns {
+		for _, c := range set.columns {
 			head += fmt.Sprintf("%-*s ", c.width, strings.ToUpper(c.m.String()))
 		}
 		fmt.Fprintf(w, "%s %s\n", head, "FUNCTION")
@@ -309,7 +281,7 @@ func (t *Trace) writeFindings(w io.Writer, opts TextOptions) {
 			// The rules of the subjects, then the reference's: the
 			// first line names the module.
 			mod := " [" + strings.TrimSpace(f.Module) + "]"
-			for _, m := range append(subjects[:len(subjects):len(subjects)], Reference) {
+			for _, m := range append(set.subjects[:len(set.subjects):len(set.subjects)], Reference) {
 				if r := f.Rules[m]; r != "" {
 					writeWrapped(w, strings.Repeat(" ", 19), 27, fmt.Sprintf("%-7s %s%s", m.String()+":", r, mod))
 					mod = ""
@@ -336,7 +308,7 @@ func (t *Trace) writeFindings(w io.Writer, opts TextOptions) {
 
 // subjectRuled reports whether a finding has a subject method's rule.
 func subjectRuled(f *Finding) bool {
-	for _, m := range subjects {
+	for _, m := range set.subjects {
 		if f.Rules[m] != "" {
 			return true
 		}
@@ -533,7 +505,7 @@ func (t *Trace) frameDocument(i int) FrameDocument {
 	f := &t.Frames[i]
 	fd := FrameDocument{Level: f.Level, GDBLevel: t.Level(i), PC: f.PC, CFA: f.CFA, FoundBy: f.FoundBy.String(),
 		Verdict: f.Verdict(), FPAgrees: f.FPAgrees, Steps: map[string]StepDocument{}}
-	for _, m := range subjects {
+	for _, m := range set.subjects {
 		if v := f.Verdicts[m]; m != frames.MethodSFrame && v != VerdictNone {
 			if fd.Verdicts == nil {
 				fd.Verdicts = map[string]Verdict{}
