@@ -370,7 +370,8 @@ func (c *checker) uncovered(cfiRanges []Range) {
 		}
 		name := c.funcName(r.Start)
 		kind, why := KindNoFDE, c.noFDEReason()
-		if rows, err := c.cfi.Rows(r.Start, r.End); err == nil {
+		rows, err := c.cfi.Rows(r.Start, r.End)
+		if err == nil {
 			if reason, expressible := inexpressible(rows, c.sec.Version); reason != "" {
 				why = reason
 				if !expressible {
@@ -380,6 +381,9 @@ func (c *checker) uncovered(cfiRanges []Range) {
 		}
 		c.add(Finding{Kind: kind, Function: name, FuncStart: r.Start, PC: r.Start, PCEnd: r.End,
 			Message: fmt.Sprintf("CFI covers %s %s but SFrame does not: %s", c.orLoc(name, r.Start), c.span(r.Start, r.End), why)})
+		if err == nil {
+			c.judgeCFIOnly(fnRef{name: name, start: r.Start}, r, rows)
+		}
 	}
 }
 

@@ -63,8 +63,9 @@ type CodeNote struct {
 }
 
 // CodeSummary counts, per file, the instructions the code oracle judged:
-// Judged of Checked, the instructions compared (Summary.Instructions),
-// Share the ratio (0 when none was checked). Unknown counts the
+// Judged of Checked, the instructions the oracle was asked about (those
+// compared, Summary.Instructions, and those of the functions only CFI
+// covers), Share the ratio (0 when none was checked). Unknown counts the
 // code-unknown notes (one per function the oracle did not follow
 // entirely).
 type CodeSummary struct {
@@ -243,15 +244,18 @@ func (j *codeJudge) notJudged(pc uint64, why string) {
 }
 
 // diffCode compares the code's state with a table's row at pc: the CFA
-// always (a table's CFA expression evaluated as DiffRows does), RA and FP
-// unless the table leaves them undefined (the outermost frame's RA, an FP
-// CFI does not track).
+// (a table's CFA expression evaluated as DiffRows does), RA and FP, unless
+// the table leaves them undefined: an FP CFI does not track, and the
+// outermost frame's RA (glibc's _start, .cfi_undefined rip), where nothing
+// is unwound, so that its CFA and FP do not matter either (_start pops
+// its argument count off the stack its CFI never describes).
 func diffCode(code rule.Row, table frames.Row, pc uint64) RowDiff {
 	var d RowDiff
-	d.CFA = !cfaEquivalent(code.CFA, table.CFA, pc)
-	if table.RA.Kind != rule.Undefined {
-		d.RA = !valueRuleEqual(code.RA, table.RA)
+	if table.RA.Kind == rule.Undefined {
+		return d
 	}
+	d.CFA = !cfaEquivalent(code.CFA, table.CFA, pc)
+	d.RA = !valueRuleEqual(code.RA, table.RA)
 	if table.FP.Kind != rule.Undefined {
 		d.FP = !valueRuleEqual(code.FP, table.FP)
 	}
@@ -372,4 +376,41 @@ func (j *codeJudge) finish() {
 				j.judged, j.checked, loc, strings.Join(parts, "; "))})
 	}
 	c.codeSummary().add(sum)
+}
+
+// judgeCFIOnly judges CFI alone against the code in the function fn,
+// [r.Start, r.End), which SFrame does not cover (its rows are cfiRows), at
+// every instruction boundary (AMD64; elsewhere at CFI row boundaries, as
+// checker.boundaries does). It does nothing without an oracle.
+func (c *checker) judgeCFIOnly(fn fnRef, r Range, cfiRows []frames.Row) {
+	if c.oracle == nil || r.End <= r.Start {
+		return
+	}
+	var insts []uint64
+	ok := false
+	if c.sec.ABI == sframe.ABIAMD64LittleEndian {
+		insts, ok = c.x86Boundaries(r.Start, r.End, nil)
+	}
+	if !ok {
+		insts = insts[:0]
+		for _, row := range cfiRows {
+			if row.Start >= r.Start && row.Start < r.End && (len(insts) == 0 || row.Start > insts[len(insts)-1]) {
+				insts = append(insts, row.Start)
+			}
+		}
+	}
+	code := c.codeRows(r.Start, r.End)
+	ref := witness{m: frames.MethodCFI, rows: cfiRows, none: "no CFI row", unit: "CFI row"}
+	j := c.newCodeJudge(fn, code, ref, witness{m: frames.MethodSFrame, none: "no FDE", unit: "FRE"})
+	ck := -1
+	for i, pc := range insts {
+		next := r.End
+		if i+1 < len(insts) {
+			next = insts[i+1]
+		}
+		if ci := rowCursor(cfiRows, &ck, pc); ci >= 0 {
+			j.judge(pc, next, -1, ci)
+		}
+	}
+	j.finish()
 }
