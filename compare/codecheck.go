@@ -30,18 +30,28 @@ type CodeRows interface {
 	// it (before it executes). A pc the oracle did not reach or could not
 	// follow gives Known false and the reason.
 	At(pc uint64) CodeState
-	// States lists where two paths reach an instruction with different
-	// states (objtool's "stack state mismatch"), in address order.
+	// States lists the faults of the code's own stack discipline, in
+	// address order: where two paths reach an instruction with different
+	// states (objtool's "stack state mismatch"), a return or a tail call
+	// with the frame not the caller's (frames/code KindState, KindRet,
+	// KindTailCall). Each is a code-state finding.
 	States() []CodeNote
 }
 
 // CodeState is the code's stack state at one instruction.
 type CodeState struct {
 	// Row is the state in the tables' vocabulary: CFA = ValOffset of SP
-	// or FP plus k bytes; RA and FP Offset from the CFA where saved,
-	// SameValue (or Register) while still in their registers. Register
-	// numbers are DWARF's for the file's machine.
+	// or FP plus k bytes (the base the code prefers: FP once FP is a frame
+	// pointer); RA and FP Offset from the CFA where saved, SameValue (or
+	// Register) while still in their registers. Register numbers are
+	// DWARF's for the file's machine.
 	Row rule.Row
+	// SP and FP are the stack and frame pointer relative to the CFA where
+	// the code knows them (SPKnown: SP = CFA + SP bytes): the CFA is then
+	// both sp-SP and fp-FP, and a table may base it on either register
+	// (frames/code State.SPOffset, FPOffset).
+	SP, FP           int64
+	SPKnown, FPKnown bool
 	// Known is false where the oracle could not follow the code; Why
 	// then says why ("indirect jump", "unknown instruction").
 	Known bool
@@ -216,9 +226,9 @@ func (j *codeJudge) judge(pc, next uint64, si, ci int) {
 		return
 	}
 	j.judged++
-	k := codeKey{row: st.Row, si: si, ci: ci, ref: diffCode(st.Row, j.ref.rows[ci], pc)}
+	k := codeKey{row: st.Row, si: si, ci: ci, ref: diffCode(&st, j.ref.rows[ci], pc, j.abi)}
 	if si >= 0 {
-		k.subj = diffCode(st.Row, j.subj.rows[si], pc)
+		k.subj = diffCode(&st, j.subj.rows[si], pc, j.abi)
 	}
 	if j.cur.n > 0 && j.cur.key == k && j.cur.end == pc {
 		j.cur.end, j.cur.n = next, j.cur.n+1
@@ -243,23 +253,46 @@ func (j *codeJudge) notJudged(pc uint64, why string) {
 	j.reasons = append(j.reasons, codeReason{why: why, pc: pc, n: 1})
 }
 
-// diffCode compares the code's state with a table's row at pc: the CFA
-// (a table's CFA expression evaluated as DiffRows does), RA and FP, unless
+// diffCode compares the code's state with a table's row at pc, on the
+// machine abi: the CFA (codeCFAMatches), RA and FP, unless
 // the table leaves them undefined: an FP CFI does not track, and the
 // outermost frame's RA (glibc's _start, .cfi_undefined rip), where nothing
 // is unwound, so that its CFA and FP do not matter either (_start pops
 // its argument count off the stack its CFI never describes).
-func diffCode(code rule.Row, table frames.Row, pc uint64) RowDiff {
+func diffCode(code *CodeState, table frames.Row, pc uint64, abi sframe.ABI) RowDiff {
 	var d RowDiff
 	if table.RA.Kind == rule.Undefined {
 		return d
 	}
-	d.CFA = !cfaEquivalent(code.CFA, table.CFA, pc)
-	d.RA = !valueRuleEqual(code.RA, table.RA)
+	d.CFA = !codeCFAMatches(code, table.CFA, pc, abi)
+	d.RA = !valueRuleEqual(code.Row.RA, table.RA)
 	if table.FP.Kind != rule.Undefined {
-		d.FP = !valueRuleEqual(code.FP, table.FP)
+		d.FP = !valueRuleEqual(code.Row.FP, table.FP)
 	}
 	return d
+}
+
+// codeCFAMatches reports whether the code's CFA is the table's CFA rule t
+// at pc: a table's SP- or FP-based rule against the code's SP or FP where
+// the code knows it, whichever base the code's own row prefers (after
+// push %rbp; mov %rsp,%rbp both rsp+16 and rbp+16 are right); else the
+// rules compared as DiffRows compares them (a CFA expression evaluated).
+func codeCFAMatches(code *CodeState, t rule.Rule, pc uint64, abi sframe.ABI) bool {
+	if t.Kind == rule.ValOffset {
+		switch {
+		case t.Reg == abi.SPReg() && code.SPKnown:
+			return t.Offset == -code.SP
+		case t.Reg == abi.FPReg() && code.FPKnown:
+			return t.Offset == -code.FP
+		}
+	}
+	if t.Kind == rule.ValExpression && code.SPKnown {
+		// An expression is evaluated with symbolic SP (and FP): compare
+		// the code's CFA on SP with it.
+		return cfaEquivalent(rule.Rule{Kind: rule.ValOffset, Reg: abi.SPReg(), Offset: -code.SP}, t, pc) ||
+			cfaEquivalent(code.Row.CFA, t, pc)
+	}
+	return cfaEquivalent(code.Row.CFA, t, pc)
 }
 
 // flush records the findings of the finished run: one per part (CFA, RA,
@@ -354,11 +387,11 @@ func (j *codeJudge) finish() {
 	for i, n := range j.rows.States() {
 		if i == maxFindingsPerFDE {
 			c.add(Finding{Kind: KindCodeState, Function: fn.name, FuncStart: fn.start, PC: n.PC,
-				Message: fmt.Sprintf("%d more stack state mismatches in %s, not listed", len(j.rows.States())-i, loc)})
+				Message: fmt.Sprintf("%d more stack state faults in %s, not listed", len(j.rows.States())-i, loc)})
 			break
 		}
 		c.add(Finding{Kind: KindCodeState, Function: fn.name, FuncStart: fn.start, PC: n.PC,
-			Message: fmt.Sprintf("stack state mismatch at %s+%#x: %s", loc, n.PC-fn.start, n.Message)})
+			Message: fmt.Sprintf("%s+%#x: %s", loc, n.PC-fn.start, n.Message)})
 	}
 	sum := CodeSummary{Checked: j.checked, Judged: j.judged}
 	if j.unknown > 0 {

@@ -164,10 +164,44 @@ func TestCodeOracleJudgesFunctionsOnlyCFICoversButNotTheOutermost(t *testing.T) 
 	if fs := codeFindings(rep); len(fs) != 0 {
 		t.Errorf("code findings in the outermost frame: %v", fs)
 	}
-	d := diffCode(rule.Row{CFA: rule.Rule{Kind: rule.ValOffset, Reg: frames.RSP, Offset: 8}, RA: rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: -8}},
-		frames.Row{Row: rule.Row{CFA: rule.Rule{Kind: rule.ValOffset, Reg: frames.RSP, Offset: 16}, RA: rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: -8}}}, 0)
-	if !d.CFA || d.RA || d.FP {
-		t.Errorf("diffCode of a CFA 8 bytes off: %+v", d)
+}
+
+func TestCodeCFAIsJudgedOnTheTablesBaseRegister(t *testing.T) {
+	amd64 := sframe.ABIAMD64LittleEndian
+	ra := rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: -8}
+	savedFP := rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: -16}
+	via := func(reg rule.Reg, k int64) rule.Rule { return rule.Rule{Kind: rule.ValOffset, Reg: reg, Offset: k} }
+	table := func(cfa rule.Rule) frames.Row { return frames.Row{Row: rule.Row{CFA: cfa, RA: ra, FP: savedFP}} }
+	// After push %rbp; mov %rsp,%rbp: SP = CFA-16, FP = CFA-16; the code
+	// prefers rbp+16.
+	framed := CodeState{Row: rule.Row{CFA: via(frames.RBP, 16), RA: ra, FP: savedFP}, Known: true, SP: -16, SPKnown: true, FP: -16, FPKnown: true}
+	// After sub $0x20,%rsp without a frame pointer: SP = CFA-40.
+	unframed := CodeState{Row: rule.Row{CFA: via(frames.RSP, 40), RA: ra, FP: savedFP}, Known: true, SP: -40, SPKnown: true}
+	for _, tc := range []struct {
+		name string
+		code CodeState
+		t    rule.Rule
+		diff bool
+	}{
+		{"a table on SP agrees with a framed state", framed, via(frames.RSP, 16), false},
+		{"a table on FP agrees with a framed state", framed, via(frames.RBP, 16), false},
+		{"a table on SP 8 bytes off differs", framed, via(frames.RSP, 24), true},
+		{"a table on FP where the code has no frame pointer differs", unframed, via(frames.RBP, 40), true},
+		{"a table on SP agrees with the code's SP", unframed, via(frames.RSP, 40), false},
+		{"a state without SP and FP offsets is compared by its row", CodeState{Row: unframed.Row}, via(frames.RSP, 40), false},
+		{"a table on another register (DRAP) differs from a state on SP", unframed, via(10, 40), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := diffCode(&tc.code, table(tc.t), 0x1000, amd64)
+			if d.CFA != tc.diff || d.RA || d.FP {
+				t.Errorf("diff %+v, want CFA %v", d, tc.diff)
+			}
+		})
+	}
+	outer := table(via(frames.RSP, 16))
+	outer.RA = rule.Rule{Kind: rule.Undefined}
+	if d := diffCode(&unframed, outer, 0x1000, amd64); d.Any() {
+		t.Errorf("the outermost frame's row is judged: %+v", d)
 	}
 }
 
@@ -203,7 +237,7 @@ func TestCodeOracleNotesWhatItCannotFollowPerFunction(t *testing.T) {
 	if u.Instructions == 0 || !strings.Contains(u.Message, "instructions of sleep_here; not judged: ") || !strings.Contains(u.Message, ": indirect jump") {
 		t.Errorf("code-unknown: %d instructions, %q", u.Instructions, u.Message)
 	}
-	if len(state) != 1 || state[0].Message != "stack state mismatch at sleep_here+0x20: paths meet with CFA rsp+16 and rsp+24" || !KindCodeState.Disagreement() {
+	if len(state) != 1 || state[0].Message != "sleep_here+0x20: paths meet with CFA rsp+16 and rsp+24" || !KindCodeState.Disagreement() {
 		t.Errorf("code-state: %v", state)
 	}
 	c := rep.Summary.Code
@@ -270,11 +304,12 @@ func TestCodeFindingSaysWhichTablesAgreeWithTheCode(t *testing.T) {
 			j := &codeJudge{abi: sframe.ABIAMD64LittleEndian,
 				ref:  witness{m: frames.MethodCFI, rows: []frames.Row{tc.cfi}},
 				subj: witness{m: frames.MethodSFrame, rows: []frames.Row{tc.sf}, none: "no FRE"}}
-			r := codeRun{key: codeKey{row: code.Row, ref: diffCode(code.Row, tc.cfi, 0x1000)}}
+			st := CodeState{Row: code.Row, Known: true}
+			r := codeRun{key: codeKey{row: code.Row, ref: diffCode(&st, tc.cfi, 0x1000, j.abi)}}
 			if tc.sfMissing {
 				r.key.si = -1
 			} else {
-				r.key.subj = diffCode(code.Row, tc.sf, 0x1000)
+				r.key.subj = diffCode(&st, tc.sf, 0x1000, j.abi)
 			}
 			if got := j.says(tc.kind, r, code); got != tc.want {
 				t.Errorf("got  %q\nwant %q", got, tc.want)
