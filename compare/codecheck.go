@@ -177,8 +177,18 @@ type codeRun struct {
 
 type codeKey struct {
 	ref, subj RowDiff // the code against the reference and the subject
-	row       rule.Row
-	si, ci    int
+	// The code's state (CodeState's Row, SP and FP) and the table rows.
+	row              rule.Row
+	sp, fp           int64
+	spKnown, fpKnown bool
+	si, ci           int
+}
+
+// sameInput reports whether the code's state st and the table rows si, ci
+// are those the key was judged on: then so are the differences.
+func (k *codeKey) sameInput(st *CodeState, si, ci int) bool {
+	return k.si == si && k.ci == ci && k.row == st.Row && k.sp == st.SP && k.fp == st.FP &&
+		k.spKnown == st.SPKnown && k.fpKnown == st.FPKnown
 }
 
 // codeReason is one reason the oracle gave for instructions it did not
@@ -226,13 +236,16 @@ func (j *codeJudge) judge(pc, next uint64, si, ci int) {
 		return
 	}
 	j.judged++
-	k := codeKey{row: st.Row, si: si, ci: ci, ref: diffCode(&st, j.ref.rows[ci], pc, j.abi)}
-	if si >= 0 {
-		k.subj = diffCode(&st, j.subj.rows[si], pc, j.abi)
-	}
-	if j.cur.n > 0 && j.cur.key == k && j.cur.end == pc {
+	if j.cur.n > 0 && j.cur.end == pc && j.cur.key.sameInput(&st, si, ci) {
+		// Most instructions leave the state and the rows as they were:
+		// the differences are the run's.
 		j.cur.end, j.cur.n = next, j.cur.n+1
 		return
+	}
+	k := codeKey{row: st.Row, sp: st.SP, fp: st.FP, spKnown: st.SPKnown, fpKnown: st.FPKnown, si: si, ci: ci,
+		ref: diffCode(&st, j.ref.rows[ci], pc, j.abi)}
+	if si >= 0 {
+		k.subj = diffCode(&st, j.subj.rows[si], pc, j.abi)
 	}
 	j.flush()
 	j.cur = codeRun{start: pc, end: next, n: 1, key: k, st: st}

@@ -3,6 +3,10 @@ package compare
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -338,6 +342,66 @@ func TestCodeKindsAreCodeKindsOnlyForTheCode(t *testing.T) {
 		var back Kind
 		if err := back.UnmarshalText([]byte(k.String())); err != nil || back != k || k.Title() == k.String() {
 			t.Errorf("kind %v: name round trip %v (%v), title %q", k, back, err, k.Title())
+		}
+	}
+}
+
+// rowsOracle is a code oracle for benchmarks: the state at each
+// instruction is the CFI row there, from rows (sorted by Start, computed
+// before the clock starts), found by a cursor as check asks in address
+// order: what compare's judging costs, without a walk.
+type rowsOracle struct {
+	rows []frames.Row
+	k    int
+}
+
+func (o *rowsOracle) oracle(text []byte, start uint64) CodeRows {
+	o.k = sort.Search(len(o.rows), func(i int) bool { return o.rows[i].Start > start }) - 2
+	o.k = max(o.k, -1)
+	return o
+}
+
+func (o *rowsOracle) At(pc uint64) CodeState {
+	if i := rowCursor(o.rows, &o.k, pc); i >= 0 {
+		return CodeState{Row: o.rows[i].Row, Known: true}
+	}
+	return CodeState{Why: "no row"}
+}
+
+func (o *rowsOracle) States() []CodeNote { return nil }
+
+// BenchmarkCheckFileCodeJudging measures a static check without and with
+// a code oracle whose answers cost nothing (rowsOracle), reporting
+// compared instructions per second: the three-way judging's own cost, of
+// the 3 M instructions/s with the oracle.
+func BenchmarkCheckFileCodeJudging(b *testing.B) {
+	for _, name := range []string{"sqlite-v3", "deep-cet-v3-O2"} {
+		path := filepath.Join(fixtures, name)
+		m := fileModule(path)
+		rows, err := m.CFIRows(0, math.MaxUint64)
+		m.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, withOracle := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/oracle=%v", name, withOracle), func(b *testing.B) {
+				var opts CheckOptions
+				if withOracle {
+					opts.Code = (&rowsOracle{rows: rows}).oracle
+				}
+				n := 0
+				for b.Loop() {
+					rep, err := CheckFile(path, opts)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if withOracle && (rep.Summary.Code == nil || rep.Summary.Code.Share < 0.8) {
+						b.Fatalf("oracle judged %+v", rep.Summary.Code)
+					}
+					n += rep.Summary.Instructions
+				}
+				b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "insts/s")
+			})
 		}
 	}
 }
