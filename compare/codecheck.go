@@ -30,6 +30,11 @@ type CodeRows interface {
 	// it (before it executes). A pc the oracle did not reach or could not
 	// follow gives Known false and the reason.
 	At(pc uint64) CodeState
+	// CFAVia returns k where, before the instruction at pc, the CFA is
+	// register reg + k bytes, when the code knows it (frames/code
+	// State.CFAVia: SP and FP; a DRAP register): a table may base the CFA
+	// on any register that holds it, whichever the code's Row prefers.
+	CFAVia(pc uint64, reg rule.Reg) (int64, bool)
 	// States lists the faults of the code's own stack discipline, in
 	// address order: where two paths reach an instruction with different
 	// states (objtool's "stack state mismatch"), a return or a tail call
@@ -46,12 +51,15 @@ type CodeState struct {
 	// Register) while still in their registers. Register numbers are
 	// DWARF's for the file's machine.
 	Row rule.Row
-	// SP and FP are the stack and frame pointer relative to the CFA where
-	// the code knows them (SPKnown: SP = CFA + SP bytes): the CFA is then
-	// both sp-SP and fp-FP, and a table may base it on either register
-	// (frames/code State.SPOffset, FPOffset).
-	SP, FP           int64
-	SPKnown, FPKnown bool
+	// ID identifies the state among the function's: instructions with the
+	// same ID have the same state (frames/code Inst.State), and one
+	// judgement serves a run of them.
+	ID int
+	// AltRA and AltFP are rules as right as Row.RA and Row.FP where the
+	// code knows both (a register restored from its slot by pop %rbp is
+	// also still in that slot until it is overwritten, so a table that
+	// keeps c-16 until the return is right too); Undefined: none.
+	AltRA, AltFP rule.Rule
 	// Known is false where the oracle could not follow the code; Why
 	// then says why ("indirect jump", "unknown instruction").
 	Known bool
@@ -163,8 +171,9 @@ func (c *checker) codeRows(start, end uint64) CodeRows {
 // notFollowed is the CodeRows of a function the oracle did not analyze.
 type notFollowed string
 
-func (n notFollowed) At(uint64) CodeState { return CodeState{Why: string(n)} }
-func (notFollowed) States() []CodeNote    { return nil }
+func (n notFollowed) At(uint64) CodeState                 { return CodeState{Why: string(n)} }
+func (notFollowed) CFAVia(uint64, rule.Reg) (int64, bool) { return 0, false }
+func (notFollowed) States() []CodeNote                    { return nil }
 
 // codeRun is a maximal sequence of instructions with the same code state,
 // the same table rows and the same differences.
@@ -177,18 +186,15 @@ type codeRun struct {
 
 type codeKey struct {
 	ref, subj RowDiff // the code against the reference and the subject
-	// The code's state (CodeState's Row, SP and FP) and the table rows.
-	row              rule.Row
-	sp, fp           int64
-	spKnown, fpKnown bool
-	si, ci           int
+	// The code's state and the table rows.
+	id, si, ci int
+	row        rule.Row
 }
 
 // sameInput reports whether the code's state st and the table rows si, ci
 // are those the key was judged on: then so are the differences.
 func (k *codeKey) sameInput(st *CodeState, si, ci int) bool {
-	return k.si == si && k.ci == ci && k.row == st.Row && k.sp == st.SP && k.fp == st.FP &&
-		k.spKnown == st.SPKnown && k.fpKnown == st.FPKnown
+	return k.id == st.ID && k.si == si && k.ci == ci && k.row == st.Row
 }
 
 // codeReason is one reason the oracle gave for instructions it did not
@@ -242,10 +248,9 @@ func (j *codeJudge) judge(pc, next uint64, si, ci int) {
 		j.cur.end, j.cur.n = next, j.cur.n+1
 		return
 	}
-	k := codeKey{row: st.Row, sp: st.SP, fp: st.FP, spKnown: st.SPKnown, fpKnown: st.FPKnown, si: si, ci: ci,
-		ref: diffCode(&st, j.ref.rows[ci], pc, j.abi)}
+	k := codeKey{id: st.ID, row: st.Row, si: si, ci: ci, ref: diffCode(j.rows, &st, j.ref.rows[ci], pc)}
 	if si >= 0 {
-		k.subj = diffCode(&st, j.subj.rows[si], pc, j.abi)
+		k.subj = diffCode(j.rows, &st, j.subj.rows[si], pc)
 	}
 	j.flush()
 	j.cur = codeRun{start: pc, end: next, n: 1, key: k, st: st}
@@ -272,38 +277,30 @@ func (j *codeJudge) notJudged(pc uint64, why string) {
 // outermost frame's RA (glibc's _start, .cfi_undefined rip), where nothing
 // is unwound, so that its CFA and FP do not matter either (_start pops
 // its argument count off the stack its CFI never describes).
-func diffCode(code *CodeState, table frames.Row, pc uint64, abi sframe.ABI) RowDiff {
+func diffCode(rows CodeRows, code *CodeState, table frames.Row, pc uint64) RowDiff {
 	var d RowDiff
 	if table.RA.Kind == rule.Undefined {
 		return d
 	}
-	d.CFA = !codeCFAMatches(code, table.CFA, pc, abi)
-	d.RA = !valueRuleEqual(code.Row.RA, table.RA)
+	d.CFA = !codeCFAMatches(rows, code, table.CFA, pc)
+	d.RA = !valueRuleEqual(code.Row.RA, table.RA) && (code.AltRA.Kind == rule.Undefined || !valueRuleEqual(code.AltRA, table.RA))
 	if table.FP.Kind != rule.Undefined {
-		d.FP = !valueRuleEqual(code.Row.FP, table.FP)
+		d.FP = !valueRuleEqual(code.Row.FP, table.FP) && (code.AltFP.Kind == rule.Undefined || !valueRuleEqual(code.AltFP, table.FP))
 	}
 	return d
 }
 
 // codeCFAMatches reports whether the code's CFA is the table's CFA rule t
-// at pc: a table's SP- or FP-based rule against the code's SP or FP where
-// the code knows it, whichever base the code's own row prefers (after
-// push %rbp; mov %rsp,%rbp both rsp+16 and rbp+16 are right); else the
-// rules compared as DiffRows compares them (a CFA expression evaluated).
-func codeCFAMatches(code *CodeState, t rule.Rule, pc uint64, abi sframe.ABI) bool {
+// at pc: a table's register-based rule against the code's CFA via that
+// register where the code knows it (CodeRows.CFAVia), whichever base the
+// code's own row prefers (after push %rbp; mov %rsp,%rbp both rsp+16 and
+// rbp+16 are right); else the rules compared as DiffRows compares them (a
+// CFA expression evaluated).
+func codeCFAMatches(rows CodeRows, code *CodeState, t rule.Rule, pc uint64) bool {
 	if t.Kind == rule.ValOffset {
-		switch {
-		case t.Reg == abi.SPReg() && code.SPKnown:
-			return t.Offset == -code.SP
-		case t.Reg == abi.FPReg() && code.FPKnown:
-			return t.Offset == -code.FP
+		if k, ok := rows.CFAVia(pc, t.Reg); ok {
+			return t.Offset == k
 		}
-	}
-	if t.Kind == rule.ValExpression && code.SPKnown {
-		// An expression is evaluated with symbolic SP (and FP): compare
-		// the code's CFA on SP with it.
-		return cfaEquivalent(rule.Rule{Kind: rule.ValOffset, Reg: abi.SPReg(), Offset: -code.SP}, t, pc) ||
-			cfaEquivalent(code.Row.CFA, t, pc)
 	}
 	return cfaEquivalent(code.Row.CFA, t, pc)
 }

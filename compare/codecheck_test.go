@@ -39,11 +39,19 @@ func (f *fakeCode) At(pc uint64) CodeState {
 	if err != nil {
 		return CodeState{Why: "no CFI row to fake the code from"}
 	}
-	st := CodeState{Row: row.Row, Known: true}
+	st := CodeState{Row: row.Row, Known: true, ID: int(row.Start)}
 	if f.edit != nil {
 		f.edit(pc, &st)
 	}
 	return st
+}
+
+func (f *fakeCode) CFAVia(pc uint64, reg rule.Reg) (int64, bool) {
+	st := f.At(pc)
+	if st.Known && st.Row.CFA.Kind == rule.ValOffset && st.Row.CFA.Reg == reg {
+		return st.Row.CFA.Offset, true
+	}
+	return 0, false
 }
 
 func (f *fakeCode) States() []CodeNote { return f.states[f.start] }
@@ -171,42 +179,57 @@ func TestCodeOracleJudgesFunctionsOnlyCFICoversButNotTheOutermost(t *testing.T) 
 }
 
 func TestCodeCFAIsJudgedOnTheTablesBaseRegister(t *testing.T) {
-	amd64 := sframe.ABIAMD64LittleEndian
 	ra := rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: -8}
 	savedFP := rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: -16}
 	via := func(reg rule.Reg, k int64) rule.Rule { return rule.Rule{Kind: rule.ValOffset, Reg: reg, Offset: k} }
 	table := func(cfa rule.Rule) frames.Row { return frames.Row{Row: rule.Row{CFA: cfa, RA: ra, FP: savedFP}} }
 	// After push %rbp; mov %rsp,%rbp: SP = CFA-16, FP = CFA-16; the code
 	// prefers rbp+16.
-	framed := CodeState{Row: rule.Row{CFA: via(frames.RBP, 16), RA: ra, FP: savedFP}, Known: true, SP: -16, SPKnown: true, FP: -16, FPKnown: true}
+	framed := CodeState{Row: rule.Row{CFA: via(frames.RBP, 16), RA: ra, FP: savedFP}, Known: true}
+	framedVia := viaRows{frames.RSP: 16, frames.RBP: 16}
 	// After sub $0x20,%rsp without a frame pointer: SP = CFA-40.
-	unframed := CodeState{Row: rule.Row{CFA: via(frames.RSP, 40), RA: ra, FP: savedFP}, Known: true, SP: -40, SPKnown: true}
+	unframed := CodeState{Row: rule.Row{CFA: via(frames.RSP, 40), RA: ra, FP: savedFP}, Known: true}
+	unframedVia := viaRows{frames.RSP: 40}
+	// After pop %rbp: FP back in its register, and still in its slot.
+	popped := CodeState{Row: rule.Row{CFA: via(frames.RSP, 8), RA: ra, FP: rule.Rule{Kind: rule.SameValue}}, Known: true}
 	for _, tc := range []struct {
 		name string
 		code CodeState
-		t    rule.Rule
-		diff bool
+		via  viaRows
+		t    frames.Row
+		diff RowDiff
 	}{
-		{"a table on SP agrees with a framed state", framed, via(frames.RSP, 16), false},
-		{"a table on FP agrees with a framed state", framed, via(frames.RBP, 16), false},
-		{"a table on SP 8 bytes off differs", framed, via(frames.RSP, 24), true},
-		{"a table on FP where the code has no frame pointer differs", unframed, via(frames.RBP, 40), true},
-		{"a table on SP agrees with the code's SP", unframed, via(frames.RSP, 40), false},
-		{"a state without SP and FP offsets is compared by its row", CodeState{Row: unframed.Row}, via(frames.RSP, 40), false},
-		{"a table on another register (DRAP) differs from a state on SP", unframed, via(10, 40), true},
+		{"a table on SP agrees with a framed state", framed, framedVia, table(via(frames.RSP, 16)), RowDiff{}},
+		{"a table on FP agrees with a framed state", framed, framedVia, table(via(frames.RBP, 16)), RowDiff{}},
+		{"a table on SP 8 bytes off differs", framed, framedVia, table(via(frames.RSP, 24)), RowDiff{CFA: true}},
+		{"a table on FP where the code has no frame pointer differs", unframed, unframedVia, table(via(frames.RBP, 40)), RowDiff{CFA: true}},
+		{"a table on SP agrees with the code's SP", unframed, unframedVia, table(via(frames.RSP, 40)), RowDiff{}},
+		{"a state the oracle gives no base for is compared by its row", unframed, nil, table(via(frames.RSP, 40)), RowDiff{}},
+		{"a table on another register (DRAP) differs from a state on SP", unframed, unframedVia, table(via(10, 40)), RowDiff{CFA: true}},
+		{"FP restored by a pop differs from a table that keeps its slot", popped, nil, table(via(frames.RSP, 8)), RowDiff{FP: true}},
+		{"unless the code knows the slot still holds it", CodeState{Row: popped.Row, Known: true, AltFP: savedFP}, nil, table(via(frames.RSP, 8)), RowDiff{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := diffCode(&tc.code, table(tc.t), 0x1000, amd64)
-			if d.CFA != tc.diff || d.RA || d.FP {
-				t.Errorf("diff %+v, want CFA %v", d, tc.diff)
+			if d := diffCode(tc.via, &tc.code, tc.t, 0x1000); d != tc.diff {
+				t.Errorf("diff %+v, want %+v", d, tc.diff)
 			}
 		})
 	}
 	outer := table(via(frames.RSP, 16))
 	outer.RA = rule.Rule{Kind: rule.Undefined}
-	if d := diffCode(&unframed, outer, 0x1000, amd64); d.Any() {
+	if d := diffCode(unframedVia, &unframed, outer, 0x1000); d.Any() {
 		t.Errorf("the outermost frame's row is judged: %+v", d)
 	}
+}
+
+// viaRows is a CodeRows that knows only where the CFA is via registers.
+type viaRows map[rule.Reg]int64
+
+func (viaRows) At(uint64) CodeState { return CodeState{} }
+func (viaRows) States() []CodeNote  { return nil }
+func (v viaRows) CFAVia(_ uint64, r rule.Reg) (int64, bool) {
+	k, ok := v[r]
+	return k, ok
 }
 
 func TestCodeOracleNotesWhatItCannotFollowPerFunction(t *testing.T) {
@@ -309,11 +332,11 @@ func TestCodeFindingSaysWhichTablesAgreeWithTheCode(t *testing.T) {
 				ref:  witness{m: frames.MethodCFI, rows: []frames.Row{tc.cfi}},
 				subj: witness{m: frames.MethodSFrame, rows: []frames.Row{tc.sf}, none: "no FRE"}}
 			st := CodeState{Row: code.Row, Known: true}
-			r := codeRun{key: codeKey{row: code.Row, ref: diffCode(&st, tc.cfi, 0x1000, j.abi)}}
+			r := codeRun{key: codeKey{row: code.Row, ref: diffCode(viaRows(nil), &st, tc.cfi, 0x1000)}}
 			if tc.sfMissing {
 				r.key.si = -1
 			} else {
-				r.key.subj = diffCode(&st, tc.sf, 0x1000, j.abi)
+				r.key.subj = diffCode(viaRows(nil), &st, tc.sf, 0x1000)
 			}
 			if got := j.says(tc.kind, r, code); got != tc.want {
 				t.Errorf("got  %q\nwant %q", got, tc.want)
@@ -369,6 +392,8 @@ func (o *rowsOracle) At(pc uint64) CodeState {
 }
 
 func (o *rowsOracle) States() []CodeNote { return nil }
+
+func (o *rowsOracle) CFAVia(uint64, rule.Reg) (int64, bool) { return 0, false }
 
 // BenchmarkCheckFileCodeJudging measures a static check without and with
 // a code oracle whose answers cost nothing (rowsOracle), reporting
