@@ -61,9 +61,12 @@ type CodeState struct {
 	// keeps c-16 until the return is right too); Undefined: none.
 	AltRA, AltFP rule.Rule
 	// Known is false where the oracle could not follow the code; Why
-	// then says why ("indirect jump", "unknown instruction").
-	Known bool
-	Why   string
+	// then says why ("indirect jump", "unknown instruction"). Padding
+	// (with Known false) marks alignment padding no path reaches (the
+	// nops before a loop head): not code, so neither judged nor counted
+	// in CodeSummary.Checked.
+	Known, Padding bool
+	Why            string
 	// Inst is the instruction's text ("mov %rsp,%rbp"); After is the
 	// text of the instruction whose effect made the state (the last one
 	// to change it on the path the oracle followed first) and AfterPC its
@@ -83,7 +86,8 @@ type CodeNote struct {
 // CodeSummary counts, per file, the instructions the code oracle judged:
 // Judged of Checked, the instructions the oracle was asked about (those
 // compared, Summary.Instructions, and those of the functions only CFI
-// covers), Share the ratio (0 when none was checked). Unknown counts the
+// covers) but padding (CodeState.Padding), Share the ratio (0 when none
+// was checked). Unknown counts the
 // code-unknown notes (one per function the oracle did not follow
 // entirely).
 type CodeSummary struct {
@@ -234,13 +238,16 @@ func (c *checker) newCodeJudge(fn fnRef, rows CodeRows, ref, subj witness) *code
 // judge judges the instruction [pc, next) where the subject's row is
 // subj.rows[si] (si < 0: none) and the reference's ref.rows[ci].
 func (j *codeJudge) judge(pc, next uint64, si, ci int) {
-	j.checked++
 	st := j.rows.At(pc)
 	if !st.Known {
 		j.flush()
-		j.notJudged(pc, st.Why)
+		if !st.Padding {
+			j.checked++
+			j.notJudged(pc, st.Why)
+		}
 		return
 	}
+	j.checked++
 	j.judged++
 	if j.cur.n > 0 && j.cur.end == pc && j.cur.key.sameInput(&st, si, ci) {
 		// Most instructions leave the state and the rows as they were:
