@@ -56,9 +56,12 @@ type CodeState struct {
 	// judgement serves a run of them.
 	ID int
 	// AltRA and AltFP are rules as right as Row.RA and Row.FP where the
-	// code knows both (a register restored from its slot by pop %rbp is
+	// code knows both: a register restored from its slot (pop %rbp) is
 	// also still in that slot until it is overwritten, so a table that
-	// keeps c-16 until the return is right too); Undefined: none.
+	// keeps c-16 until the return (GCC's last epilogue has no
+	// .cfi_restore) is right too, as long as nothing can overwrite the
+	// slot: at or above SP, or in x86-64's red zone, which signal
+	// delivery skips. Undefined: none.
 	AltRA, AltFP rule.Rule
 	// Known is false where the oracle could not follow the code; Why
 	// then says why ("indirect jump", "unknown instruction"). Padding
