@@ -141,8 +141,8 @@ type checker struct {
 	code   []byte // the bytes of the span read last (codeSpan), reused
 	// codeSpan is the span c.code holds (funcCode).
 	codeSpan Range
-	// oracle is the code oracle (CheckOptions.Code), or nil.
-	oracle CodeOracle
+	// oracle analyzes the file's functions (CheckOptions.Code), or nil.
+	oracle CodeFuncs
 	// exec holds the executable ranges (execRanges); clips and outside,
 	// per FDE, its range clipped to them (clipFDEs); freLeft the FRE
 	// decodes the check may still make (newFREBudget).

@@ -31,7 +31,8 @@ type CheckOptions struct {
 	Consumers, KernelProfile bool
 	// Code, when set, is the code oracle: check then also judges SFrame
 	// and CFI against the machine code at every instruction (CodeOracle,
-	// codecheck.go). nil: SFrame against CFI only.
+	// codecheck.go). nil: SFrame against CFI only. A batch (CheckFiles)
+	// calls it from several goroutines at once.
 	Code CodeOracle
 }
 
@@ -81,13 +82,14 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 		return fail(fmt.Errorf("%s: %w", name, err))
 	}
 	rep.Version, rep.ABI = int(sec.Version), sec.ABI.String()
-	c := &checker{name: m.Name, f: f, layout: layout, sec: sec, rep: rep, cfi: opts.CFI, sym: opts.Symbolize, oracle: opts.Code}
+	c := &checker{name: m.Name, f: f, layout: layout, sec: sec, rep: rep, cfi: opts.CFI, sym: opts.Symbolize}
 	if c.cfi == nil {
 		c.cfi = &moduleCFI{m: m}
 	}
 	if c.sym == nil {
 		c.sym = moduleSymbolizer(m)
 	}
+	c.startOracle(m, opts.Code)
 	for i, s := range f.Sections {
 		// Code is read a function at a time, through the file; a compressed
 		// section (not valid for code) is compared at row boundaries.

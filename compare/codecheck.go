@@ -8,6 +8,7 @@ package compare
 // it could not follow (code-unknown, Summary.Code).
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -16,13 +17,40 @@ import (
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
-// CodeOracle analyzes the machine code of one function for a static
-// check: text holds the bytes of [start, start+len(text)) at link-time
-// addresses (text[0] is at start). It returns the code's state at each
-// instruction (frames/code.Analyze, adapted); it must not keep text past
-// the use of its result, which ends before the next call. A nil result
-// counts every instruction of the function as not judged.
-type CodeOracle func(text []byte, start uint64) CodeRows
+// CodeOracle is the code oracle of static checks: given the module being
+// checked (its ELF file, layout, symbols and machine; link-time
+// addresses), it returns what analyzes that file's functions, or an error
+// saying why it cannot judge the file's code (a machine without a
+// decoder): then one code-unknown note says so and nothing is judged. It
+// is called once per file, from several goroutines at once in a batch.
+type CodeOracle func(m *frames.Module) (CodeFuncs, error)
+
+// CodeFuncs analyzes the machine code of one function of a file: text
+// holds the bytes of [start, start+len(text)) at link-time addresses
+// (text[0] is at start). It returns the code's state at each instruction
+// (frames/code.Analyze, adapted); it must not keep text past the use of
+// its result, which ends before the next call. A nil result counts every
+// instruction of the function as not judged.
+type CodeFuncs func(text []byte, start uint64) CodeRows
+
+// startOracle sets up the code oracle for the file of m (CheckOptions.Code):
+// none without one; where it cannot judge the file, a code-unknown note
+// that says why, and a CodeSummary that judged nothing.
+func (c *checker) startOracle(m *frames.Module, oracle CodeOracle) {
+	if oracle == nil {
+		return
+	}
+	fs, err := oracle(m)
+	if err == nil && fs == nil {
+		err = errors.New("the code oracle gave no analyzer")
+	}
+	if err != nil {
+		c.codeSummary().Unknown = 1
+		c.addFileWide(Finding{Kind: KindCodeUnknown, Message: fmt.Sprintf("the code oracle cannot judge this file's code: %v", err)})
+		return
+	}
+	c.oracle = fs
+}
 
 // CodeRows is the code oracle's result for one function.
 type CodeRows interface {

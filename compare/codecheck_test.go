@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -27,6 +28,9 @@ type fakeCode struct {
 	states map[uint64][]CodeNote
 	start  uint64
 }
+
+// file is the oracle of a file: f's functions.
+func (f *fakeCode) file(*frames.Module) (CodeFuncs, error) { return f.oracle, nil }
 
 func (f *fakeCode) oracle(text []byte, start uint64) CodeRows {
 	g := *f
@@ -88,7 +92,7 @@ func codeFindings(rep *FileReport) []Finding {
 
 func TestCodeOracleThatAgreesJudgesEveryInstructionAndFindsNothing(t *testing.T) {
 	path := fixture(t, "deep-v3-O2")
-	rep, err := CheckFile(path, CheckOptions{Code: newFakeCode(t, path).oracle})
+	rep, err := CheckFile(path, CheckOptions{Code: newFakeCode(t, path).file})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +135,7 @@ func TestCodeOracleCatchesAPushTheTablesMiss(t *testing.T) {
 			st.Inst, st.After, st.AfterPC = "sub $0x10,%rsp", "push %rbx", start
 		}
 	}
-	rep, err := CheckFile(path, CheckOptions{Code: fake.oracle})
+	rep, err := CheckFile(path, CheckOptions{Code: fake.file})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +173,7 @@ func TestCodeOracleJudgesFunctionsOnlyCFICoversButNotTheOutermost(t *testing.T) 
 			st.Row.CFA.Offset -= 8 // after pop %rsi
 		}
 	}
-	rep, err := CheckFile(path, CheckOptions{Code: fake.oracle})
+	rep, err := CheckFile(path, CheckOptions{Code: fake.file})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +249,7 @@ func TestCodeOracleNotesWhatItCannotFollowPerFunction(t *testing.T) {
 		}
 	}
 	fake.states = map[uint64][]CodeNote{start: {{PC: start + 0x20, Message: "paths meet with CFA rsp+16 and rsp+24"}}}
-	rep, err := CheckFile(path, CheckOptions{Code: fake.oracle})
+	rep, err := CheckFile(path, CheckOptions{Code: fake.file})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,11 +307,33 @@ func TestCodeOracleNotesWhatItCannotFollowPerFunction(t *testing.T) {
 func agreeingSummary(t *testing.T) CodeSummary {
 	t.Helper()
 	path := fixture(t, "deep-v3-O2")
-	all, err := CheckFile(path, CheckOptions{Code: newFakeCode(t, path).oracle})
+	all, err := CheckFile(path, CheckOptions{Code: newFakeCode(t, path).file})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return *all.Summary.Code
+}
+
+func TestAFileTheOracleCannotJudgeHasOneNote(t *testing.T) {
+	path := fixture(t, "s390x-v3")
+	var asked *frames.Module
+	rep, err := CheckFile(path, CheckOptions{Code: func(m *frames.Module) (CodeFuncs, error) {
+		asked = m
+		return nil, errors.New("no decoder for s390x yet")
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked == nil || asked.Path != path {
+		t.Errorf("the oracle was asked about %v", asked)
+	}
+	fs := codeFindings(rep)
+	if len(fs) != 1 || fs[0].Kind != KindCodeUnknown || fs[0].Message != "the code oracle cannot judge this file's code: no decoder for s390x yet" {
+		t.Errorf("findings %v", fs)
+	}
+	if c := rep.Summary.Code; c == nil || c.Judged != 0 || c.Unknown != 1 || rep.Disagreements() != 0 {
+		t.Errorf("summary %+v, %d disagreements", c, rep.Disagreements())
+	}
 }
 
 func TestCodeFindingSaysWhichTablesAgreeWithTheCode(t *testing.T) {
@@ -387,6 +413,8 @@ type rowsOracle struct {
 	k    int
 }
 
+func (o *rowsOracle) file(*frames.Module) (CodeFuncs, error) { return o.oracle, nil }
+
 func (o *rowsOracle) oracle(text []byte, start uint64) CodeRows {
 	o.k = sort.Search(len(o.rows), func(i int) bool { return o.rows[i].Start > start }) - 2
 	o.k = max(o.k, -1)
@@ -421,7 +449,7 @@ func BenchmarkCheckFileCodeJudging(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/oracle=%v", name, withOracle), func(b *testing.B) {
 				var opts CheckOptions
 				if withOracle {
-					opts.Code = (&rowsOracle{rows: rows}).oracle
+					opts.Code = (&rowsOracle{rows: rows}).file
 				}
 				n := 0
 				for b.Loop() {
