@@ -59,15 +59,22 @@ func ParseMethods(s string) (Methods, error) {
 	if ok && set.has(x) {
 		return Only(x), nil
 	}
-	var names []string
-	for _, m := range set.live {
-		names = append(names, m.String())
-	}
-	want := strings.Join(names, ", ") + ", or all/compare"
+	want := MethodNames(", ") + ", or all/compare"
 	if ok {
 		return 0, fmt.Errorf("method %q cannot unwind a stack yet: it has no unwinder (want %s)", s, want)
 	}
 	return 0, fmt.Errorf("unknown method %q (want %s)", s, want)
+}
+
+// MethodNames returns the names of the methods a trace can run alone
+// (those with an unwinder), joined by sep: "sframe|cfi|fp" for usage
+// lines and help, which then list a new method once it can unwind.
+func MethodNames(sep string) string {
+	names := make([]string, len(set.live))
+	for i, m := range set.live {
+		names[i] = m.String()
+	}
+	return strings.Join(names, sep)
 }
 
 // Runs reports whether the set runs method x: a method with an unwinder,

@@ -31,7 +31,7 @@ func cmdBacktrace(s *Session, args string) error {
 		}
 		n, err := strconv.Atoi(w)
 		if err != nil || n == 0 {
-			return fmt.Errorf("bt: %q is neither a frame count (N or -N) nor a method (sframe, cfi, fp, all, compare)", w)
+			return fmt.Errorf("bt: %q is neither a frame count (N or -N) nor a method (%s, all, compare)", w, compare.MethodNames(", "))
 		}
 		limit = n
 	}
