@@ -269,6 +269,15 @@ func (c *checker) newCodeJudge(fn fnRef, rows CodeRows, ref, subj witness) *code
 // judge judges the instruction [pc, next) where the subject's row is
 // subj.rows[si] (si < 0: none) and the reference's ref.rows[ci].
 func (j *codeJudge) judge(pc, next uint64, si, ci int) {
+	if j.ref.rows[ci].Signal || si >= 0 && j.subj.rows[si].Signal {
+		// The kernel enters a signal trampoline with its own frame
+		// (CIE augmentation "S", SFrame's signal bit), not by a call:
+		// the code's state from the entry says nothing about it.
+		j.flush()
+		j.checked++
+		j.notJudged(pc, "a signal trampoline: the kernel enters it, not a call")
+		return
+	}
 	st := j.rows.At(pc)
 	if !st.Known {
 		j.flush()

@@ -182,6 +182,27 @@ func TestCodeOracleJudgesFunctionsOnlyCFICoversButNotTheOutermost(t *testing.T) 
 	}
 }
 
+func TestCodeOracleDoesNotJudgeSignalTrampolines(t *testing.T) {
+	// features-v3's sig_trampoline has CFI with augmentation "S" and
+	// CFA=rsp+160: the kernel's frame, which no code state from a call
+	// describes. An oracle that says so is not a code-cfa.
+	path := fixture(t, "features-v3")
+	fake := newFakeCode(t, path)
+	fake.edit = func(pc uint64, st *CodeState) {
+		if st.Row.Signal {
+			st.Row.CFA, st.Row.Signal = rule.Rule{Kind: rule.ValOffset, Reg: frames.RSP, Offset: 8}, false
+		}
+	}
+	rep, err := CheckFile(path, CheckOptions{Code: fake.file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := codeFindings(rep)
+	if len(fs) != 1 || fs[0].Kind != KindCodeUnknown || fs[0].Function != "sig_trampoline" || !strings.Contains(fs[0].Message, "signal trampoline") {
+		t.Errorf("findings %v", fs)
+	}
+}
+
 func TestCodeCFAIsJudgedOnTheTablesBaseRegister(t *testing.T) {
 	ra := rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: -8}
 	savedFP := rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: -16}
