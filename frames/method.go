@@ -3,9 +3,10 @@ package frames
 import "fmt"
 
 // Method is a way of unwinding: one witness of where a frame's caller is.
-// The unwinding methods form a set (Methods), each a value with a name, a
-// title and, when one exists, an unwinder (NewUnwinder): a new witness is
-// a new value here, on the same live and static paths as the others.
+// The unwinding methods form a set, [0, NumMethods), each a value with a
+// name, a title and, when one exists, an unwinder (NewUnwinder;
+// LiveMethods lists those that have one): a new witness is a new value
+// here, on the same live and static paths as the others.
 type Method uint8
 
 // Unwinding methods, in the order of the set, then MethodRegs.
@@ -39,16 +40,6 @@ var methods = [NumMethods]methodInfo{
 	MethodCFI:    {"cfi", "CFI", func(s *Space) Unwinder { return &CFIUnwinder{Space: s} }},
 	MethodFP:     {"fp", "the FP chain", func(s *Space) Unwinder { return &FPUnwinder{Space: s} }},
 	MethodCode:   {"code", "the code", nil},
-}
-
-// Methods returns the unwinding methods, in order (MethodSFrame, MethodCFI,
-// MethodFP, MethodCode), whether or not they have an unwinder.
-func Methods() []Method {
-	out := make([]Method, NumMethods)
-	for i := range out {
-		out[i] = Method(i)
-	}
-	return out
 }
 
 // ParseMethod returns the method named s ("sframe", "cfi", "fp", "code").
@@ -96,25 +87,25 @@ func (m *Method) UnmarshalText(b []byte) error {
 	return fmt.Errorf("unknown unwinding method %q", b)
 }
 
-// HasUnwinder reports whether the method can unwind a live stack or a
+// hasUnwinder reports whether the method can unwind a live stack or a
 // core: whether NewUnwinder gives one.
-func (m Method) HasUnwinder() bool { return m < NumMethods && methods[m].unwinder != nil }
+func (m Method) hasUnwinder() bool { return m < NumMethods && methods[m].unwinder != nil }
 
 // NewUnwinder returns the method's Unwinder over space, or nil when the
-// method has none (HasUnwinder).
+// method has none (LiveMethods lists those that have one).
 func (m Method) NewUnwinder(space *Space) Unwinder {
-	if !m.HasUnwinder() {
+	if !m.hasUnwinder() {
 		return nil
 	}
 	return methods[m].unwinder(space)
 }
 
-// LiveMethods returns the methods that have an unwinder (HasUnwinder), in
+// LiveMethods returns the methods that have an unwinder, in
 // the set's order: those a live trace or a core can run.
 func LiveMethods() []Method {
 	var out []Method
 	for m := range NumMethods {
-		if m.HasUnwinder() {
+		if m.hasUnwinder() {
 			out = append(out, m)
 		}
 	}
