@@ -114,6 +114,9 @@ func TestAFourthMethodIsJudgedOnTheSamePath(t *testing.T) {
 	if !strings.Contains(text.String(), "code: cfa=rsp+16") {
 		t.Errorf("the finding does not show the code's rule:\n%s", text.String())
 	}
+	if j := tr.JudgementText(bad); j != "sframe agree, fp differs, code disagree" {
+		t.Errorf("frame %d judged %q", bad, j)
+	}
 	fd := tr.Document(1, "t").Frames[bad]
 	if fd.Verdict != VerdictAgree || fd.Verdicts["code"] != VerdictDisagree || !fd.Steps["code"].OK {
 		t.Errorf("frame %d JSON: verdict %v, verdicts %v, steps %v", bad, fd.Verdict, fd.Verdicts, fd.Steps)

@@ -160,6 +160,33 @@ func (t *Trace) appendFrameLine(b []byte, s Shown, width int, opts TextOptions, 
 	return append(b, loc...)
 }
 
+// JudgementText says how the step from frame i was judged, in the order
+// of the table's columns: "sframe agree, fp ok" (a subject's verdict, the
+// FP chain's check); "" where nothing was judged (a single-method trace,
+// a frame the depth limit cut).
+func (t *Trace) JudgementText(i int) string {
+	f := &t.Frames[i]
+	if t.Methods != All || !f.Steps[Reference].Ran {
+		return ""
+	}
+	var b []byte
+	for k, c := range set.columns {
+		if k > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(append(b, c.m.String()...), ' ')
+		switch {
+		case c.m != chainMethod:
+			b = append(b, f.Verdicts[c.m].String()...)
+		case f.FPAgrees:
+			b = append(b, "ok"...)
+		default:
+			b = append(b, "differs"...)
+		}
+	}
+	return string(b)
+}
+
 // wrapFrameLine moves the " at FILE:LINE" or " from PATH" of a frame line
 // wider than lineWidth to a line of its own indented by 4 columns, as gdb
 // does, in the table of all methods as in gdb's single-method form.

@@ -76,12 +76,8 @@ func frameSummary(tr *compare.Trace, sh compare.Shown) string {
 	if f.Level > 0 {
 		parts = append(parts, "found by "+f.FoundBy.String())
 	}
-	if tr.Methods == compare.All && f.Steps[frames.MethodCFI].Ran {
-		fp := "fp ok"
-		if !f.FPAgrees {
-			fp = "fp differs"
-		}
-		parts = append(parts, fmt.Sprintf("sframe %v, %s", f.Verdict(), fp))
+	if j := tr.JudgementText(sh.Frame); j != "" {
+		parts = append(parts, j)
 	}
 	return strings.Join(parts, "; ")
 }
