@@ -29,6 +29,11 @@ type CheckOptions struct {
 	// already open for the check; KernelProfile (check --profile kernel)
 	// also makes each of the kernel's rejections a finding.
 	Consumers, KernelProfile bool
+	// Code, when set, is the code oracle: check then also judges SFrame
+	// and CFI against the machine code at every instruction (CodeOracle,
+	// codecheck.go). nil: SFrame against CFI only. A batch (CheckFiles)
+	// calls it from several goroutines at once.
+	Code CodeOracle
 }
 
 // CheckFile validates the SFrame section of the ELF file at path against
@@ -84,6 +89,7 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 	if c.sym == nil {
 		c.sym = moduleSymbolizer(m)
 	}
+	c.startOracle(m, opts.Code)
 	for i, s := range f.Sections {
 		// Code is read a function at a time, through the file; a compressed
 		// section (not valid for code) is compared at row boundaries.
@@ -207,7 +213,7 @@ func (c *checker) run() error {
 		}
 		sum.FunctionsBoth++
 		insts = c.boundaries(fde, own, rows, insts)
-		sum.Instructions += c.checkFunc(fde, own, rows, insts)
+		sum.Instructions += c.checkFDE(fde, own, rows, insts)
 	}
 	c.uncovered(cfiRanges)
 	return nil
@@ -319,24 +325,8 @@ func (c *checker) boundaries(fde *sframe.FDE, own []Range, rows []frames.Row, bu
 // what was decoded.
 func (c *checker) x86Boundaries(start, end uint64, buf []uint64) (b []uint64, ok bool) {
 	b = buf[:0]
-	if end <= start || end-start > maxDecodeSpan {
-		return b, false
-	}
-	var data []byte
-	for _, t := range c.text {
-		if start >= t.addr && end-t.addr <= t.size {
-			n := int(end - start)
-			if cap(c.code) < n {
-				c.code = make([]byte, n)
-			}
-			data = c.code[:n]
-			if _, err := t.r.ReadAt(data, int64(start-t.addr)); err != nil {
-				return b, false
-			}
-			break
-		}
-	}
-	if data == nil {
+	data, ok := c.funcCode(start, end)
+	if !ok {
 		return b, false
 	}
 	for off := 0; off < len(data); {
@@ -382,7 +372,8 @@ func (c *checker) uncovered(cfiRanges []Range) {
 		}
 		name := c.funcName(r.Start)
 		kind, why := KindNoFDE, c.noFDEReason()
-		if rows, err := c.cfi.Rows(r.Start, r.End); err == nil {
+		rows, err := c.cfi.Rows(r.Start, r.End)
+		if err == nil {
 			if reason, expressible := inexpressible(rows, c.sec.Version); reason != "" {
 				why = reason
 				if !expressible {
@@ -392,6 +383,9 @@ func (c *checker) uncovered(cfiRanges []Range) {
 		}
 		c.add(Finding{Kind: kind, Function: name, FuncStart: r.Start, PC: r.Start, PCEnd: r.End,
 			Message: fmt.Sprintf("CFI covers %s %s but SFrame does not: %s", c.orLoc(name, r.Start), c.span(r.Start, r.End), why)})
+		if err == nil {
+			c.judgeCFIOnly(fnRef{name: name, start: r.Start}, r, rows)
+		}
 	}
 }
 

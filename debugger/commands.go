@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/sfdbg/sfdbg/compare"
 )
 
 // command is one entry of the command table, after Delve's
@@ -211,7 +213,7 @@ func newCommandTable() *commandTable {
 	t := &commandTable{}
 	setSettings, showSettings := settingCommands()
 	t.cmds = []*command{
-		{aliases: []string{"backtrace", "bt", "where"}, args: "[N|-N] [sframe|cfi|fp|all|compare]", needsTarget: true,
+		{aliases: []string{"backtrace", "bt", "where"}, args: "[N|-N] [" + compare.MethodNames("|") + "|all|compare]", needsTarget: true,
 			help: `Print the backtrace of the selected thread.
 N prints the innermost N frames, -N the outermost N; the words may come in
 any order. The method says how the stack is unwound: sframe (the .sframe
