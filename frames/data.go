@@ -13,6 +13,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
@@ -27,6 +28,10 @@ type moduleData struct {
 	// layout gives the file's sections their link-time addresses: their
 	// own, or for a relocatable object those elfobj.Link places them at.
 	layout *elfobj.Layout
+	// arch is the file's machine (ELF header), nil with archErr (an
+	// *arch.UnknownMachineError) for one sfdbg does not know.
+	arch    *arch.Arch
+	archErr error
 
 	sframeOnce sync.Once
 	sframe     *sframe.Section
@@ -107,6 +112,9 @@ func (m *Module) load() (*moduleData, error) {
 		}
 		logrus.Debugf("frames: opened module %s (bias %#x)", m.Name, m.Bias)
 		d.layout = elfobj.Link(d.file)
+		if d.arch, d.archErr = arch.For(d.file.Machine, d.file.ByteOrder); d.archErr != nil {
+			d.archErr = fmt.Errorf("module %s: %w", m.Name, d.archErr)
+		}
 		m.data = d
 	})
 	return m.data, m.err
@@ -120,6 +128,17 @@ func (m *Module) File() (*elf.File, error) {
 		return nil, err
 	}
 	return d.file, nil
+}
+
+// Arch returns the machine of the module's ELF file, opening it on first
+// use. A machine sfdbg does not know is an error wrapping an
+// *arch.UnknownMachineError: it is refused, never taken for another.
+func (m *Module) Arch() (*arch.Arch, error) {
+	d, err := m.load()
+	if err != nil {
+		return nil, err
+	}
+	return d.arch, d.archErr
 }
 
 // Layout returns the link-time addresses of the module's sections
@@ -152,11 +171,15 @@ func (m *Module) Close() error {
 // SFrame returns the module's SFrame section (FDE start addresses are
 // link-time addresses: subtract Bias from runtime PCs), loading it on first
 // use. A module without one returns an error wrapping sframe.ErrNoSection;
-// an unreadable file or a malformed section returns that error.
+// an unreadable file or a malformed section returns that error; a file of
+// a machine sfdbg does not know returns Arch's error.
 func (m *Module) SFrame() (*sframe.Section, error) {
 	d, err := m.load()
 	if err != nil {
 		return nil, err
+	}
+	if d.archErr != nil {
+		return nil, d.archErr
 	}
 	d.sframeOnce.Do(func() {
 		d.sframe, d.sframeErr = d.layout.SFrame()

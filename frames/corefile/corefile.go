@@ -18,11 +18,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/sfdbg/sfdbg/sframe"
 	"io"
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/sfdbg/sfdbg/sframe"
 
 	"github.com/sfdbg/sfdbg/frames"
 )
@@ -286,7 +287,7 @@ func (c *Core) note(typ uint32, d []byte, at int64) error {
 			return &FormatError{c.Path, at, fmt.Sprintf("NT_PRSTATUS of %d bytes, want at least %d", len(d), size)}
 		}
 		t := Thread{Tid: int(int32(le.Uint32(d[prstatusPid:]))), Signal: int(le.Uint16(d[prstatusCursig:])),
-			Regs: frames.NewRegs(l.abi), Raw: make([]uint64, len(l.regNames))}
+			Regs: frames.NewRegs(l.arch), Raw: make([]uint64, len(l.regNames))}
 		for i := range t.Raw {
 			t.Raw[i] = le.Uint64(d[l.regOff+8*i:])
 			if r := l.dwarf[i]; r >= 0 {

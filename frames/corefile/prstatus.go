@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/sfdbg/sfdbg/frames"
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
@@ -16,7 +16,7 @@ type layout struct {
 	machine  elf.Machine
 	class    elf.Class
 	data     elf.Data
-	abi      sframe.ABI
+	arch     *arch.Arch
 	regOff   int
 	regNames []string
 	// dwarf gives each word's DWARF register number, -1 for none.
@@ -32,7 +32,7 @@ var layouts = []layout{x86_64, aarch64, aarch64be, s390x}
 // 3.36.
 var x86_64 = layout{
 	machine: elf.EM_X86_64, class: elf.ELFCLASS64, data: elf.ELFDATA2LSB,
-	abi: sframe.ABIAMD64LittleEndian, regOff: 112,
+	arch: arch.AMD64Arch, regOff: 112,
 	regNames: []string{"r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8",
 		"rax", "rcx", "rdx", "rsi", "rdi", "orig_rax", "rip", "cs", "eflags", "rsp", "ss",
 		"fs_base", "gs_base", "ds", "es", "fs", "gs"},
@@ -49,13 +49,13 @@ var x86_64 = layout{
 var (
 	aarch64 = layout{
 		machine: elf.EM_AARCH64, class: elf.ELFCLASS64, data: elf.ELFDATA2LSB,
-		abi: sframe.ABIAArch64LittleEndian, regOff: 112,
+		arch: arch.ARM64Arch, regOff: 112,
 		regNames: aarch64RegNames(),
 		dwarf:    aarch64DWARF(),
 	}
 	aarch64be = layout{
 		machine: elf.EM_AARCH64, class: elf.ELFCLASS64, data: elf.ELFDATA2MSB,
-		abi: sframe.ABIAArch64BigEndian, regOff: 112,
+		arch: arch.ARM64BEArch, regOff: 112,
 		regNames: aarch64.regNames,
 		dwarf:    aarch64.dwarf,
 	}
@@ -74,7 +74,7 @@ func aarch64DWARF() []rule.Reg {
 	for i := range 32 {
 		d = append(d, rule.Reg(i))
 	}
-	return append(d, frames.AArch64PC, -1)
+	return append(d, arch.ARM64Arch.PC, -1)
 }
 
 // s390x is the s390x layout: pr_reg (112 bytes into the big-endian
@@ -82,10 +82,10 @@ func aarch64DWARF() []rule.Reg {
 // PSW (mask, address), then r0-r15; the access registers and orig_gpr2
 // that follow are not read. DWARF numbers from the s390x ELF ABI
 // supplement (r0-r15 0-15); the PSW address, DWARF 65, is kept at
-// frames.S390XPC.
+// arch.S390XArch.PC.
 var s390x = layout{
 	machine: elf.EM_S390, class: elf.ELFCLASS64, data: elf.ELFDATA2MSB,
-	abi: sframe.ABIS390XBigEndian, regOff: 112,
+	arch: arch.S390XArch, regOff: 112,
 	regNames: s390xRegNames(),
 	dwarf:    s390xDWARF(),
 }
@@ -99,7 +99,7 @@ func s390xRegNames() []string {
 }
 
 func s390xDWARF() []rule.Reg {
-	d := []rule.Reg{-1, frames.S390XPC}
+	d := []rule.Reg{-1, arch.S390XArch.PC}
 	for i := range 16 {
 		d = append(d, rule.Reg(i))
 	}
