@@ -183,7 +183,8 @@ func (m *Module) cfiFrameRow(f *Frame) (Row, error) {
 		return Row{}, err
 	}
 	if t.foreign {
-		return Row{}, cfiStop(ReasonUnsupported, f.PC, m, nil, "CFI unwinding supports AMD64, AArch64 and s390x only (%s)", m.Name)
+		_, err := m.Arch()
+		return Row{}, cfiStop(ReasonUnsupported, f.PC, m, err, "cannot unwind PC %#x with CFI: %v", f.PC, err)
 	}
 	lpc := f.LookupPC() - m.Bias
 	exact := f.PC - m.Bias

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
@@ -164,6 +165,12 @@ func dumpArchive(path, section string, w *bufio.Writer, stderr io.Writer) int {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s:     file format %s\n\n", m.Name, elfobj.BFDTarget(f))
+		if _, err := arch.For(f.Machine, f.ByteOrder); err != nil {
+			w.Flush()
+			fmt.Fprintf(stderr, "sfdbg dump: %s: %v\n", mname, err)
+			status = exitError
+			continue
+		}
 		d, err := findSFrame(elfobj.AsIs(f), section)
 		if errors.As(err, &empty) {
 			fmt.Fprintf(w, "Section '%s' has no debugging data.\n", empty.Name)
@@ -250,6 +257,11 @@ func dumpLoad(path, section string) (*sframe.Section, int64, string, error) {
 	f, err := sframe.NewELFFile(file, size)
 	if err != nil {
 		return nil, 0, "", err
+	}
+	// SFrame's data is read by its machine's rules: a machine sfdbg does
+	// not know is refused, never taken for another.
+	if _, err := arch.For(f.Machine, f.ByteOrder); err != nil {
+		return nil, 0, elfobj.BFDTarget(f), err
 	}
 	// Sections at their sh_addr: in an object every FDE start is its
 	// offset in its own section, as objdump --sframe prints it.

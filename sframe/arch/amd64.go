@@ -50,7 +50,16 @@ var AMD64Arch = &Arch{
 		RA:  rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: -8},
 		FP:  rule.Rule{Kind: rule.SameValue, Reg: rule.CFA},
 	},
-	RegNames:     namesOf(amd64Names[:], 0),
+	RegNames: namesOf(amd64Names[:], 0),
+	// psABI table 4.10.
+	Relocs: map[uint32]Reloc{
+		uint32(elf.R_X86_64_NONE): {0, false},
+		uint32(elf.R_X86_64_PC32): {4, true},
+		uint32(elf.R_X86_64_PC64): {8, true},
+		uint32(elf.R_X86_64_32):   {4, false},
+		uint32(elf.R_X86_64_32S):  {4, false},
+		uint32(elf.R_X86_64_64):   {8, false},
+	},
 	CallPushesRA: true,
 	Chain: Chain{
 		RA:  8,

@@ -58,6 +58,9 @@ type Arch struct {
 	// authentication, pac-ret): a row with a mangled RA is followed by
 	// stripping the code's PAC.
 	PAuth bool
+	// Relocs are the relocation types of the machine that sfdbg applies
+	// to an object's SFrame and CFI sections (elfobj), by ELF r_type.
+	Relocs map[uint32]Reloc
 	// Chain says how the frame-pointer chain links frames.
 	Chain Chain
 	// Signal is the kernel's signal frame as the trampoline sees it.
@@ -65,6 +68,14 @@ type Arch struct {
 	// Decoder decodes instructions for the code oracle and the
 	// disassembler (nil: this machine's code cannot be decoded).
 	Decoder Decoder
+}
+
+// Reloc is what a relocation type computes: a Size-byte field (0 for a
+// NONE relocation) holding S+A, or S+A-P when PCRel (ELF gABI
+// "Relocation"; the psABI's relocation table).
+type Reloc struct {
+	Size  int
+	PCRel bool
 }
 
 // Chain says how a machine's frame-pointer chain (the chain profilers and
@@ -178,7 +189,11 @@ type UnknownMachineError struct {
 }
 
 func (e *UnknownMachineError) Error() string {
-	return fmt.Sprintf("unsupported machine %v, %v (ELF header e_machine, at byte 0x12): sfdbg knows x86-64, AArch64 and s390x", e.Machine, e.ByteOrder)
+	order := "little-endian"
+	if e.ByteOrder == binary.BigEndian {
+		order = "big-endian"
+	}
+	return fmt.Sprintf("unsupported machine %v, %s (ELF header e_machine, at byte 0x12): sfdbg knows x86-64, AArch64 and s390x", e.Machine, order)
 }
 
 // For returns the Arch of an ELF machine and byte order, or an

@@ -50,7 +50,8 @@ func arm64Tramp(code []byte) (rt, ok bool) {
 		return false, false
 	}
 	le := binary.LittleEndian
-	return true, le.Uint32(code) == arm64MovX8RtSigreturn && le.Uint32(code[4:]) == arm64Svc0
+	ok = le.Uint32(code) == arm64MovX8RtSigreturn && le.Uint32(code[4:]) == arm64Svc0
+	return ok, ok
 }
 
 func newARM64(order binary.ByteOrder) *Arch {
@@ -77,7 +78,15 @@ func newARM64(order binary.ByteOrder) *Arch {
 			FP:  same,
 		},
 		RegNames: namesOf(names, 0),
-		PAuth:    true,
+		// ELF for the Arm 64-bit Architecture, "Static data relocations".
+		Relocs: map[uint32]Reloc{
+			uint32(elf.R_AARCH64_NONE):   {0, false},
+			uint32(elf.R_AARCH64_PREL32): {4, true},
+			uint32(elf.R_AARCH64_PREL64): {8, true},
+			uint32(elf.R_AARCH64_ABS32):  {4, false},
+			uint32(elf.R_AARCH64_ABS64):  {8, false},
+		},
+		PAuth: true,
 		Chain: Chain{
 			RA:        8,
 			Ascending: true,

@@ -96,6 +96,14 @@ func newS390X() *Arch {
 			SPOffset: -s390xFrameSize,
 		},
 		RegNames: regNames,
+		// s390x ELF ABI supplement, "Relocation Types".
+		Relocs: map[uint32]Reloc{
+			uint32(elf.R_390_NONE): {0, false},
+			uint32(elf.R_390_PC32): {4, true},
+			uint32(elf.R_390_PC64): {8, true},
+			uint32(elf.R_390_32):   {4, false},
+			uint32(elf.R_390_64):   {8, false},
+		},
 		SPOffset: -s390xFrameSize,
 		Chain: Chain{
 			BackChain: true,
