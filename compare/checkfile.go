@@ -12,6 +12,7 @@ import (
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
 	"github.com/sfdbg/sfdbg/sframe/arch"
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
@@ -43,10 +44,25 @@ type CheckOptions struct {
 // ELF, no .sframe, unreadable; the message names the file and the byte
 // offset). For an ar archive of objects use CheckArchive.
 func CheckFile(path string, opts CheckOptions) (rep *FileReport, err error) {
-	return checkModule(path, fileModule(path), opts)
+	f, err := elfobj.Open(path)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", path, err)
+		return &FileReport{File: path, Findings: []Finding{}, Err: err.Error()}, err
+	}
+	defer f.Close()
+	return checkOpened(f, opts)
 }
 
-// checkModule checks the ELF file of m (CheckFile), reporting it as name.
+// checkOpened checks the ELF file f (CheckFile), open and classified once.
+func checkOpened(f *elfobj.File, opts CheckOptions) (*FileReport, error) {
+	m := fileModule(f)
+	defer m.Close()
+	return checkModule(f.Path, m, opts)
+}
+
+// checkModule checks the ELF file of m (CheckFile), reporting it as name;
+// m is read at its file's link-time addresses and left open: it is the
+// caller's (a live module keeps its check, staticReport).
 func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileReport, err error) {
 	rep = &FileReport{File: name, Findings: []Finding{}}
 	if checkedModule != nil {
@@ -63,7 +79,6 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 		}
 	}()
 	// One module serves the ELF file, its CFI and its symbols.
-	defer m.Close()
 	layout, err := m.Layout()
 	if err != nil {
 		if inner := errors.Unwrap(err); inner != nil {

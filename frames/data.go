@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -79,12 +80,19 @@ func (m *Module) load() (*moduleData, error) {
 		switch {
 		case m.ELF != nil:
 			d.file, m.err = sframe.NewELFFile(bytes.NewReader(m.ELF), int64(len(m.ELF)))
-		case m.OpenPath != "" || m.Path != "":
+		case m.Opened != nil || m.OpenPath != "" || m.Path != "":
 			p := m.OpenPath
 			if p == "" {
 				p = m.Path
 			}
-			f, size, err := sframe.OpenFile(p)
+			var f *os.File
+			var size int64
+			var err error
+			if m.Opened != nil {
+				f, size = m.Opened.R, m.Opened.Size
+			} else {
+				f, size, err = sframe.OpenFile(p)
+			}
 			if m.err = err; err == nil {
 				var r io.ReaderAt = f
 				if m.Size != 0 { // an archive member
@@ -96,9 +104,11 @@ func (m *Module) load() (*moduleData, error) {
 				if m.err == nil {
 					d.file, m.err = sframe.NewELFFile(r, size)
 				}
-				if m.err != nil {
+				switch {
+				case m.Opened != nil: // its opener closes it
+				case m.err != nil:
 					f.Close()
-				} else {
+				default:
 					d.closer = f
 				}
 			}
