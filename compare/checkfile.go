@@ -122,7 +122,7 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 	}
 	prod := parseProducers(c.comment(), int(sec.Version), layout.Synthetic())
 	rep.Producers = prod.names()
-	markKnown(rep, prod, sec.ABI)
+	markKnown(rep, prod, c.arch)
 	return rep, nil
 }
 
