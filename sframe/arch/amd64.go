@@ -61,6 +61,16 @@ var AMD64Arch = &Arch{
 		uint32(elf.R_X86_64_64):   {8, false},
 	},
 	CallPushesRA: true,
+	// pr_reg (112 bytes into the 336-byte elf_prstatus) is struct
+	// user_regs_struct (arch/x86/include/asm/user_64.h).
+	Core: Core{
+		Off: 112,
+		Names: []string{"r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8",
+			"rax", "rcx", "rdx", "rsi", "rdi", "orig_rax", "rip", "cs", "eflags", "rsp", "ss",
+			"fs_base", "gs_base", "ds", "es", "fs", "gs"},
+		Regs: []rule.Reg{15, 14, 13, amd64R12, amd64RBP, amd64RBX, 11, 10, 9, amd64R8, 0, 2, 1, 4,
+			5, -1, amd64RIP, -1, -1, amd64RSP, -1, -1, -1, -1, -1, -1, -1},
+	},
 	Chain: Chain{
 		RA:  8,
 		CFA: 16,

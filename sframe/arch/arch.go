@@ -65,6 +65,9 @@ type Arch struct {
 	Chain Chain
 	// Signal is the kernel's signal frame as the trampoline sees it.
 	Signal Signal
+	// Core is how a Linux core file of the machine lays out a thread's
+	// registers.
+	Core Core
 	// Decoder decodes instructions for the code oracle and the
 	// disassembler (nil: this machine's code cannot be decoded).
 	Decoder Decoder
@@ -104,6 +107,17 @@ type Chain struct {
 	// Expected says when the chain is expected to differ from the unwind
 	// tables, for reports ("expected with -fomit-frame-pointer").
 	Expected string
+}
+
+// Core is how a 64-bit Linux ELF core (fs/binfmt_elf.c) lays out a
+// thread's registers: pr_reg, the machine's register struct, lies Off
+// bytes into NT_PRSTATUS's struct elf_prstatus and holds len(Names) 64-bit
+// words in the core's byte order; Regs gives each word's DWARF register
+// (-1: none).
+type Core struct {
+	Off   int
+	Names []string
+	Regs  []rule.Reg
 }
 
 // Signal is the Linux signal frame of a machine: where the registers the

@@ -87,6 +87,9 @@ func newARM64(order binary.ByteOrder) *Arch {
 			uint32(elf.R_AARCH64_ABS64):  {8, false},
 		},
 		PAuth: true,
+		// pr_reg (112 bytes into elf_prstatus) is struct user_pt_regs
+		// (arch/arm64/include/uapi/asm/ptrace.h): x0-x30, sp, pc, pstate.
+		Core: Core{Off: 112, Names: append(names[:33:33], "pstate"), Regs: append(slots[:33:33], -1)},
 		Chain: Chain{
 			RA:        8,
 			Ascending: true,

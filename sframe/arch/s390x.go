@@ -96,6 +96,11 @@ func newS390X() *Arch {
 			SPOffset: -s390xFrameSize,
 		},
 		RegNames: regNames,
+		// pr_reg (112 bytes into the big-endian elf_prstatus) is
+		// s390_regs (arch/s390/include/uapi/asm/ptrace.h): the PSW
+		// (mask, address), then r0-r15; the access registers and
+		// orig_gpr2 that follow are not read.
+		Core: Core{Off: 112, Names: append([]string{"pswm", "pswa"}, names[:16]...), Regs: slots},
 		// s390x ELF ABI supplement, "Relocation Types".
 		Relocs: map[uint32]Reloc{
 			uint32(elf.R_390_NONE): {0, false},
