@@ -45,26 +45,16 @@ type Target struct {
 	File *elfobj.File
 }
 
-// Paths returns the Targets of paths, opened by the check.
-func Paths(paths iter.Seq[string]) iter.Seq[Target] {
-	return func(yield func(Target) bool) {
-		for p := range paths {
-			if !yield(Target{Path: p}) {
-				return
-			}
-		}
-	}
-}
-
-// CheckFiles checks the files paths yields (CheckPath) with up to jobs
-// files in flight, and calls emit with each report as soon as it and every
-// report of an earlier path are done: serially, in the order of paths
-// (an archive's members in archive order). Nothing of a file is kept once
-// emit has returned for its reports, so that memory depends on the files
-// in flight, not on how many files there are: at most jobs files are
-// being checked, and the reports of at most 4*jobs more wait for a slow
-// file before them. paths is consumed in a goroutine of its own, at the
-// pace of the checks (a directory walk may feed it as it goes).
+// CheckFiles checks the files targets yields (CheckPath, or the open
+// file) with up to jobs files in flight, and calls emit with each report
+// as soon as it and every report of an earlier target are done: serially,
+// in the order of targets (an archive's members in archive order).
+// Nothing of a file is kept once emit has returned for its reports, so
+// that memory depends on the files in flight, not on how many files there
+// are: at most jobs files are being checked, and the reports of at most
+// 4*jobs more wait for a slow file before them (and as many open files,
+// for targets given open). targets is consumed in a goroutine of its own,
+// at the pace of the checks (a directory walk may feed it as it goes).
 func CheckFiles(targets iter.Seq[Target], jobs int, opts CheckOptions, emit func(*FileReport)) {
 	jobs = max(jobs, 1)
 	type job struct {
