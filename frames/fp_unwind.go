@@ -2,6 +2,8 @@ package frames
 
 import (
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
@@ -35,10 +37,40 @@ type FPUnwinder struct {
 // Method implements Unwinder.
 func (u *FPUnwinder) Method() Method { return MethodFP }
 
-// chainRow is the row of a frame-pointer step on machine a: the rules of
-// its chain (arch.Chain.Row).
-func chainRow(a *arch.Arch) Row {
-	return Row{Row: a.Chain.Row, Src: Source{Method: MethodFP, FDE: -1, CIE: -1, FRE: -1, Arch: a}}
+// chainRows holds the row of each machine's frame-pointer step (the rules
+// of its chain, arch.Chain.Row), built on first use: a step copies a
+// built row, which costs a third of building one at every frame. The
+// slice is replaced, never changed, so that a step reads it without a
+// lock.
+var (
+	chainRows   atomic.Pointer[[]*Row]
+	chainRowsMu sync.Mutex
+)
+
+// chainRow returns the row of a frame-pointer step on machine a.
+func chainRow(a *arch.Arch) *Row {
+	if rs := chainRows.Load(); rs != nil {
+		for _, r := range *rs {
+			if r.Src.Arch == a {
+				return r
+			}
+		}
+	}
+	chainRowsMu.Lock()
+	defer chainRowsMu.Unlock()
+	var rs []*Row
+	if old := chainRows.Load(); old != nil {
+		for _, r := range *old {
+			if r.Src.Arch == a {
+				return r
+			}
+		}
+		rs = append(rs, *old...)
+	}
+	r := &Row{Row: a.Chain.Row, Src: Source{Method: MethodFP, FDE: -1, CIE: -1, FRE: -1, Arch: a}}
+	rs = append(rs, r)
+	chainRows.Store(&rs)
+	return r
 }
 
 // stepBackChain follows the back chain (arch.Chain.BackChain: s390x)
@@ -48,7 +80,7 @@ func (u *FPUnwinder) stepBackChain(f *Frame, a *arch.Arch, fault func(Reason, ui
 	if !ok {
 		return fault(ReasonNoData, fpUnknown, 0, 0)
 	}
-	f.Row = chainRow(a)
+	f.Row = *chainRow(a)
 	back, err := ReadUint64(u.Space.Mem, sp)
 	var ra uint64
 	cfaOff := uint64(a.Chain.CFA)
@@ -200,7 +232,7 @@ func (u *FPUnwinder) Step(f *Frame) (Frame, error) {
 	if !ok {
 		return fault(ReasonNoData, fpUnknown, 0, 0)
 	}
-	f.Row = chainRow(a)
+	f.Row = *chainRow(a)
 	if fp == 0 {
 		return u.zeroFP(f, fault)
 	}
