@@ -33,7 +33,9 @@ type Arch struct {
 	// PC, SP, FP and RA are DWARF register numbers: the register slot of
 	// the PC, the stack pointer, the frame pointer, and the register that
 	// holds the return address on entry (the return-address column on
-	// AMD64, the link register on AArch64 and s390x).
+	// AMD64, the link register on AArch64 and s390x). Every slot is below
+	// 64, so a register set indexed by DWARF number fits a 64-bit mask:
+	// the s390x PSW address, DWARF 65, is kept at slot 33.
 	PC, SP, FP, RA rule.Reg
 	// CalleeSaved lists the registers the psABI preserves across calls.
 	CalleeSaved []rule.Reg
