@@ -3,6 +3,7 @@ package frames
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -195,6 +196,14 @@ func (m *Module) SFrame() (*sframe.Section, error) {
 	}
 	d.sframeOnce.Do(func() {
 		d.sframe, d.sframeErr = d.layout.SFrame()
+		if d.sframeErr == nil {
+			// The section's rules are read by its ABI's registers, the
+			// file's code by its machine's: they must be one machine.
+			if a := SFrameArch(d.sframe.ABI); a != d.arch {
+				d.sframe, d.sframeErr = nil, &sframe.FormatError{Off: 4, Msg: fmt.Sprintf("ABI %v is not the file's machine (%s, %s)",
+					d.sframe.ABI, d.arch.Name, orderName(d.arch.ByteOrder))}
+			}
+		}
 		if d.sframeErr != nil {
 			logrus.Debugf("frames: %s: %v", m.Name, d.sframeErr)
 		}
@@ -415,4 +424,12 @@ func (m *Module) symbols(d *moduleData) *symTable {
 		logrus.Debugf("frames: %s: %d symbols in %v", m.Name, len(d.syms.addrs), time.Since(t0))
 	})
 	return d.syms
+}
+
+// orderName names a byte order as the ELF header's EI_DATA does.
+func orderName(o binary.ByteOrder) string {
+	if o == binary.BigEndian {
+		return "big-endian"
+	}
+	return "little-endian"
 }
