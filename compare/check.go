@@ -7,6 +7,7 @@ import (
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
@@ -133,6 +134,7 @@ type checker struct {
 	name   string
 	f      *elf.File
 	layout *elfobj.Layout // addresses of f's sections (an object's are synthetic)
+	arch   *arch.Arch     // f's machine
 	sec    *sframe.Section
 	cfi    CFISource
 	sym    Symbolizer

@@ -11,6 +11,8 @@ import (
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
@@ -47,10 +49,25 @@ type CheckOptions struct {
 // ELF, no .sframe, unreadable; the message names the file and the byte
 // offset). For an ar archive of objects use CheckArchive.
 func CheckFile(path string, opts CheckOptions) (rep *FileReport, err error) {
-	return checkModule(path, fileModule(path), opts)
+	f, err := elfobj.Open(path)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", path, err)
+		return &FileReport{File: path, Findings: []Finding{}, Err: err.Error()}, err
+	}
+	defer f.Close()
+	return checkOpened(f, opts)
 }
 
-// checkModule checks the ELF file of m (CheckFile), reporting it as name.
+// checkOpened checks the ELF file f (CheckFile), open and classified once.
+func checkOpened(f *elfobj.File, opts CheckOptions) (*FileReport, error) {
+	m := fileModule(f)
+	defer m.Close()
+	return checkModule(f.Path, m, opts)
+}
+
+// checkModule checks the ELF file of m (CheckFile), reporting it as name;
+// m is read at its file's link-time addresses and left open: it is the
+// caller's (a live module keeps its check, staticReport).
 func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileReport, err error) {
 	rep = &FileReport{File: name, Findings: []Finding{}}
 	if checkedModule != nil {
@@ -67,7 +84,6 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 		}
 	}()
 	// One module serves the ELF file, its CFI and its symbols.
-	defer m.Close()
 	layout, err := m.Layout()
 	if err != nil {
 		if inner := errors.Unwrap(err); inner != nil {
@@ -76,13 +92,20 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 		return fail(fmt.Errorf("%s: %w", name, err))
 	}
 	f := layout.File()
+	a, err := m.Arch()
+	if err != nil {
+		if inner := errors.Unwrap(err); inner != nil {
+			err = inner // "module NAME: ...": the file's path names it better
+		}
+		return fail(fmt.Errorf("%s: %w", name, err))
+	}
 	sec, err := m.SFrame()
 	if err != nil {
 		rep.NoSFrame = errors.Is(err, sframe.ErrNoSection)
 		return fail(fmt.Errorf("%s: %w", name, err))
 	}
 	rep.Version, rep.ABI = int(sec.Version), sec.ABI.String()
-	c := &checker{name: m.Name, f: f, layout: layout, sec: sec, rep: rep, cfi: opts.CFI, sym: opts.Symbolize}
+	c := &checker{name: m.Name, f: f, layout: layout, arch: a, sec: sec, rep: rep, cfi: opts.CFI, sym: opts.Symbolize}
 	if c.cfi == nil {
 		c.cfi = &moduleCFI{m: m}
 	}
@@ -105,7 +128,7 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 	}
 	prod := parseProducers(c.comment(), int(sec.Version), layout.Synthetic())
 	rep.Producers = prod.names()
-	markKnown(rep, prod, sec.ABI)
+	markKnown(rep, prod, c.arch)
 	return rep, nil
 }
 
@@ -274,7 +297,7 @@ func (c *checker) owned() [][]Range {
 // ranges' starts.
 func (c *checker) boundaries(fde *sframe.FDE, own []Range, rows []frames.Row, buf []uint64) []uint64 {
 	end := own[len(own)-1].End
-	if c.sec.ABI == sframe.ABIAMD64LittleEndian {
+	if frames.SFrameArch(c.sec.ABI) == arch.AMD64Arch { // until arch.AMD64Arch.Decoder replaces x86Len
 		if b, ok := c.x86Boundaries(fde.Start, end, buf); ok {
 			return keepOwned(b, own)
 		}
@@ -374,7 +397,7 @@ func (c *checker) uncovered(cfiRanges []Range) {
 		kind, why := KindNoFDE, c.noFDEReason()
 		rows, err := c.cfi.Rows(r.Start, r.End)
 		if err == nil {
-			if reason, expressible := inexpressible(rows, c.sec.Version); reason != "" {
+			if reason, expressible := inexpressible(c.arch, rows, c.sec.Version); reason != "" {
 				why = reason
 				if !expressible {
 					kind = KindSkipped
@@ -393,13 +416,13 @@ func (c *checker) uncovered(cfiRanges []Range) {
 // register other than SP/FP, a CFA expression, or RA/FP in a register or
 // given by an expression. expressible says whether SFrame v3 FLEX FDEs
 // could express it (and the section is v3).
-func inexpressible(rows []frames.Row, v sframe.Version) (reason string, expressible bool) {
+func inexpressible(a *arch.Arch, rows []frames.Row, v sframe.Version) (reason string, expressible bool) {
 	for _, r := range rows {
 		switch {
 		case r.CFA.Kind == rule.ValExpression || r.CFA.Kind == rule.Expression:
 			return "its CFA is a DWARF expression", false
-		case (r.CFA.Kind == rule.ValOffset || r.CFA.Kind == rule.Offset) && r.CFA.Reg != frames.RSP && r.CFA.Reg != frames.RBP:
-			return fmt.Sprintf("its CFA is based on %s, not SP or FP (DRAP or stack realignment)", frames.RegName(r.CFA.Reg)), v >= sframe.Version3
+		case (r.CFA.Kind == rule.ValOffset || r.CFA.Kind == rule.Offset) && r.CFA.Reg != a.SP && r.CFA.Reg != a.FP:
+			return fmt.Sprintf("its CFA is based on %s, not SP or FP (DRAP or stack realignment)", a.RegName(r.CFA.Reg)), v >= sframe.Version3
 		case r.RA.Kind == rule.Register || r.FP.Kind == rule.Register:
 			return "it keeps RA or FP in a register", v >= sframe.Version3
 		case r.RA.Kind == rule.Expression || r.FP.Kind == rule.Expression:

@@ -305,7 +305,7 @@ func boundaryShift(r run, sfRows, cfiRows []frames.Row) (int64, bool) {
 
 // ruleText formats a row's CFA, RA and FP rules ("cfa=rsp+16 ra=c-8 fp=u").
 func ruleText(r frames.Row) string {
-	a := r.Src.ABI
+	a := r.Src.Arch
 	return "cfa=" + frames.RuleStringFor(a, r.CFA) + " ra=" + frames.RuleStringFor(a, r.RA) + " fp=" + frames.RuleStringFor(a, r.FP)
 }
 

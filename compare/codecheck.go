@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
@@ -247,7 +247,7 @@ const maxCodeReasons = 3
 // instruction at a time (judge), and records its findings (finish).
 type codeJudge struct {
 	c         *checker
-	abi       sframe.ABI // whose register names the messages use
+	arch      *arch.Arch // whose register names the messages use
 	fn        fnRef
 	rows      CodeRows
 	ref, subj witness
@@ -263,7 +263,7 @@ type codeJudge struct {
 }
 
 func (c *checker) newCodeJudge(fn fnRef, rows CodeRows, ref, subj witness) *codeJudge {
-	return &codeJudge{c: c, abi: c.sec.ABI, fn: fn, rows: rows, ref: ref, subj: subj}
+	return &codeJudge{c: c, arch: c.arch, fn: fn, rows: rows, ref: ref, subj: subj}
 }
 
 // judge judges the instruction [pc, next) where the subject's row is
@@ -372,7 +372,7 @@ func (j *codeJudge) flush() {
 	}
 	j.listed++
 	c, fn := j.c, j.fn
-	code := frames.Row{Row: r.key.row, Src: frames.Source{ABI: j.abi}}
+	code := frames.Row{Row: r.key.row, Src: frames.Source{Arch: j.arch}}
 	refRow := j.ref.rows[r.key.ci]
 	f := Finding{Function: fn.name, FuncStart: fn.start, PC: r.start, PCEnd: r.end, Instructions: r.n}
 	f.Rules[frames.MethodCode], f.Rules[j.ref.m] = ruleText(code), ruleText(refRow)
@@ -410,7 +410,7 @@ func (j *codeJudge) says(k Kind, r codeRun, code frames.Row) string {
 		case KindFP:
 			ru = row.FP
 		}
-		return frames.RuleStringFor(j.abi, ru)
+		return frames.RuleStringFor(j.arch, ru)
 	}
 	R, S := j.ref.m.Title(), j.subj.m.Title()
 	refText, codeText := part(j.ref.rows[r.key.ci]), part(code)
@@ -478,7 +478,7 @@ func (c *checker) judgeCFIOnly(fn fnRef, r Range, cfiRows []frames.Row) {
 	}
 	var insts []uint64
 	ok := false
-	if c.sec.ABI == sframe.ABIAMD64LittleEndian {
+	if c.arch == arch.AMD64Arch {
 		insts, ok = c.x86Boundaries(r.Start, r.End, nil)
 	}
 	if !ok {

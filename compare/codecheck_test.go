@@ -12,7 +12,8 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/frames"
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
@@ -61,7 +62,7 @@ func (f *fakeCode) CFAVia(pc uint64, reg rule.Reg) (int64, bool) {
 func (f *fakeCode) States() []CodeNote { return f.states[f.start] }
 
 func newFakeCode(t *testing.T, path string) *fakeCode {
-	m := fileModule(path)
+	m := openModule(t, path)
 	t.Cleanup(func() { m.Close() })
 	return &fakeCode{m: m}
 }
@@ -70,7 +71,7 @@ func newFakeCode(t *testing.T, path string) *fakeCode {
 // fixture at path.
 func funcStart(t *testing.T, path, name string) uint64 {
 	t.Helper()
-	m := fileModule(path)
+	m := openModule(t, path)
 	defer m.Close()
 	addr, _, ok := m.LookupSymbol(name)
 	if !ok {
@@ -384,7 +385,7 @@ func TestCodeFindingSaysWhichTablesAgreeWithTheCode(t *testing.T) {
 			"CFI and SFrame say FP=u, the code says c-24"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			j := &codeJudge{abi: sframe.ABIAMD64LittleEndian,
+			j := &codeJudge{arch: arch.AMD64Arch,
 				ref:  witness{m: frames.MethodCFI, rows: []frames.Row{tc.cfi}},
 				subj: witness{m: frames.MethodSFrame, rows: []frames.Row{tc.sf}, none: "no FRE"}}
 			st := CodeState{Row: code.Row, Known: true}
@@ -460,7 +461,7 @@ func (o *rowsOracle) CFAVia(uint64, rule.Reg) (int64, bool) { return 0, false }
 func BenchmarkCheckFileCodeJudging(b *testing.B) {
 	for _, name := range []string{"sqlite-v3", "deep-cet-v3-O2"} {
 		path := filepath.Join(fixtures, name)
-		m := fileModule(path)
+		m := openModule(b, path)
 		rows, err := m.CFIRows(0, math.MaxUint64)
 		m.Close()
 		if err != nil {
@@ -487,4 +488,15 @@ func BenchmarkCheckFileCodeJudging(b *testing.B) {
 			})
 		}
 	}
+}
+
+// openModule opens the ELF file at path as a module (the file is read
+// once, as check reads it).
+func openModule(t testing.TB, path string) *frames.Module {
+	t.Helper()
+	f, err := elfobj.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fileModule(f)
 }

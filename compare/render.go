@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 )
 
 // Location describes a frame's code the way gdb's backtrace does:
@@ -326,7 +326,7 @@ func (t *Trace) writeFindings(w io.Writer, opts TextOptions) {
 	if t.FPBroken > 0 {
 		writeWrapped(w, fmt.Sprintf("  %-16s ", st.kind(KindFPChain)), 19,
 			fmt.Sprintf("frame pointers: chain differs from CFI at %d of %d frames, from #%d on (%s; not an SFrame fault)",
-				t.FPBroken, t.Agree+t.Disagree+t.NotCovered, t.FPBrokenFrom, fpExpected(t.regs.ABI)))
+				t.FPBroken, t.Agree+t.Disagree+t.NotCovered, t.FPBrokenFrom, fpExpected(t.regs.Arch)))
 	}
 	for _, it := range t.Independent {
 		matched := 0
@@ -599,16 +599,11 @@ func (t *Trace) frameDocument(i int) FrameDocument {
 	return fd
 }
 
-// fpExpected says when an ABI's frame-pointer chain is expected to differ
-// from CFI: AMD64's RBP chain without frame pointers, AArch64's frame
-// records in leaf functions too (the RA is still in x30), s390x's back
-// chain unless every function was built with -mbackchain.
-func fpExpected(abi sframe.ABI) string {
-	switch {
-	case abi.IsAArch64():
-		return "expected in leaf functions, and with -fomit-frame-pointer"
-	case abi == sframe.ABIS390XBigEndian:
-		return "the s390x back chain: expected without -mbackchain"
+// fpExpected says when machine a's frame-pointer chain is expected to
+// differ from CFI (arch.Chain.Expected; nil: AMD64).
+func fpExpected(a *arch.Arch) string {
+	if a == nil {
+		a = arch.AMD64Arch
 	}
-	return "expected with -fomit-frame-pointer"
+	return a.Chain.Expected
 }

@@ -494,13 +494,14 @@ func cmdInfoRegisters(s *Session, args string) error {
 }
 
 // isRegisterName reports whether name is a register info registers knows
-// on AMD64 (gdb's names of the general registers, pc, sp and fp).
+// on the host (gdb's names of the general registers, pc, sp and fp).
 func isRegisterName(name string) bool {
 	switch name {
 	case "pc", "sp", "fp":
 		return true
 	}
-	return slices.Contains(gdbRegOrder, name) || slices.Contains(frames.AMD64RegNames[:], name)
+	_, ok := hostArch.RegNamed(name)
+	return ok || slices.Contains(gdbRegOrder, name)
 }
 
 func eflagsText(v uint64) string {
