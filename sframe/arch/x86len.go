@@ -351,8 +351,8 @@ prefixes:
 		}
 	case shape&opImmV != 0 && in.rex&8 != 0:
 		immLen = 8
-	case shape&(opImmZ|opImmV) != 0 && pfx&pfx66 != 0:
-		immLen = 2
+	case shape&(opImmZ|opImmV) != 0 && pfx&pfx66 != 0 && in.rex&8 == 0:
+		immLen = 2 // REX.W overrides the 66 prefix (SDM vol. 1, 3.6.1)
 	case shape&(opImmZ|opImmV|opRel32) != 0:
 		immLen = 4
 	case shape&opImm16 != 0:
