@@ -85,7 +85,7 @@ func (X86) Decode(code []byte, pc uint64, inst *Inst) error {
 		return nil
 	}
 	inst.Len = int(in.n)
-	d := x86Dec{in: &in, inst: inst}
+	d := x86Dec{in: &in, inst: inst, code: code}
 	switch {
 	case in.enc != encLegacy:
 		d.vector()
@@ -103,6 +103,7 @@ func (X86) Decode(code []byte, pc uint64, inst *Inst) error {
 type x86Dec struct {
 	in   *x86Insn
 	inst *Inst
+	code []byte
 }
 
 func (d x86Dec) w() bool    { return d.in.rex&8 != 0 }
@@ -156,7 +157,7 @@ func (d x86Dec) clobber(r uint8, why string) {
 // displacement from the next instruction).
 func (d x86Dec) target(c Class, pc uint64) {
 	d.inst.Class = c
-	d.inst.Target = pc + uint64(d.in.n) + uint64(d.in.imm)
+	d.inst.Target = pc + uint64(d.in.n) + uint64(d.in.imm(d.code))
 }
 
 // memBase returns the base register of a plain base+disp memory operand
@@ -348,13 +349,13 @@ func (d x86Dec) oneByte(pc uint64) {
 			d.write(d.opReg(), 0)
 		}
 	case op == 0xc8: // enter
-		if in.pfx&pfx66 != 0 || in.imm2 != 0 {
+		if in.pfx&pfx66 != 0 || in.immByte2(d.code) != 0 {
 			d.unknown("enter with a nesting level or 16-bit frame")
 			return
 		}
 		d.op(OpPush, x86RBP, 0, 8)
 		d.op(OpSetReg, x86RBP, x86RSP, 0)
-		d.op(OpAddSP, 0, 0, -int64(uint16(in.imm)))
+		d.op(OpAddSP, 0, 0, -int64(uint16(in.imm(d.code))))
 	case op == 0xc9: // leave
 		if in.pfx&pfx66 != 0 {
 			d.unknown("16-bit leave")
@@ -470,11 +471,11 @@ func (d x86Dec) group1() {
 	}
 	switch ext {
 	case 0: // add
-		d.op(OpAddSP, 0, 0, d.in.imm)
+		d.op(OpAddSP, 0, 0, d.in.imm(d.code))
 	case 5: // sub
-		d.op(OpAddSP, 0, 0, -d.in.imm)
+		d.op(OpAddSP, 0, 0, -d.in.imm(d.code))
 	case 4: // and
-		d.op(OpAndSP, 0, 0, d.in.imm)
+		d.op(OpAndSP, 0, 0, d.in.imm(d.code))
 	default:
 		d.clobber(r, "or, adc, sbb or xor on rsp")
 	}
@@ -532,7 +533,7 @@ func (d x86Dec) mov() {
 	base, plain := d.memBase()
 	if store {
 		if tracked(reg) && reg != xRSP && d.w() && plain && (base == xRSP || base == xRBP) {
-			d.op(OpSave, x86Dwarf[reg], x86Dwarf[base], int64(d.in.disp))
+			d.op(OpSave, x86Dwarf[reg], x86Dwarf[base], d.in.disp(d.code))
 		}
 		return
 	}
@@ -540,7 +541,7 @@ func (d x86Dec) mov() {
 		return
 	}
 	if reg != xRSP && d.w() && plain && (base == xRSP || base == xRBP) {
-		d.op(OpRestore, x86Dwarf[reg], x86Dwarf[base], int64(d.in.disp))
+		d.op(OpRestore, x86Dwarf[reg], x86Dwarf[base], d.in.disp(d.code))
 		return
 	}
 	d.clobber(reg, "loads rsp from memory")
@@ -548,6 +549,10 @@ func (d x86Dec) mov() {
 
 // lea is 8D.
 func (d x86Dec) lea() {
+	if d.mod() == 3 {
+		d.unknown("lea with a register source (invalid)")
+		return
+	}
 	dst := d.regField()
 	if !tracked(dst) {
 		return
@@ -555,9 +560,9 @@ func (d x86Dec) lea() {
 	base, plain := d.memBase()
 	if plain && d.w() && tracked(base) {
 		if dst == xRSP && base == xRSP {
-			d.op(OpAddSP, 0, 0, int64(d.in.disp))
+			d.op(OpAddSP, 0, 0, d.in.disp(d.code))
 		} else {
-			d.op(OpSetReg, x86Dwarf[dst], x86Dwarf[base], int64(d.in.disp))
+			d.op(OpSetReg, x86Dwarf[dst], x86Dwarf[base], d.in.disp(d.code))
 		}
 		return
 	}

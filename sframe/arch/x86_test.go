@@ -43,6 +43,7 @@ var x86Forms = []struct{ text, hex, want string }{
 	{"lea 0x10(%rsp),%rdi", "48 8d 7c 24 10", ""},
 	{"lea (%rax,%rbx,1),%rbx", "48 8d 1c 18", "clobber rbx"},
 	{"lea 0x8(%rip),%rbx", "48 8d 1d 08 00 00 00", "clobber rbx"},
+	{"(bad): lea with a register source", "48 8d e5", "unknown; why: lea with a register source (invalid)"},
 	{"mov %rsp,%rbp", "48 89 e5", "rbp=rsp+0"},
 	{"mov %rsp,%rbp", "48 8b ec", "rbp=rsp+0"},
 	{"mov %rbp,%rsp", "48 89 ec", "rsp=rbp+0"},
