@@ -157,16 +157,16 @@ const (
 // stack-effect decoder needs, kept small so that decoding allocates
 // nothing.
 type x86Insn struct {
-	n      uint8 // length in bytes
-	pfx    uint8 // pfx* bits
-	rex    uint8 // the REX byte, or 0
-	enc    uint8 // enc*
-	m      uint8 // opcode map: 0 one-byte, 1 0F, 2 0F38, 3 0F3A (VEX/EVEX: its map field)
-	op     byte  // the opcode byte (in map m)
-	modrm  byte
-	sib    byte
-	vexPP  uint8 // VEX/EVEX pp: 0 none, 1 66, 2 F3, 3 F2
-	vvvv   uint8 // VEX/EVEX register operand (not inverted), 0-15
+	n     uint8 // length in bytes
+	pfx   uint8 // pfx* bits
+	rex   uint8 // the REX byte, or 0
+	enc   uint8 // enc*
+	m     uint8 // opcode map: 0 one-byte, 1 0F, 2 0F38, 3 0F3A (VEX/EVEX: its map field)
+	op    byte  // the opcode byte (in map m)
+	modrm byte
+	sib   byte
+	vexPP uint8 // VEX/EVEX pp: 0 none, 1 66, 2 F3, 3 F2
+	vvvv  uint8 // VEX/EVEX register operand (not inverted), 0-15
 	// Where the displacement and the first immediate (or branch
 	// displacement) are, read only when Decode needs them: offsets in the
 	// instruction and lengths in bytes (0: none). A second, 8-bit
