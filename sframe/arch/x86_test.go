@@ -260,11 +260,18 @@ func TestX86Text(t *testing.T) {
 		{"48 8b 05 72 ff ff ff", "mov    -0x8e(%rip),%rax        # 0xf79"},
 		{"0f b6 04 07", "movzbl (%rdi,%rax,1),%eax"},
 		{"06", "(bad)"},
+		{"c5 f8 77 48 89 e5", "vzeroupper"},
+		{"c5 fc 77 c3", "vzeroall"},
 	} {
 		code, _ := hex.DecodeString(strings.ReplaceAll(tc.hex, " ", ""))
 		if got := (X86{}).Text(code, 0x1000); got != tc.want {
 			t.Errorf("% x: %q, want %q", code, got, tc.want)
 		}
+	}
+	// x86asm took the ret after vzeroupper into it (4 bytes): the
+	// debugger's disassembly then lost the ret.
+	if _, n := (X86{}).Format([]byte{0xc5, 0xf8, 0x77, 0xc3}, 0, nil); n != 3 {
+		t.Errorf("vzeroupper: Format length %d, want 3", n)
 	}
 	code, _ := hex.DecodeString("e800000000")
 	text, n := X86{}.Format(code, 0x1000, func(a uint64) string { return " <f>" })
