@@ -115,6 +115,9 @@ func TestX86BoundariesMatchObjdump(t *testing.T) {
 		var in Inst
 		err := X86{}.Decode(code, 0, &in)
 		return in.Len, err == nil
+	}}, {"Format", func(code []byte) (int, bool) {
+		_, n := X86{}.Format(code, 0, nil)
+		return n, n > 0
 	}}}
 	for _, name := range x86Fixtures {
 		for _, d := range decoders {
