@@ -109,6 +109,10 @@ type x86Dec struct {
 func (d x86Dec) w() bool    { return d.in.rex&8 != 0 }
 func (d x86Dec) mod() uint8 { return d.in.modrm >> 6 }
 
+// op16 reports a 16-bit operand size: a 66 prefix that REX.W does not
+// override (a 16-bit push or pop moves SP by 2).
+func (d x86Dec) op16() bool { return d.in.pfx&pfx66 != 0 && !d.w() }
+
 // regField is the modrm reg field with REX.R.
 func (d x86Dec) regField() uint8 { return d.in.modrm>>3&7 | d.in.rex<<1&8 }
 
@@ -318,7 +322,7 @@ func (d x86Dec) oneByte(pc uint64) {
 	}
 	switch {
 	case op >= 0x50 && op <= 0x57: // push %reg
-		if in.pfx&pfx66 != 0 {
+		if d.op16() {
 			d.unknown("16-bit push")
 			return
 		}
@@ -349,7 +353,7 @@ func (d x86Dec) oneByte(pc uint64) {
 			d.write(d.opReg(), 0)
 		}
 	case op == 0xc8: // enter
-		if in.pfx&pfx66 != 0 || in.immByte2(d.code) != 0 {
+		if d.op16() || in.immByte2(d.code) != 0 {
 			d.unknown("enter with a nesting level or 16-bit frame")
 			return
 		}
@@ -357,7 +361,7 @@ func (d x86Dec) oneByte(pc uint64) {
 		d.op(OpSetReg, x86RBP, x86RSP, 0)
 		d.op(OpAddSP, 0, 0, -int64(uint16(in.imm(d.code))))
 	case op == 0xc9: // leave
-		if in.pfx&pfx66 != 0 {
+		if d.op16() {
 			d.unknown("16-bit leave")
 			return
 		}
@@ -418,7 +422,7 @@ func (d x86Dec) oneByte(pc uint64) {
 
 // pushNoReg is a push that saves no register: SP -= 8.
 func (d x86Dec) pushNoReg() {
-	if d.in.pfx&pfx66 != 0 {
+	if d.op16() {
 		d.unknown("16-bit push")
 		return
 	}
@@ -427,7 +431,7 @@ func (d x86Dec) pushNoReg() {
 
 // popNoReg is a pop to memory or the flags: SP += 8.
 func (d x86Dec) popNoReg() {
-	if d.in.pfx&pfx66 != 0 {
+	if d.op16() {
 		d.unknown("16-bit pop")
 		return
 	}
@@ -437,7 +441,7 @@ func (d x86Dec) popNoReg() {
 // pop is pop %r.
 func (d x86Dec) pop(r uint8) {
 	switch {
-	case d.in.pfx&pfx66 != 0:
+	case d.op16():
 		d.unknown("16-bit pop")
 	case r == xRSP:
 		d.clobber(r, "loads rsp from memory (pop %rsp)")
@@ -585,7 +589,7 @@ func (d x86Dec) group5() {
 		d.unknown("far jump")
 	case 6:
 		if d.mod() == 3 {
-			if d.in.pfx&pfx66 != 0 {
+			if d.op16() {
 				d.unknown("16-bit push")
 				return
 			}

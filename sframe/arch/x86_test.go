@@ -30,6 +30,7 @@ var x86Forms = []struct{ text, hex, want string }{
 	{"pushf", "9c", "sp+=-8"},
 	{"popf", "9d", "sp+=8"},
 	{"push %ax", "66 50", "unknown; why: 16-bit push"},
+	{"data16 push %rbx (REX.W overrides 66)", "66 48 53", "push rbx 8"},
 	{"sub $0x18,%rsp", "48 83 ec 18", "sp+=-24"},
 	{"sub $0x1000,%rsp", "48 81 ec 00 10 00 00", "sp+=-4096"},
 	{"add $0x18,%rsp", "48 83 c4 18", "sp+=24"},
