@@ -262,6 +262,17 @@ func TestX86Text(t *testing.T) {
 		{"0f b6 04 07", "movzbl (%rdi,%rax,1),%eax"},
 		{"06", "(bad)"},
 		{"c5 f8 77 48 89 e5", "vzeroupper"},
+		// CET and MPX branch prefixes, as objdump 2.47.50 prints them.
+		{"3e ff e2", "notrack jmp *%rdx"},
+		{"3e ff 10", "notrack call *(%rax)"},
+		{"3e ff 24 c5 00 00 00 00", "notrack jmp *0x0(,%rax,8)"},
+		{"f2 ff e0", "bnd jmp *%rax"},
+		{"f2 3e ff e0", "bnd notrack jmp *%rax"},
+		{"f2 c3", "bnd ret"},
+		{"f2 e8 00 00 00 00", "bnd call 0x1006"},
+		{"f2 e9 00 00 00 00", "bnd jmp 0x1006"},
+		{"f2 74 00", "bnd je 0x1003"},
+		{"3e 74 00", "je,pt  0x1003"},
 		{"c5 fc 77 c3", "vzeroall"},
 	} {
 		code, _ := hex.DecodeString(strings.ReplaceAll(tc.hex, " ", ""))

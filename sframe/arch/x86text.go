@@ -60,9 +60,42 @@ func insnText(in x86asm.Inst, pc uint64, symbol func(uint64) string) string {
 		}
 	}
 	text := x86asm.GNUSyntax(in, pc, nil)
+	// Branch prefixes as objdump names them: bnd (F2) and, on an indirect
+	// call or jump, notrack (3E), which x86asm prints as "ds" and as a
+	// %ds: segment on a memory operand.
+	var pfx []string
+	branch := in.Op == x86asm.CALL || in.Op == x86asm.JMP || in.Op == x86asm.RET || in.Op >= x86asm.JA && in.Op <= x86asm.JS
+	notrack := false
+	if branch && (in.Op == x86asm.CALL || in.Op == x86asm.JMP) {
+		if _, ok := in.Args[0].(x86asm.Rel); !ok {
+			for _, p := range in.Prefix {
+				if p&0xff == x86asm.PrefixDS {
+					notrack = true
+				}
+			}
+		}
+	}
+	for branch {
+		w, rest, _ := strings.Cut(text, " ")
+		if w != "bnd" && w != "ds" {
+			break
+		}
+		if w == "bnd" {
+			pfx = append(pfx, w)
+		}
+		text = rest
+	}
+	if notrack {
+		pfx = append(pfx, "notrack")
+		text = strings.Replace(text, "%ds:", "", 1)
+	}
 	op, args, hasArgs := strings.Cut(text, " ")
 	if gnu, ok := gnuMnemonic[op]; ok {
 		op = gnu
+	}
+	if len(pfx) > 0 {
+		// objdump writes a prefixed mnemonic unpadded: "bnd jmp *%rax".
+		op, args = strings.Join(pfx, " ")+" "+op, strings.TrimLeft(args, " ")
 	}
 	if in.Op == x86asm.MOV && in.DataSize == 64 && in.Opcode>>24&^7 == 0xB8 {
 		op = "movabs" // a 64-bit immediate
