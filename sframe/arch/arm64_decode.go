@@ -347,7 +347,7 @@ func arm64LoadStore(w uint32, inst *Inst) bool {
 // too) and immediate off; regs[k] is at address+k*step.
 func arm64Transfer(inst *Inst, load, full bool, rn, idx uint32, off int64, regs []rule.Reg, ok []bool, step int64) {
 	base := rule.Reg(rn) // 31 is sp in the base field
-	at := off // offset of the first register from base, after writeback
+	at := off            // offset of the first register from base, after writeback
 	if idx == 1 || idx == 3 {
 		at = 0
 	}
