@@ -98,6 +98,22 @@ func (ARM64) Decode(code []byte, pc uint64, inst *Inst) error {
 	if arm64Branch(w, pc, inst) || arm64LoadStore(w, inst) || arm64AddSub(w, inst) {
 		return nil
 	}
+	if (w>>26)&7 == 4 || (w>>25)&7 == 5 {
+		// The rest of data processing (immediate: move wide, adr/adrp,
+		// bitfield, extract, add/sub with tags; register: logical, data
+		// processing with 1, 2 or 3 sources, conditional select and
+		// compare, flag manipulation) writes Rd, bits 4:0, where 31 is
+		// xzr (a conditional compare's nzcv is at most 15). The tagged
+		// add/sub (addg, subg) alone reads 31 as sp.
+		rd := rule.Reg(w & 31)
+		if rd == 31 && w&0x1F800000 == 0x11800000 {
+			rd = arm64SP
+		}
+		if rd != 31 || w&0x1F800000 == 0x11800000 {
+			inst.clobberIf(rd, arm64Tracked)
+		}
+		return nil
+	}
 	arm64Generic(w, code, inst)
 	return nil
 }
