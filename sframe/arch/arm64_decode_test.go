@@ -64,7 +64,7 @@ func arm64Name(r rule.Reg) string {
 }
 
 // arm64Cases are the words GNU as 2.47.50 assembled from
-// testdata/codeoracle/aarch64/decode.s (-march=armv8.5-a+pauth+sve), at
+// testdata/codeoracle/decode/aarch64.s (-march=armv8.5-a+pauth+sve), at
 // address 0 + 4*index; want is opsText, text what objdump -d prints
 // (without symbols and comments).
 var arm64Cases = []struct {

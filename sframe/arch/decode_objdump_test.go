@@ -100,7 +100,7 @@ func TestS390XObjdumpBoundaries(t *testing.T) {
 	objdump := crossObjdump(t, "s390x")
 	var d S390X
 	var in Inst
-	for _, file := range []string{"../../testdata/bin/s390x-v3", "../../testdata/cores/crash-s390x-v3", "../../testdata/cores/noreturn-s390x-v3", "../../testdata/codeoracle/s390x/decode.o"} {
+	for _, file := range []string{"../../testdata/bin/s390x-v3", "../../testdata/cores/crash-s390x-v3", "../../testdata/cores/noreturn-s390x-v3", "../../testdata/codeoracle/decode/s390x.o"} {
 		f, err := elf.Open(file)
 		if err != nil {
 			t.Fatal(err)
@@ -149,7 +149,7 @@ func TestARM64ObjdumpText(t *testing.T) {
 	var d ARM64
 	var in Inst
 	sym := regexp.MustCompile(` <[^>]*>`)
-	for _, file := range []string{"../../testdata/bin/aarch64-v3", "../../testdata/bin/aarch64be-v3", "../../testdata/cores/crash-aarch64-pac-v3", "../../testdata/codeoracle/aarch64/decode.o"} {
+	for _, file := range []string{"../../testdata/bin/aarch64-v3", "../../testdata/bin/aarch64be-v3", "../../testdata/cores/crash-aarch64-pac-v3", "../../testdata/codeoracle/decode/aarch64.o"} {
 		f, err := elf.Open(file)
 		if err != nil {
 			t.Fatal(err)

@@ -20,7 +20,7 @@ func s390xName(r rule.Reg) string {
 }
 
 // s390xCases are the instructions GNU as 2.47.50 assembled from
-// testdata/codeoracle/s390x/decode.s (-march=z14, decode.o), in order from
+// testdata/codeoracle/decode/s390x.s (-march=z14, decode.o), in order from
 // address 0: the bytes and the text objdump -d prints (without symbols;
 // "" where s390xasm's text differs: it prints optional zero operands), and
 // the decoder's class and stack operations (opsText).
@@ -155,7 +155,7 @@ func TestS390XDecode(t *testing.T) {
 // TestS390XDecodeObject walks the committed decode.o from its first byte:
 // the instruction boundaries must be the table's (objdump's).
 func TestS390XDecodeObject(t *testing.T) {
-	f, err := elf.Open("../../testdata/codeoracle/s390x/decode.o")
+	f, err := elf.Open("../../testdata/codeoracle/decode/s390x.o")
 	if err != nil {
 		t.Fatal(err)
 	}
