@@ -40,8 +40,10 @@ import (
 //   - lgr, ldgr, lgdr, ldr between two registers, one of them followed:
 //     OpSetReg (lgr %r11,%r15 is r11 = r15+0; ldgr %f0,%r14 saves r14 in f0);
 //   - sgr %r15,%rN: OpSubSPReg;
-//   - brasl/bras (Call), basr (CallIndirect; both clobber their link
-//     register), bcr 15,%r14 (br %r14, Return), other bcr 15 (JumpIndirect),
+//   - brasl/bras (Call), basr/bas (CallIndirect; both clobber their link
+//     register; with a link register other than r14 (or r0 for brasl)
+//     they are Jump and JumpIndirect: bras %r5,1f jumps over a literal
+//     and leaves its address in r5), bcr 15,%r14 (br %r14, Return), other bcr 15 (JumpIndirect),
 //     brc/brcl/j/jg (Jump with mask 15, CondJump otherwise, nothing with
 //     mask 0), brct/brctg/brxh/cij/crj.. (CondJump), j .+2 (gcc's trap) and
 //     opcode 0x00 (Stop).
@@ -513,16 +515,23 @@ func (S390X) Decode(code []byte, pc uint64, inst *Inst) error {
 		} else {
 			off = int64(int32(binary.BigEndian.Uint32(b[2:])))
 		}
-		inst.Class = Call
 		inst.Target = pc + uint64(off*2)
-		inst.clobberIf(r1, s390xTracked)
-	case seBASR:
-		if f.r2 != 0 {
-			inst.Class = CallIndirect
+		inst.Class = Call
+		if f.r1 != 14 && f.r1 != 0 {
+			// Not a call of the ABI (whose link register is r14; r0 is
+			// -mfentry's): bras %r5,1f over a literal, its address in r5.
+			inst.Class = Jump
+			inst.Why = fmt.Sprintf("branch and save into %%r%d: a jump", f.r1)
 		}
 		inst.clobberIf(r1, s390xTracked)
-	case seBAS:
-		inst.Class = CallIndirect
+	case seBASR, seBAS:
+		if e.effect == seBAS || f.r2 != 0 {
+			inst.Class = CallIndirect
+			if f.r1 != 14 {
+				inst.Class = JumpIndirect
+				inst.Why = fmt.Sprintf("branch and save into %%r%d through a register: not a call", f.r1)
+			}
+		}
 		inst.clobberIf(r1, s390xTracked)
 	case seBCR:
 		switch {
