@@ -52,12 +52,7 @@ import (
 // Class: it is Unknown, "conditional return".
 type S390X struct{}
 
-// DWARF numbers of s390x registers used by the decoder.
-const (
-	s390xFP rule.Reg = 11 // r11
-	s390xRA rule.Reg = 14 // r14
-	s390xSP rule.Reg = 15 // r15
-)
+// s390xFP, s390xRA and s390xSP are s390x.go's DWARF numbers.
 
 // s390xFPR maps an FPR number (0-15) to its DWARF number: the ABI numbers
 // the even FPRs first (f0=16, f2=17, ..., f14=27, f1=20, ..., f15=31).
