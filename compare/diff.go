@@ -37,7 +37,7 @@ type Difference struct {
 	// Table is "sframe" or "cfi"; empty for a function one build lacks or
 	// whose code differs.
 	Table string `json:"table,omitempty"`
-	// What is cfa, ra, fp, outermost or no-row (semantic), or split,
+	// What is cfa, ra, fp, outermost, no-row or unreadable (semantic), or split,
 	// no-fde, only-in-a, only-in-b or code (representation); several
 	// semantic ones joined by "+".
 	What     string `json:"what"`
@@ -159,6 +159,7 @@ type diffFn struct {
 	start, end uint64
 	hasSF      bool
 	hasCFI     bool
+	sfErr      error // an FRE of the SFrame FDE does not decode; sf holds those before it
 	sf, cfi    []frames.Row
 	insts      []uint64 // offsets from start
 	decoded    bool     // insts are every instruction (AMD64), not row starts
@@ -214,8 +215,8 @@ func loadDiffSide(path string) (s *diffSide, err error) {
 			}
 			fn := get(fde.Start, fde.End())
 			rows, err := c.sfRows(fde)
-			if err != nil {
-				return nil, fmt.Errorf("%s: SFrame FDE %d: %w", path, fde.Index, err)
+			if err != nil && fn.sfErr == nil {
+				fn.sfErr = fmt.Errorf("SFrame FDE %d: %w", fde.Index, err)
 			}
 			fn.hasSF = true
 			fn.sf = append(fn.sf, rows...)
@@ -354,6 +355,20 @@ func diffFunc(rep *DiffReport, fa, fb *diffFn, tables map[string]bool) {
 			}
 			rep.add(Difference{Class: DiffRepresentation, Table: t, What: "no-fde", Function: fa.name, StartA: fa.start, StartB: fb.start,
 				Message: fmt.Sprintf("%s has no %s FDE in %s; %s has one", fa.name, tableName(t), side, other)})
+			continue
+		}
+		if t == TableSFrame && (fa.sfErr != nil || fb.sfErr != nil) {
+			var msgs []string
+			for _, e := range []struct {
+				side string
+				err  error
+			}{{"A", fa.sfErr}, {"B", fb.sfErr}} {
+				if e.err != nil {
+					msgs = append(msgs, fmt.Sprintf("in %s: %v", e.side, e.err))
+				}
+			}
+			rep.add(Difference{Class: DiffSemantic, Table: t, What: "unreadable", Function: fa.name, StartA: fa.start, StartB: fb.start,
+				Message: fmt.Sprintf("%s's SFrame rows do not decode %s", fa.name, strings.Join(msgs, "; "))})
 			continue
 		}
 		diffTable(rep, t, fa, fb, ra, rb, pairs)

@@ -53,7 +53,8 @@ type LinkReport struct {
 	Faults []Difference `json:"faults,omitempty"`
 	// Disagreements counts check's disagreements on the output; Linker
 	// holds those the linker caused: in functions whose rows it changed,
-	// or in code no input has SFrame for but the output does (PLT).
+	// in an object's function where that object's own check found no
+	// disagreement of that kind, or in the PLT the linker writes.
 	Disagreements int       `json:"disagreements"`
 	Linker        []Finding `json:"linker_findings,omitempty"`
 	// Problems are what the linker did wrong to the section as a whole
@@ -169,14 +170,35 @@ func JudgeLink(output string, inputs []string) (*LinkReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What the objects' own checks found: a disagreement the output shares
+	// with its object (same function, same kind) is the object's.
+	type fnKind struct {
+		fn   string
+		kind Kind
+	}
+	inputHas := map[fnKind]bool{}
+	for _, in := range inputs {
+		ir, err := CheckFile(in, CheckOptions{})
+		if err != nil && !errors.Is(err, ErrNoSFrame) {
+			return nil, err
+		}
+		for _, fd := range ir.Findings {
+			inputHas[fnKind{fd.Function, fd.Kind}] = true
+		}
+	}
 	for _, fd := range cr.Findings {
 		if !fd.Kind.Disagreement() {
 			continue
 		}
 		rep.Disagreements++
-		if changed[fd.Function] || (!inputFn[fd.Function] && fd.Kind == KindPLT) || strings.HasPrefix(fd.place, ".plt") {
-			rep.Linker = append(rep.Linker, fd)
+		switch {
+		case changed[fd.Function]:
+		case inputFn[fd.Function] && !inputHas[fnKind{fd.Function, fd.Kind}]:
+		case !inputFn[fd.Function] && (fd.Kind == KindPLT || strings.HasPrefix(fd.place, ".plt")):
+		default:
+			continue // the object's, or code from elsewhere (crt, libc)
 		}
+		rep.Linker = append(rep.Linker, fd)
 	}
 	return rep, nil
 }
@@ -199,7 +221,7 @@ func (r *LinkReport) Verdict() string {
 	var parts []string
 	switch r.Handling {
 	case LinkDropped:
-		parts = append(parts, "no .sframe")
+		parts = append(parts, "dropped (no .sframe)")
 	case LinkConcatenated:
 		parts = append(parts, fmt.Sprintf("concatenated (%d sections)", r.Parts))
 	default:
@@ -213,7 +235,9 @@ func (r *LinkReport) Verdict() string {
 	default:
 		parts = append(parts, "no PT_GNU_SFRAME")
 	}
-	if r.Handling != LinkDropped {
+	if r.Handling == LinkDropped {
+		parts = append(parts, "-", "-")
+	} else {
 		s := fmt.Sprintf("rows %d/%d as in the objects", r.Same, r.Functions)
 		if len(r.Missing) > 0 {
 			s += fmt.Sprintf(", %d FDEs dropped", len(r.Missing))
