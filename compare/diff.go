@@ -163,6 +163,7 @@ type diffFn struct {
 	sf, cfi    []frames.Row
 	insts      []uint64 // offsets from start
 	decoded    bool     // insts are every instruction (AMD64), not row starts
+	nop        []bool   // when decoded: whether each instruction is a nop (padding)
 }
 
 type diffSide struct {
@@ -255,6 +256,13 @@ func loadDiffSide(path string) (s *diffSide, err error) {
 		fn.nth = len(s.byName[fn.name])
 		s.byName[fn.name] = append(s.byName[fn.name], fn)
 		fn.insts, fn.decoded = c.diffBoundaries(fn)
+		if fn.decoded {
+			// x86Boundaries left the function's bytes in c.code.
+			fn.nop = make([]bool, len(fn.insts))
+			for i, off := range fn.insts {
+				fn.nop[i] = x86Nop(c.code[off:])
+			}
+		}
 	}
 	return s, nil
 }
@@ -298,26 +306,46 @@ func (c *checker) diffBoundaries(fn *diffFn) ([]uint64, bool) {
 type instPair struct{ a, b uint64 }
 
 // pairInsts pairs the instructions of two functions: by index when both
-// were decoded into as many instructions, else by offset.
+// were decoded into as many instructions, or into as many once padding
+// nops are left out (the assemblers align loop heads differently); by
+// offset when either was not decoded. sameCode is false when the decoded
+// code differs in more than padding: then pairs is nil.
 func pairInsts(fa, fb *diffFn) (pairs []instPair, sameCode bool) {
-	if fa.decoded && fb.decoded && len(fa.insts) == len(fb.insts) {
-		for i := range fa.insts {
-			pairs = append(pairs, instPair{fa.insts[i], fb.insts[i]})
+	if fa.decoded && fb.decoded {
+		if len(fa.insts) == len(fb.insts) {
+			for i := range fa.insts {
+				pairs = append(pairs, instPair{fa.insts[i], fb.insts[i]})
+			}
+			return pairs, true
 		}
-		return pairs, true
+		i, j := 0, 0
+		for {
+			for i < len(fa.insts) && fa.nop[i] {
+				i++
+			}
+			for j < len(fb.insts) && fb.nop[j] {
+				j++
+			}
+			if i == len(fa.insts) || j == len(fb.insts) {
+				if i != len(fa.insts) || j != len(fb.insts) {
+					return nil, false
+				}
+				return pairs, true
+			}
+			pairs = append(pairs, instPair{fa.insts[i], fb.insts[j]})
+			i++
+			j++
+		}
 	}
+	// Row starts on one side at least: compare at every offset either has.
 	i, j := 0, 0
 	for i < len(fa.insts) || j < len(fb.insts) {
 		switch {
 		case j >= len(fb.insts) || (i < len(fa.insts) && fa.insts[i] < fb.insts[j]):
-			if !fb.decoded {
-				pairs = append(pairs, instPair{fa.insts[i], fa.insts[i]})
-			}
+			pairs = append(pairs, instPair{fa.insts[i], fa.insts[i]})
 			i++
 		case i >= len(fa.insts) || fb.insts[j] < fa.insts[i]:
-			if !fa.decoded {
-				pairs = append(pairs, instPair{fb.insts[j], fb.insts[j]})
-			}
+			pairs = append(pairs, instPair{fb.insts[j], fb.insts[j]})
 			j++
 		default:
 			pairs = append(pairs, instPair{fa.insts[i], fb.insts[j]})
@@ -325,7 +353,23 @@ func pairInsts(fa, fb *diffFn) (pairs []instPair, sameCode bool) {
 			j++
 		}
 	}
-	return pairs, !fa.decoded || !fb.decoded || fa.end-fa.start == fb.end-fb.start
+	return pairs, true
+}
+
+// x86Nop reports whether the x86-64 instruction at the start of code is a
+// nop: 0x90 or 0x0f 0x1f /0 (nopw/nopl), after any 0x66 and segment
+// (0x2e) prefixes, as assemblers pad with.
+func x86Nop(code []byte) bool {
+	for len(code) > 0 && (code[0] == 0x66 || code[0] == 0x2e) {
+		code = code[1:]
+	}
+	switch {
+	case len(code) >= 1 && code[0] == 0x90:
+		return true
+	case len(code) >= 2 && code[0] == 0x0f && code[1] == 0x1f:
+		return true
+	}
+	return false
 }
 
 // diffFunc compares the tables of one function in two builds.
@@ -333,7 +377,7 @@ func diffFunc(rep *DiffReport, fa, fb *diffFn, tables map[string]bool) {
 	pairs, sameCode := pairInsts(fa, fb)
 	if !sameCode {
 		rep.add(Difference{Class: DiffRepresentation, What: "code", Function: fa.name, StartA: fa.start, StartB: fb.start,
-			Message: fmt.Sprintf("%s's code differs (%d bytes, %d instructions in A; %d bytes, %d in B): compared at the offsets both have",
+			Message: fmt.Sprintf("%s's code differs beyond padding (%d bytes, %d instructions in A; %d bytes, %d in B): its rows are not compared",
 				fa.name, fa.end-fa.start, len(fa.insts), fb.end-fb.start, len(fb.insts))})
 	}
 	rep.Summary.Instructions += len(pairs)
