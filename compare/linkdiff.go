@@ -57,8 +57,10 @@ type LinkReport struct {
 	// disagreement of that kind, or in the PLT the linker writes.
 	Disagreements int       `json:"disagreements"`
 	Linker        []Finding `json:"linker_findings,omitempty"`
-	// Problems are what the linker did wrong to the section as a whole
-	// (a PT_GNU_SFRAME that does not match .sframe).
+	// Problems are what the linker did wrong to the section as a whole:
+	// dropped or concatenated the objects' sections, wrote no
+	// PT_GNU_SFRAME in an executable or shared object, or one that does
+	// not match .sframe.
 	Problems []string `json:"problems,omitempty"`
 }
 
@@ -100,6 +102,7 @@ func JudgeLink(output string, inputs []string) (*LinkReport, error) {
 				rep.SegmentSize, rep.SegmentSize, sec.Size, sec.Size, int64(rep.SegmentSize)-int64(sec.Size)))
 		}
 	}
+	linked := f.Type == elf.ET_EXEC || f.Type == elf.ET_DYN
 	f.Close()
 	m := fileModule(output)
 	s, err := m.SFrame()
@@ -115,6 +118,15 @@ func JudgeLink(output string, inputs []string) (*LinkReport, error) {
 		if rep.Parts > 1 {
 			rep.Handling = LinkConcatenated
 		}
+	}
+	switch {
+	case rep.Handling == LinkDropped && rep.InputSections > 0:
+		rep.Problems = append(rep.Problems, fmt.Sprintf("the output has no SFrame section: the linker dropped the %d objects' .sframe", rep.InputSections))
+	case rep.Handling == LinkConcatenated:
+		rep.Problems = append(rep.Problems, fmt.Sprintf("the objects' sections are concatenated (%d SFrame headers), not merged: the Linux kernel and libsframe read only the first", rep.Parts))
+	}
+	if linked && !rep.Segment && rep.Handling != LinkDropped {
+		rep.Problems = append(rep.Problems, "no PT_GNU_SFRAME: the Linux kernel finds SFrame only through it")
 	}
 	// Input functions, and whether the linker changed their rows.
 	changed := map[string]bool{}
@@ -228,7 +240,7 @@ func (r *LinkReport) Verdict() string {
 		parts = append(parts, "merged")
 	}
 	switch {
-	case r.Segment && len(r.Problems) > 0:
+	case r.Segment && r.SegmentSize != r.SectionSize:
 		parts = append(parts, fmt.Sprintf("PT_GNU_SFRAME %+d bytes past .sframe", int64(r.SegmentSize)-int64(r.SectionSize)))
 	case r.Segment:
 		parts = append(parts, "PT_GNU_SFRAME")

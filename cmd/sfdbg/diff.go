@@ -131,8 +131,9 @@ func writeDiffJUnit(path string, rep *compare.DiffReport) error {
 
 // runLinkDiff is diff --link OUTPUT OBJECT...: compare.JudgeLink, as text
 // (ending with the one-line verdict scripts/linker-matrix.sh tabulates) or
-// JSON. Exit 1 when the linker changed rows, dropped FDEs or caused a
-// disagreement, or its PT_GNU_SFRAME does not match .sframe.
+// JSON. Exit 1 when the linker changed rows, dropped FDEs or sections,
+// concatenated sections, caused a disagreement, or wrote no PT_GNU_SFRAME
+// or one that does not match .sframe.
 func runLinkDiff(args []string, jsonOut bool, stdout, stderr io.Writer) int {
 	if len(args) < 2 {
 		fmt.Fprintln(stderr, "sfdbg diff --link: want OUTPUT OBJECT...")
