@@ -208,6 +208,7 @@ func loadDiffSide(path string) (s *diffSide, err error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	default:
 		c.sec = sec
+		c.freLeft = newFREBudget(sec)
 		fdes := sec.FDEs()
 		for i := range fdes {
 			fde := &fdes[i]
@@ -215,6 +216,17 @@ func loadDiffSide(path string) (s *diffSide, err error) {
 				continue
 			}
 			fn := get(fde.Start, fde.End())
+			// FDEs that share FRE data would make the reads FDEs x FREs:
+			// the check's budget bounds them (newFREBudget).
+			if cost := c.freCost(fde); cost > c.freLeft {
+				fn.hasSF = true
+				if fn.sfErr == nil {
+					fn.sfErr = fmt.Errorf("SFrame FDE %d not read: the FDEs list more FREs than the %d-byte FRE sub-section holds", fde.Index, sec.FRELen)
+				}
+				continue
+			} else {
+				c.freLeft -= cost
+			}
 			rows, err := c.sfRows(fde)
 			if err != nil && fn.sfErr == nil {
 				fn.sfErr = fmt.Errorf("SFrame FDE %d: %w", fde.Index, err)
@@ -243,6 +255,12 @@ func loadDiffSide(path string) (s *diffSide, err error) {
 			fn.cfi = append(fn.cfi, row)
 		}
 	}
+	// The code decoded is bounded by the executable bytes (twice, for
+	// functions whose FDEs overlap), not by the FDEs' declared sizes.
+	var decodeLeft uint64 = 1 << 16
+	for _, t := range c.text {
+		decodeLeft += 2 * t.size
+	}
 	sym := moduleSymbolizer(m)
 	s = &diffSide{byName: map[string][]*diffFn{}}
 	for _, fn := range byStart {
@@ -255,7 +273,7 @@ func loadDiffSide(path string) (s *diffSide, err error) {
 		sort.Slice(fn.sf, func(i, j int) bool { return fn.sf[i].Start < fn.sf[j].Start })
 		fn.nth = len(s.byName[fn.name])
 		s.byName[fn.name] = append(s.byName[fn.name], fn)
-		fn.insts, fn.decoded = c.diffBoundaries(fn)
+		fn.insts, fn.decoded = c.diffBoundaries(fn, &decodeLeft)
 		if fn.decoded {
 			// x86Boundaries left the function's bytes in c.code.
 			fn.nop = make([]bool, len(fn.insts))
@@ -268,14 +286,16 @@ func loadDiffSide(path string) (s *diffSide, err error) {
 }
 
 // diffBoundaries returns the offsets to compare a function at: every
-// instruction boundary on AMD64 (x86Boundaries, as check decodes), else
-// the starts of its rows.
-func (c *checker) diffBoundaries(fn *diffFn) ([]uint64, bool) {
+// instruction boundary on AMD64 (x86Boundaries, as check decodes) while
+// decodeLeft bytes of code may still be decoded, else the starts of its
+// rows.
+func (c *checker) diffBoundaries(fn *diffFn, decodeLeft *uint64) ([]uint64, bool) {
 	abi := sframe.ABIAMD64LittleEndian
 	if c.sec != nil {
 		abi = c.sec.ABI
 	}
-	if abi == sframe.ABIAMD64LittleEndian && c.f.Machine == elf.EM_X86_64 {
+	if abi == sframe.ABIAMD64LittleEndian && c.f.Machine == elf.EM_X86_64 && fn.end-fn.start <= *decodeLeft {
+		*decodeLeft -= fn.end - fn.start
 		if b, ok := c.x86Boundaries(fn.start, fn.end, nil); ok {
 			for i := range b {
 				b[i] -= fn.start
