@@ -266,6 +266,14 @@ the unwind did not recover in an outer frame is <not saved>.`,
 				{aliases: []string{"threads", "thr"}, needsTarget: true,
 					help: "List the threads and their innermost frames; * is selected.",
 					run:  cmdInfoThreads},
+				{aliases: []string{"proc"}, args: "[mappings]", needsTarget: true,
+					help: `Show the process's command line, cwd and executable.
+"info proc mappings" lists its memory mappings (/proc/PID/maps) as gdb
+prints them.`,
+					run: cmdInfoProc},
+				{aliases: []string{"inferiors", "inf"},
+					help: "List the program being debugged (sfdbg debugs one at a time).",
+					run:  cmdInfoInferiors},
 				{aliases: []string{"sharedlibrary", "shared", "dll"}, needsTarget: true,
 					help: `List the modules: addresses, load bias, SFrame section, path.
 Modules are the executable, the shared libraries and the vDSO.`,
@@ -351,7 +359,9 @@ current directory and the directory of the program and its parents.`,
 			help: `Set a breakpoint at a function's entry, a line or an address.
 Unlike gdb, "break FUNCTION" stops at the function's first instruction,
 not after its prologue: the entry and the prologue are where SFrame's
-rules are most often wrong. "break FILE:LINE" (deep.c:62) stops at the
+rules are most often wrong. FUNCTION is also found in the copies GCC
+makes of it (weigh.isra.0, scale.constprop.0, check.part.0): one
+breakpoint with a location in each, as gdb resolves the name. "break FILE:LINE" (deep.c:62) stops at the
 line's first instruction in every function with code for it (a line
 without code: the next one that has some); LINE is in the default file
 (the one listed last, else the selected frame's). "break *ADDR" stops at
@@ -439,6 +449,11 @@ frames. N is 1 to 1000000; unlimited (or 0, as in gdb) is 1000000.`,
 					help: "Show the most frames a backtrace unwinds.",
 					run:  cmdShowBacktrace},
 			}, showSettings...)},
+		{aliases: []string{"shell", "!"}, args: "[COMMAND]",
+			help: `Run a shell command and show its output.
+COMMAND runs in $SHELL (else /bin/sh); without COMMAND, an interactive
+shell starts. "!COMMAND" is the same.`,
+			run: cmdShell},
 		{aliases: []string{"source"}, args: "FILE",
 			help: `Run the debugger commands in FILE, one per line, as -x does.
 The first failing command ends the file: "FILE:LINE: Error in sourced
