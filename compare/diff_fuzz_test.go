@@ -11,8 +11,8 @@ import (
 // against a fixture: an error names the file, never an internal error (a
 // recovered panic), and a file against itself differs in nothing.
 func FuzzDiff(f *testing.F) {
-	for _, n := range []string{"diff-known-gas.o", "diff-split-clang22.o", "objsections-lld22"} {
-		if b, err := os.ReadFile(diffObj(n)); err == nil {
+	for _, n := range []string{diffObj("diff-known-gas.o"), diffObj("diff-split-clang22.o"), filepath.Join("..", "testdata", "obj", "objsections-lld22")} {
+		if b, err := os.ReadFile(n); err == nil {
 			f.Add(b)
 		}
 	}

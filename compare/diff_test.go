@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// The objects of scripts/assembler-diff.sh --fixtures: the same .s
+// The objects of scripts/assembler-diff.sh --fixtures (testdata/diff): the same .s
 // assembled by GNU as 2.47.50 (SFrame v3) and clang 22 (SFrame v2).
-func diffObj(name string) string { return filepath.Join("..", "testdata", "obj", name) }
+func diffObj(name string) string { return filepath.Join("..", "testdata", "diff", name) }
 
 func TestDiffClassesEachDifference(t *testing.T) {
 	for _, tc := range []struct {

@@ -11,7 +11,7 @@
 # counts by class and kind per source, and keeps each report in OUTDIR.
 #
 # Usage: assembler-diff.sh OUTDIR          the corpus run (table on stdout)
-#        assembler-diff.sh --fixtures      rebuilds testdata/obj/diff-*.o,
+#        assembler-diff.sh --fixtures      rebuilds testdata/diff/diff-*.o,
 #                                          which compare/diff_test.go reads:
 #   diff-split-{gas,clang22}.o      testdata/src/diff-split.s
 #   diff-known-{gas,clang22}.o      testdata/src/known-faults-x86_64.s
@@ -39,7 +39,8 @@ pair() {
 }
 
 if [ "${1:-}" = --fixtures ]; then
-  OBJ=$REPO/testdata/obj
+  OBJ=$REPO/testdata/diff
+  mkdir -p "$OBJ"
   for n in split:diff-split known:known-faults-x86_64 features:features-x86_64; do
     pair "$SRC/${n#*:}.s" "$OBJ/diff-${n%%:*}" 2>/dev/null
     rm -f "$OBJ/diff-${n%%:*}-clang22.err"

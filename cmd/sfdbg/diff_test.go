@@ -11,12 +11,17 @@ import (
 	"github.com/sfdbg/sfdbg/compare"
 )
 
-const objFixtures = "../../testdata/obj"
+// The objects of scripts/assembler-diff.sh --fixtures, and those of
+// scripts/build-object-fixtures.sh.
+const (
+	diffFixtures = "../../testdata/diff"
+	objFixtures  = "../../testdata/obj"
+)
 
 // sfdbg diff in check's three styles: text, --json and --junit, exit 1
 // on a semantic difference and 0 on representation ones only.
 func TestDiffStylesAndExitStatus(t *testing.T) {
-	gas, clang := filepath.Join(objFixtures, "diff-known-gas.o"), filepath.Join(objFixtures, "diff-known-clang22.o")
+	gas, clang := filepath.Join(diffFixtures, "diff-known-gas.o"), filepath.Join(diffFixtures, "diff-known-clang22.o")
 	junit := filepath.Join(t.TempDir(), "diff.xml")
 	code, out, errOut := runSfdbg("diff", "--junit", junit, gas, clang)
 	if code != exitFindings {
@@ -69,11 +74,11 @@ func TestDiffStylesAndExitStatus(t *testing.T) {
 		t.Errorf("--json: %+v", rep)
 	}
 
-	split := []string{filepath.Join(objFixtures, "diff-split-gas.o"), filepath.Join(objFixtures, "diff-split-clang22.o")}
+	split := []string{filepath.Join(diffFixtures, "diff-split-gas.o"), filepath.Join(diffFixtures, "diff-split-clang22.o")}
 	if code, out, _ := runSfdbg(append([]string{"diff"}, split...)...); code != exitOK || !strings.Contains(out, "representation sframe split") {
 		t.Errorf("representation only: exit %d, want 0:\n%s", code, out)
 	}
-	if code, _, errOut := runSfdbg("diff", gas, filepath.Join(objFixtures, "missing.o")); code != exitError || !strings.Contains(errOut, "missing.o") {
+	if code, _, errOut := runSfdbg("diff", gas, filepath.Join(diffFixtures, "missing.o")); code != exitError || !strings.Contains(errOut, "missing.o") {
 		t.Errorf("missing file: exit %d, stderr %q", code, errOut)
 	}
 }
