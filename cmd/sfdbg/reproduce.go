@@ -84,7 +84,7 @@ func (p *reproducer) file(r *compare.FileReport) {
 				body = split
 			}
 		}
-		p.reproduce(name, r.File, f, body)
+		p.reproduce(name, r, f, body)
 	}
 }
 
@@ -139,11 +139,15 @@ func (p *reproducer) finding(name string, body []string, f compare.Finding) (com
 // reproduce assembles the body, then drops lines while the finding
 // persists (three passes at most, each line once per pass), and writes
 // DIR/NAME.s and DIR/NAME.txt.
-func (p *reproducer) reproduce(name, file string, f compare.Finding, body []string) {
-	orig := f
+func (p *reproducer) reproduce(name string, r *compare.FileReport, f compare.Finding, body []string) {
+	file, orig := r.File, f
 	ref, ok := p.finding(name, body, f)
 	if !ok {
-		p.note(name, file, f, fmt.Sprintf("not reproduced: %s does not emit the same fault from the function's regenerated directives (%d lines): it may depend on the original's relocations or on the tool that made the SFrame", p.assembler, len(body)))
+		made := fmt.Sprintf("the file's SFrame is v%d", r.Version)
+		if len(r.Producers) > 0 {
+			made += ", its producers " + strings.Join(r.Producers, ", ")
+		}
+		p.note(name, file, f, fmt.Sprintf("not reproduced: %s does not emit the same fault from the function's regenerated directives (%d lines): another assembler or version made this SFrame (%s), or the fault depends on what the directives do not carry (relocations, the original's exact directives)", p.assembler, len(body), made))
 		return
 	}
 	same := ref.SFrame == f.SFrame && ref.CFI == f.CFI
