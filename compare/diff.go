@@ -68,7 +68,9 @@ type DiffSummary struct {
 	Semantic       int `json:"semantic"`
 }
 
-// DiffReport is the result of comparing two builds of the same source.
+// DiffReport is the result of comparing two builds of the same source;
+// sfdbg diff --json writes one (and diff --link --json one LinkReport),
+// field names as the json tags, within schema SchemaVersion.
 type DiffReport struct {
 	A           string       `json:"a"`
 	B           string       `json:"b"`
