@@ -29,6 +29,12 @@ type InlinedCall struct {
 	// CallFile is a full path as Symbol.File is; "" and 0 when absent.
 	CallFile string
 	CallLine int
+	// TailCall marks a virtual frame gdb shows for a tail call
+	// (Module.TailCallsBetween) rather than an inlined function: it is
+	// shown at PC, the address after the function's jump, with CallFile
+	// and CallLine the line of that jump.
+	TailCall bool
+	PC       uint64
 }
 
 // Bounds on what an inline lookup reads, against malformed DWARF.
