@@ -57,6 +57,10 @@ type LinkReport struct {
 	// disagreement of that kind, or in the PLT the linker writes.
 	Disagreements int       `json:"disagreements"`
 	Linker        []Finding `json:"linker_findings,omitempty"`
+	// MisplacedRelocs counts, in a relocatable output (-r), the
+	// relocations of .sframe that are not on an FDE's function-start
+	// field: a final link writes those addresses into other bytes.
+	MisplacedRelocs int `json:"misplaced_relocations,omitempty"`
 	// Problems are what the linker did wrong to the section as a whole:
 	// dropped or concatenated the objects' sections, wrote no
 	// PT_GNU_SFRAME in an executable or shared object, or one that does
@@ -103,6 +107,9 @@ func JudgeLink(output string, inputs []string) (*LinkReport, error) {
 		}
 	}
 	linked := f.Type == elf.ET_EXEC || f.Type == elf.ET_DYN
+	if f.Type == elf.ET_REL && sec != nil {
+		rep.checkRelocs(f, sec)
+	}
 	f.Close()
 	m := fileModule(output)
 	s, err := m.SFrame()
@@ -215,6 +222,48 @@ func JudgeLink(output string, inputs []string) (*LinkReport, error) {
 	return rep, nil
 }
 
+// checkRelocs checks, in a relocatable output, that each relocation of
+// .sframe is on the function-start field of an FDE (the field the
+// assembler relocates: the first of an FDE, spec v2 §2.3, v3 §2.3), as
+// parsed from the unrelocated section.
+func (r *LinkReport) checkRelocs(f *elf.File, sec *elf.Section) {
+	data, err := sec.Data()
+	if err != nil {
+		return
+	}
+	s, err := sframe.Parse(data)
+	if err != nil {
+		return
+	}
+	fdeAt := map[uint64]bool{}
+	for _, fde := range s.FDEs() {
+		fdeAt[uint64(fde.Off)] = true
+	}
+	for i, rs := range f.Sections {
+		if rs.Type != elf.SHT_RELA || int(rs.Info) >= len(f.Sections) || f.Sections[rs.Info] != sec || f.Class != elf.ELFCLASS64 {
+			continue
+		}
+		rel, err := rs.Data()
+		if err != nil {
+			continue
+		}
+		var bad []string
+		for off := 0; off+24 <= len(rel); off += 24 {
+			at := f.ByteOrder.Uint64(rel[off:])
+			if !fdeAt[at] {
+				r.MisplacedRelocs++
+				if len(bad) < 4 {
+					bad = append(bad, fmt.Sprintf("%#x", at))
+				}
+			}
+		}
+		if r.MisplacedRelocs > 0 {
+			r.Problems = append(r.Problems, fmt.Sprintf("%d of the %d relocations of .sframe (section %d, %s) are not on an FDE's function-start field (at %s): a final link writes those addresses into other bytes (FREs)",
+				r.MisplacedRelocs, len(rel)/24, i, rs.Name, strings.Join(bad, ", ")))
+		}
+	}
+}
+
 // sframeSection returns the file's SFrame section: SHT_GNU_SFRAME, else
 // the section named .sframe; nil when there is none.
 func sframeSection(f *elf.File) *elf.Section {
@@ -253,6 +302,9 @@ func (r *LinkReport) Verdict() string {
 		s := fmt.Sprintf("rows %d/%d as in the objects", r.Same, r.Functions)
 		if len(r.Missing) > 0 {
 			s += fmt.Sprintf(", %d FDEs dropped", len(r.Missing))
+		}
+		if r.MisplacedRelocs > 0 {
+			s += fmt.Sprintf(", %d relocations off their FDE", r.MisplacedRelocs)
 		}
 		parts = append(parts, s)
 		linker := map[string]bool{}
