@@ -29,6 +29,11 @@ func TestDiffClassesEachDifference(t *testing.T) {
 				{Class: DiffSemantic, Table: TableSFrame, What: "outermost", Function: "_start", OffA: 0, Agrees: "a"},
 				{Class: DiffRepresentation, Table: TableSFrame, What: "no-fde", Function: "flex_drap"},
 			}, 1},
+		{"two executables work alike: GNU as 2.40's _start is not outermost, 2.47.50's is", "../bin/features-v1", "../bin/features-v3",
+			[]Difference{
+				{Class: DiffSemantic, Table: TableSFrame, What: "outermost", Function: "_start", OffA: 0, Agrees: "b"},
+				{Class: DiffRepresentation, Table: TableSFrame, What: "no-fde", Function: "flex_drap"},
+			}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep, err := Diff(diffObj(tc.a), diffObj(tc.b), DiffOptions{})
