@@ -24,7 +24,7 @@ func TestDiffClassesEachDifference(t *testing.T) {
 				{Class: DiffRepresentation, Table: TableSFrame, What: "no-fde", Function: "setcontext_like"},
 				{Class: DiffSemantic, Table: TableSFrame, What: "cfa", Function: "defreg_after_off", OffA: 5, Agrees: "b"},
 			}, 1},
-		{"clang's SFrame loses .cfi_undefined rip: GNU as's side agrees with its CFI", "diff-features-gas.o", "diff-features-clang22.o",
+		{"clang's SFrame v2 cannot mark _start outermost: GNU as 2.47.50's side agrees with its CFI", "diff-features-gas.o", "diff-features-clang22.o",
 			[]Difference{
 				{Class: DiffSemantic, Table: TableSFrame, What: "outermost", Function: "_start", OffA: 0, Agrees: "a"},
 				{Class: DiffRepresentation, Table: TableSFrame, What: "no-fde", Function: "flex_drap"},
