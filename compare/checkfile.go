@@ -513,7 +513,7 @@ func (c *checker) findNoFDEReason() string {
 		}
 	}
 	if c.sec.Parts() > 1 || strings.Contains(comment, "Linker: LLD") {
-		return "its object has no .sframe: it was assembled without --gsframe (lld copies every input's .sframe, so the linker dropped none)"
+		return "its object has no .sframe: it was assembled without --gsframe (a linker that concatenates .sframe, as lld, gold and mold do, copies every input's, so it dropped none)"
 	}
 	if v := producer(comment); v != "" && v != "GCC" {
 		return fmt.Sprintf("its object was assembled without --gsframe, or GNU ld dropped its SFrame: part of this file was built by %q, and GNU ld 2.44 and 2.47 drop LLVM's SFrame v2 input (\"error in x.o(.sframe)\")", v)
