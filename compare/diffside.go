@@ -35,7 +35,7 @@ type diffSide struct {
 
 // loadDiffSide reads the named functions of the ELF file at path.
 func loadDiffSide(path string) (s *diffSide, err error) {
-	m := fileModule(path)
+	m := pathModule(path)
 	defer m.Close()
 	defer func() {
 		if p := recover(); p != nil {

@@ -111,7 +111,7 @@ func JudgeLink(output string, inputs []string) (*LinkReport, error) {
 		rep.checkRelocs(f, sec)
 	}
 	f.Close()
-	m := fileModule(output)
+	m := pathModule(output)
 	s, err := m.SFrame()
 	m.Close()
 	switch {

@@ -10,7 +10,7 @@ import (
 	"golang.org/x/arch/x86/x86asm"
 
 	"github.com/sfdbg/sfdbg/frames"
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
@@ -115,7 +115,7 @@ func ReproduceAsm(path string, f Finding, splitCFA bool) ([]string, error) {
 
 // funcCode reads the bytes of fn.
 func funcCode(path string, fn *diffFn) ([]byte, error) {
-	m := fileModule(path)
+	m := pathModule(path)
 	defer m.Close()
 	layout, err := m.Layout()
 	if err != nil {
@@ -315,7 +315,7 @@ func objdumpRow(r frames.Row) string {
 		}
 		cfa = fmt.Sprintf("%s%+d", base, r.CFA.Offset)
 	} else if r.CFA.Kind != rule.Undefined {
-		cfa = frames.RuleStringFor(sframe.ABIAMD64LittleEndian, r.CFA)
+		cfa = frames.RuleStringFor(arch.AMD64Arch, r.CFA)
 	}
 	off := func(x rule.Rule, fixed string) string {
 		switch {
@@ -329,7 +329,7 @@ func objdumpRow(r frames.Row) string {
 		case x.Kind == rule.SameValue:
 			return "u"
 		}
-		return frames.RuleStringFor(sframe.ABIAMD64LittleEndian, x)
+		return frames.RuleStringFor(arch.AMD64Arch, x)
 	}
 	return fmt.Sprintf("%016x  %-9s %-9s %s", r.Start, cfa, off(r.FP, ""), off(r.RA, "f"))
 }

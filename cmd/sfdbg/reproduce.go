@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/frames"
 )
 
 // maxReproLines is the most lines a reproducer may have (issue 23).
@@ -76,8 +77,8 @@ func (p *reproducer) file(r *compare.FileReport) {
 		// directive, or as two when that is what reproduces the
 		// original's rules.
 		if split, err := compare.ReproduceAsm(r.File, f, true); err == nil {
-			if got, ok := p.finding(name, split, f); ok && got.SFrame == f.SFrame && got.CFI == f.CFI {
-				if got1, ok1 := p.finding(name, body, f); !ok1 || got1.SFrame != f.SFrame || got1.CFI != f.CFI {
+			if got, ok := p.finding(name, split, f); ok && got.Rules[frames.MethodSFrame] == f.Rules[frames.MethodSFrame] && got.Rules[frames.MethodCFI] == f.Rules[frames.MethodCFI] {
+				if got1, ok1 := p.finding(name, body, f); !ok1 || got1.Rules[frames.MethodSFrame] != f.Rules[frames.MethodSFrame] || got1.Rules[frames.MethodCFI] != f.Rules[frames.MethodCFI] {
 					body = split
 				}
 			} else if _, ok1 := p.finding(name, body, f); !ok1 && ok {
@@ -117,7 +118,7 @@ func source(name string, body []string) string {
 // in the function with the same SFrame and CFI rules, with the finding.
 func (p *reproducer) persists(name string, body []string, f compare.Finding) (compare.Finding, bool) {
 	got, ok := p.finding(name, body, f)
-	return got, ok && got.SFrame == f.SFrame && got.CFI == f.CFI
+	return got, ok && got.Rules[frames.MethodSFrame] == f.Rules[frames.MethodSFrame] && got.Rules[frames.MethodCFI] == f.Rules[frames.MethodCFI]
 }
 
 // finding assembles body and returns check's finding of f's kind in the
@@ -150,7 +151,7 @@ func (p *reproducer) reproduce(name string, r *compare.FileReport, f compare.Fin
 		p.note(name, file, f, fmt.Sprintf("not reproduced: %s does not emit the same fault from the function's regenerated directives (%d lines): another assembler or version made this SFrame (%s), or the fault depends on what the directives do not carry (relocations, the original's exact directives)", p.assembler, len(body), made))
 		return
 	}
-	same := ref.SFrame == f.SFrame && ref.CFI == f.CFI
+	same := ref.Rules[frames.MethodSFrame] == f.Rules[frames.MethodSFrame] && ref.Rules[frames.MethodCFI] == f.Rules[frames.MethodCFI]
 	f = ref // reduce keeping the rules it reproduced
 	for pass := 0; pass < 3; pass++ {
 		dropped := false
@@ -181,7 +182,7 @@ func (p *reproducer) reproduce(name string, r *compare.FileReport, f compare.Fin
 	fmt.Fprintf(&b, "SFrame made by %s from the .cfi directives; CFI by the same assembler from the same directives\n", p.assembler)
 	fmt.Fprintf(&b, "reproduced finding: %s %s\n", got.Kind, got.Message)
 	if !same {
-		fmt.Fprintf(&b, "(with other rules than the original's: SFrame %s, CFI %s there)\n", orig.SFrame, orig.CFI)
+		fmt.Fprintf(&b, "(with other rules than the original's: SFrame %s, CFI %s there)\n", orig.Rules[frames.MethodSFrame], orig.Rules[frames.MethodCFI])
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "expected (the CFI's rows):\n    STARTPC           CFA       FP        RA\n")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/frames"
 )
 
 // check --reproduce on the known-fault objects of each GNU as
@@ -68,8 +69,8 @@ func TestCheckReproduceRebuildsEachAssemblerFault(t *testing.T) {
 				got, ok, err := compare.ReproFinding(re, fn, want.Kind)
 				if err != nil || !ok {
 					t.Errorf("%s.s: check finds no %s finding in %s (%v)", fn, want.Kind, fn, err)
-				} else if got.SFrame != want.SFrame || got.CFI != want.CFI {
-					t.Errorf("%s.s reproduces with other rules: SFrame %s, CFI %s (the original: %s, %s)", fn, got.SFrame, got.CFI, want.SFrame, want.CFI)
+				} else if got.Rules[frames.MethodSFrame] != want.Rules[frames.MethodSFrame] || got.Rules[frames.MethodCFI] != want.Rules[frames.MethodCFI] {
+					t.Errorf("%s.s reproduces with other rules: SFrame %s, CFI %s (the original: %s, %s)", fn, got.Rules[frames.MethodSFrame], got.Rules[frames.MethodCFI], want.Rules[frames.MethodSFrame], want.Rules[frames.MethodCFI])
 				}
 			}
 		})
