@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/frames"
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 )
 
 // Link-time addresses in testdata/bin/inline-v3-O2 (objdump -d): the
@@ -38,7 +38,7 @@ func inlineStack(t *testing.T, pc uint64) (*frames.Space, frames.Regs) {
 	binary.LittleEndian.PutUint64(mem.b[0:], deepBias+inlineRetRun)   // stop_here's RA
 	binary.LittleEndian.PutUint64(mem.b[16:], deepBias+inlineRetMain) // run's RA
 	binary.LittleEndian.PutUint64(mem.b[32:], 0)                      // main's RA: the end
-	regs := frames.NewRegs(sframe.ABIAMD64LittleEndian)
+	regs := frames.NewRegs(arch.AMD64Arch)
 	regs.Set(frames.RIP, deepBias+pc)
 	regs.Set(frames.RSP, deepStackBase)
 	regs.Set(frames.RBP, 0)
@@ -170,8 +170,8 @@ func TestInlineFramesInJSON(t *testing.T) {
 	}
 	src := "testdata/src/inline.c"
 	want := []frame{
-		{0, 1, "stop_here", 38, []InlineDocument{{0, "spin_inline", src, 32}}},
-		{1, 4, "run", 56, []InlineDocument{{2, "inner_inline", src, 44}, {3, "outer_inline", src, 50}}},
+		{0, 1, "stop_here", 38, []InlineDocument{{GDBLevel: 0, Function: "spin_inline", File: src, Line: 32}}},
+		{1, 4, "run", 56, []InlineDocument{{GDBLevel: 2, Function: "inner_inline", File: src, Line: 44}, {GDBLevel: 3, Function: "outer_inline", File: src, Line: 50}}},
 		{2, 5, "main", 67, nil},
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -285,8 +284,8 @@ type walkResult struct {
 // files yields the operands in order, each directory replaced by the ELF
 // files and ar archives below it, and records the rest; a directory is
 // walked as the files are consumed.
-func (w *walkResult) files(operands []string) iter.Seq[string] {
-	return func(yield func(string) bool) {
+func (w *walkResult) files(operands []string) iter.Seq[compare.Target] {
+	return func(yield func(compare.Target) bool) {
 		for _, a := range operands {
 			if fi, err := os.Stat(a); err == nil && fi.IsDir() {
 				if !w.walk(a, yield) {
@@ -294,17 +293,18 @@ func (w *walkResult) files(operands []string) iter.Seq[string] {
 				}
 				continue
 			}
-			if !yield(a) {
+			if !yield(compare.Target{Path: a}) {
 				return
 			}
 		}
 	}
 }
 
-// walk yields the ELF files and ar archives below root and records the
-// rest; it returns false when yield did.
+// walk yields the ELF files and ar archives below root, each opened and
+// classified once (elfobj.Open) and handed to the check open, and records
+// the rest; it returns false when yield did.
 // Symbolic links below root are not followed; root itself may be one.
-func (w *walkResult) walk(root string, yield func(string) bool) bool {
+func (w *walkResult) walk(root string, yield func(compare.Target) bool) bool {
 	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		root += string(filepath.Separator) // walk the directory it leads to
 	}
@@ -319,14 +319,15 @@ func (w *walkResult) walk(root string, yield func(string) bool) bool {
 		case !d.Type().IsRegular():
 			w.skipped[skipNotRegular]++
 		default:
-			switch elf, archive, err := fileKind(p); {
+			switch f, err := elfobj.Open(p); {
 			case err != nil:
 				w.cannotRead(p, err)
-			case elf, archive:
-				if more = yield(p); !more {
+			case f.Kind == elfobj.KindELF, f.Kind == elfobj.KindArchive:
+				if more = yield(compare.Target{Path: p, File: f}); !more {
 					return filepath.SkipAll
 				}
 			default:
+				f.Close()
 				w.skipped[skipNotELF]++
 			}
 		}
@@ -370,23 +371,6 @@ func pathErrText(p string, err error) string {
 		return pe.Path + ": " + pe.Err.Error()
 	}
 	return p + ": " + err.Error()
-}
-
-// fileKind reports whether the file at path starts with the ELF magic or
-// the ar magic; the error is that of opening or reading it (a file shorter
-// than a magic is not of that kind).
-func fileKind(path string) (elf, archive bool, err error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return false, false, err
-	}
-	defer f.Close()
-	var magic [8]byte
-	n, err := io.ReadFull(f, magic[:])
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return false, false, err
-	}
-	return n >= 4 && string(magic[:4]) == "\x7fELF", elfobj.IsArchive(magic[:n]), nil
 }
 
 func isTerminal(w io.Writer) bool {
