@@ -87,6 +87,7 @@ var AMD64Arch = &Arch{
 			amd64RSP, amd64RIP},
 		SFrame: true,
 	},
+	Decoder: X86{},
 }
 
 // namesOf maps DWARF registers first, first+1, ... to names.
