@@ -161,8 +161,8 @@ var (
 
 func cfiRowString(r Row) string {
 	s := fmt.Sprintf("[%#x,%#x) cfa=%v ra=%v fp=%v", r.Start, r.End, RuleString(r.CFA), RuleString(r.RA), RuleString(r.FP))
-	for _, o := range r.Other {
-		s += fmt.Sprintf(" %s=%v", RegName(o.Reg), RuleString(o.Rule))
+	for reg, ru := range r.Other.All() {
+		s += fmt.Sprintf(" %s=%v", RegName(reg), RuleString(ru))
 	}
 	return s
 }
@@ -698,7 +698,7 @@ func cfiRegRuleOf(r *Row, ra, reg rule.Reg) (rule.Rule, bool) {
 	case RBP:
 		return r.FP, true
 	}
-	return r.otherRule(reg)
+	return r.Other.Rule(reg)
 }
 
 func TestLoadCFIFromCommittedBinaries(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"testing"
 
@@ -68,7 +67,7 @@ func instructionPCs(f *elf.File, start, end uint64) []uint64 {
 
 func sameConvertedRow(a, b Row) bool {
 	a.Src.Module, b.Src.Module = nil, nil
-	return a.Row == b.Row && a.Src == b.Src && a.Start == b.Start && a.End == b.End && slices.Equal(a.Other, b.Other)
+	return a.Row == b.Row && a.Src == b.Src && a.Start == b.Start && a.End == b.End && a.Other.Equal(b.Other)
 }
 
 // TestCFILazyMatchesEager checks that the lazy table (.eh_frame_hdr) and

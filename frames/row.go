@@ -1,17 +1,63 @@
 package frames
 
 import (
+	"iter"
 	"strconv"
+
+	"github.com/sfdbg/sfdbg/frames/cfi"
 
 	"github.com/sfdbg/sfdbg/sframe"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
-// RegRule is the rule for one register other than the CFA, RA and FP, as
-// DWARF CFI gives it.
-type RegRule struct {
-	Reg  rule.Reg
-	Rule rule.Rule
+// OtherRules is the rules of the registers a DWARF CFI row restores
+// besides the RA column and the FP (whose rules are Row.RA and Row.FP).
+// The zero OtherRules is empty (an SFrame row). It shares the CFI reader's
+// storage (cfi.RegSet: each row stores only the rules that changed since
+// the row before), so a row costs the same whatever number of registers
+// it restores. OtherRules are comparable with ==, which says whether they
+// are the same stored rules; Equal compares the rules.
+type OtherRules struct {
+	regs   cfi.RegSet
+	ra, fp rule.Reg
+}
+
+// All returns the registers and their rules, by register, with the DWARF
+// expressions a plain rule can say made plain (cfi.Simplify).
+func (o OtherRules) All() iter.Seq2[rule.Reg, rule.Rule] {
+	return func(yield func(rule.Reg, rule.Rule) bool) {
+		for reg, r := range o.regs.All() {
+			if reg != o.ra && reg != o.fp && !yield(reg, cfi.Simplify(r)) {
+				return
+			}
+		}
+	}
+}
+
+// Rule returns the rule of register reg, and false when it has none here
+// (none in the CFI row, or it is the RA column or the FP).
+func (o OtherRules) Rule(reg rule.Reg) (rule.Rule, bool) {
+	if reg == o.ra || reg == o.fp {
+		return rule.Rule{}, false
+	}
+	r, ok := o.regs.Rule(reg)
+	return cfi.Simplify(r), ok
+}
+
+// Equal reports whether o and p hold the same rules.
+func (o OtherRules) Equal(p OtherRules) bool {
+	if o == p {
+		return true
+	}
+	next, stop := iter.Pull2(p.All())
+	defer stop()
+	for reg, r := range o.All() {
+		if preg, pr, ok := next(); !ok || preg != reg || pr != r {
+			return false
+		}
+	}
+	_, _, more := next()
+	return !more
 }
 
 // Source says where a row came from, as data: a later stage (the
@@ -81,10 +127,9 @@ func (s Source) String() string {
 // type.
 type Row struct {
 	rule.Row
-	// Other holds the rules of the other registers DWARF CFI restores,
-	// sorted by register (nil for SFrame). It is shared between rows and
-	// must not be modified.
-	Other []RegRule
+	// Other holds the rules of the other registers DWARF CFI restores
+	// (empty for SFrame).
+	Other OtherRules
 	// Src says where the row came from.
 	Src Source
 	// Start and End are the PC range (runtime addresses) the row covers,

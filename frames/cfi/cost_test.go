@@ -81,7 +81,7 @@ func rememberRows(size int) Section {
 		init = append(init, in(cfaOffsetExtended, uleb(r+20), uleb(1))...)
 	}
 	return hostileSection(size, init, nil, func(dst []byte, i int) []byte {
-		return append(dst, in(cfaRememberState)[0], in(cfaRestoreState)[0], in(cfaAdvanceLoc|1)[0])
+		return append(dst, in(cfaRememberState)[0], in(cfaRestoreState)[0], in(cfaAdvanceLoc | 1)[0])
 	})
 }
 
@@ -99,7 +99,15 @@ func churnRows(size int) Section {
 		if i&1 == 0 {
 			return append(append(dst, in(cfaOffset|0, uleb(3))...), in(cfaAdvanceLoc|1)...)
 		}
-		return append(dst, in(cfaRestore|0)[0], in(cfaAdvanceLoc|1)[0])
+		return append(dst, in(cfaRestore | 0)[0], in(cfaAdvanceLoc | 1)[0])
+	})
+}
+
+// advanceRows ends a row at every byte (DW_CFA_advance_loc): the most rows
+// a byte can make.
+func advanceRows(size int) Section {
+	return hostileSection(size, in(cfaDefCFA, uleb(7), uleb(8)), nil, func(dst []byte, i int) []byte {
+		return append(dst, in(cfaAdvanceLoc|1)...)
 	})
 }
 
@@ -137,6 +145,7 @@ func BenchmarkRowsCost(b *testing.B) {
 		{"hostile initial rules", func(*testing.B) Section { return initialRules(size) }},
 		{"hostile remember", func(*testing.B) Section { return rememberRows(size) }},
 		{"hostile churn", func(*testing.B) Section { return churnRows(size) }},
+		{"hostile advances", func(*testing.B) Section { return advanceRows(size) }},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
