@@ -272,8 +272,9 @@ func (t *cfiTable) rowsOf(fd *cfi.FDE) ([]Row, error) {
 	}
 	r := v.(*cfiTableRows)
 	r.once.Do(func() {
+		// Uncached: the converted rows are the ones kept.
 		var raw []cfi.Row
-		if raw, r.err = fd.Rows(); r.err != nil {
+		if raw, r.err = fd.AppendRows(nil); r.err != nil {
 			logrus.Debugf("frames: CFI: %v", r.err)
 			return
 		}
