@@ -698,7 +698,12 @@ func cfiRegRuleOf(r *Row, ra, reg rule.Reg) (rule.Rule, bool) {
 	case RBP:
 		return r.FP, true
 	}
-	return r.Other.Rule(reg)
+	for o, ru := range r.Other.All() {
+		if o == reg {
+			return ru, true
+		}
+	}
+	return rule.Rule{}, false
 }
 
 func TestLoadCFIFromCommittedBinaries(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -65,9 +66,21 @@ func instructionPCs(f *elf.File, start, end uint64) []uint64 {
 	return pcs
 }
 
+// sameOther reports whether a and b hold the same rules.
+func sameOther(a, b OtherRules) bool {
+	var ra, rb []cfi.RegRule
+	for reg, r := range a.All() {
+		ra = append(ra, cfi.RegRule{Reg: reg, Rule: r})
+	}
+	for reg, r := range b.All() {
+		rb = append(rb, cfi.RegRule{Reg: reg, Rule: r})
+	}
+	return slices.Equal(ra, rb)
+}
+
 func sameConvertedRow(a, b Row) bool {
 	a.Src.Module, b.Src.Module = nil, nil
-	return a.Row == b.Row && a.Src == b.Src && a.Start == b.Start && a.End == b.End && a.Other.Equal(b.Other)
+	return a.Row == b.Row && a.Src == b.Src && a.Start == b.Start && a.End == b.End && sameOther(a.Other, b.Other)
 }
 
 // TestCFILazyMatchesEager checks that the lazy table (.eh_frame_hdr) and

@@ -16,7 +16,7 @@ import (
 // storage (cfi.RegSet: each row stores only the rules that changed since
 // the row before), so a row costs the same whatever number of registers
 // it restores. OtherRules are comparable with ==, which says whether they
-// are the same stored rules; Equal compares the rules.
+// are the same stored rules.
 type OtherRules struct {
 	regs   cfi.RegSet
 	ra, fp rule.Reg
@@ -32,32 +32,6 @@ func (o OtherRules) All() iter.Seq2[rule.Reg, rule.Rule] {
 			}
 		}
 	}
-}
-
-// Rule returns the rule of register reg, and false when it has none here
-// (none in the CFI row, or it is the RA column or the FP).
-func (o OtherRules) Rule(reg rule.Reg) (rule.Rule, bool) {
-	if reg == o.ra || reg == o.fp {
-		return rule.Rule{}, false
-	}
-	r, ok := o.regs.Rule(reg)
-	return cfi.Simplify(r), ok
-}
-
-// Equal reports whether o and p hold the same rules.
-func (o OtherRules) Equal(p OtherRules) bool {
-	if o == p {
-		return true
-	}
-	next, stop := iter.Pull2(p.All())
-	defer stop()
-	for reg, r := range o.All() {
-		if preg, pr, ok := next(); !ok || preg != reg || pr != r {
-			return false
-		}
-	}
-	_, _, more := next()
-	return !more
 }
 
 // Source says where a row came from, as data: a later stage (the
