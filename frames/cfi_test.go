@@ -161,8 +161,8 @@ var (
 
 func cfiRowString(r Row) string {
 	s := fmt.Sprintf("[%#x,%#x) cfa=%v ra=%v fp=%v", r.Start, r.End, RuleString(r.CFA), RuleString(r.RA), RuleString(r.FP))
-	for reg, ru := range r.Other.All() {
-		s += fmt.Sprintf(" %s=%v", RegName(reg), RuleString(ru))
+	for _, o := range otherList(r.Other) {
+		s += fmt.Sprintf(" %s=%v", RegName(o.Reg), RuleString(o.Rule))
 	}
 	return s
 }
@@ -698,9 +698,9 @@ func cfiRegRuleOf(r *Row, ra, reg rule.Reg) (rule.Rule, bool) {
 	case RBP:
 		return r.FP, true
 	}
-	for o, ru := range r.Other.All() {
-		if o == reg {
-			return ru, true
+	for _, o := range otherList(r.Other) {
+		if o.Reg == reg {
+			return o.Rule, true
 		}
 	}
 	return rule.Rule{}, false

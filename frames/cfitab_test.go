@@ -1,6 +1,7 @@
 package frames
 
 import (
+	"cmp"
 	"debug/elf"
 	"errors"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/sfdbg/sfdbg/frames/cfi"
 
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // cfiEquivFiles are the little-endian fixtures and the host's libc and
@@ -66,16 +68,17 @@ func instructionPCs(f *elf.File, start, end uint64) []uint64 {
 	return pcs
 }
 
+// otherList returns the rules of o sorted by register.
+func otherList(o OtherRules) []cfi.RegRule {
+	var l []cfi.RegRule
+	o.each(func(reg rule.Reg, r rule.Rule) { l = append(l, cfi.RegRule{Reg: reg, Rule: r}) })
+	slices.SortFunc(l, func(a, b cfi.RegRule) int { return cmp.Compare(a.Reg, b.Reg) })
+	return l
+}
+
 // sameOther reports whether a and b hold the same rules.
 func sameOther(a, b OtherRules) bool {
-	var ra, rb []cfi.RegRule
-	for reg, r := range a.All() {
-		ra = append(ra, cfi.RegRule{Reg: reg, Rule: r})
-	}
-	for reg, r := range b.All() {
-		rb = append(rb, cfi.RegRule{Reg: reg, Rule: r})
-	}
-	return slices.Equal(ra, rb)
+	return slices.Equal(otherList(a), otherList(b))
 }
 
 func sameConvertedRow(a, b Row) bool {

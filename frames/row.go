@@ -1,7 +1,6 @@
 package frames
 
 import (
-	"iter"
 	"strconv"
 
 	"github.com/sfdbg/sfdbg/frames/cfi"
@@ -22,16 +21,15 @@ type OtherRules struct {
 	ra, fp rule.Reg
 }
 
-// All returns the registers and their rules, by register, with the DWARF
-// expressions a plain rule can say made plain (cfi.Simplify).
-func (o OtherRules) All() iter.Seq2[rule.Reg, rule.Rule] {
-	return func(yield func(rule.Reg, rule.Rule) bool) {
-		for reg, r := range o.regs.All() {
-			if reg != o.ra && reg != o.fp && !yield(reg, cfi.Simplify(r)) {
-				return
-			}
+// each calls fn with every register and its rule, in no particular
+// order, with the DWARF expressions a plain rule can say made plain
+// (cfi.Simplify). It allocates nothing.
+func (o OtherRules) each(fn func(reg rule.Reg, r rule.Rule)) {
+	o.regs.Each(func(reg rule.Reg, r rule.Rule) {
+		if reg != o.ra && reg != o.fp {
+			fn(reg, cfi.Simplify(r))
 		}
-	}
+	})
 }
 
 // Source says where a row came from, as data: a later stage (the

@@ -2,7 +2,6 @@ package cfi
 
 import (
 	"cmp"
-	"iter"
 	"slices"
 
 	"github.com/sfdbg/sfdbg/sframe/rule"
@@ -61,53 +60,54 @@ func (s RegSet) Rule(reg rule.Reg) (rule.Rule, bool) {
 }
 
 // Append appends every register with a rule and its rule to dst, sorted
-// by register, and returns the extended slice.
+// by register, and returns the extended slice. It needs no memory beyond
+// dst's: with room for the rules in dst, it allocates nothing.
 func (s RegSet) Append(dst []RegRule) []RegRule {
-	for reg, r := range s.All() {
-		dst = append(dst, RegRule{Reg: reg, Rule: r})
+	if s.t == nil {
+		return dst
+	}
+	base := len(dst)
+	dst = append(dst, s.t.snaps[s.snap]...)
+	for _, d := range s.t.deltas[s.lo:s.hi] {
+		i, found := slices.BinarySearchFunc(dst[base:], d.Reg, func(e RegRule, r rule.Reg) int { return cmp.Compare(e.Reg, r) })
+		switch i += base; {
+		case d.Rule.Kind == kindNone:
+			if found {
+				dst = slices.Delete(dst, i, i+1)
+			}
+		case found:
+			dst[i].Rule = d.Rule
+		default:
+			dst = slices.Insert(dst, i, d)
+		}
 	}
 	return dst
 }
 
-// All returns the registers with a rule and their rules, by register. It
-// allocates nothing unless more than 16 rules changed since the snapshot.
-func (s RegSet) All() iter.Seq2[rule.Reg, rule.Rule] {
-	return func(yield func(rule.Reg, rule.Rule) bool) {
-		if s.t == nil {
-			return
-		}
-		snap := s.t.snaps[s.snap]
-		// The last change of each register, by register.
-		var buf [minChanges]RegRule
-		d := s.t.deltas[s.lo:s.hi]
-		ch := buf[:0]
-		if len(d) > len(buf) {
-			ch = make([]RegRule, 0, len(d))
-		}
-		ch = append(ch, d...)
-		slices.SortStableFunc(ch, func(a, b RegRule) int { return cmp.Compare(a.Reg, b.Reg) })
-		k := 0
-		for i := range ch {
-			if i+1 < len(ch) && ch[i+1].Reg == ch[i].Reg {
-				continue
+// Each calls fn with every register that has a rule and its rule, in no
+// particular order, without allocating. It costs the snapshot's rules
+// times the changes since it (at most 16 in GNU and LLVM output).
+func (s RegSet) Each(fn func(reg rule.Reg, r rule.Rule)) {
+	if s.t == nil {
+		return
+	}
+	d := s.t.deltas[s.lo:s.hi]
+	last := func(reg rule.Reg, from int) bool {
+		for _, e := range d[from:] {
+			if e.Reg == reg {
+				return false
 			}
-			ch[k] = ch[i]
-			k++
 		}
-		ch = ch[:k]
-		for len(snap) > 0 || len(ch) > 0 {
-			var r RegRule
-			switch {
-			case len(ch) == 0 || len(snap) > 0 && snap[0].Reg < ch[0].Reg:
-				r, snap = snap[0], snap[1:]
-			case len(snap) > 0 && snap[0].Reg == ch[0].Reg:
-				r, snap, ch = ch[0], snap[1:], ch[1:]
-			default:
-				r, ch = ch[0], ch[1:]
-			}
-			if r.Rule.Kind != kindNone && !yield(r.Reg, r.Rule) {
-				return
-			}
+		return true
+	}
+	for _, r := range s.t.snaps[s.snap] {
+		if last(r.Reg, 0) {
+			fn(r.Reg, r.Rule)
+		}
+	}
+	for i, r := range d {
+		if r.Rule.Kind != kindNone && last(r.Reg, i+1) {
+			fn(r.Reg, r.Rule)
 		}
 	}
 }

@@ -117,8 +117,8 @@ func randomProgram(r *rand.Rand, regs []rule.Reg, n int, cie bool, init refState
 // restore_state, def_cfa, negate_ra_state and advances, over up to 60
 // registers, after random initial instructions) and checks every row
 // against a model that copies every rule at every row: the CFA, the RA
-// signing state, and every register's rule through Rule, Append, All and
-// Len, at every point of a row chain between snapshots.
+// signing state, and every register's rule through Rule, Append, Each
+// and Len, at every point of a row chain between snapshots.
 func TestRowsMatchModel(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	snaps := 0
@@ -189,12 +189,15 @@ func rowDiff(row Row, w refRow, probe []rule.Reg) string {
 	if row.Regs.Len() != len(wantRegs) {
 		return fmt.Sprintf("Len %d, model %d", row.Regs.Len(), len(wantRegs))
 	}
-	var all []RegRule
-	for reg, ru := range row.Regs.All() {
-		all = append(all, RegRule{reg, ru})
+	var each []RegRule
+	row.Regs.Each(func(reg rule.Reg, r rule.Rule) { each = append(each, RegRule{reg, r}) })
+	slices.SortFunc(each, func(a, b RegRule) int { return cmp.Compare(a.Reg, b.Reg) })
+	if !slices.Equal(each, wantRegs) {
+		return fmt.Sprintf("Each %v, model %v", each, wantRegs)
 	}
-	if !slices.Equal(all, wantRegs) {
-		return fmt.Sprintf("All %v, model %v", all, wantRegs)
+	pre := []RegRule{{Reg: -5}}
+	if got := row.Regs.Append(pre); !slices.Equal(got[1:], wantRegs) || got[0] != pre[0] {
+		return fmt.Sprintf("Append after a rule %v, model %v", got, wantRegs)
 	}
 	for _, reg := range probe {
 		got, ok := row.Regs.Rule(reg)
