@@ -74,7 +74,7 @@ func fuzzSeeds(f *testing.F) {
 	}
 	// Hostile rows (cost_test.go), large enough that a cost per byte over
 	// the budget exceeds its constant.
-	for _, s := range []Section{offsetRows(48<<10, 40), initialRules(48 << 10), churnRows(48 << 10), rememberRows(16 << 10)} {
+	for _, s := range []Section{offsetRows(32<<10, 40), initialRules(32 << 10), churnRows(32 << 10), rememberRows(8 << 10)} {
 		f.Add(append([]byte{fuzzMode(EHFrame, binary.LittleEndian)}, s.Data...))
 	}
 }
