@@ -342,6 +342,10 @@ func TestRowRulesAreLinear(t *testing.T) {
 		{"rows of one DW_CFA_remember_state and DW_CFA_restore_state each", rememberRows(size)},
 		{"rows that add and remove the first of 256 rules", churnRows(size)},
 		{"rows of one advance each", advanceRows(size)},
+		{"rows that change a rule after DW_CFA_remember_state (the undo log)",
+			hostileSection(size, in(cfaDefCFA, uleb(7), uleb(8)), in(cfaRememberState), func(dst []byte, i int) []byte {
+				return append(append(dst, in(cfaAdvanceLoc|1)...), in(cfaOffset|cfaOp(i%40), uleb(uint64(2+(i/40+1)&1)))...)
+			})},
 	} {
 		t.Run(c.name+" stay within the budget", func(t *testing.T) {
 			cfiAllocs.CheckAllocs(t, len(c.sec.Data), func() {

@@ -91,10 +91,9 @@ type rowCache struct {
 
 // Rows returns every row of the FDE, in address order, covering [Start,
 // End). They are built on the first call and cached: the slice is shared
-// and must not be modified. An FDE whose range is
-// empty has no rows. Errors are *Errors (ErrMalformed or ErrUnsupported)
-// at the instruction at fault, in the FDE or in its CIE's initial
-// instructions.
+// and must not be modified. An FDE whose range is empty has no rows.
+// Errors are *Errors (ErrMalformed or ErrUnsupported) at the instruction
+// at fault, in the FDE or in its CIE's initial instructions.
 func (f *FDE) Rows() ([]Row, error) {
 	if rc := f.rows.Load(); rc != nil {
 		return rc.rows, rc.err
