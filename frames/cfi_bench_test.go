@@ -309,8 +309,9 @@ func procCPU() time.Duration {
 // BenchmarkCFIRowsCost measures what a walk over every row of a module
 // costs (parseCFI, then rowsOf for every FDE, what CFIRows and the static
 // check do) per byte of .eh_frame: "B/in-byte" allocated, "ns/in-byte"
-// and "cpu-ns/in-byte" (the process's, GC included), and "rows/s", on libc, LLVM's 5 MB .eh_frame, and hostile sections of
-// 2 MB (hostileEH).
+// and "cpu-ns/in-byte" (the process's, GC included), and "rows/s" (and
+// per CPU second), on libc, LLVM's 5 MB .eh_frame, and hostile sections
+// of 2 MB (hostileEH).
 //
 //	go test ./frames -run '^$' -bench CFIRowsCost -benchtime 3x
 func BenchmarkCFIRowsCost(b *testing.B) {
@@ -368,6 +369,7 @@ func BenchmarkCFIRowsCost(b *testing.B) {
 			b.ReportMetric(float64(el.Nanoseconds())/n, "ns/in-byte")
 			b.ReportMetric(float64(cpuEl.Nanoseconds())/n, "cpu-ns/in-byte")
 			b.ReportMetric(float64(rows)*float64(b.N)/el.Seconds(), "rows/s")
+			b.ReportMetric(float64(rows)*float64(b.N)/cpuEl.Seconds(), "rows/cpu-s")
 		})
 	}
 }

@@ -142,8 +142,8 @@ func realEHFrame(b *testing.B, path string) Section {
 // one, a large C++ library) and on hostile ones of 2 MB: "B/in-byte" is
 // the bytes allocated (Parse and the rows) per section byte, "ns/in-byte"
 // the time per section byte ("cpu-ns/in-byte": the process's CPU time, GC
-// included), "rows/s" the rows built per second. FDEs
-// refused are counted in "refused".
+// included), "rows/s" the rows built per second (and per CPU second).
+// FDEs refused are counted in "refused".
 //
 //	go test ./frames/cfi -run '^$' -bench RowsCost -benchtime 3x
 func BenchmarkRowsCost(b *testing.B) {
@@ -188,6 +188,7 @@ func BenchmarkRowsCost(b *testing.B) {
 			b.ReportMetric(float64(el.Nanoseconds())/n, "ns/in-byte")
 			b.ReportMetric(float64(cpuEl.Nanoseconds())/n, "cpu-ns/in-byte")
 			b.ReportMetric(float64(rows)*float64(b.N)/el.Seconds(), "rows/s")
+			b.ReportMetric(float64(rows)*float64(b.N)/cpuEl.Seconds(), "rows/cpu-s")
 			b.ReportMetric(float64(refused), "refused")
 		})
 	}
