@@ -91,6 +91,11 @@ const (
 	maxRemember = 128
 	// maxRules bounds the registers with a rule in one row.
 	maxRules = 256
+	// maxInstructions bounds the instructions of one FDE, in bytes (512
+	// MiB): RegSet counts the rule changes of an FDE's rows in int32s,
+	// and there are at most two per byte (one per instruction, one more
+	// when DW_CFA_restore_state undoes it).
+	maxInstructions = 1 << 29
 )
 
 // Rules without a base register carry Reg RegCFA, as in package sframe.

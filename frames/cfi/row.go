@@ -144,6 +144,10 @@ func (f *FDE) AppendRows(dst []Row) ([]Row, error) {
 	if err != nil {
 		return dst, err
 	}
+	if len(f.Instructions) > maxInstructions {
+		// RegSet indexes the rules its rows store with int32s.
+		return dst, unsupported(f.Kind.String(), f.Off, "FDE: %d bytes of instructions, more than %d", len(f.Instructions), maxInstructions)
+	}
 	n := len(dst)
 	dst = slices.Grow(dst, rowBound(f.Instructions))
 	in := interp{cie: f.CIE, init: init, loc: f.Start, end: f.End}
