@@ -327,7 +327,7 @@ func (c *rowCache) intern(r *frames.Row) *frames.Row {
 // range, and the same (shared) Other rules.
 func sameRow(a, b *frames.Row) bool {
 	return a.Row == b.Row && a.Src == b.Src && a.Start == b.Start && a.End == b.End &&
-		len(a.Other) == len(b.Other) && (len(a.Other) == 0 || &a.Other[0] == &b.Other[0])
+		a.Other == b.Other
 }
 
 func (l *lead) Method() frames.Method {
