@@ -1,0 +1,424 @@
+package code
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+
+	"github.com/sfdbg/sfdbg/sframe/arch"
+	"github.com/sfdbg/sfdbg/sframe/rule"
+)
+
+// MaxRegs bounds the registers a State tracks: the return address, the
+// frame pointer and the callee-saved registers of the machine, in that
+// order (AArch64: x30, x29, x19-x28, d8-d15 is 20). Registers past it are
+// not tracked.
+const MaxRegs = 24
+
+// Sentinels of the int32 fields of State: a register value that is not
+// CFA-relative, and the two slots that are not a CFA offset.
+const (
+	unknown  int32 = math.MinInt32     // val: not known relative to the CFA
+	slotSame int32 = math.MinInt32     // slot: the caller's value is still in its register
+	slotLost int32 = math.MinInt32 + 1 // slot: the caller's value is overwritten and not saved
+)
+
+// maxOff bounds a known CFA-relative offset; an operation that leaves it
+// makes the value unknown (no code has a 1 GiB frame).
+const maxOff = 1 << 30
+
+const flagFPFrame = 1 // FP is the frame pointer: set from SP, pointing at the caller's saved FP
+
+// State is the code's stack state before an instruction, relative to the
+// CFA (the caller's SP at the call, plus the machine's CFA offset). It is
+// comparable with ==. The zero value is not a valid state.
+type State struct {
+	sp, fp int32 // SP = CFA + sp, FP = CFA + fp, or unknown
+	flags  uint8
+	// regs[i] is where the caller's value of the i-th tracked register
+	// is: at CFA + regs[i], or slotSame, or slotLost.
+	regs [MaxRegs]int32
+}
+
+// regTable is a machine's tracked registers, computed once per Arch.
+type regTable struct {
+	regs   []rule.Reg
+	index  [256]int8 // DWARF number -> index in regs, or -1
+	ra, fp int       // indexes of RA and FP in regs
+	sp     rule.Reg
+	fpReg  rule.Reg
+	entry  State
+	raRule rule.Rule // RA's rule while it is in its register
+	err    string    // why the machine cannot be walked
+}
+
+var tables sync.Map // *arch.Arch -> *regTable
+
+func tableFor(a *arch.Arch) *regTable {
+	if t, ok := tables.Load(a); ok {
+		return t.(*regTable)
+	}
+	t := newTable(a)
+	v, _ := tables.LoadOrStore(a, t)
+	return v.(*regTable)
+}
+
+func newTable(a *arch.Arch) *regTable {
+	t := &regTable{sp: a.SP, fpReg: a.FP}
+	for i := range t.index {
+		t.index[i] = -1
+	}
+	add := func(r rule.Reg) {
+		if r < 0 || int(r) >= len(t.index) || t.index[r] >= 0 || r == a.SP || len(t.regs) == MaxRegs {
+			return
+		}
+		t.index[r] = int8(len(t.regs))
+		t.regs = append(t.regs, r)
+	}
+	add(a.RA)
+	add(a.FP)
+	for _, r := range a.CalleeSaved {
+		add(r)
+	}
+	t.ra, t.fp = t.idx(a.RA), t.idx(a.FP)
+	if t.ra < 0 || t.fp < 0 || a.SP < 0 {
+		t.err = fmt.Sprintf("machine %s: no SP, FP or RA register to track", a.Name)
+		return t
+	}
+	e := &t.entry
+	e.sp, e.fp = unknown, unknown
+	for i := range e.regs {
+		e.regs[i] = slotSame
+	}
+	if c := a.Entry.CFA; c.Kind != rule.ValOffset || c.Reg != a.SP || c.Offset <= -maxOff || c.Offset >= maxOff {
+		t.err = fmt.Sprintf("machine %s: entry CFA %s is not SP-based", a.Name, a.Format(c))
+		return t
+	} else {
+		e.sp = int32(-c.Offset)
+	}
+	switch r := a.Entry.RA; {
+	case r.Kind == rule.Offset && r.Reg == rule.CFA && r.Offset > -maxOff && r.Offset < maxOff:
+		e.regs[t.ra] = int32(r.Offset)
+		t.raRule = rule.Rule{Kind: rule.Register, Reg: a.RA}
+	case r.Kind == rule.Register || r.Kind == rule.SameValue:
+		t.raRule = r
+	default:
+		t.err = fmt.Sprintf("machine %s: entry RA rule %s not understood", a.Name, a.Format(r))
+	}
+	return t
+}
+
+func (t *regTable) idx(r rule.Reg) int {
+	if r < 0 || int(r) >= len(t.index) {
+		return -1
+	}
+	return int(t.index[r])
+}
+
+// EntryState returns the state at a function's entry on machine a
+// (arch.Arch.Entry), and false when a's entry rules are not ones the walk
+// understands.
+func EntryState(a *arch.Arch) (State, bool) {
+	t := tableFor(a)
+	return t.entry, t.err == ""
+}
+
+// cfa returns the register and offset the CFA is computed from: CFA =
+// reg + off.
+func (s *State) cfa(t *regTable) (rule.Reg, int64, bool) {
+	if s.flags&flagFPFrame != 0 && s.fp != unknown {
+		return t.fpReg, -int64(s.fp), true
+	}
+	if s.sp != unknown {
+		return t.sp, -int64(s.sp), true
+	}
+	if s.fp != unknown {
+		return t.fpReg, -int64(s.fp), true
+	}
+	return 0, 0, false
+}
+
+// SPOffset returns SP - CFA in bytes (-8 at an AMD64 entry), and false when
+// SP is not known relative to the CFA (after a realignment or an alloca).
+func (s State) SPOffset() (int64, bool) { return int64(s.sp), s.sp != unknown }
+
+// FPOffset returns FP - CFA in bytes, and false when FP does not hold a
+// CFA-relative value (it holds the caller's FP or anything else).
+func (s State) FPOffset() (int64, bool) { return int64(s.fp), s.fp != unknown }
+
+// CFAVia returns k such that CFA = reg + k, for reg the SP or FP of a, and
+// false when reg's value is not known relative to the CFA. A table whose
+// CFA rule is reg+k agrees with the code exactly when CFAVia returns k,
+// whichever base Row prefers.
+func (s State) CFAVia(a *arch.Arch, reg rule.Reg) (int64, bool) {
+	switch reg {
+	case a.SP:
+		return -int64(s.sp), s.sp != unknown
+	case a.FP:
+		return -int64(s.fp), s.fp != unknown
+	}
+	return 0, false
+}
+
+// Saved returns the rule for the caller's value of register reg: Offset
+// from the CFA when saved, SameValue while still in its register (for the
+// RA: the machine's entry rule, Register x30 or r14), Undefined when it was
+// overwritten without being saved. tracked is false for a register the
+// state does not track (not RA, FP or callee-saved).
+func (s State) Saved(a *arch.Arch, reg rule.Reg) (r rule.Rule, tracked bool) {
+	t := tableFor(a)
+	i := t.idx(reg)
+	if i < 0 {
+		return rule.Rule{Kind: rule.SameValue}, false
+	}
+	return s.slotRule(t, i), true
+}
+
+func (s *State) slotRule(t *regTable, i int) rule.Rule {
+	switch v := s.regs[i]; v {
+	case slotSame:
+		if i == t.ra {
+			return t.raRule
+		}
+		return rule.Rule{Kind: rule.SameValue}
+	case slotLost:
+		return rule.Rule{Kind: rule.Undefined}
+	default:
+		return rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: int64(v)}
+	}
+}
+
+// Tracked returns the registers a State tracks on a: RA, FP, then the
+// callee-saved registers.
+func Tracked(a *arch.Arch) []rule.Reg { return tableFor(a).regs }
+
+// Row returns the state as a row: CFA = ValOffset of FP or SP plus k (see
+// the package doc for which), RA and FP as Saved gives them, SPOffset from
+// a's entry row. The CFA is Undefined for an invalid state.
+func (s State) Row(a *arch.Arch) rule.Row {
+	t := tableFor(a)
+	row := rule.Row{SPOffset: a.Entry.SPOffset}
+	if reg, off, ok := s.cfa(t); ok {
+		row.CFA = rule.Rule{Kind: rule.ValOffset, Reg: reg, Offset: off}
+	}
+	if t.err != "" {
+		return row
+	}
+	row.RA = s.slotRule(t, t.ra)
+	row.FP = s.slotRule(t, t.fp)
+	return row
+}
+
+// Format formats the state with a's register names: "CFA=rsp+16 RA=c-8
+// FP=c-16 rbx=c-24", listing the callee-saved registers that are saved or
+// lost, and "SP=?" when SP is not known.
+func (s State) Format(a *arch.Arch) string {
+	t := tableFor(a)
+	var b strings.Builder
+	row := s.Row(a)
+	fmt.Fprintf(&b, "CFA=%s RA=%s FP=%s", a.Format(row.CFA), a.Format(row.RA), a.Format(row.FP))
+	for i, r := range t.regs {
+		if i == t.ra || i == t.fp || s.regs[i] == slotSame {
+			continue
+		}
+		rr := s.slotRule(t, i)
+		fmt.Fprintf(&b, " %s=%s", a.RegName(r), a.Format(rr))
+	}
+	if reg, _, ok := s.cfa(t); ok && reg != t.sp && s.sp == unknown {
+		b.WriteString(" SP=?")
+	}
+	return b.String()
+}
+
+// join merges the states of two paths that meet. Values that differ but
+// do not decide the CFA or a saved register (SP while the CFA is FP-based,
+// FP while it is SP-based, the frame-pointer flag, a register lost on one
+// path) become unknown or lost. ok is false when the paths disagree on
+// where the CFA is or where a register is saved: a finding.
+func join(t *regTable, a, b State) (State, bool) {
+	j := a
+	if a.sp != b.sp {
+		j.sp = unknown
+	}
+	if a.fp != b.fp {
+		j.fp = unknown
+	}
+	j.flags = a.flags & b.flags
+	for i := range t.regs {
+		x, y := a.regs[i], b.regs[i]
+		switch {
+		case x == y:
+		case (x == slotSame || x == slotLost) && (y == slotSame || y == slotLost):
+			j.regs[i] = slotLost
+		default:
+			return a, false
+		}
+	}
+	_, _, ok := j.cfa(t)
+	return j, ok
+}
+
+// frameAtEntry reports whether s is the caller's frame as at the entry:
+// SP at the return address's slot and RA where the call put it. It returns
+// why not.
+func frameAtEntry(t *regTable, a *arch.Arch, s *State) string {
+	e := &t.entry
+	if s.sp != e.sp {
+		if s.sp == unknown {
+			return "SP is not known relative to the CFA"
+		}
+		return fmt.Sprintf("SP is at CFA%+d, not CFA%+d", s.sp, e.sp)
+	}
+	if s.regs[t.ra] != e.regs[t.ra] {
+		return fmt.Sprintf("RA is %s, not %s", a.Format(s.slotRule(t, t.ra)), a.Format(e.slotRule(t, t.ra)))
+	}
+	return ""
+}
+
+// apply applies one instruction's stack operations to s. It returns a
+// reason when the CFA can no longer be computed from SP or FP.
+func apply(t *regTable, s *State, in *arch.Inst) string {
+	why := ""
+	for k := 0; k < in.NOps && k < len(in.Ops); k++ {
+		op := &in.Ops[k]
+		switch op.Kind {
+		case arch.OpPush:
+			addr := addOff(s.sp, -op.Imm)
+			s.sp = addr
+			if addr != unknown {
+				s.save(t, op.Reg, addr)
+			}
+		case arch.OpPop:
+			if s.sp != unknown {
+				s.restore(t, op.Reg, s.sp)
+			} else {
+				s.write(t, op.Reg)
+			}
+			if op.Reg == t.sp {
+				s.sp = unknown
+				why = "SP loaded from the stack"
+			} else {
+				s.sp = addOff(s.sp, op.Imm)
+			}
+		case arch.OpAddSP:
+			s.sp = addOff(s.sp, op.Imm)
+		case arch.OpSetReg:
+			v := unknown
+			switch op.Base {
+			case t.sp:
+				v = addOff(s.sp, op.Imm)
+			case t.fpReg:
+				v = addOff(s.fp, op.Imm)
+			}
+			switch op.Reg {
+			case t.sp:
+				s.sp = v
+				why = "SP set from a register the walk does not follow"
+			case t.fpReg:
+				s.write(t, op.Reg)
+				s.fp = v
+				// A frame pointer: FP set from SP, pointing at the
+				// caller's saved FP (a frame record).
+				if op.Base == t.sp && v != unknown && s.regs[t.fp] == v {
+					s.flags |= flagFPFrame
+				}
+			default:
+				s.write(t, op.Reg)
+			}
+		case arch.OpAndSP:
+			s.sp = unknown
+			why = "stack realignment (SP &= mask) with the CFA on SP: unsupported"
+		case arch.OpSubSPReg:
+			s.sp = unknown
+			why = "alloca (SP -= register) with the CFA on SP: unsupported"
+		case arch.OpSave:
+			if addr := s.addr(t, op.Base, op.Imm); addr != unknown {
+				s.save(t, op.Reg, addr)
+			}
+		case arch.OpRestore:
+			if addr := s.addr(t, op.Base, op.Imm); addr != unknown {
+				s.restore(t, op.Reg, addr)
+			} else {
+				s.write(t, op.Reg)
+			}
+			if op.Reg == t.sp {
+				s.sp = unknown
+				why = "SP loaded from memory"
+			}
+		case arch.OpClobber:
+			s.write(t, op.Reg)
+			if op.Reg == t.sp {
+				s.sp = unknown
+				why = "SP set to a value the walk does not follow"
+			}
+		default:
+			return fmt.Sprintf("stack operation of unknown kind %d", op.Kind)
+		}
+	}
+	if _, _, ok := s.cfa(t); !ok {
+		if why == "" {
+			why = "neither SP nor FP is known relative to the CFA"
+		}
+		return why
+	}
+	return ""
+}
+
+// addOff returns v + d, or unknown when v is unknown or the result leaves
+// ±maxOff.
+func addOff(v int32, d int64) int32 {
+	if v == unknown || d <= -maxOff || d >= maxOff {
+		return unknown
+	}
+	r := int64(v) + d
+	if r <= -maxOff || r >= maxOff {
+		return unknown
+	}
+	return int32(r)
+}
+
+// addr returns the CFA-relative address base+imm, or unknown.
+func (s *State) addr(t *regTable, base rule.Reg, imm int64) int32 {
+	switch base {
+	case t.sp:
+		return addOff(s.sp, imm)
+	case t.fpReg:
+		return addOff(s.fp, imm)
+	}
+	return unknown
+}
+
+// save records that reg's current value is stored at CFA+addr: the
+// caller's value is saved there if reg still held it (a later store of a
+// register already saved is a spill, not a save).
+func (s *State) save(t *regTable, reg rule.Reg, addr int32) {
+	if i := t.idx(reg); i >= 0 && s.regs[i] == slotSame {
+		s.regs[i] = addr
+	}
+}
+
+// restore records that reg is loaded from CFA+addr: the caller's value
+// comes back if that is where it was saved; otherwise reg is overwritten.
+func (s *State) restore(t *regTable, reg rule.Reg, addr int32) {
+	if i := t.idx(reg); i >= 0 && s.regs[i] == addr {
+		s.regs[i] = slotSame
+		if reg == t.fpReg {
+			s.fp = unknown
+			s.flags &^= flagFPFrame
+		}
+		return
+	}
+	s.write(t, reg)
+}
+
+// write records that reg gets a value the walk does not follow.
+func (s *State) write(t *regTable, reg rule.Reg) {
+	if i := t.idx(reg); i >= 0 && s.regs[i] == slotSame {
+		s.regs[i] = slotLost
+	}
+	if reg == t.fpReg {
+		s.fp = unknown
+		s.flags &^= flagFPFrame
+	}
+}
