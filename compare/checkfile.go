@@ -11,6 +11,7 @@ import (
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
@@ -33,7 +34,7 @@ type CheckOptions struct {
 
 // CheckFile validates the SFrame section of the ELF file at path against
 // the file's own .eh_frame/.debug_frame, at every instruction boundary of
-// every function (AMD64: decoded by x86Len; other ABIs: at FRE and CFI
+// every function (AMD64: decoded by arch.X86.Len; other ABIs: at FRE and CFI
 // row boundaries). A relocatable object (ET_REL) is checked with its
 // sections placed as a linker would (elfobj.Link) and the relocations of
 // its SFrame and CFI sections applied; its findings name each function's
@@ -314,7 +315,7 @@ func (c *checker) boundaries(fde *sframe.FDE, own []Range, rows []frames.Row, bu
 }
 
 // x86Boundaries returns the x86-64 instruction boundaries in [start, end),
-// as objdump -d delimits them (x86Len). ok is false when the bytes are not
+// as objdump -d delimits them (arch.X86.Len). ok is false when the bytes are not
 // in an executable section or an instruction does not decode; then b holds
 // what was decoded.
 func (c *checker) x86Boundaries(start, end uint64, buf []uint64) (b []uint64, ok bool) {
@@ -341,7 +342,7 @@ func (c *checker) x86Boundaries(start, end uint64, buf []uint64) (b []uint64, ok
 	}
 	for off := 0; off < len(data); {
 		b = append(b, start+uint64(off))
-		n, ok := x86Len(data[off:])
+		n, ok := arch.X86{}.Len(data[off:])
 		if !ok {
 			return b, false
 		}
