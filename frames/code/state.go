@@ -53,6 +53,13 @@ type regTable struct {
 	err    string    // why the machine cannot be walked
 }
 
+// The rules without a base, as the other readers write them (frames/cfi,
+// sframe): Reg is rule.CFA.
+var (
+	ruleSame      = rule.Rule{Kind: rule.SameValue, Reg: rule.CFA}
+	ruleUndefined = rule.Rule{Kind: rule.Undefined, Reg: rule.CFA}
+)
+
 var tables sync.Map // *arch.Arch -> *regTable
 
 func tableFor(a *arch.Arch) *regTable {
@@ -170,7 +177,7 @@ func (s State) Saved(a *arch.Arch, reg rule.Reg) (r rule.Rule, tracked bool) {
 	t := tableFor(a)
 	i := t.idx(reg)
 	if i < 0 {
-		return rule.Rule{Kind: rule.SameValue}, false
+		return ruleSame, false
 	}
 	return s.slotRule(t, i), true
 }
@@ -181,9 +188,9 @@ func (s *State) slotRule(t *regTable, i int) rule.Rule {
 		if i == t.ra {
 			return t.raRule
 		}
-		return rule.Rule{Kind: rule.SameValue}
+		return ruleSame
 	case slotLost:
-		return rule.Rule{Kind: rule.Undefined}
+		return ruleUndefined
 	default:
 		return rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: int64(v)}
 	}
