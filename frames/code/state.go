@@ -37,9 +37,16 @@ type State struct {
 	sp, fp int32 // SP = CFA + sp, FP = CFA + fp, or unknown
 	flags  uint8
 	// regs[i] is where the caller's value of the i-th tracked register
-	// is: at CFA + regs[i], or slotSame, or slotLost.
-	regs [MaxRegs]int32
+	// is: at CFA + regs[i], or slotSame (in the register), or slotLost.
+	// When bit i of inreg is set, the value is in both places: the
+	// register was saved at CFA + regs[i] and not yet overwritten, or it
+	// was loaded back from there (CFI may name either place).
+	regs  [MaxRegs]int32
+	inreg uint32
 }
+
+// same reports whether tracked register i holds the caller's value.
+func (s *State) same(i int) bool { return s.regs[i] == slotSame || s.inreg>>i&1 != 0 }
 
 // regTable is a machine's tracked registers, computed once per Arch.
 type regTable struct {
@@ -183,7 +190,13 @@ func (s State) Saved(a *arch.Arch, reg rule.Reg) (r rule.Rule, tracked bool) {
 }
 
 func (s *State) slotRule(t *regTable, i int) rule.Rule {
-	switch v := s.regs[i]; v {
+	v := s.regs[i]
+	// In both places: the slot while it is in the frame, the register
+	// once the slot is below SP (popped: a signal frame may overwrite it).
+	if s.inreg>>i&1 != 0 && s.sp != unknown && v < s.sp {
+		v = slotSame
+	}
+	switch v {
 	case slotSame:
 		if i == t.ra {
 			return t.raRule
@@ -194,6 +207,26 @@ func (s *State) slotRule(t *regTable, i int) rule.Rule {
 	default:
 		return rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: int64(v)}
 	}
+}
+
+// SavedAt returns the CFA offset of a stack slot that holds the caller's
+// value of reg: where it is saved, or where it was saved and loaded back
+// from (a CFI rule that still names that slot after the epilogue's pop is
+// right too), and false when there is none.
+func (s State) SavedAt(a *arch.Arch, reg rule.Reg) (int64, bool) {
+	i := tableFor(a).idx(reg)
+	if i < 0 || s.regs[i] == slotSame || s.regs[i] == slotLost {
+		return 0, false
+	}
+	return int64(s.regs[i]), true
+}
+
+// InRegister reports whether register reg holds the caller's value (it
+// was not overwritten, or was loaded back from its slot): a table that
+// says "same value" for it is right.
+func (s State) InRegister(a *arch.Arch, reg rule.Reg) bool {
+	i := tableFor(a).idx(reg)
+	return i >= 0 && s.same(i)
 }
 
 // Tracked returns the registers a State tracks on a: RA, FP, then the
@@ -226,10 +259,10 @@ func (s State) Format(a *arch.Arch) string {
 	row := s.Row(a)
 	fmt.Fprintf(&b, "CFA=%s RA=%s FP=%s", a.Format(row.CFA), a.Format(row.RA), a.Format(row.FP))
 	for i, r := range t.regs {
-		if i == t.ra || i == t.fp || s.regs[i] == slotSame {
+		rr := s.slotRule(t, i)
+		if i == t.ra || i == t.fp || rr.Kind == rule.SameValue {
 			continue
 		}
-		rr := s.slotRule(t, i)
 		fmt.Fprintf(&b, " %s=%s", a.RegName(r), a.Format(rr))
 	}
 	if reg, _, ok := s.cfa(t); ok && reg != t.sp && s.sp == unknown {
@@ -254,10 +287,16 @@ func join(t *regTable, a, b State) (State, bool) {
 	j.flags = a.flags & b.flags
 	for i := range t.regs {
 		x, y := a.regs[i], b.regs[i]
+		xs, ys := a.same(i), b.same(i)
+		bit := uint32(1) << i
 		switch {
-		case x == y:
-		case (x == slotSame || x == slotLost) && (y == slotSame || y == slotLost):
-			j.regs[i] = slotLost
+		case x == y && a.inreg&bit == b.inreg&bit:
+		case x == y && x != slotSame && x != slotLost: // saved alike; in the register on one path only
+			j.inreg &^= bit
+		case xs && ys: // in the register on both paths, a copy in different places
+			j.regs[i], j.inreg = slotSame, j.inreg&^bit
+		case (xs || x == slotLost) && (ys || y == slotLost):
+			j.regs[i], j.inreg = slotLost, j.inreg&^bit
 		default:
 			return a, false
 		}
@@ -277,7 +316,7 @@ func frameAtEntry(t *regTable, a *arch.Arch, s *State) string {
 		}
 		return fmt.Sprintf("SP is at CFA%+d, not CFA%+d", s.sp, e.sp)
 	}
-	if s.regs[t.ra] != e.regs[t.ra] {
+	if s.same(t.ra) != e.same(t.ra) || !s.same(t.ra) && s.regs[t.ra] != e.regs[t.ra] {
 		return fmt.Sprintf("RA is %s, not %s", a.Format(s.slotRule(t, t.ra)), a.Format(e.slotRule(t, t.ra)))
 	}
 	return ""
@@ -294,6 +333,7 @@ func apply(t *regTable, s *State, in *arch.Inst) string {
 			addr := addOff(s.sp, -op.Imm)
 			s.sp = addr
 			if addr != unknown {
+				s.overwrite(t, addr)
 				s.save(t, op.Reg, addr)
 			}
 		case arch.OpPop:
@@ -397,11 +437,50 @@ func (s *State) addr(t *regTable, base rule.Reg, imm int64) int32 {
 }
 
 // save records that reg's current value is stored at CFA+addr: the
-// caller's value is saved there if reg still held it (a later store of a
-// register already saved is a spill, not a save).
+// caller's value is saved there if reg held it and had no copy yet (a
+// later store of a register already saved is a spill, not a save).
 func (s *State) save(t *regTable, reg rule.Reg, addr int32) {
 	if i := t.idx(reg); i >= 0 && s.regs[i] == slotSame {
 		s.regs[i] = addr
+		s.inreg |= 1 << i
+	}
+}
+
+// overwrite records a push's store at CFA+addr over a slot left below SP:
+// a register also in its register keeps its value there; one whose only
+// copy was there is lost.
+func (s *State) overwrite(t *regTable, addr int32) {
+	for i := range t.regs {
+		if s.regs[i] != addr {
+			continue
+		}
+		if s.inreg>>i&1 != 0 {
+			s.regs[i] = slotSame
+		} else {
+			s.regs[i] = slotLost
+		}
+		s.inreg &^= 1 << i
+	}
+}
+
+// call records that a call may overwrite everything below SP (the return
+// address it pushes, the callee's frame): slots there no longer hold a
+// register, which is lost when that was its only copy. SP unknown: slots
+// cannot be placed, nothing changes.
+func (s *State) call(t *regTable) {
+	if s.sp == unknown {
+		return
+	}
+	for i := range t.regs {
+		if v := s.regs[i]; v == slotSame || v == slotLost || v >= s.sp {
+			continue
+		}
+		if s.inreg>>i&1 != 0 {
+			s.regs[i] = slotSame
+		} else {
+			s.regs[i] = slotLost
+		}
+		s.inreg &^= 1 << i
 	}
 }
 
@@ -409,7 +488,7 @@ func (s *State) save(t *regTable, reg rule.Reg, addr int32) {
 // comes back if that is where it was saved; otherwise reg is overwritten.
 func (s *State) restore(t *regTable, reg rule.Reg, addr int32) {
 	if i := t.idx(reg); i >= 0 && s.regs[i] == addr {
-		s.regs[i] = slotSame
+		s.inreg |= 1 << i
 		if reg == t.fpReg {
 			s.fp = unknown
 			s.flags &^= flagFPFrame
@@ -419,10 +498,14 @@ func (s *State) restore(t *regTable, reg rule.Reg, addr int32) {
 	s.write(t, reg)
 }
 
-// write records that reg gets a value the walk does not follow.
+// write records that reg gets a value the walk does not follow: the
+// caller's value survives only in a slot still in the frame.
 func (s *State) write(t *regTable, reg rule.Reg) {
-	if i := t.idx(reg); i >= 0 && s.regs[i] == slotSame {
-		s.regs[i] = slotLost
+	if i := t.idx(reg); i >= 0 {
+		if s.regs[i] == slotSame {
+			s.regs[i] = slotLost
+		}
+		s.inreg &^= 1 << i
 	}
 	if reg == t.fpReg {
 		s.fp = unknown

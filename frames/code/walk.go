@@ -282,6 +282,9 @@ func (w *walker) path(off int, st State) {
 			if w.opts.NoReturn != nil && w.opts.NoReturn(in.Target) {
 				return
 			}
+			nst.call(w.t)
+		case arch.CallIndirect:
+			nst.call(w.t)
 		case arch.Jump:
 			to := w.target(in.Target)
 			if to < 0 {

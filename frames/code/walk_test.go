@@ -209,7 +209,7 @@ func TestJoinAux(t *testing.T) {
 	wantKinds(t, f)
 	wantState(t, f, 4, "CFA=rsp+8 RA=c-8 FP=u rbx=undefined")
 	// Saved on one path only: a finding.
-	code = asm(jcc(4), save(rBX, rSP, -8), nop(), ret())
+	code = asm(jcc(6), save(rBX, rSP, -8), clobber(rBX), nop(), ret())
 	f = Analyze(fakeArch, code, base, nil)
 	wantKinds(t, f, KindState)
 }
