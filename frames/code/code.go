@@ -162,6 +162,13 @@ type Func struct {
 	Findings []Finding
 	// Exits are the jumps into other parts of the function.
 	Exits []Exit
+	// Returns is false when no path of the walk can leave the function
+	// to its caller: none reaches a return, a tail call or an indirect
+	// jump that may be one, and none stops at what the walk cannot follow.
+	// Such a function does not return (objtool's dead_end_function): a
+	// caller that walks the program can add it to Options.NoReturn and
+	// walk the callers again.
+	Returns bool
 	// Decoded counts the instructions decoded (reached); Judged those with
 	// a known state; Visits the instruction visits of the walk (at most the
 	// budget).

@@ -164,7 +164,9 @@ func (s State) FPOffset() (int64, bool) { return int64(s.fp), s.fp != unknown }
 // CFAVia returns k such that CFA = reg + k, for reg the SP or FP of a, and
 // false when reg's value is not known relative to the CFA. A table whose
 // CFA rule is reg+k agrees with the code exactly when CFAVia returns k,
-// whichever base Row prefers.
+// whichever base Row prefers. The walk follows no other register: for a
+// rule based on one (gcc's eh_return epilogue: CFA=rcx+8; __longjmp:
+// rdi) CFAVia says false, which means "cannot judge", not "differs".
 func (s State) CFAVia(a *arch.Arch, reg rule.Reg) (int64, bool) {
 	switch reg {
 	case a.SP:

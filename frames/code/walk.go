@@ -120,20 +120,41 @@ func (w *walker) release() {
 	if cap(w.at) > keep {
 		w.at, w.lens = nil, nil
 	}
-	clear(w.intern)
+	if len(w.intern) > 0 {
+		w.intern = map[State]int32{} // clear would cost the map's peak size on every later walk
+	}
 	clear(w.reported)
 	w.a, w.t, w.text, w.f, w.opts = nil, nil, nil, nil, Options{}
 	w.stack = w.stack[:0]
 	walkers.Put(w)
 }
 
+// stateIndex interns a state in f.States: a linear search while there
+// are few (most functions have a few dozen), a map beyond.
 func (w *walker) stateIndex(st *State) int32 {
-	if i, ok := w.intern[*st]; ok {
-		return i
+	const linear = 32
+	states := w.f.States
+	if len(states) <= linear {
+		for i := len(states) - 1; i >= 0; i-- {
+			if states[i] == *st {
+				return int32(i)
+			}
+		}
+	} else {
+		if len(w.intern) == 0 {
+			for i := range states {
+				w.intern[states[i]] = int32(i)
+			}
+		}
+		if i, ok := w.intern[*st]; ok {
+			return i
+		}
 	}
-	i := int32(len(w.f.States))
-	w.f.States = append(w.f.States, *st)
-	w.intern[*st] = i
+	i := int32(len(states))
+	w.f.States = append(states, *st)
+	if len(w.intern) > 0 {
+		w.intern[*st] = i
+	}
 	return i
 }
 
@@ -153,6 +174,9 @@ func (w *walker) text1(off int) string {
 }
 
 func (w *walker) find(k Kind, off int, why string, a, b *State) {
+	if k == KindUnknown {
+		w.f.Returns = true // what follows might return
+	}
 	fd := Finding{Kind: k, PC: w.pc0 + uint64(off), Why: why}
 	if off < len(w.text) && w.lens[off] > 0 {
 		fd.Insn = w.text1(off)
@@ -178,6 +202,7 @@ func (w *walker) target(addr uint64) int {
 // another part of it (an Exit) or a tail call, which must leave the
 // caller's frame as at the entry.
 func (w *walker) leave(off int, addr uint64, st *State) {
+	w.f.Returns = true // a tail call, or a part that may return
 	if w.opts.Partition != nil && w.opts.Partition(addr) {
 		w.f.Exits = append(w.f.Exits, Exit{PC: w.pc0 + uint64(off), Target: addr, State: *st})
 		return
@@ -199,6 +224,7 @@ func (w *walker) branch(off int, addr uint64, st *State) {
 // path walks one path from off with state st until it ends, meets an
 // instruction already walked with the same state, or cannot go on.
 func (w *walker) path(off int, st State) {
+	idx := int32(-1) // st's index in f.States when known
 	for {
 		if at := w.at[off]; at != 0 {
 			if at < 0 {
@@ -222,7 +248,7 @@ func (w *walker) path(off int, st State) {
 			if j == old {
 				return
 			}
-			st = j
+			st, idx = j, -1
 		}
 		if w.budget <= 0 {
 			w.find(KindUnknown, off, fmt.Sprintf("work budget of %d instruction visits spent", w.f.Visits), nil, nil)
@@ -251,7 +277,10 @@ func (w *walker) path(off int, st State) {
 			w.f.Decoded++
 		}
 		w.lens[off] = uint8(in.Len)
-		w.at[off] = 1 + w.stateIndex(&st)
+		if idx < 0 {
+			idx = w.stateIndex(&st)
+		}
+		w.at[off] = 1 + idx
 		next := off + in.Len
 
 		switch in.Class {
@@ -263,6 +292,7 @@ func (w *walker) path(off int, st State) {
 			w.find(KindUnknown, off, why, &st, nil)
 			return
 		case arch.Return:
+			w.f.Returns = true
 			if why := frameAtEntry(w.t, w.a, &st); why != "" {
 				w.find(KindRet, off, "return with the stack frame modified: "+why, &st, nil)
 			}
@@ -272,9 +302,12 @@ func (w *walker) path(off int, st State) {
 		}
 
 		nst := st
-		if why := apply(w.t, &nst, in); why != "" {
-			w.find(KindUnknown, off, why, &st, nil)
-			return
+		if in.NOps > 0 {
+			if why := apply(w.t, &nst, in); why != "" {
+				w.find(KindUnknown, off, why, &st, nil)
+				return
+			}
+			idx = -1
 		}
 
 		switch in.Class {
@@ -283,8 +316,10 @@ func (w *walker) path(off int, st State) {
 				return
 			}
 			nst.call(w.t)
+			idx = -1
 		case arch.CallIndirect:
 			nst.call(w.t)
+			idx = -1
 		case arch.Jump:
 			to := w.target(in.Target)
 			if to < 0 {
@@ -301,6 +336,7 @@ func (w *walker) path(off int, st State) {
 				targets = w.opts.JumpTable(w.pc0 + uint64(off))
 			}
 			if len(targets) == 0 {
+				w.f.Returns = true
 				if why := frameAtEntry(w.t, w.a, &nst); why != "" {
 					w.find(KindUnknown, off, "indirect jump (a jump table or a tail call) whose targets are not known, with the stack frame modified: "+why, &st, nil)
 				}
@@ -338,14 +374,8 @@ func (w *walker) decode(off int, in *arch.Inst) (err error) {
 // collect builds f.Insts from the walk's per-offset marks.
 func (w *walker) collect() {
 	f := w.f
-	n := 0
-	for _, at := range w.at {
-		if at != 0 {
-			n++
-		}
-	}
 	sort.SliceStable(f.Findings, func(i, j int) bool { return f.Findings[i].PC < f.Findings[j].PC })
-	f.Insts = make([]Inst, 0, n)
+	f.Insts = make([]Inst, 0, f.Decoded)
 	for off, at := range w.at {
 		if at == 0 {
 			continue
