@@ -99,6 +99,14 @@ func (fx *elfFixture) table(t *testing.T, name string, n int) func(uint64) []uin
 	return func(uint64) []uint64 { return out }
 }
 
+// read returns size bytes of .rodata at addr, or nil.
+func (fx *elfFixture) read(addr uint64, size int) []byte {
+	if addr < fx.rodataAddr || addr-fx.rodataAddr+uint64(size) > uint64(len(fx.rodata)) {
+		return nil
+	}
+	return fx.rodata[addr-fx.rodataAddr:][:size]
+}
+
 // disagreement is an instruction where the code's state and CFI's row
 // differ.
 type disagreement struct {
@@ -185,7 +193,10 @@ func TestCodeOracleFixturesX86(t *testing.T) {
 		t.Run(fn.name, func(t *testing.T) {
 			opts := &Options{}
 			if fn.name == "clean_jumptable" {
-				opts.JumpTable = fx.table(t, "clean_jumptable.table", 4)
+				opts.JumpTable = X86JumpTables(fn.code, fn.addr, fx.read)
+				if got, want := fmt.Sprint(opts.JumpTable(fn.addr+16)), fmt.Sprint(fx.table(t, "clean_jumptable.table", 4)(0)); got != want {
+					t.Errorf("X86JumpTables: %s, want %s", got, want)
+				}
 			}
 			f := Analyze(amd64, fn.code, fn.addr, opts)
 			for _, fd := range f.Findings {
@@ -239,5 +250,61 @@ func TestCodeOracleFaultKinds(t *testing.T) {
 		if len(dis) == 0 || !strings.HasPrefix(dis[0].what, w) {
 			t.Errorf("%s: %v, want %q", fn.name, dis, w)
 		}
+	}
+}
+
+func TestX86JumpTablesPIC(t *testing.T) {
+	const start, tab = 0x1000, 0x2000
+	code := []byte{
+		0x83, 0xff, 0x02, // cmp $2,%edi
+		0x77, 0x13, // ja +19 (default, at 24)
+		0x48, 0x8d, 0x15, 0xf4, 0x0f, 0x00, 0x00, // lea 0xff4(%rip),%rdx: the table at 0x2000
+		0x48, 0x63, 0x04, 0xba, // movslq (%rdx,%rdi,4),%rax
+		0x48, 0x01, 0xd0, // add %rdx,%rax
+		0xff, 0xe0, // jmp *%rax
+		0xc3, 0xc3, 0xc3, 0xc3, // cases 0-2, default
+	}
+	entries := func(targets ...int64) func(uint64, int) []byte {
+		b := make([]byte, 4*len(targets))
+		for i, tg := range targets {
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(int32(tg-tab)))
+		}
+		return func(a uint64, n int) []byte {
+			if a != tab || n > len(b) {
+				return nil
+			}
+			return b[:n]
+		}
+	}
+	jt := X86JumpTables(code, start, entries(0x1015, 0x1016, 0x1017))
+	if got := fmt.Sprint(jt(start + 19)); got != "[4117 4118 4119]" {
+		t.Errorf("targets %s", got)
+	}
+	if got := jt(start + 16); got != nil {
+		t.Errorf("targets of an add: %v", got)
+	}
+	// A target outside the function, or a short table: not resolved.
+	if got := X86JumpTables(code, start, entries(0x1015, 0x3000, 0x1017))(start + 19); got != nil {
+		t.Errorf("outside target accepted: %v", got)
+	}
+	if got := X86JumpTables(code, start, entries(0x1015, 0x1016))(start + 19); got != nil {
+		t.Errorf("short table accepted: %v", got)
+	}
+	// Without the bound (cmp/ja made nops) nothing is guessed.
+	nb := append([]byte{}, code...)
+	copy(nb, []byte{0x90, 0x90, 0x90, 0x90, 0x90})
+	if got := X86JumpTables(nb, start, entries(0x1015, 0x1016, 0x1017))(start + 19); got != nil {
+		t.Errorf("unbounded table accepted: %v", got)
+	}
+	// The bound on another register than the index: nothing.
+	ob := append([]byte{}, code...)
+	ob[1] = 0xfe // cmp $2,%esi
+	if got := X86JumpTables(ob, start, entries(0x1015, 0x1016, 0x1017))(start + 19); got != nil {
+		t.Errorf("bound on another register accepted: %v", got)
+	}
+	// The walk follows the table: every instruction judged.
+	f := Analyze(amd64, code, start, &Options{JumpTable: jt})
+	if f.Judged != len(code)-21+6 {
+		t.Errorf("judged %d", f.Judged)
 	}
 }
