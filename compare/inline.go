@@ -246,7 +246,7 @@ func (t *Trace) ShownLocation(s Shown) string {
 	}
 	name := s.Function
 	if !s.Inline {
-		name, _, _ = f.Module.FuncName(f.LookupPC())
+		name = f.Module.SymbolizeAt(f.PC, f.LookupPC()).Name
 	}
 	file, line := t.ShownLine(s)
 	return locationText(name, file, line, f.Module)

@@ -19,8 +19,10 @@ import (
 // "spin_here () at testdata/src/deep.c:58" (the file as the DWARF line
 // table names it, joined with an absolute compilation directory),
 // "clock_nanosleep () from /lib/x86_64-linux-gnu/libc.so.6", "?? ()".
-// lines adds the source line (it loads the module's DWARF line table).
-// Module, function and line are those of lookupPC, the frame's lookup
+// With lines, the function is named as gdb names it, by its DWARF
+// subprogram ("weigh" for GCC's clone weigh.isra.0), and the source line
+// is added; both load the module's DWARF. Without, no DWARF is read and
+// the function is the ELF symbol's. Module, function and line are those of lookupPC, the frame's lookup
 // address (Frame.LookupPC), as gdb's find_frame_funname and find_frame_sal
 // take them.
 func Location(space *frames.Space, pc, lookupPC uint64, lines bool) string {
@@ -60,7 +62,8 @@ type TextOptions struct {
 	// -Limit frames (gdb's "bt N" and "bt -N"); 0 prints all. Frames are
 	// counted as gdb counts them, inline frames included.
 	Limit int
-	// NoLines leaves out source lines and inline frames (faster: no DWARF).
+	// NoLines leaves out source lines and inline frames, and names
+	// functions by ELF symbol (faster: no DWARF).
 	NoLines bool
 	Style   Style
 }
@@ -384,7 +387,12 @@ type (
 		PC       uint64 `json:"pc"`
 		CFA      uint64 `json:"cfa,omitempty"`
 		Module   string `json:"module,omitempty"`
+		// Function is the name gdb gives the frame (its DWARF
+		// subprogram's where there is one: "weigh"); Symbol the ELF
+		// symbol holding the PC ("weigh.isra.0"), when it differs, and
+		// Offset the PC's offset from that symbol's start.
 		Function string `json:"function,omitempty"`
+		Symbol   string `json:"symbol,omitempty"`
 		Offset   uint64 `json:"offset,omitempty"`
 		// File and Line are the source line gdb shows for the frame:
 		// with inline frames, the line of the outermost inlined call.
@@ -474,6 +482,9 @@ func (t *Trace) frameDocument(i int) FrameDocument {
 	if m := f.Module; m != nil {
 		sym := m.SymbolizeAt(f.PC, f.LookupPC())
 		fd.Module, fd.Function, fd.Offset, fd.File, fd.Line = m.Name, sym.Name, sym.Offset, sym.File, sym.Line
+		if sym.ELFName != sym.Name {
+			fd.Symbol = sym.ELFName
+		}
 	}
 	if chain := t.inlinedAt(i); len(chain) > 0 {
 		first := fd.GDBLevel - len(chain)

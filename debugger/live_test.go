@@ -77,7 +77,11 @@ func TestLiveBreakContinueFinishDetach(t *testing.T) {
 		t.Fatalf("continue did not stop at the breakpoint:\n%s", out)
 	}
 	bt = run(t, s, ui, "bt")
-	wantPrefix(t, "bt at the breakpoint", functions(bt), []string{"clock_gettime", "spin_until", "level6_leafish", "level5_bigframe",
+	names := functions(bt)
+	if len(names) > 0 && names[0] == "__GI___clock_gettime" {
+		names[0] = "clock_gettime" // gdb's DWARF name, where libc6-dbg is installed
+	}
+	wantPrefix(t, "bt at the breakpoint", names, []string{"clock_gettime", "spin_until", "level6_leafish", "level5_bigframe",
 		"level4_recursive", "level4_recursive", "level4_recursive", "level3_indirect", "level2_alloca", "level1", "run_chain", "main"})
 	out = run(t, s, ui, "finish")
 	if !regexp.MustCompile(`(?m)^#0 .* in spin_until \(\)`).MatchString(out) {

@@ -221,9 +221,15 @@ func (m *Module) Prefetch() {
 type Symbol struct {
 	// Module is the name of the module holding the PC, "" if none.
 	Module string
-	// Name is the function's symbol name ("" if unknown); PLT entries are
-	// named "puts@plt" as gdb does.
+	// Name is the function's name as gdb names a frame: the DWARF
+	// subprogram's (Module.FunctionName: "weigh" in weigh.isra.0) where
+	// DWARF covers the PC, else the ELF symbol's; "" if unknown. PLT
+	// entries are named "puts@plt" as gdb does.
 	Name string
+	// ELFName is the ELF symbol (.symtab, .dynsym) holding the PC
+	// ("weigh.isra.0", "__qsort_r"), as addresses are printed
+	// ("<weigh.isra.0+4>"); "" if none.
+	ELFName string
 	// Addr is the function's runtime start address and Size its size in
 	// bytes (0, 0 if unknown).
 	Addr, Size uint64
@@ -259,9 +265,13 @@ func (m *Module) SymbolizeAt(pc, lookupPC uint64) Symbol {
 	t := m.symbols(d)
 	if i := t.find(lookupPC - m.Bias); i >= 0 {
 		s.Name, s.Addr, s.Size, s.Offset = t.name(i), t.addrs[i]+m.Bias, t.sizes[i], pc-m.Bias-t.addrs[i]
+		s.ELFName = s.Name
 	}
 	if lt := m.lineData(d); lt != nil {
 		s.File, s.Line = lt.find(lookupPC - m.Bias)
+		if name, ok := m.FunctionName(lookupPC); ok {
+			s.Name = name
+		}
 	}
 	return s
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"iter"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/sirupsen/logrus"
@@ -37,11 +38,17 @@ const (
 	maxOriginHops    = 8       // DW_AT_abstract_origin / DW_AT_specification links followed for a name
 )
 
-// funcRange is one address range [lo, hi) of a subprogram DIE with
-// children, at offset off.
+// attrMIPSLinkageName is DW_AT_MIPS_linkage_name, the linkage name of
+// producers before DWARF 4's DW_AT_linkage_name.
+const attrMIPSLinkageName dwarf.Attr = 0x2007
+
+// funcRange is one address range [lo, hi) of a subprogram DIE at offset
+// off; children says whether the DIE has children (only those can hold
+// inlined subroutines).
 type funcRange struct {
-	lo, hi uint64
-	off    dwarf.Offset
+	lo, hi   uint64
+	off      dwarf.Offset
+	children bool
 }
 
 // inlineIndex is what inline lookups need of one compilation unit,
@@ -152,11 +159,11 @@ func buildInlineIndex(d *dwarf.Data, cu *dwarf.Entry) (idx inlineIndex, err erro
 		if e == nil || e.Tag == 0 { // the end of the unit's children
 			return idx, nil
 		}
-		if e.Tag == dwarf.TagSubprogram && e.Children {
+		if e.Tag == dwarf.TagSubprogram {
 			if rs, err := d.Ranges(e); err == nil {
 				for _, rg := range rs {
 					if rg[1] > rg[0] {
-						idx.funcs = append(idx.funcs, funcRange{rg[0], rg[1], e.Offset})
+						idx.funcs = append(idx.funcs, funcRange{rg[0], rg[1], e.Offset, e.Children})
 					}
 				}
 			}
@@ -167,17 +174,27 @@ func buildInlineIndex(d *dwarf.Data, cu *dwarf.Entry) (idx inlineIndex, err erro
 	}
 }
 
-// inlinedAt returns the inline chain at link-time address pc in this
-// unit; ok is false when no subprogram of the unit contains pc.
-func (u *lineUnit) inlinedAt(d *dwarf.Data, pc uint64) (calls []InlinedCall, ok bool) {
+// subprogramAt returns the subprogram of the unit whose ranges contain
+// link-time address pc; ok is false when there is none.
+func (u *lineUnit) subprogramAt(d *dwarf.Data, pc uint64) (f funcRange, ok bool) {
 	idx := u.index(d)
 	i := sort.Search(len(idx.funcs), func(i int) bool { return idx.funcs[i].lo > pc })
 	for k := i - 1; k >= 0; k-- {
-		f := idx.funcs[k]
-		if pc >= f.hi {
-			continue
+		if f := idx.funcs[k]; pc < f.hi {
+			return f, true
 		}
-		calls, err := inlineChain(d, f.off, pc, idx.files)
+	}
+	return funcRange{}, false
+}
+
+// inlinedAt returns the inline chain at link-time address pc in this
+// unit; ok is false when no subprogram of the unit contains pc.
+func (u *lineUnit) inlinedAt(d *dwarf.Data, pc uint64) (calls []InlinedCall, ok bool) {
+	if f, ok := u.subprogramAt(d, pc); ok {
+		if !f.children {
+			return nil, true
+		}
+		calls, err := inlineChain(d, f.off, pc, u.index(d).files)
 		if err != nil {
 			logrus.Debugf("frames: inline frames at %#x: %v", pc, err)
 		}
@@ -269,13 +286,66 @@ func inlineChain(d *dwarf.Data, off dwarf.Offset, pc uint64, files []string) (ca
 	return outer, nil
 }
 
-// originName returns the name of an inlined subroutine: the DW_AT_name of
-// its DW_AT_abstract_origin, following abstract origins and
+// FunctionName returns the name gdb gives the function of a frame whose
+// lookup address is pc (Frame.LookupPC), from the DWARF subprogram whose
+// ranges contain pc: "weigh" for GCC's clone weigh.isra.0, the parent's
+// name in a .cold or .part partition, "__GI___clock_nanosleep" for glibc's
+// internal alias (see originName). ok is false when the module has no
+// DWARF subprogram covering pc (assembly, no debug information): callers
+// then name the frame by its ELF symbol, as gdb falls back on minimal
+// symbols.
+func (m *Module) FunctionName(pc uint64) (name string, ok bool) {
+	d, err := m.load()
+	if err != nil {
+		return "", false
+	}
+	lt := m.lineData(d)
+	if lt == nil {
+		return "", false
+	}
+	link := pc - m.Bias
+	for u := range lt.units(link) {
+		if f, ok := u.subprogramAt(lt.d, link); ok {
+			return subprogramName(lt.d, f.off), true
+		}
+	}
+	return "", false
+}
+
+// subprogramName is originName of the entry at off, or "??" when it cannot
+// be read.
+func subprogramName(d *dwarf.Data, off dwarf.Offset) (name string) {
+	defer func() {
+		if r := recover(); r != nil { // debug/dwarf on hostile input
+			logrus.Debugf("frames: DWARF subprogram at %#x: %v", off, r)
+			name = "??"
+		}
+	}()
+	r := d.Reader()
+	r.Seek(off)
+	e, err := r.Next()
+	if err != nil || e == nil {
+		return "??"
+	}
+	return originName(d, e)
+}
+
+// originName returns the name gdb gives a subprogram or an inlined
+// subroutine (gdb's dwarf2_physname): its DW_AT_linkage_name when that is
+// not a C++ mangled name (C functions with an asm label: glibc's internal
+// aliases such as __GI___qsort_r), else its DW_AT_name, following
+// DW_AT_abstract_origin (clones, inlined and out-of-line instances) and
 // DW_AT_specification (a C++ member defined outside its class) a few
-// links; "??" when there is none.
+// links; "??" when there is none. C++ names stay unqualified: sfdbg has no
+// demangler.
 func originName(d *dwarf.Data, e *dwarf.Entry) string {
 	r := d.Reader()
 	for range maxOriginHops {
+		for _, a := range [...]dwarf.Attr{dwarf.AttrLinkageName, attrMIPSLinkageName} {
+			if ln, ok := e.Val(a).(string); ok && ln != "" && !strings.HasPrefix(ln, "_Z") {
+				return ln
+			}
+		}
 		if name, ok := e.Val(dwarf.AttrName).(string); ok && name != "" {
 			return name
 		}

@@ -176,8 +176,9 @@ func TestInlinedAtOnDamagedDWARFNeitherPanicsNorRunsAway(t *testing.T) {
 	}
 }
 
-// TestInlineLookupIsLazy checks that symbolizing does not build the
-// inline index, and that an inline lookup builds it for one unit only.
+// TestInlineLookupIsLazy checks that naming a frame (Symbolize, which
+// asks the unit's subprograms for gdb's name) and an inline lookup index
+// the one unit holding the PC, and no other.
 func TestInlineLookupIsLazy(t *testing.T) {
 	m := inlineModule(t)
 	pc := funcPCs(t, m, "run")[0]
@@ -191,13 +192,15 @@ func TestInlineLookupIsLazy(t *testing.T) {
 	if len(u) != 1 {
 		t.Fatalf("%d units hold %#x", len(u), pc)
 	}
-	if u[0].inl.funcs != nil {
-		t.Fatal("Symbolize built the inline index")
+	if u[0].inl.funcs == nil {
+		t.Fatal("Symbolize did not index the unit of the PC")
+	}
+	for _, r := range lt.ranges {
+		if r.unit != u[0] && r.unit.inl.funcs != nil {
+			t.Fatalf("Symbolize indexed a unit at %#x that does not hold %#x", r.lo, pc)
+		}
 	}
 	m.InlinedAt(pc)
-	if u[0].inl.funcs == nil {
-		t.Fatal("InlinedAt did not index the unit")
-	}
 	want := []InlinedCall(nil)
 	if got := m.InlinedAt(funcPCs(t, m, "main")[0]); !reflect.DeepEqual(got, want) {
 		t.Errorf("main: %v", got)

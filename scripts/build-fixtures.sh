@@ -4,6 +4,7 @@
 #   testdata/bin/deep-v{1,2,3}-O{0,2}     deep.c, live-debugging program
 #   testdata/bin/deep-cet-v3-O{0,2}       deep.c with CET (endbr64, IBT PLT)
 #   testdata/bin/inline-v3-O2             inline.c, inline frames on the stack
+#   testdata/bin/clones-v3-O2             clones.c, GCC clones (.isra, .constprop, .part)
 #   testdata/bin/noreturn-v{1,2,3}-O2     noreturn.c, return addresses past
 #                                         their function's end
 #   testdata/bin/cet-v3                   cet.c, CET: notrack jump table, IBT PLT
@@ -78,6 +79,21 @@ check_version "$out" x86_64 3
 out_txt=$("$out" exit) || die "inline-v3-O2 exit failed"
 [ "$out_txt" = ready ] || die "inline-v3-O2 printed '$out_txt', not 'ready'"
 echo "built inline-v3-O2 ($(stat -c %s "$out") bytes, SFrame v3)"
+
+# ---------------------------------------------------------------- clones.c
+# Functions GCC clones (weigh.isra.0, scale.constprop.0, check.part.0):
+# their frames are named by DWARF, as gdb names them, not by ELF symbol
+# (frames.Module.FunctionName, TestFunctionNamesAreGdbs).
+out=$BIN/clones-v3-O2
+gcc -B "$TC/v3/bin/" -Wa,--gsframe -g -O2 -fomit-frame-pointer -Wall -Wextra \
+    -ffile-prefix-map="$REPO"=. -o "$out" testdata/src/clones.c
+check_version "$out" x86_64 3
+for s in weigh.isra.0 scale.constprop.0 check.part.0; do
+  nm "$out" | grep -q " $s\$" || die "clones-v3-O2 has no $s (another GCC clones differently)"
+done
+out_txt=$("$out" exit) || die "clones-v3-O2 exit failed"
+[ "$out_txt" = ready ] || die "clones-v3-O2 printed '$out_txt', not 'ready'"
+echo "built clones-v3-O2 ($(stat -c %s "$out") bytes, SFrame v3)"
 
 # ---------------------------------------------------------------- noreturn.c
 # Functions whose last instruction is a call to a noreturn function, so

@@ -92,14 +92,7 @@ func catchJSON(t *testing.T, args ...string) (int, *debugger.CatchDocument) {
 // knownNameFaults are frames sfdbg names differently from gdb for a
 // reason outside catch, by mode and level. Each fails the test once it is
 // fixed, so that it is removed.
-var knownNameFaults = map[string]string{
-	// abort is noreturn: check_leaf.cold's call is its last instruction.
-	// Looked up at PC-1 the frame is in check_leaf.cold, the symbol of
-	// check_leaf's cold partition; gdb names it by DWARF (check_leaf's
-	// DW_AT_ranges cover the partition), which sfdbg does not do yet
-	// (issue 21, "Names and source locations as gdb gives them").
-	"abort#3": "a cold partition is named by its ELF symbol, not by its function's DWARF name",
-}
+var knownNameFaults = map[string]string{}
 
 func TestCatchPrintsGDBsFramesAndTheProgramDiesOfTheSignal(t *testing.T) {
 	for _, tc := range []struct {
