@@ -57,9 +57,15 @@ type Options struct {
 	// part (Entry).
 	Partition func(target uint64) bool
 	// Entry is the state at the first instruction; nil: the machine's entry
-	// state. A cold part (foo.cold) starts from the state at its jump site
+	// state, unless Entries are given (then the walk starts only from
+	// them). A cold part (foo.cold) starts from the state at its jump site
 	// in the parent (an Exit's State).
 	Entry *State
+	// Entries are more places where the function is entered with a known
+	// state (a cold part entered by jumps to several of its
+	// instructions, from Exits): the walk starts from each of them too.
+	// Entries outside the function are ignored.
+	Entries []Exit
 	// Budget bounds the instruction visits (decodes) of the walk; 0: the
 	// default, DefaultBudget(len(text)). When it is spent the walk stops
 	// with an Unknown finding.

@@ -3,7 +3,8 @@ package code
 // NoReturnNames are C library functions declared noreturn (glibc's
 // <stdlib.h>, <unistd.h>, <setjmp.h>, <assert.h>, <err.h>, <pthread.h>,
 // the fortify and stack-protector failure paths) and the C++/unwinder
-// functions that do not return (__cxa_throw, _Unwind_Resume). A caller
+// functions that do not return (__cxa_throw, _Unwind_Resume), and glibc's
+// private noreturn functions (_dl_fatal_printf). A caller
 // that names a call's target (through the PLT or the symbol table) can
 // build Options.NoReturn from it; objtool keeps the same kind of list
 // (global_noreturns in tools/objtool/check.c) because the noreturn
@@ -18,4 +19,7 @@ var NoReturnNames = map[string]bool{
 	"__cxa_call_unexpected": true, "__cxa_pure_virtual": true, "_Unwind_Resume": true,
 	"__ubsan_handle_builtin_unreachable": true, "__builtin_unreachable": true,
 	"_ZSt9terminatev": true, "__cxa_call_terminate": true,
+	// glibc's own (GLIBC_PRIVATE) noreturn entry points.
+	"_dl_fatal_printf": true, "_dl_signal_error": true, "_dl_signal_exception": true,
+	"__libc_longjmp": true, "____longjmp_chk": true, "__libc_siglongjmp": true,
 }

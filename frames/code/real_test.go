@@ -57,6 +57,13 @@ func loadProgram(t testing.TB, path string) *program {
 			}
 		}
 	}
+	if dyn, err := f.DynamicSymbols(); err == nil {
+		for _, s := range dyn {
+			if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 && p.names[s.Value] == "" {
+				p.names[s.Value] = s.Name
+			}
+		}
+	}
 	// .rela.plt entry i (JUMP_SLOT) is served by .plt.sec entry i (IBT
 	// PLT) or .plt entry i+1.
 	rela := f.Section(".rela.plt")
@@ -75,13 +82,21 @@ func loadProgram(t testing.TB, path string) *program {
 	if plt == nil {
 		return p
 	}
+	// The entry follows from the GOT slot the relocation patches (the
+	// relocations are not in slot order: IRELATIVE ones come last).
+	gotplt := f.Section(".got.plt")
+	if gotplt == nil {
+		return p
+	}
 	for i := 0; (i+1)*24 <= len(b); i++ {
+		off := binary.LittleEndian.Uint64(b[i*24:])
 		info := binary.LittleEndian.Uint64(b[i*24+8:])
 		sym := int(info >> 32)
-		if sym == 0 || sym > len(dyn) {
+		if sym == 0 || sym > len(dyn) || off < gotplt.Addr+24 {
 			continue
 		}
-		p.names[plt.Addr+16*(uint64(i)+first)] = dyn[sym-1].Name
+		slot := (off-gotplt.Addr)/8 - 3
+		p.names[plt.Addr+16*(slot+first)] = dyn[sym-1].Name
 	}
 	return p
 }

@@ -307,6 +307,24 @@ func join(t *regTable, a, b State) (State, bool) {
 	return j, ok
 }
 
+// AtEntry reports whether s is the caller's frame as at a call's entry
+// on a: SP at the return address's slot, RA where the call put it, and
+// every tracked register holding the caller's value. A jump with such a
+// state is a tail call as far as the stack is concerned; one with another
+// state enters another part of the function (or is a fault).
+func (s State) AtEntry(a *arch.Arch) bool {
+	t := tableFor(a)
+	if t.err != "" || frameAtEntry(t, a, &s) != "" {
+		return false
+	}
+	for i := range t.regs {
+		if i != t.ra && !s.same(i) {
+			return false
+		}
+	}
+	return true
+}
+
 // frameAtEntry reports whether s is the caller's frame as at the entry:
 // SP at the return address's slot and RA where the call put it. It returns
 // why not.

@@ -89,7 +89,19 @@ func Analyze(a *arch.Arch, text []byte, start uint64, opts *Options) *Func {
 			return f
 		}
 	}
-	w.stack = append(w.stack[:0], item{0, entry})
+	w.stack = w.stack[:0]
+	if w.opts.Entry != nil || len(w.opts.Entries) == 0 {
+		w.stack = append(w.stack, item{0, entry})
+	}
+	for i := len(w.opts.Entries) - 1; i >= 0; i-- {
+		e := &w.opts.Entries[i]
+		if to := w.target(e.Target); to >= 0 {
+			if _, _, ok := e.State.cfa(t); ok {
+				w.stack = append(w.stack, item{to, e.State})
+			}
+		}
+	}
+
 	for len(w.stack) > 0 {
 		it := w.stack[len(w.stack)-1]
 		w.stack = w.stack[:len(w.stack)-1]
