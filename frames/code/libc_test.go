@@ -156,12 +156,13 @@ func BenchmarkAnalyzeLibc(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cpuSeconds()
 	for i := 0; i < b.N; i++ {
 		for _, fn := range p.funcs {
 			Analyze(amd64, fn.code, fn.addr, &Options{NoReturn: p.noReturn, JumpTable: X86JumpTables(fn.code, fn.addr, p.read)})
 		}
 	}
-	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "instr/s")
+	reportSpeed(b, n, cpu0)
 }
 
 // standardEntry reports whether CFI's row at a function's first

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"sort"
 
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"golang.org/x/arch/x86/x86asm"
 )
 
@@ -25,14 +26,47 @@ const maxTable = 1 << 14
 // jump as not followed rather than follow a guess. The function's linear
 // decoding is made on the first call and kept.
 func X86JumpTables(text []byte, start uint64, read func(addr uint64, size int) []byte) func(pc uint64) []uint64 {
-	var insts []x86Inst
+	var starts []uint32 // instruction offsets of the linear decoding, -1 marks bytes that do not decode
 	return func(pc uint64) []uint64 {
-		if insts == nil {
-			insts = x86Sweep(text, start)
+		if starts == nil {
+			starts = x86Starts(text)
 		}
-		return x86Table(insts, start, uint64(len(text)), pc, read)
+		if pc < start || pc-start >= uint64(len(text)) {
+			return nil
+		}
+		// Decode only the window before the jump in full.
+		off := uint32(pc - start)
+		j := sort.Search(len(starts), func(i int) bool { return starts[i]&^badByte >= off })
+		if j == len(starts) || starts[j] != off {
+			return nil
+		}
+		lo := max(j-x86Window, 0)
+		insts := make([]x86Inst, 0, j-lo+1)
+		for _, o := range starts[lo : j+1] {
+			in := x86Inst{pc: start + uint64(o&^badByte)}
+			if o&badByte == 0 {
+				if x, err := x86asm.Decode(text[o:], 64); err == nil && x.Len > 0 {
+					in.in, in.ok = x, true
+				}
+			}
+			insts = append(insts, in)
+		}
+		isStart := func(t uint64) bool {
+			o := uint32(t - start)
+			k := sort.Search(len(starts), func(i int) bool { return starts[i]&^badByte >= o })
+			return k < len(starts) && starts[k] == o
+		}
+		return x86Table(insts, start, uint64(len(text)), isStart, read)
 	}
 }
+
+// x86Window is how many instructions before an indirect jump are searched
+// for its table's base and bound.
+const x86Window = 24
+
+// badByte marks an entry of x86Starts that is a byte that does not
+// decode.
+const badByte = 1 << 31
 
 type x86Inst struct {
 	pc uint64
@@ -40,19 +74,35 @@ type x86Inst struct {
 	ok bool
 }
 
-// x86Sweep decodes text linearly (a byte at a time over what does not
-// decode).
-func x86Sweep(text []byte, start uint64) []x86Inst {
-	var out []x86Inst
-	for off := 0; off < len(text); {
-		in, err := x86asm.Decode(text[off:], 64)
-		if err != nil || in.Len == 0 {
-			out = append(out, x86Inst{pc: start + uint64(off)})
+// x86Starts delimits the instructions of text linearly with the fast
+// length decoder (arch.X86.Len), a byte at a time over what does not
+// decode (marked badByte).
+func x86Starts(text []byte) []uint32 {
+	out := make([]uint32, 0, len(text)/4+1)
+	for off := 0; off < len(text) && off < badByte; {
+		n, ok := arch.X86{}.Len(text[off:])
+		if !ok || n <= 0 {
+			out = append(out, uint32(off)|badByte)
 			off++
 			continue
 		}
-		out = append(out, x86Inst{pc: start + uint64(off), in: in, ok: true})
-		off += in.Len
+		out = append(out, uint32(off))
+		off += n
+	}
+	return out
+}
+
+// x86Sweep decodes text linearly in full (x86asm), for tests.
+func x86Sweep(text []byte, start uint64) []x86Inst {
+	var out []x86Inst
+	for _, o := range x86Starts(text) {
+		in := x86Inst{pc: start + uint64(o&^badByte)}
+		if o&badByte == 0 {
+			if x, err := x86asm.Decode(text[o:], 64); err == nil && x.Len > 0 {
+				in.in, in.ok = x, true
+			}
+		}
+		out = append(out, in)
 	}
 	return out
 }
@@ -104,14 +154,16 @@ func writes(in *x86asm.Inst, f int) bool {
 }
 
 // x86Table resolves the indirect jump at pc (see X86JumpTables).
-func x86Table(insts []x86Inst, start, size, pc uint64, read func(uint64, int) []byte) []uint64 {
-	j := sort.Search(len(insts), func(i int) bool { return insts[i].pc >= pc })
-	if j == len(insts) || insts[j].pc != pc || !insts[j].ok || insts[j].in.Op != x86asm.JMP {
+// insts is the window of instructions that ends with the jump; isStart
+// says whether an address starts an instruction of the function's linear
+// decoding.
+func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, read func(uint64, int) []byte) []uint64 {
+	j := len(insts) - 1
+	if j < 0 || !insts[j].ok || insts[j].in.Op != x86asm.JMP {
 		return nil
 	}
 	jmp := &insts[j].in
-	const window = 24
-	lo := max(j-window, 0)
+	lo := 0
 	var base uint64  // the table's address
 	var entry int    // entry size: 4 (relative to base) or 8 (absolute)
 	var index = -1   // index register family
@@ -228,8 +280,7 @@ func x86Table(insts []x86Inst, start, size, pc uint64, read func(uint64, int) []
 		if t < start || t-start >= size {
 			return nil
 		}
-		k := sort.Search(len(insts), func(i int) bool { return insts[i].pc >= t })
-		if k == len(insts) || insts[k].pc != t || !insts[k].ok {
+		if !isStart(t) {
 			return nil
 		}
 		targets = append(targets, t)
