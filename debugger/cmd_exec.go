@@ -44,18 +44,28 @@ func (s *Session) setBreakpoints(args string, temp bool) error {
 		kind = "Temporary breakpoint"
 	}
 	for _, addr := range loc.addrs {
-		for _, bp := range s.bps {
-			if bp.addr == addr {
-				return fmt.Errorf("Breakpoint %d is already at %#x.", bp.id, addr)
-			}
+		if bp := s.bpAt(addr); bp != nil {
+			return fmt.Errorf("Breakpoint %d is already at %#x.", bp.id, addr)
 		}
+	}
+	bp := &breakpoint{id: s.nextBP, desc: args, temp: temp}
+	for _, addr := range loc.addrs {
 		if err := s.tgt.SetBreakpoint(addr); err != nil {
+			for _, a := range bp.addrs {
+				s.tgt.ClearBreakpoint(a) // the locations set so far
+			}
 			return err
 		}
-		bp := &breakpoint{id: s.nextBP, addr: addr, desc: args, temp: temp}
-		s.nextBP++
-		s.bps = append(s.bps, bp)
+		bp.addrs = append(bp.addrs, addr)
+	}
+	s.nextBP++
+	s.bps = append(s.bps, bp)
+	if len(bp.addrs) == 1 {
+		addr := bp.addrs[0]
 		s.printf("%s %d at %#x: %s\n", kind, bp.id, addr, strings.TrimSuffix(compare.Location(sp, addr, addr, true), " ()"))
+	} else {
+		// gdb: "Breakpoint 1 at 0x1139: weigh. (2 locations)"
+		s.printf("%s %d at %#x: %s. (%d locations)\n", kind, bp.id, bp.addrs[0], args, len(bp.addrs))
 	}
 	return nil
 }
@@ -79,8 +89,10 @@ func cmdDelete(s *Session, args string) error {
 			continue
 		}
 		if s.tgt != nil {
-			if err := s.tgt.ClearBreakpoint(bp.addr); err != nil {
-				errs = append(errs, err)
+			for _, a := range bp.addrs {
+				if err := s.tgt.ClearBreakpoint(a); err != nil {
+					errs = append(errs, err)
+				}
 			}
 		}
 	}
@@ -105,11 +117,22 @@ func cmdInfoBreakpoints(s *Session, _ string) error {
 	}
 	s.printf("%-4s%-20s%-6s%s\n", "Num", "Address", "Hits", "What")
 	for _, bp := range sortedBreakpoints(s.bps) {
-		what := bp.desc
-		if sp != nil {
-			what = compare.Location(sp, bp.addr, bp.addr, true)
+		what := func(a uint64) string {
+			if sp != nil {
+				return compare.Location(sp, a, a, true)
+			}
+			return bp.desc
 		}
-		s.printf("%-4d%-20s%-6d%s\n", bp.id, hex16(bp.addr), bp.hits, what)
+		if len(bp.addrs) == 1 {
+			s.printf("%-4d%-20s%-6d%s\n", bp.id, hex16(bp.addrs[0]), bp.hits, what(bp.addrs[0]))
+			continue
+		}
+		// gdb lists a breakpoint with several locations as N <MULTIPLE>,
+		// then N.1, N.2, ...
+		s.printf("%-4d%-20s%-6d%s\n", bp.id, "<MULTIPLE>", bp.hits, bp.desc)
+		for k, a := range bp.addrs {
+			s.printf("%-4s%-20s%-6s%s\n", fmt.Sprintf("%d.%d", bp.id, k+1), hex16(a), "", what(a))
+		}
 	}
 	return nil
 }
@@ -177,14 +200,16 @@ func (s *Session) reportStop(ev Event) error {
 // deleteBreakpoint removes bp (a temporary breakpoint that was hit).
 func (s *Session) deleteBreakpoint(bp *breakpoint) {
 	s.bps = slices.DeleteFunc(s.bps, func(b *breakpoint) bool { return b == bp })
-	if err := s.tgt.ClearBreakpoint(bp.addr); err != nil {
-		s.ui.PrintErr(err.Error())
+	for _, a := range bp.addrs {
+		if err := s.tgt.ClearBreakpoint(a); err != nil {
+			s.ui.PrintErr(err.Error())
+		}
 	}
 }
 
 func (s *Session) bpAt(pc uint64) *breakpoint {
 	for _, bp := range s.bps {
-		if bp.addr == pc {
+		if slices.Contains(bp.addrs, pc) {
 			return bp
 		}
 	}

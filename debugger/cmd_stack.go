@@ -664,6 +664,24 @@ func moduleFuncs(m *frames.Module) []string {
 	return names
 }
 
+// lookupFunctions returns every location of the function called name, as
+// gdb resolves a function name for break and list: in every module, the
+// main executable's first, the symbol of that name and the clones GCC
+// made of it (frames.Module.LookupFunction). m is the module of the first.
+func lookupFunctions(sp *frames.Space, name string) (addrs []uint64, m *frames.Module) {
+	for _, mod := range mainFirst(sp) {
+		for _, a := range mod.LookupFunction(name) {
+			if a != mod.Bias {
+				if m == nil {
+					m = mod
+				}
+				addrs = append(addrs, a)
+			}
+		}
+	}
+	return addrs, m
+}
+
 // lookupFunction finds a function by name in the main executable first,
 // then in the other modules.
 func lookupFunction(sp *frames.Space, name string) (uint64, *frames.Module, bool) {

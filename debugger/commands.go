@@ -351,7 +351,9 @@ current directory and the directory of the program and its parents.`,
 			help: `Set a breakpoint at a function's entry, a line or an address.
 Unlike gdb, "break FUNCTION" stops at the function's first instruction,
 not after its prologue: the entry and the prologue are where SFrame's
-rules are most often wrong. "break FILE:LINE" (deep.c:62) stops at the
+rules are most often wrong. FUNCTION is also found in the copies GCC
+makes of it (weigh.isra.0, scale.constprop.0, check.part.0): one
+breakpoint with a location in each, as gdb resolves the name. "break FILE:LINE" (deep.c:62) stops at the
 line's first instruction in every function with code for it (a line
 without code: the next one that has some); LINE is in the default file
 (the one listed last, else the selected frame's). "break *ADDR" stops at

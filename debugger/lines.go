@@ -205,12 +205,12 @@ func (s *Session) resolveLocation(spec string) (location, error) {
 	if hasFile {
 		return location{}, fmt.Errorf("Invalid line number %q in %s (FILE:LINE).", lineText, spec)
 	}
-	a, m, ok := lookupFunction(sp, spec)
-	if !ok {
+	addrs, m := lookupFunctions(sp, spec)
+	if len(addrs) == 0 {
 		return location{}, fmt.Errorf("Function \"%s\" not defined.", spec)
 	}
-	sym := m.Symbolize(a)
-	return location{addrs: []uint64{a}, file: sym.File, line: sym.Line}, nil
+	sym := m.Symbolize(addrs[0])
+	return location{addrs: addrs, file: sym.File, line: sym.Line}, nil
 }
 
 // defaultFile is the source file a bare LINE refers to: the one list

@@ -100,11 +100,14 @@ type traceKey struct {
 }
 
 type breakpoint struct {
-	id   int
-	addr uint64
-	desc string // "spin_here" or "*0x..."
-	hits int
-	temp bool
+	id int
+	// addrs are the breakpoint's locations: one, or several where a name
+	// resolves to several places (a function and its GCC clones, a line
+	// with code in several places), as gdb's "(2 locations)".
+	addrs []uint64
+	desc  string // "spin_here" or "*0x..."
+	hits  int
+	temp  bool
 }
 
 // NewSession returns a session on target t (nil for none) talking to ui.
@@ -314,8 +317,10 @@ func (s *Session) closeTarget() error {
 func (s *Session) detach(t Target) error {
 	var errs []error
 	for _, bp := range s.bps {
-		if err := t.ClearBreakpoint(bp.addr); err != nil {
-			errs = append(errs, err)
+		for _, a := range bp.addrs {
+			if err := t.ClearBreakpoint(a); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	s.bps = nil

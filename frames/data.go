@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -335,6 +337,35 @@ func (m *Module) LookupSymbol(name string) (addr, size uint64, ok bool) {
 		size = t.sizes[i]
 	}
 	return a + m.Bias, size, true
+}
+
+// cloneSuffix matches the suffixes GCC gives the copies of a function it
+// specializes (gcc/ipa-*.cc): weigh.isra.0, scale.constprop.0,
+// check.part.0, add_path.constprop.0.isra.0, f.lto_priv.0. A .cold
+// partition is not a copy: it has no entry of its own.
+var cloneSuffix = regexp.MustCompile(`^(\.(isra|constprop|part|lto_priv|localalias|specialized)\.[0-9]+)+$`)
+
+// LookupFunction returns the runtime entry addresses of the function
+// called name in the module, as gdb resolves a function name to
+// locations: the symbol of that name, and the clones GCC made of it
+// (name.isra.0, name.constprop.1, name.part.0), sorted. It is nil when
+// there is none.
+func (m *Module) LookupFunction(name string) []uint64 {
+	var addrs []uint64
+	if a, _, ok := m.LookupSymbol(name); ok {
+		addrs = append(addrs, a)
+	}
+	d, err := m.load()
+	if err != nil || name == "" {
+		return addrs
+	}
+	for n, a := range d.byName { // filled by LookupSymbol
+		if rest, ok := strings.CutPrefix(n, name); ok && cloneSuffix.MatchString(rest) {
+			addrs = append(addrs, a+m.Bias)
+		}
+	}
+	slices.Sort(addrs)
+	return slices.Compact(addrs)
 }
 
 // symbols loads the merged symbol table once.

@@ -85,7 +85,7 @@ func (X86) Decode(code []byte, pc uint64, inst *Inst) error {
 		return nil
 	}
 	inst.Len = int(in.n)
-	d := x86Dec{in: &in, inst: inst}
+	d := x86Dec{in: &in, inst: inst, code: code}
 	switch {
 	case in.enc != encLegacy:
 		d.vector()
@@ -103,10 +103,15 @@ func (X86) Decode(code []byte, pc uint64, inst *Inst) error {
 type x86Dec struct {
 	in   *x86Insn
 	inst *Inst
+	code []byte
 }
 
 func (d x86Dec) w() bool    { return d.in.rex&8 != 0 }
 func (d x86Dec) mod() uint8 { return d.in.modrm >> 6 }
+
+// op16 reports a 16-bit operand size: a 66 prefix that REX.W does not
+// override (a 16-bit push or pop moves SP by 2).
+func (d x86Dec) op16() bool { return d.in.pfx&pfx66 != 0 && !d.w() }
 
 // regField is the modrm reg field with REX.R.
 func (d x86Dec) regField() uint8 { return d.in.modrm>>3&7 | d.in.rex<<1&8 }
@@ -156,7 +161,7 @@ func (d x86Dec) clobber(r uint8, why string) {
 // displacement from the next instruction).
 func (d x86Dec) target(c Class, pc uint64) {
 	d.inst.Class = c
-	d.inst.Target = pc + uint64(d.in.n) + uint64(d.in.imm)
+	d.inst.Target = pc + uint64(d.in.n) + uint64(d.in.imm(d.code))
 }
 
 // memBase returns the base register of a plain base+disp memory operand
@@ -317,7 +322,7 @@ func (d x86Dec) oneByte(pc uint64) {
 	}
 	switch {
 	case op >= 0x50 && op <= 0x57: // push %reg
-		if in.pfx&pfx66 != 0 {
+		if d.op16() {
 			d.unknown("16-bit push")
 			return
 		}
@@ -348,15 +353,15 @@ func (d x86Dec) oneByte(pc uint64) {
 			d.write(d.opReg(), 0)
 		}
 	case op == 0xc8: // enter
-		if in.pfx&pfx66 != 0 || in.imm2 != 0 {
+		if d.op16() || in.immByte2(d.code) != 0 {
 			d.unknown("enter with a nesting level or 16-bit frame")
 			return
 		}
 		d.op(OpPush, x86RBP, 0, 8)
 		d.op(OpSetReg, x86RBP, x86RSP, 0)
-		d.op(OpAddSP, 0, 0, -int64(uint16(in.imm)))
+		d.op(OpAddSP, 0, 0, -int64(uint16(in.imm(d.code))))
 	case op == 0xc9: // leave
-		if in.pfx&pfx66 != 0 {
+		if d.op16() {
 			d.unknown("16-bit leave")
 			return
 		}
@@ -417,7 +422,7 @@ func (d x86Dec) oneByte(pc uint64) {
 
 // pushNoReg is a push that saves no register: SP -= 8.
 func (d x86Dec) pushNoReg() {
-	if d.in.pfx&pfx66 != 0 {
+	if d.op16() {
 		d.unknown("16-bit push")
 		return
 	}
@@ -426,7 +431,7 @@ func (d x86Dec) pushNoReg() {
 
 // popNoReg is a pop to memory or the flags: SP += 8.
 func (d x86Dec) popNoReg() {
-	if d.in.pfx&pfx66 != 0 {
+	if d.op16() {
 		d.unknown("16-bit pop")
 		return
 	}
@@ -436,7 +441,7 @@ func (d x86Dec) popNoReg() {
 // pop is pop %r.
 func (d x86Dec) pop(r uint8) {
 	switch {
-	case d.in.pfx&pfx66 != 0:
+	case d.op16():
 		d.unknown("16-bit pop")
 	case r == xRSP:
 		d.clobber(r, "loads rsp from memory (pop %rsp)")
@@ -470,11 +475,11 @@ func (d x86Dec) group1() {
 	}
 	switch ext {
 	case 0: // add
-		d.op(OpAddSP, 0, 0, d.in.imm)
+		d.op(OpAddSP, 0, 0, d.in.imm(d.code))
 	case 5: // sub
-		d.op(OpAddSP, 0, 0, -d.in.imm)
+		d.op(OpAddSP, 0, 0, -d.in.imm(d.code))
 	case 4: // and
-		d.op(OpAndSP, 0, 0, d.in.imm)
+		d.op(OpAndSP, 0, 0, d.in.imm(d.code))
 	default:
 		d.clobber(r, "or, adc, sbb or xor on rsp")
 	}
@@ -532,7 +537,7 @@ func (d x86Dec) mov() {
 	base, plain := d.memBase()
 	if store {
 		if tracked(reg) && reg != xRSP && d.w() && plain && (base == xRSP || base == xRBP) {
-			d.op(OpSave, x86Dwarf[reg], x86Dwarf[base], int64(d.in.disp))
+			d.op(OpSave, x86Dwarf[reg], x86Dwarf[base], d.in.disp(d.code))
 		}
 		return
 	}
@@ -540,7 +545,7 @@ func (d x86Dec) mov() {
 		return
 	}
 	if reg != xRSP && d.w() && plain && (base == xRSP || base == xRBP) {
-		d.op(OpRestore, x86Dwarf[reg], x86Dwarf[base], int64(d.in.disp))
+		d.op(OpRestore, x86Dwarf[reg], x86Dwarf[base], d.in.disp(d.code))
 		return
 	}
 	d.clobber(reg, "loads rsp from memory")
@@ -548,6 +553,10 @@ func (d x86Dec) mov() {
 
 // lea is 8D.
 func (d x86Dec) lea() {
+	if d.mod() == 3 {
+		d.unknown("lea with a register source (invalid)")
+		return
+	}
 	dst := d.regField()
 	if !tracked(dst) {
 		return
@@ -555,9 +564,9 @@ func (d x86Dec) lea() {
 	base, plain := d.memBase()
 	if plain && d.w() && tracked(base) {
 		if dst == xRSP && base == xRSP {
-			d.op(OpAddSP, 0, 0, int64(d.in.disp))
+			d.op(OpAddSP, 0, 0, d.in.disp(d.code))
 		} else {
-			d.op(OpSetReg, x86Dwarf[dst], x86Dwarf[base], int64(d.in.disp))
+			d.op(OpSetReg, x86Dwarf[dst], x86Dwarf[base], d.in.disp(d.code))
 		}
 		return
 	}
@@ -580,7 +589,7 @@ func (d x86Dec) group5() {
 		d.unknown("far jump")
 	case 6:
 		if d.mod() == 3 {
-			if d.in.pfx&pfx66 != 0 {
+			if d.op16() {
 				d.unknown("16-bit push")
 				return
 			}

@@ -29,6 +29,12 @@ func (X86) Len(code []byte) (n int, ok bool) {
 	if x86Scan(code, &in) {
 		return int(in.n), true
 	}
+	return x86asmLen(code)
+}
+
+// x86asmLen returns the length x86asm finds for the instruction at code[0]
+// (Len's slow path, kept apart so that Len is inlined).
+func x86asmLen(code []byte) (n int, ok bool) {
 	inst, err := x86asm.Decode(code, 64)
 	if err == nil && inst.Len > 0 && inst.Op != 0 {
 		// Op 0 with no error: x86asm returned a lone prefix, which it
@@ -151,21 +157,48 @@ const (
 // stack-effect decoder needs, kept small so that decoding allocates
 // nothing.
 type x86Insn struct {
-	n      uint8 // length in bytes
-	pfx    uint8 // pfx* bits
-	rex    uint8 // the REX byte, or 0
-	enc    uint8 // enc*
-	m      uint8 // opcode map: 0 one-byte, 1 0F, 2 0F38, 3 0F3A (VEX/EVEX: its map field)
-	op     byte  // the opcode byte (in map m)
-	modrm  byte
-	sib    byte
-	hasRM  bool // a modrm byte is present
-	hasSIB bool
-	vexPP  uint8 // VEX/EVEX pp: 0 none, 1 66, 2 F3, 3 F2
-	vvvv   uint8 // VEX/EVEX register operand (not inverted), 0-15
-	disp   int32 // displacement (sign-extended), 0 if none
-	imm    int64 // first immediate or branch displacement, sign-extended
-	imm2   int64 // second immediate (ENTER's nesting level)
+	n     uint8 // length in bytes
+	pfx   uint8 // pfx* bits
+	rex   uint8 // the REX byte, or 0
+	enc   uint8 // enc*
+	m     uint8 // opcode map: 0 one-byte, 1 0F, 2 0F38, 3 0F3A (VEX/EVEX: its map field)
+	op    byte  // the opcode byte (in map m)
+	modrm byte
+	sib   byte
+	vexPP uint8 // VEX/EVEX pp: 0 none, 1 66, 2 F3, 3 F2
+	vvvv  uint8 // VEX/EVEX register operand (not inverted), 0-15
+	// Where the displacement and the first immediate (or branch
+	// displacement) are, read only when Decode needs them: offsets in the
+	// instruction and lengths in bytes (0: none). A second, 8-bit
+	// immediate (ENTER's nesting level) follows the first.
+	dispAt, dispLen uint8
+	immAt, immLen   uint8
+	imm2            bool
+}
+
+// disp returns the displacement, sign-extended (0 when there is none);
+// code is the instruction's bytes.
+func (in *x86Insn) disp(code []byte) int64 {
+	if in.dispLen == 0 {
+		return 0
+	}
+	return le(code[in.dispAt:], int(in.dispLen))
+}
+
+// imm returns the first immediate or branch displacement, sign-extended.
+func (in *x86Insn) imm(code []byte) int64 {
+	if in.immLen == 0 {
+		return 0
+	}
+	return le(code[in.immAt:], int(in.immLen))
+}
+
+// immByte2 returns the second, 8-bit immediate (ENTER's nesting level).
+func (in *x86Insn) immByte2(code []byte) int64 {
+	if !in.imm2 {
+		return 0
+	}
+	return int64(code[in.immAt+in.immLen])
 }
 
 // le reads a little-endian signed number of n (1, 2, 4 or 8) bytes.
@@ -185,8 +218,8 @@ func le(b []byte, n int) int64 {
 	return int64(v)
 }
 
-// x86Scan decodes the instruction at code[0] into in from the opcode maps
-// alone. It reports false for an opcode the maps mark invalid and for code
+// x86Scan decodes the instruction at code[0] into in, which must be zero,
+// from the opcode maps alone. It reports false for an opcode the maps mark invalid and for code
 // that ends inside the instruction.
 func x86Scan(code []byte, in *x86Insn) bool {
 	i := 0
@@ -212,7 +245,6 @@ prefixes:
 		}
 	}
 	in.pfx = pfx
-	in.rex = 0
 	if i < len(code) && code[i]&0xf0 == 0x40 { // REX
 		in.rex = code[i]
 		i++
@@ -220,8 +252,6 @@ prefixes:
 	if i >= len(code) {
 		return false
 	}
-	in.enc = encLegacy
-	in.vexPP, in.vvvv = 0, 0
 	var shape uint16
 	switch op := code[i]; {
 	case op == 0xc4 || op == 0xc5 || op == 0x62: // VEX3, VEX2, EVEX
@@ -271,6 +301,7 @@ prefixes:
 			shape = 0
 		}
 	case op == 0x0f:
+		in.m = 1
 		i++
 		if i >= len(code) {
 			return false
@@ -285,11 +316,9 @@ prefixes:
 			in.m = 3
 			shape = opModRM | opImm8
 		default:
-			in.m = 1
 			shape = x86TwoByte[code[i]]
 		}
 	default:
-		in.m = 0
 		shape = x86OneByte[op]
 	}
 	if i >= len(code) {
@@ -300,13 +329,12 @@ prefixes:
 	if shape&opInvalid != 0 {
 		return false
 	}
-	in.hasRM, in.hasSIB, in.disp = false, false, 0
 	if shape&opModRM != 0 {
 		if i >= len(code) {
 			return false
 		}
 		modrm := code[i]
-		in.modrm, in.hasRM = modrm, true
+		in.modrm = modrm
 		i++
 		mod, rm := modrm>>6, modrm&7
 		if shape&opGroup3 != 0 && modrm>>3&7 > 1 {
@@ -318,7 +346,7 @@ prefixes:
 				if i >= len(code) {
 					return false
 				}
-				in.sib, in.hasSIB = code[i], true
+				in.sib = code[i]
 				if mod == 0 && code[i]&7 == 5 {
 					dispLen = 4
 				}
@@ -332,13 +360,8 @@ prefixes:
 			case mod == 2:
 				dispLen = 4
 			}
-			if dispLen > 0 {
-				if i+dispLen > len(code) {
-					return false
-				}
-				in.disp = int32(le(code[i:], dispLen))
-				i += dispLen
-			}
+			in.dispAt, in.dispLen = uint8(i), uint8(dispLen)
+			i += dispLen
 		}
 	}
 	immLen := 0
@@ -351,8 +374,8 @@ prefixes:
 		}
 	case shape&opImmV != 0 && in.rex&8 != 0:
 		immLen = 8
-	case shape&(opImmZ|opImmV) != 0 && pfx&pfx66 != 0:
-		immLen = 2
+	case shape&(opImmZ|opImmV) != 0 && pfx&pfx66 != 0 && in.rex&8 == 0:
+		immLen = 2 // REX.W overrides the 66 prefix (SDM vol. 1, 3.6.1)
 	case shape&(opImmZ|opImmV|opRel32) != 0:
 		immLen = 4
 	case shape&opImm16 != 0:
@@ -360,22 +383,15 @@ prefixes:
 	case shape&opImm8 != 0:
 		immLen = 1
 	}
-	in.imm, in.imm2 = 0, 0
 	if immLen > 0 {
-		if i+immLen > len(code) {
-			return false
-		}
-		in.imm = le(code[i:], immLen)
+		in.immAt, in.immLen = uint8(i), uint8(immLen)
 		i += immLen
-	}
-	if shape&opImm8 != 0 && immLen != 1 { // a second, 8-bit immediate
-		if i >= len(code) {
-			return false
+		if shape&opImm8 != 0 && immLen != 1 { // a second, 8-bit immediate
+			in.imm2 = true
+			i++
 		}
-		in.imm2 = int64(int8(code[i]))
-		i++
 	}
-	if i > x86MaxLen {
+	if i > len(code) || i > x86MaxLen {
 		return false
 	}
 	in.n = uint8(i)

@@ -115,6 +115,9 @@ func TestX86BoundariesMatchObjdump(t *testing.T) {
 		var in Inst
 		err := X86{}.Decode(code, 0, &in)
 		return in.Len, err == nil
+	}}, {"Format", func(code []byte) (int, bool) {
+		_, n := X86{}.Format(code, 0, nil)
+		return n, n > 0
 	}}}
 	for _, name := range x86Fixtures {
 		for _, d := range decoders {
@@ -156,6 +159,9 @@ func TestX86LenDelimitsWhatGNUToolsEmit(t *testing.T) {
 		{"vzeroupper is 3 bytes", []byte{0xc5, 0xf8, 0x77}, 3},
 		{"EVEX vmovdqu64 with disp8 is 7 bytes", []byte{0x62, 0xf1, 0xfe, 0x48, 0x6f, 0x46, 0x01}, 7},
 		{"enter $0x10,$0 is 4 bytes", []byte{0xc8, 0x10, 0, 0}, 4},
+		{"data16 xor $imm32,%rax is 7 bytes: REX.W overrides 66", []byte{0x66, 0x48, 0x35, 1, 2, 3, 4}, 7},
+		{"data16 mov $imm32,%rax is 8 bytes", []byte{0x66, 0x48, 0xc7, 0xc0, 1, 2, 3, 4}, 8},
+		{"mov $imm16,%ax is 4 bytes", []byte{0x66, 0xb8, 1, 2}, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got, ok := (X86{}).Len(tc.code); !ok || got != tc.want {

@@ -24,13 +24,21 @@ func (x X86) Text(code []byte, pc uint64) string {
 // when not nil, gives the suffix printed after an address (a branch target,
 // a RIP-relative operand's address): " <sym+off>", or "" when the address
 // has no symbol.
-func (X86) Format(code []byte, pc uint64, sym func(addr uint64) string) (text string, n int) {
-	if text, n := cetInsn(code); n > 0 {
+//
+// The length is Len's, which objdump's boundaries hold on every fixture:
+// where x86asm delimits an instruction otherwise (it takes the bytes after
+// vzeroupper as part of it), the instruction is "(bad)" rather than a
+// text that swallows its neighbour.
+func (x X86) Format(code []byte, pc uint64, sym func(addr uint64) string) (text string, n int) {
+	if text, n := fixedInsn(code); n > 0 {
 		return text, n
 	}
 	in, err := x86asm.Decode(code, 64)
 	if err != nil || in.Len == 0 {
 		return "", 0
+	}
+	if n, ok := x.Len(code); ok && n != in.Len {
+		return "(bad)", n
 	}
 	return insnText(in, pc, sym), in.Len
 }
@@ -138,10 +146,12 @@ var gnuMnemonic = map[string]string{
 	"movsxd": "movslq",
 }
 
-// cetInsn decodes the CET instructions x86asm does not know (endbr64,
-// endbr32, which begin most functions of current distributions): their
-// text and length, or 0.
-func cetInsn(b []byte) (string, int) {
+// fixedInsn decodes the instructions x86asm does not know or misreads:
+// endbr64 and endbr32 (which begin most functions of current
+// distributions; x86asm sees a REP prefix) and the two-byte VEX vzeroupper
+// and vzeroall (x86asm takes the next instruction's bytes into them, or
+// fails). It returns their text and length, or 0.
+func fixedInsn(b []byte) (string, int) {
 	if len(b) >= 4 && b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e {
 		switch b[3] {
 		case 0xfa:
@@ -149,6 +159,13 @@ func cetInsn(b []byte) (string, int) {
 		case 0xfb:
 			return "endbr32", 4
 		}
+	}
+	// C5 with vvvv 1111 and pp 00 (R is free), opcode 77.
+	if len(b) >= 3 && b[0] == 0xc5 && b[1]&0x7b == 0x78 && b[2] == 0x77 {
+		if b[1]&4 != 0 {
+			return "vzeroall", 3
+		}
+		return "vzeroupper", 3
 	}
 	return "", 0
 }
