@@ -1,6 +1,7 @@
 package code
 
 import (
+	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -112,7 +113,9 @@ const (
 
 // fakeArch is an AMD64-like machine with the fake ISA.
 var fakeArch = &arch.Arch{
-	Name:        "fake",
+	Name:    "fake",
+	Machine: elf.EM_X86_64, // for the red zone
+
 	PtrSize:     8,
 	PC:          rRA,
 	SP:          rSP,

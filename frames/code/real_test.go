@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sfdbg/sfdbg/sframe/rule"
 	"golang.org/x/arch/x86/x86asm"
 )
 
@@ -263,6 +264,9 @@ func judgeCFIAll(fx *elfFixture, fn *Func) []disagreement {
 			case 2: // Offset
 				k, ok := st.SavedAt(a, reg)
 				agree = code == cr || ok && k == cr.Offset
+			case rule.Register:
+				r, ok := st.CopiedTo(a, reg)
+				agree = code == cr || ok && r == cr.Reg
 			default:
 				agree = code == cr
 			}

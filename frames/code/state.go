@@ -1,6 +1,7 @@
 package code
 
 import (
+	"debug/elf"
 	"fmt"
 	"math"
 	"strings"
@@ -22,7 +23,22 @@ const (
 	unknown  int32 = math.MinInt32     // val: not known relative to the CFA
 	slotSame int32 = math.MinInt32     // slot: the caller's value is still in its register
 	slotLost int32 = math.MinInt32 + 1 // slot: the caller's value is overwritten and not saved
+	// slotRegBase + r: the caller's value is in register r (0 <= r < 256),
+	// copied there (s390x ldgr %f0,%r14).
+	slotRegBase int32 = math.MinInt32 + 2
 )
+
+// isOff reports whether slot v is a CFA offset.
+func isOff(v int32) bool { return v > -maxOff && v < maxOff }
+
+// slotReg returns the slot "in register r", or slotLost for a register
+// number outside 0-255.
+func slotReg(r rule.Reg) int32 {
+	if r < 0 || r > 255 {
+		return slotLost
+	}
+	return slotRegBase + int32(r)
+}
 
 // maxOff bounds a known CFA-relative offset; an operation that leaves it
 // makes the value unknown (no code has a 1 GiB frame).
@@ -35,14 +51,22 @@ const flagFPFrame = 1 // FP is the frame pointer: set from SP, pointing at the c
 // comparable with ==. The zero value is not a valid state.
 type State struct {
 	sp, fp int32 // SP = CFA + sp, FP = CFA + fp, or unknown
-	flags  uint8
+	// SP's value CFA + spVal is saved at CFA + spSlot (s390x stmg saves
+	// r15 with the other registers and lmg loads it back), or spSlot is
+	// unknown.
+	spSlot, spVal int32
+	flags         uint8
 	// regs[i] is where the caller's value of the i-th tracked register
-	// is: at CFA + regs[i], or slotSame (in the register), or slotLost.
+	// is: at CFA + regs[i], or slotSame (in the register), or slotLost, or
+	// slotRegBase + r (in register r).
 	// When bit i of inreg is set, the value is in both places: the
 	// register was saved at CFA + regs[i] and not yet overwritten, or it
 	// was loaded back from there (CFI may name either place).
 	regs  [MaxRegs]int32
 	inreg uint32
+	// restored marks the registers of inreg that were loaded back from
+	// their slot (rather than saved there and not yet overwritten).
+	restored uint32
 }
 
 // same reports whether tracked register i holds the caller's value.
@@ -57,7 +81,11 @@ type regTable struct {
 	fpReg  rule.Reg
 	entry  State
 	raRule rule.Rule // RA's rule while it is in its register
-	err    string    // why the machine cannot be walked
+	// redZone is how many bytes below SP keep their value across a
+	// signal (the AMD64 psABI's red zone, §3.2.2; none elsewhere): a
+	// register's copy in a slot further below SP is not a copy.
+	redZone int32
+	err     string // why the machine cannot be walked
 }
 
 // The rules without a base, as the other readers write them (frames/cfi,
@@ -80,6 +108,9 @@ func tableFor(a *arch.Arch) *regTable {
 
 func newTable(a *arch.Arch) *regTable {
 	t := &regTable{sp: a.SP, fpReg: a.FP}
+	if a.Machine == elf.EM_X86_64 { // TODO(arch): a RedZone field on Arch
+		t.redZone = 128
+	}
 	for i := range t.index {
 		t.index[i] = -1
 	}
@@ -101,7 +132,7 @@ func newTable(a *arch.Arch) *regTable {
 		return t
 	}
 	e := &t.entry
-	e.sp, e.fp = unknown, unknown
+	e.sp, e.fp, e.spSlot, e.spVal = unknown, unknown, unknown, unknown
 	for i := range e.regs {
 		e.regs[i] = slotSame
 	}
@@ -193,9 +224,9 @@ func (s State) Saved(a *arch.Arch, reg rule.Reg) (r rule.Rule, tracked bool) {
 
 func (s *State) slotRule(t *regTable, i int) rule.Rule {
 	v := s.regs[i]
-	// In both places: the slot while it is in the frame, the register
-	// once the slot is below SP (popped: a signal frame may overwrite it).
-	if s.inreg>>i&1 != 0 && s.sp != unknown && v < s.sp {
+	// In both places: the slot while it is in the frame and a copy, the
+	// register once it was popped from it.
+	if s.inreg>>i&1 != 0 && (s.sp != unknown && v < s.sp || !s.copyValid(t, i)) {
 		v = slotSame
 	}
 	switch v {
@@ -206,9 +237,11 @@ func (s *State) slotRule(t *regTable, i int) rule.Rule {
 		return ruleSame
 	case slotLost:
 		return ruleUndefined
-	default:
-		return rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: int64(v)}
 	}
+	if !isOff(v) {
+		return rule.Rule{Kind: rule.Register, Reg: rule.Reg(v - slotRegBase)}
+	}
+	return rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: int64(v)}
 }
 
 // SavedAt returns the CFA offset of a stack slot that holds the caller's
@@ -216,11 +249,46 @@ func (s *State) slotRule(t *regTable, i int) rule.Rule {
 // from (a CFI rule that still names that slot after the epilogue's pop is
 // right too), and false when there is none.
 func (s State) SavedAt(a *arch.Arch, reg rule.Reg) (int64, bool) {
-	i := tableFor(a).idx(reg)
-	if i < 0 || s.regs[i] == slotSame || s.regs[i] == slotLost {
+	t := tableFor(a)
+	i := t.idx(reg)
+	if i < 0 || !isOff(s.regs[i]) {
+		return 0, false
+	}
+	if !s.copyValid(t, i) {
 		return 0, false
 	}
 	return int64(s.regs[i]), true
+}
+
+// copyValid reports whether the slot of tracked register i, a CFA offset,
+// still counts as holding the caller's value. A register loaded back from
+// it leaves a copy only while the slot is in the function's own frame:
+// not below SP beyond the red zone (a signal frame may overwrite it) and
+// not in the caller's frame (the s390x register save area after lmg).
+func (s *State) copyValid(t *regTable, i int) bool {
+	v := s.regs[i]
+	if !isOff(v) {
+		return false
+	}
+	if s.restored>>i&1 != 0 && (s.sp != unknown && v < s.sp-t.redZone || v >= t.entry.sp) {
+		return false
+	}
+	return true
+}
+
+// CopiedTo returns the register that holds a copy of the caller's value
+// of reg (s390x: ldgr %f0,%r14 keeps the RA in f0), and false when there
+// is none. A table whose rule says reg is in that register is right.
+func (s State) CopiedTo(a *arch.Arch, reg rule.Reg) (rule.Reg, bool) {
+	i := tableFor(a).idx(reg)
+	if i < 0 {
+		return 0, false
+	}
+	v := s.regs[i]
+	if v == slotSame || v == slotLost || isOff(v) {
+		return 0, false
+	}
+	return rule.Reg(v - slotRegBase), true
 }
 
 // InRegister reports whether register reg holds the caller's value (it
@@ -286,19 +354,25 @@ func join(t *regTable, a, b State) (State, bool) {
 	if a.fp != b.fp {
 		j.fp = unknown
 	}
+	if a.spSlot != b.spSlot || a.spVal != b.spVal {
+		j.spSlot, j.spVal = unknown, unknown
+	}
 	j.flags = a.flags & b.flags
 	for i := range t.regs {
 		x, y := a.regs[i], b.regs[i]
 		xs, ys := a.same(i), b.same(i)
 		bit := uint32(1) << i
 		switch {
-		case x == y && a.inreg&bit == b.inreg&bit:
+		case x == y && a.inreg&bit == b.inreg&bit && a.restored&bit == b.restored&bit:
+		case x == y && x != slotSame && x != slotLost && a.inreg&bit == b.inreg&bit: // restored on one path
+			j.restored |= bit
 		case x == y && x != slotSame && x != slotLost: // saved alike; in the register on one path only
 			j.inreg &^= bit
+			j.restored &^= bit
 		case xs && ys: // in the register on both paths, a copy in different places
-			j.regs[i], j.inreg = slotSame, j.inreg&^bit
+			j.regs[i], j.inreg, j.restored = slotSame, j.inreg&^bit, j.restored&^bit
 		case (xs || x == slotLost) && (ys || y == slotLost):
-			j.regs[i], j.inreg = slotLost, j.inreg&^bit
+			j.regs[i], j.inreg, j.restored = slotLost, j.inreg&^bit, j.restored&^bit
 		default:
 			return a, false
 		}
@@ -350,11 +424,15 @@ func apply(t *regTable, s *State, in *arch.Inst) string {
 		op := &in.Ops[k]
 		switch op.Kind {
 		case arch.OpPush:
+			old := s.sp
 			addr := addOff(s.sp, -op.Imm)
 			s.sp = addr
 			if addr != unknown {
 				s.overwrite(t, addr)
 				s.save(t, op.Reg, addr)
+				if op.Reg == t.sp {
+					s.spSlot, s.spVal = addr, old
+				}
 			}
 		case arch.OpPop:
 			if s.sp != unknown {
@@ -363,7 +441,11 @@ func apply(t *regTable, s *State, in *arch.Inst) string {
 				s.write(t, op.Reg)
 			}
 			if op.Reg == t.sp {
-				s.sp = unknown
+				if s.sp != unknown && s.sp == s.spSlot {
+					s.sp = s.spVal
+				} else {
+					s.sp = unknown
+				}
 				why = "SP loaded from the stack"
 			} else {
 				s.sp = addOff(s.sp, op.Imm)
@@ -383,6 +465,12 @@ func apply(t *regTable, s *State, in *arch.Inst) string {
 				s.sp = v
 				why = "SP set from a register the walk does not follow"
 			case t.fpReg:
+				if op.Imm == 0 && s.regs[t.fp] == slotReg(op.Base) && s.regs[t.fp] != slotLost {
+					s.inreg |= 1 << t.fp // FP back from the register that kept it
+					s.restored |= 1 << t.fp
+					s.fp, s.flags = unknown, s.flags&^flagFPFrame
+					break
+				}
 				s.write(t, op.Reg)
 				s.fp = v
 				// A frame pointer: FP set from SP, pointing at the
@@ -391,7 +479,7 @@ func apply(t *regTable, s *State, in *arch.Inst) string {
 					s.flags |= flagFPFrame
 				}
 			default:
-				s.write(t, op.Reg)
+				s.copyReg(t, op.Reg, op.Base, op.Imm)
 			}
 		case arch.OpAndSP:
 			s.sp = unknown
@@ -402,15 +490,23 @@ func apply(t *regTable, s *State, in *arch.Inst) string {
 		case arch.OpSave:
 			if addr := s.addr(t, op.Base, op.Imm); addr != unknown {
 				s.save(t, op.Reg, addr)
+				if op.Reg == t.sp && s.sp != unknown {
+					s.spSlot, s.spVal = addr, s.sp
+				}
 			}
 		case arch.OpRestore:
-			if addr := s.addr(t, op.Base, op.Imm); addr != unknown {
+			addr := s.addr(t, op.Base, op.Imm)
+			if addr != unknown {
 				s.restore(t, op.Reg, addr)
 			} else {
 				s.write(t, op.Reg)
 			}
 			if op.Reg == t.sp {
-				s.sp = unknown
+				if addr != unknown && addr == s.spSlot {
+					s.sp = s.spVal // lmg %r14,%r15,272(%r15): the caller's SP back
+				} else {
+					s.sp = unknown
+				}
 				why = "SP loaded from memory"
 			}
 		case arch.OpClobber:
@@ -463,6 +559,7 @@ func (s *State) save(t *regTable, reg rule.Reg, addr int32) {
 	if i := t.idx(reg); i >= 0 && s.regs[i] == slotSame {
 		s.regs[i] = addr
 		s.inreg |= 1 << i
+		s.restored &^= 1 << i
 	}
 }
 
@@ -470,6 +567,9 @@ func (s *State) save(t *regTable, reg rule.Reg, addr int32) {
 // a register also in its register keeps its value there; one whose only
 // copy was there is lost.
 func (s *State) overwrite(t *regTable, addr int32) {
+	if s.spSlot == addr {
+		s.spSlot, s.spVal = unknown, unknown
+	}
 	for i := range t.regs {
 		if s.regs[i] != addr {
 			continue
@@ -480,6 +580,7 @@ func (s *State) overwrite(t *regTable, addr int32) {
 			s.regs[i] = slotLost
 		}
 		s.inreg &^= 1 << i
+		s.restored &^= 1 << i
 	}
 }
 
@@ -492,7 +593,7 @@ func (s *State) call(t *regTable) {
 		return
 	}
 	for i := range t.regs {
-		if v := s.regs[i]; v == slotSame || v == slotLost || v >= s.sp {
+		if v := s.regs[i]; !isOff(v) || v >= s.sp {
 			continue
 		}
 		if s.inreg>>i&1 != 0 {
@@ -501,6 +602,30 @@ func (s *State) call(t *regTable) {
 			s.regs[i] = slotLost
 		}
 		s.inreg &^= 1 << i
+		s.restored &^= 1 << i
+	}
+}
+
+// copyReg records dst = base + imm for a dst that is neither SP nor FP:
+// copying a register back from where its caller's value was kept restores
+// it; copying one that holds its caller's value keeps a copy in dst;
+// anything else overwrites dst.
+func (s *State) copyReg(t *regTable, dst, base rule.Reg, imm int64) {
+	if imm == 0 {
+		if i := t.idx(dst); i >= 0 && s.regs[i] == slotReg(base) && s.regs[i] != slotLost {
+			s.inreg |= 1 << i
+			s.restored |= 1 << i
+			return
+		}
+	}
+	s.write(t, dst)
+	if imm != 0 {
+		return
+	}
+	if i := t.idx(base); i >= 0 && s.regs[i] == slotSame && slotReg(dst) != slotLost {
+		s.regs[i] = slotReg(dst)
+		s.inreg |= 1 << i
+		s.restored &^= 1 << i
 	}
 }
 
@@ -509,6 +634,7 @@ func (s *State) call(t *regTable) {
 func (s *State) restore(t *regTable, reg rule.Reg, addr int32) {
 	if i := t.idx(reg); i >= 0 && s.regs[i] == addr {
 		s.inreg |= 1 << i
+		s.restored |= 1 << i
 		if reg == t.fpReg {
 			s.fp = unknown
 			s.flags &^= flagFPFrame
@@ -522,10 +648,30 @@ func (s *State) restore(t *regTable, reg rule.Reg, addr int32) {
 // caller's value survives only in a slot still in the frame.
 func (s *State) write(t *regTable, reg rule.Reg) {
 	if i := t.idx(reg); i >= 0 {
-		if s.regs[i] == slotSame {
+		v := s.regs[i]
+		switch {
+		case v == slotSame:
 			s.regs[i] = slotLost
+		case isOff(v) && s.sp != unknown && v < s.sp-t.redZone:
+			s.regs[i] = slotLost // its copy was popped: below SP, volatile
 		}
 		s.inreg &^= 1 << i
+		s.restored &^= 1 << i
+	}
+	// Copies held in reg are gone.
+	if c := slotReg(reg); c != slotLost {
+		for j := range t.regs {
+			if s.regs[j] != c {
+				continue
+			}
+			if s.inreg>>j&1 != 0 {
+				s.regs[j] = slotSame
+			} else {
+				s.regs[j] = slotLost
+			}
+			s.inreg &^= 1 << j
+			s.restored &^= 1 << j
+		}
 	}
 	if reg == t.fpReg {
 		s.fp = unknown

@@ -158,6 +158,9 @@ func judgeCFI(t *testing.T, fx *elfFixture, fn *Func) []disagreement {
 			case rule.Offset:
 				k, ok := st.SavedAt(a, reg)
 				agree = code == cr || ok && k == cr.Offset
+			case rule.Register:
+				r, ok := st.CopiedTo(a, reg)
+				agree = code == cr || ok && r == cr.Reg
 			default:
 				agree = code == cr
 			}
