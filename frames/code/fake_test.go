@@ -33,6 +33,9 @@ import (
 //	16          ud2 (stop)
 //	17          unknown
 //	18 o o o o  jmp pc+5+int32(o) (a far jump, for tail calls)
+//	19          paciasp (sign the RA with key A)
+//	1a          autiasp (authenticate it)
+//	1b          retaa (authenticate and return)
 //	else        not an instruction
 type fakeISA struct{}
 
@@ -44,7 +47,7 @@ func (fakeISA) Decode(code []byte, pc uint64, in *arch.Inst) error {
 		return errShort
 	}
 	need := map[byte]int{0: 1, 1: 2, 2: 2, 3: 2, 4: 4, 5: 1, 6: 2, 7: 4, 8: 4, 9: 2,
-		0x10: 2, 0x11: 2, 0x12: 2, 0x13: 1, 0x14: 1, 0x15: 1, 0x16: 1, 0x17: 1, 0x18: 5}
+		0x10: 2, 0x11: 2, 0x12: 2, 0x13: 1, 0x14: 1, 0x15: 1, 0x16: 1, 0x17: 1, 0x18: 5, 0x19: 1, 0x1a: 1, 0x1b: 1}
 	n, ok := need[code[0]]
 	if !ok {
 		return errFake
@@ -92,6 +95,12 @@ func (fakeISA) Decode(code []byte, pc uint64, in *arch.Inst) error {
 		in.Class, in.Why = arch.Unknown, "fake: unmodelled"
 	case 0x18:
 		in.Class, in.Target = arch.Jump, pc+5+uint64(int64(int32(binary.LittleEndian.Uint32(code[1:]))))
+	case 0x19:
+		in.Why = arch.WhyPAuthSignA
+	case 0x1a:
+		in.Why = arch.WhyPAuthAuthA
+	case 0x1b:
+		in.Class, in.Why = arch.Return, arch.WhyPAuthAuthA
 	}
 	return nil
 }

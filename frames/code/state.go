@@ -44,7 +44,12 @@ func slotReg(r rule.Reg) int32 {
 // makes the value unknown (no code has a 1 GiB frame).
 const maxOff = 1 << 30
 
-const flagFPFrame = 1 // FP is the frame pointer: set from SP, pointing at the caller's saved FP
+// State flags.
+const (
+	flagFPFrame = 1 // FP is the frame pointer: set from SP, pointing at the caller's saved FP
+	flagMangled = 2 // the RA is signed (AArch64 paciasp/pacibsp)
+	flagKeyB    = 4 // ... with key B
+)
 
 // State is the code's stack state before an instruction, relative to the
 // CFA (the caller's SP at the call, plus the machine's CFA offset). It is
@@ -317,6 +322,12 @@ func (s State) Row(a *arch.Arch) rule.Row {
 	}
 	row.RA = s.slotRule(t, t.ra)
 	row.FP = s.slotRule(t, t.fp)
+	if s.flags&flagMangled != 0 {
+		row.MangledRA = true
+		if s.flags&flagKeyB != 0 {
+			row.PAuthKey = rule.PAuthKeyB
+		}
+	}
 	return row
 }
 
@@ -357,6 +368,9 @@ func join(t *regTable, a, b State) (State, bool) {
 	if a.spSlot != b.spSlot || a.spVal != b.spVal {
 		j.spSlot, j.spVal = unknown, unknown
 	}
+	if (a.flags^b.flags)&(flagMangled|flagKeyB) != 0 {
+		return a, false // the RA signed on one path only
+	}
 	j.flags = a.flags & b.flags
 	for i := range t.regs {
 		x, y := a.regs[i], b.regs[i]
@@ -388,7 +402,7 @@ func join(t *regTable, a, b State) (State, bool) {
 // state enters another part of the function (or is a fault).
 func (s State) AtEntry(a *arch.Arch) bool {
 	t := tableFor(a)
-	if t.err != "" || frameAtEntry(t, a, &s) != "" {
+	if t.err != "" || frameAtEntry(t, a, &s, false) != "" {
 		return false
 	}
 	for i := range t.regs {
@@ -402,7 +416,7 @@ func (s State) AtEntry(a *arch.Arch) bool {
 // frameAtEntry reports whether s is the caller's frame as at the entry:
 // SP at the return address's slot and RA where the call put it. It returns
 // why not.
-func frameAtEntry(t *regTable, a *arch.Arch, s *State) string {
+func frameAtEntry(t *regTable, a *arch.Arch, s *State, authenticates bool) string {
 	e := &t.entry
 	if s.sp != e.sp {
 		if s.sp == unknown {
@@ -413,7 +427,26 @@ func frameAtEntry(t *regTable, a *arch.Arch, s *State) string {
 	if s.same(t.ra) != e.same(t.ra) || !s.same(t.ra) && s.regs[t.ra] != e.regs[t.ra] {
 		return fmt.Sprintf("RA is %s, not %s", a.Format(s.slotRule(t, t.ra)), a.Format(e.slotRule(t, t.ra)))
 	}
+	if s.flags&flagMangled != 0 && !authenticates {
+		return "RA is still signed (no autiasp/autibsp before it)"
+	}
 	return ""
+}
+
+// pauth applies an AArch64 pointer-authentication hint, which the decoder
+// reports in Inst.Why (arch.WhyPAuthSignA ...). It reports whether the
+// instruction authenticates the RA.
+func (s *State) pauth(why string) (authenticates bool) {
+	switch why {
+	case arch.WhyPAuthSignA:
+		s.flags = s.flags&^flagKeyB | flagMangled
+	case arch.WhyPAuthSignB:
+		s.flags |= flagMangled | flagKeyB
+	case arch.WhyPAuthAuthA, arch.WhyPAuthAuthB:
+		s.flags &^= flagMangled | flagKeyB
+		return true
+	}
+	return false
 }
 
 // apply applies one instruction's stack operations to s. It returns a

@@ -219,7 +219,7 @@ func (w *walker) leave(off int, addr uint64, st *State) {
 		w.f.Exits = append(w.f.Exits, Exit{PC: w.pc0 + uint64(off), Target: addr, State: *st})
 		return
 	}
-	if why := frameAtEntry(w.t, w.a, st); why != "" {
+	if why := frameAtEntry(w.t, w.a, st, false); why != "" {
 		w.find(KindTailCall, off, fmt.Sprintf("tail call to %#x with the stack frame modified: %s", addr, why), st, nil)
 	}
 }
@@ -305,7 +305,8 @@ func (w *walker) path(off int, st State) {
 			return
 		case arch.Return:
 			w.f.Returns = true
-			if why := frameAtEntry(w.t, w.a, &st); why != "" {
+			auth := st
+			if why := frameAtEntry(w.t, w.a, &st, auth.pauth(in.Why)); why != "" {
 				w.find(KindRet, off, "return with the stack frame modified: "+why, &st, nil)
 			}
 			return
@@ -314,6 +315,11 @@ func (w *walker) path(off int, st State) {
 		}
 
 		nst := st
+		if in.Why != "" {
+			if old := nst.flags; nst.pauth(in.Why) || nst.flags != old {
+				idx = -1
+			}
+		}
 		if in.NOps > 0 {
 			if why := apply(w.t, &nst, in); why != "" {
 				w.find(KindUnknown, off, why, &st, nil)
@@ -349,7 +355,7 @@ func (w *walker) path(off int, st State) {
 			}
 			if len(targets) == 0 {
 				w.f.Returns = true
-				if why := frameAtEntry(w.t, w.a, &nst); why != "" {
+				if why := frameAtEntry(w.t, w.a, &nst, false); why != "" {
 					w.find(KindUnknown, off, "indirect jump (a jump table or a tail call) whose targets are not known, with the stack frame modified: "+why, &st, nil)
 				}
 				// With the caller's frame as at the entry it is a

@@ -409,3 +409,27 @@ func TestEntryState(t *testing.T) {
 	}
 	_ = arch.Other
 }
+
+func TestPAuth(t *testing.T) {
+	const sp, fp, lr = 31, 29, 30
+	pac, aut, retaa := []byte{0x19}, []byte{0x1a}, []byte{0x1b}
+	// paciasp; stp; ...; ldp; autiasp; ret: clean, RA mangled in between.
+	code := asm(pac, addsp(-2), save(fp, sp, 0), save(lr, sp, 8), restore(fp, sp, 0), restore(lr, sp, 8), addsp(2), aut, ret())
+	f := Analyze(fakeLR, code, base, nil)
+	wantKinds(t, f)
+	if row, _ := f.RowAt(base + 1); !row.MangledRA || row.PAuthKey != rule.PAuthKeyA {
+		t.Errorf("row after paciasp: %+v", row)
+	}
+	if row, _ := f.RowAt(base + 0); row.MangledRA {
+		t.Error("RA mangled before paciasp")
+	}
+	// retaa authenticates itself.
+	f = Analyze(fakeLR, asm(pac, retaa), base, nil)
+	wantKinds(t, f)
+	// A signed RA returned with a plain ret: a fault.
+	f = Analyze(fakeLR, asm(pac, ret()), base, nil)
+	wantKinds(t, f, KindRet)
+	// Signed on one path only: the paths disagree.
+	f = Analyze(fakeLR, asm(jcc(1), pac, nop(), aut, ret()), base, nil)
+	wantKinds(t, f, KindState)
+}

@@ -145,6 +145,10 @@ func judgeCFI(t *testing.T, fx *elfFixture, fn *Func) []disagreement {
 			out = append(out, disagreement{pc, fmt.Sprintf("cfa: CFI %s, code %s", a.Format(row.CFA), st.Format(a))})
 			continue
 		}
+		if m := st.Row(a).MangledRA; m != row.RASigned {
+			out = append(out, disagreement{pc, fmt.Sprintf("ra signed: CFI %v, code %v", row.RASigned, m)})
+			continue
+		}
 		for _, reg := range Tracked(a) {
 			cr, ok := row.Rule(reg)
 			if !ok {
