@@ -266,6 +266,14 @@ the unwind did not recover in an outer frame is <not saved>.`,
 				{aliases: []string{"threads", "thr"}, needsTarget: true,
 					help: "List the threads and their innermost frames; * is selected.",
 					run:  cmdInfoThreads},
+				{aliases: []string{"proc"}, args: "[mappings]", needsTarget: true,
+					help: `Show the process's command line, cwd and executable.
+"info proc mappings" lists its memory mappings (/proc/PID/maps) as gdb
+prints them.`,
+					run: cmdInfoProc},
+				{aliases: []string{"inferiors", "inf"},
+					help: "List the program being debugged (sfdbg debugs one at a time).",
+					run:  cmdInfoInferiors},
 				{aliases: []string{"sharedlibrary", "shared", "dll"}, needsTarget: true,
 					help: `List the modules: addresses, load bias, SFrame section, path.
 Modules are the executable, the shared libraries and the vDSO.`,
@@ -441,6 +449,11 @@ frames. N is 1 to 1000000; unlimited (or 0, as in gdb) is 1000000.`,
 					help: "Show the most frames a backtrace unwinds.",
 					run:  cmdShowBacktrace},
 			}, showSettings...)},
+		{aliases: []string{"shell", "!"}, args: "[COMMAND]",
+			help: `Run a shell command and show its output.
+COMMAND runs in $SHELL (else /bin/sh); without COMMAND, an interactive
+shell starts. "!COMMAND" is the same.`,
+			run: cmdShell},
 		{aliases: []string{"source"}, args: "FILE",
 			help: `Run the debugger commands in FILE, one per line, as -x does.
 The first failing command ends the file: "FILE:LINE: Error in sourced

@@ -372,7 +372,59 @@ func (s *Session) register(name string) (uint64, error) {
 			}
 		}
 	}
+	if full, shift, bits, ok := subRegister(name); ok {
+		v, err := s.register(full)
+		if err != nil {
+			return 0, err
+		}
+		// gdb's types: $eax int32, $ax int16, $al and $ah int8, $w0 int32.
+		v = v >> shift << (64 - bits)
+		return uint64(int64(v) >> (64 - bits)), nil
+	}
 	return 0, fmt.Errorf("Invalid register $%s.", name)
+}
+
+// subRegister maps the name of a part of a register, as gdb names the
+// pseudo-registers (amd64: eax ax al ah, r8d r8w r8l; aarch64: w0-w30),
+// to the full register, the part's shift and its width in bits.
+func subRegister(name string) (full string, shift, bits uint, ok bool) {
+	legacy := map[string]string{"a": "rax", "b": "rbx", "c": "rcx", "d": "rdx"}
+	idx := map[string]string{"si": "rsi", "di": "rdi", "bp": "rbp", "sp": "rsp"}
+	switch {
+	case len(name) == 3 && name[0] == 'e' && name[2] == 'x' && legacy[name[1:2]] != "":
+		return legacy[name[1:2]], 0, 32, true // eax
+	case len(name) == 2 && name[1] == 'x' && legacy[name[:1]] != "":
+		return legacy[name[:1]], 0, 16, true // ax
+	case len(name) == 2 && name[1] == 'l' && legacy[name[:1]] != "":
+		return legacy[name[:1]], 0, 8, true // al
+	case len(name) == 2 && name[1] == 'h' && legacy[name[:1]] != "":
+		return legacy[name[:1]], 8, 8, true // ah
+	case len(name) == 3 && name[0] == 'e' && idx[name[1:]] != "":
+		return idx[name[1:]], 0, 32, true // esi
+	case idx[name] != "":
+		return idx[name], 0, 16, true // si
+	case len(name) == 3 && name[2] == 'l' && idx[name[:2]] != "":
+		return idx[name[:2]], 0, 8, true // sil
+	case strings.HasPrefix(name, "r") && len(name) >= 3:
+		n, err := strconv.Atoi(strings.TrimRight(name[1:], "dwl"))
+		if err != nil || n < 8 || n > 15 || len(name) != len(strconv.Itoa(n))+2 {
+			return "", 0, 0, false
+		}
+		full = "r" + strconv.Itoa(n)
+		switch name[len(name)-1] {
+		case 'd':
+			return full, 0, 32, true // r8d
+		case 'w':
+			return full, 0, 16, true // r8w
+		case 'l':
+			return full, 0, 8, true // r8l
+		}
+	case strings.HasPrefix(name, "w"):
+		if n, err := strconv.Atoi(name[1:]); err == nil && n >= 0 && n <= 30 && name[1:] == strconv.Itoa(n) {
+			return "x" + strconv.Itoa(n), 0, 32, true // w0
+		}
+	}
+	return "", 0, 0, false
 }
 
 // formatValue prints v as print does: an integer in decimal, a data

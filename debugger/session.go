@@ -167,6 +167,9 @@ func (s *Session) dispatch(line string) (err error) {
 			s.Failed = true
 		}
 	}()
+	if rest, ok := strings.CutPrefix(line, "!"); ok {
+		line = "shell " + rest // gdb's "!ls"
+	}
 	c, args, err := s.cmds.lookup(line)
 	if err != nil {
 		return err
