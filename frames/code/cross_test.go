@@ -3,7 +3,10 @@ package code
 import (
 	"debug/elf"
 	"encoding/binary"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe/arch"
@@ -86,4 +89,96 @@ func FuzzAnalyzeCross(f *testing.F) {
 		fn := Analyze(a, text, start, fuzzOptions(sel>>1, text, start))
 		checkFunc(t, fn, len(text))
 	})
+}
+
+// TestCrossPrograms walks every function of the AArch64 and s390x
+// fixtures (hand-written assembly, testdata/src/aarch64.s and s390x.s)
+// and compares the code with their CFI: no finding, no disagreement.
+func TestCrossPrograms(t *testing.T) {
+	for _, c := range []struct {
+		a    *arch.Arch
+		name string
+	}{{arm64, "aarch64-v3"}, {arm64, "aarch64be-v3"}, {s390x, "s390x-v3"}} {
+		t.Run(c.name, func(t *testing.T) {
+			p := loadProgram(t, filepath.Join("..", "..", "testdata", "bin", c.name))
+			if p.eh == nil {
+				t.Skip("no .eh_frame")
+			}
+			judged, n := 0, 0
+			for _, fn := range p.funcs {
+				f := Analyze(c.a, fn.code, fn.addr, nil)
+				judged += f.Judged
+				n += f.Decoded
+				for _, fd := range f.Findings {
+					if fd.Kind != KindUnknown && fd.Kind != KindFallThrough {
+						t.Errorf("%s: %s", fn.name, f.Describe(fd))
+					} else {
+						t.Logf("%s: %s", fn.name, f.Describe(fd))
+					}
+				}
+				if d := judgeCFIAll(p.elfFixture, f); len(d) > 0 {
+					t.Errorf("%s: %d disagreements, first %#x: %s", fn.name, len(d), d[0].pc, d[0].what)
+				}
+			}
+			t.Logf("%d functions, %d instructions reached, %d judged", len(p.funcs), n, judged)
+		})
+	}
+}
+
+// TestExtraProgram walks every function of the programs named by
+// $SFDBG_WALK_EXTRA ("aarch64:PATH,s390x:PATH,x86-64:PATH"; compiled with
+// a cross gcc by hand, not committed) and logs the findings and the
+// differences with their CFI. Skipped when the variable is unset.
+func TestExtraProgram(t *testing.T) {
+	v := os.Getenv("SFDBG_WALK_EXTRA")
+	if v == "" {
+		t.Skip("SFDBG_WALK_EXTRA not set")
+	}
+	arches := map[string]*arch.Arch{"aarch64": arm64, "s390x": s390x, "x86-64": amd64}
+	for _, item := range strings.Split(v, ",") {
+		name, path, ok := strings.Cut(item, ":")
+		a := arches[name]
+		if !ok || a == nil {
+			t.Fatalf("bad item %q", item)
+		}
+		p := loadProgram(t, path)
+		var r result
+		r.findings = map[Kind]int{}
+		for round := 0; round < 4; round++ {
+			before := len(p.dead)
+			r = result{findings: map[Kind]int{}}
+			var examples []string
+			for _, fn := range p.funcs {
+				f := Analyze(a, fn.code, fn.addr, &Options{NoReturn: p.noReturn})
+				if !f.Returns {
+					p.dead[fn.addr] = true
+				}
+				r.funcs++
+				r.decoded += f.Decoded
+				r.judged += f.Judged
+				for _, fd := range f.Findings {
+					r.findings[fd.Kind]++
+					if fd.Kind != KindUnknown && fd.Kind != KindFallThrough && len(examples) < 15 {
+						examples = append(examples, fn.name+": "+f.Describe(fd))
+					}
+				}
+				if d := judgeCFIAll(p.elfFixture, f); len(d) > 0 {
+					r.disFuncs++
+					r.dis = append(r.dis, d...)
+					if len(examples) < 30 {
+						examples = append(examples, fmt.Sprintf("%s: %#x %s", fn.name, d[0].pc, d[0].what))
+					}
+				}
+			}
+			r.examples = examples
+			if len(p.dead) == before {
+				break
+			}
+		}
+		t.Logf("%s: %d functions, %d instructions reached, %d judged; findings %v; %d disagreements in %d functions",
+			path, r.funcs, r.decoded, r.judged, r.findings, len(r.dis), r.disFuncs)
+		for _, e := range r.examples {
+			t.Log(e)
+		}
+	}
 }

@@ -76,9 +76,18 @@ func loadProgram(t testing.TB, path string) *program {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plt, first := f.Section(".plt.sec"), uint64(0)
+	// Entry i of .plt.sec (IBT PLT), or .plt after its header: 16-byte
+	// entries after 16 bytes on x86-64 and 32 on AArch64; 32-byte
+	// entries after 32 bytes on s390x.
+	plt, first, size := f.Section(".plt.sec"), uint64(0), uint64(16)
 	if plt == nil {
 		plt, first = f.Section(".plt"), 1
+		switch f.Machine {
+		case elf.EM_AARCH64:
+			first = 2
+		case elf.EM_S390:
+			size = 32
+		}
 	}
 	if plt == nil {
 		return p
@@ -97,7 +106,7 @@ func loadProgram(t testing.TB, path string) *program {
 			continue
 		}
 		slot := (off-gotplt.Addr)/8 - 3
-		p.names[plt.Addr+16*(slot+first)] = dyn[sym-1].Name
+		p.names[plt.Addr+size*(slot+first)] = dyn[sym-1].Name
 	}
 	return p
 }
@@ -241,8 +250,8 @@ func judgeCFIAll(fx *elfFixture, fn *Func) []disagreement {
 			continue
 		}
 		row, err := fde.RowAt(pc)
-		if err != nil || row.CFA.Kind != 3 /* ValOffset */ || row.CFA.Reg != a.SP && row.CFA.Reg != a.FP {
-			continue // a rule the walk cannot judge
+		if err != nil || row.CFA.Kind != 3 /* ValOffset */ || row.CFA.Reg != a.SP && row.CFA.Reg != a.FP || row.Signal {
+			continue // a rule the walk cannot judge; a signal trampoline is not entered by a call
 		}
 		if ra, ok := row.Rule(a.RA); ok && ra.Kind == 0 /* Undefined: outermost frame */ {
 			continue

@@ -60,7 +60,12 @@ type State struct {
 	// r15 with the other registers and lmg loads it back), or spSlot is
 	// unknown.
 	spSlot, spVal int32
-	flags         uint8
+	// Register valReg (as slotReg, or unknown) holds the CFA-relative
+	// value CFA + valOff: SP or FP copied to another register (s390x
+	// ldgr %f0,%r15 ... lgdr %r15,%f0; lgr %r14,%r15 as a pointer for
+	// std; x86 mov %rsp,%r12 ... mov %r12,%rsp).
+	valReg, valOff int32
+	flags          uint8
 	// regs[i] is where the caller's value of the i-th tracked register
 	// is: at CFA + regs[i], or slotSame (in the register), or slotLost, or
 	// slotRegBase + r (in register r).
@@ -137,7 +142,7 @@ func newTable(a *arch.Arch) *regTable {
 		return t
 	}
 	e := &t.entry
-	e.sp, e.fp, e.spSlot, e.spVal = unknown, unknown, unknown, unknown
+	e.sp, e.fp, e.spSlot, e.spVal, e.valReg, e.valOff = unknown, unknown, unknown, unknown, unknown, unknown
 	for i := range e.regs {
 		e.regs[i] = slotSame
 	}
@@ -368,6 +373,9 @@ func join(t *regTable, a, b State) (State, bool) {
 	if a.spSlot != b.spSlot || a.spVal != b.spVal {
 		j.spSlot, j.spVal = unknown, unknown
 	}
+	if a.valReg != b.valReg || a.valOff != b.valOff {
+		j.valReg, j.valOff = unknown, unknown
+	}
 	if (a.flags^b.flags)&(flagMangled|flagKeyB) != 0 {
 		return a, false // the RA signed on one path only
 	}
@@ -486,13 +494,7 @@ func apply(t *regTable, s *State, in *arch.Inst) string {
 		case arch.OpAddSP:
 			s.sp = addOff(s.sp, op.Imm)
 		case arch.OpSetReg:
-			v := unknown
-			switch op.Base {
-			case t.sp:
-				v = addOff(s.sp, op.Imm)
-			case t.fpReg:
-				v = addOff(s.fp, op.Imm)
-			}
+			v := s.addr(t, op.Base, op.Imm) // the value, CFA-relative
 			switch op.Reg {
 			case t.sp:
 				s.sp = v
@@ -513,6 +515,9 @@ func apply(t *regTable, s *State, in *arch.Inst) string {
 				}
 			default:
 				s.copyReg(t, op.Reg, op.Base, op.Imm)
+				if v != unknown && slotReg(op.Reg) != slotLost {
+					s.valReg, s.valOff = slotReg(op.Reg), v
+				}
 			}
 		case arch.OpAndSP:
 			s.sp = unknown
@@ -581,6 +586,9 @@ func (s *State) addr(t *regTable, base rule.Reg, imm int64) int32 {
 		return addOff(s.sp, imm)
 	case t.fpReg:
 		return addOff(s.fp, imm)
+	}
+	if s.valReg != unknown && s.valReg == slotReg(base) {
+		return addOff(s.valOff, imm)
 	}
 	return unknown
 }
@@ -693,6 +701,9 @@ func (s *State) write(t *regTable, reg rule.Reg) {
 	}
 	// Copies held in reg are gone.
 	if c := slotReg(reg); c != slotLost {
+		if s.valReg == c {
+			s.valReg, s.valOff = unknown, unknown
+		}
 		for j := range t.regs {
 			if s.regs[j] != c {
 				continue

@@ -433,3 +433,25 @@ func TestPAuth(t *testing.T) {
 	f = Analyze(fakeLR, asm(jcc(1), pac, nop(), aut, ret()), base, nil)
 	wantKinds(t, f, KindState)
 }
+
+func TestValueInRegister(t *testing.T) {
+	// mov %rsp,%r12; sub $32,%rsp; mov %rbx,-8(%r12); mov %r12,%rsp; ret:
+	// SP comes back from r12, and a save through r12 is placed.
+	code := asm(
+		setreg(r12, rSP, 0),   // 0
+		addsp(-4),             // 4
+		save(rBX, r12, -8),    // 6
+		clobber(rBX),          // 10
+		restore(rBX, r12, -8), // 12
+		setreg(rSP, r12, 0),   // 16
+		ret(),                 // 20
+	)
+	f := Analyze(fakeArch, code, base, nil)
+	wantKinds(t, f)
+	wantState(t, f, 12, "CFA=rsp+40 RA=c-8 FP=u rbx=c-16 r12=undefined")
+	wantState(t, f, 20, "CFA=rsp+8 RA=c-8 FP=u r12=undefined")
+	// Once r12 is overwritten, SP cannot come back from it.
+	code = asm(setreg(r12, rSP, 0), addsp(-4), clobber(r12), setreg(rSP, r12, 0), ret())
+	f = Analyze(fakeArch, code, base, nil)
+	wantKinds(t, f, KindUnknown)
+}
