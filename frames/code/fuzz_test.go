@@ -7,12 +7,13 @@ import (
 )
 
 // maxVisitsPerInst bounds the visits of one instruction: the first, then
-// one per loss of information of its stored state (SP, FP, the
+// one per loss of information of its stored state (SP, FP, SP's saved
+// slot, the register holding a CFA-relative value, the
 // frame-pointer flag, each tracked register being marked restored, losing
 // the copy it was restored from, then going from "in its register" to
 // lost), since a
 // revisit happens only when the join lowers the state.
-const maxVisitsPerInst = 4 + 3*MaxRegs
+const maxVisitsPerInst = 6 + 3*MaxRegs
 
 // checkFunc checks the invariants of a Func made from n bytes of code.
 func checkFunc(t *testing.T, f *Func, n int) {
