@@ -175,8 +175,10 @@ type Func struct {
 	// instructions whose state is unknown.
 	States  []State
 	Reasons []string
-	// Findings by PC (in the order found at one PC).
+	// Findings by PC (in the order found at one PC), at most MaxFindings;
+	// Dropped counts those past it.
 	Findings []Finding
+	Dropped  int
 	// Exits are the jumps into other parts of the function.
 	Exits []Exit
 	// Returns is false when no path of the walk can leave the function

@@ -24,6 +24,9 @@ func checkFunc(t *testing.T, f *Func, n int) {
 	if f.Visits > maxVisitsPerInst*f.Decoded {
 		t.Fatalf("%d visits for %d instructions decoded", f.Visits, f.Decoded)
 	}
+	if len(f.Findings) > MaxFindings {
+		t.Fatalf("%d findings", len(f.Findings))
+	}
 	if f.Judged > f.Decoded || f.Decoded > n || len(f.Insts) != f.Decoded {
 		t.Fatalf("judged %d decoded %d insts %d bytes %d", f.Judged, f.Decoded, len(f.Insts), n)
 	}

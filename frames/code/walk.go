@@ -8,6 +8,15 @@ import (
 	"github.com/sfdbg/sfdbg/sframe/arch"
 )
 
+// MaxFindings bounds the findings of one function; more are counted in
+// Func.Dropped.
+const MaxFindings = 4096
+
+// maxQueued bounds the branches waiting to be walked for n bytes of code
+// (a jump table resolver could give every byte as a target at every
+// visit).
+func maxQueued(n int) int { return n/4 + 1024 }
+
 // item is a branch waiting to be walked: an offset and the state there.
 type item struct {
 	off int
@@ -189,6 +198,10 @@ func (w *walker) find(k Kind, off int, why string, a, b *State) {
 	if k == KindUnknown {
 		w.f.Returns = true // what follows might return
 	}
+	if len(w.f.Findings) >= MaxFindings {
+		w.f.Dropped++
+		return
+	}
 	fd := Finding{Kind: k, PC: w.pc0 + uint64(off), Why: why}
 	if off < len(w.text) && w.lens[off] > 0 {
 		fd.Insn = w.text1(off)
@@ -227,6 +240,13 @@ func (w *walker) leave(off int, addr uint64, st *State) {
 // branch queues the walk of a direct branch from off to addr.
 func (w *walker) branch(off int, addr uint64, st *State) {
 	if to := w.target(addr); to >= 0 {
+		if at := w.at[to]; at > 0 && w.f.States[at-1] == *st {
+			return // walked from there with this state already
+		}
+		if len(w.stack) >= maxQueued(len(w.text)) {
+			w.find(KindUnknown, off, "too many branches waiting to be walked", st, nil)
+			return
+		}
 		w.stack = append(w.stack, item{to, *st})
 		return
 	}

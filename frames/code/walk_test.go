@@ -455,3 +455,36 @@ func TestValueInRegister(t *testing.T) {
 	f = Analyze(fakeArch, code, base, nil)
 	wantKinds(t, f, KindUnknown)
 }
+
+func TestHostileJumpTable(t *testing.T) {
+	// Every byte an indirect jump whose table is every byte, with the
+	// frame modified so no jump is a tail call: the queue, the visits and
+	// the findings stay bounded.
+	const n = 1 << 12
+	code := make([]byte, n)
+	code[0] = 1 // push %rbx, then jmp * everywhere
+	code[1] = rBX
+	for i := 2; i < n; i++ {
+		code[i] = 0x14
+	}
+	all := make([]uint64, n)
+	for i := range all {
+		all[i] = base + uint64(i)
+	}
+	f := Analyze(fakeArch, code, base, &Options{JumpTable: func(uint64) []uint64 { return all }})
+	if f.Visits > DefaultBudget(n) || len(f.Findings) > MaxFindings {
+		t.Errorf("%d visits, %d findings", f.Visits, len(f.Findings))
+	}
+	// The first jump queues what the queue holds (maxQueued) and says
+	// that it dropped the rest.
+	if f.Judged < maxQueued(n) || f.Judged > n {
+		t.Errorf("judged %d of %d", f.Judged, n)
+	}
+	found := false
+	for _, fd := range f.Findings {
+		found = found || strings.Contains(fd.Why, "too many branches")
+	}
+	if !found {
+		t.Error("no finding says branches were dropped")
+	}
+}
