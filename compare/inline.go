@@ -1,10 +1,13 @@
 package compare
 
-// Inline frames: gdb shows each function inlined at a frame's PC as a frame
-// of its own and numbers frames with them. A trace's Frames are physical
-// frames (one unwind step each, what the methods are compared on); this
-// file numbers them as gdb does, looking the inline functions up in DWARF
-// (frames.Module.InlinedAt) only when frames are shown.
+// Inline and tail-call frames: gdb shows each function inlined at a
+// frame's PC as a frame of its own, and each function that left by a tail
+// call (a jump) between a frame and its caller as a virtual frame, and
+// numbers frames with them. A trace's Frames are physical frames (one
+// unwind step each, what the methods are compared on); this file numbers
+// them as gdb does, looking the inline functions and tail calls up in
+// DWARF (frames.Module.InlinedAt, TailCallsBetween) only when frames are
+// shown. Neither kind has an unwind step, so neither is compared.
 
 import (
 	"fmt"
@@ -29,8 +32,14 @@ type Shown struct {
 	// the frame it was inlined into (Level+1).
 	Inline      bool
 	InlinedInto int
-	// Function is the inline frame's function ("" for a physical frame,
-	// named by its symbol).
+	// TailCall is set for a virtual tail-call frame, shown at PC (the
+	// address after the function's jump) with File and Line.
+	TailCall bool
+	PC       uint64
+	File     string
+	Line     int
+	// Function is the inline or tail-call frame's function ("" for a
+	// physical frame, named by its symbol).
 	Function string
 	// call is the inlined call whose call site is this frame's line
 	// (Caller); k is the frame's index in its physical frame's inline
@@ -54,6 +63,7 @@ type inlineView struct {
 	before []int // before[j]: inline frames of the physical frames below at[j]
 	chains [][]frames.InlinedCall
 	cache  map[uint64][]frames.InlinedCall // by lookup PC: deep recursions repeat a few
+	tails  map[[2]uint64][]frames.TailCall // by caller PC and callee entry
 }
 
 // maxInlineCache bounds the lookups a view remembers.
@@ -80,6 +90,16 @@ func (t *Trace) lookUpTo(n int) {
 				v.cache[pc] = c
 			}
 		}
+		if tc := t.tailCalls(v.done); len(tc) > 0 {
+			// gdb shows them below the frame's inline frames: between
+			// the callee's frames and this one's.
+			chain := make([]frames.InlinedCall, 0, len(tc)+len(c))
+			for _, x := range tc {
+				chain = append(chain, frames.InlinedCall{Function: x.Function, CallFile: x.File, CallLine: x.Line,
+					TailCall: true, PC: x.PC})
+			}
+			c = append(chain, c...)
+		}
 		if len(c) == 0 {
 			continue
 		}
@@ -88,6 +108,38 @@ func (t *Trace) lookUpTo(n int) {
 		v.chains = append(v.chains, c)
 		v.rows += len(c)
 	}
+}
+
+// tailCalls returns the tail-call frames gdb shows between physical frame
+// i and the frame below it (frames.Module.TailCallsBetween), innermost
+// first; the caller holds t.inline.mu. There are none for frame 0, for a
+// frame a signal interrupted or that is a signal trampoline, and across
+// modules.
+func (t *Trace) tailCalls(i int) []frames.TailCall {
+	if i == 0 || i >= len(t.Frames) {
+		return nil
+	}
+	f, callee := &t.Frames[i], &t.Frames[i-1]
+	if f.Module == nil || f.Module != callee.Module || f.Interrupted || f.SignalTrampoline() || callee.SignalTrampoline() {
+		return nil
+	}
+	entry := f.Module.Symbolize(callee.LookupPC()).Addr
+	if entry == 0 {
+		return nil
+	}
+	v := &t.inline
+	k := [2]uint64{f.PC, entry}
+	if tc, ok := v.tails[k]; ok {
+		return tc
+	}
+	tc := f.Module.TailCallsBetween(f.PC, entry)
+	if v.tails == nil {
+		v.tails = map[[2]uint64][]frames.TailCall{}
+	}
+	if len(v.tails) < maxInlineCache {
+		v.tails[k] = tc
+	}
+	return tc
 }
 
 // inlinedAt returns the functions inlined at physical frame i's PC,
@@ -147,6 +199,25 @@ func (t *Trace) Levels() int {
 	defer v.mu.Unlock()
 	t.lookUpTo(len(t.Frames))
 	return len(t.Frames) + v.rows
+}
+
+// ShownExtra returns the frames gdb shows beyond the physical ones: inline
+// frames and tail-call frames. It looks up every frame.
+func (t *Trace) ShownExtra() (inline, tail int) {
+	v := &t.inline
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	t.lookUpTo(len(t.Frames))
+	for _, c := range v.chains {
+		for _, x := range c {
+			if x.TailCall {
+				tail++
+			} else {
+				inline++
+			}
+		}
+	}
+	return inline, tail
 }
 
 // ShownAt returns the frame gdb shows at level; ok is false when there is
@@ -210,14 +281,29 @@ func (t *Trace) eachShown(lo, hi int, fn func(Shown)) {
 // shown is the frame shown at level: row k of physical frame i whose
 // inline chain is chain (k == len(chain): the physical frame itself).
 func shown(level, i, k int, chain []frames.InlinedCall) Shown {
-	s := Shown{Level: level, Frame: i, Inline: k < len(chain), Caller: k > 0, k: k}
+	s := Shown{Level: level, Frame: i, k: k}
+	if k < len(chain) && chain[k].TailCall {
+		c := &chain[k]
+		s.TailCall, s.Function, s.PC, s.File, s.Line = true, c.Function, c.PC, c.CallFile, c.CallLine
+		return s
+	}
+	s.Inline = k < len(chain)
 	if s.Inline {
 		s.Function, s.InlinedInto = chain[k].Function, level+1
 	}
-	if k > 0 {
-		s.call = &chain[k-1]
+	if k > 0 && !chain[k-1].TailCall {
+		s.call, s.Caller = &chain[k-1], true
 	}
 	return s
+}
+
+// ShownPC returns the address gdb prints for the frame shown as s: its
+// physical frame's PC, or a tail-call frame's own.
+func (t *Trace) ShownPC(s Shown) uint64 {
+	if s.TailCall {
+		return s.PC
+	}
+	return t.Frames[s.Frame].PC
 }
 
 // ShownLine returns the source line gdb shows for s: the PC's line (the
@@ -225,6 +311,9 @@ func shown(level, i, k int, chain []frames.InlinedCall) Shown {
 // others the line of the inlined call (DW_AT_call_file, DW_AT_call_line).
 // file is "" when it is unknown.
 func (t *Trace) ShownLine(s Shown) (file string, line int) {
+	if s.TailCall {
+		return s.File, s.Line
+	}
 	if s.call != nil {
 		return s.call.CallFile, s.call.CallLine
 	}
@@ -241,6 +330,9 @@ func (t *Trace) ShownLine(s Shown) (file string, line int) {
 // frame without inline functions.
 func (t *Trace) ShownLocation(s Shown) string {
 	f := &t.Frames[s.Frame]
+	if s.TailCall {
+		return locationText(s.Function, s.File, s.Line, f.Module)
+	}
 	if !s.Inline && !s.Caller {
 		return t.frameLocation(s.Frame)
 	}
@@ -286,6 +378,8 @@ func InnermostLocation(space *frames.Space, pc uint64) (loc string, showPC bool)
 // physical frame without inline functions always shows it.
 func (t *Trace) ShowPC(s Shown) bool {
 	switch {
+	case s.TailCall:
+		return true
 	case s.Caller:
 		return false
 	case !s.Inline:

@@ -170,8 +170,8 @@ func TestInlineFramesInJSON(t *testing.T) {
 	}
 	src := "testdata/src/inline.c"
 	want := []frame{
-		{0, 1, "stop_here", 38, []InlineDocument{{0, "spin_inline", src, 32}}},
-		{1, 4, "run", 56, []InlineDocument{{2, "inner_inline", src, 44}, {3, "outer_inline", src, 50}}},
+		{0, 1, "stop_here", 38, []InlineDocument{{GDBLevel: 0, Function: "spin_inline", File: src, Line: 32}}},
+		{1, 4, "run", 56, []InlineDocument{{GDBLevel: 2, Function: "inner_inline", File: src, Line: 44}, {GDBLevel: 3, Function: "outer_inline", File: src, Line: 50}}},
 		{2, 5, "main", 67, nil},
 	}
 	if !reflect.DeepEqual(got, want) {

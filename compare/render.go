@@ -89,7 +89,7 @@ func (t *Trace) appendFrameLine(b []byte, s Shown, width int, opts TextOptions, 
 	switch {
 	case sig:
 		loc = "<signal handler called>"
-	case s.Inline || s.Caller:
+	case s.Inline || s.Caller || s.TailCall:
 		loc = t.ShownLocation(s)
 	case !ok:
 		loc = Location(t.space, f.PC, f.LookupPC(), !opts.NoLines)
@@ -108,16 +108,20 @@ func (t *Trace) appendFrameLine(b []byte, s Shown, width int, opts TextOptions, 
 		return append(append(b, ' '), loc...)
 	}
 	b = append(b, " 0x"...)
-	b = appendHex16(b, f.PC)
+	b = appendHex16(b, t.ShownPC(s))
 	if t.Methods != All {
 		b = append(b, " in "...)
 		return append(b, loc...)
 	}
 	b = append(b, "  "...)
-	if s.Inline {
-		// An inline frame has no step of its own: the verdicts are its
-		// physical frame's, on the line of the frame it is inlined into.
-		b = pad(append(b, "inline"...), len(b)+6)
+	if s.Inline || s.TailCall {
+		// An inline or tail-call frame has no step of its own: the
+		// verdicts are its physical frame's, on that frame's line.
+		word := "inline"
+		if s.TailCall {
+			word = "tail"
+		}
+		b = pad(append(b, word...), len(b)+6)
 		b = pad(append(b, "  "...), len(b)+2+11+1+7+2)
 		return append(b, loc...)
 	}
@@ -417,6 +421,12 @@ type (
 		Function string `json:"function"`
 		File     string `json:"file,omitempty"`
 		Line     int    `json:"line,omitempty"`
+		// TailCall marks a virtual tail-call frame (a function that
+		// left by a jump, from DWARF call sites) shown at PC, the
+		// address after its jump; gdb lists these before the
+		// physical frame's inline frames.
+		TailCall bool   `json:"tail_call,omitempty"`
+		PC       uint64 `json:"pc,omitempty"`
 	}
 	// StepDocument is one method's step from a frame to its caller.
 	StepDocument struct {
@@ -490,13 +500,17 @@ func (t *Trace) frameDocument(i int) FrameDocument {
 		first := fd.GDBLevel - len(chain)
 		for k, c := range chain {
 			id := InlineDocument{GDBLevel: first + k, Function: c.Function, File: fd.File, Line: fd.Line}
-			if k > 0 {
+			switch {
+			case c.TailCall:
+				id.TailCall, id.PC, id.File, id.Line = true, c.PC, c.CallFile, c.CallLine
+			case k > 0 && !chain[k-1].TailCall:
 				id.File, id.Line = chain[k-1].CallFile, chain[k-1].CallLine
 			}
 			fd.Inline = append(fd.Inline, id)
 		}
-		last := chain[len(chain)-1]
-		fd.File, fd.Line = last.CallFile, last.CallLine
+		if last := chain[len(chain)-1]; !last.TailCall {
+			fd.File, fd.Line = last.CallFile, last.CallLine
+		}
 	}
 	for m := range f.Steps {
 		st := &f.Steps[m]

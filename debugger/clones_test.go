@@ -11,7 +11,8 @@ import (
 // weigh.isra.0 sets a breakpoint there (it said `Function "weigh" not
 // defined.`), "list check" finds check.part.0's source, the stop and the
 // backtrace name the frame "weigh" as gdb does (its DWARF name), and
-// "info breakpoints" lists the location.
+// "info breakpoints" lists the location; finish prints the value it
+// returned.
 func TestBreakOnAFunctionGCCCloned(t *testing.T) {
 	tg, err := Launch([]string{fixture(t, "clones-v3-O2")}, "")
 	skipIfNoPtrace(t, err)
@@ -38,5 +39,14 @@ func TestBreakOnAFunctionGCCCloned(t *testing.T) {
 	}
 	bt := run(t, s, ui, "bt")
 	wantPrefix(t, "bt in weigh.isra.0", functions(bt), []string{"weigh", "main"})
+	// weigh(&r[0]) returns r[0].key*3+1, and key is argc (1): gdb's
+	// "Value returned is $1 = 4", kept in the value history.
+	out = run(t, s, ui, "finish")
+	if !strings.Contains(out, "Run till exit from #0 ") || !strings.Contains(out, "\nValue returned is $1 = 4\n") {
+		t.Errorf("finish out of weigh:\n%s", out)
+	}
+	if out := run(t, s, ui, "print $"); out != "$2 = 4\n" {
+		t.Errorf("print $ after finish: %q", out)
+	}
 	run(t, s, ui, "kill")
 }

@@ -1,6 +1,7 @@
 package debugger
 
 import (
+	"debug/dwarf"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -285,10 +286,18 @@ func cmdFinish(s *Session, _ string) error {
 		return fmt.Errorf(`"finish" out of an inline frame is not supported: frame %d is inlined into frame %d, which "frame %d" then "finish" runs until it returns.`,
 			sh.Level, sh.InlinedInto, tr.Level(n))
 	}
+	if sh.TailCall {
+		return fmt.Errorf(`"finish" out of a tail-call frame is not supported: frame %d left by a jump and has no return address of its own; "frame %d" then "finish" runs until the function it jumped to returns.`,
+			sh.Level, sh.Level-1)
+	}
 	if n+1 >= len(tr.Frames) {
 		return errors.New(`"finish" not meaningful in the outermost frame.`)
 	}
 	f, caller := &tr.Frames[n], &tr.Frames[n+1]
+	var retType dwarf.Type // gdb's "Value returned"
+	if f.Module != nil {
+		retType, _ = f.Module.ReturnType(f.LookupPC())
+	}
 	ra, cfa := caller.PC, caller.SP
 	tid := s.thread
 	s.printf("Run till exit from #%-3d0x%016x in %s\n", sh.Level, f.PC, tr.ShownLocation(sh))
@@ -314,9 +323,107 @@ func cmdFinish(s *Session, _ string) error {
 				continue // another thread, or a deeper recursive call
 			}
 			s.thread = ev.Thread
-			return s.printSelected()
+			if err := s.printSelected(); err != nil {
+				return err
+			}
+			s.printReturnValue(retType, regs)
+			return nil
 		}
 		return s.reportStop(ev)
+	}
+}
+
+// maxStringChars is gdb's "print elements" default: a string shown by x/s
+// stops there, followed by "...".
+const maxStringChars = 200
+
+// examineStrings implements x/s: n NUL-terminated strings from addr, each
+// on a line as gdb prints them ("0x4006f4:\t\"hello\\n\""), C escapes for
+// what is not printable, at most maxStringChars characters each.
+func (s *Session) examineStrings(addr uint64, n int) error {
+	sp, err := s.space()
+	if err != nil {
+		return err
+	}
+	for range n {
+		var text []byte
+		a, done, long := addr, false, false
+		for !done {
+			var buf [64]byte
+			got, _ := sp.Mem.ReadAt(buf[:], a)
+			if got == 0 {
+				if a == addr {
+					return fmt.Errorf("Cannot access memory at address %#x", addr)
+				}
+				break
+			}
+			for _, c := range buf[:got] {
+				a++
+				if c == 0 {
+					done = true
+					break
+				}
+				if len(text) == maxStringChars {
+					long, done = true, true
+					break
+				}
+				text = append(text, c)
+			}
+		}
+		s.printf("%s:\t%s", symLabel(sp, addr), cString(text))
+		if long {
+			s.printf("...")
+		}
+		s.printf("\n")
+		addr = a
+		s.xNext = addr
+	}
+	return nil
+}
+
+// cString quotes b as gdb prints a C string: "\n", "\t", "\"", "\\" and
+// octal escapes for other bytes that are not printable ASCII.
+func cString(b []byte) string {
+	out := []byte{'"'}
+	for _, c := range b {
+		switch {
+		case c == '\n':
+			out = append(out, `\n`...)
+		case c == '\t':
+			out = append(out, `\t`...)
+		case c == '"' || c == '\\':
+			out = append(out, '\\', c)
+		case c < 0x20 || c >= 0x7f:
+			out = append(out, fmt.Sprintf("\\%03o", c)...)
+		default:
+			out = append(out, c)
+		}
+	}
+	return string(append(out, '"'))
+}
+
+// printReturnValue prints what finish's function returned, as gdb does:
+// "Value returned is $1 = 42", kept in the value history; nothing for a
+// void function or one without DWARF.
+func (s *Session) printReturnValue(t dwarf.Type, regs frames.Regs) {
+	if t == nil {
+		return
+	}
+	rax, ok := regs.Get(0) // DWARF 0: rax, the AMD64 integer return register
+	if !ok {
+		return
+	}
+	sp, err := s.space()
+	if err != nil {
+		return
+	}
+	text, v, why, ok := returnValue(sp, t, rax)
+	switch {
+	case ok:
+		s.history = append(s.history, v)
+		s.printf("Value returned is $%d = %s\n", len(s.history), text)
+	case why != "":
+		s.printf("%s\n", why)
 	}
 }
 
@@ -503,7 +610,7 @@ func cmdExamine(s *Session, args string) (err error) {
 			switch {
 			case c >= '0' && c <= '9':
 				num += string(c)
-			case strings.ContainsRune("xduai", c):
+			case strings.ContainsRune("xduais", c):
 				f.format = byte(c)
 				if c == 'a' {
 					f.unit = 'g'
@@ -511,7 +618,7 @@ func cmdExamine(s *Session, args string) (err error) {
 			case strings.ContainsRune("bhwg", c):
 				f.unit = byte(c)
 			default:
-				return fmt.Errorf("Invalid format letter %q in /%s (use N, x d u a i, b h w g).", c, spec)
+				return fmt.Errorf("Invalid format letter %q in /%s (use N, x d u a i s, b h w g).", c, spec)
 			}
 		}
 		if num != "" {
@@ -535,6 +642,9 @@ func cmdExamine(s *Session, args string) (err error) {
 	s.xfmt = f
 	if f.format == 'i' {
 		return s.examineInsns(addr, f.count)
+	}
+	if f.format == 's' {
+		return s.examineStrings(addr, f.count)
 	}
 	size := map[byte]int{'b': 1, 'h': 2, 'w': 4, 'g': 8}[f.unit]
 	perLine := map[byte]int{'b': 8, 'h': 8, 'w': 4, 'g': 2}[f.unit]

@@ -30,6 +30,10 @@ func TestGdbUsersEverydayInfoCommands(t *testing.T) {
 	if out := run(t, s, ui, "!echo bang"); out != "bang\n" {
 		t.Errorf("!echo: %q", out)
 	}
+	// x/s: deep.c's static "ready\n" (msg.0), as gdb prints it.
+	if out := run(t, s, ui, "x/s &msg.0"); !regexp.MustCompile(`^0x[0-9a-f]+ <msg\.0>:\t"ready\\n"\n$`).MatchString(out) {
+		t.Errorf("x/s &msg.0: %q", out)
+	}
 	rax := run(t, s, ui, "p/x $rax")
 	eax := run(t, s, ui, "p/x $eax")
 	mr := regexp.MustCompile(`= 0x([0-9a-f]+)`).FindStringSubmatch(rax)

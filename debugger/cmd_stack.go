@@ -56,7 +56,7 @@ func (s *Session) printFrameLine(tr *compare.Trace, sh compare.Shown) {
 	case !tr.ShowPC(sh):
 		s.printf("#%-3d%s\n", sh.Level, tr.ShownLocation(sh))
 	default:
-		s.printf("#%-3d0x%016x in %s\n", sh.Level, f.PC, tr.ShownLocation(sh))
+		s.printf("#%-3d0x%016x in %s\n", sh.Level, tr.ShownPC(sh), tr.ShownLocation(sh))
 	}
 	if sum := frameSummary(tr, sh); sum != "" {
 		s.printf("    %s\n", sum)
@@ -70,6 +70,9 @@ func (s *Session) printFrameLine(tr *compare.Trace, sh compare.Shown) {
 func frameSummary(tr *compare.Trace, sh compare.Shown) string {
 	if sh.Inline {
 		return fmt.Sprintf("inlined into frame %d; no unwind step of its own (frame %d's is compared)", sh.InlinedInto, tr.Level(sh.Frame))
+	}
+	if sh.TailCall {
+		return fmt.Sprintf("tail call (virtual, from DWARF call sites); no unwind step of its own (frame %d's is compared)", tr.Level(sh.Frame))
 	}
 	f := &tr.Frames[sh.Frame]
 	var parts []string

@@ -326,7 +326,8 @@ F: x hex, d signed, u unsigned, o octal, t binary, a address, c char.`,
 			help: `Examine memory at ADDR: N units of size U in format F.
 N units (default 1) of size U (b 1, h 2, w 4, g 8 bytes; default w) in
 format F (x hex, d signed, u unsigned, a address with its symbol,
-i instructions as disassemble prints them; default x) at ADDR. ADDR is
+i instructions as disassemble prints them, s NUL-terminated strings;
+default x) at ADDR. ADDR is
 an expression, as print takes it: $sp+16, &spin_count, *($sp+8),
 spin_here+4; its value is the address (a data symbol's value, so write
 &var). Format and size are remembered. Without ADDR, x continues after
@@ -412,8 +413,11 @@ As until LOCATION, but a recursive call reaching LOCATION stops too.`,
 		{aliases: []string{"finish", "fin"}, needsTarget: true,
 			help: `Run until the selected frame returns, then print its caller.
 The return address and CFA come from the listed backtrace (the one "bt"
-printed last, else the all-methods trace); a recursive call returning to the same address earlier
-does not count. Ctrl-C stops the program.`,
+printed last, else the all-methods trace); a recursive call returning to
+the same address earlier does not count. Ctrl-C stops the program. As in
+gdb, "Value returned is $N = V" follows for a function whose DWARF type is
+an integer, character, boolean, enum or pointer (read from rax; a float
+or a structure is named, not read).`,
 			repeat: sameArgs,
 			run:    cmdFinish},
 		{aliases: []string{"detach"}, needsTarget: true,

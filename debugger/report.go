@@ -3,6 +3,7 @@ package debugger
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/frames"
@@ -113,11 +114,21 @@ func (p *ProcessTrace) WriteText(w io.Writer, opts compare.TextOptions) {
 		}
 		tr := t.Trace
 		if p.Methods == compare.All {
-			// The counts are of physical frames: an inline frame has no
-			// unwind step of its own.
+			// The counts are of physical frames: an inline or tail-call
+			// frame has no unwind step of its own.
 			inline := ""
-			if n := tr.Levels() - len(tr.Frames); n > 0 && !opts.NoLines {
-				inline = fmt.Sprintf(" (+%d inline)", n)
+			if !opts.NoLines {
+				var extra []string
+				in, tail := tr.ShownExtra()
+				if in > 0 {
+					extra = append(extra, fmt.Sprintf("+%d inline", in))
+				}
+				if tail > 0 {
+					extra = append(extra, fmt.Sprintf("+%d tail-call", tail))
+				}
+				if len(extra) > 0 {
+					inline = " (" + strings.Join(extra, ", ") + ")"
+				}
 			}
 			fmt.Fprintf(w, ": %s%s; SFrame: %d agree, %d disagree, %d not covered",
 				plural(len(tr.Frames), "frame", "frames"), inline, tr.Agree, tr.Disagree, tr.NotCovered)

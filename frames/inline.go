@@ -29,6 +29,12 @@ type InlinedCall struct {
 	// CallFile is a full path as Symbol.File is; "" and 0 when absent.
 	CallFile string
 	CallLine int
+	// TailCall marks a virtual frame gdb shows for a tail call
+	// (Module.TailCallsBetween) rather than an inlined function: it is
+	// shown at PC, the address after the function's jump, with CallFile
+	// and CallLine the line of that jump.
+	TailCall bool
+	PC       uint64
 }
 
 // Bounds on what an inline lookup reads, against malformed DWARF.
@@ -412,4 +418,50 @@ func stmtAt(d *dwarf.Data, cu *dwarf.Entry, pc uint64) (found bool) {
 type inlineState struct {
 	inlOnce sync.Once
 	inl     inlineIndex
+}
+
+// ReturnType returns the DWARF type the function holding pc returns (a
+// *dwarf.VoidType for a void function), from its subprogram's DW_AT_type,
+// following DW_AT_abstract_origin and DW_AT_specification; ok is false
+// when no DWARF subprogram covers pc or its type cannot be read.
+func (m *Module) ReturnType(pc uint64) (t dwarf.Type, ok bool) {
+	d, err := m.load()
+	if err != nil {
+		return nil, false
+	}
+	lt := m.lineData(d)
+	if lt == nil {
+		return nil, false
+	}
+	defer func() {
+		if r := recover(); r != nil { // debug/dwarf on hostile input
+			t, ok = nil, false
+		}
+	}()
+	link := pc - m.Bias
+	for u := range lt.units(link) {
+		f, found := u.subprogramAt(lt.d, link)
+		if !found {
+			continue
+		}
+		r := lt.d.Reader()
+		r.Seek(f.off)
+		e, err := r.Next()
+		for hop := 0; err == nil && e != nil && hop < maxOriginHops; hop++ {
+			if off, has := e.Val(dwarf.AttrType).(dwarf.Offset); has {
+				ty, err := lt.d.Type(off)
+				return ty, err == nil
+			}
+			off, has := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+			if !has {
+				if off, has = e.Val(dwarf.AttrSpecification).(dwarf.Offset); !has {
+					return &dwarf.VoidType{}, true // no DW_AT_type: void
+				}
+			}
+			r.Seek(off)
+			e, err = r.Next()
+		}
+		return nil, false
+	}
+	return nil, false
 }

@@ -5,6 +5,7 @@
 #   testdata/bin/deep-cet-v3-O{0,2}       deep.c with CET (endbr64, IBT PLT)
 #   testdata/bin/inline-v3-O2             inline.c, inline frames on the stack
 #   testdata/bin/clones-v3-O2             clones.c, GCC clones (.isra, .constprop, .part)
+#   testdata/bin/tailcall-v3-O2           tailcall.c, sibling calls (gdb's tail-call frames)
 #   testdata/bin/noreturn-v{1,2,3}-O2     noreturn.c, return addresses past
 #                                         their function's end
 #   testdata/bin/cet-v3                   cet.c, CET: notrack jump table, IBT PLT
@@ -94,6 +95,23 @@ done
 out_txt=$("$out" exit) || die "clones-v3-O2 exit failed"
 [ "$out_txt" = ready ] || die "clones-v3-O2 printed '$out_txt', not 'ready'"
 echo "built clones-v3-O2 ($(stat -c %s "$out") bytes, SFrame v3)"
+
+# ---------------------------------------------------------------- tailcall.c
+# stage2 and stage3 end in jumps (sibling calls): gdb shows them as virtual
+# tail-call frames between leaf and stage1, from DWARF call sites
+# (frames.Module.TailCallsBetween); its backtrace is
+# testdata/golden/gdb-tailcall-v3-O2-spin.txt (scripts/gdb-golden.sh).
+out=$BIN/tailcall-v3-O2
+gcc -B "$TC/v3/bin/" -Wa,--gsframe -g -O2 -fomit-frame-pointer -Wall -Wextra \
+    -ffile-prefix-map="$REPO"=. -o "$out" testdata/src/tailcall.c
+check_version "$out" x86_64 3
+for f in stage2 stage3; do
+  objdump -d "$out" | awk -v f="<$f>:" '$0 ~ f {p=1; next} p && /^$/ {exit} p' | grep -q "jmp .*<" \
+    || die "tailcall-v3-O2: $f does not end in a jump (another GCC)"
+done
+out_txt=$("$out" exit) || die "tailcall-v3-O2 exit failed"
+[ "$out_txt" = ready ] || die "tailcall-v3-O2 printed '$out_txt', not 'ready'"
+echo "built tailcall-v3-O2 ($(stat -c %s "$out") bytes, SFrame v3)"
 
 # ---------------------------------------------------------------- noreturn.c
 # Functions whose last instruction is a call to a noreturn function, so

@@ -1,5 +1,5 @@
 #!/bin/bash
-# gdb-golden.sh - reference backtraces from gdb for the deep.c, inline.c and
+# gdb-golden.sh - reference backtraces from gdb for the deep.c, inline.c, tailcall.c and
 # noreturn.c fixtures:
 # starts testdata/bin/deep-* in a mode with ASLR off (setarch -R), waits for
 # "ready", runs `gdb -batch -p PID -ex 'thread apply all bt'`, kills the
@@ -9,7 +9,7 @@
 #
 # Usage: scripts/gdb-golden.sh [NAME:MODE ...]
 #        default: deep-v3-O2:spin deep-v3-O0:signal deep-v3-O2:signal
-#                 deep-v3-O2:threads deep-v3-O0:sleep inline-v3-O2:spin
+#                 deep-v3-O2:threads deep-v3-O0:sleep inline-v3-O2:spin tailcall-v3-O2:spin
 #                 noreturn-v3-O2:{spin,exit,abort,threads}
 #                 noreturn-v{1,2}-O2:threads
 # Needs: gdb, setarch (util-linux), ptrace permission over own children
@@ -21,7 +21,7 @@ need setarch "disables ASLR for stable addresses" util-linux
 need timeout "" coreutils
 
 CASES=("$@")
-[ ${#CASES[@]} -gt 0 ] || CASES=(deep-v3-O2:spin deep-v3-O0:signal deep-v3-O2:signal deep-v3-O2:threads deep-v3-O0:sleep inline-v3-O2:spin
+[ ${#CASES[@]} -gt 0 ] || CASES=(deep-v3-O2:spin deep-v3-O0:signal deep-v3-O2:signal deep-v3-O2:threads deep-v3-O0:sleep inline-v3-O2:spin tailcall-v3-O2:spin
   noreturn-v3-O2:spin noreturn-v3-O2:exit noreturn-v3-O2:abort noreturn-v3-O2:threads
   noreturn-v1-O2:threads noreturn-v2-O2:threads)
 

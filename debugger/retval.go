@@ -1,0 +1,87 @@
+package debugger
+
+import (
+	"debug/dwarf"
+	"fmt"
+	"strconv"
+
+	"github.com/sfdbg/sfdbg/frames"
+)
+
+// returnValue formats the value a function of type t returned, as gdb's
+// finish prints it after "Value returned is $N = ": rax holds integers,
+// pointers, enums and booleans on AMD64 (System V psABI §3.2.3). val is
+// the history value; ok is false, with why, for what sfdbg does not read
+// (floating-point in xmm0, structures, unions).
+func returnValue(sp *frames.Space, t dwarf.Type, rax uint64) (text string, val value, why string, ok bool) {
+	for { // the type under typedefs and qualifiers
+		switch tt := t.(type) {
+		case *dwarf.TypedefType:
+			t = tt.Type
+			continue
+		case *dwarf.QualType:
+			t = tt.Type
+			continue
+		}
+		break
+	}
+	size := t.Size()
+	bits := uint(8 * size)
+	trunc := func(v uint64) uint64 {
+		if bits > 0 && bits < 64 {
+			return v & (1<<bits - 1)
+		}
+		return v
+	}
+	sext := func(v uint64) int64 {
+		if bits > 0 && bits < 64 {
+			return int64(v<<(64-bits)) >> (64 - bits)
+		}
+		return int64(v)
+	}
+	switch tt := t.(type) {
+	case *dwarf.VoidType:
+		return "", value{}, "", false // gdb prints nothing
+	case *dwarf.BoolType:
+		if trunc(rax) != 0 {
+			return "true", value{1, kindInt}, "", true
+		}
+		return "false", value{0, kindInt}, "", true
+	case *dwarf.CharType:
+		v := sext(rax)
+		return fmt.Sprintf("%d %s", v, strconv.QuoteRune(rune(byte(v)))), value{uint64(v), kindInt}, "", true
+	case *dwarf.UcharType:
+		v := trunc(rax)
+		return fmt.Sprintf("%d %s", v, strconv.QuoteRune(rune(byte(v)))), value{v, kindInt}, "", true
+	case *dwarf.IntType:
+		v := sext(rax)
+		return strconv.FormatInt(v, 10), value{uint64(v), kindInt}, "", true
+	case *dwarf.UintType:
+		v := trunc(rax)
+		return strconv.FormatUint(v, 10), value{v, kindInt}, "", true
+	case *dwarf.EnumType:
+		v := sext(rax)
+		for _, e := range tt.Val {
+			if e.Val == v {
+				return e.Name, value{uint64(v), kindInt}, "", true
+			}
+		}
+		return strconv.FormatInt(v, 10), value{uint64(v), kindInt}, "", true
+	case *dwarf.PtrType:
+		kind := kindData
+		if _, fn := tt.Type.(*dwarf.FuncType); fn {
+			kind = kindCode
+		}
+		text, err := formatValue(sp, value{rax, kind}, 0)
+		if err != nil {
+			text = fmt.Sprintf("%#x", rax)
+		}
+		if kind == kindData {
+			text = fmt.Sprintf("(%s) %#x", tt.String(), rax)
+		}
+		return text, value{rax, kind}, "", true
+	case *dwarf.FloatType:
+		return "", value{}, fmt.Sprintf("Value returned has type: %s. sfdbg does not read the floating-point registers (xmm0).", tt.String()), false
+	}
+	return "", value{}, fmt.Sprintf("Value returned has type: %s. sfdbg does not print its value (not a scalar in rax).", t.String()), false
+}

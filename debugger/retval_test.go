@@ -1,0 +1,54 @@
+package debugger
+
+import (
+	"debug/dwarf"
+	"strings"
+	"testing"
+)
+
+func TestReturnValuesFormatAsGdbs(t *testing.T) {
+	basic := func(n string, size int64) dwarf.BasicType {
+		return dwarf.BasicType{CommonType: dwarf.CommonType{ByteSize: size, Name: n}}
+	}
+	intT := &dwarf.IntType{BasicType: basic("int", 4)}
+	for _, tc := range []struct {
+		t    dwarf.Type
+		rax  uint64
+		want string
+	}{
+		{intT, 0xffffffff, "-1"},
+		{intT, 0x1_0000_002a, "42"}, // the upper half of rax is not the int's
+		{&dwarf.TypedefType{CommonType: dwarf.CommonType{Name: "myint"}, Type: intT}, 7, "7"},
+		{&dwarf.UintType{BasicType: basic("unsigned int", 4)}, 0xffffffff, "4294967295"},
+		{&dwarf.IntType{BasicType: basic("long", 8)}, 1<<63 | 5, "-9223372036854775803"},
+		{&dwarf.CharType{BasicType: basic("char", 1)}, 'a', "97 'a'"},
+		{&dwarf.BoolType{BasicType: basic("_Bool", 1)}, 0x100, "false"},
+		{&dwarf.BoolType{BasicType: basic("_Bool", 1)}, 1, "true"},
+		{&dwarf.EnumType{CommonType: dwarf.CommonType{ByteSize: 4}, EnumName: "color",
+			Val: []*dwarf.EnumValue{{Name: "RED", Val: 0}, {Name: "GREEN", Val: 1}}}, 1, "GREEN"},
+	} {
+		text, _, why, ok := returnValue(nil, tc.t, tc.rax)
+		if !ok || text != tc.want {
+			t.Errorf("%s with rax %#x: %q (%s), want %q", tc.t, tc.rax, text, why, tc.want)
+		}
+	}
+	if _, _, why, ok := returnValue(nil, &dwarf.FloatType{BasicType: basic("double", 8)}, 0); ok || !strings.Contains(why, "xmm0") {
+		t.Errorf("double: ok %v, %q; want a sentence on xmm0", ok, why)
+	}
+	if _, _, why, ok := returnValue(nil, &dwarf.VoidType{}, 0); ok || why != "" {
+		t.Errorf("void: ok %v, %q; want nothing", ok, why)
+	}
+}
+
+func TestCStringEscapesAsGdb(t *testing.T) {
+	for in, want := range map[string]string{
+		"hello":          `"hello"`,
+		"a\nb\tc":        `"a\nb\tc"`,
+		`say "hi" \ now`: `"say \"hi\" \\ now"`,
+		"\x01\xff":       `"\001\377"`,
+	} {
+		if got := cString([]byte(in)); got != want {
+			t.Errorf("cString(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
