@@ -290,9 +290,16 @@ func TestX86JumpTablesPIC(t *testing.T) {
 	if got := jt(start + 16); got != nil {
 		t.Errorf("targets of an add: %v", got)
 	}
-	// A target outside the function, or a short table: not resolved.
-	if got := X86JumpTables(code, start, entries(0x1015, 0x3000, 0x1017))(start + 19); got != nil {
-		t.Errorf("outside target accepted: %v", got)
+	// A target outside the function (a case in foo.cold) is left out;
+	// a table all outside, or short, is not resolved.
+	if got := fmt.Sprint(X86JumpTables(code, start, entries(0x1015, 0x3000, 0x1017))(start + 19)); got != "[4117 4119]" {
+		t.Errorf("with an outside target: %s", got)
+	}
+	if got := X86JumpTables(code, start, entries(0x3010, 0x3000, 0x3008))(start + 19); got != nil {
+		t.Errorf("all outside accepted: %v", got)
+	}
+	if got := X86JumpTables(code, start, entries(0x1015, 0x1006, 0x1017))(start + 19); got != nil {
+		t.Errorf("target inside an instruction... accepted: %v", got)
 	}
 	if got := X86JumpTables(code, start, entries(0x1015, 0x1016))(start + 19); got != nil {
 		t.Errorf("short table accepted: %v", got)

@@ -21,9 +21,12 @@ const maxTable = 1 << 14
 // (entries relative to T, 4 bytes each, in position-independent code;
 // absolute, 8 bytes each, otherwise). read returns size bytes at a
 // link-time address (nil when they are not in the file). A jump it does
-// not recognise, or a table with a target outside the function or not at
-// an instruction of its linear decoding, gives nil: the walk reports the
-// jump as not followed rather than follow a guess. The function's linear
+// not recognise, or a table with a target in the function that is not an
+// instruction of its linear decoding, or with none in the function, gives
+// nil: the walk reports the jump as not followed rather than follow a
+// guess. Targets outside the function (cases gcc moved to
+// foo.cold) are left out: the walk does not follow them into the other
+// part. The function's linear
 // decoding is made on the first call and kept.
 func X86JumpTables(text []byte, start uint64, read func(addr uint64, size int) []byte) func(pc uint64) []uint64 {
 	var starts []uint32 // instruction offsets of the linear decoding, -1 marks bytes that do not decode
@@ -278,12 +281,15 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, re
 			t = binary.LittleEndian.Uint64(b[8*i:])
 		}
 		if t < start || t-start >= size {
-			return nil
+			continue
 		}
 		if !isStart(t) {
 			return nil
 		}
 		targets = append(targets, t)
+	}
+	if len(targets) == 0 {
+		return nil // none here: not a table of this function's cases
 	}
 	return targets
 }
