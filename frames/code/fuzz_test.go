@@ -116,7 +116,18 @@ func FuzzAnalyzeX86(f *testing.F) {
 	f.Add(byte(4), []byte{0x41, 0x54, 0x48, 0x29, 0xc4, 0xff, 0xe0, 0xe8, 0, 0, 0, 0, 0x0f, 0x0b})
 	f.Fuzz(func(t *testing.T, sel byte, text []byte) {
 		const start = 0x401000
-		fn := Analyze(amd64, text, start, fuzzOptions(sel, text, start))
+		opts := fuzzOptions(sel, text, start)
+		if sel&8 != 0 {
+			// The x86 jump-table resolver, reading its tables from the
+			// code itself.
+			opts.JumpTable = X86JumpTables(text, start, func(a uint64, n int) []byte {
+				if a < start || a-start > uint64(len(text)) || uint64(n) > uint64(len(text))-(a-start) {
+					return nil
+				}
+				return text[a-start:][:n]
+			})
+		}
+		fn := Analyze(amd64, text, start, opts)
 		checkFunc(t, fn, len(text))
 	})
 }

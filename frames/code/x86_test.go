@@ -322,3 +322,40 @@ func TestX86JumpTablesPIC(t *testing.T) {
 		t.Errorf("judged %d", f.Judged)
 	}
 }
+
+func TestX86JumpTablesBaseBeforeWindow(t *testing.T) {
+	// lea T(%rip),%rbx, 30 nops, then cmp/ja/movslq (%rbx,%rdi,4)/add/jmp:
+	// the base is set once, before the window, in a callee-saved register.
+	const start, tab = 0x1000, 0x2000
+	code := []byte{0x48, 0x8d, 0x1d, 0xf9, 0x0f, 0x00, 0x00} // lea 0xff9(%rip),%rbx: 0x1007+0xff9 = 0x2000
+	for i := 0; i < 30; i++ {
+		code = append(code, 0x90)
+	}
+	jmpAt := len(code) + 3 + 2 + 4 + 3
+	code = append(code,
+		0x83, 0xff, 0x01, // cmp $1,%edi
+		0x77, 0x09, // ja default
+		0x48, 0x63, 0x04, 0xbb, // movslq (%rbx,%rdi,4),%rax
+		0x48, 0x01, 0xd8, // add %rbx,%rax
+		0xff, 0xe0, // jmp *%rax
+		0xc3, 0xc3, 0xc3) // case 0, case 1, default
+	b := make([]byte, 8)
+	binary.LittleEndian.PutUint32(b, uint32(int32(start+int64(jmpAt)+2-tab)))
+	binary.LittleEndian.PutUint32(b[4:], uint32(int32(start+int64(jmpAt)+3-tab)))
+	read := func(a uint64, n int) []byte {
+		if a != tab || n > len(b) {
+			return nil
+		}
+		return b[:n]
+	}
+	got := X86JumpTables(code, start, read)(start + uint64(jmpAt))
+	if want := []uint64{start + uint64(jmpAt) + 2, start + uint64(jmpAt) + 3}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("targets %v, want %v", got, want)
+	}
+	// A second write of %rbx anywhere: the base is not known.
+	code2 := append([]byte{}, code...)
+	copy(code2[7:], []byte{0x48, 0x89, 0xfb}) // mov %rdi,%rbx over three nops
+	if got := X86JumpTables(code2, start, read)(start + uint64(jmpAt)); got != nil {
+		t.Errorf("base written twice accepted: %v", got)
+	}
+}

@@ -59,7 +59,8 @@ func X86JumpTables(text []byte, start uint64, read func(addr uint64, size int) [
 			k := sort.Search(len(starts), func(i int) bool { return starts[i]&^badByte >= o })
 			return k < len(starts) && starts[k] == o
 		}
-		return x86Table(insts, start, uint64(len(text)), isStart, read)
+		all := func() []x86Inst { return x86Sweep(text, start) }
+		return x86Table(insts, start, uint64(len(text)), isStart, all, read)
 	}
 }
 
@@ -144,8 +145,13 @@ func regArg(a x86asm.Arg) (x86asm.Reg, bool) {
 func writes(in *x86asm.Inst, f int) bool {
 	switch in.Op {
 	case x86asm.CMP, x86asm.TEST, x86asm.NOP, x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE, x86asm.JE, x86asm.JNE,
-		x86asm.JG, x86asm.JGE, x86asm.JL, x86asm.JLE, x86asm.JS, x86asm.JNS, x86asm.JO, x86asm.JNO, x86asm.JP, x86asm.JNP:
+		x86asm.JG, x86asm.JGE, x86asm.JL, x86asm.JLE, x86asm.JS, x86asm.JNS, x86asm.JO, x86asm.JNO, x86asm.JP, x86asm.JNP,
+		x86asm.JMP, x86asm.RET:
 		return false
+	case x86asm.PUSH:
+		return f == 4 // rsp
+	case x86asm.CALL:
+		return f < 0 || f > 15 || x86CalleeSaved>>f&1 == 0
 	case x86asm.MOV, x86asm.MOVZX, x86asm.MOVSX, x86asm.MOVSXD, x86asm.LEA, x86asm.ADD, x86asm.SUB, x86asm.AND,
 		x86asm.OR, x86asm.XOR, x86asm.SHL, x86asm.SHR, x86asm.SAR, x86asm.INC, x86asm.DEC, x86asm.NEG, x86asm.NOT:
 		if r, ok := regArg(in.Args[0]); ok {
@@ -156,11 +162,43 @@ func writes(in *x86asm.Inst, f int) bool {
 	return true
 }
 
+// onlyLEA returns the address T when the only instruction of insts that
+// writes register family f is lea T(%rip),%f.
+func onlyLEA(insts []x86Inst, f int) (uint64, bool) {
+	var base uint64
+	n := 0
+	for i := range insts {
+		if !insts[i].ok {
+			return 0, false
+		}
+		in := &insts[i].in
+		if !writes(in, f) {
+			continue
+		}
+		n++
+		mem, ok := in.Args[1].(x86asm.Mem)
+		if in.Op != x86asm.LEA || !ok || mem.Base != x86asm.RIP || mem.Index != 0 || n > 1 {
+			return 0, false
+		}
+		base = insts[i].pc + uint64(in.Len) + uint64(mem.Disp)
+	}
+	return base, n == 1
+}
+
+// x86CalleeSaved is the set of register families a call preserves (System
+// V AMD64 psABI: rbx, rsp, rbp, r12-r15).
+const x86CalleeSaved = 1<<3 | 1<<4 | 1<<5 | 1<<12 | 1<<13 | 1<<14 | 1<<15
+
 // x86Table resolves the indirect jump at pc (see X86JumpTables).
 // insts is the window of instructions that ends with the jump; isStart
 // says whether an address starts an instruction of the function's linear
 // decoding.
-func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, read func(uint64, int) []byte) []uint64 {
+//
+// all decodes the whole function: when the table's base register is not
+// set in the window, it is found there if the function writes that
+// register exactly once, with the lea (a callee-saved register gcc loads
+// the table's address into before a loop).
+func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, all func() []x86Inst, read func(uint64, int) []byte) []uint64 {
 	j := len(insts) - 1
 	if j < 0 || !insts[j].ok || insts[j].in.Op != x86asm.JMP {
 		return nil
@@ -230,6 +268,9 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, re
 			if writes(in, bf) {
 				return nil
 			}
+		}
+		if !found {
+			base, found = onlyLEA(all(), bf)
 		}
 		if !found {
 			return nil
