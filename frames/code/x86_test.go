@@ -402,3 +402,42 @@ func TestX86JumpTablesO0(t *testing.T) {
 		t.Errorf("bound on another variable accepted: %#x", got)
 	}
 }
+
+func TestX86JumpTablesClangO0(t *testing.T) {
+	// clang -O0: mov %rax,-0xb0(%rbp); sub $1,%rax; ja; mov
+	// -0xb0(%rbp),%rcx; lea T(%rip),%rax; movslq (%rax,%rcx,4),%rcx;
+	// add %rcx,%rax; jmp *%rax.
+	const start, tab = 0x1000, 0x2000
+	code := []byte{
+		0x48, 0x89, 0x85, 0x50, 0xff, 0xff, 0xff, // 0
+		0x48, 0x83, 0xe8, 0x01, // 7
+		0x77, 0x19, // 11
+		0x48, 0x8b, 0x8d, 0x50, 0xff, 0xff, 0xff, // 13
+		0x48, 0x8d, 0x05, 0, 0, 0, 0, // 20
+		0x48, 0x63, 0x0c, 0x88, // 27
+		0x48, 0x01, 0xc8, // 31
+		0xff, 0xe0, // 34
+		0xc3, 0xc3, 0xc3, // 36
+	}
+	binary.LittleEndian.PutUint32(code[23:], uint32(tab-(start+27)))
+	rel := func(t int64) uint32 { return uint32(int32(t - tab)) }
+	b := make([]byte, 8)
+	binary.LittleEndian.PutUint32(b, rel(start+36))
+	binary.LittleEndian.PutUint32(b[4:], rel(start+37))
+	read := func(a uint64, n int) []byte {
+		if a != tab || n > len(b) {
+			return nil
+		}
+		return b[:n]
+	}
+	got := X86JumpTables(code, start, read)(start + 34)
+	if want := []uint64{start + 36, start + 37}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("targets %#x, want %#x", got, want)
+	}
+	// The reload from another slot: not resolved.
+	other := append([]byte{}, code...)
+	other[16] = 0x48 // mov -0xb8(%rbp),%rcx
+	if got := X86JumpTables(other, start, read)(start + 34); got != nil {
+		t.Errorf("reload of another variable accepted: %#x", got)
+	}
+}

@@ -248,6 +248,21 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 			return nil
 		}
 		bf := family(b)
+		if t, at, ok := leaBase(insts, k-1, lo, x); ok {
+			// clang -O0: lea T(%rip),%rX; movslq (%rX,%rI,4),%rB;
+			// add %rB,%rX: the roles of the add's registers swapped.
+			kk := prevWriting(insts, k-1, lo, bf)
+			if kk < 0 || kk < at || insts[kk].in.Op != x86asm.MOVSXD {
+				return nil
+			}
+			d2, ok1 := regArg(insts[kk].in.Args[0])
+			m, ok2 := insts[kk].in.Args[1].(x86asm.Mem)
+			if !ok1 || !ok2 || family(d2) != bf || family(m.Base) != x || m.Scale != 4 || m.Disp != 0 || m.Index == 0 {
+				return nil
+			}
+			base, entry, index, firstUse = t, 4, family(m.Index), kk
+			break
+		}
 		t, at, ok := leaBase(insts, k-1, lo, bf)
 		if !ok {
 			if t, ok = onlyLEA(all(), bf); !ok {
@@ -314,15 +329,46 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 		}
 		in := &insts[i].in
 		if in.Op == x86asm.JA || in.Op == x86asm.JAE {
-			if i == 0 || !insts[i-1].ok || insts[i-1].in.Op != x86asm.CMP {
+			if i == 0 || !insts[i-1].ok {
 				continue
 			}
 			cmp := &insts[i-1].in
+			compared := cmp.Args[0]
+			switch cmp.Op {
+			case x86asm.CMP:
+			case x86asm.SUB:
+				// clang -O0: mov %rI,M; sub $N,%rI; ja: the flags are
+				// cmp's, the index lives on in M.
+				r, ok := regArg(cmp.Args[0])
+				if i < 2 || !ok || !insts[i-2].ok || insts[i-2].in.Op != x86asm.MOV {
+					return nil
+				}
+				st := &insts[i-2].in
+				m, ok1 := st.Args[0].(x86asm.Mem)
+				sr, ok2 := regArg(st.Args[1])
+				if !ok1 || !ok2 || !wide(sr) {
+					return nil
+				}
+				if family(sr) != family(r) {
+					// mov %eI,%eC; mov %rC,M; sub $N,%eI: a copy stored.
+					if i < 3 || !insts[i-3].ok || insts[i-3].in.Op != x86asm.MOV {
+						return nil
+					}
+					cd, ok1 := regArg(insts[i-3].in.Args[0])
+					cs, ok2 := regArg(insts[i-3].in.Args[1])
+					if !ok1 || !ok2 || family(cd) != family(sr) || family(cs) != family(r) || !wide(cd) || !wide(cs) {
+						return nil
+					}
+				}
+				compared = m
+			default:
+				continue
+			}
 			imm, ok := cmp.Args[1].(x86asm.Imm)
 			if !ok || imm < 0 || imm >= maxTable {
 				return nil
 			}
-			if !flowsTo(insts[i+1:firstUse], cmp.Args[0], index) {
+			if !flowsTo(insts[i+1:firstUse], compared, index) {
 				return nil
 			}
 			n = int(imm) + 1
