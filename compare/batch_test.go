@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"iter"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -55,7 +56,7 @@ func TestCheckFilesKeepsNothingOfAReportedFile(t *testing.T) {
 	// the one being emitted; an archive's job holds its 3 members.
 	const slack = (jobs + 4*jobs + 1) * 3
 	emitted, maxLive := 0, int64(0)
-	CheckFiles(slices.Values(paths), jobs, CheckOptions{Consumers: true}, func(r *FileReport) {
+	CheckFiles(targets(slices.Values(paths)), jobs, CheckOptions{Consumers: true}, func(r *FileReport) {
 		emitted++
 		track(&reports, r)
 		if r.File == "" {
@@ -88,8 +89,19 @@ func TestCheckFilesReportsInPathOrder(t *testing.T) {
 	paths := []string{filepath.Join(bin, "sqlite-v3"), filepath.Join(bin, "deep-v3-O2"), filepath.Join(bin, "deep-v2-O2"),
 		filepath.Join(bin, "features-v3"), filepath.Join(bin, "deep-v1-O2"), filepath.Join(bin, "aarch64-v3")}
 	var got []string
-	CheckFiles(slices.Values(paths), 3, CheckOptions{}, func(r *FileReport) { got = append(got, r.File) })
+	CheckFiles(targets(slices.Values(paths)), 3, CheckOptions{}, func(r *FileReport) { got = append(got, r.File) })
 	if !slices.Equal(got, paths) {
 		t.Errorf("reports for %v, want %v", got, paths)
+	}
+}
+
+// targets returns the Targets of paths, opened by the check.
+func targets(paths iter.Seq[string]) iter.Seq[Target] {
+	return func(yield func(Target) bool) {
+		for p := range paths {
+			if !yield(Target{Path: p}) {
+				return
+			}
+		}
 	}
 }

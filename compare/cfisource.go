@@ -7,12 +7,14 @@ import (
 	"sync"
 
 	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
-// moduleCFI is a CFISource over a frames.Module's CFI. Rows are those of
-// the FDE a lookup picks at each PC (frames.Module.CFIRow: the greatest
-// start at or below the PC), so that overlapping CFI FDEs cost each PC
-// one row, not one per FDE.
+// moduleCFI is a CFISource over a frames.Module's CFI, at link-time
+// addresses (the module's less its Bias: a live module is checked as its
+// file). Rows are those of the FDE a lookup picks at each PC
+// (frames.Module.CFIRow: the greatest start at or below the PC), so that
+// overlapping CFI FDEs cost each PC one row, not one per FDE.
 type moduleCFI struct {
 	m    *frames.Module
 	once sync.Once
@@ -27,9 +29,24 @@ func (c *moduleCFI) FDERanges() ([]Range, error) {
 	}
 	out := make([]Range, len(fdes))
 	for i, f := range fdes {
-		out[i] = Range{f.Start, f.End}
+		out[i] = Range{f.Start - c.m.Bias, f.End - c.m.Bias}
 	}
 	return out, nil
+}
+
+// linkRows returns the module's rows that overlap the link-time range
+// [start, end), at link-time addresses.
+func (c *moduleCFI) linkRows(start, end uint64) ([]frames.Row, error) {
+	bias := c.m.Bias
+	if bias == 0 {
+		return c.m.CFIRows(start, end)
+	}
+	rows, err := c.m.CFIRows(start+bias, min(end, math.MaxUint64-bias)+bias)
+	for i := range rows { // a fresh slice of copies: the module's cache is not touched
+		r := &rows[i]
+		r.Start, r.End, r.Src.FDEStart, r.Src.FDEEnd = r.Start-bias, r.End-bias, r.Src.FDEStart-bias, r.Src.FDEEnd-bias
+	}
+	return rows, err
 }
 
 // Rows returns the picked rows that overlap [start, end). When the rows of
@@ -39,7 +56,7 @@ func (c *moduleCFI) FDERanges() ([]Range, error) {
 func (c *moduleCFI) Rows(start, end uint64) ([]frames.Row, error) {
 	c.once.Do(c.resolve)
 	if !c.all {
-		return c.m.CFIRows(start, end)
+		return c.linkRows(start, end)
 	}
 	i := sort.Search(len(c.rows), func(i int) bool { return c.rows[i].End > start })
 	j := i + sort.Search(len(c.rows)-i, func(k int) bool { return c.rows[i+k].Start >= end })
@@ -49,7 +66,7 @@ func (c *moduleCFI) Rows(start, end uint64) ([]frames.Row, error) {
 // resolve builds the picked rows of the whole module: the rows of each
 // FDE up to the next FDE's start, ends clipped there.
 func (c *moduleCFI) resolve() {
-	all, err := c.m.CFIRows(0, math.MaxUint64)
+	all, err := c.linkRows(0, math.MaxUint64)
 	if err != nil {
 		return
 	}
@@ -98,16 +115,24 @@ func (c *moduleCFI) resolve() {
 	c.rows, c.all = rows, true
 }
 
-// fileModule returns a module for an ELF file on disk at link-time
-// addresses (bias 0).
-func fileModule(path string) *frames.Module {
+// fileModule returns a module for the ELF file f, already open, at
+// link-time addresses (bias 0). The module reads f and does not close it.
+// pathModule returns a module for the ELF file at path, opened on first
+// use (diff and the linker and reproducer reports, which read few parts of
+// a file).
+func pathModule(path string) *frames.Module {
 	return &frames.Module{Name: filepath.Base(path), Path: path, OpenPath: path, Start: 0, End: ^uint64(0)}
 }
 
-// moduleSymbolizer names functions from a module's symbol tables.
+func fileModule(f *elfobj.File) *frames.Module {
+	return &frames.Module{Name: filepath.Base(f.Path), Path: f.Path, OpenPath: f.Path, Opened: f, Start: 0, End: ^uint64(0)}
+}
+
+// moduleSymbolizer names functions from a module's symbol tables, at
+// link-time addresses.
 func moduleSymbolizer(m *frames.Module) Symbolizer {
 	return func(addr uint64) string {
-		name, _, ok := m.FuncName(addr)
+		name, _, ok := m.FuncName(addr + m.Bias)
 		if !ok {
 			return ""
 		}
@@ -115,19 +140,45 @@ func moduleSymbolizer(m *frames.Module) Symbolizer {
 	}
 }
 
-// freBoundaries is the key of a module's FRE-boundary findings on it
-// (frames.Module.Memo): []Finding, sorted by PC, from the static check of
-// its file (fileBoundaries).
-type freBoundaries struct{}
+// staticCheck is the key of a module's static check on it
+// (frames.Module.Memo): a *moduleReport.
+type staticCheck struct{}
+
+// moduleReport is the static check of a live module's file, made once on
+// the module itself: its file, SFrame, CFI and symbols, already read for
+// the trace, are neither opened nor read again.
+type moduleReport struct {
+	rep *FileReport
+	// bounds are rep's FRE-boundary findings, sorted by PC.
+	bounds []Finding
+}
+
+// staticReport returns the static check of mod (checkModule, at its
+// file's link-time addresses), made on first use and kept on the module.
+// The check is bounded by the file's size and code (clip.go), however
+// damaged its SFrame section.
+func staticReport(mod *frames.Module) *moduleReport {
+	return mod.Memo(staticCheck{}, func() any {
+		r := &moduleReport{}
+		rep, err := checkModule(mod.Name, mod, CheckOptions{})
+		if err != nil {
+			return r
+		}
+		r.rep = rep
+		for _, f := range rep.Findings {
+			if f.Kind == KindFREBoundary {
+				r.bounds = append(r.bounds, f)
+			}
+		}
+		sort.Slice(r.bounds, func(i, j int) bool { return r.bounds[i].PC < r.bounds[j].PC })
+		return r
+	}).(*moduleReport)
+}
 
 // boundaryAt returns the FRE-boundary finding of the static check of a
-// live module's file (CheckFile on its OpenPath) that covers the link-time
-// pc, if any. The check runs once per module, and only its FRE-boundary
-// findings are kept, on the module: a process-global cache kept every
-// report of every module it ever saw. The check itself is bounded by the
-// file's size and code (clip.go), however damaged its SFrame section.
+// live module (staticReport) that covers the runtime pc, if any.
 func boundaryAt(mod *frames.Module, runtimePC uint64) (Finding, bool) {
-	bs, _ := mod.Memo(freBoundaries{}, func() any { return fileBoundaries(mod.OpenPath) }).([]Finding)
+	bs := staticReport(mod).bounds
 	pc := runtimePC - mod.Bias
 	// The findings' ranges are disjoint (each PC is compared once): the
 	// last starting at or below pc is the only one that can cover it.
@@ -135,25 +186,4 @@ func boundaryAt(mod *frames.Module, runtimePC uint64) (Finding, bool) {
 		return bs[i], true
 	}
 	return Finding{}, false
-}
-
-// fileBoundaries returns the FRE-boundary findings of the static check of
-// the ELF file at path, sorted by PC; none when path is empty or the file
-// cannot be checked.
-func fileBoundaries(path string) []Finding {
-	if path == "" {
-		return nil
-	}
-	rep, err := CheckFile(path, CheckOptions{})
-	if err != nil {
-		return nil
-	}
-	var bs []Finding
-	for _, f := range rep.Findings {
-		if f.Kind == KindFREBoundary {
-			bs = append(bs, f)
-		}
-	}
-	sort.Slice(bs, func(i, j int) bool { return bs[i].PC < bs[j].PC })
-	return bs
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
@@ -28,10 +29,11 @@ type Finding struct {
 	Shift int64 `json:"shift,omitempty"`
 	// Frame is the frame level for live findings, -1 for static ones.
 	Frame int `json:"frame"`
-	// SFrame, CFI and FP are the raw rules each method used, for humans.
-	SFrame string `json:"sframe,omitempty"`
-	CFI    string `json:"cfi,omitempty"`
-	FP     string `json:"fp,omitempty"`
+	// Rules are the raw rules each method used, for humans, by
+	// frames.Method ("cfa=rsp+16 ra=c-8 fp=u"; "" where the method gave
+	// none). JSON (findingJSON): "rules", an object keyed by method name,
+	// and as before "sframe", "cfi" and "fp".
+	Rules MethodRules `json:"-"`
 	// Message says what is wrong in a sentence.
 	Message string `json:"message"`
 	// Section and SectionOff locate FuncStart in a relocatable object
@@ -67,6 +69,9 @@ type Summary struct {
 	ByKind map[Kind]int `json:"by_kind"`
 	// Disagreements counts findings for which Kind.Disagreement holds.
 	Disagreements int `json:"disagreements"`
+	// Code counts what the code oracle judged, when the check had one
+	// (CheckOptions.Code); nil otherwise.
+	Code *CodeSummary `json:"code,omitempty"`
 }
 
 func (s *Summary) add(f Finding) {
@@ -129,12 +134,17 @@ type checker struct {
 	name   string
 	f      *elf.File
 	layout *elfobj.Layout // addresses of f's sections (an object's are synthetic)
+	arch   *arch.Arch     // f's machine
 	sec    *sframe.Section
 	cfi    CFISource
 	sym    Symbolizer
 	rep    *FileReport
 	text   []textRange
-	code   []byte // the bytes of the span decoded last, reused
+	code   []byte // the bytes of the span read last (codeSpan), reused
+	// codeSpan is the span c.code holds (funcCode).
+	codeSpan Range
+	// oracle analyzes the file's functions (CheckOptions.Code), or nil.
+	oracle CodeFuncs
 	// exec holds the executable ranges (execRanges); clips and outside,
 	// per FDE, its range clipped to them (clipFDEs); freLeft the FRE
 	// decodes the check may still make (newFREBudget).

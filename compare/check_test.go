@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
 )
 
@@ -56,7 +57,7 @@ func TestCleanFixturesCheckClean(t *testing.T) {
 				}
 				// GNU ld gives .plt.got entries (no push) the lazy-PLT CFA sp+16;
 				// CFI says sp+8. A real toolchain finding, see README.
-				if f.Kind == KindPLT && f.SFrame == "cfa=rsp+16 ra=c-8 fp=u" && f.CFI == "cfa=rsp+8 ra=c-8 fp=u" {
+				if f.Kind == KindPLT && f.Rules[frames.MethodSFrame] == "cfa=rsp+16 ra=c-8 fp=u" && f.Rules[frames.MethodCFI] == "cfa=rsp+8 ra=c-8 fp=u" {
 					continue
 				}
 				t.Errorf("unexpected finding: %v %s", f.Kind, f.Message)

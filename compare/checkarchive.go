@@ -17,33 +17,41 @@ import (
 // and NoSFrame set. The error is the archive's own: unreadable, or not a
 // well-formed archive (*elfobj.ArchiveError, naming the byte offset).
 func CheckArchive(path string, opts CheckOptions) ([]*FileReport, error) {
+	f, err := elfobj.Open(path)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", path, err)
+		return []*FileReport{{File: path, Findings: []Finding{}, Err: err.Error()}}, err
+	}
+	defer f.Close()
+	return checkArchive(f, opts)
+}
+
+// checkArchive checks the ar archive f (CheckArchive), open and
+// classified once: its members are read through f.
+func checkArchive(f *elfobj.File, opts CheckOptions) ([]*FileReport, error) {
+	path := f.Path
 	fail := func(err error) ([]*FileReport, error) {
 		err = fmt.Errorf("%s: %w", path, err)
 		return []*FileReport{{File: path, Findings: []Finding{}, Err: err.Error()}}, err
 	}
-	f, size, err := sframe.OpenFile(path)
+	members, err := elfobj.ReadArchive(f.R, f.Size)
 	if err != nil {
-		return fail(err)
-	}
-	members, err := elfobj.ReadArchive(f, size)
-	if err != nil {
-		f.Close()
 		return fail(err)
 	}
 	var elfMembers []elfobj.Member
 	for _, m := range members {
 		var magic [4]byte
-		if n, _ := f.ReadAt(magic[:], m.Off); n == 4 && m.Size >= 4 && string(magic[:]) == "\x7fELF" {
+		if n, _ := f.R.ReadAt(magic[:], m.Off); n == 4 && m.Size >= 4 && string(magic[:]) == "\x7fELF" {
 			elfMembers = append(elfMembers, m)
 		}
 	}
-	f.Close()
 	var out []*FileReport
 	withSFrame := 0
 	for _, m := range elfMembers {
 		name := fmt.Sprintf("%s(%s)", path, m.Name)
-		mod := &frames.Module{Name: m.Name, Path: path, OpenPath: path, Off: m.Off, Size: m.Size, Start: 0, End: ^uint64(0)}
+		mod := &frames.Module{Name: m.Name, Path: path, OpenPath: path, Opened: f, Off: m.Off, Size: m.Size, Start: 0, End: ^uint64(0)}
 		rep, _ := checkModule(name, mod, opts)
+		mod.Close()
 		if !rep.NoSFrame {
 			withSFrame++
 		}

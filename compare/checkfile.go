@@ -12,6 +12,7 @@ import (
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
 	"github.com/sfdbg/sfdbg/sframe/arch"
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
@@ -30,6 +31,11 @@ type CheckOptions struct {
 	// already open for the check; KernelProfile (check --profile kernel)
 	// also makes each of the kernel's rejections a finding.
 	Consumers, KernelProfile bool
+	// Code, when set, is the code oracle: check then also judges SFrame
+	// and CFI against the machine code at every instruction (CodeOracle,
+	// codecheck.go). nil: SFrame against CFI only. A batch (CheckFiles)
+	// calls it from several goroutines at once.
+	Code CodeOracle
 }
 
 // CheckFile validates the SFrame section of the ELF file at path against
@@ -43,10 +49,25 @@ type CheckOptions struct {
 // ELF, no .sframe, unreadable; the message names the file and the byte
 // offset). For an ar archive of objects use CheckArchive.
 func CheckFile(path string, opts CheckOptions) (rep *FileReport, err error) {
-	return checkModule(path, fileModule(path), opts)
+	f, err := elfobj.Open(path)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", path, err)
+		return &FileReport{File: path, Findings: []Finding{}, Err: err.Error()}, err
+	}
+	defer f.Close()
+	return checkOpened(f, opts)
 }
 
-// checkModule checks the ELF file of m (CheckFile), reporting it as name.
+// checkOpened checks the ELF file f (CheckFile), open and classified once.
+func checkOpened(f *elfobj.File, opts CheckOptions) (*FileReport, error) {
+	m := fileModule(f)
+	defer m.Close()
+	return checkModule(f.Path, m, opts)
+}
+
+// checkModule checks the ELF file of m (CheckFile), reporting it as name;
+// m is read at its file's link-time addresses and left open: it is the
+// caller's (a live module keeps its check, staticReport).
 func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileReport, err error) {
 	rep = &FileReport{File: name, Findings: []Finding{}}
 	if checkedModule != nil {
@@ -63,7 +84,6 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 		}
 	}()
 	// One module serves the ELF file, its CFI and its symbols.
-	defer m.Close()
 	layout, err := m.Layout()
 	if err != nil {
 		if inner := errors.Unwrap(err); inner != nil {
@@ -72,19 +92,27 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 		return fail(fmt.Errorf("%s: %w", name, err))
 	}
 	f := layout.File()
+	a, err := m.Arch()
+	if err != nil {
+		if inner := errors.Unwrap(err); inner != nil {
+			err = inner // "module NAME: ...": the file's path names it better
+		}
+		return fail(fmt.Errorf("%s: %w", name, err))
+	}
 	sec, err := m.SFrame()
 	if err != nil {
 		rep.NoSFrame = errors.Is(err, sframe.ErrNoSection)
 		return fail(fmt.Errorf("%s: %w", name, err))
 	}
 	rep.Version, rep.ABI = int(sec.Version), sec.ABI.String()
-	c := &checker{name: m.Name, f: f, layout: layout, sec: sec, rep: rep, cfi: opts.CFI, sym: opts.Symbolize}
+	c := &checker{name: m.Name, f: f, layout: layout, arch: a, sec: sec, rep: rep, cfi: opts.CFI, sym: opts.Symbolize}
 	if c.cfi == nil {
 		c.cfi = &moduleCFI{m: m}
 	}
 	if c.sym == nil {
 		c.sym = moduleSymbolizer(m)
 	}
+	c.startOracle(m, opts.Code)
 	for i, s := range f.Sections {
 		// Code is read a function at a time, through the file; a compressed
 		// section (not valid for code) is compared at row boundaries.
@@ -100,7 +128,7 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 	}
 	prod := parseProducers(c.comment(), int(sec.Version), layout.Synthetic())
 	rep.Producers = prod.names()
-	markKnown(rep, prod, sec.ABI)
+	markKnown(rep, prod, c.arch)
 	return rep, nil
 }
 
@@ -208,7 +236,7 @@ func (c *checker) run() error {
 		}
 		sum.FunctionsBoth++
 		insts = c.boundaries(fde, own, rows, insts)
-		sum.Instructions += c.checkFunc(fde, own, rows, insts)
+		sum.Instructions += c.checkFDE(fde, own, rows, insts)
 	}
 	c.uncovered(cfiRanges)
 	return nil
@@ -269,7 +297,7 @@ func (c *checker) owned() [][]Range {
 // ranges' starts.
 func (c *checker) boundaries(fde *sframe.FDE, own []Range, rows []frames.Row, buf []uint64) []uint64 {
 	end := own[len(own)-1].End
-	if c.sec.ABI == sframe.ABIAMD64LittleEndian {
+	if frames.SFrameArch(c.sec.ABI) == arch.AMD64Arch { // delimited by arch.X86.Len, the Decoder's fast path
 		if b, ok := c.x86Boundaries(fde.Start, end, buf); ok {
 			return keepOwned(b, own)
 		}
@@ -320,24 +348,8 @@ func (c *checker) boundaries(fde *sframe.FDE, own []Range, rows []frames.Row, bu
 // what was decoded.
 func (c *checker) x86Boundaries(start, end uint64, buf []uint64) (b []uint64, ok bool) {
 	b = buf[:0]
-	if end <= start || end-start > maxDecodeSpan {
-		return b, false
-	}
-	var data []byte
-	for _, t := range c.text {
-		if start >= t.addr && end-t.addr <= t.size {
-			n := int(end - start)
-			if cap(c.code) < n {
-				c.code = make([]byte, n)
-			}
-			data = c.code[:n]
-			if _, err := t.r.ReadAt(data, int64(start-t.addr)); err != nil {
-				return b, false
-			}
-			break
-		}
-	}
-	if data == nil {
+	data, ok := c.funcCode(start, end)
+	if !ok {
 		return b, false
 	}
 	for off := 0; off < len(data); {
@@ -383,8 +395,9 @@ func (c *checker) uncovered(cfiRanges []Range) {
 		}
 		name := c.funcName(r.Start)
 		kind, why := KindNoFDE, c.noFDEReason()
-		if rows, err := c.cfi.Rows(r.Start, r.End); err == nil {
-			if reason, expressible := inexpressible(rows, c.sec.Version); reason != "" {
+		rows, err := c.cfi.Rows(r.Start, r.End)
+		if err == nil {
+			if reason, expressible := inexpressible(c.arch, rows, c.sec.Version); reason != "" {
 				why = reason
 				if !expressible {
 					kind = KindSkipped
@@ -393,6 +406,9 @@ func (c *checker) uncovered(cfiRanges []Range) {
 		}
 		c.add(Finding{Kind: kind, Function: name, FuncStart: r.Start, PC: r.Start, PCEnd: r.End,
 			Message: fmt.Sprintf("CFI covers %s %s but SFrame does not: %s", c.orLoc(name, r.Start), c.span(r.Start, r.End), why)})
+		if err == nil {
+			c.judgeCFIOnly(fnRef{name: name, start: r.Start}, r, rows)
+		}
 	}
 }
 
@@ -400,13 +416,13 @@ func (c *checker) uncovered(cfiRanges []Range) {
 // register other than SP/FP, a CFA expression, or RA/FP in a register or
 // given by an expression. expressible says whether SFrame v3 FLEX FDEs
 // could express it (and the section is v3).
-func inexpressible(rows []frames.Row, v sframe.Version) (reason string, expressible bool) {
+func inexpressible(a *arch.Arch, rows []frames.Row, v sframe.Version) (reason string, expressible bool) {
 	for _, r := range rows {
 		switch {
 		case r.CFA.Kind == rule.ValExpression || r.CFA.Kind == rule.Expression:
 			return "its CFA is a DWARF expression", false
-		case (r.CFA.Kind == rule.ValOffset || r.CFA.Kind == rule.Offset) && r.CFA.Reg != frames.RSP && r.CFA.Reg != frames.RBP:
-			return fmt.Sprintf("its CFA is based on %s, not SP or FP (DRAP or stack realignment)", frames.RegName(r.CFA.Reg)), v >= sframe.Version3
+		case (r.CFA.Kind == rule.ValOffset || r.CFA.Kind == rule.Offset) && r.CFA.Reg != a.SP && r.CFA.Reg != a.FP:
+			return fmt.Sprintf("its CFA is based on %s, not SP or FP (DRAP or stack realignment)", a.RegName(r.CFA.Reg)), v >= sframe.Version3
 		case r.RA.Kind == rule.Register || r.FP.Kind == rule.Register:
 			return "it keeps RA or FP in a register", v >= sframe.Version3
 		case r.RA.Kind == rule.Expression || r.FP.Kind == rule.Expression:
@@ -497,7 +513,7 @@ func (c *checker) findNoFDEReason() string {
 		}
 	}
 	if c.sec.Parts() > 1 || strings.Contains(comment, "Linker: LLD") {
-		return "its object has no .sframe: it was assembled without --gsframe (lld copies every input's .sframe, so the linker dropped none)"
+		return "its object has no .sframe: it was assembled without --gsframe (a linker that concatenates .sframe, as lld, gold and mold do, copies every input's, so it dropped none)"
 	}
 	if v := producer(comment); v != "" && v != "GCC" {
 		return fmt.Sprintf("its object was assembled without --gsframe, or GNU ld dropped its SFrame: part of this file was built by %q, and GNU ld 2.44 and 2.47 drop LLVM's SFrame v2 input (\"error in x.o(.sframe)\")", v)

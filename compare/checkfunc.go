@@ -18,28 +18,76 @@ const maxBoundaryShift = 4
 const maxFindingsPerFDE = 32
 
 // run is a maximal sequence of instruction boundaries with the same
-// difference between the SFrame and the CFI row.
+// difference between the subject's and the reference's row.
 type run struct {
 	start, end uint64 // [start, end) in bytes
 	n          int    // instructions
 	diff       RowDiff
-	sf, cfi    int // row indices at start
+	sf, cfi    int // subject and reference row indices at start
 }
 
-// checkFunc compares, at every instruction boundary insts of one SFrame
-// FDE in the ranges own where lookups pick that FDE (checker.owned), the
-// SFrame row with the CFI row, and records findings. It returns the number
-// of instruction boundaries compared.
-func (c *checker) checkFunc(fde *sframe.FDE, own []Range, cfiRows []frames.Row, insts []uint64) int {
-	name := c.funcName(fde.Start)
+// witness is one method's rows for the function checked, sorted by Start
+// (link-time ranges): the subject or the reference checkFunc judges.
+type witness struct {
+	m    frames.Method
+	rows []frames.Row
+	// none says that the method has no row for a PC ("no FRE").
+	none string
+	// unit names what a row boundary is in the method ("FRE").
+	unit string
+}
+
+// fnRef names the function checked: its name ("" if unknown) and start.
+type fnRef struct {
+	name  string
+	start uint64
+}
+
+// checkFDE compares an SFrame FDE, at every instruction boundary insts in
+// the ranges own where lookups pick it (checker.owned), with the CFI rows
+// cfiRows, and with the code oracle's states when the check has one
+// (CheckOptions.Code). It returns the number of instruction boundaries
+// compared.
+func (c *checker) checkFDE(fde *sframe.FDE, own []Range, cfiRows []frames.Row, insts []uint64) int {
+	fn := fnRef{name: c.funcName(fde.Start), start: fde.Start}
 	if fde.PCType == sframe.PCTypeMask {
-		return c.checkMaskFunc(fde, name, cfiRows, insts)
+		n := c.checkMaskFunc(fde, fn.name, cfiRows, insts)
+		if c.oracle != nil {
+			// PLT stubs are checked, not judged by the code oracle.
+			c.codeSummary().add(CodeSummary{Checked: n})
+		}
+		return n
 	}
 	sfRows, err := c.sfRows(fde)
 	if err != nil {
-		c.add(Finding{Kind: KindFormat, Function: name, FuncStart: fde.Start, PC: fde.Start,
+		c.add(Finding{Kind: KindFormat, Function: fn.name, FuncStart: fde.Start, PC: fde.Start,
 			Message: fmt.Sprintf("SFrame FDE %d: %v", fde.Index, err)})
 		return 0
+	}
+	subj := witness{m: frames.MethodSFrame, rows: sfRows, none: "no FRE", unit: "FRE"}
+	ref := witness{m: frames.MethodCFI, rows: cfiRows, none: "no CFI row", unit: "CFI row"}
+	if c.oracle != nil && c.inPLT(fde.Start) {
+		// PLT0 is entered by a jump, after the entry's push: checked, not
+		// judged by the code oracle, as the PC-mask entries.
+		n := c.checkFunc(fn, subj, ref, nil, own, insts)
+		c.codeSummary().add(CodeSummary{Checked: n})
+		return n
+	}
+	return c.checkFunc(fn, subj, ref, c.codeRows(fde.Start, own[len(own)-1].End), own, insts)
+}
+
+// checkFunc compares, at every instruction boundary insts of the function
+// fn in the ranges own, the subject's row with the reference's, and
+// records findings; with code (the code oracle's states, nil for none) it
+// also judges both tables against the code (codeJudge). It returns the
+// number of instruction boundaries compared: those the reference covers.
+func (c *checker) checkFunc(fn fnRef, subj, ref witness, code CodeRows, own []Range, insts []uint64) int {
+	name, start := fn.name, fn.start
+	sfRows, cfiRows := subj.rows, ref.rows
+	S, R := subj.m.Title(), ref.m.Title()
+	var cj *codeJudge
+	if code != nil {
+		cj = c.newCodeJudge(fn, code, ref, subj)
 	}
 	compared, listed, unlisted := 0, 0, 0
 	var more Finding // stands for the disagreements past maxFindingsPerFDE
@@ -51,46 +99,52 @@ func (c *checker) checkFunc(fde *sframe.FDE, own []Range, cfiRows []frames.Row, 
 		}
 		if listed >= maxFindingsPerFDE {
 			if unlisted == 0 {
-				more = Finding{Kind: r.diff.Kinds()[0], Function: name, FuncStart: fde.Start, PC: r.start}
+				more = Finding{Kind: r.diff.Kinds()[0], Function: name, FuncStart: start, PC: r.start}
 			}
 			more.PCEnd, more.Instructions = r.end, more.Instructions+r.n
 			unlisted++
 			return
 		}
 		listed++
-		f := Finding{Function: name, FuncStart: fde.Start, PC: r.start, PCEnd: r.end, Instructions: r.n,
-			CFI: ruleText(cfiRows[r.cfi])}
-		f.ev = &evidence{cfi: cfiRows[r.cfi]}
+		f := Finding{Function: name, FuncStart: start, PC: r.start, PCEnd: r.end, Instructions: r.n}
+		f.Rules[ref.m] = ruleText(cfiRows[r.cfi])
+		f.Rules[subj.m] = subj.none
 		if r.sf >= 0 {
-			f.SFrame = ruleText(sfRows[r.sf])
-			f.ev.sf, f.ev.sfOK = sfRows[r.sf], true
-		} else {
-			f.SFrame = "no FRE"
+			f.Rules[subj.m] = ruleText(sfRows[r.sf])
 		}
-		if k := r.cfi; k > 0 && cfiRows[k].Start == r.start && cfiRows[k-1].End == r.start {
-			f.ev.cfiPrev = &cfiRows[k-1]
+		producerRows := subj.m == frames.MethodSFrame && ref.m == frames.MethodCFI
+		if producerRows {
+			// The known producer faults are patterns of SFrame rows
+			// against CFI rows (known.go).
+			f.ev = &evidence{cfi: cfiRows[r.cfi]}
+			if r.sf >= 0 {
+				f.ev.sf, f.ev.sfOK = sfRows[r.sf], true
+			}
+			if k := r.cfi; k > 0 && cfiRows[k].Start == r.start && cfiRows[k-1].End == r.start {
+				f.ev.cfiPrev = &cfiRows[k-1]
+			}
 		}
-		if shift, ok := boundaryShift(r, sfRows, cfiRows); ok {
+		if shift, ok := boundaryShift(r, sfRows, cfiRows); ok && producerRows {
 			f.Kind, f.Shift = KindFREBoundary, shift
 			dir := "late"
 			if shift < 0 {
 				dir, shift = "early", -shift
 			}
-			f.Message = fmt.Sprintf("FRE starts %d bytes %s: %s+%#x..+%#x has SFrame %s, CFI %s", shift, dir,
-				c.orLoc(name, fde.Start), r.start-fde.Start, r.end-fde.Start, f.SFrame, f.CFI)
+			f.Message = fmt.Sprintf("%s starts %d bytes %s: %s+%#x..+%#x has %s %s, %s %s", subj.unit, shift, dir,
+				c.orLoc(name, start), r.start-start, r.end-start, S, f.Rules[subj.m], R, f.Rules[ref.m])
 			c.add(f)
 			return
 		}
 		for _, k := range r.diff.Kinds() {
-			f.Kind = k
-			f.Message = fmt.Sprintf("%s at %s+%#x..+%#x (%d instructions): SFrame %s, CFI %s", k.Title(),
-				c.orLoc(name, fde.Start), r.start-fde.Start, r.end-fde.Start, r.n, f.SFrame, f.CFI)
+			f.Kind = subjectKind(subj.m, k)
+			f.Message = fmt.Sprintf("%s at %s+%#x..+%#x (%d instructions): %s %s, %s %s", k.Title(),
+				c.orLoc(name, start), r.start-start, r.end-start, r.n, S, f.Rules[subj.m], R, f.Rules[ref.m])
 			c.add(f)
 		}
 	}
 	var cur run      // the run being extended; cur.n == 0 before the first
 	j := 0           // the range of own holding pc
-	sk, ck := -1, -1 // the last SFrame and CFI rows starting at or before pc (insts are sorted)
+	sk, ck := -1, -1 // the last subject and reference rows starting at or before pc (insts are sorted)
 	for i, pc := range insts {
 		for own[j].End <= pc {
 			j++
@@ -109,6 +163,9 @@ func (c *checker) checkFunc(fde *sframe.FDE, own []Range, cfiRows []frames.Row, 
 		default:
 			d = DiffRows(sfRows[si], cfiRows[ci], pc)
 		}
+		if cj != nil {
+			cj.judge(pc, next, si, ci)
+		}
 		if cur.n > 0 && cur.diff == d && cur.end == pc && cur.sf == si && cur.cfi == ci {
 			cur.end, cur.n = next, cur.n+1
 			continue
@@ -123,8 +180,11 @@ func (c *checker) checkFunc(fde *sframe.FDE, own []Range, cfiRows []frames.Row, 
 	}
 	if unlisted > 0 {
 		more.Message = fmt.Sprintf("%d more disagreements at %s+%#x..+%#x (%d instructions), not listed: at most %d are listed per FDE",
-			unlisted, c.orLoc(name, fde.Start), more.PC-fde.Start, more.PCEnd-fde.Start, more.Instructions, maxFindingsPerFDE)
+			unlisted, c.orLoc(name, start), more.PC-start, more.PCEnd-start, more.Instructions, maxFindingsPerFDE)
 		c.add(more)
+	}
+	if cj != nil {
+		cj.finish()
 	}
 	return compared
 }
@@ -202,8 +262,9 @@ func (c *checker) checkMaskFunc(fde *sframe.FDE, name string, cfiRows []frames.R
 		}
 		if d.Any() {
 			if len(bad) == 0 {
-				first = Finding{Kind: KindPLT, Function: name, FuncStart: fde.Start, PC: pc, SFrame: sfText, CFI: ruleText(cfiRows[ci]),
+				first = Finding{Kind: KindPLT, Function: name, FuncStart: fde.Start, PC: pc,
 					ev: &evidence{sf: row, sfOK: sfOK, cfi: cfiRows[ci]}}
+				first.Rules[frames.MethodSFrame], first.Rules[frames.MethodCFI] = sfText, ruleText(cfiRows[ci])
 			}
 			bad = append(bad, pc)
 		}
@@ -212,7 +273,7 @@ func (c *checker) checkMaskFunc(fde *sframe.FDE, name string, cfiRows []frames.R
 		first.PCEnd = bad[len(bad)-1] + 1
 		first.Instructions = len(bad)
 		first.Message = fmt.Sprintf("PLT stub (PC-mask FDE, rep size %d) disagrees with CFI at %d instructions, first at %s+%#x: SFrame %s, CFI %s",
-			fde.RepSize, len(bad), c.orLoc(name, fde.Start), first.PC-fde.Start, first.SFrame, first.CFI)
+			fde.RepSize, len(bad), c.orLoc(name, fde.Start), first.PC-fde.Start, first.Rules[frames.MethodSFrame], first.Rules[frames.MethodCFI])
 		c.add(first)
 	}
 	return compared
@@ -244,7 +305,7 @@ func boundaryShift(r run, sfRows, cfiRows []frames.Row) (int64, bool) {
 
 // ruleText formats a row's CFA, RA and FP rules ("cfa=rsp+16 ra=c-8 fp=u").
 func ruleText(r frames.Row) string {
-	a := r.Src.ABI
+	a := r.Src.Arch
 	return "cfa=" + frames.RuleStringFor(a, r.CFA) + " ra=" + frames.RuleStringFor(a, r.RA) + " fp=" + frames.RuleStringFor(a, r.FP)
 }
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/frames"
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 )
 
 // stackMem is a stack image mapped at base, for synthetic stacks.
@@ -63,7 +63,7 @@ func deepStack(tb testing.TB, n int) (*frames.Space, frames.Regs) {
 		binary.LittleEndian.PutUint64(mem.b[cfa-8:], ra)
 		binary.LittleEndian.PutUint64(mem.b[cfa-16:], uint64(k)) // saved RBX
 	}
-	regs := frames.NewRegs(sframe.ABIAMD64LittleEndian)
+	regs := frames.NewRegs(arch.AMD64Arch)
 	regs.Set(frames.RIP, deepBias+recursiveRetPC)
 	regs.Set(frames.RSP, deepStackBase)
 	regs.Set(frames.RBP, 0)

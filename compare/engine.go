@@ -12,59 +12,6 @@ import (
 	"github.com/sfdbg/sfdbg/sframe"
 )
 
-// Methods says which unwinding methods a trace runs.
-type Methods uint8
-
-// The method sets. All runs the three methods: the trace follows DWARF CFI
-// (the reference, as gdb unwinds) where it can, else SFrame, else frame
-// pointers, and at every frame each method computes the caller from the
-// same registers (seeded) and SFrame and the FP chain are judged against
-// CFI. A single method (OnlySFrame, OnlyCFI, OnlyFP) follows that method
-// alone and judges nothing: a view of the same model.
-const (
-	All Methods = iota
-	OnlySFrame
-	OnlyCFI
-	OnlyFP
-)
-
-var methodsNames = [...]string{"all", "sframe", "cfi", "fp"}
-
-func (m Methods) String() string {
-	if int(m) < len(methodsNames) {
-		return methodsNames[m]
-	}
-	return fmt.Sprintf("Methods(%d)", uint8(m))
-}
-
-// ParseMethods parses "all" (or "compare"), "sframe", "cfi" or "fp".
-func ParseMethods(s string) (Methods, error) {
-	if s == "compare" {
-		return All, nil
-	}
-	for i, n := range methodsNames {
-		if s == n {
-			return Methods(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown method %q (want sframe, cfi, fp, or all/compare)", s)
-}
-
-// Runs reports whether the set runs method m.
-func (m Methods) Runs(x frames.Method) bool {
-	switch m {
-	case All:
-		return x <= frames.MethodFP
-	case OnlySFrame:
-		return x == frames.MethodSFrame
-	case OnlyCFI:
-		return x == frames.MethodCFI
-	case OnlyFP:
-		return x == frames.MethodFP
-	}
-	return false
-}
-
 // MaxDepthLimit is the largest depth a trace may be asked for.
 const MaxDepthLimit = 1_000_000
 
@@ -93,22 +40,23 @@ func CheckMaxDepth(n int) error {
 	return nil
 }
 
-// Verdict is the outcome for SFrame at one frame of an All trace.
+// Verdict is the outcome for a subject method (SFrame; subjects) at one
+// frame of an All trace, judged against the reference (CFI).
 type Verdict uint8
 
 // Verdicts.
 const (
 	// VerdictNone: not judged (single-method trace).
 	VerdictNone Verdict = iota
-	// VerdictAgree: SFrame finds the same caller as CFI.
+	// VerdictAgree: the method (SFrame) finds the same caller as CFI.
 	VerdictAgree
-	// VerdictDisagree: SFrame finds another caller, or none (a finding says
+	// VerdictDisagree: it finds another caller, or none (a finding says
 	// how).
 	VerdictDisagree
-	// VerdictNotCovered: SFrame has no data for the PC, or CFI has none to
+	// VerdictNotCovered: it has no data for the PC, or CFI has none to
 	// judge it by.
 	VerdictNotCovered
-	// VerdictEnd: CFI says outermost frame and SFrame agrees.
+	// VerdictEnd: CFI says outermost frame and the method agrees.
 	VerdictEnd
 )
 
@@ -198,15 +146,25 @@ type Frame struct {
 	// Interrupted: the PC is exact (frame 0, or a frame a signal
 	// interrupted), not a return address.
 	Interrupted bool
+	// Verdicts holds each subject method's verdict at this frame (All
+	// only; VerdictNone for the reference, the FP chain and the methods
+	// not run); FPAgrees says whether the frame-pointer step matched
+	// CFI's. (Here, with the flags above, they fill one word.)
+	Verdicts [frames.NumMethods]Verdict
+	FPAgrees bool
 	// Module holds PC, or nil.
 	Module *frames.Module
 	// Steps holds each method's step from this frame, by frames.Method.
-	Steps [3]Step
-	// Verdict is SFrame's verdict at this frame (All only); FPAgrees says
-	// whether the frame-pointer step matched CFI's.
-	Verdict  Verdict
-	FPAgrees bool
+	Steps Steps
 }
+
+// Steps holds one Step per unwinding method, indexed by frames.Method;
+// the methods not run have Ran false.
+type Steps [frames.NumMethods]Step
+
+// Verdict is SFrame's verdict at this frame (All only): the one the trace
+// counts (Trace.Agree ...) and the text and JSON show as "verdict".
+func (f *Frame) Verdict() Verdict { return f.Verdicts[frames.MethodSFrame] }
 
 // LookupPC is the address the frame's module, name, line, inline frames and
 // unwind rows are looked up at: PC for an interrupted frame or a signal
@@ -248,7 +206,8 @@ type Trace struct {
 	// Independent holds SFrame's and the FP chain's own traces (Options.
 	// Independent).
 	Independent []IndependentTrace
-	// Agree, Disagree and NotCovered count frames by SFrame verdict.
+	// Agree, Disagree and NotCovered count frames by SFrame's verdict
+	// (Frame.Verdict).
 	Agree, Disagree, NotCovered int
 
 	space *frames.Space
@@ -280,10 +239,23 @@ func (t *Trace) Complete() bool { return t.Stop == nil || t.Stop.Reason == frame
 // Space returns the address space the trace was taken in.
 func (t *Trace) Space() *frames.Space { return t.space }
 
-// Disagreements counts the frames where SFrame disagrees with CFI plus the
-// frames an independent SFrame trace skipped or invented.
+// Disagreements counts the frames where SFrame, or another subject method
+// (the code), disagrees with CFI, plus the frames an independent trace of
+// one of them skipped or invented.
 func (t *Trace) Disagreements() int {
 	n := t.Disagree
+	for i := 0; len(set.subjects) > 1 && i < len(t.Frames); i++ {
+		f := &t.Frames[i]
+		if f.Verdict() == VerdictDisagree {
+			continue // counted in t.Disagree
+		}
+		for _, m := range set.subjects {
+			if f.Verdicts[m] == VerdictDisagree {
+				n++
+				break
+			}
+		}
+	}
 	for _, f := range t.Findings {
 		if f.Kind == KindMissingFrame || f.Kind == KindExtraFrame {
 			n++
@@ -296,23 +268,9 @@ func (t *Trace) Disagreements() int {
 // disagreed with CFI there).
 func (t *Trace) Compared() bool { return t.Agree+t.Disagree > 0 }
 
-// unwinders are the three methods over one address space, by frames.Method.
-type unwinders [3]frames.Unwinder
-
-func newUnwinders(space *frames.Space) unwinders {
-	return unwinders{
-		frames.MethodSFrame: &frames.SFrameUnwinder{Space: space},
-		frames.MethodCFI:    &frames.CFIUnwinder{Space: space},
-		frames.MethodFP:     &frames.FPUnwinder{Space: space},
-	}
-}
-
-// leadOrder is the order in which an All trace takes a method's caller.
-var leadOrder = [...]frames.Method{frames.MethodCFI, frames.MethodSFrame, frames.MethodFP}
-
 // lead is the frames.Unwinder a trace follows: it asks every method the
 // trace runs for the caller of a frame, records their steps in the trace,
-// and returns the caller of the first method (in leadOrder) that found
+// and returns the caller of the first method (in set.lead) that found
 // one. When CFI says the frame is outermost, the trace ends there.
 type lead struct {
 	t    *Trace
@@ -356,17 +314,17 @@ func sameRow(a, b *frames.Row) bool {
 }
 
 func (l *lead) Method() frames.Method {
-	if l.t.Methods == All {
-		return frames.MethodCFI
+	if m, ok := l.t.Methods.Single(); ok {
+		return m
 	}
-	return frames.Method(l.t.Methods - 1)
+	return Reference
 }
 
 func (l *lead) Step(f *frames.Frame) (frames.Frame, error) {
 	fr := l.frame(f)
 	var caller frames.Frame
 	var taken *Step
-	for _, m := range leadOrder {
+	for _, m := range set.lead {
 		if !l.t.Methods.Runs(m) {
 			continue
 		}
@@ -378,7 +336,7 @@ func (l *lead) Step(f *frames.Frame) (frames.Frame, error) {
 			caller.Method = m
 		}
 	}
-	if cfi := &fr.Steps[frames.MethodCFI]; cfi.Outermost() {
+	if ref := &fr.Steps[Reference]; ref.Outermost() {
 		// CFI says outermost: the trace ends here, whatever the others say.
 		taken = nil
 	}
@@ -392,11 +350,11 @@ func (l *lead) Step(f *frames.Frame) (frames.Frame, error) {
 	return caller, nil
 }
 
-// firstErr returns the step whose error ends the trace: CFI's outermost
-// verdict, else the first method's (in leadOrder) error.
+// firstErr returns the step whose error ends the trace: the reference's outermost
+// verdict, else the first method's (in set.lead) error.
 func (l *lead) firstErr(fr *Frame) *Step {
 	var first *Step
-	for _, m := range leadOrder {
+	for _, m := range set.lead {
 		st := &fr.Steps[m]
 		if !st.Ran {
 			continue
@@ -466,7 +424,7 @@ func runStep(u frames.Unwinder, f *frames.Frame, st *Step) (caller frames.Frame)
 // linear in the depth, independent traces included.
 func Unwind(space *frames.Space, regs frames.Regs, opts Options) *Trace {
 	t := &Trace{Methods: opts.Methods, FPBrokenFrom: -1, space: space, regs: regs, opts: opts}
-	l := &lead{t: t, u: newUnwinders(space)}
+	l := &lead{t: t, u: set.newUnwinders(space)}
 	s := frames.NewStack(l, regs, space, frames.StackOptions{MaxDepth: opts.MaxDepth})
 	for s.Next() {
 		if f := s.Frame(); len(l.fs) == f.Level {
@@ -481,7 +439,7 @@ func Unwind(space *frames.Space, regs frames.Regs, opts Options) *Trace {
 		return t
 	}
 	for i := range t.Frames {
-		t.judge(i)
+		t.judgeFrame(i)
 	}
 	if opts.Independent {
 		t.independent(l.u)
@@ -489,61 +447,93 @@ func Unwind(space *frames.Space, regs frames.Regs, opts Options) *Trace {
 	return t
 }
 
-// judge sets frame i's verdicts and adds its findings.
-func (t *Trace) judge(i int) {
+// judgeFrame sets frame i's verdicts and adds its findings: each subject
+// method judged against the reference, and the FP chain's step compared
+// with the reference's.
+func (t *Trace) judgeFrame(i int) {
 	fr := &t.Frames[i]
-	cfi, sf, fp := &fr.Steps[frames.MethodCFI], &fr.Steps[frames.MethodSFrame], &fr.Steps[frames.MethodFP]
-	if !cfi.Ran {
+	ref := &fr.Steps[Reference]
+	if !ref.Ran {
 		return // the depth limit cut the trace before this frame was unwound
 	}
 	fn := "" // described once, on the first finding
-	add := func(k Kind, format string, args ...any) {
-		if fn == "" {
-			fn = describeFunc(t.space, fr)
-		}
-		t.Findings = append(t.Findings, Finding{Kind: k, Module: moduleName(fr.Module), Function: fn,
-			Frame: fr.Level, PC: fr.PC, SFrame: stepRule(sf), CFI: stepRule(cfi), FP: stepRule(fp),
-			Message: fmt.Sprintf("frame #%d %s: ", fr.Level, fn) + fmt.Sprintf(format, args...)})
+	for _, m := range set.subjects {
+		fr.Verdicts[m] = t.judge(fr, m, Reference, &fn)
 	}
-	fr.Verdict = VerdictAgree
+	switch fr.Verdict() {
+	case VerdictAgree, VerdictEnd:
+		t.Agree++
+	case VerdictDisagree:
+		t.Disagree++
+	default:
+		t.NotCovered++
+	}
+	fp := &fr.Steps[chainMethod]
+	fr.FPAgrees = fp.OK() == ref.OK() && len(stepDiff(ref, fp)) == 0
+	if !fr.FPAgrees && ref.OK() {
+		t.FPBroken++
+		if t.FPBrokenFrom < 0 {
+			t.FPBrokenFrom = fr.Level
+		}
+	}
+}
+
+// judge judges the step of the method subj at frame fr against the step
+// of the method ref, adds the findings and returns subj's verdict. fn
+// holds the frame's description once a finding has made it.
+func (t *Trace) judge(fr *Frame, subj, ref frames.Method, fn *string) Verdict {
+	sf, cfi := &fr.Steps[subj], &fr.Steps[ref]
+	S, R := subj.Title(), ref.Title()
+	add := func(k Kind, format string, args ...any) {
+		if *fn == "" {
+			*fn = describeFunc(t.space, fr)
+		}
+		f := Finding{Kind: subjectKind(subj, k), Module: moduleName(fr.Module), Function: *fn,
+			Frame: fr.Level, PC: fr.PC, Message: fmt.Sprintf("frame #%d %s: ", fr.Level, *fn) + fmt.Sprintf(format, args...)}
+		for m := range fr.Steps {
+			f.Rules[m] = stepRule(&fr.Steps[m])
+		}
+		t.Findings = append(t.Findings, f)
+	}
+	v := VerdictAgree
 	cfiOuter := cfi.Outermost()
 	switch {
 	case !sf.OK() && (sf.reason() == frames.ReasonNoData || sf.reason() == frames.ReasonNoModule):
-		fr.Verdict = VerdictNotCovered
+		v = VerdictNotCovered
 	case !cfi.OK() && !cfiOuter:
-		fr.Verdict = VerdictNotCovered // no reference to judge SFrame by
+		v = VerdictNotCovered // no reference to judge the subject by
 	case cfiOuter && sf.OK():
-		fr.Verdict = VerdictDisagree
-		add(KindOutermost, "CFI says outermost frame (RA undefined), SFrame gives caller %#x", sf.CallerPC)
+		v = VerdictDisagree
+		add(KindOutermost, "%s says outermost frame (RA undefined), %s gives caller %#x", R, S, sf.CallerPC)
 	case !sf.OK() && (sf.reason() == frames.ReasonNoFDE || sf.reason() == frames.ReasonNoRow):
-		fr.Verdict = VerdictNotCovered
-		if inGap(fr.Module, fr.LookupPC()) {
-			add(KindGap, "the PC lies in a gap of SFrame's coverage of its function: %v", sf.Err)
+		v = VerdictNotCovered
+		if subj == frames.MethodSFrame && inGap(fr.Module, fr.LookupPC()) {
+			add(KindGap, "the PC lies in a gap of %s's coverage of its function: %v", S, sf.Err)
 		} else {
-			add(KindNoFDE, "CFI covers the PC but SFrame does not: %v", sf.Err)
+			add(KindNoFDE, "%s covers the PC but %s does not: %v", R, S, sf.Err)
 		}
 	case cfiOuter:
-		fr.Verdict = VerdictEnd
+		v = VerdictEnd
 		if !sf.Outermost() {
-			fr.Verdict = VerdictDisagree
-			add(KindOutermost, "CFI says outermost frame, SFrame stops with: %v", sf.Err)
+			v = VerdictDisagree
+			add(KindOutermost, "%s says outermost frame, %s stops with: %v", R, S, sf.Err)
 		}
 	case !sf.OK():
-		fr.Verdict = VerdictDisagree
+		v = VerdictDisagree
 		switch {
 		case sf.Outermost():
-			add(KindOutermost, "SFrame says outermost frame, CFI gives caller %#x", cfi.CallerPC)
+			add(KindOutermost, "%s says outermost frame, %s gives caller %#x", S, R, cfi.CallerPC)
 		case sf.row().Signal:
-			add(KindSignal, "SFrame cannot unwind: %v", sf.Err)
+			add(KindSignal, "%s cannot unwind: %v", S, sf.Err)
 		default:
-			add(KindCFA, "SFrame cannot unwind: %v", sf.Err)
+			add(KindCFA, "%s cannot unwind: %v", S, sf.Err)
 		}
 	default:
 		kinds := stepDiff(cfi, sf)
 		if len(kinds) == 0 {
 			break
 		}
-		fr.Verdict = VerdictDisagree
+		v = VerdictDisagree
 		special := Kind(0)
 		switch {
 		case sf.row().Signal || cfi.row().Signal:
@@ -553,14 +543,14 @@ func (t *Trace) judge(i int) {
 		}
 		first := len(t.Findings)
 		for _, k := range kinds {
-			msg := fmt.Sprintf("%s: SFrame %s, CFI %s", k.Title(), stepValue(sf, k), stepValue(cfi, k))
+			msg := fmt.Sprintf("%s: %s %s, %s %s", k.Title(), S, stepValue(sf, k), R, stepValue(cfi, k))
 			if special != 0 {
 				add(special, "%s (%s)", msg, k.Title())
 			} else {
 				add(k, "%s", msg)
 			}
 		}
-		if special == 0 && fr.Module != nil {
+		if special == 0 && subj == frames.MethodSFrame && fr.Module != nil {
 			if b, ok := boundaryAt(fr.Module, fr.LookupPC()); ok {
 				for j := first; j < len(t.Findings); j++ {
 					t.Findings[j].Kind, t.Findings[j].Shift = KindFREBoundary, b.Shift
@@ -569,21 +559,7 @@ func (t *Trace) judge(i int) {
 			}
 		}
 	}
-	switch fr.Verdict {
-	case VerdictAgree, VerdictEnd:
-		t.Agree++
-	case VerdictDisagree:
-		t.Disagree++
-	default:
-		t.NotCovered++
-	}
-	fr.FPAgrees = fp.OK() == cfi.OK() && len(stepDiff(cfi, fp)) == 0
-	if !fr.FPAgrees && cfi.OK() {
-		t.FPBroken++
-		if t.FPBrokenFrom < 0 {
-			t.FPBrokenFrom = fr.Level
-		}
-	}
+	return v
 }
 
 // stepDiff compares a method's step with the reference step: the same
@@ -675,7 +651,8 @@ func frameID(space *frames.Space, pc, lookupPC, cfa uint64) identity {
 	return id
 }
 
-// independent runs SFrame's and the FP chain's own traces and matches
+// independent runs the other methods' own traces (SFrame's, the FP
+// chain's: every method with an unwinder but the reference) and matches
 // their frames with the reference by identity, in time linear in the
 // depth: the reference frames are indexed by identity in a map.
 func (t *Trace) independent(u unwinders) {
@@ -703,11 +680,11 @@ func (t *Trace) independent(u unwinders) {
 		}
 		return -1
 	}
-	for _, m := range [...]frames.Method{frames.MethodSFrame, frames.MethodFP} {
+	for _, m := range set.lead[1:] {
 		it := IndependentTrace{Method: m}
 		s := frames.NewStack(u[m], t.regs, t.space, frames.StackOptions{MaxDepth: t.opts.MaxDepth})
-		missing, extra := KindMissingFrame, KindExtraFrame
-		if m == frames.MethodFP {
+		missing, extra := subjectKind(m, KindMissingFrame), subjectKind(m, KindExtraFrame)
+		if m == chainMethod {
 			missing, extra = KindFPChain, KindFPChain
 		}
 		last := -1
@@ -715,7 +692,7 @@ func (t *Trace) independent(u unwinders) {
 			f := s.Frame()
 			j := match(f.PC, f.LookupPC(), f.CFA)
 			it.Frames = append(it.Frames, IndependentFrame{PC: f.PC, CFA: f.CFA, Matches: j})
-			if m == frames.MethodFP {
+			if m == chainMethod {
 				continue // the FP chain's own trace is shown, not judged frame by frame
 			}
 			if j < 0 {
@@ -746,7 +723,7 @@ func (t *Trace) FrameAt(n int) (frames.Frame, bool) {
 	if n < 0 || n >= len(t.Frames) {
 		return frames.Frame{}, false
 	}
-	u := newUnwinders(t.space)
+	u := set.newUnwinders(t.space)
 	s := frames.NewStack(&replay{t: t, u: u}, t.regs, t.space, frames.StackOptions{MaxDepth: n + 1})
 	for s.Next() {
 		if f := s.Frame(); f.Level == n {
@@ -779,21 +756,21 @@ func (r *replay) Step(f *frames.Frame) (frames.Frame, error) {
 // recorded and, for a single-method trace, the other methods' steps
 // computed now from the frame's registers. It returns false when n is out
 // of range.
-func (t *Trace) StepsAt(n int) ([3]Step, bool) {
+func (t *Trace) StepsAt(n int) (Steps, bool) {
 	if n < 0 || n >= len(t.Frames) {
-		return [3]Step{}, false
+		return Steps{}, false
 	}
 	steps := t.Frames[n].Steps
-	if t.Methods == All && steps[frames.MethodCFI].Ran {
+	if t.Methods == All && steps[Reference].Ran {
 		return steps, true
 	}
 	f, ok := t.FrameAt(n)
 	if !ok {
 		return steps, true
 	}
-	u := newUnwinders(t.space)
+	u := set.newUnwinders(t.space)
 	for m := range steps {
-		if !steps[m].Ran {
+		if !steps[m].Ran && u[m] != nil {
 			runStep(u[m], &f, &steps[m])
 			steps[m].Row = nil
 			if f.Row.Found() {

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/frames"
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 )
 
 // Link-time addresses in testdata/bin/inline-v3-O2 (objdump -d): the
@@ -38,7 +38,7 @@ func inlineStack(t *testing.T, pc uint64) (*frames.Space, frames.Regs) {
 	binary.LittleEndian.PutUint64(mem.b[0:], deepBias+inlineRetRun)   // stop_here's RA
 	binary.LittleEndian.PutUint64(mem.b[16:], deepBias+inlineRetMain) // run's RA
 	binary.LittleEndian.PutUint64(mem.b[32:], 0)                      // main's RA: the end
-	regs := frames.NewRegs(sframe.ABIAMD64LittleEndian)
+	regs := frames.NewRegs(arch.AMD64Arch)
 	regs.Set(frames.RIP, deepBias+pc)
 	regs.Set(frames.RSP, deepStackBase)
 	regs.Set(frames.RBP, 0)

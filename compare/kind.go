@@ -1,6 +1,8 @@
-// Package compare turns the answers of the three unwinding methods (SFrame,
-// DWARF CFI, frame pointers) into verdicts a toolchain developer can act
-// on. It owns two things:
+// Package compare turns the answers of the unwinding methods (the set
+// frames.Methods: SFrame, DWARF CFI, frame pointers, and the machine code
+// once the code oracle is wired) into verdicts a toolchain developer can
+// act on. Each method is judged as a subject against a reference (CFI):
+// one engine for every method, no path per method. It owns two things:
 //
 //   - The one live comparison engine (engine.go): Unwind unwinds a thread
 //     from its registers in a frames.Space and returns a Trace, the one
@@ -14,7 +16,9 @@
 //     traces for sampling.
 //   - The static checker (CheckFile): a binary's .sframe against its own
 //     .eh_frame/.debug_frame at every instruction of every function, in
-//     the same row form (frames.Row, DiffRows), reported as a FileReport.
+//     the same row form (frames.Row, DiffRows), reported as a FileReport;
+//     with a code oracle (CheckOptions.Code, codecheck.go) both tables
+//     against the machine code too.
 //
 // Findings are classified by Kind; the Kind and Verdict names are stable
 // and appear in text reports and JSON.
@@ -25,7 +29,11 @@
 // debugger, the REPL or package main.
 package compare
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/sfdbg/sfdbg/frames"
+)
 
 // Kind classifies a finding. The string forms are stable: they appear in
 // text reports and in the JSON schema.
@@ -85,6 +93,30 @@ const (
 	// function is a signal trampoline and that SFrame does not describe
 	// it. A coverage note, not a disagreement.
 	KindSignalUndescribed
+	// KindCodeCFA: the code oracle (the machine code's stack effect,
+	// package frames/code) computes a CFA at an instruction that differs
+	// from CFI's, or SFrame's where CFI has no row: the tables' CFA rule
+	// does not match the code (a push without .cfi_adjust_cfa_offset, a
+	// .cfi_def_cfa_offset off by 8). The message names the instruction,
+	// the code's state, each table's rule and which tables agree with the
+	// code.
+	KindCodeCFA
+	// KindCodeRA: where the code keeps the RA at an instruction differs
+	// from the tables' RA rule.
+	KindCodeRA
+	// KindCodeFP: where the code keeps the caller's FP differs from the
+	// tables' FP rule (a saved FP with no .cfi_offset, a missing
+	// .cfi_restore).
+	KindCodeFP
+	// KindCodeState: two paths through a function reach an instruction
+	// with different stack states (objtool's "stack state mismatch"): no
+	// single row can describe it.
+	KindCodeState
+	// KindCodeUnknown: the code oracle could not follow part of a function
+	// (an indirect jump, an unsupported realignment, an unknown
+	// instruction) and says why instead of guessing. A coverage note,
+	// counted per file (Summary.Code), not a disagreement.
+	KindCodeUnknown
 	kindEnd
 )
 
@@ -108,6 +140,11 @@ var kindNames = [...]string{
 	KindNoCFI:             "no-cfi",
 	KindKernelReject:      "kernel-reject",
 	KindSignalUndescribed: "signal-undescribed",
+	KindCodeCFA:           "code-cfa",
+	KindCodeRA:            "code-ra",
+	KindCodeFP:            "code-fp",
+	KindCodeState:         "code-state",
+	KindCodeUnknown:       "code-unknown",
 }
 
 var kindTitles = [...]string{
@@ -130,6 +167,11 @@ var kindTitles = [...]string{
 	KindNoCFI:             "no usable CFI to compare with",
 	KindKernelReject:      "the Linux kernel would drop the section",
 	KindSignalUndescribed: "signal frame SFrame marks but does not describe (FDE without FREs)",
+	KindCodeCFA:           "the code's CFA differs from the tables'",
+	KindCodeRA:            "where the code keeps RA differs from the tables'",
+	KindCodeFP:            "where the code keeps FP differs from the tables'",
+	KindCodeState:         "two paths reach an instruction with different stack states",
+	KindCodeUnknown:       "code the oracle could not follow (coverage note)",
 }
 
 // String returns the stable short name ("cfa", "fre-boundary", ...).
@@ -154,10 +196,31 @@ func (k Kind) Title() string {
 // disagreements; sfdbg check exits 1 only for disagreements.
 func (k Kind) Disagreement() bool {
 	switch k {
-	case KindNoFDE, KindSkipped, KindExtraFDE, KindFPChain, KindGap, KindNoCFI, KindSignalUndescribed:
+	case KindNoFDE, KindSkipped, KindExtraFDE, KindFPChain, KindGap, KindNoCFI, KindSignalUndescribed, KindCodeUnknown:
 		return false
 	}
 	return true
+}
+
+// subjectKind is the kind of a finding of kind k about the method subj
+// judged against a table: a disagreement of the code (frames.MethodCode)
+// is a code-* kind, and where the code gives no row it could not follow
+// the function (code-unknown); other methods' findings keep k.
+func subjectKind(subj frames.Method, k Kind) Kind {
+	if subj != frames.MethodCode {
+		return k
+	}
+	switch k {
+	case KindCFA:
+		return KindCodeCFA
+	case KindRA, KindOutermost:
+		return KindCodeRA
+	case KindFP:
+		return KindCodeFP
+	case KindNoFDE, KindGap:
+		return KindCodeUnknown
+	}
+	return k
 }
 
 // MarshalText implements encoding.TextMarshaler (JSON uses the short name).

@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
@@ -107,21 +107,21 @@ type evidence struct {
 }
 
 // knownPatterns are the row patterns of known faults, by name.
-var knownPatterns = map[string]func(abi sframe.ABI, k Kind, ev *evidence) bool{
+var knownPatterns = map[string]func(a *arch.Arch, k Kind, ev *evidence) bool{
 	// GNU ld's .plt.got FDE: SFrame CFA = SP+16 where CFI says SP+8.
-	"plt-got-cfa-sp16": func(abi sframe.ABI, _ Kind, ev *evidence) bool {
-		return ev.sfOK && isValOffset(ev.sf.CFA, abi.SPReg(), 16) && isValOffset(ev.cfi.CFA, abi.SPReg(), 8)
+	"plt-got-cfa-sp16": func(a *arch.Arch, _ Kind, ev *evidence) bool {
+		return ev.sfOK && isValOffset(ev.sf.CFA, a.SP, 16) && isValOffset(ev.cfi.CFA, a.SP, 8)
 	},
 	// GNU as 2.40: CFI's CFA is based on a register other than SP and
 	// FP, SFrame's on SP or FP with the same offset.
-	"cfa-base-not-sp-fp": func(abi sframe.ABI, _ Kind, ev *evidence) bool {
+	"cfa-base-not-sp-fp": func(a *arch.Arch, _ Kind, ev *evidence) bool {
 		c, s := ev.cfi.CFA, ev.sf.CFA
-		return ev.sfOK && c.Kind == rule.ValOffset && c.Reg != abi.SPReg() && c.Reg != abi.FPReg() &&
-			s.Kind == rule.ValOffset && (s.Reg == abi.SPReg() || s.Reg == abi.FPReg()) && s.Offset == c.Offset
+		return ev.sfOK && c.Kind == rule.ValOffset && c.Reg != a.SP && c.Reg != a.FP &&
+			s.Kind == rule.ValOffset && (s.Reg == a.SP || s.Reg == a.FP) && s.Offset == c.Offset
 	},
 	// A CFA-relative RA or FP offset outside a signed byte, read back
 	// from SFrame as that byte.
-	"offset-wrapped-1-byte": func(_ sframe.ABI, k Kind, ev *evidence) bool {
+	"offset-wrapped-1-byte": func(_ *arch.Arch, k Kind, ev *evidence) bool {
 		c, s := ev.cfi.RA, ev.sf.RA
 		if k == KindFP {
 			c, s = ev.cfi.FP, ev.sf.FP
@@ -131,12 +131,12 @@ var knownPatterns = map[string]func(abi sframe.ABI, k Kind, ev *evidence) bool{
 	},
 	// CFI says the RA is undefined (the outermost frame), SFrame gives a
 	// rule for it.
-	"outermost-unmarked": func(_ sframe.ABI, _ Kind, ev *evidence) bool {
+	"outermost-unmarked": func(_ *arch.Arch, _ Kind, ev *evidence) bool {
 		return ev.sfOK && ev.cfi.RA.Kind == rule.Undefined && !ev.sf.Outermost && ev.sf.RA.Kind != rule.Undefined
 	},
 	// At one PC CFI changes both the CFA's register and its offset;
 	// SFrame has the new register with the previous row's offset.
-	"cfa-offset-lost-at-register-change": func(_ sframe.ABI, _ Kind, ev *evidence) bool {
+	"cfa-offset-lost-at-register-change": func(_ *arch.Arch, _ Kind, ev *evidence) bool {
 		p, c, s := ev.cfiPrev, ev.cfi.CFA, ev.sf.CFA
 		return ev.sfOK && p != nil && p.CFA.Kind == rule.ValOffset && c.Kind == rule.ValOffset &&
 			p.CFA.Reg != c.Reg && p.CFA.Offset != c.Offset && s.Kind == rule.ValOffset &&
@@ -285,8 +285,8 @@ func compareVersion(v, bound string) int {
 }
 
 // matchKnown returns the known fault whose signature f matches in a file
-// of the given producers and ABI, with how the producer was identified.
-func matchKnown(f *Finding, p producerSet, abi sframe.ABI) (*knownFault, string) {
+// of the given producers and machine, with how the producer was identified.
+func matchKnown(f *Finding, p producerSet, a *arch.Arch) (*knownFault, string) {
 	if f.ev == nil {
 		return nil, ""
 	}
@@ -295,7 +295,7 @@ func matchKnown(f *Finding, p producerSet, abi sframe.ABI) (*knownFault, string)
 		if !slices.Contains(k.Kinds, f.Kind) || (k.Section != "" && f.place != k.Section) {
 			continue
 		}
-		if !knownPatterns[k.Pattern](abi, f.Kind, f.ev) {
+		if !knownPatterns[k.Pattern](a, f.Kind, f.ev) {
 			continue
 		}
 		if how, ok := p.match(k); ok {
@@ -307,10 +307,10 @@ func matchKnown(f *Finding, p producerSet, abi sframe.ABI) (*knownFault, string)
 
 // markKnown sets Known and KnownID on the findings of r that match a known
 // fault (matchKnown).
-func markKnown(r *FileReport, p producerSet, abi sframe.ABI) {
+func markKnown(r *FileReport, p producerSet, a *arch.Arch) {
 	for i := range r.Findings {
 		f := &r.Findings[i]
-		if k, how := matchKnown(f, p, abi); k != nil {
+		if k, how := matchKnown(f, p, a); k != nil {
 			f.Known, f.KnownID = k.Text()+"; "+how, k.ID
 		}
 	}

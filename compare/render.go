@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 )
 
 // Location describes a frame's code the way gdb's backtrace does:
@@ -114,6 +114,7 @@ func (t *Trace) appendFrameLine(b []byte, s Shown, width int, opts TextOptions, 
 		return append(b, loc...)
 	}
 	b = append(b, "  "...)
+	cols := set.columns
 	if s.Inline || s.TailCall {
 		// An inline or tail-call frame has no step of its own: the
 		// verdicts are its physical frame's, on that frame's line.
@@ -122,36 +123,72 @@ func (t *Trace) appendFrameLine(b []byte, s Shown, width int, opts TextOptions, 
 			word = "tail"
 		}
 		b = pad(append(b, word...), len(b)+6)
-		b = pad(append(b, "  "...), len(b)+2+11+1+7+2)
+		w := 2 + 1
+		for _, c := range cols {
+			w += c.width + 1
+		}
+		b = pad(append(b, "  "...), len(b)+w)
 		return append(b, loc...)
 	}
 	b = pad(append(b, f.FoundBy.String()...), len(b)+6)
 	b = append(b, "  "...)
-	v, fp := "", ""
-	if f.Steps[frames.MethodCFI].Ran {
-		v, fp = f.Verdict.String(), "ok"
-		if !f.FPAgrees {
-			fp = "differs"
+	judged := f.Steps[Reference].Ran
+	for _, c := range cols {
+		v, code := "", ""
+		switch {
+		case !judged:
+		case c.m == chainMethod:
+			v = "ok"
+			if !f.FPAgrees {
+				v = "differs"
+			}
+		default:
+			v = f.Verdicts[c.m].String()
+			switch f.Verdicts[c.m] {
+			case VerdictDisagree:
+				v, code = "DISAGREE", "31"
+			case VerdictAgree, VerdictEnd:
+				code = "32"
+			}
 		}
-	}
-	code := ""
-	switch f.Verdict {
-	case VerdictDisagree:
-		v, code = "DISAGREE", "31"
-	case VerdictAgree, VerdictEnd:
-		code = "32"
-	}
-	if opts.Style.Color && code != "" {
-		b = append(append(append(b, "\x1b["...), code...), 'm')
-		b = pad(append(b, v...), len(b)+11)
-		b = append(b, "\x1b[0m"...)
-	} else {
-		b = pad(append(b, v...), len(b)+11)
+		if opts.Style.Color && code != "" {
+			b = append(append(append(b, "\x1b["...), code...), 'm')
+			b = pad(append(b, v...), len(b)+c.width)
+			b = append(b, "\x1b[0m"...)
+		} else {
+			b = pad(append(b, v...), len(b)+c.width)
+		}
+		b = append(b, ' ')
 	}
 	b = append(b, ' ')
-	b = pad(append(b, fp...), len(b)+7)
-	b = append(b, "  "...)
 	return append(b, loc...)
+}
+
+// JudgementText says how the step from frame i was judged, in the order
+// of the table's columns: "sframe agree, fp ok" (a subject's verdict, the
+// FP chain's check); "" where nothing was judged (a single-method trace,
+// a frame the depth limit cut).
+func (t *Trace) JudgementText(i int) string {
+	f := &t.Frames[i]
+	if t.Methods != All || !f.Steps[Reference].Ran {
+		return ""
+	}
+	var b []byte
+	for k, c := range set.columns {
+		if k > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(append(b, c.m.String()...), ' ')
+		switch {
+		case c.m != chainMethod:
+			b = append(b, f.Verdicts[c.m].String()...)
+		case f.FPAgrees:
+			b = append(b, "ok"...)
+		default:
+			b = append(b, "differs"...)
+		}
+	}
+	return string(b)
 }
 
 // wrapFrameLine moves the " at FILE:LINE" or " from PATH" of a frame line
@@ -225,7 +262,11 @@ func (t *Trace) WriteText(w io.Writer, opts TextOptions) {
 	}
 	more = more || hi < levels
 	if t.Methods == All && hi > lo {
-		fmt.Fprintf(w, "%-*s %-18s  %-6s  %-11s %-7s  %s\n", width, "#", "PC", "FOUND", "SFRAME", "FP", "FUNCTION")
+		head := fmt.Sprintf("%-*s %-18s  %-6s  ", width, "#", "PC", "FOUND")
+		for _, c := range set.columns {
+			head += fmt.Sprintf("%-*s ", c.width, strings.ToUpper(c.m.String()))
+		}
+		fmt.Fprintf(w, "%s %s\n", head, "FUNCTION")
 	}
 	locs := map[locKey]string{}
 	var line []byte
@@ -270,15 +311,22 @@ func (t *Trace) writeFindings(w io.Writer, opts TextOptions) {
 			}
 		}
 		writeWrapped(w, fmt.Sprintf("  %-16s ", st.kind(f.Kind)), 19, msg)
-		if f.Kind.Disagreement() && f.SFrame != "" {
-			writeWrapped(w, strings.Repeat(" ", 19), 27, fmt.Sprintf("sframe: %s [%s]", f.SFrame, strings.TrimSpace(f.Module)))
-			writeWrapped(w, strings.Repeat(" ", 19), 27, "cfi:    "+f.CFI)
+		if f.Kind.Disagreement() && subjectRuled(&f) {
+			// The rules of the subjects, then the reference's: the
+			// first line names the module.
+			mod := " [" + strings.TrimSpace(f.Module) + "]"
+			for _, m := range append(set.subjects[:len(set.subjects):len(set.subjects)], Reference) {
+				if r := f.Rules[m]; r != "" {
+					writeWrapped(w, strings.Repeat(" ", 19), 27, fmt.Sprintf("%-7s %s%s", m.String()+":", r, mod))
+					mod = ""
+				}
+			}
 		}
 	}
 	if t.FPBroken > 0 {
 		writeWrapped(w, fmt.Sprintf("  %-16s ", st.kind(KindFPChain)), 19,
 			fmt.Sprintf("frame pointers: chain differs from CFI at %d of %d frames, from #%d on (%s; not an SFrame fault)",
-				t.FPBroken, t.Agree+t.Disagree+t.NotCovered, t.FPBrokenFrom, fpExpected(t.regs.ABI)))
+				t.FPBroken, t.Agree+t.Disagree+t.NotCovered, t.FPBrokenFrom, fpExpected(t.regs.Arch)))
 	}
 	for _, it := range t.Independent {
 		matched := 0
@@ -290,6 +338,16 @@ func (t *Trace) writeFindings(w io.Writer, opts TextOptions) {
 		writeWrapped(w, "  ", 4, fmt.Sprintf("independent %s trace (unwinding alone): %d frames, %d of them in the CFI trace; stopped: %s",
 			it.Method, len(it.Frames), matched, StopText(it.Stop)))
 	}
+}
+
+// subjectRuled reports whether a finding has a subject method's rule.
+func subjectRuled(f *Finding) bool {
+	for _, m := range set.subjects {
+		if f.Rules[m] != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // lineWidth is the width text reports keep to, in columns.
@@ -407,9 +465,12 @@ type (
 		// innermost first, each shown by gdb as a frame of its own
 		// below this one; they have no step or verdict of their own.
 		Inline []InlineDocument `json:"inline,omitempty"`
-		// Verdict is SFrame's (methods "all"); FPAgrees the FP chain's.
+		// Verdict is SFrame's (methods "all"); FPAgrees the FP chain's;
+		// Verdicts the other subject methods' by name (the code's, once
+		// it has an unwinder), absent when there are none.
 		Verdict  Verdict                 `json:"verdict,omitempty"`
 		FPAgrees bool                    `json:"fp_agrees,omitempty"`
+		Verdicts map[string]Verdict      `json:"verdicts,omitempty"`
 		Steps    map[string]StepDocument `json:"steps"`
 	}
 	// InlineDocument is an inline frame: a function inlined at a
@@ -488,7 +549,15 @@ func (t *Trace) documentHead(tid int, name string) ThreadDocument {
 func (t *Trace) frameDocument(i int) FrameDocument {
 	f := &t.Frames[i]
 	fd := FrameDocument{Level: f.Level, GDBLevel: t.Level(i), PC: f.PC, CFA: f.CFA, FoundBy: f.FoundBy.String(),
-		Verdict: f.Verdict, FPAgrees: f.FPAgrees, Steps: map[string]StepDocument{}}
+		Verdict: f.Verdict(), FPAgrees: f.FPAgrees, Steps: map[string]StepDocument{}}
+	for _, m := range set.subjects {
+		if v := f.Verdicts[m]; m != frames.MethodSFrame && v != VerdictNone {
+			if fd.Verdicts == nil {
+				fd.Verdicts = map[string]Verdict{}
+			}
+			fd.Verdicts[m.String()] = v
+		}
+	}
 	if m := f.Module; m != nil {
 		sym := m.SymbolizeAt(f.PC, f.LookupPC())
 		fd.Module, fd.Function, fd.Offset, fd.File, fd.Line = m.Name, sym.Name, sym.Offset, sym.File, sym.Line
@@ -530,16 +599,11 @@ func (t *Trace) frameDocument(i int) FrameDocument {
 	return fd
 }
 
-// fpExpected says when an ABI's frame-pointer chain is expected to differ
-// from CFI: AMD64's RBP chain without frame pointers, AArch64's frame
-// records in leaf functions too (the RA is still in x30), s390x's back
-// chain unless every function was built with -mbackchain.
-func fpExpected(abi sframe.ABI) string {
-	switch {
-	case abi.IsAArch64():
-		return "expected in leaf functions, and with -fomit-frame-pointer"
-	case abi == sframe.ABIS390XBigEndian:
-		return "the s390x back chain: expected without -mbackchain"
+// fpExpected says when machine a's frame-pointer chain is expected to
+// differ from CFI (arch.Chain.Expected; nil: AMD64).
+func fpExpected(a *arch.Arch) string {
+	if a == nil {
+		a = arch.AMD64Arch
 	}
-	return "expected with -fomit-frame-pointer"
+	return a.Chain.Expected
 }

@@ -31,7 +31,8 @@ import (
 // Summary; "kind" values are the Kind.String names (cfa, ra, fp, no-fde,
 // gap, fre-boundary, fp-chain-broken, outermost, signal-frame, plt,
 // extra-fde, function-bounds, format, skipped, missing-frame, extra-frame,
-// no-cfi, kernel-reject); addresses and offsets are JSON numbers.
+// no-cfi, kernel-reject, signal-undescribed, code-cfa, code-ra, code-fp,
+// code-state, code-unknown); addresses and offsets are JSON numbers.
 //
 // Added within schema 2: CheckDocument "files_checked", the reports its
 // totals are over. FileReport "acceptance_not_judged", why there
@@ -65,6 +66,14 @@ import (
 // "producers" and "gate" (GateCounts: known, ignore_known, suppressed,
 // baselined, failing); CheckDocument "known", "suppressed", "baselined"
 // and "failing" (check exits 1 when failing > 0).
+//
+// Added within schema 2 for methods as a set and the code oracle: Finding
+// "rules", every method's rule text by method name ("sframe", "cfi",
+// "fp", "code"; "sframe", "cfi" and "fp" stay as before); Summary "code"
+// (CodeSummary: instructions_checked, instructions_judged, judged_share,
+// unknown_notes) when check ran a code oracle; FrameDocument "verdicts",
+// the verdicts of subject methods other than SFrame (whose verdict stays
+// "verdict"), by name.
 //
 // Schema 1 had a separate per-method bt document and a StackReport per
 // thread; schema 2 replaced both with ProcessDocument, and fp-chain-broken
@@ -111,6 +120,12 @@ func (s *Summary) Add(o Summary) {
 	s.BytesCFI += o.BytesCFI
 	s.Instructions += o.Instructions
 	s.Disagreements += o.Disagreements
+	if o.Code != nil {
+		if s.Code == nil {
+			s.Code = &CodeSummary{}
+		}
+		s.Code.add(*o.Code)
+	}
 	for k, n := range o.ByKind {
 		if s.ByKind == nil {
 			s.ByKind = map[Kind]int{}
@@ -220,6 +235,9 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 	s := r.Summary
 	fmt.Fprintf(w, "  functions: %d with SFrame, %d with CFI, %d compared; bytes covered: SFrame %d, CFI %d; instructions compared: %d\n",
 		s.FunctionsSFrame, s.FunctionsCFI, s.FunctionsBoth, s.BytesSFrame, s.BytesCFI, s.Instructions)
+	if s.Code != nil {
+		fmt.Fprintf(w, "  code oracle: %s\n", s.Code)
+	}
 	compared := true
 	for _, f := range r.Findings {
 		if f.Kind == KindNoCFI {
@@ -302,6 +320,9 @@ func (r *FileReport) writeGate(w io.Writer) {
 func (d *CheckDocument) WriteSummaryTable(w io.Writer, st Style) {
 	fmt.Fprintf(w, "\nSummary: %d files (%d unreadable), %d functions with SFrame, %d with CFI, %d instructions compared\n",
 		d.Checked, d.Errors, d.Total.FunctionsSFrame, d.Total.FunctionsCFI, d.Total.Instructions)
+	if c := d.Total.Code; c != nil {
+		fmt.Fprintf(w, "  code oracle: %s\n", c)
+	}
 	fmt.Fprintf(w, "  %-18s %8s  %s\n", "KIND", "COUNT", "MEANING")
 	for _, k := range Kinds() {
 		if n := d.Total.ByKind[k]; n > 0 {

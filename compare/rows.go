@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/sfdbg/sfdbg/frames"
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
@@ -99,7 +99,7 @@ func cfaEquivalent(sf, cfi rule.Rule, pc uint64) bool {
 // symFP and RIP = pc, reading no memory, with frames' one evaluator. ok is
 // false if the expression needs anything else.
 func evalCFAExpr(r rule.Rule, pc uint64) (v uint64, ok bool) {
-	f := frames.Frame{PC: pc, Regs: frames.NewRegs(sframe.ABIAMD64LittleEndian), Interrupted: true}
+	f := frames.Frame{PC: pc, Regs: frames.NewRegs(arch.AMD64Arch), Interrupted: true}
 	f.Regs.Set(frames.RSP, symSP)
 	f.Regs.Set(frames.RBP, symFP)
 	v, err := frames.EvalRule(r, &f, noMemory{})

@@ -193,7 +193,9 @@ func (s *Session) reportStop(ev Event) error {
 	case EventInterrupt:
 		s.printf("\nThread %d \"%s\" stopped (interrupted).\n", s.threadNo[s.thread], s.tgt.ThreadName(s.thread))
 	case EventSignal:
-		s.printf("\nThread %d received signal %s.\n", s.threadNo[ev.Thread], ev.Signal)
+		// gdb: `Thread 1 "prog" received signal SIGSEGV, Segmentation fault.`
+		s.thread = ev.Thread
+		s.printf("\nThread %d \"%s\" received signal %s.\n", s.threadNo[ev.Thread], s.tgt.ThreadName(ev.Thread), ev.Signal)
 	}
 	return s.printSelected()
 }

@@ -31,7 +31,7 @@ func cmdBacktrace(s *Session, args string) error {
 		}
 		n, err := strconv.Atoi(w)
 		if err != nil || n == 0 {
-			return fmt.Errorf("bt: %q is neither a frame count (N or -N) nor a method (sframe, cfi, fp, all, compare)", w)
+			return fmt.Errorf("bt: %q is neither a frame count (N or -N) nor a method (%s, all, compare)", w, compare.MethodNames(", "))
 		}
 		limit = n
 	}
@@ -79,12 +79,8 @@ func frameSummary(tr *compare.Trace, sh compare.Shown) string {
 	if f.Level > 0 {
 		parts = append(parts, "found by "+f.FoundBy.String())
 	}
-	if tr.Methods == compare.All && f.Steps[frames.MethodCFI].Ran {
-		fp := "fp ok"
-		if !f.FPAgrees {
-			fp = "fp differs"
-		}
-		parts = append(parts, fmt.Sprintf("sframe %v, %s", f.Verdict, fp))
+	if j := tr.JudgementText(sh.Frame); j != "" {
+		parts = append(parts, j)
 	}
 	return strings.Join(parts, "; ")
 }
@@ -228,9 +224,9 @@ func cmdInfoFrame(s *Session, args string) error {
 	if n+1 < len(tr.Frames) {
 		taken = &steps[tr.Frames[n+1].FoundBy]
 	}
-	for m := range steps {
+	for _, m := range frames.LiveMethods() {
 		st := &steps[m]
-		s.printf("  %-8s", frames.Method(m).String()+":")
+		s.printf("  %-8s", m.String()+":")
 		if st.Row == nil {
 			if st.Err != nil {
 				s.printf("%s\n", compare.StopText(st.Err))
@@ -498,13 +494,14 @@ func cmdInfoRegisters(s *Session, args string) error {
 }
 
 // isRegisterName reports whether name is a register info registers knows
-// on AMD64 (gdb's names of the general registers, pc, sp and fp).
+// on the host (gdb's names of the general registers, pc, sp and fp).
 func isRegisterName(name string) bool {
 	switch name {
 	case "pc", "sp", "fp":
 		return true
 	}
-	return slices.Contains(gdbRegOrder, name) || slices.Contains(frames.AMD64RegNames[:], name)
+	_, ok := hostArch.RegNamed(name)
+	return ok || slices.Contains(gdbRegOrder, name)
 }
 
 func eflagsText(v uint64) string {

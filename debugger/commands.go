@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/sfdbg/sfdbg/compare"
 )
 
 // command is one entry of the command table, after Delve's
@@ -211,7 +213,7 @@ func newCommandTable() *commandTable {
 	t := &commandTable{}
 	setSettings, showSettings := settingCommands()
 	t.cmds = []*command{
-		{aliases: []string{"backtrace", "bt", "where"}, args: "[N|-N] [sframe|cfi|fp|all|compare]", needsTarget: true,
+		{aliases: []string{"backtrace", "bt", "where"}, args: "[N|-N] [" + compare.MethodNames("|") + "|all|compare]", needsTarget: true,
 			help: `Print the backtrace of the selected thread.
 N prints the innermost N frames, -N the outermost N; the words may come in
 any order. The method says how the stack is unwound: sframe (the .sframe
@@ -280,12 +282,13 @@ Modules are the executable, the shared libraries and the vDSO.`,
 					run: cmdInfoShared},
 				{aliases: []string{"signals", "sig", "handle"}, args: "[SIG]",
 					help: `Show how signals are handled: stop, print, pass, as gdb does.
-sfdbg passes every signal to the program at once, without stopping or
-printing: it stops the program only for SIGTRAP (under run, Delve's native
-backend allows no other stop).
-A fatal signal (SIGSEGV, SIGABRT, ...) ends the program; sfdbg then
-reports it as gdb does, "Program terminated with signal ...". To stop at
-it and see the backtrace, run the program with "sfdbg catch".`,
+sfdbg passes signals to the program at once, without stopping or
+printing, except SIGTRAP (its breakpoints and steps) and, in a process it
+attached to, a fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+SIGSYS): the program stops there, as in gdb, and continue, stepi or
+detach deliver it. Under run, Delve's native backend allows no other stop:
+a fatal signal ends the program, reported as gdb does ("Program
+terminated with signal ..."); "sfdbg catch" stops at it instead.`,
 					run: cmdInfoSignals},
 				{aliases: []string{"line"}, args: "[LOCATION]", needsTarget: true,
 					help: `Show the addresses of a source line, as gdb does.

@@ -201,7 +201,7 @@ func (t *DelveTarget) Regs(tid int) (frames.Regs, error) {
 		return frames.Regs{}, fmt.Errorf("registers of thread %d: %w", tid, err)
 	}
 	dr := tgt.BinInfo().Arch.RegistersToDwarfRegisters(0, r)
-	regs := frames.NewRegs(abi)
+	regs := frames.NewRegs(hostArch)
 	for i := 0; i < dr.CurrentSize() && i < frames.MaxReg; i++ {
 		if dr.Reg(uint64(i)) != nil {
 			regs.Set(rule.Reg(i), dr.Uint64Val(uint64(i)))

@@ -150,8 +150,17 @@ func (s *Stop) handle(tid int, ws unix.WaitStatus) {
 		if ws.StopSignal() == syscall.SIGTRAP && s.trapped(t) {
 			return
 		}
-		// A signal-delivery stop: pass the signal on. If sfdbg wants the
-		// thread stopped, the pending interrupt stops it right after.
+		// A fatal signal (SIGSEGV, ...) stops the process as gdb's
+		// default "handle" does: the thread stays in its delivery stop,
+		// the signal pending, and Continue stops the other threads.
+		if sig := ws.StopSignal(); fatalSignal(sig) && s.fatal == 0 {
+			t.stopped, t.want, t.pendingSig, t.regsOK = true, true, int(sig), false
+			s.fatal = tid
+			return
+		}
+		// Any other signal-delivery stop: pass the signal on. If sfdbg
+		// wants the thread stopped, the pending interrupt stops it right
+		// after.
 		if err := s.ops.cont(tid, int(ws.StopSignal())); err != nil {
 			t.stopped = false
 		}

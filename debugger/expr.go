@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
-	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // valueKind is the type an expression's value has for printing and
@@ -346,21 +345,19 @@ func (s *Session) register(name string) (uint64, error) {
 	case "pc":
 		return tf.PC, nil
 	case "sp":
-		name = "rsp"
+		name = hostArch.RegName(hostArch.SP)
 	case "fp":
-		name = "rbp"
+		name = hostArch.RegName(hostArch.FP)
 	}
-	for i, rn := range frames.AMD64RegNames {
-		if rn == name {
-			f, ok := tr.FrameAt(n)
-			if !ok {
-				return 0, fmt.Errorf("cannot recompute the registers of frame %d", n)
-			}
-			if v, ok := f.Regs.Get(rule.Reg(i)); ok {
-				return v, nil
-			}
-			return 0, fmt.Errorf("$%s is not known in frame %d (not saved).", name, tf.Level)
+	if reg, ok := hostArch.RegNamed(name); ok {
+		f, ok := tr.FrameAt(n)
+		if !ok {
+			return 0, fmt.Errorf("cannot recompute the registers of frame %d", n)
 		}
+		if v, ok := f.Regs.Get(reg); ok {
+			return v, nil
+		}
+		return 0, fmt.Errorf("$%s is not known in frame %d (not saved).", name, tf.Level)
 	}
 	if tf.Level == 0 {
 		list, err := s.tgt.RegList(s.thread)

@@ -52,7 +52,7 @@ func rowText(r *frames.Row) string {
 	if !r.Found() {
 		return "none"
 	}
-	a := r.Src.ABI
+	a := r.Src.Arch
 	s := fmt.Sprintf("CFA=%s RA=%s FP=%s", frames.RuleStringFor(a, r.CFA), frames.RuleStringFor(a, r.RA), frames.RuleStringFor(a, r.FP))
 	if r.Signal {
 		s += " signal"

@@ -173,10 +173,10 @@ func (t *liveTarget) Continue() (Event, error) {
 	for {
 		// The condition runs with st.mu held, on the tracer thread.
 		st.Wait(5*time.Millisecond, func() bool {
-			return len(st.bp.hits) > 0 || t.interrupt.Load() || st.exitedNow || len(st.execs) > 0 || len(st.threads) == 0
+			return len(st.bp.hits) > 0 || t.interrupt.Load() || st.exitedNow || len(st.execs) > 0 || len(st.threads) == 0 || st.fatal != 0
 		})
 		st.mu.Lock()
-		done := len(st.bp.hits) > 0 || t.interrupt.Load() || st.exitedNow || len(st.execs) > 0 || len(st.threads) == 0
+		done := len(st.bp.hits) > 0 || t.interrupt.Load() || st.exitedNow || len(st.execs) > 0 || len(st.threads) == 0 || st.fatal != 0
 		st.mu.Unlock()
 		if done {
 			break
@@ -192,6 +192,9 @@ func (t *liveTarget) Continue() (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
+	if tid, sig := st.TakeFatal(); tid != 0 {
+		return Event{Kind: EventSignal, Thread: tid, Signal: signalText(syscall.Signal(sig))}, nil
+	}
 	for _, tid := range st.Hits() {
 		if regs, err := st.Regs(tid); err == nil {
 			return Event{Kind: EventBreakpoint, Thread: tid, PC: regs.PC()}, nil
@@ -199,6 +202,10 @@ func (t *liveTarget) Continue() (Event, error) {
 	}
 	return Event{Kind: EventInterrupt}, nil
 }
+
+// StopsAtFatalSignals reports that attach's loop stops at a fatal signal
+// (Stop.TakeFatal), as "info signals" says.
+func (t *liveTarget) StopsAtFatalSignals() bool { return true }
 
 // ended returns the event or error for a process that exited or called
 // execve during a resume (then sfdbg detaches: the new program runs on).

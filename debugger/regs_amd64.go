@@ -2,18 +2,19 @@ package debugger
 
 import (
 	"github.com/sfdbg/sfdbg/frames"
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 	"golang.org/x/sys/unix"
 )
 
-// abi is the SFrame ABI of the host, used for the registers of live threads.
-const abi = sframe.ABIAMD64LittleEndian
+// hostArch is the machine of the host, used for the registers of live
+// threads.
+var hostArch = arch.AMD64Arch
 
 // regsFromPtrace converts PTRACE_GETREGS's user_regs_struct into registers
 // by DWARF number (System V AMD64 psABI, table 3.36).
 func regsFromPtrace(r *unix.PtraceRegs) frames.Regs {
-	regs := frames.NewRegs(abi)
+	regs := frames.NewRegs(hostArch)
 	for i, v := range [...]uint64{
 		r.Rax, r.Rdx, r.Rcx, r.Rbx, r.Rsi, r.Rdi, r.Rbp, r.Rsp,
 		r.R8, r.R9, r.R10, r.R11, r.R12, r.R13, r.R14, r.R15, r.Rip,
@@ -45,7 +46,7 @@ func regListFromFrames(r *frames.Regs) []RegValue {
 	var out []RegValue
 	for _, reg := range order {
 		if v, ok := r.Get(reg); ok {
-			out = append(out, RegValue{frames.RegName(reg), v})
+			out = append(out, RegValue{hostArch.RegName(reg), v})
 		}
 	}
 	return out

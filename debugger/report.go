@@ -89,6 +89,9 @@ func methodsText(m compare.Methods) string {
 	case compare.OnlyFP:
 		return "unwound with frame pointers only"
 	}
+	if x, ok := m.Single(); ok {
+		return "unwound with " + x.Title() + " only"
+	}
 	return "SFrame and FP checked against DWARF CFI at every frame"
 }
 

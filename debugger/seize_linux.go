@@ -55,6 +55,23 @@ type Stop struct {
 	// Timeout bounds how long Interrupt waits for one thread to stop (a
 	// thread in uninterruptible sleep stops only when it leaves it).
 	Timeout time.Duration
+	// fatal is the thread held in the delivery stop of a fatal signal
+	// (fatalSignal), 0 for none: the process is stopped there, as gdb
+	// stops, and the signal is delivered when it resumes or is detached.
+	fatal int
+}
+
+// TakeFatal returns the thread held at a fatal signal since the last call
+// and the signal, or 0, 0. The signal stays pending: Resume or Detach
+// delivers it.
+func (s *Stop) TakeFatal() (tid, sig int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tid, s.fatal = s.fatal, 0
+	if t := s.threads[tid]; tid != 0 && t != nil {
+		return tid, t.pendingSig
+	}
+	return 0, 0
 }
 
 type seizedThread struct {
@@ -463,7 +480,9 @@ func (s *Stop) Detach() error {
 				// releases an exited one) when the tracer thread ends.
 				continue
 			}
-			if err := s.ops.detach(tid); err != nil && !errors.Is(err, syscall.ESRCH) {
+			// A signal held for the user (a fatal one sfdbg stopped at)
+			// is delivered: the process ends as it would have.
+			if err := s.ops.detach(tid, t.pendingSig); err != nil && !errors.Is(err, syscall.ESRCH) {
 				errs = append(errs, fmt.Errorf("detach thread %d: %w", tid, err))
 			}
 		}
@@ -474,7 +493,7 @@ func (s *Stop) Detach() error {
 		if tids, err := s.ops.tasks(s.pid); err == nil {
 			for _, tid := range tids {
 				if _, ok := s.threads[tid]; !ok {
-					s.ops.detach(tid)
+					s.ops.detach(tid, 0)
 				}
 			}
 		}

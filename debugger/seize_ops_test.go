@@ -137,12 +137,16 @@ func (p *fakeProc) cont(tid, sig int) error {
 
 func (p *fakeProc) listen(tid int) error { return p.cont(tid, 0) }
 
-func (p *fakeProc) detach(tid int) error {
+func (p *fakeProc) detach(tid, sig int) error {
 	t, err := p.thread(tid)
 	if err != nil || !t.stopped {
 		return syscall.ESRCH
 	}
-	p.log = append(p.log, fmt.Sprintf("detach %d", tid))
+	if sig != 0 {
+		p.log = append(p.log, fmt.Sprintf("detach %d with signal %d", tid, sig))
+	} else {
+		p.log = append(p.log, fmt.Sprintf("detach %d", tid))
+	}
 	if t.trapPend {
 		p.log = append(p.log, fmt.Sprintf("thread %d killed by SIGTRAP", tid))
 	}

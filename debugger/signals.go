@@ -81,6 +81,17 @@ func SignalName(sig int) (name, desc string) {
 	return fmt.Sprintf("SIG%d", sig), "Unknown signal"
 }
 
+// fatalSignal reports whether gdb stops and prints on sig by default and
+// the program would usually die of it: SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+// SIGABRT, SIGSYS (gdb's "handle" table: stop, print, pass).
+func fatalSignal(sig syscall.Signal) bool {
+	switch sig {
+	case syscall.SIGSEGV, syscall.SIGBUS, syscall.SIGFPE, syscall.SIGILL, syscall.SIGABRT, syscall.SIGSYS:
+		return true
+	}
+	return false
+}
+
 // signalText is gdb's "SIGSEGV, Segmentation fault" for sig.
 func signalText(sig syscall.Signal) string {
 	for _, si := range commonSignals {
@@ -93,22 +104,39 @@ func signalText(sig syscall.Signal) string {
 
 // How sfdbg handles signals: under run, Delve's native backend stops the
 // program only for SIGTRAP (breakpoints, steps, Ctrl-C) and passes every
-// other signal on at once, without telling its caller; attach's own loop
-// (liveTarget) passes them on the same way. So there is one row for all.
+// other signal on at once, without telling its caller. attach's own loop
+// (liveTarget) also stops at a fatal signal (fatalSignal), as gdb does,
+// and passes the others on at once.
 const (
 	signalHandling = "No\tNo\tYes\t"
-	signalNote     = `sfdbg passes every signal to the program at once, without stopping or printing:
-it stops the program only for SIGTRAP (breakpoints, stepi, Ctrl-C); under run,
-Delve's native backend allows no other stop. A fatal signal ends the program
-before a backtrace can be taken: break before the fault, or run the program
+	signalStop     = "Yes\tYes\tYes\t"
+	signalNote     = `sfdbg passes signals to the program at once, without stopping or printing. It
+stops the program for SIGTRAP (breakpoints, stepi, Ctrl-C) and, in a process it
+attached to, at a fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+SIGSYS), as gdb does: continue, stepi or detach then deliver it. Under run,
+Delve's native backend allows no other stop: a fatal signal ends the program
+before a backtrace can be taken; break before the fault, or run the program
 with "sfdbg catch -- PROG ARGS", which stops on it and prints the backtrace.
 `
 )
 
+// fatalStopper is a Target that stops at fatal signals (attach's loop).
+type fatalStopper interface{ StopsAtFatalSignals() bool }
+
+// stopsAtFatal reports whether the session's target stops at fatal
+// signals.
+func (s *Session) stopsAtFatal() bool {
+	f, ok := s.tgt.(fatalStopper)
+	return ok && f.StopsAtFatalSignals()
+}
+
 func (s *Session) signalRow(si signalInfo) {
 	h := signalHandling
-	if si.sig == syscall.SIGTRAP {
+	switch {
+	case si.sig == syscall.SIGTRAP:
 		h = "Yes\tYes\tNo\t" // the debugger's own: breakpoints and steps
+	case fatalSignal(si.sig) && s.stopsAtFatal():
+		h = signalStop
 	}
 	s.printf("%-13s %s\t%s\n", si.name, h, si.desc)
 }
@@ -153,9 +181,13 @@ func cmdHandle(s *Session, args string) error {
 		if si.sig == syscall.SIGTRAP {
 			return fmt.Errorf("handle SIGTRAP: sfdbg keeps SIGTRAP for its breakpoints and steps.")
 		}
-		switch strings.ToLower(a) {
-		case "nostop", "noprint", "pass", "noignore":
-		case "stop", "print", "nopass", "ignore":
+		stops := fatalSignal(si.sig) && s.stopsAtFatal()
+		switch a = strings.ToLower(a); {
+		case stops && (a == "stop" || a == "print" || a == "pass" || a == "noignore"):
+		case stops:
+			return fmt.Errorf("handle %s %s: not possible in sfdbg: in an attached process %s stops the program, is printed and is passed on (see \"info signals\").", si.name, a, si.name)
+		case a == "nostop" || a == "noprint" || a == "pass" || a == "noignore":
+		case a == "stop" || a == "print" || a == "nopass" || a == "ignore":
 			return fmt.Errorf("handle %s %s: not possible in sfdbg: %s is passed to the program at once, without stopping or printing (see \"info signals\").", si.name, a, si.name)
 		default:
 			return fmt.Errorf("Unrecognized action %q: use stop, nostop, print, noprint, pass, nopass.", a)

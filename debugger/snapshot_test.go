@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/frames"
-	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // This file is the test-only snapshot target: a stopped process recorded
@@ -86,12 +85,10 @@ func LoadSnapshot(path string) (*Snapshot, error) {
 	sort.Slice(s.mem.ranges, func(i, j int) bool { return s.mem.ranges[i].Addr < s.mem.ranges[j].Addr })
 	s.byTid = map[int]*frames.Regs{}
 	for i := range s.f.Threads {
-		r := frames.NewRegs(abi)
+		r := frames.NewRegs(hostArch)
 		for name, v := range s.f.Threads[i].Regs {
-			for k, n := range frames.AMD64RegNames {
-				if n == name {
-					r.Set(rule.Reg(k), v)
-				}
+			if reg, ok := hostArch.RegNamed(name); ok {
+				r.Set(reg, v)
 			}
 		}
 		s.byTid[s.f.Threads[i].Tid] = &r
@@ -131,8 +128,8 @@ func WriteSnapshot(path string, st *Stop, stackBytes int, keep func(path string)
 			return err
 		}
 		t := snapThread{Tid: i + 1, Name: snap.Name, Regs: map[string]uint64{}}
-		for k, n := range frames.AMD64RegNames {
-			if v, ok := regs.Get(rule.Reg(k)); ok {
+		for k, n := range hostArch.RegNames {
+			if v, ok := regs.Get(k); ok {
 				t.Regs[n] = v
 			}
 		}

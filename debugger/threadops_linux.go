@@ -20,7 +20,7 @@ type threadOps interface {
 	interrupt(tid int) error      // PTRACE_INTERRUPT
 	cont(tid, sig int) error      // PTRACE_CONT, passing on signal sig
 	listen(tid int) error         // PTRACE_LISTEN (back into a group stop)
-	detach(tid int) error         // PTRACE_DETACH
+	detach(tid, sig int) error    // PTRACE_DETACH, delivering signal sig
 	eventMsg(tid int) (uint, error)
 	// wait is wait4(tid, __WALL|WNOHANG): wpid 0 when tid has nothing to
 	// report.
@@ -57,10 +57,19 @@ func (sysOps) seize(tid int) error {
 	}
 	return nil
 }
-func (sysOps) interrupt(tid int) error        { return unix.PtraceInterrupt(tid) }
-func (sysOps) cont(tid, sig int) error        { return unix.PtraceCont(tid, sig) }
-func (sysOps) listen(tid int) error           { return ptrace(unix.PTRACE_LISTEN, tid) }
-func (sysOps) detach(tid int) error           { return unix.PtraceDetach(tid) }
+func (sysOps) interrupt(tid int) error { return unix.PtraceInterrupt(tid) }
+func (sysOps) cont(tid, sig int) error { return unix.PtraceCont(tid, sig) }
+func (sysOps) listen(tid int) error    { return ptrace(unix.PTRACE_LISTEN, tid) }
+func (sysOps) detach(tid, sig int) error {
+	if sig == 0 {
+		return unix.PtraceDetach(tid)
+	}
+	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_DETACH, uintptr(tid), 0, uintptr(sig), 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
 func (sysOps) eventMsg(tid int) (uint, error) { return unix.PtraceGetEventMsg(tid) }
 func (sysOps) wait(tid int) (int, unix.WaitStatus, error) {
 	for {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
@@ -52,20 +53,21 @@ func TestPCRegIsNotTheLinkRegister(t *testing.T) {
 		names  string
 	}{
 		{sframe.ABIAMD64LittleEndian, RIP, RIP, "rip rsp rbp"},
-		{sframe.ABIAArch64LittleEndian, AArch64PC, sframe.AArch64RegLR, "pc sp x29"},
-		{sframe.ABIAArch64BigEndian, AArch64PC, sframe.AArch64RegLR, "pc sp x29"},
-		{sframe.ABIS390XBigEndian, S390XPC, sframe.S390XRegRA, "pswa r15 r11"},
+		{sframe.ABIAArch64LittleEndian, 32, sframe.AArch64RegLR, "pc sp x29"},
+		{sframe.ABIAArch64BigEndian, 32, sframe.AArch64RegLR, "pc sp x29"},
+		{sframe.ABIS390XBigEndian, 33, sframe.S390XRegRA, "pswa r15 r11"},
 	} {
-		r := NewRegs(c.abi)
-		if r.PCReg != c.pc || r.raReg() != c.ra {
-			t.Errorf("%v: PC slot %d, RA register %d; want %d, %d", c.abi, r.PCReg, r.raReg(), c.pc, c.ra)
+		a := SFrameArch(c.abi)
+		r := NewRegs(a)
+		if r.PCReg != c.pc || r.arch().RA != c.ra {
+			t.Errorf("%v: PC slot %d, RA register %d; want %d, %d", c.abi, r.PCReg, r.arch().RA, c.pc, c.ra)
 		}
-		got := ABIRegName(c.abi, r.PCReg) + " " + ABIRegName(c.abi, r.SPReg) + " " + ABIRegName(c.abi, r.FPReg)
+		got := a.RegName(r.PCReg) + " " + a.RegName(r.SPReg) + " " + a.RegName(r.FPReg)
 		if got != c.names {
 			t.Errorf("%v: names %q, want %q", c.abi, got, c.names)
 		}
 	}
-	if got := ABIRegName(sframe.ABIS390XBigEndian, 24); got != "f8" {
+	if got := arch.S390XArch.RegName(24); got != "f8" {
 		t.Errorf("s390x DWARF 24 = %q, want f8", got)
 	}
 }
@@ -74,8 +76,8 @@ func TestPCRegIsNotTheLinkRegister(t *testing.T) {
 // same-value), the caller's SP is the leaf's. Both the SFrame-style row
 // and the trace's SP check must accept it, and the caller's x30 is the RA.
 func TestAArch64LeafStepKeepsSPAndUsesLR(t *testing.T) {
-	f := Frame{PC: 0x400800, Interrupted: true, Regs: NewRegs(sframe.ABIAArch64LittleEndian)}
-	f.Regs.Set(AArch64PC, 0x400800)
+	f := Frame{PC: 0x400800, Interrupted: true, Regs: NewRegs(arch.ARM64Arch)}
+	f.Regs.Set(arch.ARM64Arch.PC, 0x400800)
 	f.Regs.Set(sframe.AArch64RegSP, 0x7000)
 	f.Regs.Set(sframe.AArch64RegFP, 0x7040)
 	f.Regs.Set(sframe.AArch64RegLR, 0x400900)
@@ -83,7 +85,7 @@ func TestAArch64LeafStepKeepsSPAndUsesLR(t *testing.T) {
 		CFA: rule.Rule{Kind: rule.ValOffset, Reg: sframe.AArch64RegSP},
 		RA:  rule.Rule{Kind: rule.SameValue, Reg: rule.CFA},
 		FP:  rule.Rule{Kind: rule.SameValue, Reg: rule.CFA},
-	}, Src: Source{Method: MethodSFrame, ABI: sframe.ABIAArch64LittleEndian}}
+	}, Src: Source{Method: MethodSFrame, Arch: arch.ARM64Arch}}
 	var caller Frame
 	if err := stepRow(&f, &Space{Mem: &SliceMemory{Base: 0x7000, Data: make([]byte, 64)}}, &caller); err != nil {
 		t.Fatal(err)
@@ -99,10 +101,10 @@ func TestAArch64LeafStepKeepsSPAndUsesLR(t *testing.T) {
 		t.Fatalf("the stack refused a frameless leaf's caller: %v", s.Stop())
 	}
 	// On AMD64 an equal SP is a loop.
-	amd := NewRegs(sframe.ABIAMD64LittleEndian)
+	amd := NewRegs(arch.AMD64Arch)
 	amd.Set(RIP, 0x400800)
 	amd.Set(RSP, 0x7000)
-	c2 := Frame{PC: 0x400900, Regs: NewRegs(sframe.ABIAMD64LittleEndian)}
+	c2 := Frame{PC: 0x400900, Regs: NewRegs(arch.AMD64Arch)}
 	c2.Regs.Set(RSP, 0x7000)
 	s = NewStack(fixedStep{c2}, amd, nil, StackOptions{})
 	s.Next()
@@ -129,14 +131,14 @@ func TestMangledRAIsStripped(t *testing.T) {
 	mem := newABIStack(0x7000, 0x40, binary.LittleEndian)
 	mem.put(0x7018, signed)
 	for _, mask := range []uint64{0, 0x007f_0000_0000_0000} {
-		f := Frame{PC: 0x400800, Level: 1, Regs: NewRegs(sframe.ABIAArch64LittleEndian)}
+		f := Frame{PC: 0x400800, Level: 1, Regs: NewRegs(arch.ARM64Arch)}
 		f.Regs.Set(sframe.AArch64RegSP, 0x7000)
 		f.Row = Row{Row: rule.Row{
 			CFA:       rule.Rule{Kind: rule.ValOffset, Reg: sframe.AArch64RegSP, Offset: 0x20},
 			RA:        rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: -8},
 			FP:        rule.Rule{Kind: rule.SameValue, Reg: rule.CFA},
 			MangledRA: true,
-		}, Src: Source{Method: MethodSFrame, ABI: sframe.ABIAArch64LittleEndian}}
+		}, Src: Source{Method: MethodSFrame, Arch: arch.ARM64Arch}}
 		var caller Frame
 		if err := stepRow(&f, &Space{Mem: mem.mem, PACMask: mask}, &caller); err != nil {
 			t.Fatalf("mask %#x: %v", mask, err)
@@ -149,7 +151,7 @@ func TestMangledRAIsStripped(t *testing.T) {
 		t.Errorf("kernel address %#x, want its top bits set", got)
 	}
 	// Outside AArch64 the mangled-RA bit cannot be honoured.
-	f := Frame{PC: 0x400800, Regs: NewRegs(sframe.ABIAMD64LittleEndian)}
+	f := Frame{PC: 0x400800, Regs: NewRegs(arch.AMD64Arch)}
 	f.Row.MangledRA, f.Row.CFA = true, rule.Rule{Kind: rule.ValOffset, Reg: RSP}
 	f.Row.RA = rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: -8}
 	var caller Frame
@@ -168,7 +170,7 @@ func TestFPUnwinderAArch64FrameRecords(t *testing.T) {
 	mem.put(0x7040, 0x7008)   // record at 0x7040 links below itself
 	mem.put(0x7048, 0x400b00)
 	sp := &Space{Mem: mem.mem}
-	f := Frame{PC: 0x400800, Interrupted: true, Regs: NewRegs(sframe.ABIAArch64LittleEndian)}
+	f := Frame{PC: 0x400800, Interrupted: true, Regs: NewRegs(arch.ARM64Arch)}
 	f.Regs.Set(sframe.AArch64RegSP, 0x7000)
 	f.Regs.Set(sframe.AArch64RegFP, 0x7010)
 	u := &FPUnwinder{Space: sp}
@@ -198,7 +200,7 @@ func TestFPUnwinderS390XBackChain(t *testing.T) {
 	mem.put(0x7000, 0x70a0)        // back chain of the frame at 0x7000
 	mem.put(0x70a0+112, 0x1000c5e) // r14 saved in the caller's save area
 	mem.put(0x70a0, 0)             // the caller's back chain ends the chain
-	f := Frame{PC: 0x1000bb4, Interrupted: true, Regs: NewRegs(sframe.ABIS390XBigEndian)}
+	f := Frame{PC: 0x1000bb4, Interrupted: true, Regs: NewRegs(arch.S390XArch)}
 	f.Regs.Set(sframe.S390XRegSP, 0x7000)
 	u := &FPUnwinder{Space: &Space{Mem: mem.mem}}
 	c, err := u.Step(&f)
@@ -225,8 +227,8 @@ func TestSigtrampByCode(t *testing.T) {
 		const tramp, sp = 0x5500021000, 0x8000
 		mem := newABIStack(sp, 0x400, binary.LittleEndian)
 		code := newABIStack(tramp, 8, binary.LittleEndian)
-		binary.LittleEndian.PutUint32(code.data, aarch64MovX8RtSigreturn)
-		binary.LittleEndian.PutUint32(code.data[4:], aarch64Svc0)
+		binary.LittleEndian.PutUint32(code.data, 0xd2801168)     // mov x8, #139 (__NR_rt_sigreturn)
+		binary.LittleEndian.PutUint32(code.data[4:], 0xd4000001) // svc #0
 		// struct rt_sigframe: siginfo (128), ucontext's uc_mcontext 176
 		// bytes in, sigcontext.regs after fault_address: x0 at sp+312.
 		regs := uint64(sp + 312)
@@ -235,7 +237,7 @@ func TestSigtrampByCode(t *testing.T) {
 		mem.put(regs+8*31, 0x8700)   // sp
 		mem.put(regs+8*32, 0x4112ec) // pc
 		space := &Space{Mem: twoMem{code.mem, mem.mem}}
-		f := Frame{PC: tramp, Level: 3, Regs: NewRegs(sframe.ABIAArch64LittleEndian)}
+		f := Frame{PC: tramp, Level: 3, Regs: NewRegs(arch.ARM64Arch)}
 		f.Regs.Set(sframe.AArch64RegSP, sp)
 		c, err := (&CFIUnwinder{Space: space}).Step(&f)
 		if err != nil {
@@ -254,16 +256,16 @@ func TestSigtrampByCode(t *testing.T) {
 		const tramp, sp = 0x4000021000, 0x8000
 		mem := newABIStack(sp, 0x400, binary.BigEndian)
 		code := newABIStack(tramp, 8, binary.BigEndian)
-		binary.BigEndian.PutUint16(code.data, s390xSvcSigreturn)
-		binary.BigEndian.PutUint16(code.data[2:], s390xSvcRtSigreturn)
+		binary.BigEndian.PutUint16(code.data, 0x0a77)     // svc 119 (__NR_sigreturn)
+		binary.BigEndian.PutUint16(code.data[2:], 0x0aad) // svc 173 (__NR_rt_sigreturn)
 		// Non-rt: the sigcontext points at the _sigregs.
 		sregs := uint64(sp + 0x200)
-		mem.put(sp+s390xSigcontextSregs, sregs)
+		mem.put(sp+uint64(arch.S390XArch.Signal.IndirectRegs), sregs)
 		mem.put(sregs+8, 0x10122b2)    // PSW address
 		mem.put(sregs+16+8*15, 0x8300) // r15
 		mem.put(sregs+16+8*11, 0x8400) // r11
 		space := &Space{Mem: twoMem{code.mem, mem.mem}}
-		f := Frame{PC: tramp, Level: 3, Regs: NewRegs(sframe.ABIS390XBigEndian)}
+		f := Frame{PC: tramp, Level: 3, Regs: NewRegs(arch.S390XArch)}
 		f.Regs.Set(sframe.S390XRegSP, sp)
 		c, err := (&CFIUnwinder{Space: space}).Step(&f)
 		if err != nil {
@@ -278,7 +280,7 @@ func TestSigtrampByCode(t *testing.T) {
 		// uc_link, uc_stack 40), as gdb reads them.
 		mem.put(sp+336+8, 0x1006336)
 		mem.put(sp+336+16+8*15, 0x8310)
-		f = Frame{PC: tramp + 2, Level: 3, Regs: NewRegs(sframe.ABIS390XBigEndian)}
+		f = Frame{PC: tramp + 2, Level: 3, Regs: NewRegs(arch.S390XArch)}
 		f.Regs.Set(sframe.S390XRegSP, sp)
 		if c, err = (&CFIUnwinder{Space: space}).Step(&f); err != nil || c.PC != 0x1006336 || c.Regs.SP() != 0x8310 {
 			t.Errorf("rt: caller PC %#x SP %#x, %v", c.PC, c.Regs.SP(), err)
@@ -286,7 +288,7 @@ func TestSigtrampByCode(t *testing.T) {
 	})
 	t.Run("not a trampoline", func(t *testing.T) {
 		code := newABIStack(0x1000, 8, binary.LittleEndian)
-		f := Frame{PC: 0x1000, Level: 1, Regs: NewRegs(sframe.ABIAArch64LittleEndian)}
+		f := Frame{PC: 0x1000, Level: 1, Regs: NewRegs(arch.ARM64Arch)}
 		f.Regs.Set(sframe.AArch64RegSP, 0x8000)
 		_, err := (&CFIUnwinder{Space: &Space{Mem: code.mem}}).Step(&f)
 		var se *StopError
@@ -358,7 +360,7 @@ func TestBigEndianFixturesSFrameAndCFIAgree(t *testing.T) {
 			var got [2]Frame
 			var cfa [2]uint64
 			for i, u := range []Unwinder{&SFrameUnwinder{Space: space}, &CFIUnwinder{Space: space}} {
-				f := Frame{PC: c.pc, Interrupted: true, Module: m, Regs: NewRegs(c.abi)}
+				f := Frame{PC: c.pc, Interrupted: true, Module: m, Regs: NewRegs(SFrameArch(c.abi))}
 				for r, v := range c.regs {
 					f.Regs.Set(r, v)
 				}
@@ -386,8 +388,8 @@ func TestBigEndianFixturesSFrameAndCFIAgree(t *testing.T) {
 // second visit of a (PC, CFA) ends the trace as a bad frame, not at the
 // depth limit.
 func TestFlatLoopIsABadFrame(t *testing.T) {
-	regs := NewRegs(sframe.ABIAArch64LittleEndian)
-	regs.Set(AArch64PC, 0x400100)
+	regs := NewRegs(arch.ARM64Arch)
+	regs.Set(arch.ARM64Arch.PC, 0x400100)
 	regs.Set(sframe.AArch64RegSP, 0x7000)
 	s := NewStack(pingPong{}, regs, nil, StackOptions{})
 	n := 0
@@ -407,7 +409,7 @@ func (pingPong) Method() Method { return MethodCFI }
 func (pingPong) Step(f *Frame) (Frame, error) {
 	f.CFA = f.Regs.SP()
 	c := Frame{PC: 0x400300 - f.PC, Regs: f.Regs.empty()}
-	c.Regs.Set(AArch64PC, c.PC)
+	c.Regs.Set(arch.ARM64Arch.PC, c.PC)
 	c.Regs.Set(sframe.AArch64RegSP, f.Regs.SP())
 	return c, nil
 }

@@ -17,7 +17,6 @@ import (
 	"sort"
 
 	"github.com/sfdbg/sfdbg/frames/cfi"
-	"github.com/sfdbg/sfdbg/sframe"
 )
 
 // CFI section names, as they appear in Source.Section and in errors.
@@ -184,7 +183,8 @@ func (m *Module) cfiFrameRow(f *Frame) (Row, error) {
 		return Row{}, err
 	}
 	if t.foreign {
-		return Row{}, cfiStop(ReasonUnsupported, f.PC, m, nil, "CFI unwinding supports AMD64, AArch64 and s390x only (%s)", m.Name)
+		_, err := m.Arch()
+		return Row{}, cfiStop(ReasonUnsupported, f.PC, m, err, "cannot unwind PC %#x with CFI: %v", f.PC, err)
 	}
 	lpc := f.LookupPC() - m.Bias
 	exact := f.PC - m.Bias
@@ -274,7 +274,7 @@ func (u *CFIUnwinder) Step(f *Frame) (Frame, error) {
 // where no CFI covers it (stepSigtramp), on AArch64 and s390x, as gdb's
 // trampoline unwinders do. ok is false when f is no such trampoline.
 func (u *CFIUnwinder) sigtramp(f *Frame) (caller Frame, ok bool, err error) {
-	if a := f.Regs.abi(); a == sframe.ABIAMD64LittleEndian || u.Space.Mem == nil {
+	if f.Regs.arch().Signal.Tramp == nil || u.Space.Mem == nil {
 		return Frame{}, false, nil
 	}
 	return stepSigtramp(u.Space, f, MethodCFI)

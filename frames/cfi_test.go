@@ -24,6 +24,7 @@ import (
 
 	"github.com/sfdbg/sfdbg/frames/cfi"
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 	"github.com/sfdbg/sfdbg/sframe/sframetest"
 
@@ -142,7 +143,7 @@ func parseCFILE(eh []byte, ehAddr uint64, dbg []byte, bias uint64) (*cfiTable, e
 	sec := func(k cfi.Kind, b []byte, addr uint64) cfiInput {
 		return cfiInput{sec: cfi.Section{Kind: k, Addr: addr, Order: binary.LittleEndian, PtrSize: 8, Data: b}, ok: b != nil}
 	}
-	return parseCFI(elf.EM_X86_64, bias, sec(cfi.DebugFrame, dbg, 0), sec(cfi.EHFrame, eh, ehAddr))
+	return parseCFI(arch.AMD64Arch, bias, sec(cfi.DebugFrame, dbg, 0), sec(cfi.EHFrame, eh, ehAddr))
 }
 
 // cfiFDESource names an FDE as Source.String does.
@@ -162,7 +163,7 @@ var (
 func cfiRowString(r Row) string {
 	s := fmt.Sprintf("[%#x,%#x) cfa=%v ra=%v fp=%v", r.Start, r.End, RuleString(r.CFA), RuleString(r.RA), RuleString(r.FP))
 	for _, o := range r.Other {
-		s += fmt.Sprintf(" %s=%v", RegName(o.Reg), RuleString(o.Rule))
+		s += fmt.Sprintf(" %s=%v", arch.AMD64Arch.RegName(o.Reg), RuleString(o.Rule))
 	}
 	return s
 }
@@ -297,7 +298,7 @@ func (s *cfiStackMem) put(addr, v uint64) {
 }
 
 func cfiFrame0(pc, sp uint64, regs map[rule.Reg]uint64) Frame {
-	f := Frame{PC: pc, Method: MethodRegs, Interrupted: true, Regs: NewRegs(sframe.ABIAMD64LittleEndian)}
+	f := Frame{PC: pc, Method: MethodRegs, Interrupted: true, Regs: NewRegs(arch.AMD64Arch)}
 	f.Regs.Set(RIP, pc)
 	f.Regs.Set(RSP, sp)
 	for r, v := range regs {
@@ -360,7 +361,7 @@ func TestCFIStep(t *testing.T) {
 		want := map[rule.Reg]uint64{RBP: 0xbbbb0000, RBX: 0x3333, R12: 12, RIP: 0x1111}
 		for r, v := range want {
 			if got, ok := c.Regs.Get(r); !ok || got != v {
-				t.Errorf("caller %s = %#x, %v; want %#x", RegName(r), got, ok, v)
+				t.Errorf("caller %s = %#x, %v; want %#x", arch.AMD64Arch.RegName(r), got, ok, v)
 			}
 		}
 		if c.Regs.Known(RAX) {
@@ -374,7 +375,7 @@ func TestCFIStep(t *testing.T) {
 		// PC 0x1001 as a return address: the row at 0x1000 (CFA rsp+8).
 		rsp := uint64(stackBase + 0x300)
 		mem.put(rsp, 0x4444)
-		f := Frame{Level: 1, PC: 0x1001, Regs: NewRegs(sframe.ABIAMD64LittleEndian)}
+		f := Frame{Level: 1, PC: 0x1001, Regs: NewRegs(arch.AMD64Arch)}
 		f.Regs.Set(RSP, rsp)
 		c, err := u.Step(&f)
 		if err != nil || f.CFA != rsp+8 || c.PC != 0x4444 {
@@ -410,7 +411,7 @@ func TestCFIStep(t *testing.T) {
 		mem.put(rsp+168, sigPC)           // rip
 		mem.put(sigSP+8, 0x1234)          // the RA of the interrupted function (CFA rsp+16)
 		// Frame 1: returned-to trampoline; PC-1 (0x1fff) is in no FDE.
-		f := Frame{Level: 1, PC: 0x2000, Regs: NewRegs(sframe.ABIAMD64LittleEndian)}
+		f := Frame{Level: 1, PC: 0x2000, Regs: NewRegs(arch.AMD64Arch)}
 		f.Regs.Set(RSP, rsp)
 		f.Regs.Set(R12, 0xc12)
 		c, err := u.Step(&f)
@@ -423,7 +424,7 @@ func TestCFIStep(t *testing.T) {
 		want := map[rule.Reg]uint64{R8: 0x88, RBP: stackBase + 0xa00, RBX: 0x33, RAX: 0xaa, RSP: sigSP, R12: 0xc12}
 		for r, v := range want {
 			if got, ok := c.Regs.Get(r); !ok || got != v {
-				t.Errorf("caller %s = %#x, %v; want %#x", RegName(r), got, ok, v)
+				t.Errorf("caller %s = %#x, %v; want %#x", arch.AMD64Arch.RegName(r), got, ok, v)
 			}
 		}
 		// The interrupted frame is looked up at its PC, 0x3004 (CFA
@@ -442,7 +443,7 @@ func TestCFIStep(t *testing.T) {
 		}
 	})
 	t.Run("a CFA on an unknown register is ReasonUnsafe", func(t *testing.T) {
-		f := Frame{Level: 2, PC: 0x1011, Regs: NewRegs(sframe.ABIAMD64LittleEndian)}
+		f := Frame{Level: 2, PC: 0x1011, Regs: NewRegs(arch.AMD64Arch)}
 		f.Regs.Set(RSP, stackBase)
 		_, err := u.Step(&f)
 		var se *StopError
@@ -812,7 +813,7 @@ func cfiStopAndUnwind(t *testing.T, pid int) (map[int]cfiLiveStop, *Space) {
 			}
 			var st cfiLiveStop
 			if err == nil {
-				regs := NewRegs(sframe.ABIAMD64LittleEndian)
+				regs := NewRegs(arch.AMD64Arch)
 				for r, v := range map[rule.Reg]uint64{RAX: pr.Rax, RDX: pr.Rdx, RCX: pr.Rcx, RBX: pr.Rbx,
 					RSI: pr.Rsi, RDI: pr.Rdi, RBP: pr.Rbp, RSP: pr.Rsp, R8: pr.R8, 9: pr.R9, 10: pr.R10,
 					11: pr.R11, R12: pr.R12, R13: pr.R13, R14: pr.R14, R15: pr.R15, RIP: pr.Rip} {
@@ -1099,7 +1100,7 @@ func cfiReadelfCell(r rule.Rule, have bool) string {
 		}
 		return "exp"
 	case rule.Register:
-		return RegName(r.Reg)
+		return arch.AMD64Arch.RegName(r.Reg)
 	case rule.Expression:
 		return "exp"
 	case rule.ValExpression:
@@ -1193,10 +1194,8 @@ func TestCFIRowsMatchReadelf(t *testing.T) {
 						got = cfiReadelfCell(r.RA, true)
 					default:
 						reg := rule.Reg(-1)
-						for n, name := range AMD64RegNames {
-							if name == col {
-								reg = rule.Reg(n)
-							}
+						if r, ok := arch.AMD64Arch.RegNamed(col); ok {
+							reg = r
 						}
 						ru, have := cfiRegRuleOf(&r, fde.CIE.RAReg, reg)
 						if reg == RBP && ru.Kind == rule.SameValue {
@@ -1253,19 +1252,19 @@ func TestCFIAArch64Rows(t *testing.T) {
 	mem := newCFIStack(0x7000, 0x100)
 	mem.put(0x7020, 0x7080)   // saved x29
 	mem.put(0x7028, 0x400200) // saved x30
-	f := Frame{PC: 0x40011c, Method: MethodRegs, Interrupted: true, Regs: NewRegs(sframe.ABIAArch64LittleEndian)}
-	f.Regs.Set(AArch64PC, 0x40011c)
+	f := Frame{PC: 0x40011c, Method: MethodRegs, Interrupted: true, Regs: NewRegs(arch.ARM64Arch)}
+	f.Regs.Set(arch.ARM64Arch.PC, 0x40011c)
 	f.Regs.Set(sframe.AArch64RegSP, 0x7020)
 	f.Regs.Set(sframe.AArch64RegFP, 0x7020)
 	f.Regs.Set(sframe.AArch64RegLR, 0x400300)
-	f.Regs.Set(AArch64X19, 0x19)
+	f.Regs.Set(rule.Reg(19), 0x19)
 	caller, err := (&CFIUnwinder{Space: &Space{Mem: mem, Modules: NewModules(m)}}).Step(&f)
 	if err != nil {
 		t.Fatalf("Step on AArch64: %v", err)
 	}
 	fp, _ := caller.Regs.FP()
 	lr, _ := caller.Regs.Get(sframe.AArch64RegLR)
-	x19, _ := caller.Regs.Get(AArch64X19)
+	x19, _ := caller.Regs.Get(rule.Reg(19))
 	if f.CFA != 0x7040 || caller.PC != 0x400200 || caller.Regs.PC() != 0x400200 || lr != 0x400200 ||
 		caller.Regs.SP() != 0x7040 || fp != 0x7080 || x19 != 0x19 {
 		t.Errorf("Step on AArch64: CFA %#x, caller PC %#x (pc reg %#x, x30 %#x) SP %#x x29 %#x x19 %#x; "+

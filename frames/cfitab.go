@@ -18,7 +18,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/sfdbg/sfdbg/frames/cfi"
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
@@ -27,13 +27,12 @@ import (
 // or an index over .eh_frame_hdr that reads FDEs as they are looked up.
 type cfiTable struct {
 	bias uint64
-	// abi is the ABI of the file's machine (AArch64 little-endian for any
-	// AArch64 file: the register numbers are the same in both byte orders).
-	// Its frame pointer's rule goes to Row.FP, and its SPValOffset is the
-	// caller's SP relative to the CFA.
-	abi sframe.ABI
-	// foreign is set for files of an architecture SFrame does not define:
-	// their rows are available, but CFIUnwinder does not step with them.
+	// arch is the file's machine: its frame pointer's rule goes to
+	// Row.FP, and its SPOffset is the caller's SP relative to the CFA.
+	arch *arch.Arch
+	// foreign is set for files of a machine sfdbg does not know (arch.For
+	// refuses it; arch is then AMD64, for the register names): their rows
+	// are available, but CFIUnwinder does not step with them.
 	foreign bool
 	// fdes holds, for a full table, the FDEs of both sections sorted by
 	// start, .debug_frame's first where both describe a function (as in
@@ -51,19 +50,19 @@ type cfiTableRows struct {
 	err  error
 }
 
-// newCFITab returns an empty table for a file of the given machine.
-func newCFITable(machine elf.Machine, bias uint64) *cfiTable {
-	t := &cfiTable{bias: bias, abi: sframe.ABIAMD64LittleEndian}
-	switch machine {
-	case elf.EM_X86_64:
-	case elf.EM_AARCH64:
-		t.abi = sframe.ABIAArch64LittleEndian
-	case elf.EM_S390:
-		t.abi = sframe.ABIS390XBigEndian
-	default:
-		t.foreign = true
+// newCFITable returns an empty table for a file of machine a (nil: one
+// sfdbg does not know).
+func newCFITable(a *arch.Arch, bias uint64) *cfiTable {
+	if a == nil {
+		return &cfiTable{bias: bias, arch: arch.AMD64Arch, foreign: true}
 	}
-	return t
+	return &cfiTable{bias: bias, arch: a}
+}
+
+// fileArch is the machine of f, nil for one sfdbg does not know.
+func fileArch(f *elf.File) *arch.Arch {
+	a, _ := arch.For(f.Machine, f.ByteOrder)
+	return a
 }
 
 // cfiSection returns the CFI section name of l's file as a cfi.Section at
@@ -147,7 +146,7 @@ func loadCFIIndex(l *elfobj.Layout, bias uint64) (*cfiTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := newCFITable(f.Machine, bias)
+	t := newCFITable(fileArch(f), bias)
 	t.index = idx
 	return t, nil
 }
@@ -167,7 +166,7 @@ func loadCFI(l *elfobj.Layout, bias uint64) (*cfiTable, error) {
 		hasEH, ehErr = false, &cfi.Error{Section: SectionEHFrame, Off: -1, Err: cfi.ErrUnsupported,
 			Msg: "section at address 0 (not a linked file)"}
 	}
-	return parseCFI(f.Machine, bias, cfiInput{dbg, hasDbg, dbgErr}, cfiInput{eh, hasEH, ehErr})
+	return parseCFI(fileArch(f), bias, cfiInput{dbg, hasDbg, dbgErr}, cfiInput{eh, hasEH, ehErr})
 }
 
 // cfiInput is one CFI section for parseCFI: ok when there is one, err when
@@ -178,10 +177,10 @@ type cfiInput struct {
 	err error
 }
 
-// parseCFI builds the full table of a file for machine loaded with bias
-// from its CFI sections, .debug_frame first (loadCFI).
-func parseCFI(machine elf.Machine, bias uint64, in ...cfiInput) (*cfiTable, error) {
-	t := newCFITable(machine, bias)
+// parseCFI builds the full table of a file of machine a (nil: unknown)
+// loaded with bias from its CFI sections, .debug_frame first (loadCFI).
+func parseCFI(a *arch.Arch, bias uint64, in ...cfiInput) (*cfiTable, error) {
+	t := newCFITable(a, bias)
 	var errs []error
 	parsed := 0
 	for _, s := range in {
@@ -294,12 +293,12 @@ func (t *cfiTable) rowsOf(fd *cfi.FDE) ([]Row, error) {
 // frame. Simple DWARF expressions become plain rules (cfi.Simplify).
 func (t *cfiTable) convert(fd *cfi.FDE, r *cfi.Row, prev []RegRule) Row {
 	same := rule.Rule{Kind: rule.SameValue, Reg: rule.CFA}
-	fpReg := t.abi.FPReg()
+	fpReg := t.arch.FP
 	row := Row{
 		Row: rule.Row{CFA: cfi.Simplify(r.CFA), RA: same, FP: same, Signal: r.Signal,
-			MangledRA: r.RASigned, SPOffset: t.abi.SPValOffset()},
+			MangledRA: r.RASigned, SPOffset: t.arch.SPOffset},
 		Src: Source{Method: MethodCFI, Section: r.Section.String(), FDE: r.FDEOff, CIE: r.CIEOff, FRE: -1,
-			FDEStart: fd.Start + t.bias, FDEEnd: fd.End + t.bias, ABI: t.abi},
+			FDEStart: fd.Start + t.bias, FDEEnd: fd.End + t.bias, Arch: t.arch},
 		Start: r.Start + t.bias, End: r.End + t.bias,
 	}
 	if r.BKey {

@@ -3,9 +3,11 @@ package frames
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
@@ -29,6 +32,10 @@ type moduleData struct {
 	// layout gives the file's sections their link-time addresses: their
 	// own, or for a relocatable object those elfobj.Link places them at.
 	layout *elfobj.Layout
+	// arch is the file's machine (ELF header), nil with archErr (an
+	// *arch.UnknownMachineError) for one sfdbg does not know.
+	arch    *arch.Arch
+	archErr error
 
 	sframeOnce sync.Once
 	sframe     *sframe.Section
@@ -76,12 +83,19 @@ func (m *Module) load() (*moduleData, error) {
 		switch {
 		case m.ELF != nil:
 			d.file, m.err = sframe.NewELFFile(bytes.NewReader(m.ELF), int64(len(m.ELF)))
-		case m.OpenPath != "" || m.Path != "":
+		case m.Opened != nil || m.OpenPath != "" || m.Path != "":
 			p := m.OpenPath
 			if p == "" {
 				p = m.Path
 			}
-			f, size, err := sframe.OpenFile(p)
+			var f *os.File
+			var size int64
+			var err error
+			if m.Opened != nil {
+				f, size = m.Opened.R, m.Opened.Size
+			} else {
+				f, size, err = sframe.OpenFile(p)
+			}
 			if m.err = err; err == nil {
 				var r io.ReaderAt = f
 				if m.Size != 0 { // an archive member
@@ -93,9 +107,11 @@ func (m *Module) load() (*moduleData, error) {
 				if m.err == nil {
 					d.file, m.err = sframe.NewELFFile(r, size)
 				}
-				if m.err != nil {
+				switch {
+				case m.Opened != nil: // its opener closes it
+				case m.err != nil:
 					f.Close()
-				} else {
+				default:
 					d.closer = f
 				}
 			}
@@ -109,6 +125,9 @@ func (m *Module) load() (*moduleData, error) {
 		}
 		logrus.Debugf("frames: opened module %s (bias %#x)", m.Name, m.Bias)
 		d.layout = elfobj.Link(d.file)
+		if d.arch, d.archErr = arch.For(d.file.Machine, d.file.ByteOrder); d.archErr != nil {
+			d.archErr = fmt.Errorf("module %s: %w", m.Name, d.archErr)
+		}
 		m.data = d
 	})
 	return m.data, m.err
@@ -122,6 +141,17 @@ func (m *Module) File() (*elf.File, error) {
 		return nil, err
 	}
 	return d.file, nil
+}
+
+// Arch returns the machine of the module's ELF file, opening it on first
+// use. A machine sfdbg does not know is an error wrapping an
+// *arch.UnknownMachineError: it is refused, never taken for another.
+func (m *Module) Arch() (*arch.Arch, error) {
+	d, err := m.load()
+	if err != nil {
+		return nil, err
+	}
+	return d.arch, d.archErr
 }
 
 // Layout returns the link-time addresses of the module's sections
@@ -154,14 +184,26 @@ func (m *Module) Close() error {
 // SFrame returns the module's SFrame section (FDE start addresses are
 // link-time addresses: subtract Bias from runtime PCs), loading it on first
 // use. A module without one returns an error wrapping sframe.ErrNoSection;
-// an unreadable file or a malformed section returns that error.
+// an unreadable file or a malformed section returns that error; a file of
+// a machine sfdbg does not know returns Arch's error.
 func (m *Module) SFrame() (*sframe.Section, error) {
 	d, err := m.load()
 	if err != nil {
 		return nil, err
 	}
+	if d.archErr != nil {
+		return nil, d.archErr
+	}
 	d.sframeOnce.Do(func() {
 		d.sframe, d.sframeErr = d.layout.SFrame()
+		if d.sframeErr == nil {
+			// The section's rules are read by its ABI's registers, the
+			// file's code by its machine's: they must be one machine.
+			if a := SFrameArch(d.sframe.ABI); a != d.arch {
+				d.sframe, d.sframeErr = nil, &sframe.FormatError{Off: 4, Msg: fmt.Sprintf("ABI %v is not the file's machine (%s, %s)",
+					d.sframe.ABI, d.arch.Name, orderName(d.arch.ByteOrder))}
+			}
+		}
 		if d.sframeErr != nil {
 			logrus.Debugf("frames: %s: %v", m.Name, d.sframeErr)
 		}
@@ -382,4 +424,12 @@ func (m *Module) symbols(d *moduleData) *symTable {
 		logrus.Debugf("frames: %s: %d symbols in %v", m.Name, len(d.syms.addrs), time.Since(t0))
 	})
 	return d.syms
+}
+
+// orderName names a byte order as the ELF header's EI_DATA does.
+func orderName(o binary.ByteOrder) string {
+	if o == binary.BigEndian {
+		return "big-endian"
+	}
+	return "little-endian"
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/go-delve/delve/pkg/dwarf/op"
 	"github.com/sirupsen/logrus"
 
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
@@ -27,12 +27,12 @@ var (
 // unknownRegError reports a rule that needs a register the frame does not
 // know.
 type unknownRegError struct {
-	reg rule.Reg
-	abi sframe.ABI
+	reg  rule.Reg
+	arch *arch.Arch
 }
 
 func (e *unknownRegError) Error() string {
-	return fmt.Sprintf("%s is not known in this frame", ABIRegName(e.abi, e.reg))
+	return fmt.Sprintf("%s is not known in this frame", archOr(e.arch).RegName(e.reg))
 }
 
 // evalReason classifies an evaluation error.
@@ -81,7 +81,7 @@ func (e *evaluator) reg(r rule.Reg) (uint64, error) {
 	if v, ok := regs.Get(r); ok {
 		return v, nil
 	}
-	return 0, &unknownRegError{r, regs.abi()}
+	return 0, &unknownRegError{r, regs.Arch}
 }
 
 // value evaluates a rule that yields a value: offset, val-offset, register
@@ -180,7 +180,7 @@ func (e *evaluator) apply(regs *Regs, r rule.Reg, ru rule.Rule) {
 	default:
 		v, err := e.value(ru)
 		if err != nil {
-			logrus.Debugf("frames: %s above frame %d at %#x: %v", ABIRegName(regs.abi(), r), e.f.Level, e.f.PC, err)
+			logrus.Debugf("frames: %s above frame %d at %#x: %v", regs.arch().RegName(r), e.f.Level, e.f.PC, err)
 			regs.Forget(r)
 			return
 		}
@@ -210,13 +210,13 @@ func stepRow(f *Frame, space *Space, caller *Frame) error {
 	if row.CFA.Kind == rule.Undefined {
 		return stepStop(f, ReasonFormat, nil, "no CFA rule at %s", stepWhere(f))
 	}
-	if row.MangledRA && !f.Regs.abi().IsAArch64() {
+	if row.MangledRA && !f.Regs.arch().PAuth {
 		return stepStop(f, ReasonUnsupported, nil, "mangled (signed) RA at %s, outside AArch64", stepWhere(f))
 	}
 	e := evaluator{f: f, mem: space.Mem, strict: method == MethodSFrame}
 	cfa, err := e.value(row.CFA)
 	if err != nil {
-		return stepStop(f, evalReason(err), err, "cannot compute the CFA (%s) at %s: %v", RuleStringFor(row.Src.ABI, row.CFA), stepWhere(f), err)
+		return stepStop(f, evalReason(err), err, "cannot compute the CFA (%s) at %s: %v", RuleStringFor(row.Src.Arch, row.CFA), stepWhere(f), err)
 	}
 	e.cfa, e.haveCFA = cfa, true
 	f.CFA = cfa
@@ -224,7 +224,7 @@ func stepRow(f *Frame, space *Space, caller *Frame) error {
 	if raRule.Kind == rule.SameValue {
 		// The RA is still in its register: AArch64's LR, s390x's r14.
 		// On AMD64 the RA column is the PC itself: not saved anywhere.
-		ra := f.Regs.raReg()
+		ra := f.Regs.arch().RA
 		if ra == f.Regs.PCReg {
 			return stepStop(f, ReasonBadFrame, nil, "the return address is not saved at %s", stepWhere(f))
 		}
@@ -233,7 +233,7 @@ func stepRow(f *Frame, space *Space, caller *Frame) error {
 	pc, err := e.value(raRule)
 	if err != nil {
 		return stepStop(f, evalReason(err), err, "cannot read the return address (%s) at %s: %v",
-			RuleStringFor(row.Src.ABI, row.RA), stepWhere(f), err)
+			RuleStringFor(row.Src.Arch, row.RA), stepWhere(f), err)
 	}
 	if row.MangledRA {
 		// A signed return address (AArch64 PAuth: SFrame's mangled-RA bit,
@@ -244,14 +244,14 @@ func stepRow(f *Frame, space *Space, caller *Frame) error {
 	caller.Level, caller.PC, caller.Method = f.Level+1, pc, method
 	caller.Regs = f.Regs.empty()
 	caller.Regs.Set(caller.Regs.SPReg, uint64(int64(cfa)+row.SPOffset))
-	if ra := f.Regs.raReg(); ra != f.Regs.PCReg {
+	if ra := f.Regs.arch().RA; ra != f.Regs.PCReg {
 		// The RA column's register (x30, r14) holds the return address in
 		// the caller too: its rule is the RA's.
 		caller.Regs.Set(ra, pc)
 	}
 	if method == MethodCFI {
 		caller.Interrupted = row.Signal
-		for _, r := range f.Regs.calleeSaved() {
+		for _, r := range f.Regs.arch().CalleeSaved {
 			if v, ok := f.Regs.Get(r); ok {
 				caller.Regs.Set(r, v)
 			}
@@ -265,7 +265,7 @@ func stepRow(f *Frame, space *Space, caller *Frame) error {
 	case method == MethodSFrame:
 		fp, err := e.value(row.FP)
 		if err != nil {
-			return stepStop(f, evalReason(err), err, "cannot read the FP (%s) at %s: %v", RuleStringFor(row.Src.ABI, row.FP), stepWhere(f), err)
+			return stepStop(f, evalReason(err), err, "cannot read the FP (%s) at %s: %v", RuleStringFor(row.Src.Arch, row.FP), stepWhere(f), err)
 		}
 		caller.Regs.Set(caller.Regs.FPReg, fp)
 	default:

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/sfdbg/sfdbg/sframe/arch"
 )
 
 // TestFeaturesFixtures unwinds synthetic stacks laid out to match the rows
@@ -77,7 +79,7 @@ func TestFeaturesFixtures(t *testing.T) {
 				D, Y := X+0x400, X+0x3f0
 				U := X + 8
 				s.put(X, sym("sig_trampoline"))
-				mc := U + amd64UContextMContext
+				mc := U + uint64(arch.AMD64Arch.Signal.Regs)
 				s.put(mc+8*10, D)
 				s.put(mc+8*15, Y)
 				s.put(mc+8*16, sym("fp_frame")+4)

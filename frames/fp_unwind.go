@@ -2,8 +2,10 @@ package frames
 
 import (
 	"fmt"
+	"sync"
+	"sync/atomic"
 
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
@@ -26,7 +28,8 @@ import (
 // frame (ReasonOutermost) where the ABI's rule says the chain ends there
 // (outermostByABI: the entry point or a thread's start cleared the
 // register), else as an incomplete trace (ReasonBadFrame: a caller built
-// without frame pointers left 0 in the register).
+// without frame pointers left 0 in the register). The machine's values
+// (offsets, the rules) are its arch.Chain.
 type FPUnwinder struct {
 	Space *Space
 }
@@ -34,46 +37,55 @@ type FPUnwinder struct {
 // Method implements Unwinder.
 func (u *FPUnwinder) Method() Method { return MethodFP }
 
-// aarch64FPRow is the frame-record rule: RA at x29+8, FP at x29, the CFA
-// unknown.
-var aarch64FPRow = Row{
-	Row: rule.Row{
-		RA: rule.Rule{Kind: rule.Offset, Reg: sframe.AArch64RegFP, Offset: 8},
-		FP: rule.Rule{Kind: rule.Offset, Reg: sframe.AArch64RegFP, Offset: 0},
-	},
-	Src: Source{Method: MethodFP, FDE: -1, CIE: -1, FRE: -1, ABI: sframe.ABIAArch64LittleEndian},
-}
-
-// s390xBackChainRow is the back-chain rule: the caller's SP is *(r15),
-// the RA in its save area, the CFA 160 above it.
-var s390xBackChainRow = Row{
-	Row: rule.Row{
-		CFA:      rule.Rule{Kind: rule.Offset, Reg: sframe.S390XRegSP, Offset: 0},
-		RA:       rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: s390xSaveRA - s390xFrameSize},
-		FP:       rule.Rule{Kind: rule.SameValue, Reg: rule.CFA},
-		SPOffset: -s390xFrameSize,
-	},
-	Src: Source{Method: MethodFP, FDE: -1, CIE: -1, FRE: -1, ABI: sframe.ABIS390XBigEndian},
-}
-
-// The s390x stack frame: 160 bytes of which the register save area holds
-// r14 at 112 (s390x ELF ABI supplement, "Stack frame").
-const (
-	s390xFrameSize = 160
-	s390xSaveRA    = 112
+// chainRows holds the row of each machine's frame-pointer step (the rules
+// of its chain, arch.Chain.Row), built on first use: a step copies a
+// built row, which costs a third of building one at every frame. The
+// slice is replaced, never changed, so that a step reads it without a
+// lock.
+var (
+	chainRows   atomic.Pointer[[]*Row]
+	chainRowsMu sync.Mutex
 )
 
-// stepBackChain follows the s390x back chain from f (see FPUnwinder).
-func (u *FPUnwinder) stepBackChain(f *Frame, fault func(Reason, uint8, uint64, uint64) (Frame, error)) (Frame, error) {
-	sp, ok := f.Regs.Get(sframe.S390XRegSP)
+// chainRow returns the row of a frame-pointer step on machine a.
+func chainRow(a *arch.Arch) *Row {
+	if rs := chainRows.Load(); rs != nil {
+		for _, r := range *rs {
+			if r.Src.Arch == a {
+				return r
+			}
+		}
+	}
+	chainRowsMu.Lock()
+	defer chainRowsMu.Unlock()
+	var rs []*Row
+	if old := chainRows.Load(); old != nil {
+		for _, r := range *old {
+			if r.Src.Arch == a {
+				return r
+			}
+		}
+		rs = append(rs, *old...)
+	}
+	r := &Row{Row: a.Chain.Row, Src: Source{Method: MethodFP, FDE: -1, CIE: -1, FRE: -1, Arch: a}}
+	rs = append(rs, r)
+	chainRows.Store(&rs)
+	return r
+}
+
+// stepBackChain follows the back chain (arch.Chain.BackChain: s390x)
+// from f (see FPUnwinder).
+func (u *FPUnwinder) stepBackChain(f *Frame, a *arch.Arch, fault func(Reason, uint8, uint64, uint64) (Frame, error)) (Frame, error) {
+	sp, ok := f.Regs.Get(a.SP)
 	if !ok {
 		return fault(ReasonNoData, fpUnknown, 0, 0)
 	}
-	f.Row = s390xBackChainRow
+	f.Row = *chainRow(a)
 	back, err := ReadUint64(u.Space.Mem, sp)
 	var ra uint64
-	if err == nil && back != 0 && back%8 == 0 && back > sp && back+s390xFrameSize > back {
-		ra, err = ReadUint64(u.Space.Mem, back+s390xSaveRA)
+	cfaOff := uint64(a.Chain.CFA)
+	if err == nil && back != 0 && back%8 == 0 && back > sp && back+cfaOff > back {
+		ra, err = ReadUint64(u.Space.Mem, back+uint64(a.Chain.RA))
 	}
 	switch {
 	case err != nil:
@@ -89,32 +101,23 @@ func (u *FPUnwinder) stepBackChain(f *Frame, fault func(Reason, uint8, uint64, u
 		return fault(ReasonBadFrame, fpMisaligned, back, sp)
 	case back <= sp:
 		return fault(ReasonBadFrame, fpBelowSP, back, sp)
-	case back+s390xFrameSize < back:
+	case back+cfaOff < back:
 		return fault(ReasonBadFrame, fpWraps, back, sp)
 	}
-	f.CFA = back + s390xFrameSize
+	f.CFA = back + cfaOff
 	caller := u.linkCaller(f, ra)
-	caller.Regs.Set(sframe.S390XRegSP, back)
+	caller.Regs.Set(a.SP, back)
 	return caller, nil
 }
 
-// linkCaller is f's caller at PC ra on an ABI with a link register
+// linkCaller is f's caller at PC ra on a machine with a link register
 // (AArch64's x30, s390x's r14), which holds ra in the caller too.
 func (u *FPUnwinder) linkCaller(f *Frame, ra uint64) Frame {
 	caller := Frame{Level: f.Level + 1, PC: ra, Method: MethodFP, Regs: f.Regs.empty()}
 	caller.Regs.Set(caller.Regs.PCReg, ra)
-	caller.Regs.Set(f.Regs.raReg(), ra)
+	caller.Regs.Set(f.Regs.arch().RA, ra)
 	caller.locate(u.Space.Modules)
 	return caller
-}
-
-var fpRow = Row{
-	Row: rule.Row{
-		CFA: rule.Rule{Kind: rule.ValOffset, Reg: RBP, Offset: 16},
-		RA:  rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: -8},
-		FP:  rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: -16},
-	},
-	Src: Source{Method: MethodFP, FDE: -1, CIE: -1, FRE: -1},
 }
 
 // zeroFP ends the chain at frame f, whose FP (s390x: back chain) is 0:
@@ -221,18 +224,15 @@ func (u *FPUnwinder) Step(f *Frame) (Frame, error) {
 		}
 		return Frame{}, se
 	}
-	abi := f.Regs.abi()
-	if abi == sframe.ABIS390XBigEndian {
-		return u.stepBackChain(f, fault)
+	a := f.Regs.arch()
+	if a.Chain.BackChain {
+		return u.stepBackChain(f, a, fault)
 	}
 	fp, ok := f.Regs.FP()
 	if !ok {
 		return fault(ReasonNoData, fpUnknown, 0, 0)
 	}
-	f.Row = fpRow
-	if abi.IsAArch64() {
-		f.Row = aarch64FPRow
-	}
+	f.Row = *chainRow(a)
 	if fp == 0 {
 		return u.zeroFP(f, fault)
 	}
@@ -249,7 +249,7 @@ func (u *FPUnwinder) Step(f *Frame) (Frame, error) {
 	callerFP, err := ReadUint64(u.Space.Mem, fp)
 	var ra uint64
 	if err == nil {
-		ra, err = ReadUint64(u.Space.Mem, fp+8)
+		ra, err = ReadUint64(u.Space.Mem, fp+uint64(a.Chain.RA))
 	}
 	if err != nil {
 		se := &StopError{Method: MethodFP, Reason: ReasonMemory, PC: f.PC, Err: err,
@@ -259,25 +259,28 @@ func (u *FPUnwinder) Step(f *Frame) (Frame, error) {
 		}
 		return Frame{}, se
 	}
-	if abi.IsAArch64() {
-		if callerFP != 0 && callerFP < fp+16 {
-			return fault(ReasonBadFrame, fpNotAbove, callerFP, fp)
-		}
+	if a.Chain.Ascending && callerFP != 0 && callerFP < fp+16 {
+		return fault(ReasonBadFrame, fpNotAbove, callerFP, fp)
+	}
+	if a.RA != a.PC {
 		// A frame record's LR may be signed (pac-ret): stripped, as the
 		// kernel's unwinder does; a user address without a PAC is
 		// unchanged.
-		caller := u.linkCaller(f, u.Space.StripPAC(ra))
-		caller.Regs.Set(sframe.AArch64RegFP, callerFP)
+		if a.PAuth {
+			ra = u.Space.StripPAC(ra)
+		}
+		caller := u.linkCaller(f, ra)
+		caller.Regs.Set(a.FP, callerFP)
 		return caller, nil
 	}
-	f.CFA = fp + 16
+	f.CFA = fp + uint64(a.Chain.CFA)
 	caller := Frame{Level: f.Level + 1, PC: ra, Method: MethodFP}
-	// The fields of NewRegs(AMD64), set in place: caller's registers are
+	// The fields of NewRegs(a), set in place: caller's registers are
 	// zero, and a Regs value returned and copied costs more than the step.
-	caller.Regs.PCReg, caller.Regs.SPReg, caller.Regs.FPReg, caller.Regs.ABI = RIP, RSP, RBP, sframe.ABIAMD64LittleEndian
-	caller.Regs.Set(RIP, ra)
-	caller.Regs.Set(RSP, fp+16)
-	caller.Regs.Set(RBP, callerFP)
+	caller.Regs.PCReg, caller.Regs.SPReg, caller.Regs.FPReg, caller.Regs.Arch = a.PC, a.SP, a.FP, a
+	caller.Regs.Set(a.PC, ra)
+	caller.Regs.Set(a.SP, f.CFA)
+	caller.Regs.Set(a.FP, callerFP)
 	caller.locate(u.Space.Modules)
 	return caller, nil
 }

@@ -1,32 +1,5 @@
 package frames
 
-import "fmt"
-
-// Method is a way of unwinding.
-type Method uint8
-
-// Unwinding methods.
-const (
-	MethodSFrame Method = iota // the .sframe section (spec v3 Appendix A)
-	MethodCFI                  // DWARF CFI: .eh_frame / .debug_frame
-	MethodFP                   // the frame-pointer (RBP) chain
-	MethodRegs                 // frame 0: from the thread's registers
-)
-
-func (m Method) String() string {
-	switch m {
-	case MethodSFrame:
-		return "sframe"
-	case MethodCFI:
-		return "cfi"
-	case MethodFP:
-		return "fp"
-	case MethodRegs:
-		return "regs"
-	}
-	return fmt.Sprintf("Method(%d)", uint8(m))
-}
-
 // Frame is one frame of a backtrace.
 type Frame struct {
 	// Level is the frame's position: 0 for the innermost.

@@ -19,7 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
@@ -246,7 +246,7 @@ func tasks(pid int) ([]int, error) {
 }
 
 func regsFromPtrace(r *unix.PtraceRegs) Regs {
-	g := NewRegs(sframe.ABIAMD64LittleEndian)
+	g := NewRegs(arch.AMD64Arch)
 	for reg, v := range map[rule.Reg]uint64{
 		RAX: r.Rax, RDX: r.Rdx, RCX: r.Rcx, RBX: r.Rbx, RSI: r.Rsi, RDI: r.Rdi, RBP: r.Rbp, RSP: r.Rsp,
 		R8: r.R8, R9: r.R9, R10: r.R10, R11: r.R11, R12: r.R12, R13: r.R13, R14: r.R14, R15: r.R15, RIP: r.Rip,

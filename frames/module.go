@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
 // Module is one ELF file mapped into the target: the main executable, a
@@ -14,7 +16,7 @@ import (
 // lazily, the first time a PC in it is unwound or symbolized: the ELF file
 // is opened on first use (OpenPath, else Path, else the ELF bytes), then
 // each kind of data (SFrame, CFI, symbols, DWARF lines) on its own first
-// use (data.go). A Module is safe for concurrent use; set its exported
+// use (data.go), and its machine (Arch) with the file. A Module is safe for concurrent use; set its exported
 // fields before first use and do not change them afterwards.
 type Module struct {
 	// Name is the file's base name ("libc.so.6", "[vdso]").
@@ -27,6 +29,11 @@ type Module struct {
 	// ELF holds the file's bytes for modules not read from a path (the vDSO
 	// read from target memory, tests).
 	ELF []byte
+	// Opened, when set, is the file at OpenPath already open and
+	// classified (elfobj.Open): the module reads it rather than opening
+	// the path again, and leaves closing it to its opener, which must not
+	// close it before the module's last use.
+	Opened *elfobj.File
 	// Off and Size, when Size is not 0, say that the ELF file is the Size
 	// bytes at file offset Off of the file at OpenPath (else Path): a
 	// member of an ar archive (elfobj.Member).

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
@@ -110,7 +110,7 @@ func rt(a uint64) uint64 { return a + progBias }
 // AMD64Regs returns an AMD64 register set with PC, SP and FP set: frame 0
 // of a test unwind.
 func AMD64Regs(pc, sp, fp uint64) Regs {
-	r := NewRegs(sframe.ABIAMD64LittleEndian)
+	r := NewRegs(arch.AMD64Arch)
 	r.Set(RIP, pc)
 	r.Set(RSP, sp)
 	r.Set(RBP, fp)

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
@@ -36,9 +37,9 @@ type Source struct {
 	Flex   bool
 	// FDEStart and FDEEnd are the FDE's runtime PC range [FDEStart, FDEEnd).
 	FDEStart, FDEEnd uint64
-	// ABI is the ABI whose DWARF register numbers the row's rules use (0:
-	// AMD64).
-	ABI sframe.ABI
+	// Arch is the machine whose DWARF register numbers the row's rules
+	// use (nil: AMD64).
+	Arch *arch.Arch
 }
 
 // String names the source the way sfdbg prints it: "sframe FDE 12 FRE 3",
@@ -103,19 +104,17 @@ const sframeRuleKinds = 1<<rule.Undefined | 1<<rule.SameValue | 1<<rule.Offset |
 
 // RuleString formats a rule the way objdump's SFrame dump does where it
 // can: "rsp+16", "c-8", "(rbp-8)", "u", "undefined", plus "expr" forms for
-// DWARF expressions. Register names are AMD64's (RegName); RuleStringFor
-// names another ABI's.
-func RuleString(r rule.Rule) string { return RuleStringFor(sframe.ABIAMD64LittleEndian, r) }
+// DWARF expressions. Register names are AMD64's; RuleStringFor names
+// another machine's.
+func RuleString(r rule.Rule) string { return arch.AMD64Arch.Format(r) }
 
-// RuleStringFor is RuleString with the register names of abi
-// (ABIRegName): "sp+16", "(x29-8)" on AArch64.
-func RuleStringFor(abi sframe.ABI, r rule.Rule) string {
-	return r.Format(func(reg rule.Reg) string { return ABIRegName(abi, reg) })
-}
+// RuleStringFor is RuleString with the register names of machine a
+// (arch.Arch.RegName; nil: AMD64): "sp+16", "(x29-8)" on AArch64.
+func RuleStringFor(a *arch.Arch, r rule.Rule) string { return archOr(a).Format(r) }
 
 // String formats the row as "CFA rsp+8 RA c-8 FP u [source]".
 func (r Row) String() string {
-	a := r.Src.ABI
+	a := r.Src.Arch
 	s := "CFA " + RuleStringFor(a, r.CFA) + " RA " + RuleStringFor(a, r.RA) + " FP " + RuleStringFor(a, r.FP)
 	if src := r.Src.String(); src != "" {
 		s += " [" + src + "]"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
@@ -106,6 +107,9 @@ func (u *SFrameUnwinder) Step(f *Frame) (Frame, error) {
 		switch {
 		case errors.Is(err, sframe.ErrNoSection):
 			se.Msg = fmt.Sprintf("no SFrame for PC %#x in %s", f.PC, mod.Name)
+		case errors.As(err, new(*arch.UnknownMachineError)):
+			se.Reason = ReasonUnsupported
+			se.Msg = fmt.Sprintf("cannot unwind PC %#x: %v", f.PC, err)
 		case errors.As(err, &fe):
 			se.Reason = ReasonFormat
 			se.Msg = fmt.Sprintf("bad SFrame section in %s: %v", mod.Name, err)
@@ -129,17 +133,18 @@ func (u *SFrameUnwinder) Step(f *Frame) (Frame, error) {
 		}
 		return Frame{}, se
 	}
-	if err := sframeRowInto(&f.Row, mod, sec.ABI, &h.row, h.fde, h.freIdx); err != nil {
+	a, _ := mod.Arch() // known: SFrame refuses an unknown machine
+	if err := sframeRowInto(&f.Row, mod, a, &h.row, h.fde, h.freIdx); err != nil {
 		return Frame{}, &StopError{Method: MethodSFrame, Reason: ReasonFormat, PC: f.PC, Module: mod.Name, Err: err,
 			Msg: fmt.Sprintf("bad SFrame row for PC %#x in %s: %v", f.PC, mod.Name, err)}
 	}
 	f.Row.Start, f.Row.End = h.start+mod.Bias, h.end+mod.Bias
 	if f.Row.Signal && !f.Row.Outermost {
-		if sec.ABI != sframe.ABIAMD64LittleEndian {
+		if !a.Signal.SFrame {
 			return Frame{}, &StopError{Method: MethodSFrame, Reason: ReasonUnsupported, PC: f.PC, Module: mod.Name,
-				Msg: fmt.Sprintf("signal frame at PC %#x in %s: only AMD64 signal frames are supported", f.PC, mod.Name)}
+				Msg: fmt.Sprintf("signal frame at PC %#x in %s: SFrame signal frames of %s are not supported", f.PC, mod.Name, a.Name)}
 		}
-		return u.stepSignalAMD64(f, mod, f.Row.CFA)
+		return u.stepSignal(f, mod, a, f.Row.CFA)
 	}
 	var caller Frame
 	err = stepRow(f, u.Space, &caller)
@@ -160,14 +165,25 @@ func SFrameRow(mod *Module, sec *sframe.Section, fde *sframe.FDE, fre *sframe.FR
 		return Row{}, err
 	}
 	var row Row
-	err := sframeRowInto(&row, mod, sec.ABI, &r, fde, freIdx)
+	err := sframeRowInto(&row, mod, SFrameArch(sec.ABI), &r, fde, freIdx)
 	return row, err
+}
+
+// SFrameArch returns the machine of SFrame ABI abi (sframe.ABI.Machine),
+// nil for an ABI the format does not define.
+func SFrameArch(abi sframe.ABI) *arch.Arch {
+	m, order, ok := abi.Machine()
+	if !ok {
+		return nil
+	}
+	a, _ := arch.For(m, order)
+	return a
 }
 
 // sframeRowInto converts the interpreted FRE r of fde into *dst, checking
 // that its rules are of the kinds SFrame can express (a decoder fault
 // otherwise).
-func sframeRowInto(dst *Row, mod *Module, abi sframe.ABI, r *rule.Row, fde *sframe.FDE, freIdx int) error {
+func sframeRowInto(dst *Row, mod *Module, a *arch.Arch, r *rule.Row, fde *sframe.FDE, freIdx int) error {
 	for _, x := range [...]rule.Kind{r.CFA.Kind, r.RA.Kind, r.FP.Kind} {
 		if sframeRuleKinds&(1<<x) == 0 {
 			return fmt.Errorf("SFrame FDE %d FRE %d: rule of kind %v", fde.Index, freIdx, x)
@@ -180,6 +196,6 @@ func sframeRowInto(dst *Row, mod *Module, abi sframe.ABI, r *rule.Row, fde *sfra
 	dst.Row, dst.Other, dst.Start, dst.End = *r, nil, 0, 0
 	dst.Src = Source{Method: MethodSFrame, Module: mod, Section: ".sframe", FDE: int64(fde.Index), CIE: -1,
 		FRE: int32(freIdx), PCType: fde.PCType, Flex: fde.Type == sframe.FDETypeFlex,
-		FDEStart: fde.Start + bias, FDEEnd: fde.End() + bias, ABI: abi}
+		FDEStart: fde.Start + bias, FDEEnd: fde.End() + bias, Arch: a}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
@@ -329,9 +330,9 @@ func TestSFrameUnwind(t *testing.T) {
 			build: func(s *stackImage) Regs {
 				r := signalStack(s, X, X+0x800)
 				U := X + 0x100 + 16
-				s.put(U+amd64UContextMContext+8*16, rt(fnHandler+8))
-				s.put(U+amd64UContextMContext+8*15, X)
-				s.put(U+amd64UContextMContext+8*10, X+0x100)
+				s.put(U+uint64(arch.AMD64Arch.Signal.Regs)+8*16, rt(fnHandler+8))
+				s.put(U+uint64(arch.AMD64Arch.Signal.Regs)+8*15, X)
+				s.put(U+uint64(arch.AMD64Arch.Signal.Regs)+8*10, X+0x100)
 				return r
 			},
 			want:   []string{"handler+0x8", "__restore_rt", "handler+0x8", "__restore_rt"},
@@ -391,7 +392,7 @@ func signalStack(s *stackImage, h, y uint64) Regs {
 	m := layoutMain(s, y+0x40)
 	s.put(HF, m)
 	s.put(HF+8, rt(fnSigTramp))
-	mc := U + amd64UContextMContext
+	mc := U + uint64(arch.AMD64Arch.Signal.Regs)
 	s.put(mc+8*10, m)         // rbp
 	s.put(mc+8*11, 0x1234)    // rbx
 	s.put(mc+8*15, y)         // rsp

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
@@ -25,7 +26,7 @@ func TestSignalFrameCFARuleMustLocateTheSavedRSP(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := Frame{PC: 0x1000, Regs: AMD64Regs(0x1000, sp, 0)}
-			_, err := u.stepSignalAMD64(&f, mod, tc.cfa)
+			_, err := u.stepSignal(&f, mod, arch.AMD64Arch, tc.cfa)
 			var se *StopError
 			switch {
 			case tc.ok && err != nil:

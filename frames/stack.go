@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-
-	"github.com/sfdbg/sfdbg/sframe"
 )
 
 // DefaultMaxDepth is the number of frames an unwind yields at most unless
@@ -163,7 +161,7 @@ func (s *Stack) advance() {
 		// with the same PC and CFA (gdb's frame-ID check).
 		csp, cok := cur.Regs.Get(cur.Regs.SPReg)
 		psp, pok := next.Regs.Get(next.Regs.SPReg)
-		if cok && pok && (psp < csp || psp == csp && (next.PC == cur.PC || cur.Regs.abi() == sframe.ABIAMD64LittleEndian)) {
+		if cok && pok && (psp < csp || psp == csp && (next.PC == cur.PC || cur.Regs.arch().CallPushesRA)) {
 			s.bad(cur, "SP does not grow from frame %d (%#x) to its caller (%#x)", cur.Level, csp, psp)
 			return
 		}

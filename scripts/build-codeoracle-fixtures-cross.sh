@@ -50,6 +50,11 @@ build() { # ARCH
     echo "label's PC (the first instruction where the tables are wrong), and no"
     echo "\`code-*\` finding in a clean function."
     echo
+    echo "A register reloaded from its save slot while CFI still names the slot is"
+    echo "not a fault as long as the slot is live (at or above sp) and unchanged:"
+    echo "both rules give the same value (\`clean_late_restore\`, gcc's epilogue"
+    echo "order). It is one once the slot is freed (\`midret_norestore\`)."
+    echo
     echo "| function | fault PC | must report |"
     echo "|---|---|---|"
     for s in *.s; do

@@ -1,6 +1,8 @@
 package sframe
 
 import (
+	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"strings"
 
@@ -122,6 +124,24 @@ func (a ABI) IsAArch64() bool { return a == ABIAArch64BigEndian || a == ABIAArch
 
 // BigEndian reports whether the ABI's sections are stored big-endian.
 func (a ABI) BigEndian() bool { return a == ABIAArch64BigEndian || a == ABIS390XBigEndian }
+
+// Machine returns the ELF machine and byte order of the files whose
+// SFrame data has ABI a (spec §2.2.1: each ABI names an architecture and
+// a byte order); ok is false for an ABI the format does not define. The
+// machine's description is then arch.For(m, order).
+func (a ABI) Machine() (m elf.Machine, order binary.ByteOrder, ok bool) {
+	switch a {
+	case ABIAArch64BigEndian:
+		return elf.EM_AARCH64, binary.BigEndian, true
+	case ABIAArch64LittleEndian:
+		return elf.EM_AARCH64, binary.LittleEndian, true
+	case ABIAMD64LittleEndian:
+		return elf.EM_X86_64, binary.LittleEndian, true
+	case ABIS390XBigEndian:
+		return elf.EM_S390, binary.BigEndian, true
+	}
+	return elf.EM_NONE, nil, false
+}
 
 // DWARF register numbers of the stack pointer, frame pointer and return
 // address register of each ABI (psABI DWARF register tables).

@@ -10,13 +10,14 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/debugger"
 )
 
 func init() {
 	c := &command{
 		name:    "bt",
-		usage:   "bt [--method sframe|cfi|fp|all] [--json] [--max-depth N] [--independent] PID",
+		usage:   "bt [--method " + compare.MethodNames("|") + "|all] [--json] [--max-depth N] [--independent] PID",
 		summary: "print every thread's backtrace, like eu-stack -p; SFrame checked against CFI",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int {

@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -26,7 +25,7 @@ import (
 func init() {
 	c := &command{
 		name:    "check",
-		usage:   "check [--json] [--junit FILE] [--recursive] [-j N] [--profile kernel] [--ignore-known] [--suppressions FILE] [--baseline REPORT.json] FILE|DIR...",
+		usage:   "check [--json] [--junit FILE] [--recursive] [-j N] [--profile kernel] [--ignore-known] [--suppressions FILE] [--baseline REPORT.json] [--reproduce DIR [--assembler PATH]] FILE|DIR...",
 		summary: "validate binaries' SFrame against their own DWARF CFI, instruction by instruction",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int { return runCheck(c, args, stdout, stderr) }
@@ -43,6 +42,8 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	ignoreKnown := fset.Bool("ignore-known", false, "disagreements that match a known producer fault (named in the report) do not fail the run")
 	suppFile := fset.String("suppressions", "", "findings a rule of `FILE` matches do not fail the run; one rule per line: KIND PLACE [PRODUCER] (globs; PLACE matches the function or its section); they are counted, not listed")
 	baseline := fset.String("baseline", "", "only findings not in `REPORT.json` (an earlier check --json) fail the run; matched by file, kind, function and offset in the function")
+	reproduce := fset.String("reproduce", "", "write to `DIR`, for each function whose rows an assembler got wrong, FUNCTION.s (a standalone file of at most 30 lines that makes --assembler emit the same wrong SFrame) and FUNCTION.txt (command, expected and actual rows); x86-64")
+	assembler := fset.String("assembler", "as", "the assembler --reproduce runs (`PATH`; GNU as, or clang with its integrated assembler)")
 	if st, ok := parseFlags(fset, args); !ok {
 		return st
 	}
@@ -108,6 +109,14 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 		defer js.discard()
 		out = teeSink{out, js}
 	}
+	var repro *reproducer
+	if *reproduce != "" {
+		if repro, err = newReproducer(*reproduce, *assembler, stderr); err != nil {
+			fmt.Fprintf(stderr, "sfdbg check: %v\n", err)
+			return exitError
+		}
+		defer repro.close()
+	}
 	walked := &walkResult{skipped: map[string]int{}, stderr: stderr}
 	total := compare.NewCheckDocument(nil)
 	noSFrame := 0
@@ -122,6 +131,9 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 		gate.Classify(r)
 		total.Add(r)
 		out.file(r)
+		if repro != nil {
+			repro.file(r)
+		}
 	})
 	walked.skipped[skipNoSFrame] += noSFrame
 	var summary io.Writer // where --recursive's file counts go
@@ -285,8 +297,8 @@ type walkResult struct {
 // files yields the operands in order, each directory replaced by the ELF
 // files and ar archives below it, and records the rest; a directory is
 // walked as the files are consumed.
-func (w *walkResult) files(operands []string) iter.Seq[string] {
-	return func(yield func(string) bool) {
+func (w *walkResult) files(operands []string) iter.Seq[compare.Target] {
+	return func(yield func(compare.Target) bool) {
 		for _, a := range operands {
 			if fi, err := os.Stat(a); err == nil && fi.IsDir() {
 				if !w.walk(a, yield) {
@@ -294,17 +306,18 @@ func (w *walkResult) files(operands []string) iter.Seq[string] {
 				}
 				continue
 			}
-			if !yield(a) {
+			if !yield(compare.Target{Path: a}) {
 				return
 			}
 		}
 	}
 }
 
-// walk yields the ELF files and ar archives below root and records the
-// rest; it returns false when yield did.
+// walk yields the ELF files and ar archives below root, each opened and
+// classified once (elfobj.Open) and handed to the check open, and records
+// the rest; it returns false when yield did.
 // Symbolic links below root are not followed; root itself may be one.
-func (w *walkResult) walk(root string, yield func(string) bool) bool {
+func (w *walkResult) walk(root string, yield func(compare.Target) bool) bool {
 	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		root += string(filepath.Separator) // walk the directory it leads to
 	}
@@ -319,14 +332,15 @@ func (w *walkResult) walk(root string, yield func(string) bool) bool {
 		case !d.Type().IsRegular():
 			w.skipped[skipNotRegular]++
 		default:
-			switch elf, archive, err := fileKind(p); {
+			switch f, err := elfobj.Open(p); {
 			case err != nil:
 				w.cannotRead(p, err)
-			case elf, archive:
-				if more = yield(p); !more {
+			case f.Kind == elfobj.KindELF, f.Kind == elfobj.KindArchive:
+				if more = yield(compare.Target{Path: p, File: f}); !more {
 					return filepath.SkipAll
 				}
 			default:
+				f.Close()
 				w.skipped[skipNotELF]++
 			}
 		}
@@ -370,23 +384,6 @@ func pathErrText(p string, err error) string {
 		return pe.Path + ": " + pe.Err.Error()
 	}
 	return p + ": " + err.Error()
-}
-
-// fileKind reports whether the file at path starts with the ELF magic or
-// the ar magic; the error is that of opening or reading it (a file shorter
-// than a magic is not of that kind).
-func fileKind(path string) (elf, archive bool, err error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return false, false, err
-	}
-	defer f.Close()
-	var magic [8]byte
-	n, err := io.ReadFull(f, magic[:])
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return false, false, err
-	}
-	return n >= 4 && string(magic[:4]) == "\x7fELF", elfobj.IsArchive(magic[:n]), nil
 }
 
 func isTerminal(w io.Writer) bool {

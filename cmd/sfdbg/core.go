@@ -13,7 +13,7 @@ import (
 func init() {
 	c := &command{
 		name:    "core",
-		usage:   "core [--sysroot DIR] [--method sframe|cfi|fp|all] [--json] [--max-depth N] CORE [PROG] | PROG CORE",
+		usage:   "core [--sysroot DIR] [--method " + compare.MethodNames("|") + "|all] [--json] [--max-depth N] CORE [PROG] | PROG CORE",
 		summary: "print every thread's backtrace from a core file (x86-64, AArch64, s390x), compared as sfdbg bt does",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int {

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
 
@@ -55,20 +56,28 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	path := fs.Arg(0)
 	w := bufio.NewWriterSize(stdout, 64<<10)
 	defer w.Flush()
-	if elfobj.IsArchiveFile(path) {
+	// The file is opened and classified once; every reader below reads it
+	// through file.
+	file, err := elfobj.Open(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "sfdbg dump: %s: %v\n", path, err)
+		return exitError
+	}
+	defer file.Close()
+	if file.Kind == elfobj.KindArchive {
 		if *asJSON {
 			fmt.Fprintf(stderr, "sfdbg dump: %s: an ar archive: --json dumps one file (the text form dumps every member)\n", path)
 			return exitError
 		}
-		return dumpArchive(path, section, w, stderr)
+		return dumpArchive(file, section, w, stderr)
 	}
 	if section == "" && !*asJSON {
 		// ARM and C6000 files: their EHABI tables, as readelf -u prints them.
-		if st, ok := dumpEHABI(path, w, stderr); ok {
+		if st, ok := dumpEHABI(file, w, stderr); ok {
 			return st
 		}
 	}
-	sec, fileOff, target, err := dumpLoad(path, section)
+	sec, fileOff, target, err := dumpLoad(file, section)
 	var empty *elfobj.EmptySectionError
 	if errors.As(err, &empty) && !*asJSON {
 		// As readelf --sframe says it (objdump fails to decode it).
@@ -136,14 +145,9 @@ func dumpError(stderr io.Writer, name string, err error, fileOff int64) {
 // that are not ELF are named on stderr, as objdump does. Exit status 2
 // when the archive cannot be read, no member has the section, or a
 // member's SFrame data is malformed; 0 otherwise.
-func dumpArchive(path, section string, w *bufio.Writer, stderr io.Writer) int {
-	file, size, err := sframe.OpenFile(path)
-	if err != nil {
-		fmt.Fprintf(stderr, "sfdbg dump: %s: %v\n", path, err)
-		return exitError
-	}
-	defer file.Close()
-	members, err := elfobj.ReadArchive(file, size)
+func dumpArchive(af *elfobj.File, section string, w *bufio.Writer, stderr io.Writer) int {
+	path, file := af.Path, af.R
+	members, err := elfobj.ReadArchive(file, af.Size)
 	if err != nil {
 		fmt.Fprintf(stderr, "sfdbg dump: %s: %v\n", path, err)
 		return exitError
@@ -164,6 +168,12 @@ func dumpArchive(path, section string, w *bufio.Writer, stderr io.Writer) int {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s:     file format %s\n\n", m.Name, elfobj.BFDTarget(f))
+		if _, err := arch.For(f.Machine, f.ByteOrder); err != nil {
+			w.Flush()
+			fmt.Fprintf(stderr, "sfdbg dump: %s: %v\n", mname, err)
+			status = exitError
+			continue
+		}
 		d, err := findSFrame(elfobj.AsIs(f), section)
 		if errors.As(err, &empty) {
 			fmt.Fprintf(w, "Section '%s' has no debugging data.\n", empty.Name)
@@ -207,19 +217,15 @@ func findSFrame(l *elfobj.Layout, section string) (elfobj.SFrameData, error) {
 	return l.FindSFrame()
 }
 
-// dumpLoad reads the SFrame section of the file at path (the section
-// called section, when not empty) and returns it with the file offset of
+// dumpLoad reads the SFrame section of file (the section called section,
+// when not empty) and returns it with the file offset of
 // its first byte and, for an ELF file, its BFD target name (empty for a
 // raw section). Only a regular file is read, and only the sections it
 // needs, through the open file: a header claiming more than the file
 // holds is an error before anything is allocated for it. Parse errors are
 // returned with that offset in the message.
-func dumpLoad(path, section string) (*sframe.Section, int64, string, error) {
-	file, size, err := sframe.OpenFile(path)
-	if err != nil {
-		return nil, 0, "", err
-	}
-	defer file.Close()
+func dumpLoad(of *elfobj.File, section string) (*sframe.Section, int64, string, error) {
+	file, size := of.R, of.Size
 	var magic [4]byte
 	n, err := file.ReadAt(magic[:], 0)
 	if n < len(magic) {
@@ -250,6 +256,11 @@ func dumpLoad(path, section string) (*sframe.Section, int64, string, error) {
 	f, err := sframe.NewELFFile(file, size)
 	if err != nil {
 		return nil, 0, "", err
+	}
+	// SFrame's data is read by its machine's rules: a machine sfdbg does
+	// not know is refused, never taken for another.
+	if _, err := arch.For(f.Machine, f.ByteOrder); err != nil {
+		return nil, 0, elfobj.BFDTarget(f), err
 	}
 	// Sections at their sh_addr: in an object every FDE start is its
 	// offset in its own section, as objdump --sframe prints it.

@@ -108,7 +108,7 @@ func TestLiveComparisonFlagsInjectedFREFaultAtItsFrame(t *testing.T) {
 	tr := compare.Unwind(space, regs, compare.Options{Independent: true})
 	var bad []int
 	for i := range tr.Frames {
-		if tr.Frames[i].Verdict == compare.VerdictDisagree {
+		if tr.Frames[i].Verdict() == compare.VerdictDisagree {
 			bad = append(bad, i)
 		}
 	}
@@ -118,7 +118,7 @@ func TestLiveComparisonFlagsInjectedFREFaultAtItsFrame(t *testing.T) {
 	}
 	if len(bad) != 1 || !strings.Contains(name(bad[0]), victim) {
 		for i := range tr.Frames {
-			t.Logf("#%d %s %s", i, name(i), tr.Frames[i].Verdict)
+			t.Logf("#%d %s %s", i, name(i), tr.Frames[i].Verdict())
 		}
 		t.Fatalf("want exactly one disagreeing frame, in %s; got %d", victim, len(bad))
 	}

@@ -18,11 +18,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/sfdbg/sfdbg/sframe"
 	"io"
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 
 	"github.com/sfdbg/sfdbg/frames"
 )
@@ -96,7 +98,9 @@ type Core struct {
 	// Threads[0].Signal, pr_cursig, is all there is).
 	Siginfo *Siginfo
 
-	layout *layout
+	// arch is the core's machine, whose Core says where pr_reg's
+	// registers are.
+	arch *arch.Arch
 
 	f     io.ReaderAt
 	close func() error
@@ -155,12 +159,10 @@ func newCore(r io.ReaderAt, size int64, path string) (*Core, error) {
 		return nil, &FormatError{path, 0x10, fmt.Sprintf("ELF type %v, not ET_CORE", ef.Type)}
 	}
 	c.Machine, c.Order = ef.Machine, ef.ByteOrder
-	for i := range layouts {
-		if l := &layouts[i]; l.machine == ef.Machine && l.class == ef.Class && l.data == ef.Data {
-			c.layout, c.RegNames = l, l.regNames
-		}
+	if a, err := arch.For(ef.Machine, ef.ByteOrder); err == nil && ef.Class == elf.ELFCLASS64 && a.Core.Names != nil {
+		c.arch, c.RegNames = a, a.Core.Names
 	}
-	if c.layout == nil {
+	if c.arch == nil {
 		return nil, fmt.Errorf("core %s: %w: %v %v %v (x86-64, AArch64 and s390x 64-bit cores are read)",
 			path, ErrUnsupported, ef.Machine, ef.Class, ef.Data)
 	}
@@ -234,7 +236,7 @@ const (
 )
 
 // Offsets in the 64-bit struct elf_prstatus (before pr_reg, whose offset
-// and size the layout gives) and elf_prpsinfo (136 bytes).
+// and size the machine's arch.Core gives) and elf_prpsinfo (136 bytes).
 const (
 	prstatusCursig = 12
 	prstatusPid    = 32
@@ -281,15 +283,15 @@ func (c *Core) note(typ uint32, d []byte, at int64) error {
 	le := c.Order
 	switch typ {
 	case ntPRSTATUS:
-		l := c.layout
-		if size := l.regOff + 8*len(l.regNames); len(d) < size {
+		l := &c.arch.Core
+		if size := l.Off + 8*len(l.Names); len(d) < size {
 			return &FormatError{c.Path, at, fmt.Sprintf("NT_PRSTATUS of %d bytes, want at least %d", len(d), size)}
 		}
 		t := Thread{Tid: int(int32(le.Uint32(d[prstatusPid:]))), Signal: int(le.Uint16(d[prstatusCursig:])),
-			Regs: frames.NewRegs(l.abi), Raw: make([]uint64, len(l.regNames))}
+			Regs: frames.NewRegs(c.arch), Raw: make([]uint64, len(l.Names))}
 		for i := range t.Raw {
-			t.Raw[i] = le.Uint64(d[l.regOff+8*i:])
-			if r := l.dwarf[i]; r >= 0 {
+			t.Raw[i] = le.Uint64(d[l.Off+8*i:])
+			if r := l.Regs[i]; r >= 0 {
 				t.Regs.Set(r, t.Raw[i])
 			}
 		}

@@ -6,12 +6,13 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"github.com/sfdbg/sfdbg/sframe"
 	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
+
+	"github.com/sfdbg/sfdbg/sframe"
 
 	"github.com/sfdbg/sfdbg/frames"
 )

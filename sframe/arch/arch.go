@@ -33,7 +33,9 @@ type Arch struct {
 	// PC, SP, FP and RA are DWARF register numbers: the register slot of
 	// the PC, the stack pointer, the frame pointer, and the register that
 	// holds the return address on entry (the return-address column on
-	// AMD64, the link register on AArch64 and s390x).
+	// AMD64, the link register on AArch64 and s390x). Every slot is below
+	// 64, so a register set indexed by DWARF number fits a 64-bit mask:
+	// the s390x PSW address, DWARF 65, is kept at slot 33.
 	PC, SP, FP, RA rule.Reg
 	// CalleeSaved lists the registers the psABI preserves across calls.
 	CalleeSaved []rule.Reg
@@ -44,9 +46,117 @@ type Arch struct {
 	// RegNames maps DWARF register numbers to names as gdb prints them
 	// ("rbp", "x29", "r11"); a number it lacks prints as "r<N>".
 	RegNames map[rule.Reg]string
+	// SPOffset is the caller's SP relative to the CFA, in bytes: 0 where
+	// the CFA is the SP before the call; -160 on s390x, whose CFA is the
+	// caller's SP plus its 160-byte register save area (s390x ELF ABI
+	// supplement, "Stack frame"; SFrame spec v3 §3.1.3).
+	SPOffset int64
+	// CallPushesRA is set where a call pushes the return address (AMD64),
+	// so that a caller's SP is always above its callee's. Where the RA
+	// goes to a link register (AArch64, s390x), a leaf without a frame
+	// shares its caller's SP.
+	CallPushesRA bool
+	// PAuth is set where return addresses may be signed (AArch64 pointer
+	// authentication, pac-ret): a row with a mangled RA is followed by
+	// stripping the code's PAC.
+	PAuth bool
+	// Relocs are the relocation types of the machine that sfdbg applies
+	// to an object's SFrame and CFI sections (elfobj), by ELF r_type.
+	Relocs map[uint32]Reloc
+	// Chain says how the frame-pointer chain links frames.
+	Chain Chain
+	// Signal is the kernel's signal frame as the trampoline sees it.
+	Signal Signal
+	// Core is how a Linux core file of the machine lays out a thread's
+	// registers.
+	Core Core
 	// Decoder decodes instructions for the code oracle and the
 	// disassembler (nil: this machine's code cannot be decoded).
 	Decoder Decoder
+}
+
+// Reloc is what a relocation type computes: a Size-byte field (0 for a
+// NONE relocation) holding S+A, or S+A-P when PCRel (ELF gABI
+// "Relocation"; the psABI's relocation table).
+type Reloc struct {
+	Size  int
+	PCRel bool
+}
+
+// Chain says how a machine's frame-pointer chain (the chain profilers and
+// the kernel follow without unwind data) links a frame to its caller.
+type Chain struct {
+	// BackChain is set for the s390x back chain (-mbackchain): the word
+	// at SP is the caller's SP (0 ends the chain), and RA and CFA are
+	// found from it. Otherwise the chain is linked through FP: the word at
+	// FP is the caller's FP (0 ends the chain) and the word at FP+RA the
+	// return address.
+	BackChain bool
+	// RA is the offset in bytes of the saved return address: from the
+	// frame record at FP (AMD64, AArch64: 8), or from the caller's SP for
+	// a back chain (s390x: 112, r14's slot of the register save area).
+	RA int64
+	// CFA is the offset in bytes of the CFA from the frame record (AMD64:
+	// 16) or from the caller's SP (back chain: 160); 0 when the record
+	// does not say where the frame ends (AArch64).
+	CFA int64
+	// Ascending is set where a caller's record must lie at least 16 bytes
+	// above its callee's (the arm64 kernel unwinder's rule).
+	Ascending bool
+	// Row is the step as rules: where the chain finds the CFA, RA and FP,
+	// for the frame's Row and its comparison with other methods.
+	Row rule.Row
+	// Expected says when the chain is expected to differ from the unwind
+	// tables, for reports ("expected with -fomit-frame-pointer").
+	Expected string
+}
+
+// Core is how a 64-bit Linux ELF core (fs/binfmt_elf.c) lays out a
+// thread's registers: pr_reg, the machine's register struct, lies Off
+// bytes into NT_PRSTATUS's struct elf_prstatus and holds len(Names) 64-bit
+// words in the core's byte order; Regs gives each word's DWARF register
+// (-1: none).
+type Core struct {
+	Off   int
+	Names []string
+	Regs  []rule.Reg
+}
+
+// Signal is the Linux signal frame of a machine: where the registers the
+// kernel saved lie, as seen from the SP of the trampoline (the restorer a
+// handler returns into), and how the trampoline is recognised by its code
+// where no unwind data describes it (as gdb's tramp_frame unwinders do).
+type Signal struct {
+	// Regs is the offset in bytes from the trampoline's SP of the first
+	// saved register word; Slots names the DWARF register of each 8-byte
+	// word from there (-1: a word with no DWARF number).
+	Regs  int64
+	Slots []rule.Reg
+	// IndirectRegs, when not 0, is the offset from the trampoline's SP of
+	// a pointer to the saved registers in a non-rt frame (s390x struct
+	// sigcontext's sregs), used instead of Regs.
+	IndirectRegs int64
+	// SFrame is set where an SFrame FDE marked as a signal frame is
+	// followed with this layout (AMD64: its FRE's CFA rule must locate
+	// the saved SP).
+	SFrame bool
+	// TrampLen is the number of code bytes Tramp needs; Tramp reports
+	// whether code (the bytes at a PC) is a signal trampoline's first
+	// instruction, and rt whether it returns from an rt frame. Tramp is nil
+	// where trampolines are only known from unwind data (AMD64).
+	TrampLen int
+	Tramp    func(code []byte) (rt, ok bool)
+}
+
+// Slot returns the offset in bytes, from the trampoline's SP, of the word
+// where the kernel saved register r in an rt signal frame, or -1.
+func (s *Signal) Slot(r rule.Reg) int64 {
+	for i, x := range s.Slots {
+		if x == r {
+			return s.Regs + 8*int64(i)
+		}
+	}
+	return -1
 }
 
 // RegName returns the name of DWARF register r on a ("rbp", "x29"), or
@@ -56,6 +166,17 @@ func (a *Arch) RegName(r rule.Reg) string {
 		return n
 	}
 	return "r" + strconv.Itoa(int(r))
+}
+
+// RegNamed returns the DWARF register of a called name ("rbp", "x29"),
+// ok false when a has no register of that name.
+func (a *Arch) RegNamed(name string) (r rule.Reg, ok bool) {
+	for r, n := range a.RegNames {
+		if n == name {
+			return r, true
+		}
+	}
+	return 0, false
 }
 
 // Format formats a rule with a's register names (rule.Rule.Format).
@@ -84,7 +205,11 @@ type UnknownMachineError struct {
 }
 
 func (e *UnknownMachineError) Error() string {
-	return fmt.Sprintf("unsupported machine %v (%v)", e.Machine, e.ByteOrder)
+	order := "little-endian"
+	if e.ByteOrder == binary.BigEndian {
+		order = "big-endian"
+	}
+	return fmt.Sprintf("unsupported machine %v, %s (ELF header e_machine, at byte 0x12): sfdbg knows x86-64, AArch64 and s390x", e.Machine, order)
 }
 
 // For returns the Arch of an ELF machine and byte order, or an

@@ -98,6 +98,7 @@ func (x *execText) at(addr uint64) []byte {
 // their most common reasons.
 func TestS390XObjdumpBoundaries(t *testing.T) {
 	objdump := crossObjdump(t, "s390x")
+	sym := regexp.MustCompile(` <[^>]*>`)
 	var d S390X
 	var in Inst
 	for _, file := range []string{"../../testdata/bin/s390x-v3", "../../testdata/cores/crash-s390x-v3", "../../testdata/cores/noreturn-s390x-v3", "../../testdata/codeoracle/decode/s390x.o"} {
@@ -106,7 +107,7 @@ func TestS390XObjdumpBoundaries(t *testing.T) {
 			t.Fatal(err)
 		}
 		x := readExecText(t, f)
-		n, unknown, bad := 0, 0, 0
+		n, unknown, bad, same := 0, 0, 0, 0
 		why := map[string]int{}
 		for _, l := range objdumpLines(t, objdump, file) {
 			if strings.HasPrefix(l.text, ".") || strings.HasPrefix(l.text, "(bad)") {
@@ -128,6 +129,9 @@ func TestS390XObjdumpBoundaries(t *testing.T) {
 				unknown++
 				why[strings.Fields(l.text)[0]+": "+in.Why]++
 			}
+			if d.Text(code, l.addr) == strings.Join(strings.Fields(sym.ReplaceAllString(l.text, "")), " ") {
+				same++
+			}
 		}
 		f.Close()
 		if n == 0 {
@@ -137,7 +141,7 @@ func TestS390XObjdumpBoundaries(t *testing.T) {
 		if n > 1000 && unknown*100 > n {
 			t.Errorf("%s: %d of %d instructions Unknown (more than 1%%)", file, unknown, n)
 		}
-		t.Logf("%s: %d instructions, %d Unknown (%.2f%%), %d length mismatches; %s", file, n, unknown, 100*float64(unknown)/float64(n), bad, topReasons(why, 12))
+		t.Logf("%s: %d instructions, %d Unknown (%.2f%%), %d length mismatches, Text equal to objdump's for %.1f%%; Unknown: %s", file, n, unknown, 100*float64(unknown)/float64(n), bad, 100*float64(same)/float64(n), topReasons(why, 12))
 	}
 }
 

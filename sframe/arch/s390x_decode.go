@@ -52,12 +52,7 @@ import (
 // Class: it is Unknown, "conditional return".
 type S390X struct{}
 
-// DWARF numbers of s390x registers used by the decoder.
-const (
-	s390xFP rule.Reg = 11 // r11
-	s390xRA rule.Reg = 14 // r14
-	s390xSP rule.Reg = 15 // r15
-)
+// s390xFP, s390xRA and s390xSP are s390x.go's DWARF numbers.
 
 // s390xFPR maps an FPR number (0-15) to its DWARF number: the ABI numbers
 // the even FPRs first (f0=16, f2=17, ..., f14=27, f1=20, ..., f15=31).
@@ -133,6 +128,7 @@ const (
 
 type s390xOp struct {
 	format, effect uint8
+	known          bool
 }
 
 // s390xOps is keyed by the opcode: the first byte shifted left 8, ORed
@@ -140,7 +136,8 @@ type s390xOp struct {
 // 0xE5; its low 4 bits for 0xA5, 0xA7, 0xC0, 0xC2, 0xC4, 0xC6, 0xC8, 0xCC;
 // the sixth byte for 0xE3, 0xE7, 0xEB, 0xEC, 0xED); single-byte opcodes
 // are the first byte shifted left 8.
-var s390xOps = map[uint16]s390xOp{}
+// An array, not a map: a lookup is one index (128 KiB of table).
+var s390xOps [1 << 16]s390xOp
 
 // s390xKey returns the table key of the instruction at b (len(b) is at
 // least its length).
@@ -293,10 +290,10 @@ func init() {
 			if _, err := fmt.Sscanf(f, "%x", &k); err != nil {
 				panic("arch: bad s390x opcode " + f)
 			}
-			if _, dup := s390xOps[k]; dup {
+			if s390xOps[k].known {
 				panic("arch: s390x opcode " + f + " listed twice")
 			}
-			s390xOps[k] = s390xOp{t.format, t.effect}
+			s390xOps[k] = s390xOp{t.format, t.effect, true}
 		}
 	}
 }
@@ -369,8 +366,8 @@ func (S390X) Decode(code []byte, pc uint64, inst *Inst) error {
 		return nil
 	}
 	key := s390xKey(b)
-	e, ok := s390xOps[key]
-	if !ok {
+	e := &s390xOps[key]
+	if !e.known {
 		inst.Class = Unknown
 		inst.Why = fmt.Sprintf("unknown opcode %#x", s390xOpcodeText(b, key))
 		return nil

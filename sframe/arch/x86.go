@@ -29,13 +29,27 @@ import (
 //	enter $k,$0                   OpPush rbp; OpSetReg rbp = rsp; OpAddSP -k
 //	mov %reg,k(%rsp|%rbp)         OpSave reg at [rsp|rbp + k]
 //	mov k(%rsp|%rbp),%reg         OpRestore
+//	pop %rsp, mov k(%rsp),%rsp    OpClobber rsp
 //	any other write to a tracked register   OpClobber (Why says how, for rsp)
+//
+// OpSetReg, OpSave and OpRestore need 64-bit operands and a plain
+// base+displacement address (no index, segment override or 32-bit
+// addressing); anything else that writes a tracked register is a clobber.
+// An instruction has at most 3 operations (enter).
+//
+// Classes: call rel32 is Call, call through a register or memory
+// CallIndirect; jmp rel8/rel32 Jump; jcc, loop, jrcxz and xbegin (whose
+// target is its abort handler) CondJump; jmp through a register or memory
+// JumpIndirect (Why "indirect jump"); ret and ret $n Return; ud0, ud1,
+// ud2, hlt, int3 and int1 Stop; everything else Other. Targets are
+// absolute: pc + length + displacement.
 //
 // Registers are DWARF numbers (System V psABI AMD64, figure 3.36: rax 0,
 // rdx 1, rcx 2, rbx 3, rsi 4, rdi 5, rbp 6, rsp 7, r8-r15 8-15). An
-// instruction whose effect is not modelled (a far call or return, a
-// context switch, a 16-bit push, an opcode outside the tables) is Class
-// Unknown with Why set. Decode allocates nothing.
+// instruction whose effect is not modelled (a far call, jump or return,
+// iret, sysret, sysenter, a 16-bit push or pop, enter with a nesting
+// level, an opcode outside the tables) is Class Unknown with Why set.
+// Decode allocates nothing.
 type X86 struct{}
 
 var _ Decoder = X86{}
@@ -268,7 +282,8 @@ var x86TwoByteW = func() (t [256]uint8) {
 	}
 	// Opcodes the length table accepts that are no instruction in 64-bit
 	// mode, or that the decoder does not model.
-	for _, op := range []int{0x04, 0x0a, 0x0c, 0x24, 0x25, 0x26, 0x27, 0x36, 0x39, 0x3b, 0x3c,
+	// getsec (0F 37) writes rbx for some leaves.
+	for _, op := range []int{0x04, 0x0a, 0x0c, 0x24, 0x25, 0x26, 0x27, 0x36, 0x37, 0x39, 0x3b, 0x3c,
 		0x3d, 0x3e, 0x3f, 0x7a, 0x7b, 0xa6, 0xa7} {
 		t[op] = wUnknown
 	}

@@ -1,6 +1,8 @@
 package arch
 
 import (
+	"debug/elf"
+	"encoding/binary"
 	"encoding/hex"
 	"strings"
 	"testing"
@@ -262,6 +264,49 @@ func TestX86Text(t *testing.T) {
 		{"0f b6 04 07", "movzbl (%rdi,%rax,1),%eax"},
 		{"06", "(bad)"},
 		{"c5 f8 77 48 89 e5", "vzeroupper"},
+		// CET and MPX branch prefixes, as objdump 2.47.50 prints them.
+		{"3e ff e2", "notrack jmp *%rdx"},
+		{"3e ff 10", "notrack call *(%rax)"},
+		{"3e ff 24 c5 00 00 00 00", "notrack jmp *0x0(,%rax,8)"},
+		{"f2 ff e0", "bnd jmp *%rax"},
+		{"f2 3e ff e0", "bnd notrack jmp *%rax"},
+		{"f2 c3", "bnd ret"},
+		{"f2 e8 00 00 00 00", "bnd call 0x1006"},
+		{"f2 e9 00 00 00 00", "bnd jmp 0x1006"},
+		{"f2 74 00", "bnd je 0x1003"},
+		{"3e 74 00", "je,pt  0x1003"},
+		// Forms x86asm misprints or does not know, as objdump 2.47.50
+		// prints them (a sweep of the host's libc, libstdc++, libcrypto
+		// and gdb found them).
+		{"c4 e2 65 3b 67 61", "vpminud 0x61(%rdi),%ymm3,%ymm4"},
+		{"c4 62 f9 f7 e1", "shlx   %rax,%rcx,%r12"},
+		{"c4 e2 d0 f3 c8", "blsr   %rax,%rbp"},
+		{"62 f3 7d 28 3e c1 00", "vpcmpequb %ymm1,%ymm0,%k0"},
+		{"c5 fd 6f 05 00 00 00 00", "vmovdqa 0x0(%rip),%ymm0        # 0x1008"},
+		{"48 8d 14 d5 f8 ff ff ff", "lea    -0x8(,%rdx,8),%rdx"},
+		{"dd d8", "fstp   %st(0)"},
+		{"d9 c0", "fld    %st(0)"},
+		{"d8 c0", "fadd   %st(0),%st"},
+		{"dc c0", "fadd   %st,%st(0)"},
+		{"d8 c1", "fadd   %st(1),%st"},
+		{"0f 01 ee", "rdpkru"},
+		{"0f 01 ef", "wrpkru"},
+		{"66 4c 0f 38 f6 13", "adcx   (%rbx),%r10"},
+		{"f3 4d 0f 38 f6 c0", "adox   %r8,%r8"},
+		{"0f c7 fa", "rdseed %edx"},
+		{"48 0f c7 f3", "rdrand %rbx"},
+		{"f3 c3", "repz ret"},
+		{"c7 f8 00 00 00 00", "xbegin 0x1006"},
+		{"cb", "lret"},
+		{"48 cb", "lretq"},
+		{"f1", "int1"},
+		{"c8 10 00 00", "enter  $0x10,$0x0"},
+		{"66 66 48 e8 00 00 00 00", "data16 data16 rex.W call 0x1008"},
+		{"62 f1 fe 28 6f 0e", "vmovdqu64 (%rsi),%ymm1"},
+		{"62 f1 7d 2a 6f 0e", "vmovdqa32 (%rsi),%ymm1{%k2}"},
+		{"64 48 8b 04 25 f8 ff ff ff", "mov    %fs:0xfffffffffffffff8,%rax"},
+		{"64 48 8b 04 25 28 00 00 00", "mov    %fs:0x28,%rax"},
+		{"48 8b 04 25 10 00 00 00", "mov    0x10,%rax"},
 		{"c5 fc 77 c3", "vzeroall"},
 	} {
 		code, _ := hex.DecodeString(strings.ReplaceAll(tc.hex, " ", ""))
@@ -278,5 +323,15 @@ func TestX86Text(t *testing.T) {
 	text, n := X86{}.Format(code, 0x1000, func(a uint64) string { return " <f>" })
 	if text != "call   0x1005 <f>" || n != 5 {
 		t.Errorf("Format with a symbolizer: %q, %d", text, n)
+	}
+}
+
+func TestAMD64DecodesWithX86(t *testing.T) {
+	a, err := For(elf.EM_X86_64, binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := a.Decoder.(X86); !ok {
+		t.Errorf("x86-64's Decoder is %T, want X86", a.Decoder)
 	}
 }

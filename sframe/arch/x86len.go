@@ -33,7 +33,7 @@ func (X86) Len(code []byte) (n int, ok bool) {
 }
 
 // x86asmLen returns the length x86asm finds for the instruction at code[0]
-// (Len's slow path, kept apart so that Len is inlined).
+// (Len's slow path, for what the opcode tables mark invalid).
 func x86asmLen(code []byte) (n int, ok bool) {
 	inst, err := x86asm.Decode(code, 64)
 	if err == nil && inst.Len > 0 && inst.Op != 0 {

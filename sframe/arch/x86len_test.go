@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -195,41 +196,59 @@ func sqliteText(b *testing.B) []byte {
 	return text
 }
 
-// BenchmarkX86Len measures instruction delimiting alone over sqlite-v3's
-// .text.
-func BenchmarkX86Len(b *testing.B) {
+// cpuSeconds is the process's user+system CPU time: on a shared, loaded
+// machine instructions per CPU-second say more than per wall-second.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+}
+
+// benchSweep decodes sqlite-v3's .text from start to end b.N times with
+// step (which returns an instruction's length, 0 for bytes that do not
+// decode: one is skipped) and reports instructions per wall-second and per
+// CPU-second.
+func benchSweep(b *testing.B, step func(code []byte, pc uint64) int) {
 	text := sqliteText(b)
 	n := 0
+	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cpuSeconds()
 	for i := 0; i < b.N; i++ {
 		for off := 0; off < len(text); n++ {
-			l, ok := X86{}.Len(text[off:])
-			if !ok {
+			l := step(text[off:], uint64(off))
+			if l == 0 {
 				l = 1
 			}
 			off += l
 		}
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "insts/s")
+	if c := cpuSeconds() - cpu0; c > 0 {
+		b.ReportMetric(float64(n)/c, "insts/cpu-s")
+	}
+}
+
+// BenchmarkX86Len measures instruction delimiting alone over sqlite-v3's
+// .text.
+func BenchmarkX86Len(b *testing.B) {
+	benchSweep(b, func(code []byte, _ uint64) int {
+		n, _ := X86{}.Len(code)
+		return n
+	})
 }
 
 // BenchmarkX86Decode measures Decode (length, class, stack operations)
 // over sqlite-v3's .text; the code oracle's target is 3 M instructions/s
 // for the whole check.
 func BenchmarkX86Decode(b *testing.B) {
-	text := sqliteText(b)
-	n := 0
 	var in Inst
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		for off := 0; off < len(text); n++ {
-			l := 1
-			if err := (X86{}).Decode(text[off:], uint64(off), &in); err == nil {
-				l = in.Len
-			}
-			off += l
+	benchSweep(b, func(code []byte, pc uint64) int {
+		if (X86{}).Decode(code, pc, &in) != nil {
+			return 0
 		}
-	}
-	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "insts/s")
+		return in.Len
+	})
 }

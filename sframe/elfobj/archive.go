@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Archive format constants (the common ar format of System V and GNU ar,
@@ -41,20 +39,6 @@ type Member struct {
 // included, which ReadArchive refuses).
 func IsArchive(b []byte) bool {
 	return bytes.HasPrefix(b, []byte(ArchiveMagic)) || bytes.HasPrefix(b, []byte(thinArchiveMagic))
-}
-
-// IsArchiveFile reports whether the file at path starts with the ar magic
-// (IsArchive); a file that cannot be read is not (its reader says why). It
-// opens without blocking, so a FIFO is not waited on.
-func IsArchiveFile(path string) bool {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var magic [8]byte
-	n, _ := io.ReadFull(f, magic[:])
-	return IsArchive(magic[:n])
 }
 
 // ReadArchive lists the members of the ar archive in r, which is size

@@ -2,8 +2,11 @@ package elfobj
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/sfdbg/sfdbg/sframe/arch"
 )
 
 // RelocError is a relocation of a relocatable object that cannot be
@@ -117,7 +120,7 @@ func (l *Layout) relocate(rs, s *elf.Section, base uint64, data []byte, pcrel32 
 			roff, add = bo.Uint64(e), int64(bo.Uint64(e[16:]))
 			symi, typ = uint32(info>>32), uint32(info)
 		}
-		size, pcrel, ok := relocKind(l.f.Machine, typ)
+		size, pcrel, ok := relocKind(l.f.Machine, l.f.ByteOrder, typ)
 		switch {
 		case !ok:
 			return fail(i, "relocation type %d is not applied for %v (against %s at offset %#x)", typ, l.f.Machine, s.Name, roff)
@@ -162,49 +165,14 @@ func (l *Layout) relocate(rs, s *elf.Section, base uint64, data []byte, pcrel32 
 }
 
 // relocKind returns the field size in bytes (0 for a NONE relocation) and
-// whether a relocation type is PC-relative (S+A-P) rather than absolute
-// (S+A); ok is false for a type Data does not apply.
-func relocKind(m elf.Machine, typ uint32) (size int, pcrel, ok bool) {
-	switch m {
-	case elf.EM_X86_64:
-		switch elf.R_X86_64(typ) {
-		case elf.R_X86_64_NONE:
-			return 0, false, true
-		case elf.R_X86_64_PC32:
-			return 4, true, true
-		case elf.R_X86_64_PC64:
-			return 8, true, true
-		case elf.R_X86_64_32, elf.R_X86_64_32S:
-			return 4, false, true
-		case elf.R_X86_64_64:
-			return 8, false, true
-		}
-	case elf.EM_AARCH64:
-		switch elf.R_AARCH64(typ) {
-		case elf.R_AARCH64_NONE:
-			return 0, false, true
-		case elf.R_AARCH64_PREL32:
-			return 4, true, true
-		case elf.R_AARCH64_PREL64:
-			return 8, true, true
-		case elf.R_AARCH64_ABS32:
-			return 4, false, true
-		case elf.R_AARCH64_ABS64:
-			return 8, false, true
-		}
-	case elf.EM_S390:
-		switch elf.R_390(typ) {
-		case elf.R_390_NONE:
-			return 0, false, true
-		case elf.R_390_PC32:
-			return 4, true, true
-		case elf.R_390_PC64:
-			return 8, true, true
-		case elf.R_390_32:
-			return 4, false, true
-		case elf.R_390_64:
-			return 8, false, true
-		}
+// whether a relocation type of machine m (byte order order) is PC-relative
+// (S+A-P) rather than absolute (S+A) (arch.Arch.Relocs); ok is false for a
+// type Data does not apply, or a machine sfdbg does not know.
+func relocKind(m elf.Machine, order binary.ByteOrder, typ uint32) (size int, pcrel, ok bool) {
+	a, err := arch.For(m, order)
+	if err != nil {
+		return 0, false, false
 	}
-	return 0, false, false
+	r, ok := a.Relocs[typ]
+	return r.Size, r.PCRel, ok
 }

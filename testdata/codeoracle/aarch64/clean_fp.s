@@ -21,6 +21,7 @@ clean_fp:
 	bl	clean_pauth
 	bl	clean_midret
 	bl	clean_alloca
+	bl	clean_late_restore
 	bl	push_noadjust
 	bl	cfa_offset_off16
 	bl	saved_nooffset

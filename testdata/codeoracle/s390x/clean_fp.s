@@ -22,6 +22,7 @@ clean_fp:
 	brasl	%r14, clean_sp
 	brasl	%r14, clean_fpr
 	brasl	%r14, clean_midret
+	brasl	%r14, clean_late_restore
 	brasl	%r14, push_noadjust
 	brasl	%r14, cfa_offset_off8
 	brasl	%r14, saved_nooffset

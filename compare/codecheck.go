@@ -1,0 +1,506 @@
+package compare
+
+// This file judges SFrame and CFI against a third witness, the machine
+// code: the code oracle (package frames/code, after the Linux kernel's
+// objtool) gives the code's stack state at each instruction of a function,
+// and check compares each table's row with it (code-cfa, code-ra,
+// code-fp), takes the oracle's own findings (code-state) and counts what
+// it could not follow (code-unknown, Summary.Code).
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe/arch"
+	"github.com/sfdbg/sfdbg/sframe/rule"
+)
+
+// CodeOracle is the code oracle of static checks: given the module being
+// checked (its ELF file, layout, symbols and machine; link-time
+// addresses), it returns what analyzes that file's functions, or an error
+// saying why it cannot judge the file's code (a machine without a
+// decoder): then one code-unknown note says so and nothing is judged. It
+// is called once per file, from several goroutines at once in a batch.
+type CodeOracle func(m *frames.Module) (CodeFuncs, error)
+
+// CodeFuncs analyzes the machine code of one function of a file: text
+// holds the bytes of [start, start+len(text)) at link-time addresses
+// (text[0] is at start). It returns the code's state at each instruction
+// (frames/code.Analyze, adapted); it must not keep text past the use of
+// its result, which ends before the next call. A nil result counts every
+// instruction of the function as not judged.
+type CodeFuncs func(text []byte, start uint64) CodeRows
+
+// startOracle sets up the code oracle for the file of m (CheckOptions.Code):
+// none without one; where it cannot judge the file, a code-unknown note
+// that says why, and a CodeSummary that judged nothing.
+func (c *checker) startOracle(m *frames.Module, oracle CodeOracle) {
+	if oracle == nil {
+		return
+	}
+	fs, err := oracle(m)
+	if err == nil && fs == nil {
+		err = errors.New("the code oracle gave no analyzer")
+	}
+	if err != nil {
+		c.codeSummary().Unknown = 1
+		c.addFileWide(Finding{Kind: KindCodeUnknown, Message: fmt.Sprintf("the code oracle cannot judge this file's code: %v", err)})
+		return
+	}
+	c.oracle = fs
+}
+
+// CodeRows is the code oracle's result for one function.
+type CodeRows interface {
+	// At returns the code's state at the instruction at pc, on entry to
+	// it (before it executes). A pc the oracle did not reach or could not
+	// follow gives Known false and the reason.
+	At(pc uint64) CodeState
+	// CFAVia returns k where, before the instruction at pc, the CFA is
+	// register reg + k bytes, when the code knows it (frames/code
+	// State.CFAVia: SP and FP; a DRAP register): a table may base the CFA
+	// on any register that holds it, whichever the code's Row prefers.
+	CFAVia(pc uint64, reg rule.Reg) (int64, bool)
+	// States lists the faults of the code's own stack discipline, in
+	// address order: where two paths reach an instruction with different
+	// states (objtool's "stack state mismatch"), a return or a tail call
+	// with the frame not the caller's (frames/code KindState, KindRet,
+	// KindTailCall). Each is a code-state finding.
+	States() []CodeNote
+}
+
+// CodeState is the code's stack state at one instruction.
+type CodeState struct {
+	// Row is the state in the tables' vocabulary: CFA = ValOffset of SP
+	// or FP plus k bytes (the base the code prefers: FP once FP is a frame
+	// pointer); RA and FP Offset from the CFA where saved, SameValue (or
+	// Register) while still in their registers. Register numbers are
+	// DWARF's for the file's machine.
+	Row rule.Row
+	// ID identifies the state among the function's: instructions with the
+	// same ID have the same state (frames/code Inst.State), and one
+	// judgement serves a run of them.
+	ID int
+	// AltRA and AltFP are rules as right as Row.RA and Row.FP where the
+	// code knows both: a register restored from its slot (pop %rbp) is
+	// also still in that slot until it is overwritten, so a table that
+	// keeps c-16 until the return (GCC's last epilogue has no
+	// .cfi_restore) is right too, as long as nothing can overwrite the
+	// slot: at or above SP, or in x86-64's red zone, which signal
+	// delivery skips. Undefined: none.
+	AltRA, AltFP rule.Rule
+	// Known is false where the oracle could not follow the code; Why
+	// then says why ("indirect jump", "unknown instruction"). Padding
+	// (with Known false) marks alignment padding no path reaches (the
+	// nops before a loop head): not code, so neither judged nor counted
+	// in CodeSummary.Checked.
+	Known, Padding bool
+	Why            string
+	// Inst is the instruction's text ("mov %rsp,%rbp"); After is the
+	// text of the instruction whose effect made the state (the last one
+	// to change it on the path the oracle followed first) and AfterPC its
+	// address; After is "" at the function's entry. Either may be "".
+	Inst, After string
+	AfterPC     uint64
+}
+
+// CodeNote is a finding of the oracle's own about the code at PC: the
+// message says what, without the function's name ("paths meet with CFA
+// rsp+16 and rsp+24").
+type CodeNote struct {
+	PC      uint64
+	Message string
+}
+
+// CodeSummary counts, per file, the instructions the code oracle judged:
+// Judged of Checked, the instructions the oracle was asked about (those
+// compared, Summary.Instructions, and those of the functions only CFI
+// covers) but padding (CodeState.Padding), Share the ratio (0 when none
+// was checked). Unknown counts the
+// code-unknown notes (one per function the oracle did not follow
+// entirely).
+type CodeSummary struct {
+	Checked int     `json:"instructions_checked"`
+	Judged  int     `json:"instructions_judged"`
+	Share   float64 `json:"judged_share"`
+	Unknown int     `json:"unknown_notes"`
+}
+
+// add adds o's counts and recomputes the share.
+func (s *CodeSummary) add(o CodeSummary) {
+	s.Checked += o.Checked
+	s.Judged += o.Judged
+	s.Unknown += o.Unknown
+	s.Share = 0
+	if s.Checked > 0 {
+		s.Share = float64(s.Judged) / float64(s.Checked)
+	}
+}
+
+// String says it for text reports: "judged 950 of 1000 instructions
+// (95.0%); 2 functions not followed entirely (code-unknown)".
+func (s *CodeSummary) String() string {
+	t := fmt.Sprintf("judged %d of %d instructions (%.1f%%)", s.Judged, s.Checked, 100*s.Share)
+	if s.Unknown > 0 {
+		t += fmt.Sprintf("; %d functions not followed entirely (code-unknown)", s.Unknown)
+	}
+	return t
+}
+
+// codeSummary returns the report's CodeSummary, made on first use: a
+// check with an oracle has one even when it judged nothing.
+func (c *checker) codeSummary() *CodeSummary {
+	if c.rep.Summary.Code == nil {
+		c.rep.Summary.Code = &CodeSummary{}
+	}
+	return c.rep.Summary.Code
+}
+
+// funcCode returns the bytes of [start, end) when they lie in one
+// executable section (c.text) and are at most maxDecodeSpan long, read
+// into c.code: valid until the next call, and read once for consecutive
+// calls on the same span.
+func (c *checker) funcCode(start, end uint64) ([]byte, bool) {
+	if end <= start || end-start > maxDecodeSpan {
+		return nil, false
+	}
+	n := int(end - start)
+	if c.codeSpan == (Range{start, end}) && len(c.code) == n {
+		return c.code, true
+	}
+	for _, t := range c.text {
+		if start >= t.addr && end-t.addr <= t.size {
+			if cap(c.code) < n {
+				c.code = make([]byte, n)
+			}
+			c.code, c.codeSpan = c.code[:n], Range{}
+			if _, err := t.r.ReadAt(c.code, int64(start-t.addr)); err != nil {
+				return nil, false
+			}
+			c.codeSpan = Range{start, end}
+			return c.code, true
+		}
+	}
+	return nil, false
+}
+
+// codeRows runs the oracle on the function [start, end): nil without an
+// oracle; where the code cannot be read, or the oracle gives nothing,
+// rows that judge no instruction, saying why.
+func (c *checker) codeRows(start, end uint64) CodeRows {
+	if c.oracle == nil {
+		return nil
+	}
+	text, ok := c.funcCode(start, end)
+	if !ok {
+		return notFollowed("its code is not in one executable section")
+	}
+	if r := c.oracle(text, start); r != nil {
+		return r
+	}
+	return notFollowed("the code oracle gave no result")
+}
+
+// notFollowed is the CodeRows of a function the oracle did not analyze.
+type notFollowed string
+
+func (n notFollowed) At(uint64) CodeState                 { return CodeState{Why: string(n)} }
+func (notFollowed) CFAVia(uint64, rule.Reg) (int64, bool) { return 0, false }
+func (notFollowed) States() []CodeNote                    { return nil }
+
+// codeRun is a maximal sequence of instructions with the same code state,
+// the same table rows and the same differences.
+type codeRun struct {
+	start, end uint64
+	n          int
+	key        codeKey
+	st         CodeState // the state at start
+}
+
+type codeKey struct {
+	ref, subj RowDiff // the code against the reference and the subject
+	// The code's state and the table rows.
+	id, si, ci int
+	row        rule.Row
+}
+
+// sameInput reports whether the code's state st and the table rows si, ci
+// are those the key was judged on: then so are the differences.
+func (k *codeKey) sameInput(st *CodeState, si, ci int) bool {
+	return k.id == st.ID && k.si == si && k.ci == ci && k.row == st.Row
+}
+
+// codeReason is one reason the oracle gave for instructions it did not
+// judge: how many, and the first one's address.
+type codeReason struct {
+	why string
+	pc  uint64
+	n   int
+}
+
+// maxCodeReasons bounds the reasons one code-unknown note lists.
+const maxCodeReasons = 3
+
+// codeJudge judges the tables of one function against the code, an
+// instruction at a time (judge), and records its findings (finish).
+type codeJudge struct {
+	c         *checker
+	arch      *arch.Arch // whose register names the messages use
+	fn        fnRef
+	rows      CodeRows
+	ref, subj witness
+	cur       codeRun
+	// checked and judged count instructions; listed and unlisted the
+	// disagreements (at most maxFindingsPerFDE listed), more the first
+	// unlisted.
+	checked, judged  int
+	listed, unlisted int
+	more             Finding
+	unknown          int
+	reasons          []codeReason
+}
+
+func (c *checker) newCodeJudge(fn fnRef, rows CodeRows, ref, subj witness) *codeJudge {
+	return &codeJudge{c: c, arch: c.arch, fn: fn, rows: rows, ref: ref, subj: subj}
+}
+
+// judge judges the instruction [pc, next) where the subject's row is
+// subj.rows[si] (si < 0: none) and the reference's ref.rows[ci].
+func (j *codeJudge) judge(pc, next uint64, si, ci int) {
+	if j.ref.rows[ci].Signal || si >= 0 && j.subj.rows[si].Signal {
+		// The kernel enters a signal trampoline with its own frame
+		// (CIE augmentation "S", SFrame's signal bit), not by a call:
+		// the code's state from the entry says nothing about it.
+		j.flush()
+		j.checked++
+		j.notJudged(pc, "a signal trampoline: the kernel enters it, not a call")
+		return
+	}
+	st := j.rows.At(pc)
+	if !st.Known {
+		j.flush()
+		if !st.Padding {
+			j.checked++
+			j.notJudged(pc, st.Why)
+		}
+		return
+	}
+	j.checked++
+	j.judged++
+	if j.cur.n > 0 && j.cur.end == pc && j.cur.key.sameInput(&st, si, ci) {
+		// Most instructions leave the state and the rows as they were:
+		// the differences are the run's.
+		j.cur.end, j.cur.n = next, j.cur.n+1
+		return
+	}
+	k := codeKey{id: st.ID, row: st.Row, si: si, ci: ci, ref: diffCode(j.rows, &st, j.ref.rows[ci], pc)}
+	if si >= 0 {
+		k.subj = diffCode(j.rows, &st, j.subj.rows[si], pc)
+	}
+	j.flush()
+	j.cur = codeRun{start: pc, end: next, n: 1, key: k, st: st}
+}
+
+// notJudged counts an instruction the oracle did not judge, by reason.
+func (j *codeJudge) notJudged(pc uint64, why string) {
+	if why == "" {
+		why = "no reason given"
+	}
+	j.unknown++
+	for i := range j.reasons {
+		if j.reasons[i].why == why {
+			j.reasons[i].n++
+			return
+		}
+	}
+	j.reasons = append(j.reasons, codeReason{why: why, pc: pc, n: 1})
+}
+
+// diffCode compares the code's state with a table's row at pc, on the
+// machine abi: the CFA (codeCFAMatches), RA and FP, unless
+// the table leaves them undefined: an FP CFI does not track, and the
+// outermost frame's RA (glibc's _start, .cfi_undefined rip), where nothing
+// is unwound, so that its CFA and FP do not matter either (_start pops
+// its argument count off the stack its CFI never describes).
+func diffCode(rows CodeRows, code *CodeState, table frames.Row, pc uint64) RowDiff {
+	var d RowDiff
+	if table.RA.Kind == rule.Undefined {
+		return d
+	}
+	d.CFA = !codeCFAMatches(rows, code, table.CFA, pc)
+	d.RA = !valueRuleEqual(code.Row.RA, table.RA) && (code.AltRA.Kind == rule.Undefined || !valueRuleEqual(code.AltRA, table.RA))
+	if table.FP.Kind != rule.Undefined {
+		d.FP = !valueRuleEqual(code.Row.FP, table.FP) && (code.AltFP.Kind == rule.Undefined || !valueRuleEqual(code.AltFP, table.FP))
+	}
+	return d
+}
+
+// codeCFAMatches reports whether the code's CFA is the table's CFA rule t
+// at pc: a table's register-based rule against the code's CFA via that
+// register where the code knows it (CodeRows.CFAVia), whichever base the
+// code's own row prefers (after push %rbp; mov %rsp,%rbp both rsp+16 and
+// rbp+16 are right); else the rules compared as DiffRows compares them (a
+// CFA expression evaluated).
+func codeCFAMatches(rows CodeRows, code *CodeState, t rule.Rule, pc uint64) bool {
+	if t.Kind == rule.ValOffset {
+		if k, ok := rows.CFAVia(pc, t.Reg); ok {
+			return t.Offset == k
+		}
+	}
+	return cfaEquivalent(code.Row.CFA, t, pc)
+}
+
+// flush records the findings of the finished run: one per part (CFA, RA,
+// FP) where the code disagrees with the reference. Where the code agrees
+// with the reference and the subject differs, the subject's own finding
+// (checkFunc) says so.
+func (j *codeJudge) flush() {
+	r := j.cur
+	j.cur = codeRun{}
+	if r.n == 0 || !r.key.ref.Any() {
+		return
+	}
+	if j.listed >= maxFindingsPerFDE {
+		if j.unlisted == 0 {
+			j.more = Finding{Kind: subjectKind(frames.MethodCode, r.key.ref.Kinds()[0]), Function: j.fn.name, FuncStart: j.fn.start, PC: r.start}
+		}
+		j.more.PCEnd, j.more.Instructions = r.end, j.more.Instructions+r.n
+		j.unlisted++
+		return
+	}
+	j.listed++
+	c, fn := j.c, j.fn
+	code := frames.Row{Row: r.key.row, Src: frames.Source{Arch: j.arch}}
+	refRow := j.ref.rows[r.key.ci]
+	f := Finding{Function: fn.name, FuncStart: fn.start, PC: r.start, PCEnd: r.end, Instructions: r.n}
+	f.Rules[frames.MethodCode], f.Rules[j.ref.m] = ruleText(code), ruleText(refRow)
+	f.Rules[j.subj.m] = j.subj.none
+	if r.key.si >= 0 {
+		f.Rules[j.subj.m] = ruleText(j.subj.rows[r.key.si])
+	}
+	where := fmt.Sprintf("at %s+%#x..+%#x (%d instructions", c.orLoc(fn.name, fn.start), r.start-fn.start, r.end-fn.start, r.n)
+	if r.st.Inst != "" {
+		where += ", from `" + r.st.Inst + "`"
+	}
+	where += ")"
+	after := ""
+	if r.st.After != "" {
+		after = fmt.Sprintf(" after `%s` at %s+%#x", r.st.After, c.orLoc(fn.name, fn.start), r.st.AfterPC-fn.start)
+	}
+	for _, k := range r.key.ref.Kinds() {
+		f.Kind = subjectKind(frames.MethodCode, k)
+		f.Message = fmt.Sprintf("%s %s: %s%s", k.Title(), where, j.says(k, r, code), after)
+		c.add(f)
+	}
+}
+
+// says tells what each table and the code say about the part k (CFA, RA
+// or FP) in run r, and which tables agree with the code: "CFI and SFrame
+// say CFA=rsp+16, the code says rsp+24"; "CFI says CFA=rsp+16, SFrame and
+// the code say rsp+24".
+func (j *codeJudge) says(k Kind, r codeRun, code frames.Row) string {
+	label := map[Kind]string{KindCFA: "CFA", KindRA: "RA", KindFP: "FP"}[k]
+	part := func(row frames.Row) string {
+		ru := row.CFA
+		switch k {
+		case KindRA:
+			ru = row.RA
+		case KindFP:
+			ru = row.FP
+		}
+		return frames.RuleStringFor(j.arch, ru)
+	}
+	R, S := j.ref.m.Title(), j.subj.m.Title()
+	refText, codeText := part(j.ref.rows[r.key.ci]), part(code)
+	if r.key.si < 0 {
+		return fmt.Sprintf("%s says %s=%s, %s has %s, the code says %s", R, label, refText, S, j.subj.none, codeText)
+	}
+	subjText := part(j.subj.rows[r.key.si])
+	subjAgrees := !map[Kind]bool{KindCFA: r.key.subj.CFA, KindRA: r.key.subj.RA, KindFP: r.key.subj.FP}[k]
+	switch {
+	case subjAgrees:
+		return fmt.Sprintf("%s says %s=%s, %s and the code say %s", R, label, refText, S, codeText)
+	case subjText == refText:
+		return fmt.Sprintf("%s and %s say %s=%s, the code says %s", R, S, label, refText, codeText)
+	}
+	return fmt.Sprintf("%s says %s=%s, %s says %s=%s, the code says %s", R, label, refText, S, label, subjText, codeText)
+}
+
+// finish records the rest of the function's findings: the last run, the
+// disagreements not listed, the oracle's own findings (code-state) and one
+// code-unknown note for the instructions it did not judge; and adds the
+// counts to the file's CodeSummary.
+func (j *codeJudge) finish() {
+	j.flush()
+	c, fn := j.c, j.fn
+	loc := c.orLoc(fn.name, fn.start)
+	if j.unlisted > 0 {
+		j.more.Message = fmt.Sprintf("%d more disagreements with the code at %s+%#x..+%#x (%d instructions), not listed: at most %d are listed per FDE",
+			j.unlisted, loc, j.more.PC-fn.start, j.more.PCEnd-fn.start, j.more.Instructions, maxFindingsPerFDE)
+		c.add(j.more)
+	}
+	for i, n := range j.rows.States() {
+		if i == maxFindingsPerFDE {
+			c.add(Finding{Kind: KindCodeState, Function: fn.name, FuncStart: fn.start, PC: n.PC,
+				Message: fmt.Sprintf("%d more stack state faults in %s, not listed", len(j.rows.States())-i, loc)})
+			break
+		}
+		c.add(Finding{Kind: KindCodeState, Function: fn.name, FuncStart: fn.start, PC: n.PC,
+			Message: fmt.Sprintf("%s+%#x: %s", loc, n.PC-fn.start, n.Message)})
+	}
+	sum := CodeSummary{Checked: j.checked, Judged: j.judged}
+	if j.unknown > 0 {
+		sum.Unknown = 1
+		var parts []string
+		for i, r := range j.reasons {
+			if i == maxCodeReasons {
+				parts = append(parts, fmt.Sprintf("%d more reasons", len(j.reasons)-i))
+				break
+			}
+			parts = append(parts, fmt.Sprintf("%d from +%#x: %s", r.n, r.pc-fn.start, r.why))
+		}
+		c.add(Finding{Kind: KindCodeUnknown, Function: fn.name, FuncStart: fn.start, PC: j.reasons[0].pc, Instructions: j.unknown,
+			Message: fmt.Sprintf("the code oracle judged %d of %d instructions of %s; not judged: %s",
+				j.judged, j.checked, loc, strings.Join(parts, "; "))})
+	}
+	c.codeSummary().add(sum)
+}
+
+// judgeCFIOnly judges CFI alone against the code in the function fn,
+// [r.Start, r.End), which SFrame does not cover (its rows are cfiRows), at
+// every instruction boundary (AMD64; elsewhere at CFI row boundaries, as
+// checker.boundaries does). It does nothing without an oracle.
+func (c *checker) judgeCFIOnly(fn fnRef, r Range, cfiRows []frames.Row) {
+	if c.oracle == nil || r.End <= r.Start {
+		return
+	}
+	var insts []uint64
+	ok := false
+	if c.arch == arch.AMD64Arch {
+		insts, ok = c.x86Boundaries(r.Start, r.End, nil)
+	}
+	if !ok {
+		insts = insts[:0]
+		for _, row := range cfiRows {
+			if row.Start >= r.Start && row.Start < r.End && (len(insts) == 0 || row.Start > insts[len(insts)-1]) {
+				insts = append(insts, row.Start)
+			}
+		}
+	}
+	code := c.codeRows(r.Start, r.End)
+	ref := witness{m: frames.MethodCFI, rows: cfiRows, none: "no CFI row", unit: "CFI row"}
+	j := c.newCodeJudge(fn, code, ref, witness{m: frames.MethodSFrame, none: "no FDE", unit: "FRE"})
+	ck := -1
+	for i, pc := range insts {
+		next := r.End
+		if i+1 < len(insts) {
+			next = insts[i+1]
+		}
+		if ci := rowCursor(cfiRows, &ck, pc); ci >= 0 {
+			j.judge(pc, next, -1, ci)
+		}
+	}
+	j.finish()
+}

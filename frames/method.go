@@ -1,0 +1,113 @@
+package frames
+
+import "fmt"
+
+// Method is a way of unwinding: one witness of where a frame's caller is.
+// The unwinding methods form a set, [0, NumMethods), each a value with a
+// name, a title and, when one exists, an unwinder (NewUnwinder;
+// LiveMethods lists those that have one): a new witness is a new value
+// here, on the same live and static paths as the others.
+type Method uint8
+
+// Unwinding methods, in the order of the set, then MethodRegs.
+const (
+	MethodSFrame Method = iota // the .sframe section (spec v3 Appendix A)
+	MethodCFI                  // DWARF CFI: .eh_frame / .debug_frame
+	MethodFP                   // the frame-pointer chain (RBP, x29, the s390x back chain)
+	MethodCode                 // the machine code's stack effect (package frames/code, after objtool)
+	// NumMethods is the number of unwinding methods: per-method tables
+	// are indexed by Method and sized by it.
+	NumMethods
+
+	// MethodRegs marks frame 0, found from the thread's registers: not an
+	// unwinding method, and not in the set.
+	MethodRegs = NumMethods
+)
+
+// methodInfo describes one unwinding method.
+type methodInfo struct {
+	name  string // the stable short name: JSON keys, --method
+	title string // how messages name its data: "SFrame", "CFI"
+	// unwinder builds the method's Unwinder over a space; nil while the
+	// method has none (MethodCode until frames/code_unwind.go provides
+	// it), and then the method does not run.
+	unwinder func(*Space) Unwinder
+}
+
+// methods is the set, indexed by Method.
+var methods = [NumMethods]methodInfo{
+	MethodSFrame: {"sframe", "SFrame", func(s *Space) Unwinder { return &SFrameUnwinder{Space: s} }},
+	MethodCFI:    {"cfi", "CFI", func(s *Space) Unwinder { return &CFIUnwinder{Space: s} }},
+	MethodFP:     {"fp", "the FP chain", func(s *Space) Unwinder { return &FPUnwinder{Space: s} }},
+	MethodCode:   {"code", "the code", nil},
+}
+
+// ParseMethod returns the method named s ("sframe", "cfi", "fp", "code").
+func ParseMethod(s string) (Method, bool) {
+	for i := range methods {
+		if methods[i].name == s {
+			return Method(i), true
+		}
+	}
+	return 0, false
+}
+
+func (m Method) String() string {
+	switch {
+	case m < NumMethods:
+		return methods[m].name
+	case m == MethodRegs:
+		return "regs"
+	}
+	return fmt.Sprintf("Method(%d)", uint8(m))
+}
+
+// Title is how messages name the method's data: "SFrame", "CFI", "the FP
+// chain", "the code".
+func (m Method) Title() string {
+	if m < NumMethods {
+		return methods[m].title
+	}
+	return m.String()
+}
+
+// MarshalText writes the method's name (JSON keys and values).
+func (m Method) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText reads a method's name.
+func (m *Method) UnmarshalText(b []byte) error {
+	if x, ok := ParseMethod(string(b)); ok {
+		*m = x
+		return nil
+	}
+	if string(b) == "regs" {
+		*m = MethodRegs
+		return nil
+	}
+	return fmt.Errorf("unknown unwinding method %q", b)
+}
+
+// hasUnwinder reports whether the method can unwind a live stack or a
+// core: whether NewUnwinder gives one.
+func (m Method) hasUnwinder() bool { return m < NumMethods && methods[m].unwinder != nil }
+
+// NewUnwinder returns the method's Unwinder over space, or nil when the
+// method has none (LiveMethods lists those that have one).
+func (m Method) NewUnwinder(space *Space) Unwinder {
+	if !m.hasUnwinder() {
+		return nil
+	}
+	return methods[m].unwinder(space)
+}
+
+// LiveMethods returns the methods that have an unwinder, in
+// the set's order: those a live trace or a core can run.
+func LiveMethods() []Method {
+	var out []Method
+	for m := range NumMethods {
+		if m.hasUnwinder() {
+			out = append(out, m)
+		}
+	}
+	return out
+}
