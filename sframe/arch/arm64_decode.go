@@ -43,13 +43,9 @@ import (
 // §4.1): x0-x30 0-30, sp 31, v0-v31 (d0-d31) 64-95.
 type ARM64 struct{}
 
-// DWARF register numbers of AArch64 used by the decoder.
-const (
-	arm64FP rule.Reg = 29 // x29
-	arm64LR rule.Reg = 30 // x30
-	arm64SP rule.Reg = 31 // sp
-	arm64V0 rule.Reg = 64 // v0 (d0)
-)
+// arm64V0 is the DWARF number of v0 (d0); arm64FP, arm64LR and arm64SP
+// are in arm64.go.
+const arm64V0 rule.Reg = 64
 
 // Why strings of the AArch64 pointer-authentication instructions (Class
 // Other, or Return for retaa/retab): the walk may read them to mark the RA

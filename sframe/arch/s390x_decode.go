@@ -52,13 +52,6 @@ import (
 // Class: it is Unknown, "conditional return".
 type S390X struct{}
 
-// DWARF numbers of s390x registers used by the decoder.
-const (
-	s390xFP rule.Reg = 11 // r11
-	s390xRA rule.Reg = 14 // r14
-	s390xSP rule.Reg = 15 // r15
-)
-
 // s390xFPR maps an FPR number (0-15) to its DWARF number: the ABI numbers
 // the even FPRs first (f0=16, f2=17, ..., f14=27, f1=20, ..., f15=31).
 var s390xFPR = [16]rule.Reg{16, 20, 17, 21, 18, 22, 19, 23, 24, 28, 25, 29, 26, 30, 27, 31}
