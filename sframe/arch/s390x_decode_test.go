@@ -117,7 +117,8 @@ var s390xCases = []struct {
 	{"06b0", "bctr %r11,%r0", "other | clobber r11"},
 	{"06b1", "bctr %r11,%r1", "jumpind | clobber r11 (branch on count to a register)"},
 	{"e76000003021", "vlgvg %r6,%v0,0", "other | clobber r6"},
-	{"a755ff31", "bras %r5,0", "jump 0x0 (branch and save into %r5: a jump)"},
+	{"b90b00f0", "slgr %r15,%r0", "other | subsp r0"},
+	{"a755ff2f", "bras %r5,0", "jump 0x0 (branch and save into %r5: a jump)"},
 	{"0d12", "basr %r1,%r2", "jumpind (branch and save into %r1 through a register: not a call)"},
 	{"82000000", "lpsw 0", "unknown (unknown opcode 0x82)"},
 }
