@@ -40,7 +40,7 @@ type CheckOptions struct {
 
 // CheckFile validates the SFrame section of the ELF file at path against
 // the file's own .eh_frame/.debug_frame, at every instruction boundary of
-// every function (AMD64: decoded by x86Len; other ABIs: at FRE and CFI
+// every function (AMD64: decoded by arch.X86.Len; other ABIs: at FRE and CFI
 // row boundaries). A relocatable object (ET_REL) is checked with its
 // sections placed as a linker would (elfobj.Link) and the relocations of
 // its SFrame and CFI sections applied; its findings name each function's
@@ -297,7 +297,7 @@ func (c *checker) owned() [][]Range {
 // ranges' starts.
 func (c *checker) boundaries(fde *sframe.FDE, own []Range, rows []frames.Row, buf []uint64) []uint64 {
 	end := own[len(own)-1].End
-	if frames.SFrameArch(c.sec.ABI) == arch.AMD64Arch { // until arch.AMD64Arch.Decoder replaces x86Len
+	if frames.SFrameArch(c.sec.ABI) == arch.AMD64Arch { // delimited by arch.X86.Len, the Decoder's fast path
 		if b, ok := c.x86Boundaries(fde.Start, end, buf); ok {
 			return keepOwned(b, own)
 		}
@@ -343,7 +343,7 @@ func (c *checker) boundaries(fde *sframe.FDE, own []Range, rows []frames.Row, bu
 }
 
 // x86Boundaries returns the x86-64 instruction boundaries in [start, end),
-// as objdump -d delimits them (x86Len). ok is false when the bytes are not
+// as objdump -d delimits them (arch.X86.Len). ok is false when the bytes are not
 // in an executable section or an instruction does not decode; then b holds
 // what was decoded.
 func (c *checker) x86Boundaries(start, end uint64, buf []uint64) (b []uint64, ok bool) {
@@ -354,7 +354,7 @@ func (c *checker) x86Boundaries(start, end uint64, buf []uint64) (b []uint64, ok
 	}
 	for off := 0; off < len(data); {
 		b = append(b, start+uint64(off))
-		n, ok := x86Len(data[off:])
+		n, ok := arch.X86{}.Len(data[off:])
 		if !ok {
 			return b, false
 		}
@@ -513,7 +513,7 @@ func (c *checker) findNoFDEReason() string {
 		}
 	}
 	if c.sec.Parts() > 1 || strings.Contains(comment, "Linker: LLD") {
-		return "its object has no .sframe: it was assembled without --gsframe (lld copies every input's .sframe, so the linker dropped none)"
+		return "its object has no .sframe: it was assembled without --gsframe (a linker that concatenates .sframe, as lld, gold and mold do, copies every input's, so it dropped none)"
 	}
 	if v := producer(comment); v != "" && v != "GCC" {
 		return fmt.Sprintf("its object was assembled without --gsframe, or GNU ld dropped its SFrame: part of this file was built by %q, and GNU ld 2.44 and 2.47 drop LLVM's SFrame v2 input (\"error in x.o(.sframe)\")", v)

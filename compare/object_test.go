@@ -269,7 +269,7 @@ func TestCheckLLDSequence(t *testing.T) {
 		switch {
 		case f.Kind == KindNoFDE && f.Function == "_start":
 			// crt1.o has no .sframe: Debian's glibc is assembled without --gsframe.
-			if !strings.Contains(f.Message, "assembled without --gsframe (lld copies every input's .sframe") {
+			if !strings.Contains(f.Message, "assembled without --gsframe (a linker that concatenates .sframe, as lld, gold and mold do, copies every input's") {
 				t.Errorf("no-fde reason: %s", f.Message)
 			}
 		default:

@@ -2,15 +2,14 @@ package debugger
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
-	"golang.org/x/arch/x86/x86asm"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 )
 
 // insn is one decoded instruction at a runtime address: its length in
 // bytes and its text in GNU (AT&T) syntax as gdb prints it, targets
-// symbolized.
+// symbolized (arch.X86.Format).
 type insn struct {
 	addr uint64
 	len  int
@@ -31,6 +30,7 @@ func disassemble(sp *frames.Space, start, end uint64, count int) ([]insn, bool) 
 		size = count * maxInsnLen
 	}
 	code := readCode(sp, start, size+maxInsnLen)
+	symbolize := func(a uint64) string { return symbolSuffix(sp, a) }
 	var out []insn
 	off := 0
 	for (count > 0 && len(out) < count) || (count <= 0 && uint64(off) < end-start) {
@@ -38,13 +38,8 @@ func disassemble(sp *frames.Space, start, end uint64, count int) ([]insn, bool) 
 			return out, true
 		}
 		pc := start + uint64(off)
-		if text, n := cetInsn(code[off:]); n > 0 {
-			out = append(out, insn{pc, n, text})
-			off += n
-			continue
-		}
-		in, err := x86asm.Decode(code[off:], 64)
-		if err != nil {
+		text, n := arch.X86{}.Format(code[off:], pc, symbolize)
+		if n == 0 {
 			if len(code)-off < maxInsnLen && count > 0 && len(code) < size+maxInsnLen {
 				return out, true // cut by unreadable memory
 			}
@@ -52,101 +47,10 @@ func disassemble(sp *frames.Space, start, end uint64, count int) ([]insn, bool) 
 			off++
 			continue
 		}
-		out = append(out, insn{pc, in.Len, insnText(sp, in, pc)})
-		off += in.Len
+		out = append(out, insn{pc, n, text})
+		off += n
 	}
 	return out, false
-}
-
-// insnText formats in at pc as gdb does: the mnemonic padded to 6
-// columns, AT&T operands, a branch target followed by <sym+off>, and a
-// RIP-relative operand's address and symbol after "#".
-func insnText(sp *frames.Space, in x86asm.Inst, pc uint64) string {
-	for i, a := range in.Args {
-		// x86asm keeps a RIP-relative displacement unsigned; in 64-bit
-		// code every displacement with a base register is a signed 32-bit
-		// number (-0x8e(%rip), not 0xffffff72(%rip)).
-		if m, ok := a.(x86asm.Mem); ok && m.Base != 0 {
-			m.Disp = int64(int32(m.Disp))
-			in.Args[i] = m
-		}
-	}
-	text := x86asm.GNUSyntax(in, pc, nil)
-	op, args, hasArgs := strings.Cut(text, " ")
-	if gnu, ok := gnuMnemonic[op]; ok {
-		op = gnu
-	}
-	if in.Op == x86asm.MOV && in.DataSize == 64 && in.Opcode>>24&^7 == 0xB8 {
-		op = "movabs" // a 64-bit immediate
-	}
-	for _, a := range in.Args {
-		switch a := a.(type) {
-		case x86asm.Mem:
-			reg := func(r x86asm.Reg) string { return "%" + strings.ToLower(r.String()) }
-			if a.Index != 0 && a.Scale == 1 {
-				// objdump writes a scale of 1: (%rdi,%rax,1).
-				idx := "," + reg(a.Index) + ")"
-				args = strings.Replace(args, idx, idx[:len(idx)-1]+",1)", 1)
-			}
-			if a.Index == 0 && a.Scale == 1 {
-				// No index: objdump writes (%r12), not (%r12,%riz).
-				args = strings.Replace(args, ",%riz)", ")", 1)
-			}
-			if a.Disp == 0 && a.Base == 0 && a.Index == 0 {
-				// Absolute address 0 (a TLS or unrelocated reference):
-				// x86asm leaves the operand empty.
-				ops := splitOperands(args)
-				for i, o := range ops {
-					if o == "" || strings.HasSuffix(o, ":") {
-						ops[i] = o + "0x0"
-						break
-					}
-				}
-				args = strings.Join(ops, ",")
-			}
-			if a.Disp == 0 && a.Base == 0 && a.Index != 0 {
-				args = strings.Replace(args, "(,", "0x0(,", 1) // disp32 is always encoded
-			}
-			if a.Disp == 0 && (a.Base == x86asm.RBP || a.Base == x86asm.R13) {
-				// These bases always encode a displacement: 0x0(%rbp,...).
-				args = strings.Replace(args, "("+reg(a.Base), "0x0("+reg(a.Base), 1)
-			}
-		case x86asm.Imm:
-			if int64(a) < 0 && in.DataSize >= 16 {
-				// objdump shows an immediate unsigned, in the operand size
-				// (push: the stack slot's 64 bits).
-				u := uint64(a)
-				if in.DataSize < 64 && in.Op != x86asm.PUSH {
-					u &= 1<<in.DataSize - 1
-				}
-				args = strings.Replace(args, fmt.Sprintf("$%#x", int64(a)), fmt.Sprintf("$%#x", u), 1)
-			}
-		}
-	}
-	if text == "data16 nop" {
-		op, args, hasArgs = "xchg", "%ax,%ax", true
-	}
-	switch {
-	case hasArgs && !strings.Contains(args, " "):
-		text = fmt.Sprintf("%-6s %s", op, args)
-	case hasArgs:
-		text = op + " " + args
-	default:
-		text = op
-	}
-	next := pc + uint64(in.Len)
-	for _, a := range in.Args {
-		switch a := a.(type) {
-		case x86asm.Rel:
-			text += symbolSuffix(sp, next+uint64(int64(a)))
-		case x86asm.Mem:
-			if a.Base == x86asm.RIP && a.Index == 0 {
-				t := next + uint64(a.Disp)
-				text += fmt.Sprintf("        # %#x%s", t, symbolSuffix(sp, t))
-			}
-		}
-	}
-	return text
 }
 
 // printInsns prints instructions as x/i and disassemble do: "=>" at pc,
@@ -171,48 +75,4 @@ func (s *Session) printInsns(sp *frames.Space, insns []insn, pc uint64, relative
 		}
 		s.printf("%s%s%s:\t%s\n", mark, addr, sym, in.text)
 	}
-}
-
-// gnuMnemonic maps the mnemonics x86asm's GNU syntax takes from older
-// binutils or from Intel to those current objdump and gdb print.
-var gnuMnemonic = map[string]string{
-	"callq": "call", "retq": "ret", "jmpq": "jmp", "pushq": "push", "popq": "pop",
-	"leaveq": "leave", "pushfq": "pushf", "popfq": "popf",
-	"cdqe": "cltq", "cqo": "cqto", "cdq": "cltd", "cwde": "cwtl", "cbw": "cbtw", "cwd": "cwtd",
-	"movsxd": "movslq",
-}
-
-// cetInsn decodes the CET instructions x86asm does not know (endbr64,
-// endbr32, which begin most functions of current distributions): their
-// text and length, or 0.
-func cetInsn(b []byte) (string, int) {
-	if len(b) >= 4 && b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e {
-		switch b[3] {
-		case 0xfa:
-			return "endbr64", 4
-		case 0xfb:
-			return "endbr32", 4
-		}
-	}
-	return "", 0
-}
-
-// splitOperands splits AT&T operands at the commas outside parentheses.
-func splitOperands(args string) []string {
-	var ops []string
-	depth, start := 0, 0
-	for i, c := range args {
-		switch c {
-		case '(':
-			depth++
-		case ')':
-			depth--
-		case ',':
-			if depth == 0 {
-				ops = append(ops, args[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(ops, args[start:])
 }

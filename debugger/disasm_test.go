@@ -43,7 +43,7 @@ func TestDisassemblyMatchesObjdump(t *testing.T) {
 	if err != nil {
 		t.Skip("objdump is not installed")
 	}
-	bins := []string{"deep-v3-O2", "features-v3"}
+	bins := []string{"deep-v3-O2", "features-v3", "deep-cet-v3-O2", "cet-v3"}
 	if !testing.Short() {
 		bins = append(bins, "sqlite-v3")
 	}

@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/sfdbg/sfdbg/frames"
-	"golang.org/x/arch/x86/x86asm"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 )
 
 // lineRun is a run of consecutive instructions of one function that the
@@ -51,10 +51,8 @@ func scanRuns(m *frames.Module, name string, start, size uint64) []lineRun {
 	for off := 0; off < len(code); {
 		pc := start + uint64(off)
 		n := 1
-		if _, k := cetInsn(code[off:]); k > 0 {
+		if k, ok := (arch.X86{}).Len(code[off:]); ok {
 			n = k
-		} else if in, err := x86asm.Decode(code[off:], 64); err == nil {
-			n = in.Len
 		}
 		sym := m.SymbolizeAt(pc, pc)
 		if k := len(runs) - 1; k >= 0 && runs[k].file == sym.File && runs[k].line == sym.Line && runs[k].end == pc {

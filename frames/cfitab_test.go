@@ -9,9 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"golang.org/x/arch/x86/x86asm"
-
 	"github.com/sfdbg/sfdbg/frames/cfi"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
 )
@@ -35,7 +34,7 @@ func cfiEquivFiles(t *testing.T) []string {
 }
 
 // instructionPCs returns the link-time addresses of the instruction
-// boundaries in [start, end) of f: x86asm's decoding on x86-64 (a byte at a
+// boundaries in [start, end) of f: arch.X86.Len's decoding on x86-64 (a byte at a
 // time where it fails), every 4 bytes on AArch64.
 func instructionPCs(f *elf.File, start, end uint64) []uint64 {
 	var text []byte
@@ -57,8 +56,8 @@ func instructionPCs(f *elf.File, start, end uint64) []uint64 {
 		n := 4
 		if f.Machine == elf.EM_X86_64 {
 			n = 1
-			if in, err := x86asm.Decode(text[off:], 64); err == nil && in.Len > 0 {
-				n = in.Len
+			if k, ok := (arch.X86{}).Len(text[off:]); ok {
+				n = k
 			}
 		}
 		off += n

@@ -25,7 +25,7 @@ import (
 func init() {
 	c := &command{
 		name:    "check",
-		usage:   "check [--json] [--junit FILE] [--recursive] [-j N] [--profile kernel] [--ignore-known] [--suppressions FILE] [--baseline REPORT.json] FILE|DIR...",
+		usage:   "check [--json] [--junit FILE] [--recursive] [-j N] [--profile kernel] [--ignore-known] [--suppressions FILE] [--baseline REPORT.json] [--reproduce DIR [--assembler PATH]] FILE|DIR...",
 		summary: "validate binaries' SFrame against their own DWARF CFI, instruction by instruction",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int { return runCheck(c, args, stdout, stderr) }
@@ -42,6 +42,8 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	ignoreKnown := fset.Bool("ignore-known", false, "disagreements that match a known producer fault (named in the report) do not fail the run")
 	suppFile := fset.String("suppressions", "", "findings a rule of `FILE` matches do not fail the run; one rule per line: KIND PLACE [PRODUCER] (globs; PLACE matches the function or its section); they are counted, not listed")
 	baseline := fset.String("baseline", "", "only findings not in `REPORT.json` (an earlier check --json) fail the run; matched by file, kind, function and offset in the function")
+	reproduce := fset.String("reproduce", "", "write to `DIR`, for each function whose rows an assembler got wrong, FUNCTION.s (a standalone file of at most 30 lines that makes --assembler emit the same wrong SFrame) and FUNCTION.txt (command, expected and actual rows); x86-64")
+	assembler := fset.String("assembler", "as", "the assembler --reproduce runs (`PATH`; GNU as, or clang with its integrated assembler)")
 	if st, ok := parseFlags(fset, args); !ok {
 		return st
 	}
@@ -107,6 +109,14 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 		defer js.discard()
 		out = teeSink{out, js}
 	}
+	var repro *reproducer
+	if *reproduce != "" {
+		if repro, err = newReproducer(*reproduce, *assembler, stderr); err != nil {
+			fmt.Fprintf(stderr, "sfdbg check: %v\n", err)
+			return exitError
+		}
+		defer repro.close()
+	}
 	walked := &walkResult{skipped: map[string]int{}, stderr: stderr}
 	total := compare.NewCheckDocument(nil)
 	noSFrame := 0
@@ -121,6 +131,9 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 		gate.Classify(r)
 		total.Add(r)
 		out.file(r)
+		if repro != nil {
+			repro.file(r)
+		}
 	})
 	walked.skipped[skipNoSFrame] += noSFrame
 	var summary io.Writer // where --recursive's file counts go

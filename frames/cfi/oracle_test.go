@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	dwframe "github.com/go-delve/delve/pkg/dwarf/frame"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
-	"golang.org/x/arch/x86/x86asm"
 )
 
 // oracleFiles are the little-endian ELF files whose CFI is compared with
@@ -50,7 +50,7 @@ func cfiSections(t testing.TB, f *elf.File) []Section {
 // host's libc and ld.so and this test binary with this package and with
 // Delve's pkg/dwarf/frame, and checks that both find the same FDEs in the
 // same order with the same ranges, and the same CFA and register rules at
-// every instruction boundary of every FDE (found with x86asm on AMD64,
+// every instruction boundary of every FDE (found with arch.X86.Len on AMD64,
 // every 4 bytes on AArch64) and at the first and last byte of every row.
 //
 // Delve is known to be wrong in four ways, which the test works around by
@@ -396,7 +396,7 @@ func newTextReader(f *elf.File) *textReader {
 }
 
 // boundaries returns the instruction boundaries in [start, end): decoded
-// with x86asm on AMD64 (a byte that does not decode counts as one
+// with arch.X86.Len on AMD64 (a byte that does not decode counts as one
 // instruction), every 4 bytes on AArch64, none when the bytes are not in
 // an executable section.
 func (r *textReader) boundaries(m elf.Machine, start, end uint64) []uint64 {
@@ -425,8 +425,8 @@ func (r *textReader) boundaries(m elf.Machine, start, end uint64) []uint64 {
 		for i := 0; i < len(code); {
 			pcs = append(pcs, start+uint64(i))
 			n := 1
-			if inst, err := x86asm.Decode(code[i:], 64); err == nil && inst.Len > 0 {
-				n = inst.Len
+			if k, ok := (arch.X86{}).Len(code[i:]); ok {
+				n = k
 			}
 			i += n
 		}

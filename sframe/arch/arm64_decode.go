@@ -44,7 +44,7 @@ import (
 type ARM64 struct{}
 
 // arm64V0 is the DWARF number of v0 (d0); arm64FP, arm64LR and arm64SP
-// are in arm64.go.
+// are arm64.go's.
 const arm64V0 rule.Reg = 64
 
 // Why strings of the AArch64 pointer-authentication instructions (Class

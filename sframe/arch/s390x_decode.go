@@ -52,6 +52,8 @@ import (
 // Class: it is Unknown, "conditional return".
 type S390X struct{}
 
+// s390xFP, s390xRA and s390xSP are s390x.go's DWARF numbers.
+
 // s390xFPR maps an FPR number (0-15) to its DWARF number: the ABI numbers
 // the even FPRs first (f0=16, f2=17, ..., f14=27, f1=20, ..., f15=31).
 var s390xFPR = [16]rule.Reg{16, 20, 17, 21, 18, 22, 19, 23, 24, 28, 25, 29, 26, 30, 27, 31}
