@@ -130,6 +130,7 @@ func newS390X() *Arch {
 			TrampLen:     2,
 			Tramp:        s390xTramp,
 		},
+		Decoder: S390X{},
 	}
 }
 
