@@ -78,7 +78,6 @@ func newARM64(order binary.ByteOrder) *Arch {
 			FP:  same,
 		},
 		RegNames: namesOf(names, 0),
-		Decoder:  ARM64{},
 		// ELF for the Arm 64-bit Architecture, "Static data relocations".
 		Relocs: map[uint32]Reloc{
 			uint32(elf.R_AARCH64_NONE):   {0, false},

@@ -96,7 +96,6 @@ func newS390X() *Arch {
 			SPOffset: -s390xFrameSize,
 		},
 		RegNames: regNames,
-		Decoder:  S390X{},
 		// pr_reg (112 bytes into the big-endian elf_prstatus) is
 		// s390_regs (arch/s390/include/uapi/asm/ptrace.h): the PSW
 		// (mask, address), then r0-r15; the access registers and
