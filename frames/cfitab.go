@@ -50,17 +50,24 @@ type cfiTable struct {
 
 // rowsEnd returns the address below which fd's rows are built: the end of
 // the code that holds its start, so that a declared range of gigabytes
-// costs the bytes that exist (issue 18: bounded by bytes that exist). An
-// FDE whose start is in no code gets no rows.
+// costs the bytes that exist (issue 18: bounded by bytes that exist), and,
+// in a full table, the start of the next FDE, since a lookup there picks
+// that one (the greatest start at or below the PC), so that FDEs that
+// overlap cost each byte of code one row at most. An FDE whose start is
+// in no code gets no rows.
 func (t *cfiTable) rowsEnd(fd *cfi.FDE) uint64 {
-	if len(t.exec) == 0 {
-		return fd.End
+	end := fd.End
+	if len(t.exec) > 0 {
+		i := sort.Search(len(t.exec), func(i int) bool { return t.exec[i][0] > fd.Start })
+		if i == 0 || fd.Start >= t.exec[i-1][1] {
+			return fd.Start
+		}
+		end = min(end, t.exec[i-1][1])
 	}
-	i := sort.Search(len(t.exec), func(i int) bool { return t.exec[i][0] > fd.Start })
-	if i == 0 || fd.Start >= t.exec[i-1][1] {
-		return fd.Start
+	if i := sort.Search(len(t.fdes), func(i int) bool { return t.fdes[i].Start > fd.Start }); i < len(t.fdes) {
+		end = min(end, t.fdes[i].Start)
 	}
-	return min(fd.End, t.exec[i-1][1])
+	return end
 }
 
 // cfiTableRows are the converted rows of one FDE, built once.
