@@ -72,7 +72,9 @@ def check_file(args, path):
     except ValueError as e:
         res["faults"].append("check: stdout is not JSON Lines: %s" % e)
         return res
-    reports = [d for d in docs if "file" in d]
+    # One file: one document with "files"; several: JSON Lines, one report
+    # per line, then the totals.
+    reports = [d for d in docs if "file" in d] + [f for d in docs for f in d.get("files") or []]
     if not reports:
         res["faults"].append("check: no report for the file (rc %s): %s" % (rc, errs.strip()[:300]))
         return res

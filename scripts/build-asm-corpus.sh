@@ -6,7 +6,7 @@
 # rebuilt from the Debian sources.
 #
 # Usage: build-asm-corpus.sh OUTDIR [PACKAGE...]
-#   PACKAGE: openssl glibc gmp libgcrypt luajit (default: all, in that order)
+#   PACKAGE: openssl glibc gmp libgcrypt luajit libffi (default: all, in that order)
 #
 # Layout of OUTDIR:
 #   src/                     the unpacked Debian sources (apt-get source)
@@ -32,13 +32,13 @@ set -euo pipefail
 
 TIMEOUT=${SFDBG_CORPUS_TIMEOUT:-1200}
 JOBS=${SFDBG_CORPUS_JOBS:-2}
-ALL=(openssl glibc gmp libgcrypt luajit)
+ALL=(openssl glibc gmp libgcrypt luajit libffi)
 
 # The Debian source package of each corpus package.
 srcpkg() {
   case $1 in
     openssl) echo openssl ;; glibc) echo glibc ;; gmp) echo gmp ;;
-    libgcrypt) echo libgcrypt20 ;; luajit) echo luajit ;;
+    libgcrypt) echo libgcrypt20 ;; luajit) echo luajit ;; libffi) echo libffi ;;
     *) die "unknown package '$1' (known: ${ALL[*]})" ;;
   esac
 }
@@ -75,18 +75,26 @@ add a deb-src entry (e.g. /etc/apt/sources.list.d/debian-src.sources with
 # OpenSSL's OPENSSL_cpuid_setup) link, and each symbol version the objects
 # name (.symver) gets an empty version node.  A failure is noted, not fatal.
 link_so() {
-  local name=$1 sym v; shift
-  local nm=nm stub=$PKG_OUT/stub
+  local name=$1 sym type v; shift
+  local stub=$PKG_OUT/stub
+  # NAME TYPE of every global symbol: TYPE is UND for a use.
+  readelf -sW "$@" | awk '$1 ~ /^[0-9]+:$/ && NF >= 8 && ($5 == "GLOBAL" || $5 == "WEAK") {
+      n = $8; sub(/@.*/, "", n); print n, ($7 == "UND" ? "UND:" $4 : "DEF") }' | sort -u > "$stub.syms"
   {
-    echo '.data'
-    comm -23 <("$nm" -u "$@" | awk 'NF==2 && $1=="U" {print $2}' | sed 's/@.*//' | sort -u) \
-             <("$nm" --defined-only "$@" | awk 'NF==3 {print $3}' | sed 's/@.*//' | sort -u) |
-    while read -r sym; do
-      printf '.globl %s\n.hidden %s\n.type %s,@object\n.size %s,8\n%s: .quad 0\n' "$sym" "$sym" "$sym" "$sym" "$sym"
+    awk '$2 == "DEF" {def[$1] = 1} $2 ~ /^UND/ {use[$1] = $2}
+         END {for (s in use) if (!(s in def)) print s, use[s]}' "$stub.syms" | sort |
+    while read -r sym type; do
+      case $sym in _GLOBAL_OFFSET_TABLE_|_DYNAMIC|"") continue ;; esac
+      if [ "$type" = UND:TLS ]; then
+        printf '.section .tbss,"awT",@nobits\n.type %s,@tls_object\n' "$sym"
+      else
+        printf '.data\n.type %s,@object\n' "$sym"
+      fi
+      printf '.globl %s\n.hidden %s\n.size %s,8\n%s: .zero 8\n' "$sym" "$sym" "$sym" "$sym"
     done
     echo '.section .note.GNU-stack,"",@progbits'
   } > "$stub.s"
-  { "$nm" "$@" | grep -o '@@*[A-Za-z_][A-Za-z0-9_.]*' || true; } | sed 's/^@*//' | sort -u |
+  { readelf -sW "$@" | grep -o '@@*[A-Za-z_][A-Za-z0-9_.]*' || true; } | sed 's/^@*//' | sort -u |
     while read -r v; do echo "$v { };"; done > "$stub.map"
   local vs=; [ -s "$stub.map" ] && vs=-Wl,--version-script="$stub.map"
   if $CC -c -o "$stub.o" "$stub.s" && $CC -shared -nostdlib -Wl,-z,noexecstack $vs \
@@ -123,29 +131,39 @@ build_openssl() {
 }
 
 # ---------------------------------------------------------------- glibc
-# The x86-64 string and wide-string functions: configure in a build dir,
-# `make string/subdir_lib wcsmbs/subdir_lib` (the generated headers they
-# need come first; about 5 min on 2 busy cores), then keep the shared-library
-# objects (.os) whose source (the first prerequisite in the .os.dt
-# dependency file) is a .S: sysdeps/x86_64/multiarch/*.S and
-# sysdeps/x86_64/*.S.  Their ENTRY/END macros emit .cfi_startproc/endproc.
+# Configure in a build dir, then make only some subdirs (the generated
+# headers they need come first; about 8 min on 2 busy cores):
+#   string, wcsmbs (subdir_lib): the x86-64 string and wide-string functions,
+#     sysdeps/x86_64{,/multiarch}/*.S -> libc-string-asm.so;
+#   setjmp (subdir_lib): setjmp, __longjmp (pointer mangling of SP/FP/PC);
+#   mathvec (objects): libmvec's SVML functions,
+#     sysdeps/x86_64/fpu/multiarch/svml_*.S (stack realignment with a frame
+#     pointer, DW_CFA_expression) -> libmvec-asm.so.
+# Of each subdir it keeps the shared-library objects (.os) whose source (the
+# first prerequisite in the .os.dt dependency file) is a .S.  Their ENTRY and
+# END macros emit .cfi_startproc/.cfi_endproc.
 build_glibc() {
   local b=$PKG_OUT/build dt src o dir
   mkdir -p "$b"; cd "$b"
   "$SRCDIR/configure" --prefix=/usr --disable-werror --disable-nscd --disable-profile \
     CC="$CC" CXX=no > configure.log 2>&1 || { tail -20 configure.log; die "glibc: configure failed"; }
-  make -j"$JOBS" string/subdir_lib wcsmbs/subdir_lib
-  for dir in string wcsmbs; do
+  make -j"$JOBS" string/subdir_lib wcsmbs/subdir_lib setjmp/subdir_lib
+  make -j"$JOBS" mathvec/objects
+  for dir in string wcsmbs setjmp mathvec; do
+    mkdir -p "$PKG_OUT/obj-$dir"
     for dt in "$dir"/*.os.dt; do
       src=$(sed 's/\\$//' "$dt" | tr '\n' ' ' | sed 's/^[^:]*: *//' | awk '{print $1}')
       case $src in *.S) ;; *) continue ;; esac
-      o=${dt%.dt}
-      cp "$o" "$PKG_OUT/obj/$(basename "${o%.os}").o"
-      echo "${src#../} -> $(basename "${o%.os}").o"
+      o=$(basename "${dt%.os.dt}").o
+      [ -e "$PKG_OUT/obj/$o" ] && die "glibc: two objects named $o"
+      cp "${dt%.dt}" "$PKG_OUT/obj/$o"
+      ln -s "../obj/$o" "$PKG_OUT/obj-$dir/$o"
+      echo "$dir: ${src#../} -> $o"
     done
   done
-  link_so libc-string-asm.so "$PKG_OUT"/obj/*.o
-  HOW="configure --disable-werror CC=\$CC; make string/subdir_lib wcsmbs/subdir_lib; the .os objects built from .S (sysdeps/x86_64{,/multiarch}/*.S); linked -shared -nostdlib"
+  link_so libc-string-asm.so "$PKG_OUT"/obj-string/*.o "$PKG_OUT"/obj-wcsmbs/*.o
+  link_so libmvec-asm.so "$PKG_OUT"/obj-mathvec/*.o
+  HOW="configure --disable-werror CC=\$CC; make string/subdir_lib wcsmbs/subdir_lib setjmp/subdir_lib mathvec/objects; the .os objects built from .S (sysdeps/x86_64{,/multiarch,/fpu/multiarch}/*.S, obj-DIR/ links them per subdir); string+wcsmbs and mathvec each linked -shared -nostdlib"
 }
 
 # ---------------------------------------------------------------- gmp
@@ -201,6 +219,23 @@ build_luajit() {
   HOW="make -C src CC=\$CC (buildvm -m elfasm -> lj_vm.S -> lj_vm.o, lj_vm_dyn.o); libluajit.so as built (C with .sframe, lj_vm without)"
 }
 
+# ---------------------------------------------------------------- libffi
+# src/x86/unix64.S and win64.S (ffi_call_unix64, the closure trampolines):
+# their CFI is a hand-written .eh_frame section (the .cfi_* lines are
+# comments), so gas makes no .sframe for them; libffi.so's C parts have it.
+build_libffi() {
+  local b=$PKG_OUT/build f
+  mkdir -p "$b"; cd "$b"
+  "$SRCDIR/configure" --disable-docs --disable-static CC="$CC" > configure.log 2>&1 || { tail -20 configure.log; die "libffi: configure failed"; }
+  make -j"$JOBS"
+  for f in "$SRCDIR"/src/x86/*.S; do
+    f=$(basename "${f%.S}")
+    [ -f "src/x86/.libs/$f.o" ] && cp "src/x86/.libs/$f.o" "$PKG_OUT/obj/"
+  done
+  cp "$(find . -name 'libffi.so.*.*' -type f | head -1)" "$PKG_OUT/libffi.so"
+  HOW="configure --disable-docs --disable-static CC=\$CC; make; the PIC objects of src/x86/*.S that x86-64 builds; libffi.so as built (C with .sframe, the .S without: hand-written .eh_frame)"
+}
+
 # ---------------------------------------------------------------- dispatch
 # one PACKAGE: build one package (run under timeout by the main loop).
 one() {
@@ -224,34 +259,44 @@ one() {
   cat "$PKG_OUT/how.txt"
 }
 
-if [ "${1:-}" = --one ]; then
-  OUT=$2
-  CC="gcc -B $TC/v3/bin/ -Wa,--gsframe"
-  export LC_ALL=C
-  one "$3"
-  exit 0
-fi
-
-[ $# -ge 1 ] || die "usage: $(basename "$0") OUTDIR [${ALL[*]}]"
-OUT=$(mkdir -p "$1" && cd "$1" && pwd); shift
-PKGS=("$@"); [ ${#PKGS[@]} -gt 0 ] || PKGS=("${ALL[@]}")
-need apt-get; need dpkg-source "unpacks Debian sources" dpkg-dev
-need gcc; need make; need perl; need m4; need timeout "" coreutils
-ensure_toolchains
-
-failed=()
-for p in "${PKGS[@]}"; do
-  srcpkg "$p" >/dev/null
-  start=$(date +%s)
-  if nice -n 10 timeout "$TIMEOUT" bash "$0" --one "$OUT" "$p" > "$OUT/$p.log" 2>&1; then
-    echo "$p: built in $(( $(date +%s) - start )) s: $(sed -n 's/^objects: //p' "$OUT/$p/how.txt")"
-  else
-    rc=$?
-    [ $rc = 124 ] && why="timed out after $TIMEOUT s" || why="failed (exit $rc)"
-    echo "$p: $why; see $OUT/$p.log:"; tail -5 "$OUT/$p.log" | sed 's/^/    /'
-    failed+=("$p")
+# All of the rest is one function, read whole before it runs.
+main() {
+  if [ "${1:-}" = --link ]; then   # --link OUTDIR PACKAGE NAME: link again only
+    OUT=$2 PKG=$3 PKG_OUT=$2/$3
+    CC="gcc -B $TC/v3/bin/ -Wa,--gsframe"
+    link_so "$4" "$PKG_OUT"/obj/*.o
+    exit 0
   fi
-  mkdir -p "$OUT/$p"; mv -f "$OUT/$p.log" "$OUT/$p/build.log"
-done
-cat "$OUT"/*/how.txt > "$OUT/MANIFEST" 2>/dev/null || true
-echo "corpus in $OUT; manifest $OUT/MANIFEST${failed:+; failed: ${failed[*]}}"
+  if [ "${1:-}" = --one ]; then
+    OUT=$2
+    CC="gcc -B $TC/v3/bin/ -Wa,--gsframe"
+    export LC_ALL=C
+    one "$3"
+    exit 0
+  fi
+
+  [ $# -ge 1 ] || die "usage: $(basename "$0") OUTDIR [${ALL[*]}]"
+  OUT=$(mkdir -p "$1" && cd "$1" && pwd); shift
+  PKGS=("$@"); [ ${#PKGS[@]} -gt 0 ] || PKGS=("${ALL[@]}")
+  need apt-get; need dpkg-source "unpacks Debian sources" dpkg-dev
+  need gcc; need make; need perl; need m4; need timeout "" coreutils
+  ensure_toolchains
+
+  failed=()
+  for p in "${PKGS[@]}"; do
+    srcpkg "$p" >/dev/null
+    start=$(date +%s)
+    if nice -n 10 timeout "$TIMEOUT" bash "$0" --one "$OUT" "$p" > "$OUT/$p.log" 2>&1; then
+      echo "$p: built in $(( $(date +%s) - start )) s: $(sed -n 's/^objects: //p' "$OUT/$p/how.txt")"
+    else
+      rc=$?
+      [ $rc = 124 ] && why="timed out after $TIMEOUT s" || why="failed (exit $rc)"
+      echo "$p: $why; see $OUT/$p.log:"; tail -5 "$OUT/$p.log" | sed 's/^/    /'
+      failed+=("$p")
+    fi
+    mkdir -p "$OUT/$p"; mv -f "$OUT/$p.log" "$OUT/$p/build.log"
+  done
+  cat "$OUT"/*/how.txt > "$OUT/MANIFEST" 2>/dev/null || true
+  echo "corpus in $OUT; manifest $OUT/MANIFEST${failed:+; failed: ${failed[*]}}"
+}
+main "$@"; exit
