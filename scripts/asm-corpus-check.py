@@ -5,6 +5,9 @@ per package.
 
 Usage: asm-corpus-check.py [--sfdbg BIN] [--objdump BIN] [--timeout S] OUTDIR [PACKAGE...]
 
+Without --sfdbg it builds ./cmd/sfdbg of this checkout (go build) into
+OUTDIR/check/sfdbg first.
+
 For every PACKAGE/obj/*.o and PACKAGE/*.so under OUTDIR:
   - `sfdbg check --json FILE` under a timeout; its exit status must be 0, 1
     or 2 (2 only for "no .sframe section" or another error that names the
@@ -124,7 +127,7 @@ def files_of(outdir, pkg):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sfdbg", default="sfdbg")
+    ap.add_argument("--sfdbg", help="the sfdbg binary (default: build this checkout's)")
     ap.add_argument("--objdump", default=os.path.join(os.environ.get("SFDBG_TOOLCHAINS", "/tmp/sfdbg-toolchains"), "v3/bin/objdump"))
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("outdir")
@@ -132,6 +135,10 @@ def main():
     args = ap.parse_args()
     pkgs = args.packages or [p for p in PACKAGES if os.path.isdir(os.path.join(args.outdir, p, "obj"))]
     os.makedirs(os.path.join(args.outdir, "check"), exist_ok=True)
+    if not args.sfdbg:
+        args.sfdbg = os.path.abspath(os.path.join(args.outdir, "check", "sfdbg"))
+        repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        subprocess.run(["go", "build", "-o", args.sfdbg, "./cmd/sfdbg"], cwd=repo, check=True)
     rows, faults, extra = [], [], set()
     base = ["functions_sframe", "functions_cfi", "functions_compared", "instructions_compared", "disagreements"]
     for pkg in pkgs:

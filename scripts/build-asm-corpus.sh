@@ -70,13 +70,15 @@ add a deb-src entry (e.g. /etc/apt/sources.list.d/debian-src.sources with
 
 # link_so NAME OBJ...: link the objects into NAME, a shared library without
 # libc that is never run, only read: every symbol the objects use and none
-# defines gets a hidden 8-byte stand-in in .data (stub.o, no code, no CFI),
+# defines gets a hidden 8-byte stand-in in .data (stub-NAME.o, no code, no CFI),
 # so PC-relative references to hidden symbols (glibc's cpu features,
 # OpenSSL's OPENSSL_cpuid_setup) link, and each symbol version the objects
-# name (.symver) gets an empty version node.  A failure is noted, not fatal.
+# name (.symver) gets an empty version node; -Bsymbolic binds the objects'
+# own global data (libmvec's tables, PC-relative) locally.  A failure is
+# noted, not fatal.
 link_so() {
   local name=$1 sym type v; shift
-  local stub=$PKG_OUT/stub
+  local stub=$PKG_OUT/stub-${name%.so}
   # NAME TYPE of every global symbol: TYPE is UND for a use.
   readelf -sW "$@" | awk '$1 ~ /^[0-9]+:$/ && NF >= 8 && ($5 == "GLOBAL" || $5 == "WEAK") {
       n = $8; sub(/@.*/, "", n); print n, ($7 == "UND" ? "UND:" $4 : "DEF") }' | sort -u > "$stub.syms"
@@ -97,7 +99,7 @@ link_so() {
   { readelf -sW "$@" | grep -o '@@*[A-Za-z_][A-Za-z0-9_.]*' || true; } | sed 's/^@*//' | sort -u |
     while read -r v; do echo "$v { };"; done > "$stub.map"
   local vs=; [ -s "$stub.map" ] && vs=-Wl,--version-script="$stub.map"
-  if $CC -c -o "$stub.o" "$stub.s" && $CC -shared -nostdlib -Wl,-z,noexecstack $vs \
+  if $CC -c -o "$stub.o" "$stub.s" && $CC -shared -nostdlib -Wl,-z,noexecstack -Wl,-Bsymbolic $vs \
        -o "$PKG_OUT/$name" "$@" "$stub.o"; then
     echo "linked $name from $# objects ($(grep -c '^\.globl' "$stub.s") undefined symbols stubbed)"
   else
@@ -261,10 +263,12 @@ one() {
 
 # All of the rest is one function, read whole before it runs.
 main() {
-  if [ "${1:-}" = --link ]; then   # --link OUTDIR PACKAGE NAME: link again only
+  if [ "${1:-}" = --link ]; then   # --link OUTDIR PACKAGE NAME [OBJ...]: link again only
     OUT=$2 PKG=$3 PKG_OUT=$2/$3
     CC="gcc -B $TC/v3/bin/ -Wa,--gsframe"
-    link_so "$4" "$PKG_OUT"/obj/*.o
+    local name=$4; shift 4
+    [ $# -gt 0 ] || set -- "$PKG_OUT"/obj/*.o
+    link_so "$name" "$@"
     exit 0
   fi
   if [ "${1:-}" = --one ]; then
