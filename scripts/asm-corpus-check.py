@@ -33,7 +33,7 @@ import subprocess
 import sys
 import time
 
-PACKAGES = ["openssl", "glibc", "gmp", "libgcrypt", "luajit"]
+PACKAGES = ["openssl", "glibc", "gmp", "libgcrypt", "luajit", "libffi"]
 
 
 def json_lines(text):

@@ -257,6 +257,9 @@ one() {
     echo "objects: $n in $PKG_OUT/obj"
     for so in "$PKG_OUT"/*.so; do [ -e "$so" ] && echo "library: $so"; done
     echo "how: $HOW"
+    echo "files:"
+    (cd "$PKG_OUT/obj" && ls *.o) | sed 's/\.o$//' | tr '\n' ' ' | fold -s -w 96 | sed 's/^/  /; s/ *$//'
+    echo
   } > "$PKG_OUT/how.txt"
   cat "$PKG_OUT/how.txt"
 }
