@@ -33,7 +33,7 @@ import subprocess
 import sys
 import time
 
-PACKAGES = ["openssl", "glibc", "gmp", "libgcrypt", "luajit", "libffi"]
+PACKAGES = ["openssl", "glibc", "gmp", "libgcrypt", "luajit", "libffi", "musl"]
 
 
 def json_lines(text):

@@ -6,7 +6,7 @@
 # rebuilt from the Debian sources.
 #
 # Usage: build-asm-corpus.sh OUTDIR [PACKAGE...]
-#   PACKAGE: openssl glibc gmp libgcrypt luajit libffi (default: all, in that order)
+#   PACKAGE: openssl glibc gmp libgcrypt luajit libffi musl (default: all, in that order)
 #
 # Layout of OUTDIR:
 #   src/                     the unpacked Debian sources (apt-get source)
@@ -32,13 +32,13 @@ set -euo pipefail
 
 TIMEOUT=${SFDBG_CORPUS_TIMEOUT:-1200}
 JOBS=${SFDBG_CORPUS_JOBS:-2}
-ALL=(openssl glibc gmp libgcrypt luajit libffi)
+ALL=(openssl glibc gmp libgcrypt luajit libffi musl)
 
 # The Debian source package of each corpus package.
 srcpkg() {
   case $1 in
     openssl) echo openssl ;; glibc) echo glibc ;; gmp) echo gmp ;;
-    libgcrypt) echo libgcrypt20 ;; luajit) echo luajit ;; libffi) echo libffi ;;
+    libgcrypt) echo libgcrypt20 ;; luajit) echo luajit ;; libffi) echo libffi ;; musl) echo musl ;;
     *) die "unknown package '$1' (known: ${ALL[*]})" ;;
   esac
 }
@@ -236,6 +236,28 @@ build_libffi() {
   done
   cp "$(find . -name 'libffi.so.*.*' -type f | head -1)" "$PKG_OUT/libffi.so"
   HOW="configure --disable-docs --disable-static CC=\$CC; make; the PIC objects of src/x86/*.S that x86-64 builds; libffi.so as built (C with .sframe, the .S without: hand-written .eh_frame)"
+}
+
+# ---------------------------------------------------------------- musl
+# src/*/x86_64/*.s: string, setjmp, signal (__restore_rt), thread (clone,
+# __syscall_cp_asm), ldso (tlsdesc, dlsym), math (x87) and fenv.  musl's
+# sources have no CFI: with --enable-debug its Makefile pipes each .s
+# through tools/add-cfi.x86_64.awk, which writes .cfi_* directives from the
+# instructions it reads (push, pop, add/sub on rsp, mov rsp to rbp) - CFI
+# made from the code by a script, not by hand.
+build_musl() {
+  local b=$PKG_OUT/build src o
+  mkdir -p "$b"; cd "$b"
+  "$SRCDIR/configure" --enable-debug CC="$CC" > configure.log 2>&1 || { tail -20 configure.log; die "musl: configure failed"; }
+  grep -q '^ADD_CFI = yes' config.mak || note "musl: ADD_CFI is not yes: no CFI"
+  make -j"$JOBS" $(cd "$SRCDIR" && ls src/*/x86_64/*.[sS] | sed 's/^/obj\//; s/\.[sS]$/.lo/')
+  for src in $(cd "$SRCDIR" && ls src/*/x86_64/*.[sS]); do
+    o=$(basename "${src%.[sS]}").o
+    [ -e "$PKG_OUT/obj/$o" ] && die "musl: two objects named $o"
+    cp "obj/${src%.[sS]}.lo" "$PKG_OUT/obj/$o"
+  done
+  link_so libc-asm.so "$PKG_OUT"/obj/*.o
+  HOW="configure --enable-debug CC=\$CC (ADD_CFI=yes: CFI from tools/add-cfi.x86_64.awk); make obj/src/*/x86_64/*.lo; the PIC objects; linked -shared -nostdlib"
 }
 
 # ---------------------------------------------------------------- dispatch
