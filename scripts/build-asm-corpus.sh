@@ -133,39 +133,75 @@ build_openssl() {
 }
 
 # ---------------------------------------------------------------- glibc
-# Configure in a build dir, then make only some subdirs (the generated
-# headers they need come first; about 8 min on 2 busy cores):
+# Configure in a build dir, then make only parts of some subdirs (the
+# generated headers they need come first; about 8 min on 2 busy cores):
 #   string, wcsmbs (subdir_lib): the x86-64 string and wide-string functions,
 #     sysdeps/x86_64{,/multiarch}/*.S -> libc-string-asm.so;
 #   setjmp (subdir_lib): setjmp, __longjmp (pointer mangling of SP/FP/PC);
 #   mathvec (objects): libmvec's SVML functions,
 #     sysdeps/x86_64/fpu/multiarch/svml_*.S (stack realignment with a frame
-#     pointer, DW_CFA_expression) -> libmvec-asm.so.
+#     pointer, DW_CFA_expression) -> libmvec-asm.so;
+#   the other x86-64 .S files of libc, libm and ld.so, one object each
+#     (GLIBC_EXTRA below; their gen-as-const headers are made first from csu
+#     and misc): dl-trampoline (xsave, realignment), dl-tlsdesc, start,
+#     crti/crtn, *context, clone, vfork, syscall, ____longjmp_chk, mpn
+#     helpers, x87 long double math -> libc-misc-asm.so.
 # Of each subdir it keeps the shared-library objects (.os) whose source (the
-# first prerequisite in the .os.dt dependency file) is a .S.  Their ENTRY and
-# END macros emit .cfi_startproc/.cfi_endproc.
+# first prerequisite in the .os.d or .os.dt dependency file) is a .S.  Their
+# ENTRY and END macros emit .cfi_startproc/.cfi_endproc.
+GLIBC_EXTRA=(
+  "csu: start crti crtn"
+  "elf: dl-trampoline dl-tlsdesc tls_get_addr"
+  "stdlib: getcontext setcontext swapcontext __start_context add_n addmul_1 lshift mul_1 rshift sub_n submul_1"
+  "misc: clone clone3 syscall"
+  "posix: vfork"
+  "debug: ____longjmp_chk"
+  "math: e_exp10l e_exp2l e_expl e_fmodl e_ilogbl e_log10l e_log2l e_logl e_powl e_remainderl e_scalbl
+   s_ceill s_expm1l s_finitel s_floorl s_fmax s_fmaxf s_fmaxl s_fmin s_fminf s_fminl s_llrint s_llrintf
+   s_llrintl s_log1pl s_lrint s_lrintf s_lrintl s_nearbyintl s_scalbnl s_signbit s_signbitf s_truncl"
+)
 build_glibc() {
-  local b=$PKG_OUT/build dt src o dir
+  local b=$PKG_OUT/build dt src o dir line names n
   mkdir -p "$b"; cd "$b"
   "$SRCDIR/configure" --prefix=/usr --disable-werror --disable-nscd --disable-profile \
     CC="$CC" CXX=no > configure.log 2>&1 || { tail -20 configure.log; die "glibc: configure failed"; }
-  make -j"$JOBS" string/subdir_lib wcsmbs/subdir_lib setjmp/subdir_lib
+  # setjmp first and alone: the generated headers every subdir needs
+  # (libc-abis.h, Versions.mk, ...) race under make -j2 (a cmp of a file
+  # another job just moved, a Versions.mk with NUL bytes).
+  make -j1 setjmp/subdir_lib
+  # Then the gen-as-const headers that csu and misc make in a full build
+  # before any other subdir: without tcb-offsets.h the generic
+  # sysdeps/nptl/tcb-offsets.h leaves POINTER_GUARD a symbol.  setjmp is
+  # made again with them.
+  (cd "$SRCDIR/csu" && make objdir="$b" subdir=csu ..=../ "$b"/{cpu-features-offsets,link-defines,tlsdesc,rtld-offsets,ucontext_i,tcb-offsets}.h)
+  (cd "$SRCDIR/misc" && make objdir="$b" subdir=misc ..=../ "$b/sigaltstack-offsets.h")
+  rm -f setjmp/*.o setjmp/*.os setjmp/*.d setjmp/*.dt setjmp/stamp.*
+  make -j"$JOBS" setjmp/subdir_lib string/subdir_lib wcsmbs/subdir_lib
   make -j"$JOBS" mathvec/objects
-  for dir in string wcsmbs setjmp mathvec; do
+  for line in "${GLIBC_EXTRA[@]}"; do
+    dir=${line%%:*}; names=${line#*:}
+    (cd "$SRCDIR/$dir" && make -k -j"$JOBS" objdir="$b" subdir="$dir" ..=../ $(for n in $names; do echo "$b/$dir/$n.os"; done)) ||
+      note "glibc: some of $dir's objects failed: $names"
+  done
+  for dir in string wcsmbs setjmp mathvec csu elf stdlib misc posix debug math; do
     mkdir -p "$PKG_OUT/obj-$dir"
-    for dt in "$dir"/*.os.dt; do
+    for o in "$dir"/*.os; do
+      [ -e "$o" ] || continue
+      dt=$o.d; [ -f "$dt" ] || dt=$o.dt
+      [ -f "$dt" ] || { note "glibc: no dependency file for $o"; continue; }
       src=$(sed 's/\\$//' "$dt" | tr '\n' ' ' | sed 's/^[^:]*: *//' | awk '{print $1}')
       case $src in *.S) ;; *) continue ;; esac
-      o=$(basename "${dt%.os.dt}").o
-      [ -e "$PKG_OUT/obj/$o" ] && die "glibc: two objects named $o"
-      cp "${dt%.dt}" "$PKG_OUT/obj/$o"
-      ln -s "../obj/$o" "$PKG_OUT/obj-$dir/$o"
-      echo "$dir: ${src#../} -> $o"
+      n=$(basename "${o%.os}").o
+      [ -e "$PKG_OUT/obj/$n" ] && die "glibc: two objects named $n"
+      cp "$o" "$PKG_OUT/obj/$n"
+      ln -s "../obj/$n" "$PKG_OUT/obj-$dir/$n"
+      echo "$dir: ${src#../} -> $n"
     done
   done
   link_so libc-string-asm.so "$PKG_OUT"/obj-string/*.o "$PKG_OUT"/obj-wcsmbs/*.o
   link_so libmvec-asm.so "$PKG_OUT"/obj-mathvec/*.o
-  HOW="configure --disable-werror CC=\$CC; make string/subdir_lib wcsmbs/subdir_lib setjmp/subdir_lib mathvec/objects; the .os objects built from .S (sysdeps/x86_64{,/multiarch,/fpu/multiarch}/*.S, obj-DIR/ links them per subdir); string+wcsmbs and mathvec each linked -shared -nostdlib"
+  link_so libc-misc-asm.so $(ls "$PKG_OUT"/obj-{setjmp,csu,elf,stdlib,misc,posix,debug,math}/*.o 2>/dev/null)
+  HOW="configure --disable-werror CC=\$CC; make string/subdir_lib wcsmbs/subdir_lib setjmp/subdir_lib mathvec/objects, then single .os targets in csu elf stdlib misc posix debug math (GLIBC_EXTRA); the .os objects built from .S (obj-DIR/ links them per subdir); string+wcsmbs, mathvec and the rest each linked -shared -nostdlib"
 }
 
 # ---------------------------------------------------------------- gmp
