@@ -99,6 +99,10 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 		}
 		return fail(fmt.Errorf("%s: %w", name, err))
 	}
+	if hasEHABI(f) {
+		// 32-bit ARM: no SFrame ABI; its compact tables are EHABI's.
+		return checkEHABIModule(name, m, layout, a, rep, opts)
+	}
 	sec, err := m.SFrame()
 	if err != nil {
 		rep.NoSFrame = errors.Is(err, sframe.ErrNoSection)
