@@ -37,6 +37,8 @@ type witness struct {
 	none string
 	// unit names what a row boundary is in the method ("FRE").
 	unit string
+	// points names the PCs compared in messages ("" : "instructions").
+	points string
 	// regs is set for a subject whose rows say where every saved
 	// register is (EHABI): the other registers are compared too
 	// (DiffRegs) and findings show them (ruleTextRegs).
@@ -91,6 +93,10 @@ func (c *checker) checkFunc(fn fnRef, subj, ref witness, code CodeRows, own []Ra
 	name, start := fn.name, fn.start
 	sfRows, cfiRows := subj.rows, ref.rows
 	S, R := subj.m.Title(), ref.m.Title()
+	points := "instructions"
+	if subj.points != "" {
+		points = subj.points
+	}
 	text := ruleText
 	if subj.regs {
 		text = ruleTextRegs
@@ -147,8 +153,8 @@ func (c *checker) checkFunc(fn fnRef, subj, ref witness, code CodeRows, own []Ra
 		}
 		for _, k := range r.diff.Kinds() {
 			f.Kind = subjectKind(subj.m, k)
-			f.Message = fmt.Sprintf("%s at %s+%#x..+%#x (%d instructions): %s %s, %s %s", k.Title(),
-				c.orLoc(name, start), r.start-start, r.end-start, r.n, S, f.Rules[subj.m], R, f.Rules[ref.m])
+			f.Message = fmt.Sprintf("%s at %s+%#x..+%#x (%d %s): %s %s, %s %s", k.Title(),
+				c.orLoc(name, start), r.start-start, r.end-start, r.n, points, S, f.Rules[subj.m], R, f.Rules[ref.m])
 			c.add(f)
 		}
 	}

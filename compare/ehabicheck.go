@@ -213,7 +213,7 @@ func (c *checker) checkEntry(t *ehabi.Table, e *ehabi.Entry, fn fnRef, end uint6
 	if len(calls) == 0 {
 		return
 	}
-	subj := witness{m: frames.MethodEHABI, rows: []frames.Row{row}, none: "no entry", unit: "entry", regs: true}
+	subj := witness{m: frames.MethodEHABI, rows: []frames.Row{row}, none: "no entry", unit: "entry", points: "call sites", regs: true}
 	ref := witness{m: frames.MethodCFI, rows: rows, none: "no CFI row", unit: "CFI row"}
 	n := c.checkFunc(fn, subj, ref, nil, []Range{{fn.start, end}}, calls)
 	c.rep.Summary.Instructions += n
