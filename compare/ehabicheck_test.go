@@ -16,7 +16,9 @@ import (
 // build-ehabi-fixtures.sh): EHABI and .debug_frame from the same GCC.
 var ehabiFixtures = []string{"armhf-check-thumb.elf", "armhf-check-arm.elf", "armhf-check-O0.elf"}
 
-func ehabiFixture(name string) string { return filepath.Join("..", "frames", "ehabi", "testdata", name) }
+func ehabiFixture(name string) string {
+	return filepath.Join("..", "frames", "ehabi", "testdata", name)
+}
 
 func TestEHABICheckIsCleanOnGCCPrograms(t *testing.T) {
 	for _, name := range ehabiFixtures {
