@@ -39,6 +39,16 @@ type EHABISummary struct {
 	CallSites int `json:"call_sites"`
 }
 
+func (s *EHABISummary) add(o EHABISummary) {
+	s.Entries += o.Entries
+	s.CantUnwind += o.CantUnwind
+	s.NoOps += o.NoOps
+	s.NoRow += o.NoRow
+	s.Compared += o.Compared
+	s.NoCFI += o.NoCFI
+	s.CallSites += o.CallSites
+}
+
 func (s *EHABISummary) String() string {
 	return fmt.Sprintf("entries: %d (%d compared, %d cantunwind, %d without opcodes, %d without a row, %d without CFI at their call sites); call sites: %d",
 		s.Entries, s.Compared, s.CantUnwind, s.NoOps, s.NoRow, s.NoCFI, s.CallSites)

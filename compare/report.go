@@ -126,6 +126,12 @@ func (s *Summary) Add(o Summary) {
 		}
 		s.Code.add(*o.Code)
 	}
+	if o.EHABI != nil {
+		if s.EHABI == nil {
+			s.EHABI = &EHABISummary{}
+		}
+		s.EHABI.add(*o.EHABI)
+	}
 	for k, n := range o.ByKind {
 		if s.ByKind == nil {
 			s.ByKind = map[Kind]int{}
@@ -334,6 +340,9 @@ func (d *CheckDocument) WriteSummaryTable(w io.Writer, st Style) {
 		d.Checked, d.Errors, d.Total.FunctionsSFrame, d.Total.FunctionsCFI, d.Total.Instructions)
 	if c := d.Total.Code; c != nil {
 		fmt.Fprintf(w, "  code oracle: %s\n", c)
+	}
+	if e := d.Total.EHABI; e != nil {
+		fmt.Fprintf(w, "  EHABI %s\n", e)
 	}
 	fmt.Fprintf(w, "  %-18s %8s  %s\n", "KIND", "COUNT", "MEANING")
 	for _, k := range Kinds() {
