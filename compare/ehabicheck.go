@@ -133,10 +133,19 @@ func (c *checker) runEHABI() error {
 		for i := range t.Entries {
 			e := &t.Entries[i]
 			end := c.textEnd(e.Fn)
-			if i+1 < len(t.Entries) && t.Entries[i+1].Fn > e.Fn {
+			name, _, _ := ef.Name(e.Fn)
+			if i+1 < len(t.Entries) {
+				if next := t.Entries[i+1].Fn; next <= e.Fn {
+					// The function's extent is unknown; taking it to the
+					// section's end would scan the code once per entry.
+					sum.NoRow++
+					c.add(Finding{Kind: KindFormat, Function: name, FuncStart: e.Fn, PC: e.Fn,
+						Message: fmt.Sprintf("EHABI %s entry %#x: function %#x not below the next entry's %#x (the index must be sorted, EHABI 5); not compared",
+							t.Index.Name, e.Off, e.Fn, next)})
+					continue
+				}
 				end = min(end, t.Entries[i+1].Fn)
 			}
-			name, _, _ := ef.Name(e.Fn)
 			c.checkEntry(t, e, fnRef{name: name, start: e.Fn}, end, modes, sum)
 		}
 	}

@@ -171,3 +171,38 @@ func TestARMCallsAreBLAndBLXInBothInstructionSets(t *testing.T) {
 		})
 	}
 }
+
+// An index whose entries are not sorted (EHABI 5) is reported, and the
+// entry whose function's extent is unknown is not compared: its code is
+// not scanned to the section's end, once per such entry.
+func TestEHABICheckReportsAnUnsortedIndex(t *testing.T) {
+	data, err := os.ReadFile(ehabiFixture("armhf-check-thumb.elf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := f.Section(".ARM.exidx")
+	// Entry 3 gets entry 2's function: prel31 from its own place.
+	fn2 := uint64(int64(idx.Addr+16) + int64(int32(f.ByteOrder.Uint32(data[idx.Offset+16:])<<1)>>1))
+	f.ByteOrder.PutUint32(data[idx.Offset+24:], uint32(fn2-(idx.Addr+24))&0x7fffffff)
+	path := filepath.Join(t.TempDir(), "unsorted.elf")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := CheckFile(path, CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, fd := range rep.Findings {
+		if fd.Kind == KindFormat && strings.Contains(fd.Message, "must be sorted") && fd.FuncStart == fn2 {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no format finding for the unsorted entry at %#x: %+v", fn2, rep.Findings)
+	}
+}
