@@ -77,6 +77,10 @@ type Source struct {
 	// Arch is the machine whose DWARF register numbers the row's rules
 	// use (nil: AMD64).
 	Arch *arch.Arch
+	// Ops is, for an EHABI row, the entry's unwinding instructions as
+	// readelf -u prints them (EHABIOpsText); FDE is then the index
+	// entry's byte offset in Section (.ARM.exidx).
+	Ops string
 }
 
 // String names the source the way sfdbg prints it: "sframe FDE 12 FRE 3",
@@ -104,6 +108,10 @@ func (s Source) String() string {
 		b = append(b, ')')
 	case MethodFP:
 		return "fp chain"
+	case MethodEHABI:
+		b = append(b, s.Section...)
+		b = append(b, " entry 0x"...)
+		b = strconv.AppendUint(b, uint64(s.FDE), 16)
 	default:
 		return ""
 	}
