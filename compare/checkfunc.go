@@ -334,13 +334,13 @@ func ruleText(r frames.Row) string {
 func ruleTextRegs(r frames.Row) string {
 	a := r.Src.Arch
 	s := ruleText(r)
-	for _, o := range r.Other {
-		name := "r" + strconv.Itoa(int(o.Reg))
+	r.Other.Each(func(reg rule.Reg, ru rule.Rule) {
+		name := "r" + strconv.Itoa(int(reg))
 		if a != nil {
-			name = a.RegName(o.Reg)
+			name = a.RegName(reg)
 		}
-		s += " " + name + "=" + frames.RuleStringFor(a, o.Rule)
-	}
+		s += " " + name + "=" + frames.RuleStringFor(a, ru)
+	})
 	if r.Src.Ops != "" {
 		s += " [" + r.Src.Ops + "]"
 	}

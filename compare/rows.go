@@ -48,18 +48,20 @@ func (d RowDiff) Kinds() []Kind {
 // CFA, RA and FP differently (Row.Other): a register one row saves and
 // the other does not, or saves elsewhere.
 func DiffRegs(a, b frames.Row) bool {
-	i, j := 0, 0
-	for i < len(a.Other) || j < len(b.Other) {
-		switch {
-		case j == len(b.Other) || i < len(a.Other) && a.Other[i].Reg < b.Other[j].Reg:
-			return true
-		case i == len(a.Other) || b.Other[j].Reg < a.Other[i].Reg:
+	type rr struct {
+		reg rule.Reg
+		r   rule.Rule
+	}
+	var x, y []rr
+	a.Other.Each(func(reg rule.Reg, r rule.Rule) { x = append(x, rr{reg, r}) })
+	b.Other.Each(func(reg rule.Reg, r rule.Rule) { y = append(y, rr{reg, r}) })
+	if len(x) != len(y) {
+		return true
+	}
+	for i := range x { // both sorted by register
+		if x[i].reg != y[i].reg || !valueRuleEqual(x[i].r, y[i].r) {
 			return true
 		}
-		if !valueRuleEqual(a.Other[i].Rule, b.Other[j].Rule) {
-			return true
-		}
-		i, j = i+1, j+1
 	}
 	return false
 }

@@ -3,9 +3,9 @@ package frames
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
+	"github.com/sfdbg/sfdbg/frames/cfi"
 	"github.com/sfdbg/sfdbg/frames/ehabi"
 	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
@@ -136,7 +136,7 @@ loop:
 		}
 		return rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: s.off - off}, nil
 	}
-	var other []RegRule
+	var other []cfi.RegRule
 	for r := range saved {
 		ru, err := at(r)
 		if err != nil {
@@ -149,16 +149,15 @@ loop:
 			if _, pc := saved[armPC]; !pc {
 				row.RA = ru
 			} else {
-				other = append(other, RegRule{Reg: r, Rule: ru})
+				other = append(other, cfi.RegRule{Reg: r, Rule: ru})
 			}
 		case a.FP:
 			row.FP = ru
 		default:
-			other = append(other, RegRule{Reg: r, Rule: ru})
+			other = append(other, cfi.RegRule{Reg: r, Rule: ru})
 		}
 	}
-	sort.Slice(other, func(i, j int) bool { return other[i].Reg < other[j].Reg })
-	row.Other = other
+	row.Other = NewOtherRules(other, armPC, a.FP)
 	return row, nil
 }
 

@@ -3,8 +3,10 @@ package frames
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 	"testing"
 
+	"github.com/sfdbg/sfdbg/frames/cfi"
 	"github.com/sfdbg/sfdbg/frames/ehabi"
 	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
@@ -45,23 +47,23 @@ func TestEHABIRowIsTheStateAfterTheOpcodes(t *testing.T) {
 		words     []uint32
 		cfa, ra   rule.Rule
 		fp        rule.Rule
-		other     []RegRule
+		other     []cfi.RegRule
 		wantNoRow bool
 		wantErr   bool
 	}{
 		{"vsp += 48; vsp += 256; pop {r4, r14}", []uint32{0x81010b3f, 0xa8b0b0b0},
-			sp(13, 312), at(-4), same, []RegRule{{4, at(-8)}}, false, false},
+			sp(13, 312), at(-4), same, []cfi.RegRule{{Reg: 4, Rule: at(-8)}}, false, false},
 		{"nothing popped: the RA stays in lr", []uint32{0x8100b0b0},
 			sp(13, 0), same, same, nil, false, false},
 		{"vsp = r7; pop {r4, r5, r7, r14}", []uint32{0x81019784, 0x0bb0b0b0},
-			sp(7, 16), at(-4), same, []RegRule{{4, at(-16)}, {5, at(-12)}, {7, at(-8)}}, false, false},
+			sp(7, 16), at(-4), same, []cfi.RegRule{{Reg: 4, Rule: at(-16)}, {Reg: 5, Rule: at(-12)}, {Reg: 7, Rule: at(-8)}}, false, false},
 		{"pop {r11, r15}: RA is where pc was popped, FP is r11", []uint32{0x81018880, 0xb0b0b0b0},
 			sp(13, 8), at(-4), at(-8), nil, false, false},
 		{"pop {D8-D9} (VPUSH form) then {r4, r14}", []uint32{0x8101c981, 0xa8b0b0b0},
-			sp(13, 24), at(-4), same, []RegRule{{4, at(-8)}, {arch.ARMS0 + 16, at(-24)}, {arch.ARMS0 + 17, at(-20)},
-				{arch.ARMS0 + 18, at(-16)}, {arch.ARMS0 + 19, at(-12)}}, false, false},
+			sp(13, 24), at(-4), same, []cfi.RegRule{{Reg: 4, Rule: at(-8)}, {Reg: arch.ARMS0 + 16, Rule: at(-24)}, {Reg: arch.ARMS0 + 17, Rule: at(-20)},
+				{Reg: arch.ARMS0 + 18, Rule: at(-16)}, {Reg: arch.ARMS0 + 19, Rule: at(-12)}}, false, false},
 		{"FSTMFDX pop {D8} has a pad word", []uint32{0x8100b8b0},
-			sp(13, 12), same, same, []RegRule{{arch.ARMS0 + 16, at(-12)}, {arch.ARMS0 + 17, at(-8)}}, false, false},
+			sp(13, 12), same, same, []cfi.RegRule{{Reg: arch.ARMS0 + 16, Rule: at(-12)}, {Reg: arch.ARMS0 + 17, Rule: at(-8)}}, false, false},
 		{"pop r13 (a signal restorer's) is no row", []uint32{0x81008fff},
 			rule.Rule{}, rule.Rule{}, rule.Rule{}, nil, true, true},
 		{"reserved 0x9d is an error", []uint32{0x81009db0},
@@ -85,13 +87,10 @@ func TestEHABIRowIsTheStateAfterTheOpcodes(t *testing.T) {
 			if row.CFA != tc.cfa || row.RA != tc.ra || row.FP != tc.fp {
 				t.Errorf("CFA %v RA %v FP %v, want %v %v %v (ops %s)", row.CFA, row.RA, row.FP, tc.cfa, tc.ra, tc.fp, EHABIOpsText(u))
 			}
-			if len(row.Other) != len(tc.other) {
-				t.Fatalf("other %v, want %v", row.Other, tc.other)
-			}
-			for i := range tc.other {
-				if row.Other[i] != tc.other[i] {
-					t.Errorf("other[%d] %v, want %v", i, row.Other[i], tc.other[i])
-				}
+			var other []cfi.RegRule
+			row.Other.Each(func(reg rule.Reg, r rule.Rule) { other = append(other, cfi.RegRule{Reg: reg, Rule: r}) })
+			if !slices.Equal(other, tc.other) {
+				t.Errorf("other %v, want %v", other, tc.other)
 			}
 		})
 	}

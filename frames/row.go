@@ -24,6 +24,13 @@ type OtherRules struct {
 	ra, fp rule.Reg
 }
 
+// NewOtherRules returns the rules of other registers for a row that is
+// not DWARF CFI's (an EHABI entry's pops), ra and fp being the registers
+// whose rules are the row's RA and FP.
+func NewOtherRules(rules []cfi.RegRule, ra, fp rule.Reg) OtherRules {
+	return OtherRules{regs: cfi.NewRegSet(rules), ra: ra, fp: fp}
+}
+
 // each calls fn with every register and its rule, in no particular
 // order, with the DWARF expressions a plain rule can say made plain
 // (cfi.Simplify). It allocates nothing.
