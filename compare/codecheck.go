@@ -278,6 +278,12 @@ func (j *codeJudge) judge(pc, next uint64, si, ci int) {
 		j.notJudged(pc, "a signal trampoline: the kernel enters it, not a call")
 		return
 	}
+	if why := untracked(j.arch, j.ref.rows[ci].CFA); why != "" {
+		j.flush()
+		j.checked++
+		j.notJudged(pc, why)
+		return
+	}
 	st := j.rows.At(pc)
 	if !st.Known {
 		j.flush()
@@ -301,6 +307,26 @@ func (j *codeJudge) judge(pc, next uint64, si, ci int) {
 	}
 	j.flush()
 	j.cur = codeRun{start: pc, end: next, n: 1, key: k, st: st}
+}
+
+// untracked says why a table's CFA rule t cannot be judged against the
+// code: it is based on a register other than SP and FP (a DRAP register:
+// gcc's realigning prologue keeps the CFA in r10; glibc's __longjmp in
+// rdi), or it is a DWARF expression (the DRAP's saved copy, *(rbp-8)),
+// neither of which the code oracle follows. "" when it can be judged.
+func untracked(a *arch.Arch, t rule.Rule) string {
+	if a == nil {
+		return ""
+	}
+	switch t.Kind {
+	case rule.ValOffset:
+		if t.Reg != a.SP && t.Reg != a.FP && t.Reg != rule.CFA {
+			return fmt.Sprintf("the tables' CFA is based on %s, which the code oracle does not follow (a DRAP register)", frames.RuleStringFor(a, rule.Rule{Kind: rule.Register, Reg: t.Reg}))
+		}
+	case rule.Expression, rule.ValExpression:
+		return "the tables' CFA is a DWARF expression, which the code oracle does not follow"
+	}
+	return ""
 }
 
 // notJudged counts an instruction the oracle did not judge, by reason.
@@ -478,9 +504,7 @@ func (c *checker) judgeCFIOnly(fn fnRef, r Range, cfiRows []frames.Row) {
 	}
 	var insts []uint64
 	ok := false
-	if c.arch == arch.AMD64Arch {
-		insts, ok = c.x86Boundaries(r.Start, r.End, nil)
-	}
+	insts, ok = c.instBoundaries(r.Start, r.End, nil)
 	if !ok {
 		insts = insts[:0]
 		for _, row := range cfiRows {

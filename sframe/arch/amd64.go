@@ -38,6 +38,7 @@ var amd64Names = [...]string{"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "r
 // 8, uc_link 8, uc_stack 24) holds r8-r15, rdi, rsi, rbp, rbx, rdx, rax,
 // rcx, rsp, rip.
 var AMD64Arch = &Arch{
+	Decoder:   X86{},
 	Name:      "x86-64",
 	Machine:   elf.EM_X86_64,
 	ByteOrder: binary.LittleEndian,

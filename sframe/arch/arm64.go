@@ -65,6 +65,7 @@ func newARM64(order binary.ByteOrder) *Arch {
 	slots = append(slots, arm64SP, arm64PC)
 	same := rule.Rule{Kind: rule.SameValue, Reg: rule.CFA}
 	return &Arch{
+		Decoder:   ARM64{},
 		Name:      "aarch64",
 		Machine:   elf.EM_AARCH64,
 		ByteOrder: order,

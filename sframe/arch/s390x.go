@@ -82,6 +82,7 @@ func newS390X() *Arch {
 	}
 	same := rule.Rule{Kind: rule.SameValue, Reg: rule.CFA}
 	return &Arch{
+		Decoder:   S390X{},
 		Name:      "s390x",
 		Machine:   elf.EM_S390,
 		ByteOrder: binary.BigEndian,

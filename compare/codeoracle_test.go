@@ -1,0 +1,92 @@
+package compare
+
+import (
+	"strings"
+	"testing"
+)
+
+// oracleFindings checks path with the frames/code oracle and returns its
+// code-* findings by kind.
+func oracleFindings(t *testing.T, path string) (*FileReport, map[Kind][]Finding) {
+	t.Helper()
+	rep, err := CheckFile(path, CheckOptions{Code: FramesCode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[Kind][]Finding{}
+	for _, f := range codeFindings(rep) {
+		by[f.Kind] = append(by[f.Kind], f)
+	}
+	return rep, by
+}
+
+func TestCodeOracleFindsNothingOnCompiledFixtures(t *testing.T) {
+	for _, name := range []string{"deep-v3-O0", "deep-v3-O2", "deep-cet-v3-O0", "deep-cet-v3-O2", "cet-v3", "noreturn-v3-O2", "inline-v3-O2", "tailcall-v3-O2", "clones-v3-O2", "pltgot-v3", "sqlite-v3"} {
+		t.Run(name, func(t *testing.T) {
+			rep, by := oracleFindings(t, fixture(t, name))
+			for _, k := range []Kind{KindCodeCFA, KindCodeRA, KindCodeFP, KindCodeState} {
+				for i, f := range by[k] {
+					if i < 3 {
+						t.Errorf("%s: %s", k, f.Message)
+					}
+				}
+			}
+			if rep.Summary.Code == nil || rep.Summary.Code.Judged == 0 {
+				t.Errorf("nothing judged: %+v", rep.Summary.Code)
+			}
+		})
+	}
+}
+
+// GCC's last epilogue pops %rbp and writes no .cfi_restore: the tables
+// keep FP=c-16 until the return, which is right (the slot is intact, at or
+// above SP). sqlite-v3 had 5,299 code-fp there.
+func TestCodeOracleFinalEpiloguePopIsBothPlaces(t *testing.T) {
+	_, by := oracleFindings(t, fixture(t, "sqlite-v3"))
+	if n := len(by[KindCodeFP]); n > 0 {
+		t.Errorf("%d code-fp, first: %s", n, by[KindCodeFP][0].Message)
+	}
+}
+
+// GCC's cold partitions (foo.cold) start from the state at the hot part's
+// jumps, and those jumps are not tail calls.
+func TestCodeOracleColdPartitions(t *testing.T) {
+	rep, by := oracleFindings(t, fixture(t, "sqlite-v3"))
+	for _, k := range []Kind{KindCodeCFA, KindCodeState} {
+		if n := len(by[k]); n > 0 {
+			t.Errorf("%d %s, first: %s", n, k, by[k][0].Message)
+		}
+	}
+	cold := 0
+	for _, f := range by[KindCodeUnknown] {
+		if strings.Contains(f.Function, ".cold") {
+			cold++
+		}
+	}
+	// sqlite3Pragma.cold is entered through a jump table only.
+	if cold > 1 {
+		t.Errorf("%d cold parts not followed entirely", cold)
+	}
+	if rep.Summary.Code.Share < 0.95 {
+		t.Errorf("judged share %.3f", rep.Summary.Code.Share)
+	}
+}
+
+// gcc's DRAP prologue (features-v3 flex_drap) bases the CFA on r10, which
+// the code's state does not follow: not judged (code-unknown), not a
+// code-cfa.
+func TestCodeOracleDRAP(t *testing.T) {
+	_, by := oracleFindings(t, fixture(t, "features-v3"))
+	for _, k := range []Kind{KindCodeCFA, KindCodeRA, KindCodeFP, KindCodeState} {
+		for _, f := range by[k] {
+			t.Errorf("%s: %s", k, f.Message)
+		}
+	}
+	found := false
+	for _, f := range by[KindCodeUnknown] {
+		found = found || f.Function == "flex_drap" && strings.Contains(f.Message, "r10")
+	}
+	if !found {
+		t.Errorf("no code-unknown naming r10 in flex_drap: %v", by[KindCodeUnknown])
+	}
+}
