@@ -410,11 +410,15 @@ func (c *checker) x86Boundaries(start, end uint64, buf []uint64) (b []uint64, ok
 // the bytes are not in an executable section, an instruction does not
 // decode, or the machine has no decoder.
 func (c *checker) instBoundaries(start, end uint64, buf []uint64) (b []uint64, ok bool) {
-	if c.arch == arch.AMD64Arch {
+	a := c.arch
+	if a == nil && c.sec != nil {
+		a = frames.SFrameArch(c.sec.ABI)
+	}
+	if a == arch.AMD64Arch {
 		return c.x86Boundaries(start, end, buf)
 	}
 	b = buf[:0]
-	if c.arch == nil || c.arch.Decoder == nil {
+	if a == nil || a.Decoder == nil {
 		return b, false
 	}
 	data, ok := c.funcCode(start, end)
@@ -424,7 +428,7 @@ func (c *checker) instBoundaries(start, end uint64, buf []uint64) (b []uint64, o
 	var in arch.Inst
 	for off := 0; off < len(data); {
 		b = append(b, start+uint64(off))
-		if err := c.arch.Decoder.Decode(data[off:], start+uint64(off), &in); err != nil || in.Len <= 0 {
+		if err := a.Decoder.Decode(data[off:], start+uint64(off), &in); err != nil || in.Len <= 0 {
 			return b, false
 		}
 		off += int(in.Len)
