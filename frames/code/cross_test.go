@@ -142,6 +142,15 @@ func TestExtraProgram(t *testing.T) {
 			t.Fatalf("bad item %q", item)
 		}
 		p := loadProgram(t, path)
+		if a == amd64 {
+			r := analyzeProgram(t, p, true)
+			t.Logf("%s: %d functions, %d instructions (%d unreached nops), %d judged (%.1f%%); findings %v; %d disagreements in %d functions",
+				path, r.funcs, r.swept, r.padding, r.judged, 100*float64(r.judged)/float64(r.swept-r.padding), r.findings, len(r.dis), r.disFuncs)
+			for _, e := range r.examples {
+				t.Log(e)
+			}
+			continue
+		}
 		var r result
 		r.findings = map[Kind]int{}
 		for round := 0; round < 4; round++ {
