@@ -231,12 +231,23 @@ func (r *funcRows) At(pc uint64) CodeState {
 
 // alt returns the other right rule for the caller's value of reg whose
 // rule in the code's row is cur: a register loaded back from a slot that
-// is still intact (code.State.SavedAt) is both in its register and in
-// that slot, so a table may name either (GCC's last epilogue keeps
+// is still intact (code.State.SavedAt), or copied to another register
+// (code.State.CopiedTo), is in both places, so a table may name either (GCC's last epilogue keeps
 // FP=c-16 after pop %rbp: it writes no .cfi_restore there).
 func alt(a *arch.Arch, st code.State, reg rule.Reg, cur rule.Rule) rule.Rule {
 	if !st.InRegister(a, reg) {
 		return rule.Rule{}
+	}
+	if r, ok := st.CopiedTo(a, reg); ok {
+		// A copy in another register (s390x: ldgr %f0,%r14 keeps the RA
+		// in f0 and in r14).
+		if cur.Kind == rule.Register {
+			if reg == a.RA {
+				return a.Entry.RA
+			}
+			return rule.Rule{Kind: rule.SameValue, Reg: rule.CFA}
+		}
+		return rule.Rule{Kind: rule.Register, Reg: r}
 	}
 	k, ok := st.SavedAt(a, reg)
 	if !ok {
