@@ -40,6 +40,9 @@ func FramesCode(m *frames.Module) (CodeFuncs, error) {
 		return nil, err
 	}
 	o := &fileOracle{m: m, a: a, layout: layout}
+	// One function's rows at a time (CodeFuncs): their buffers serve the
+	// next function.
+	rows := &funcRows{}
 	return func(text []byte, start uint64) CodeRows {
 		op := code.Options{NoReturn: o.noReturn}
 		if a == arch.AMD64Arch {
@@ -59,7 +62,8 @@ func FramesCode(m *frames.Module) (CodeFuncs, error) {
 			return notFollowed("a cold part whose hot part is not known")
 		}
 		fn := code.Analyze(a, text, start, &op)
-		return newFuncRows(fn, a, text)
+		rows.reset(fn, a, text)
+		return rows
 	}, nil
 }
 
@@ -197,36 +201,61 @@ type funcRows struct {
 	a     *arch.Arch
 	text  []byte
 	notes []CodeNote
+	// next is the index in f.Insts after the last one At found: check
+	// asks in address order, so most lookups need no search.
+	next int
+	// states caches At's answer per state of f (f.States), made on first
+	// use: Row and the alternative rules are derived once per state.
+	states []CodeState
+	made   []bool
 }
 
-func newFuncRows(fn *code.Func, a *arch.Arch, text []byte) *funcRows {
-	r := &funcRows{f: fn, a: a, text: text}
+// reset makes r the rows of fn, analyzed from text on a, reusing r's
+// buffers.
+func (r *funcRows) reset(fn *code.Func, a *arch.Arch, text []byte) {
+	r.f, r.a, r.text, r.next = fn, a, text, 0
+	r.notes = r.notes[:0]
+	n := len(fn.States)
+	if cap(r.states) < n {
+		r.states, r.made = make([]CodeState, n), make([]bool, n)
+	}
+	r.states, r.made = r.states[:n], r.made[:n]
+	clear(r.made)
 	for _, fd := range fn.Findings {
 		switch fd.Kind {
 		case code.KindState, code.KindRet, code.KindTailCall:
 			r.notes = append(r.notes, CodeNote{PC: fd.PC, Message: fn.Describe(fd)})
 		}
 	}
-	return r
 }
 
 // At gives the code's state before the instruction at pc (CodeRows).
 func (r *funcRows) At(pc uint64) CodeState {
-	i := r.f.Index(pc)
+	i := -1
+	if k := r.next; k < len(r.f.Insts) && r.f.Start+uint64(r.f.Insts[k].Off) == pc {
+		i = k
+	} else {
+		i = r.f.Index(pc)
+	}
 	if i < 0 {
 		if r.padding(pc) {
 			return CodeState{Padding: true}
 		}
 		return CodeState{Why: "not reached from the entry"}
 	}
-	st, why, ok := r.f.StateAt(pc)
-	if !ok {
-		return CodeState{Why: why}
+	r.next = i + 1
+	id := r.f.Insts[i].State
+	if id < 0 {
+		return CodeState{Why: r.f.Reasons[-1-id]}
 	}
-	cs := CodeState{Row: st.Row(r.a), Known: true, ID: int(r.f.Insts[i].State)}
-	cs.AltRA = alt(r.a, st, r.a.RA, cs.Row.RA)
-	cs.AltFP = alt(r.a, st, r.a.FP, cs.Row.FP)
-	return cs
+	if !r.made[id] {
+		st := r.f.States[id]
+		cs := CodeState{Row: st.Row(r.a), Known: true, ID: int(id)}
+		cs.AltRA = alt(r.a, st, r.a.RA, cs.Row.RA)
+		cs.AltFP = alt(r.a, st, r.a.FP, cs.Row.FP)
+		r.states[id], r.made[id] = cs, true
+	}
+	return r.states[id]
 }
 
 // alt returns the other right rule for the caller's value of reg whose
