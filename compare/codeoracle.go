@@ -95,7 +95,16 @@ func (p *partition) within(target uint64) bool {
 	}
 	name, _, ok := p.m.FuncName(target)
 	hot, cold := coldName(name)
-	return ok && cold && hot == p.name
+	if !ok || !cold {
+		return false
+	}
+	if hot == p.name {
+		return true
+	}
+	// The two parts may be named by different aliases
+	// (__GI___printf_fp_l.cold of __printf_fp_l).
+	a, _, ok := p.m.LookupSymbol(hot)
+	return ok && a == p.hot.Start
 }
 
 // coldName returns the hot part's name of a cold part's symbol name.
@@ -128,9 +137,8 @@ func (o *fileOracle) partition(start, end uint64) *partition {
 		}
 		return &partition{name: hot, hot: Range{a, a + size}, cold: Range{start, end}}
 	}
-	if _, _, ok := o.m.LookupSymbol(name + ".cold"); !ok {
-		return nil
-	}
+	// Any jump out of it may enter a cold part of it (whose name may
+	// use another alias of it): within asks the symbols.
 	return &partition{name: name, hot: Range{start, end}, m: o.m}
 }
 

@@ -148,3 +148,15 @@ func cpuSeconds() float64 {
 	}
 	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
 }
+
+// A cold part may be named after another alias of its hot part
+// (glibc: __pthread_create_2_1.cold of __pthread_create): the hot part's
+// jumps into it are not tail calls.
+func TestCodeOracleColdPartAliases(t *testing.T) {
+	_, by := oracleFindings(t, fixture(t, "sortcrash-v3"))
+	for _, f := range by[KindCodeState] {
+		if strings.Contains(f.Message, "tail call") {
+			t.Errorf("%s: %s", f.Function, f.Message)
+		}
+	}
+}
