@@ -63,6 +63,7 @@ func FramesCode(m *frames.Module) (CodeFuncs, error) {
 		}
 		fn := code.Analyze(a, text, start, &op)
 		rows.reset(fn, a, text)
+		rows.jumps = len(op.Entries) > 0
 		return rows
 	}, nil
 }
@@ -216,6 +217,7 @@ type funcRows struct {
 	// use: Row and the alternative rules are derived once per state.
 	states []CodeState
 	made   []bool
+	jumps  bool // EnteredByJumps
 }
 
 // reset makes r the rows of fn, analyzed from text on a, reusing r's
@@ -313,6 +315,10 @@ func (r *funcRows) padding(pc uint64) bool {
 	t := r.a.Decoder.Text(r.text[off:], pc)
 	return strings.HasPrefix(t, "nop") || strings.HasPrefix(t, "bcr\t0,") || strings.HasPrefix(t, "bcr 0,")
 }
+
+// EnteredByJumps reports whether the walk started from the states at the
+// jumps into the function (a cold part), not from a call's.
+func (r *funcRows) EnteredByJumps() bool { return r.jumps }
 
 // CFAVia gives CFA - reg before the instruction at pc, where the code
 // knows it (CodeRows).

@@ -160,3 +160,17 @@ func TestCodeOracleColdPartAliases(t *testing.T) {
 		}
 	}
 }
+
+// glibc's _dl_runtime_resolve_* and _dl_runtime_profile_* are entered
+// from PLT0 by a jump with two words pushed (CFI: CFA=rsp+24 at their
+// first instruction): not judged from a call's state.
+func TestCodeOracleTrampolineEntry(t *testing.T) {
+	_, by := oracleFindings(t, fixture(t, "sortcrash-v3"))
+	for _, k := range []Kind{KindCodeCFA, KindCodeRA, KindCodeFP, KindCodeState} {
+		for _, f := range by[k] {
+			if strings.HasPrefix(f.Function, "_dl_runtime_") {
+				t.Errorf("%s: %s", k, f.Message)
+			}
+		}
+	}
+}
