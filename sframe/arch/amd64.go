@@ -38,7 +38,6 @@ var amd64Names = [...]string{"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "r
 // 8, uc_link 8, uc_stack 24) holds r8-r15, rdi, rsi, rbp, rbx, rdx, rax,
 // rcx, rsp, rip.
 var AMD64Arch = &Arch{
-	Decoder:   X86{},
 	Name:      "x86-64",
 	Machine:   elf.EM_X86_64,
 	ByteOrder: binary.LittleEndian,
@@ -52,6 +51,7 @@ var AMD64Arch = &Arch{
 		FP:  rule.Rule{Kind: rule.SameValue, Reg: rule.CFA},
 	},
 	RegNames: namesOf(amd64Names[:], 0),
+	Decoder:  X86{},
 	// psABI table 4.10.
 	Relocs: map[uint32]Reloc{
 		uint32(elf.R_X86_64_NONE): {0, false},
