@@ -122,7 +122,8 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 		}
 	}
 	if sec == nil {
-		// No SFrame: CFI alone is judged against the code.
+		// No SFrame: CFI alone is judged against the code; without CFI
+		// either, there is nothing to check.
 		if err := c.runCFIOnly(); err != nil {
 			return fail(fmt.Errorf("%s: %w", name, err))
 		}
@@ -143,16 +144,15 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 
 // runCFIOnly judges the CFI of a file without SFrame against the code
 // (CheckOptions.Code), every CFI FDE but the PLT's (judgeCFIOnly); the
-// report has NoSFrame set and no Err.
+// report has NoSFrame set and no Err. Without CFI it fails (wrapping
+// sframe.ErrNoSection): nothing to check.
 func (c *checker) runCFIOnly() error {
 	cfiRanges, err := c.cfi.FDERanges()
 	if err != nil && !errors.Is(err, frames.ErrUnsupportedCFI) && !errors.Is(err, frames.ErrNoCFI) {
 		return fmt.Errorf("reading CFI: %w", err)
 	}
 	if err != nil || len(cfiRanges) == 0 {
-		c.addFileWide(Finding{Kind: KindNoCFI, Message: "the file has no SFrame and no usable CFI: nothing to judge against the code"})
-		c.codeSummary()
-		return nil
+		return fmt.Errorf("%w, and no usable CFI to judge against the code", sframe.ErrNoSection)
 	}
 	sort.Slice(cfiRanges, func(i, j int) bool { return cfiRanges[i].Start < cfiRanges[j].Start })
 	sum := &c.rep.Summary

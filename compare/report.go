@@ -196,6 +196,8 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 	}
 	if r.Format == FormatCTFFrame {
 		fmt.Fprintf(w, "%s: CTF Frame (.ctf_frame, the pre-release SFrame v1), %s\n", r.File, r.ABI)
+	} else if r.NoSFrame {
+		fmt.Fprintf(w, "%s: no SFrame; CFI judged against the machine code\n", r.File)
 	} else {
 		fmt.Fprintf(w, "%s: SFrame v%d, %s\n", r.File, r.Version, r.ABI)
 	}
@@ -272,6 +274,8 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 			colour = "31"
 		}
 		fmt.Fprintf(w, "  result: %d disagreements, %s\n", n, st.paint(colour, fmt.Sprintf("%d failing", fail)))
+	} else if r.NoSFrame {
+		fmt.Fprintf(w, "  result: %s\n", st.paint("32", "CFI agrees with the code wherever the code oracle judged it"))
 	} else if !compared {
 		fmt.Fprintf(w, "  result: %s\n", st.paint("33", "SFrame valid, not compared with CFI"))
 	} else {
