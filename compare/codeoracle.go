@@ -73,6 +73,8 @@ type fileOracle struct {
 	m      *frames.Module
 	a      *arch.Arch
 	layout *elfobj.Layout
+	// dead memoizes noReturn's walks by target.
+	dead map[uint64]bool
 }
 
 // partition is a function split by the compiler into a hot part (foo) and
@@ -165,8 +167,26 @@ func (o *fileOracle) coldEntries(p *partition, start, end uint64) []code.Exit {
 }
 
 // noReturn reports whether the function called at target is known not to
-// return (code.NoReturnNames), by its symbol or PLT name.
+// return: by its symbol or PLT name (code.NoReturnNames), or because no
+// path of its own code returns (code.Func.Returns, objtool's
+// dead_end_function: glibc's malloc_printerr), for a function of at most
+// maxNoReturnSize bytes, followed at most maxNoReturnDepth calls deep;
+// each target is decided once.
 func (o *fileOracle) noReturn(target uint64) bool {
+	return o.noReturnAt(target, 0)
+}
+
+// maxNoReturnSize and maxNoReturnDepth bound the walks noReturn makes of
+// called functions: small ones (error reporters), a few calls deep.
+const (
+	maxNoReturnSize  = 512
+	maxNoReturnDepth = 3
+)
+
+func (o *fileOracle) noReturnAt(target uint64, depth int) bool {
+	if v, ok := o.dead[target]; ok {
+		return v
+	}
 	name, off, ok := o.m.FuncName(target)
 	if !ok || off != 0 {
 		return false
@@ -174,7 +194,28 @@ func (o *fileOracle) noReturn(target uint64) bool {
 	if i := strings.IndexByte(name, '@'); i >= 0 {
 		name = name[:i]
 	}
-	return code.NoReturnNames[name]
+	if code.NoReturnNames[name] {
+		return true
+	}
+	if depth >= maxNoReturnDepth {
+		return false
+	}
+	if o.dead == nil {
+		o.dead = map[uint64]bool{}
+	}
+	o.dead[target] = false // while it is walked: a recursive call returns
+	_, size, ok := o.m.LookupSymbol(name)
+	if !ok || size == 0 || size > maxNoReturnSize {
+		return false
+	}
+	text, err := o.readErr(target, int(size))
+	if err != nil {
+		return false
+	}
+	op := code.Options{NoReturn: func(t uint64) bool { return o.noReturnAt(t, depth+1) }}
+	fn := code.Analyze(o.a, text, target, &op)
+	o.dead[target] = !fn.Returns
+	return !fn.Returns
 }
 
 // maxOracleRead bounds one read of the file for the oracle (a function's
