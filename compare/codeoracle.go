@@ -61,7 +61,14 @@ func FramesCode(m *frames.Module) (CodeFuncs, error) {
 		} else if o.isCold(start) {
 			return notFollowed("a cold part whose hot part is not known")
 		}
-		fn := code.Analyze(a, text, start, &op)
+		fn := o.hot[start]
+		if fn != nil && fn.End == end {
+			// Walked already for its cold part's entries, with the
+			// same options.
+			delete(o.hot, start)
+		} else {
+			fn = code.Analyze(a, text, start, &op)
+		}
 		rows.reset(fn, a, text)
 		rows.jumps = len(op.Entries) > 0
 		return rows
@@ -75,6 +82,9 @@ type fileOracle struct {
 	layout *elfobj.Layout
 	// dead memoizes noReturn's walks by target.
 	dead map[uint64]bool
+	// hot holds the walks of hot parts made for their cold parts'
+	// entries (coldEntries), by start, until the hot part's own turn.
+	hot map[uint64]*code.Func
 }
 
 // partition is a function split by the compiler into a hot part (foo) and
@@ -148,15 +158,24 @@ func (o *fileOracle) partition(start, end uint64) *partition {
 // coldEntries analyzes the hot part of p and returns its jumps into
 // [start, end), the cold part, with their states.
 func (o *fileOracle) coldEntries(p *partition, start, end uint64) []code.Exit {
-	text, err := o.readErr(p.hot.Start, int(p.hot.End-p.hot.Start))
-	if err != nil {
-		return nil
+	fn := o.hot[p.hot.Start]
+	if fn == nil || fn.End != p.hot.End {
+		text, err := o.readErr(p.hot.Start, int(p.hot.End-p.hot.Start))
+		if err != nil {
+			return nil
+		}
+		// The options the hot part's own turn uses (its partition asks
+		// the symbols), so that it can reuse this walk.
+		op := code.Options{NoReturn: o.noReturn, Partition: (&partition{name: p.name, hot: p.hot, m: o.m}).within}
+		if o.a == arch.AMD64Arch {
+			op.JumpTable = code.X86JumpTables(text, p.hot.Start, o.read)
+		}
+		fn = code.Analyze(o.a, text, p.hot.Start, &op)
+		if o.hot == nil {
+			o.hot = map[uint64]*code.Func{}
+		}
+		o.hot[p.hot.Start] = fn
 	}
-	op := code.Options{NoReturn: o.noReturn, Partition: p.within}
-	if o.a == arch.AMD64Arch {
-		op.JumpTable = code.X86JumpTables(text, p.hot.Start, o.read)
-	}
-	fn := code.Analyze(o.a, text, p.hot.Start, &op)
 	var ex []code.Exit
 	for _, e := range fn.Exits {
 		if e.Target >= start && e.Target < end {
