@@ -206,21 +206,23 @@ func (o *fileOracle) noReturnAt(target uint64, depth int) bool {
 	if v, ok := o.dead[target]; ok {
 		return v
 	}
+	if o.dead == nil {
+		o.dead = map[uint64]bool{}
+	}
 	name, off, ok := o.m.FuncName(target)
 	if !ok || off != 0 {
+		o.dead[target] = false
 		return false
 	}
 	if i := strings.IndexByte(name, '@'); i >= 0 {
 		name = name[:i]
 	}
 	if code.NoReturnNames[name] {
+		o.dead[target] = true
 		return true
 	}
 	if depth >= maxNoReturnDepth {
-		return false
-	}
-	if o.dead == nil {
-		o.dead = map[uint64]bool{}
+		return false // not memoized: a shallower walk may decide it
 	}
 	o.dead[target] = false // while it is walked: a recursive call returns
 	_, size, ok := o.m.LookupSymbol(name)
