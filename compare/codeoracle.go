@@ -61,7 +61,14 @@ func FramesCode(m *frames.Module) (CodeFuncs, error) {
 		} else if o.isCold(start) {
 			return notFollowed("a cold part whose hot part is not known")
 		}
-		fn := code.Analyze(a, text, start, &op)
+		fn := o.hot[start]
+		if fn != nil && fn.End == end {
+			// Walked already for its cold part's entries, with the
+			// same options.
+			delete(o.hot, start)
+		} else {
+			fn = code.Analyze(a, text, start, &op)
+		}
 		rows.reset(fn, a, text)
 		rows.jumps = len(op.Entries) > 0
 		return rows
@@ -73,6 +80,11 @@ type fileOracle struct {
 	m      *frames.Module
 	a      *arch.Arch
 	layout *elfobj.Layout
+	// dead memoizes noReturn's walks by target.
+	dead map[uint64]bool
+	// hot holds the walks of hot parts made for their cold parts'
+	// entries (coldEntries), by start, until the hot part's own turn.
+	hot map[uint64]*code.Func
 }
 
 // partition is a function split by the compiler into a hot part (foo) and
@@ -146,15 +158,24 @@ func (o *fileOracle) partition(start, end uint64) *partition {
 // coldEntries analyzes the hot part of p and returns its jumps into
 // [start, end), the cold part, with their states.
 func (o *fileOracle) coldEntries(p *partition, start, end uint64) []code.Exit {
-	text, err := o.readErr(p.hot.Start, int(p.hot.End-p.hot.Start))
-	if err != nil {
-		return nil
+	fn := o.hot[p.hot.Start]
+	if fn == nil || fn.End != p.hot.End {
+		text, err := o.readErr(p.hot.Start, int(p.hot.End-p.hot.Start))
+		if err != nil {
+			return nil
+		}
+		// The options the hot part's own turn uses (its partition asks
+		// the symbols), so that it can reuse this walk.
+		op := code.Options{NoReturn: o.noReturn, Partition: (&partition{name: p.name, hot: p.hot, m: o.m}).within}
+		if o.a == arch.AMD64Arch {
+			op.JumpTable = code.X86JumpTables(text, p.hot.Start, o.read)
+		}
+		fn = code.Analyze(o.a, text, p.hot.Start, &op)
+		if o.hot == nil {
+			o.hot = map[uint64]*code.Func{}
+		}
+		o.hot[p.hot.Start] = fn
 	}
-	op := code.Options{NoReturn: o.noReturn, Partition: p.within}
-	if o.a == arch.AMD64Arch {
-		op.JumpTable = code.X86JumpTables(text, p.hot.Start, o.read)
-	}
-	fn := code.Analyze(o.a, text, p.hot.Start, &op)
 	var ex []code.Exit
 	for _, e := range fn.Exits {
 		if e.Target >= start && e.Target < end {
@@ -165,16 +186,57 @@ func (o *fileOracle) coldEntries(p *partition, start, end uint64) []code.Exit {
 }
 
 // noReturn reports whether the function called at target is known not to
-// return (code.NoReturnNames), by its symbol or PLT name.
+// return: by its symbol or PLT name (code.NoReturnNames), or because no
+// path of its own code returns (code.Func.Returns, objtool's
+// dead_end_function: glibc's malloc_printerr), for a function of at most
+// maxNoReturnSize bytes, followed at most maxNoReturnDepth calls deep;
+// each target is decided once.
 func (o *fileOracle) noReturn(target uint64) bool {
+	return o.noReturnAt(target, 0)
+}
+
+// maxNoReturnSize and maxNoReturnDepth bound the walks noReturn makes of
+// called functions: small ones (error reporters), a few calls deep.
+const (
+	maxNoReturnSize  = 512
+	maxNoReturnDepth = 3
+)
+
+func (o *fileOracle) noReturnAt(target uint64, depth int) bool {
+	if v, ok := o.dead[target]; ok {
+		return v
+	}
+	if o.dead == nil {
+		o.dead = map[uint64]bool{}
+	}
 	name, off, ok := o.m.FuncName(target)
 	if !ok || off != 0 {
+		o.dead[target] = false
 		return false
 	}
 	if i := strings.IndexByte(name, '@'); i >= 0 {
 		name = name[:i]
 	}
-	return code.NoReturnNames[name]
+	if code.NoReturnNames[name] {
+		o.dead[target] = true
+		return true
+	}
+	if depth >= maxNoReturnDepth {
+		return false // not memoized: a shallower walk may decide it
+	}
+	o.dead[target] = false // while it is walked: a recursive call returns
+	_, size, ok := o.m.LookupSymbol(name)
+	if !ok || size == 0 || size > maxNoReturnSize {
+		return false
+	}
+	text, err := o.readErr(target, int(size))
+	if err != nil {
+		return false
+	}
+	op := code.Options{NoReturn: func(t uint64) bool { return o.noReturnAt(t, depth+1) }}
+	fn := code.Analyze(o.a, text, target, &op)
+	o.dead[target] = !fn.Returns
+	return !fn.Returns
 }
 
 // maxOracleRead bounds one read of the file for the oracle (a function's

@@ -174,3 +174,17 @@ func TestCodeOracleTrampolineEntry(t *testing.T) {
 		}
 	}
 }
+
+// A call to a function none of whose paths returns (glibc's static
+// malloc_printerr, not in code.NoReturnNames) ends the path: the code
+// after it in _int_malloc is entered only by its own jumps.
+func TestCodeOracleDeadEndCallees(t *testing.T) {
+	_, by := oracleFindings(t, fixture(t, "sortcrash-v3"))
+	for _, k := range []Kind{KindCodeCFA, KindCodeFP, KindCodeState} {
+		for _, f := range by[k] {
+			if f.Function == "_int_malloc" {
+				t.Errorf("%s: %s", k, f.Message)
+			}
+		}
+	}
+}
