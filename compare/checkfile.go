@@ -109,9 +109,10 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 	sec, err := m.SFrame()
 	if err != nil {
 		rep.NoSFrame = errors.Is(err, sframe.ErrNoSection)
-		return fail(fmt.Errorf("%s: %w", name, err))
+		if !rep.NoSFrame || opts.Code == nil {
+			return fail(fmt.Errorf("%s: %w", name, err))
+		}
 	}
-	rep.Version, rep.ABI = int(sec.Version), sec.ABI.String()
 	c := &checker{name: m.Name, f: f, layout: layout, arch: a, sec: sec, rep: rep, cfi: opts.CFI, sym: opts.Symbolize}
 	if c.cfi == nil {
 		c.cfi = &moduleCFI{m: m}
@@ -127,6 +128,15 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 			c.text = append(c.text, textRange{addr: layout.Addr(i), size: s.Size, r: s})
 		}
 	}
+	if sec == nil {
+		// No SFrame: CFI alone is judged against the code; without CFI
+		// either, there is nothing to check.
+		if err := c.runCFIOnly(); err != nil {
+			return fail(fmt.Errorf("%s: %w", name, err))
+		}
+		return rep, nil
+	}
+	rep.Version, rep.ABI = int(sec.Version), sec.ABI.String()
 	if err := c.run(); err != nil {
 		return fail(fmt.Errorf("%s: %w", name, err))
 	}
@@ -137,6 +147,39 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 	rep.Producers = prod.names()
 	markKnown(rep, prod, c.arch)
 	return rep, nil
+}
+
+// runCFIOnly judges the CFI of a file without SFrame against the code
+// (CheckOptions.Code), every CFI FDE but the PLT's (judgeCFIOnly); the
+// report has NoSFrame set and no Err. Without CFI it fails (wrapping
+// sframe.ErrNoSection): nothing to check.
+func (c *checker) runCFIOnly() error {
+	cfiRanges, err := c.cfi.FDERanges()
+	if err != nil && !errors.Is(err, frames.ErrUnsupportedCFI) && !errors.Is(err, frames.ErrNoCFI) {
+		return fmt.Errorf("reading CFI: %w", err)
+	}
+	if err != nil || len(cfiRanges) == 0 {
+		return fmt.Errorf("%w, and no usable CFI to judge against the code", sframe.ErrNoSection)
+	}
+	sort.Slice(cfiRanges, func(i, j int) bool { return cfiRanges[i].Start < cfiRanges[j].Start })
+	sum := &c.rep.Summary
+	sum.FunctionsCFI = len(cfiRanges)
+	for _, r := range cfiRanges {
+		sum.BytesCFI += r.End - r.Start
+		if r.End <= r.Start || c.inPLT(r.Start) {
+			continue
+		}
+		name := c.funcName(r.Start)
+		rows, err := c.cfi.Rows(r.Start, r.End)
+		if err != nil {
+			c.add(Finding{Kind: KindFormat, Function: name, FuncStart: r.Start, PC: r.Start,
+				Message: fmt.Sprintf("CFI for %s unreadable: %v", c.orLoc(name, r.Start), err)})
+			continue
+		}
+		c.judgeCFIOnly(fnRef{name: name, start: r.Start}, r, rows)
+	}
+	c.codeSummary()
+	return nil
 }
 
 func (c *checker) run() error {
@@ -311,7 +354,7 @@ type lengther interface {
 // ranges' starts.
 func (c *checker) boundaries(fde *sframe.FDE, own []Range, rows []frames.Row, buf []uint64) []uint64 {
 	end := own[len(own)-1].End
-	if b, ok := c.insnBoundaries(fde.Start, end, buf); ok {
+	if b, ok := c.instBoundaries(fde.Start, end, buf); ok {
 		return keepOwned(b, own)
 	}
 	b := buf[:0]
@@ -389,6 +432,38 @@ func (c *checker) insnBoundaries(start, end uint64, buf []uint64) (b []uint64, o
 			return b, false
 		}
 		off += n
+	}
+	return b, true
+}
+
+// instBoundaries returns the instruction boundaries in [start, end): on
+// AMD64 as x86Boundaries; on another machine with a decoder
+// (arch.Arch.Decoder: AArch64, s390x) by its lengths; ok is false where
+// the bytes are not in an executable section, an instruction does not
+// decode, or the machine has no decoder.
+func (c *checker) instBoundaries(start, end uint64, buf []uint64) (b []uint64, ok bool) {
+	a := c.arch
+	if a == nil && c.sec != nil {
+		a = frames.SFrameArch(c.sec.ABI)
+	}
+	if a == arch.AMD64Arch {
+		return c.insnBoundaries(start, end, buf)
+	}
+	b = buf[:0]
+	if a == nil || a.Decoder == nil {
+		return b, false
+	}
+	data, ok := c.funcCode(start, end)
+	if !ok {
+		return b, false
+	}
+	var in arch.Inst
+	for off := 0; off < len(data); {
+		b = append(b, start+uint64(off))
+		if err := a.Decoder.Decode(data[off:], start+uint64(off), &in); err != nil || in.Len <= 0 {
+			return b, false
+		}
+		off += int(in.Len)
 	}
 	return b, true
 }

@@ -59,12 +59,9 @@ type fnRef struct {
 func (c *checker) checkFDE(fde *sframe.FDE, own []Range, cfiRows []frames.Row, insts []uint64) int {
 	fn := fnRef{name: c.funcName(fde.Start), start: fde.Start}
 	if fde.PCType == sframe.PCTypeMask {
-		n := c.checkMaskFunc(fde, fn.name, cfiRows, insts)
-		if c.oracle != nil {
-			// PLT stubs are checked, not judged by the code oracle.
-			c.codeSummary().add(CodeSummary{Checked: n})
-		}
-		return n
+		// PLT stubs are checked, not judged by the code oracle, and not
+		// counted in its share.
+		return c.checkMaskFunc(fde, fn.name, cfiRows, insts)
 	}
 	sfRows, err := c.sfRows(fde)
 	if err != nil {
@@ -77,9 +74,7 @@ func (c *checker) checkFDE(fde *sframe.FDE, own []Range, cfiRows []frames.Row, i
 	if c.oracle != nil && c.inPLT(fde.Start) {
 		// PLT0 is entered by a jump, after the entry's push: checked, not
 		// judged by the code oracle, as the PC-mask entries.
-		n := c.checkFunc(fn, subj, ref, nil, own, insts)
-		c.codeSummary().add(CodeSummary{Checked: n})
-		return n
+		return c.checkFunc(fn, subj, ref, nil, own, insts)
 	}
 	return c.checkFunc(fn, subj, ref, c.codeRows(fde.Start, own[len(own)-1].End), own, insts)
 }

@@ -10,6 +10,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
@@ -260,10 +261,40 @@ type codeJudge struct {
 	more             Finding
 	unknown          int
 	reasons          []codeReason
+	// entered is why no instruction of the function is judged
+	// (enteredOtherwise), or "".
+	entered string
 }
 
 func (c *checker) newCodeJudge(fn fnRef, rows CodeRows, ref, subj witness) *codeJudge {
-	return &codeJudge{c: c, arch: c.arch, fn: fn, rows: rows, ref: ref, subj: subj}
+	j := &codeJudge{c: c, arch: c.arch, fn: fn, rows: rows, ref: ref, subj: subj}
+	if e, ok := rows.(interface{ EnteredByJumps() bool }); !ok || !e.EnteredByJumps() {
+		j.entered = enteredOtherwise(c.arch, fn.start, ref.rows)
+	}
+	return j
+}
+
+// enteredOtherwise says why a function whose reference rows give a CFA
+// at its entry other than the machine's after a call (arch.Arch.Entry) is
+// not judged: it is entered by a jump with a frame of its own (glibc's
+// _dl_runtime_resolve, entered from PLT0 with two words pushed:
+// CFA=rsp+24), and the code's state from a call says nothing about it.
+// "" for an ordinary entry, or one the rows do not cover. Rows that
+// start from the states at the jumps into the function (a cold part:
+// EnteredByJumps true) are judged.
+func enteredOtherwise(a *arch.Arch, start uint64, rows []frames.Row) string {
+	if a == nil {
+		return ""
+	}
+	i := sort.Search(len(rows), func(i int) bool { return rows[i].End > start })
+	if i == len(rows) || rows[i].Start > start {
+		return ""
+	}
+	r := rows[i]
+	if r.RA.Kind == rule.Undefined || r.Signal || r.CFA == a.Entry.CFA {
+		return ""
+	}
+	return fmt.Sprintf("entered with CFA=%s by its CFI, not by a call (a trampoline a jump enters)", frames.RuleStringFor(a, r.CFA))
 }
 
 // judge judges the instruction [pc, next) where the subject's row is
@@ -276,6 +307,16 @@ func (j *codeJudge) judge(pc, next uint64, si, ci int) {
 		j.flush()
 		j.checked++
 		j.notJudged(pc, "a signal trampoline: the kernel enters it, not a call")
+		return
+	}
+	why := j.entered
+	if why == "" {
+		why = untracked(j.arch, j.ref.rows[ci].CFA)
+	}
+	if why != "" {
+		j.flush()
+		j.checked++
+		j.notJudged(pc, why)
 		return
 	}
 	st := j.rows.At(pc)
@@ -301,6 +342,26 @@ func (j *codeJudge) judge(pc, next uint64, si, ci int) {
 	}
 	j.flush()
 	j.cur = codeRun{start: pc, end: next, n: 1, key: k, st: st}
+}
+
+// untracked says why a table's CFA rule t cannot be judged against the
+// code: it is based on a register other than SP and FP (a DRAP register:
+// gcc's realigning prologue keeps the CFA in r10; glibc's __longjmp in
+// rdi), or it is a DWARF expression (the DRAP's saved copy, *(rbp-8)),
+// neither of which the code oracle follows. "" when it can be judged.
+func untracked(a *arch.Arch, t rule.Rule) string {
+	if a == nil {
+		return ""
+	}
+	switch t.Kind {
+	case rule.ValOffset:
+		if t.Reg != a.SP && t.Reg != a.FP && t.Reg != rule.CFA {
+			return fmt.Sprintf("the tables' CFA is based on %s, which the code oracle does not follow (a DRAP register)", frames.RuleStringFor(a, rule.Rule{Kind: rule.Register, Reg: t.Reg}))
+		}
+	case rule.Expression, rule.ValExpression:
+		return "the tables' CFA is a DWARF expression, which the code oracle does not follow"
+	}
+	return ""
 }
 
 // notJudged counts an instruction the oracle did not judge, by reason.
@@ -478,7 +539,7 @@ func (c *checker) judgeCFIOnly(fn fnRef, r Range, cfiRows []frames.Row) {
 	}
 	var insts []uint64
 	ok := false
-	insts, ok = c.insnBoundaries(r.Start, r.End, nil)
+	insts, ok = c.instBoundaries(r.Start, r.End, nil)
 	if !ok {
 		insts = insts[:0]
 		for _, row := range cfiRows {

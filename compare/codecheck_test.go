@@ -104,10 +104,10 @@ func TestCodeOracleThatAgreesJudgesEveryInstructionAndFindsNothing(t *testing.T)
 	if c == nil {
 		t.Fatal("no code summary with an oracle")
 	}
-	// Every compared instruction is checked, and those of _start (CFI
-	// only); all but the PLT stubs' (PC-mask FDEs, not given to the
-	// oracle) are judged.
-	if c.Checked <= rep.Summary.Instructions || c.Judged == 0 || c.Judged > c.Checked || c.Share < 0.8 || c.Unknown != 0 {
+	// Every compared instruction but the PLT stubs' (not given to the
+	// oracle, not counted) is checked, and those of _start (CFI only);
+	// all are judged.
+	if c.Checked == 0 || c.Judged != c.Checked || c.Share != 1 || c.Unknown != 0 {
 		t.Errorf("code summary %+v, %d instructions compared", *c, rep.Summary.Instructions)
 	}
 	rep0, err := CheckFile(path, CheckOptions{})
@@ -198,7 +198,12 @@ func TestCodeOracleDoesNotJudgeSignalTrampolines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := codeFindings(rep)
+	var fs []Finding
+	for _, f := range codeFindings(rep) {
+		if f.Function != "flex_drap" { // CFA via r10: not judged (TestCodeOracleDRAP)
+			fs = append(fs, f)
+		}
+	}
 	if len(fs) != 1 || fs[0].Kind != KindCodeUnknown || fs[0].Function != "sig_trampoline" || !strings.Contains(fs[0].Message, "signal trampoline") {
 		t.Errorf("findings %v", fs)
 	}

@@ -204,6 +204,8 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 		fmt.Fprintf(w, "%s: ARM EHABI (.ARM.exidx), %s, against CFI at call sites\n", r.File, r.ABI)
 	} else if r.Format == FormatCTFFrame {
 		fmt.Fprintf(w, "%s: CTF Frame (.ctf_frame, the pre-release SFrame v1), %s\n", r.File, r.ABI)
+	} else if r.NoSFrame {
+		fmt.Fprintf(w, "%s: no SFrame; CFI judged against the machine code\n", r.File)
 	} else {
 		fmt.Fprintf(w, "%s: SFrame v%d, %s\n", r.File, r.Version, r.ABI)
 	}
@@ -288,6 +290,8 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 			colour = "31"
 		}
 		fmt.Fprintf(w, "  result: %d disagreements, %s\n", n, st.paint(colour, fmt.Sprintf("%d failing", fail)))
+	} else if r.NoSFrame {
+		fmt.Fprintf(w, "  result: %s\n", st.paint("32", "CFI agrees with the code wherever the code oracle judged it"))
 	} else if !compared {
 		fmt.Fprintf(w, "  result: %s\n", st.paint("33", table+" valid, not compared with CFI"))
 	} else if s.EHABI != nil {

@@ -25,7 +25,7 @@ import (
 func init() {
 	c := &command{
 		name:    "check",
-		usage:   "check [--json] [--junit FILE] [--recursive] [-j N] [--profile kernel] [--ignore-known] [--suppressions FILE] [--baseline REPORT.json] [--reproduce DIR [--assembler PATH]] FILE|DIR...",
+		usage:   "check [--json] [--junit FILE] [--recursive] [-j N] [--no-code] [--profile kernel] [--ignore-known] [--suppressions FILE] [--baseline REPORT.json] [--reproduce DIR [--assembler PATH]] FILE|DIR...",
 		summary: "validate binaries' SFrame against their own DWARF CFI, instruction by instruction",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int { return runCheck(c, args, stdout, stderr) }
@@ -38,6 +38,7 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	junit := fset.String("junit", "", "also write a JUnit XML report to `FILE` (one test case per binary)")
 	recursive := fset.Bool("recursive", false, "check every ELF file and ar archive with .sframe below the given directories (other files are skipped)")
 	jobs := fset.Int("j", runtime.NumCPU(), "check `N` files in parallel")
+	noCode := fset.Bool("no-code", false, "do not judge SFrame and CFI against the machine code (the code oracle: code-cfa, code-ra, code-fp, code-state findings and the judged share)")
 	profile := fset.String("profile", "", "with `kernel`, every rule the Linux kernel's SFrame loader fails counts as a disagreement (exit 1)")
 	ignoreKnown := fset.Bool("ignore-known", false, "disagreements that match a known producer fault (named in the report) do not fail the run")
 	suppFile := fset.String("suppressions", "", "findings a rule of `FILE` matches do not fail the run; one rule per line: KIND PLACE [PRODUCER] (globs; PLACE matches the function or its section); they are counted, not listed")
@@ -121,6 +122,9 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	total := compare.NewCheckDocument(nil)
 	noSFrame := 0
 	opts := compare.CheckOptions{Consumers: true, KernelProfile: *profile == "kernel"}
+	if !*noCode {
+		opts.Code = compare.FramesCode
+	}
 	// Each report is written as soon as it and those before it are done,
 	// then dropped: only the totals stay (compare.CheckFiles).
 	compare.CheckFiles(walked.files(fset.Args()), *jobs, opts, func(r *compare.FileReport) {
