@@ -1,0 +1,724 @@
+package code
+
+import (
+	"debug/elf"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+
+	"github.com/sfdbg/sfdbg/sframe/arch"
+	"github.com/sfdbg/sfdbg/sframe/rule"
+)
+
+// MaxRegs bounds the registers a State tracks: the return address, the
+// frame pointer and the callee-saved registers of the machine, in that
+// order (AArch64: x30, x29, x19-x28, d8-d15 is 20). Registers past it are
+// not tracked.
+const MaxRegs = 24
+
+// Sentinels of the int32 fields of State: a register value that is not
+// CFA-relative, and the two slots that are not a CFA offset.
+const (
+	unknown  int32 = math.MinInt32     // val: not known relative to the CFA
+	slotSame int32 = math.MinInt32     // slot: the caller's value is still in its register
+	slotLost int32 = math.MinInt32 + 1 // slot: the caller's value is overwritten and not saved
+	// slotRegBase + r: the caller's value is in register r (0 <= r < 256),
+	// copied there (s390x ldgr %f0,%r14).
+	slotRegBase int32 = math.MinInt32 + 2
+)
+
+// isOff reports whether slot v is a CFA offset.
+func isOff(v int32) bool { return v > -maxOff && v < maxOff }
+
+// slotReg returns the slot "in register r", or slotLost for a register
+// number outside 0-255.
+func slotReg(r rule.Reg) int32 {
+	if r < 0 || r > 255 {
+		return slotLost
+	}
+	return slotRegBase + int32(r)
+}
+
+// maxOff bounds a known CFA-relative offset; an operation that leaves it
+// makes the value unknown (no code has a 1 GiB frame).
+const maxOff = 1 << 30
+
+// State flags.
+const (
+	flagFPFrame = 1 // FP is the frame pointer: set from SP, pointing at the caller's saved FP
+	flagMangled = 2 // the RA is signed (AArch64 paciasp/pacibsp)
+	flagKeyB    = 4 // ... with key B
+)
+
+// State is the code's stack state before an instruction, relative to the
+// CFA (the caller's SP at the call, plus the machine's CFA offset). It is
+// comparable with ==. The zero value is not a valid state.
+type State struct {
+	sp, fp int32 // SP = CFA + sp, FP = CFA + fp, or unknown
+	// SP's value CFA + spVal is saved at CFA + spSlot (s390x stmg saves
+	// r15 with the other registers and lmg loads it back), or spSlot is
+	// unknown.
+	spSlot, spVal int32
+	// Register valReg (as slotReg, or unknown) holds the CFA-relative
+	// value CFA + valOff: SP or FP copied to another register (s390x
+	// ldgr %f0,%r15 ... lgdr %r15,%f0; lgr %r14,%r15 as a pointer for
+	// std; x86 mov %rsp,%r12 ... mov %r12,%rsp).
+	valReg, valOff int32
+	flags          uint8
+	// regs[i] is where the caller's value of the i-th tracked register
+	// is: at CFA + regs[i], or slotSame (in the register), or slotLost, or
+	// slotRegBase + r (in register r).
+	// When bit i of inreg is set, the value is in both places: the
+	// register was saved at CFA + regs[i] and not yet overwritten, or it
+	// was loaded back from there (CFI may name either place).
+	regs  [MaxRegs]int32
+	inreg uint32
+	// restored marks the registers of inreg that were loaded back from
+	// their slot (rather than saved there and not yet overwritten).
+	restored uint32
+}
+
+// same reports whether tracked register i holds the caller's value.
+func (s *State) same(i int) bool { return s.regs[i] == slotSame || s.inreg>>i&1 != 0 }
+
+// regTable is a machine's tracked registers, computed once per Arch.
+type regTable struct {
+	regs   []rule.Reg
+	index  [256]int8 // DWARF number -> index in regs, or -1
+	ra, fp int       // indexes of RA and FP in regs
+	sp     rule.Reg
+	fpReg  rule.Reg
+	entry  State
+	raRule rule.Rule // RA's rule while it is in its register
+	// redZone is how many bytes below SP keep their value across a
+	// signal (the AMD64 psABI's red zone, §3.2.2; none elsewhere): a
+	// register's copy in a slot further below SP is not a copy.
+	redZone int32
+	err     string // why the machine cannot be walked
+}
+
+// The rules without a base, as the other readers write them (frames/cfi,
+// sframe): Reg is rule.CFA.
+var (
+	ruleSame      = rule.Rule{Kind: rule.SameValue, Reg: rule.CFA}
+	ruleUndefined = rule.Rule{Kind: rule.Undefined, Reg: rule.CFA}
+)
+
+var tables sync.Map // *arch.Arch -> *regTable
+
+func tableFor(a *arch.Arch) *regTable {
+	if t, ok := tables.Load(a); ok {
+		return t.(*regTable)
+	}
+	t := newTable(a)
+	v, _ := tables.LoadOrStore(a, t)
+	return v.(*regTable)
+}
+
+func newTable(a *arch.Arch) *regTable {
+	t := &regTable{sp: a.SP, fpReg: a.FP}
+	if a.Machine == elf.EM_X86_64 { // TODO(arch): a RedZone field on Arch
+		t.redZone = 128
+	}
+	for i := range t.index {
+		t.index[i] = -1
+	}
+	add := func(r rule.Reg) {
+		if r < 0 || int(r) >= len(t.index) || t.index[r] >= 0 || r == a.SP || len(t.regs) == MaxRegs {
+			return
+		}
+		t.index[r] = int8(len(t.regs))
+		t.regs = append(t.regs, r)
+	}
+	add(a.RA)
+	add(a.FP)
+	for _, r := range a.CalleeSaved {
+		add(r)
+	}
+	t.ra, t.fp = t.idx(a.RA), t.idx(a.FP)
+	if t.ra < 0 || t.fp < 0 || a.SP < 0 {
+		t.err = fmt.Sprintf("machine %s: no SP, FP or RA register to track", a.Name)
+		return t
+	}
+	e := &t.entry
+	e.sp, e.fp, e.spSlot, e.spVal, e.valReg, e.valOff = unknown, unknown, unknown, unknown, unknown, unknown
+	for i := range e.regs {
+		e.regs[i] = slotSame
+	}
+	if c := a.Entry.CFA; c.Kind != rule.ValOffset || c.Reg != a.SP || c.Offset <= -maxOff || c.Offset >= maxOff {
+		t.err = fmt.Sprintf("machine %s: entry CFA %s is not SP-based", a.Name, a.Format(c))
+		return t
+	} else {
+		e.sp = int32(-c.Offset)
+	}
+	switch r := a.Entry.RA; {
+	case r.Kind == rule.Offset && r.Reg == rule.CFA && r.Offset > -maxOff && r.Offset < maxOff:
+		e.regs[t.ra] = int32(r.Offset)
+		t.raRule = rule.Rule{Kind: rule.Register, Reg: a.RA}
+	case r.Kind == rule.Register || r.Kind == rule.SameValue:
+		t.raRule = r
+	default:
+		t.err = fmt.Sprintf("machine %s: entry RA rule %s not understood", a.Name, a.Format(r))
+	}
+	return t
+}
+
+func (t *regTable) idx(r rule.Reg) int {
+	if r < 0 || int(r) >= len(t.index) {
+		return -1
+	}
+	return int(t.index[r])
+}
+
+// EntryState returns the state at a function's entry on machine a
+// (arch.Arch.Entry), and false when a's entry rules are not ones the walk
+// understands.
+func EntryState(a *arch.Arch) (State, bool) {
+	t := tableFor(a)
+	return t.entry, t.err == ""
+}
+
+// cfa returns the register and offset the CFA is computed from: CFA =
+// reg + off.
+func (s *State) cfa(t *regTable) (rule.Reg, int64, bool) {
+	if s.flags&flagFPFrame != 0 && s.fp != unknown {
+		return t.fpReg, -int64(s.fp), true
+	}
+	if s.sp != unknown {
+		return t.sp, -int64(s.sp), true
+	}
+	if s.fp != unknown {
+		return t.fpReg, -int64(s.fp), true
+	}
+	return 0, 0, false
+}
+
+// SPOffset returns SP - CFA in bytes (-8 at an AMD64 entry), and false when
+// SP is not known relative to the CFA (after a realignment or an alloca).
+func (s State) SPOffset() (int64, bool) { return int64(s.sp), s.sp != unknown }
+
+// FPOffset returns FP - CFA in bytes, and false when FP does not hold a
+// CFA-relative value (it holds the caller's FP or anything else).
+func (s State) FPOffset() (int64, bool) { return int64(s.fp), s.fp != unknown }
+
+// CFAVia returns k such that CFA = reg + k, for reg the SP or FP of a, and
+// false when reg's value is not known relative to the CFA. A table whose
+// CFA rule is reg+k agrees with the code exactly when CFAVia returns k,
+// whichever base Row prefers. The walk follows no other register: for a
+// rule based on one (gcc's eh_return epilogue: CFA=rcx+8; __longjmp:
+// rdi) CFAVia says false, which means "cannot judge", not "differs".
+func (s State) CFAVia(a *arch.Arch, reg rule.Reg) (int64, bool) {
+	switch reg {
+	case a.SP:
+		return -int64(s.sp), s.sp != unknown
+	case a.FP:
+		return -int64(s.fp), s.fp != unknown
+	}
+	return 0, false
+}
+
+// Saved returns the rule for the caller's value of register reg: Offset
+// from the CFA when saved, SameValue while still in its register (for the
+// RA: the machine's entry rule, Register x30 or r14), Undefined when it was
+// overwritten without being saved. tracked is false for a register the
+// state does not track (not RA, FP or callee-saved).
+func (s State) Saved(a *arch.Arch, reg rule.Reg) (r rule.Rule, tracked bool) {
+	t := tableFor(a)
+	i := t.idx(reg)
+	if i < 0 {
+		return ruleSame, false
+	}
+	return s.slotRule(t, i), true
+}
+
+func (s *State) slotRule(t *regTable, i int) rule.Rule {
+	v := s.regs[i]
+	// In both places: the slot while it is in the frame and a copy, the
+	// register once it was popped from it.
+	if s.inreg>>i&1 != 0 && (s.sp != unknown && v < s.sp || !s.copyValid(t, i)) {
+		v = slotSame
+	}
+	switch v {
+	case slotSame:
+		if i == t.ra {
+			return t.raRule
+		}
+		return ruleSame
+	case slotLost:
+		return ruleUndefined
+	}
+	if !isOff(v) {
+		return rule.Rule{Kind: rule.Register, Reg: rule.Reg(v - slotRegBase)}
+	}
+	return rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: int64(v)}
+}
+
+// SavedAt returns the CFA offset of a stack slot that holds the caller's
+// value of reg: where it is saved, or where it was saved and loaded back
+// from (a CFI rule that still names that slot after the epilogue's pop is
+// right too), and false when there is none.
+func (s State) SavedAt(a *arch.Arch, reg rule.Reg) (int64, bool) {
+	t := tableFor(a)
+	i := t.idx(reg)
+	if i < 0 || !isOff(s.regs[i]) {
+		return 0, false
+	}
+	if !s.copyValid(t, i) {
+		return 0, false
+	}
+	return int64(s.regs[i]), true
+}
+
+// copyValid reports whether the slot of tracked register i, a CFA offset,
+// still counts as holding the caller's value. A register loaded back from
+// it leaves a copy only while the slot is in the function's own frame:
+// not below SP beyond the red zone (a signal frame may overwrite it) and
+// not in the caller's frame (the s390x register save area after lmg).
+func (s *State) copyValid(t *regTable, i int) bool {
+	v := s.regs[i]
+	if !isOff(v) {
+		return false
+	}
+	if s.restored>>i&1 != 0 && (s.sp != unknown && v < s.sp-t.redZone || v >= t.entry.sp) {
+		return false
+	}
+	return true
+}
+
+// CopiedTo returns the register that holds a copy of the caller's value
+// of reg (s390x: ldgr %f0,%r14 keeps the RA in f0), and false when there
+// is none. A table whose rule says reg is in that register is right.
+func (s State) CopiedTo(a *arch.Arch, reg rule.Reg) (rule.Reg, bool) {
+	i := tableFor(a).idx(reg)
+	if i < 0 {
+		return 0, false
+	}
+	v := s.regs[i]
+	if v == slotSame || v == slotLost || isOff(v) {
+		return 0, false
+	}
+	return rule.Reg(v - slotRegBase), true
+}
+
+// InRegister reports whether register reg holds the caller's value (it
+// was not overwritten, or was loaded back from its slot): a table that
+// says "same value" for it is right.
+func (s State) InRegister(a *arch.Arch, reg rule.Reg) bool {
+	i := tableFor(a).idx(reg)
+	return i >= 0 && s.same(i)
+}
+
+// Tracked returns the registers a State tracks on a: RA, FP, then the
+// callee-saved registers.
+func Tracked(a *arch.Arch) []rule.Reg { return tableFor(a).regs }
+
+// Row returns the state as a row: CFA = ValOffset of FP or SP plus k (see
+// the package doc for which), RA and FP as Saved gives them, SPOffset from
+// a's entry row. The CFA is Undefined for an invalid state.
+func (s State) Row(a *arch.Arch) rule.Row {
+	t := tableFor(a)
+	row := rule.Row{SPOffset: a.Entry.SPOffset}
+	if reg, off, ok := s.cfa(t); ok {
+		row.CFA = rule.Rule{Kind: rule.ValOffset, Reg: reg, Offset: off}
+	}
+	if t.err != "" {
+		return row
+	}
+	row.RA = s.slotRule(t, t.ra)
+	row.FP = s.slotRule(t, t.fp)
+	if s.flags&flagMangled != 0 {
+		row.MangledRA = true
+		if s.flags&flagKeyB != 0 {
+			row.PAuthKey = rule.PAuthKeyB
+		}
+	}
+	return row
+}
+
+// Format formats the state with a's register names: "CFA=rsp+16 RA=c-8
+// FP=c-16 rbx=c-24", listing the callee-saved registers that are saved or
+// lost, and "SP=?" when SP is not known.
+func (s State) Format(a *arch.Arch) string {
+	t := tableFor(a)
+	var b strings.Builder
+	row := s.Row(a)
+	fmt.Fprintf(&b, "CFA=%s RA=%s FP=%s", a.Format(row.CFA), a.Format(row.RA), a.Format(row.FP))
+	for i, r := range t.regs {
+		rr := s.slotRule(t, i)
+		if i == t.ra || i == t.fp || rr.Kind == rule.SameValue {
+			continue
+		}
+		fmt.Fprintf(&b, " %s=%s", a.RegName(r), a.Format(rr))
+	}
+	if reg, _, ok := s.cfa(t); ok && reg != t.sp && s.sp == unknown {
+		b.WriteString(" SP=?")
+	}
+	return b.String()
+}
+
+// join merges the states of two paths that meet. Values that differ but
+// do not decide the CFA or a saved register (SP while the CFA is FP-based,
+// FP while it is SP-based, the frame-pointer flag, a register lost on one
+// path) become unknown or lost. ok is false when the paths disagree on
+// where the CFA is or where a register is saved: a finding.
+func join(t *regTable, a, b State) (State, bool) {
+	j := a
+	if a.sp != b.sp {
+		j.sp = unknown
+	}
+	if a.fp != b.fp {
+		j.fp = unknown
+	}
+	if a.spSlot != b.spSlot || a.spVal != b.spVal {
+		j.spSlot, j.spVal = unknown, unknown
+	}
+	if a.valReg != b.valReg || a.valOff != b.valOff {
+		j.valReg, j.valOff = unknown, unknown
+	}
+	if (a.flags^b.flags)&(flagMangled|flagKeyB) != 0 {
+		return a, false // the RA signed on one path only
+	}
+	j.flags = a.flags & b.flags
+	for i := range t.regs {
+		x, y := a.regs[i], b.regs[i]
+		xs, ys := a.same(i), b.same(i)
+		bit := uint32(1) << i
+		switch {
+		case x == y && a.inreg&bit == b.inreg&bit && a.restored&bit == b.restored&bit:
+		case x == y && x != slotSame && x != slotLost && a.inreg&bit == b.inreg&bit: // restored on one path
+			j.restored |= bit
+		case x == y && x != slotSame && x != slotLost: // saved alike; in the register on one path only
+			j.inreg &^= bit
+			j.restored &^= bit
+		case xs && ys: // in the register on both paths, a copy in different places
+			j.regs[i], j.inreg, j.restored = slotSame, j.inreg&^bit, j.restored&^bit
+		case (xs || x == slotLost) && (ys || y == slotLost):
+			j.regs[i], j.inreg, j.restored = slotLost, j.inreg&^bit, j.restored&^bit
+		default:
+			return a, false
+		}
+	}
+	_, _, ok := j.cfa(t)
+	return j, ok
+}
+
+// AtEntry reports whether s is the caller's frame as at a call's entry
+// on a: SP at the return address's slot, RA where the call put it, and
+// every tracked register holding the caller's value. A jump with such a
+// state is a tail call as far as the stack is concerned; one with another
+// state enters another part of the function (or is a fault).
+func (s State) AtEntry(a *arch.Arch) bool {
+	t := tableFor(a)
+	if t.err != "" || frameAtEntry(t, a, &s, false) != "" {
+		return false
+	}
+	for i := range t.regs {
+		if i != t.ra && !s.same(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// frameAtEntry reports whether s is the caller's frame as at the entry:
+// SP at the return address's slot and RA where the call put it. It returns
+// why not.
+func frameAtEntry(t *regTable, a *arch.Arch, s *State, authenticates bool) string {
+	e := &t.entry
+	if s.sp != e.sp {
+		if s.sp == unknown {
+			return "SP is not known relative to the CFA"
+		}
+		return fmt.Sprintf("SP is at CFA%+d, not CFA%+d", s.sp, e.sp)
+	}
+	if s.same(t.ra) != e.same(t.ra) || !s.same(t.ra) && s.regs[t.ra] != e.regs[t.ra] {
+		return fmt.Sprintf("RA is %s, not %s", a.Format(s.slotRule(t, t.ra)), a.Format(e.slotRule(t, t.ra)))
+	}
+	if s.flags&flagMangled != 0 && !authenticates {
+		return "RA is still signed (no autiasp/autibsp before it)"
+	}
+	return ""
+}
+
+// pauth applies an AArch64 pointer-authentication hint, which the decoder
+// reports in Inst.Why (arch.WhyPAuthSignA ...). It reports whether the
+// instruction authenticates the RA.
+func (s *State) pauth(why string) (authenticates bool) {
+	switch why {
+	case arch.WhyPAuthSignA:
+		s.flags = s.flags&^flagKeyB | flagMangled
+	case arch.WhyPAuthSignB:
+		s.flags |= flagMangled | flagKeyB
+	case arch.WhyPAuthAuthA, arch.WhyPAuthAuthB:
+		s.flags &^= flagMangled | flagKeyB
+		return true
+	}
+	return false
+}
+
+// apply applies one instruction's stack operations to s. It returns a
+// reason when the CFA can no longer be computed from SP or FP.
+func apply(t *regTable, s *State, in *arch.Inst) string {
+	why := ""
+	for k := 0; k < in.NOps && k < len(in.Ops); k++ {
+		op := &in.Ops[k]
+		switch op.Kind {
+		case arch.OpPush:
+			old := s.sp
+			addr := addOff(s.sp, -op.Imm)
+			s.sp = addr
+			if addr != unknown {
+				s.overwrite(t, addr)
+				s.save(t, op.Reg, addr)
+				if op.Reg == t.sp {
+					s.spSlot, s.spVal = addr, old
+				}
+			}
+		case arch.OpPop:
+			if s.sp != unknown {
+				s.restore(t, op.Reg, s.sp)
+			} else {
+				s.write(t, op.Reg)
+			}
+			if op.Reg == t.sp {
+				if s.sp != unknown && s.sp == s.spSlot {
+					s.sp = s.spVal
+				} else {
+					s.sp = unknown
+				}
+				why = "SP loaded from the stack"
+			} else {
+				s.sp = addOff(s.sp, op.Imm)
+			}
+		case arch.OpAddSP:
+			s.sp = addOff(s.sp, op.Imm)
+		case arch.OpSetReg:
+			v := s.addr(t, op.Base, op.Imm) // the value, CFA-relative
+			switch op.Reg {
+			case t.sp:
+				s.sp = v
+				why = "SP set from a register the walk does not follow"
+			case t.fpReg:
+				if op.Imm == 0 && s.regs[t.fp] == slotReg(op.Base) && s.regs[t.fp] != slotLost {
+					s.inreg |= 1 << t.fp // FP back from the register that kept it
+					s.restored |= 1 << t.fp
+					s.fp, s.flags = unknown, s.flags&^flagFPFrame
+					break
+				}
+				s.write(t, op.Reg)
+				s.fp = v
+				// A frame pointer: FP set from SP, pointing at the
+				// caller's saved FP (a frame record).
+				if op.Base == t.sp && v != unknown && s.regs[t.fp] == v {
+					s.flags |= flagFPFrame
+				}
+			default:
+				s.copyReg(t, op.Reg, op.Base, op.Imm)
+				if v != unknown && slotReg(op.Reg) != slotLost {
+					s.valReg, s.valOff = slotReg(op.Reg), v
+				}
+			}
+		case arch.OpAndSP:
+			s.sp = unknown
+			why = "stack realignment (SP &= mask) with the CFA on SP: unsupported"
+		case arch.OpSubSPReg:
+			s.sp = unknown
+			why = "alloca (SP -= register) with the CFA on SP: unsupported"
+		case arch.OpSave:
+			if addr := s.addr(t, op.Base, op.Imm); addr != unknown {
+				s.save(t, op.Reg, addr)
+				if op.Reg == t.sp && s.sp != unknown {
+					s.spSlot, s.spVal = addr, s.sp
+				}
+			}
+		case arch.OpRestore:
+			addr := s.addr(t, op.Base, op.Imm)
+			if addr != unknown {
+				s.restore(t, op.Reg, addr)
+			} else {
+				s.write(t, op.Reg)
+			}
+			if op.Reg == t.sp {
+				if addr != unknown && addr == s.spSlot {
+					s.sp = s.spVal // lmg %r14,%r15,272(%r15): the caller's SP back
+				} else {
+					s.sp = unknown
+				}
+				why = "SP loaded from memory"
+			}
+		case arch.OpClobber:
+			s.write(t, op.Reg)
+			if op.Reg == t.sp {
+				s.sp = unknown
+				why = "SP set to a value the walk does not follow"
+			}
+		default:
+			return fmt.Sprintf("stack operation of unknown kind %d", op.Kind)
+		}
+	}
+	if _, _, ok := s.cfa(t); !ok {
+		if why == "" {
+			why = "neither SP nor FP is known relative to the CFA"
+		}
+		return why
+	}
+	return ""
+}
+
+// addOff returns v + d, or unknown when v is unknown or the result leaves
+// ±maxOff.
+func addOff(v int32, d int64) int32 {
+	if v == unknown || d <= -maxOff || d >= maxOff {
+		return unknown
+	}
+	r := int64(v) + d
+	if r <= -maxOff || r >= maxOff {
+		return unknown
+	}
+	return int32(r)
+}
+
+// addr returns the CFA-relative address base+imm, or unknown.
+func (s *State) addr(t *regTable, base rule.Reg, imm int64) int32 {
+	switch base {
+	case t.sp:
+		return addOff(s.sp, imm)
+	case t.fpReg:
+		return addOff(s.fp, imm)
+	}
+	if s.valReg != unknown && s.valReg == slotReg(base) {
+		return addOff(s.valOff, imm)
+	}
+	return unknown
+}
+
+// save records that reg's current value is stored at CFA+addr: the
+// caller's value is saved there if reg held it and had no copy yet (a
+// later store of a register already saved is a spill, not a save).
+func (s *State) save(t *regTable, reg rule.Reg, addr int32) {
+	if i := t.idx(reg); i >= 0 && s.regs[i] == slotSame {
+		s.regs[i] = addr
+		s.inreg |= 1 << i
+		s.restored &^= 1 << i
+	}
+}
+
+// overwrite records a push's store at CFA+addr over a slot left below SP:
+// a register also in its register keeps its value there; one whose only
+// copy was there is lost.
+func (s *State) overwrite(t *regTable, addr int32) {
+	if s.spSlot == addr {
+		s.spSlot, s.spVal = unknown, unknown
+	}
+	for i := range t.regs {
+		if s.regs[i] != addr {
+			continue
+		}
+		if s.inreg>>i&1 != 0 {
+			s.regs[i] = slotSame
+		} else {
+			s.regs[i] = slotLost
+		}
+		s.inreg &^= 1 << i
+		s.restored &^= 1 << i
+	}
+}
+
+// call records that a call may overwrite everything below SP (the return
+// address it pushes, the callee's frame): slots there no longer hold a
+// register, which is lost when that was its only copy. SP unknown: slots
+// cannot be placed, nothing changes.
+func (s *State) call(t *regTable) {
+	if s.sp == unknown {
+		return
+	}
+	for i := range t.regs {
+		if v := s.regs[i]; !isOff(v) || v >= s.sp {
+			continue
+		}
+		if s.inreg>>i&1 != 0 {
+			s.regs[i] = slotSame
+		} else {
+			s.regs[i] = slotLost
+		}
+		s.inreg &^= 1 << i
+		s.restored &^= 1 << i
+	}
+}
+
+// copyReg records dst = base + imm for a dst that is neither SP nor FP:
+// copying a register back from where its caller's value was kept restores
+// it; copying one that holds its caller's value keeps a copy in dst;
+// anything else overwrites dst.
+func (s *State) copyReg(t *regTable, dst, base rule.Reg, imm int64) {
+	if imm == 0 {
+		if i := t.idx(dst); i >= 0 && s.regs[i] == slotReg(base) && s.regs[i] != slotLost {
+			s.inreg |= 1 << i
+			s.restored |= 1 << i
+			return
+		}
+	}
+	s.write(t, dst)
+	if imm != 0 {
+		return
+	}
+	if i := t.idx(base); i >= 0 && s.regs[i] == slotSame && slotReg(dst) != slotLost {
+		s.regs[i] = slotReg(dst)
+		s.inreg |= 1 << i
+		s.restored &^= 1 << i
+	}
+}
+
+// restore records that reg is loaded from CFA+addr: the caller's value
+// comes back if that is where it was saved; otherwise reg is overwritten.
+func (s *State) restore(t *regTable, reg rule.Reg, addr int32) {
+	if i := t.idx(reg); i >= 0 && s.regs[i] == addr {
+		s.inreg |= 1 << i
+		s.restored |= 1 << i
+		if reg == t.fpReg {
+			s.fp = unknown
+			s.flags &^= flagFPFrame
+		}
+		return
+	}
+	s.write(t, reg)
+}
+
+// write records that reg gets a value the walk does not follow: the
+// caller's value survives only in a slot still in the frame.
+func (s *State) write(t *regTable, reg rule.Reg) {
+	if i := t.idx(reg); i >= 0 {
+		v := s.regs[i]
+		switch {
+		case v == slotSame:
+			s.regs[i] = slotLost
+		case isOff(v) && s.sp != unknown && v < s.sp-t.redZone:
+			s.regs[i] = slotLost // its copy was popped: below SP, volatile
+		}
+		s.inreg &^= 1 << i
+		s.restored &^= 1 << i
+	}
+	// Copies held in reg are gone.
+	if c := slotReg(reg); c != slotLost {
+		if s.valReg == c {
+			s.valReg, s.valOff = unknown, unknown
+		}
+		for j := range t.regs {
+			if s.regs[j] != c {
+				continue
+			}
+			if s.inreg>>j&1 != 0 {
+				s.regs[j] = slotSame
+			} else {
+				s.regs[j] = slotLost
+			}
+			s.inreg &^= 1 << j
+			s.restored &^= 1 << j
+		}
+	}
+	if reg == t.fpReg {
+		s.fp = unknown
+		s.flags &^= flagFPFrame
+	}
+}

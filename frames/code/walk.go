@@ -1,0 +1,430 @@
+package code
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/sfdbg/sfdbg/sframe/arch"
+)
+
+// MaxFindings bounds the findings of one function; more are counted in
+// Func.Dropped.
+const MaxFindings = 4096
+
+// maxQueued bounds the branches waiting to be walked for n bytes of code
+// (a jump table resolver could give every byte as a target at every
+// visit).
+func maxQueued(n int) int { return n/4 + 1024 }
+
+// item is a branch waiting to be walked: an offset and the state there.
+type item struct {
+	off int
+	st  State
+}
+
+// walker holds one walk's scratch; walkers are pooled so that analysing
+// many functions does not allocate per instruction.
+type walker struct {
+	a    *arch.Arch
+	t    *regTable
+	text []byte
+	pc0  uint64
+	opts Options
+	f    *Func
+
+	// at[off] is 0 when the instruction at off was not reached, 1+i when
+	// its state is f.States[i], and -1-r when it is unknown for
+	// f.Reasons[r]. lens[off] is its length.
+	at     []int32
+	lens   []uint8
+	intern map[State]int32
+	stack  []item
+	budget int
+	inst   arch.Inst
+	// reported marks offsets with a KindState finding, one per PC.
+	reported map[int]bool
+}
+
+var walkers = sync.Pool{New: func() any { return &walker{intern: map[State]int32{}} }}
+
+// Analyze walks the function whose code is text, text[0] being at address
+// start, from its entry along every branch, and returns the state before
+// every instruction it reaches and its findings. a gives the decoder and
+// the registers (a.Decoder nil: nothing is decoded, one Unknown finding).
+// Work is bounded by opts.Budget instruction visits (DefaultBudget: linear
+// in len(text)); memory is linear in len(text).
+func Analyze(a *arch.Arch, text []byte, start uint64, opts *Options) *Func {
+	f := &Func{Arch: a, Start: start, End: start + uint64(len(text))}
+	if f.End < start { // wraps: keep the part below 2^64
+		text = text[:-start]
+		f.End = start + uint64(len(text))
+	}
+	if a == nil || a.Decoder == nil {
+		name := "nil"
+		if a != nil {
+			name = a.Name
+		}
+		f.Findings = append(f.Findings, Finding{Kind: KindUnknown, PC: start, Why: "no instruction decoder for machine " + name})
+		return f
+	}
+	if len(text) == 0 {
+		return f
+	}
+	t := tableFor(a)
+	if t.err != "" {
+		f.Findings = append(f.Findings, Finding{Kind: KindUnknown, PC: start, Why: t.err})
+		return f
+	}
+	w := walkers.Get().(*walker)
+	defer w.release()
+	w.a, w.t, w.text, w.pc0, w.f = a, t, text, start, f
+	w.opts = Options{}
+	if opts != nil {
+		w.opts = *opts
+	}
+	w.budget = w.opts.Budget
+	if w.budget <= 0 {
+		w.budget = DefaultBudget(len(text))
+	}
+	w.at = grow(w.at, len(text))
+	w.lens = growU8(w.lens, len(text))
+
+	entry := t.entry
+	if w.opts.Entry != nil {
+		entry = *w.opts.Entry
+		if _, _, ok := entry.cfa(t); !ok {
+			f.Findings = append(f.Findings, Finding{Kind: KindUnknown, PC: start, Why: "entry state has no CFA"})
+			return f
+		}
+	}
+	w.stack = w.stack[:0]
+	if w.opts.Entry != nil || len(w.opts.Entries) == 0 {
+		w.stack = append(w.stack, item{0, entry})
+	}
+	for i := len(w.opts.Entries) - 1; i >= 0; i-- {
+		e := &w.opts.Entries[i]
+		if to := w.target(e.Target); to >= 0 {
+			if _, _, ok := e.State.cfa(t); ok {
+				w.stack = append(w.stack, item{to, e.State})
+			}
+		}
+	}
+
+	for len(w.stack) > 0 {
+		it := w.stack[len(w.stack)-1]
+		w.stack = w.stack[:len(w.stack)-1]
+		w.path(it.off, it.st)
+	}
+	w.collect()
+	return f
+}
+
+func grow(s []int32, n int) []int32 {
+	if cap(s) < n {
+		return make([]int32, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+func growU8(s []uint8, n int) []uint8 {
+	if cap(s) < n {
+		return make([]uint8, n)
+	}
+	return s[:n]
+}
+
+func (w *walker) release() {
+	const keep = 1 << 20 // do not pool scratch of huge functions
+	if cap(w.at) > keep {
+		w.at, w.lens = nil, nil
+	}
+	if len(w.intern) > 0 {
+		w.intern = map[State]int32{} // clear would cost the map's peak size on every later walk
+	}
+	clear(w.reported)
+	w.a, w.t, w.text, w.f, w.opts = nil, nil, nil, nil, Options{}
+	w.stack = w.stack[:0]
+	walkers.Put(w)
+}
+
+// stateIndex interns a state in f.States: a linear search while there
+// are few (most functions have a few dozen), a map beyond.
+func (w *walker) stateIndex(st *State) int32 {
+	const linear = 32
+	states := w.f.States
+	if len(states) <= linear {
+		for i := len(states) - 1; i >= 0; i-- {
+			if states[i] == *st {
+				return int32(i)
+			}
+		}
+	} else {
+		if len(w.intern) == 0 {
+			for i := range states {
+				w.intern[states[i]] = int32(i)
+			}
+		}
+		if i, ok := w.intern[*st]; ok {
+			return i
+		}
+	}
+	i := int32(len(states))
+	w.f.States = append(states, *st)
+	if len(w.intern) > 0 {
+		w.intern[*st] = i
+	}
+	return i
+}
+
+func (w *walker) reason(why string) int32 {
+	for i, r := range w.f.Reasons {
+		if r == why {
+			return int32(-1 - i)
+		}
+	}
+	w.f.Reasons = append(w.f.Reasons, why)
+	return int32(-len(w.f.Reasons))
+}
+
+func (w *walker) text1(off int) string {
+	defer func() { _ = recover() }() // a decoder's formatter must not end the walk
+	return w.a.Decoder.Text(w.text[off:], w.pc0+uint64(off))
+}
+
+func (w *walker) find(k Kind, off int, why string, a, b *State) {
+	if k == KindUnknown {
+		w.f.Returns = true // what follows might return
+	}
+	if len(w.f.Findings) >= MaxFindings {
+		w.f.Dropped++
+		return
+	}
+	fd := Finding{Kind: k, PC: w.pc0 + uint64(off), Why: why}
+	if off < len(w.text) && w.lens[off] > 0 {
+		fd.Insn = w.text1(off)
+	}
+	if a != nil {
+		fd.A = *a
+	}
+	if b != nil {
+		fd.B = *b
+	}
+	w.f.Findings = append(w.f.Findings, fd)
+}
+
+// target returns the offset of an address in the function, or -1.
+func (w *walker) target(addr uint64) int {
+	if addr < w.pc0 || addr-w.pc0 >= uint64(len(w.text)) {
+		return -1
+	}
+	return int(addr - w.pc0)
+}
+
+// leave handles a jump from off to addr outside the function: into
+// another part of it (an Exit) or a tail call, which must leave the
+// caller's frame as at the entry.
+func (w *walker) leave(off int, addr uint64, st *State) {
+	w.f.Returns = true // a tail call, or a part that may return
+	if w.opts.Partition != nil && w.opts.Partition(addr) {
+		w.f.Exits = append(w.f.Exits, Exit{PC: w.pc0 + uint64(off), Target: addr, State: *st})
+		return
+	}
+	if why := frameAtEntry(w.t, w.a, st, false); why != "" {
+		w.find(KindTailCall, off, fmt.Sprintf("tail call to %#x with the stack frame modified: %s", addr, why), st, nil)
+	}
+}
+
+// branch queues the walk of a direct branch from off to addr.
+func (w *walker) branch(off int, addr uint64, st *State) {
+	if to := w.target(addr); to >= 0 {
+		if at := w.at[to]; at > 0 && w.f.States[at-1] == *st {
+			return // walked from there with this state already
+		}
+		if len(w.stack) >= maxQueued(len(w.text)) {
+			w.find(KindUnknown, off, "too many branches waiting to be walked", st, nil)
+			return
+		}
+		w.stack = append(w.stack, item{to, *st})
+		return
+	}
+	w.leave(off, addr, st)
+}
+
+// path walks one path from off with state st until it ends, meets an
+// instruction already walked with the same state, or cannot go on.
+func (w *walker) path(off int, st State) {
+	idx := int32(-1) // st's index in f.States when known
+	for {
+		if at := w.at[off]; at != 0 {
+			if at < 0 {
+				return // unknown instruction, reported when first reached
+			}
+			old := w.f.States[at-1]
+			if old == st {
+				return
+			}
+			j, ok := join(w.t, old, st)
+			if !ok {
+				if w.reported == nil {
+					w.reported = map[int]bool{}
+				}
+				if !w.reported[off] {
+					w.reported[off] = true
+					w.find(KindState, off, "two paths meet with different stack states", &old, &st)
+				}
+				return
+			}
+			if j == old {
+				return
+			}
+			st, idx = j, -1
+		}
+		if w.budget <= 0 {
+			w.find(KindUnknown, off, fmt.Sprintf("work budget of %d instruction visits spent", w.f.Visits), nil, nil)
+			w.stack = w.stack[:0]
+			return
+		}
+		w.budget--
+		w.f.Visits++
+		first := w.at[off] == 0
+		in := &w.inst
+		in.Len, in.Class, in.Target, in.NOps, in.Why = 0, arch.Other, 0, 0, ""
+		err := w.decode(off, in)
+		if err == nil && (in.Len <= 0 || in.Len > len(w.text)-off || in.Len > 255) {
+			err = fmt.Errorf("decoder returned length %d with %d bytes left", in.Len, len(w.text)-off)
+		}
+		if err != nil {
+			if first {
+				w.f.Decoded++
+			}
+			w.lens[off] = 0
+			w.at[off] = w.reason("not an instruction: " + err.Error())
+			w.find(KindUnknown, off, "not an instruction: "+err.Error(), &st, nil)
+			return
+		}
+		if first {
+			w.f.Decoded++
+		}
+		w.lens[off] = uint8(in.Len)
+		if idx < 0 {
+			idx = w.stateIndex(&st)
+		}
+		w.at[off] = 1 + idx
+		next := off + in.Len
+
+		switch in.Class {
+		case arch.Unknown:
+			why := in.Why
+			if why == "" {
+				why = "instruction's stack effect not modelled"
+			}
+			w.find(KindUnknown, off, why, &st, nil)
+			return
+		case arch.Return:
+			w.f.Returns = true
+			auth := st
+			if why := frameAtEntry(w.t, w.a, &st, auth.pauth(in.Why)); why != "" {
+				w.find(KindRet, off, "return with the stack frame modified: "+why, &st, nil)
+			}
+			return
+		case arch.Stop:
+			return
+		}
+
+		nst := st
+		if in.Why != "" {
+			if old := nst.flags; nst.pauth(in.Why) || nst.flags != old {
+				idx = -1
+			}
+		}
+		if in.NOps > 0 {
+			if why := apply(w.t, &nst, in); why != "" {
+				w.find(KindUnknown, off, why, &st, nil)
+				return
+			}
+			idx = -1
+		}
+
+		switch in.Class {
+		case arch.Call:
+			if w.opts.NoReturn != nil && w.opts.NoReturn(in.Target) {
+				return
+			}
+			nst.call(w.t)
+			idx = -1
+		case arch.CallIndirect:
+			nst.call(w.t)
+			idx = -1
+		case arch.Jump:
+			to := w.target(in.Target)
+			if to < 0 {
+				w.leave(off, in.Target, &nst)
+				return
+			}
+			off, st = to, nst
+			continue
+		case arch.CondJump:
+			w.branch(off, in.Target, &nst)
+		case arch.JumpIndirect:
+			var targets []uint64
+			if w.opts.JumpTable != nil {
+				targets = w.opts.JumpTable(w.pc0 + uint64(off))
+			}
+			if len(targets) == 0 {
+				w.f.Returns = true
+				if why := frameAtEntry(w.t, w.a, &nst, false); why != "" {
+					w.find(KindUnknown, off, "indirect jump (a jump table or a tail call) whose targets are not known, with the stack frame modified: "+why, &st, nil)
+				}
+				// With the caller's frame as at the entry it is a
+				// tail call as far as the stack is concerned.
+				return
+			}
+			if len(targets) > len(w.text) {
+				targets = targets[:len(w.text)]
+			}
+			for _, tg := range targets {
+				w.branch(off, tg, &nst)
+			}
+			return
+		}
+		if next >= len(w.text) {
+			w.find(KindFallThrough, off, "execution runs past the function's end (a call that does not return?)", &nst, nil)
+			return
+		}
+		off, st = next, nst
+	}
+}
+
+// decode runs the decoder, turning a panic into an error so that a
+// decoder's fault on hostile bytes cannot end the program.
+func (w *walker) decode(off int, in *arch.Inst) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("decoder panic: %v", r)
+		}
+	}()
+	return w.a.Decoder.Decode(w.text[off:], w.pc0+uint64(off), in)
+}
+
+// collect builds f.Insts from the walk's per-offset marks.
+func (w *walker) collect() {
+	f := w.f
+	sort.SliceStable(f.Findings, func(i, j int) bool { return f.Findings[i].PC < f.Findings[j].PC })
+	f.Insts = make([]Inst, 0, f.Decoded)
+	for off, at := range w.at {
+		if at == 0 {
+			continue
+		}
+		in := Inst{Off: uint32(off), Len: w.lens[off]}
+		if at > 0 {
+			in.State = at - 1
+			f.Judged++
+		} else {
+			in.State = at
+		}
+		f.Insts = append(f.Insts, in)
+	}
+}

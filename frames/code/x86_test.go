@@ -1,0 +1,361 @@
+package code
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/sfdbg/sfdbg/frames/cfi"
+	"github.com/sfdbg/sfdbg/sframe/arch"
+	"github.com/sfdbg/sfdbg/sframe/rule"
+)
+
+// elfFunc is one function of an ELF file: its symbol and code.
+type elfFunc struct {
+	name  string
+	addr  uint64
+	code  []byte
+	fault uint64 // the address of NAME.fault, 0 if none
+}
+
+// elfFixture is an x86-64 executable's functions, CFI and data.
+type elfFixture struct {
+	funcs      []elfFunc
+	syms       map[string]elf.Symbol
+	eh         *cfi.Table
+	rodata     []byte
+	rodataAddr uint64
+}
+
+func loadFixture(t testing.TB, path string) *elfFixture {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	text := f.Section(".text")
+	data, err := text.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms, err := f.Symbols()
+	if err != nil && err != elf.ErrNoSymbols {
+		t.Fatal(err)
+	}
+	fx := &elfFixture{syms: map[string]elf.Symbol{}}
+	if ro := f.Section(".rodata"); ro != nil {
+		if fx.rodata, err = ro.Data(); err != nil {
+			t.Fatal(err)
+		}
+		fx.rodataAddr = ro.Addr
+	}
+	for _, s := range syms {
+		fx.syms[s.Name] = s
+	}
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Size == 0 || s.Section >= elf.SectionIndex(len(f.Sections)) ||
+			f.Sections[s.Section] != text || s.Value < text.Addr || s.Value+s.Size > text.Addr+uint64(len(data)) {
+			continue
+		}
+		off := s.Value - text.Addr
+		fn := elfFunc{name: s.Name, addr: s.Value, code: data[off : off+s.Size]}
+		if l, ok := fx.syms[s.Name+".fault"]; ok {
+			fn.fault = l.Value
+		}
+		fx.funcs = append(fx.funcs, fn)
+	}
+	sort.Slice(fx.funcs, func(i, j int) bool { return fx.funcs[i].addr < fx.funcs[j].addr })
+	if eh := f.Section(".eh_frame"); eh != nil {
+		b, err := eh.Data()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fx.eh, err = cfi.Parse(cfi.Section{Kind: cfi.EHFrame, Addr: eh.Addr, Order: f.ByteOrder, PtrSize: 8, Data: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fx
+}
+
+// tableAt returns a resolver that gives, for every indirect jump, the
+// n-entry table of absolute addresses at symbol name in .rodata.
+func (fx *elfFixture) table(t *testing.T, name string, n int) func(uint64) []uint64 {
+	s, ok := fx.syms[name]
+	if !ok {
+		return nil
+	}
+	b := fx.rodata
+	off := s.Value - fx.rodataAddr
+	var out []uint64
+	for i := 0; i < n; i++ {
+		out = append(out, binary.LittleEndian.Uint64(b[off+uint64(8*i):]))
+	}
+	return func(uint64) []uint64 { return out }
+}
+
+// read returns size bytes of .rodata at addr, or nil.
+func (fx *elfFixture) read(addr uint64, size int) []byte {
+	if addr < fx.rodataAddr || addr-fx.rodataAddr+uint64(size) > uint64(len(fx.rodata)) {
+		return nil
+	}
+	return fx.rodata[addr-fx.rodataAddr:][:size]
+}
+
+// disagreement is an instruction where the code's state and CFI's row
+// differ.
+type disagreement struct {
+	pc   uint64
+	what string
+}
+
+// judgeCFI compares the code's state with CFI's row at every instruction
+// the walk judged, the way a check does: CFI's CFA rule reg+k must be
+// what the code knows of reg; a register CFI says is saved at CFA+k must
+// be saved there (or have been loaded back from there), one without a
+// rule must still be in its register.
+func judgeCFI(t *testing.T, fx *elfFixture, fn *Func) []disagreement {
+	a := fn.Arch
+	var out []disagreement
+	for _, in := range fn.Insts {
+		if in.State < 0 {
+			continue
+		}
+		pc := fn.Start + uint64(in.Off)
+		st := fn.States[in.State]
+		fde, err := fx.eh.FDEForPC(pc)
+		if err != nil {
+			out = append(out, disagreement{pc, "no FDE"})
+			continue
+		}
+		row, err := fde.RowAt(pc)
+		if err != nil {
+			t.Fatalf("%#x: %v", pc, err)
+		}
+		if row.CFA.Kind != rule.ValOffset {
+			out = append(out, disagreement{pc, "CFI CFA " + row.CFA.String()})
+			continue
+		}
+		if k, ok := st.CFAVia(a, row.CFA.Reg); !ok || k != row.CFA.Offset {
+			out = append(out, disagreement{pc, fmt.Sprintf("cfa: CFI %s, code %s", a.Format(row.CFA), st.Format(a))})
+			continue
+		}
+		if m := st.Row(a).MangledRA; m != row.RASigned {
+			out = append(out, disagreement{pc, fmt.Sprintf("ra signed: CFI %v, code %v", row.RASigned, m)})
+			continue
+		}
+		for _, reg := range Tracked(a) {
+			cr, ok := row.Rule(reg)
+			if !ok {
+				cr = ruleSame
+			}
+			code, _ := st.Saved(a, reg)
+			agree := false
+			switch cr.Kind {
+			case rule.SameValue:
+				agree = st.InRegister(a, reg)
+			case rule.Offset:
+				k, ok := st.SavedAt(a, reg)
+				agree = code == cr || ok && k == cr.Offset
+			case rule.Register:
+				r, ok := st.CopiedTo(a, reg)
+				agree = code == cr || ok && r == cr.Reg
+			default:
+				agree = code == cr
+			}
+			if !agree {
+				out = append(out, disagreement{pc, fmt.Sprintf("%s: CFI %s, code %s", a.RegName(reg), a.Format(cr), st.Format(a))})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// sweep counts the instructions of code by a linear decode.
+func sweep(code []byte, pc uint64) int {
+	var in arch.Inst
+	n := 0
+	for off := 0; off < len(code); {
+		if err := (arch.X86{}).Decode(code[off:], pc+uint64(off), &in); err != nil || in.Len <= 0 {
+			off++
+		} else {
+			off += in.Len
+		}
+		n++
+	}
+	return n
+}
+
+func TestCodeOracleFixturesX86(t *testing.T) {
+	fx := loadFixture(t, filepath.Join("..", "..", "testdata", "codeoracle", "x86_64", "codeoracle-x86_64"))
+	seen := map[string]bool{}
+	for _, fn := range fx.funcs {
+		seen[fn.name] = true
+		t.Run(fn.name, func(t *testing.T) {
+			opts := &Options{}
+			if fn.name == "clean_jumptable" {
+				opts.JumpTable = X86JumpTables(fn.code, fn.addr, fx.read)
+				if got, want := fmt.Sprint(opts.JumpTable(fn.addr+16)), fmt.Sprint(fx.table(t, "clean_jumptable.table", 4)(0)); got != want {
+					t.Errorf("X86JumpTables: %s, want %s", got, want)
+				}
+			}
+			f := Analyze(amd64, fn.code, fn.addr, opts)
+			for _, fd := range f.Findings {
+				t.Errorf("finding: %s", f.Describe(fd))
+			}
+			if n := sweep(fn.code, fn.addr); f.Judged != n {
+				t.Errorf("judged %d of %d instructions", f.Judged, n)
+			}
+			dis := judgeCFI(t, fx, f)
+			if fn.fault == 0 {
+				for _, d := range dis {
+					t.Errorf("clean function: %#x: %s", d.pc, d.what)
+				}
+				return
+			}
+			if len(dis) == 0 {
+				t.Fatalf("fault at %#x not caught: code and CFI agree everywhere", fn.fault)
+			}
+			if dis[0].pc != fn.fault {
+				t.Errorf("first disagreement at %#x (%s), fault at %#x", dis[0].pc, dis[0].what, fn.fault)
+			}
+			t.Logf("%#x: %s", dis[0].pc, dis[0].what)
+		})
+	}
+	for _, want := range []string{"push_noadjust", "cfa_offset_off8", "saved_nooffset", "defcfareg_early",
+		"midret_norestore", "midret_nostate", "clean_fp", "clean_realign", "clean_alloca", "clean_jumptable"} {
+		if !seen[want] {
+			t.Errorf("fixture function %s missing", want)
+		}
+	}
+}
+
+// TestCodeOracleFaultKinds pins what kind of difference each fault is.
+func TestCodeOracleFaultKinds(t *testing.T) {
+	fx := loadFixture(t, filepath.Join("..", "..", "testdata", "codeoracle", "x86_64", "codeoracle-x86_64"))
+	want := map[string]string{
+		"push_noadjust":    "cfa: CFI rsp+16, code CFA=rsp+24",
+		"cfa_offset_off8":  "cfa: CFI rsp+24, code CFA=rsp+32",
+		"saved_nooffset":   "rbp: CFI u, code CFA=rsp+16 RA=c-8 FP=c-16",
+		"defcfareg_early":  "cfa: CFI rbp+16, code CFA=rsp+16",
+		"midret_norestore": "cfa: CFI rsp+16, code CFA=rsp+8",
+		"midret_nostate":   "cfa: CFI rsp+8, code CFA=rsp+16",
+	}
+	for _, fn := range fx.funcs {
+		w, ok := want[fn.name]
+		if !ok {
+			continue
+		}
+		f := Analyze(amd64, fn.code, fn.addr, nil)
+		dis := judgeCFI(t, fx, f)
+		if len(dis) == 0 || !strings.HasPrefix(dis[0].what, w) {
+			t.Errorf("%s: %v, want %q", fn.name, dis, w)
+		}
+	}
+}
+
+func TestX86JumpTablesPIC(t *testing.T) {
+	const start, tab = 0x1000, 0x2000
+	code := []byte{
+		0x83, 0xff, 0x02, // cmp $2,%edi
+		0x77, 0x13, // ja +19 (default, at 24)
+		0x48, 0x8d, 0x15, 0xf4, 0x0f, 0x00, 0x00, // lea 0xff4(%rip),%rdx: the table at 0x2000
+		0x48, 0x63, 0x04, 0xba, // movslq (%rdx,%rdi,4),%rax
+		0x48, 0x01, 0xd0, // add %rdx,%rax
+		0xff, 0xe0, // jmp *%rax
+		0xc3, 0xc3, 0xc3, 0xc3, // cases 0-2, default
+	}
+	entries := func(targets ...int64) func(uint64, int) []byte {
+		b := make([]byte, 4*len(targets))
+		for i, tg := range targets {
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(int32(tg-tab)))
+		}
+		return func(a uint64, n int) []byte {
+			if a != tab || n > len(b) {
+				return nil
+			}
+			return b[:n]
+		}
+	}
+	jt := X86JumpTables(code, start, entries(0x1015, 0x1016, 0x1017))
+	if got := fmt.Sprint(jt(start + 19)); got != "[4117 4118 4119]" {
+		t.Errorf("targets %s", got)
+	}
+	if got := jt(start + 16); got != nil {
+		t.Errorf("targets of an add: %v", got)
+	}
+	// A target outside the function (a case in foo.cold) is left out;
+	// a table all outside, or short, is not resolved.
+	if got := fmt.Sprint(X86JumpTables(code, start, entries(0x1015, 0x3000, 0x1017))(start + 19)); got != "[4117 4119]" {
+		t.Errorf("with an outside target: %s", got)
+	}
+	if got := X86JumpTables(code, start, entries(0x3010, 0x3000, 0x3008))(start + 19); got != nil {
+		t.Errorf("all outside accepted: %v", got)
+	}
+	if got := X86JumpTables(code, start, entries(0x1015, 0x1006, 0x1017))(start + 19); got != nil {
+		t.Errorf("target inside an instruction... accepted: %v", got)
+	}
+	if got := X86JumpTables(code, start, entries(0x1015, 0x1016))(start + 19); got != nil {
+		t.Errorf("short table accepted: %v", got)
+	}
+	// Without the bound (cmp/ja made nops) nothing is guessed.
+	nb := append([]byte{}, code...)
+	copy(nb, []byte{0x90, 0x90, 0x90, 0x90, 0x90})
+	if got := X86JumpTables(nb, start, entries(0x1015, 0x1016, 0x1017))(start + 19); got != nil {
+		t.Errorf("unbounded table accepted: %v", got)
+	}
+	// The bound on another register than the index: nothing.
+	ob := append([]byte{}, code...)
+	ob[1] = 0xfe // cmp $2,%esi
+	if got := X86JumpTables(ob, start, entries(0x1015, 0x1016, 0x1017))(start + 19); got != nil {
+		t.Errorf("bound on another register accepted: %v", got)
+	}
+	// The walk follows the table: every instruction judged.
+	f := Analyze(amd64, code, start, &Options{JumpTable: jt})
+	if f.Judged != len(code)-21+6 {
+		t.Errorf("judged %d", f.Judged)
+	}
+}
+
+func TestX86JumpTablesBaseBeforeWindow(t *testing.T) {
+	// lea T(%rip),%rbx, 30 nops, then cmp/ja/movslq (%rbx,%rdi,4)/add/jmp:
+	// the base is set once, before the window, in a callee-saved register.
+	const start, tab = 0x1000, 0x2000
+	code := []byte{0x48, 0x8d, 0x1d, 0xf9, 0x0f, 0x00, 0x00} // lea 0xff9(%rip),%rbx: 0x1007+0xff9 = 0x2000
+	for i := 0; i < 30; i++ {
+		code = append(code, 0x90)
+	}
+	jmpAt := len(code) + 3 + 2 + 4 + 3
+	code = append(code,
+		0x83, 0xff, 0x01, // cmp $1,%edi
+		0x77, 0x09, // ja default
+		0x48, 0x63, 0x04, 0xbb, // movslq (%rbx,%rdi,4),%rax
+		0x48, 0x01, 0xd8, // add %rbx,%rax
+		0xff, 0xe0, // jmp *%rax
+		0xc3, 0xc3, 0xc3) // case 0, case 1, default
+	b := make([]byte, 8)
+	binary.LittleEndian.PutUint32(b, uint32(int32(start+int64(jmpAt)+2-tab)))
+	binary.LittleEndian.PutUint32(b[4:], uint32(int32(start+int64(jmpAt)+3-tab)))
+	read := func(a uint64, n int) []byte {
+		if a != tab || n > len(b) {
+			return nil
+		}
+		return b[:n]
+	}
+	got := X86JumpTables(code, start, read)(start + uint64(jmpAt))
+	if want := []uint64{start + uint64(jmpAt) + 2, start + uint64(jmpAt) + 3}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("targets %v, want %v", got, want)
+	}
+	// A second write of %rbx anywhere: the base is not known.
+	code2 := append([]byte{}, code...)
+	copy(code2[7:], []byte{0x48, 0x89, 0xfb}) // mov %rdi,%rbx over three nops
+	if got := X86JumpTables(code2, start, read)(start + uint64(jmpAt)); got != nil {
+		t.Errorf("base written twice accepted: %v", got)
+	}
+}

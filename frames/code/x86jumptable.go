@@ -1,0 +1,407 @@
+package code
+
+import (
+	"encoding/binary"
+	"sort"
+
+	"github.com/sfdbg/sfdbg/sframe/arch"
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// maxTable bounds the entries of one jump table.
+const maxTable = 1 << 14
+
+// X86JumpTables returns an Options.JumpTable for the x86-64 function whose
+// code is text at address start. It recognises the switch forms gcc and
+// clang emit, bounded by a "cmp $N, %reg; ja/jae" on the index:
+//
+//	lea T(%rip),%rB; [movzbl/mov %idx,...]; movslq (%rB,%rI,4),%rX; add %rB,%rX; jmp *%rX
+//	jmp *T(,%rI,8)
+//
+// (entries relative to T, 4 bytes each, in position-independent code;
+// absolute, 8 bytes each, otherwise). read returns size bytes at a
+// link-time address (nil when they are not in the file). A jump it does
+// not recognise, or a table with a target in the function that is not an
+// instruction of its linear decoding, or with none in the function, gives
+// nil: the walk reports the jump as not followed rather than follow a
+// guess. Targets outside the function (cases gcc moved to
+// foo.cold) are left out: the walk does not follow them into the other
+// part. The function's linear
+// decoding is made on the first call and kept.
+func X86JumpTables(text []byte, start uint64, read func(addr uint64, size int) []byte) func(pc uint64) []uint64 {
+	var starts []uint32 // instruction offsets of the linear decoding, -1 marks bytes that do not decode
+	return func(pc uint64) []uint64 {
+		if starts == nil {
+			starts = x86Starts(text)
+		}
+		if pc < start || pc-start >= uint64(len(text)) {
+			return nil
+		}
+		// Decode only the window before the jump in full.
+		off := uint32(pc - start)
+		j := sort.Search(len(starts), func(i int) bool { return starts[i]&^badByte >= off })
+		if j == len(starts) || starts[j] != off {
+			return nil
+		}
+		lo := max(j-x86Window, 0)
+		insts := make([]x86Inst, 0, j-lo+1)
+		for _, o := range starts[lo : j+1] {
+			in := x86Inst{pc: start + uint64(o&^badByte)}
+			if o&badByte == 0 {
+				if x, err := x86asm.Decode(text[o:], 64); err == nil && x.Len > 0 {
+					in.in, in.ok = x, true
+				}
+			}
+			insts = append(insts, in)
+		}
+		isStart := func(t uint64) bool {
+			o := uint32(t - start)
+			k := sort.Search(len(starts), func(i int) bool { return starts[i]&^badByte >= o })
+			return k < len(starts) && starts[k] == o
+		}
+		all := func() []x86Inst { return x86Sweep(text, start) }
+		return x86Table(insts, start, uint64(len(text)), isStart, all, read)
+	}
+}
+
+// x86Window is how many instructions before an indirect jump are searched
+// for its table's base and bound.
+const x86Window = 24
+
+// badByte marks an entry of x86Starts that is a byte that does not
+// decode.
+const badByte = 1 << 31
+
+type x86Inst struct {
+	pc uint64
+	in x86asm.Inst
+	ok bool
+}
+
+// x86Starts delimits the instructions of text linearly with the fast
+// length decoder (arch.X86.Len), a byte at a time over what does not
+// decode (marked badByte).
+func x86Starts(text []byte) []uint32 {
+	out := make([]uint32, 0, len(text)/4+1)
+	for off := 0; off < len(text) && off < badByte; {
+		n, ok := arch.X86{}.Len(text[off:])
+		if !ok || n <= 0 {
+			out = append(out, uint32(off)|badByte)
+			off++
+			continue
+		}
+		out = append(out, uint32(off))
+		off += n
+	}
+	return out
+}
+
+// x86Sweep decodes text linearly in full (x86asm), for tests.
+func x86Sweep(text []byte, start uint64) []x86Inst {
+	var out []x86Inst
+	for _, o := range x86Starts(text) {
+		in := x86Inst{pc: start + uint64(o&^badByte)}
+		if o&badByte == 0 {
+			if x, err := x86asm.Decode(text[o:], 64); err == nil && x.Len > 0 {
+				in.in, in.ok = x, true
+			}
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+// family maps a general register of any width to 0-15 (rax ... r15), or
+// -1.
+func family(r x86asm.Reg) int {
+	switch {
+	case r >= x86asm.RAX && r <= x86asm.R15:
+		return int(r - x86asm.RAX)
+	case r >= x86asm.EAX && r <= x86asm.R15L:
+		return int(r - x86asm.EAX)
+	case r >= x86asm.AX && r <= x86asm.R15W:
+		return int(r - x86asm.AX)
+	case r >= x86asm.AL && r <= x86asm.BL:
+		return int(r - x86asm.AL)
+	case r >= x86asm.SPB && r <= x86asm.DIB:
+		return int(r-x86asm.SPB) + 4
+	case r >= x86asm.R8B && r <= x86asm.R15B:
+		return int(r-x86asm.R8B) + 8
+	case r >= x86asm.AH && r <= x86asm.BH:
+		return int(r - x86asm.AH)
+	}
+	return -1
+}
+
+func regArg(a x86asm.Arg) (x86asm.Reg, bool) {
+	r, ok := a.(x86asm.Reg)
+	return r, ok
+}
+
+// writes reports whether in may write general register family f (its
+// first operand is the destination in x86asm's Intel order; compares and
+// tests write none, and instructions with implicit outputs are assumed to
+// write every register).
+func writes(in *x86asm.Inst, f int) bool {
+	switch in.Op {
+	case x86asm.CMP, x86asm.TEST, x86asm.NOP, x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE, x86asm.JE, x86asm.JNE,
+		x86asm.JG, x86asm.JGE, x86asm.JL, x86asm.JLE, x86asm.JS, x86asm.JNS, x86asm.JO, x86asm.JNO, x86asm.JP, x86asm.JNP,
+		x86asm.JMP, x86asm.RET:
+		return false
+	case x86asm.PUSH:
+		return f == 4 // rsp
+	case x86asm.CALL:
+		return f < 0 || f > 15 || x86CalleeSaved>>f&1 == 0
+	case x86asm.MOV, x86asm.MOVZX, x86asm.MOVSX, x86asm.MOVSXD, x86asm.LEA, x86asm.ADD, x86asm.SUB, x86asm.AND,
+		x86asm.OR, x86asm.XOR, x86asm.SHL, x86asm.SHR, x86asm.SAR, x86asm.INC, x86asm.DEC, x86asm.NEG, x86asm.NOT:
+		if r, ok := regArg(in.Args[0]); ok {
+			return family(r) == f
+		}
+		return false
+	}
+	return true
+}
+
+// onlyLEA returns the address T when the only instruction of insts that
+// writes register family f is lea T(%rip),%f.
+func onlyLEA(insts []x86Inst, f int) (uint64, bool) {
+	var base uint64
+	n := 0
+	for i := range insts {
+		if !insts[i].ok {
+			return 0, false
+		}
+		in := &insts[i].in
+		if !writes(in, f) {
+			continue
+		}
+		n++
+		mem, ok := in.Args[1].(x86asm.Mem)
+		if in.Op != x86asm.LEA || !ok || mem.Base != x86asm.RIP || mem.Index != 0 || n > 1 {
+			return 0, false
+		}
+		base = insts[i].pc + uint64(in.Len) + uint64(mem.Disp)
+	}
+	return base, n == 1
+}
+
+// x86CalleeSaved is the set of register families a call preserves (System
+// V AMD64 psABI: rbx, rsp, rbp, r12-r15).
+const x86CalleeSaved = 1<<3 | 1<<4 | 1<<5 | 1<<12 | 1<<13 | 1<<14 | 1<<15
+
+// x86Table resolves the indirect jump at pc (see X86JumpTables).
+// insts is the window of instructions that ends with the jump; isStart
+// says whether an address starts an instruction of the function's linear
+// decoding.
+//
+// all decodes the whole function: when the table's base register is not
+// set in the window, it is found there if the function writes that
+// register exactly once, with the lea (a callee-saved register gcc loads
+// the table's address into before a loop).
+func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, all func() []x86Inst, read func(uint64, int) []byte) []uint64 {
+	j := len(insts) - 1
+	if j < 0 || !insts[j].ok || insts[j].in.Op != x86asm.JMP {
+		return nil
+	}
+	jmp := &insts[j].in
+	lo := 0
+	var base uint64  // the table's address
+	var entry int    // entry size: 4 (relative to base) or 8 (absolute)
+	var index = -1   // index register family
+	var firstUse = j // the first instruction using the index for the table
+	switch a := jmp.Args[0].(type) {
+	case x86asm.Mem: // jmp *T(,%rI,8)
+		if a.Segment != 0 || a.Base != 0 || a.Scale != 8 || a.Index == 0 || a.Disp < 0 {
+			return nil
+		}
+		base, entry, index = uint64(a.Disp), 8, family(a.Index)
+	case x86asm.Reg: // add %rB,%rX; jmp *%rX, the add after movslq (%rB,%rI,4),%rX
+		x := family(a)
+		// The add and the movslq, with the compiler's scheduling: other
+		// instructions between them that write neither register.
+		k := prevWriting(insts, j-1, lo, x)
+		if k < 0 || insts[k].in.Op != x86asm.ADD {
+			return nil
+		}
+		add := &insts[k].in
+		d, ok1 := regArg(add.Args[0])
+		b, ok2 := regArg(add.Args[1])
+		if !ok1 || !ok2 || family(d) != x {
+			return nil
+		}
+		bf := family(b)
+		k = prevWriting(insts, k-1, lo, x)
+		if k < 0 || insts[k].in.Op != x86asm.MOVSXD {
+			return nil
+		}
+		for i := k + 1; i < j; i++ {
+			if writes(&insts[i].in, bf) {
+				return nil
+			}
+		}
+		mv := &insts[k].in
+		d2, ok1 := regArg(mv.Args[0])
+		m, ok2 := mv.Args[1].(x86asm.Mem)
+		if !ok1 || !ok2 || family(d2) != x || family(m.Base) != bf || m.Scale != 4 || m.Disp != 0 || m.Index == 0 {
+			return nil
+		}
+		index, entry, firstUse = family(m.Index), 4, k
+		// The table's base: lea T(%rip),%rB with no other write of rB
+		// until the movslq.
+		found := false
+		for i := k - 1; i >= lo; i-- {
+			in := &insts[i].in
+			if !insts[i].ok {
+				return nil
+			}
+			if in.Op == x86asm.LEA {
+				if r, ok := regArg(in.Args[0]); ok && family(r) == bf {
+					mem, ok := in.Args[1].(x86asm.Mem)
+					if !ok || mem.Base != x86asm.RIP || mem.Index != 0 {
+						return nil
+					}
+					base = insts[i].pc + uint64(in.Len) + uint64(mem.Disp)
+					found = true
+					break
+				}
+			}
+			if writes(in, bf) {
+				return nil
+			}
+		}
+		if !found {
+			base, found = onlyLEA(all(), bf)
+		}
+		if !found {
+			return nil
+		}
+	default:
+		return nil
+	}
+	// The bound: cmp $N,%r; ja (N+1 entries) or jae (N), then the index
+	// reaches the table's load through copies and zero extensions only.
+	n := -1
+	for i := firstUse - 1; i >= lo; i-- {
+		if !insts[i].ok {
+			return nil
+		}
+		in := &insts[i].in
+		if in.Op == x86asm.JA || in.Op == x86asm.JAE {
+			if i == 0 || !insts[i-1].ok || insts[i-1].in.Op != x86asm.CMP {
+				continue
+			}
+			cmp := &insts[i-1].in
+			r, ok := regArg(cmp.Args[0])
+			imm, ok2 := cmp.Args[1].(x86asm.Imm)
+			if !ok || !ok2 || imm < 0 || imm >= maxTable {
+				return nil
+			}
+			if !flowsTo(insts[i+1:firstUse], r, index) {
+				return nil
+			}
+			n = int(imm) + 1
+			if in.Op == x86asm.JAE {
+				n--
+			}
+			break
+		}
+	}
+	if n <= 0 {
+		return nil
+	}
+	b := read(base, n*entry)
+	if len(b) < n*entry {
+		return nil
+	}
+	targets := make([]uint64, 0, n)
+	for i := 0; i < n; i++ {
+		var t uint64
+		if entry == 4 {
+			t = base + uint64(int64(int32(binary.LittleEndian.Uint32(b[4*i:]))))
+		} else {
+			t = binary.LittleEndian.Uint64(b[8*i:])
+		}
+		if t < start || t-start >= size {
+			continue
+		}
+		if !isStart(t) {
+			return nil
+		}
+		targets = append(targets, t)
+	}
+	if len(targets) == 0 {
+		return nil // none here: not a table of this function's cases
+	}
+	return targets
+}
+
+// prevWriting returns the index of the last instruction at or before i
+// (and not before lo) that may write register family f, or -1 (also for
+// an undecodable one on the way).
+func prevWriting(insts []x86Inst, i, lo, f int) int {
+	for ; i >= lo; i-- {
+		if !insts[i].ok {
+			return -1
+		}
+		if writes(&insts[i].in, f) {
+			return i
+		}
+	}
+	return -1
+}
+
+// wide reports whether r is a 32- or 64-bit register (a write of one
+// zero-extends to 64 bits).
+func wide(r x86asm.Reg) bool {
+	return r >= x86asm.EAX && r <= x86asm.R15L || r >= x86asm.RAX && r <= x86asm.R15
+}
+
+// flowsTo reports whether, along the straight-line code mid, the value
+// compared in cmpReg reaches register family to by copies (mov of a 32-
+// or 64-bit register, movzx) with no other write of it. The compare gives
+// the table's size whatever the register's upper bits (the compiler knows
+// them zero when it compares 8 or 16 bits), so a low-part bound counts.
+func flowsTo(mid []x86Inst, cmpReg x86asm.Reg, to int) bool {
+	const (
+		none = iota
+		low  // the low 8 or 16 bits are bounded
+		full // the whole register is
+	)
+	var bounded [16]uint8
+	from := family(cmpReg)
+	if from < 0 || to < 0 {
+		return false
+	}
+	bounded[from] = low
+	if wide(cmpReg) {
+		bounded[from] = full
+	}
+	for i := range mid {
+		if !mid[i].ok {
+			return false
+		}
+		in := &mid[i].in
+		if in.Op == x86asm.MOV || in.Op == x86asm.MOVZX {
+			d, ok1 := regArg(in.Args[0])
+			s, ok2 := regArg(in.Args[1])
+			if ok1 && ok2 && family(d) >= 0 && family(s) >= 0 {
+				v := uint8(none)
+				switch {
+				case !wide(d):
+				case in.Op == x86asm.MOVZX && bounded[family(s)] >= low:
+					v = full
+				case in.Op == x86asm.MOV && wide(s) && bounded[family(s)] == full:
+					v = full
+				}
+				bounded[family(d)] = v
+				continue
+			}
+		}
+		for f := range bounded {
+			if bounded[f] != none && writes(in, f) {
+				bounded[f] = none
+			}
+		}
+	}
+	return bounded[to] != none
+}
