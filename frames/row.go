@@ -67,6 +67,8 @@ func (s Source) String() string {
 		b = append(b, ')')
 	case MethodFP:
 		return "fp chain"
+	case MethodCode:
+		return "code 0x" + strconv.FormatUint(s.FDEStart, 16) + "-0x" + strconv.FormatUint(s.FDEEnd, 16)
 	default:
 		return ""
 	}
