@@ -297,7 +297,7 @@ func (c *checker) owned() [][]Range {
 // ranges' starts.
 func (c *checker) boundaries(fde *sframe.FDE, own []Range, rows []frames.Row, buf []uint64) []uint64 {
 	end := own[len(own)-1].End
-	if frames.SFrameArch(c.sec.ABI) == arch.AMD64Arch { // until arch.AMD64Arch.Decoder replaces x86Len
+	if frames.SFrameArch(c.sec.ABI) == arch.AMD64Arch { // delimited by arch.X86.Len, the Decoder's fast path
 		if b, ok := c.x86Boundaries(fde.Start, end, buf); ok {
 			return keepOwned(b, own)
 		}

@@ -51,6 +51,7 @@ var AMD64Arch = &Arch{
 		FP:  rule.Rule{Kind: rule.SameValue, Reg: rule.CFA},
 	},
 	RegNames: namesOf(amd64Names[:], 0),
+	Decoder:  X86{},
 	// psABI table 4.10.
 	Relocs: map[uint32]Reloc{
 		uint32(elf.R_X86_64_NONE): {0, false},

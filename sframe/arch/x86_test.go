@@ -1,6 +1,8 @@
 package arch
 
 import (
+	"debug/elf"
+	"encoding/binary"
 	"encoding/hex"
 	"strings"
 	"testing"
@@ -321,5 +323,15 @@ func TestX86Text(t *testing.T) {
 	text, n := X86{}.Format(code, 0x1000, func(a uint64) string { return " <f>" })
 	if text != "call   0x1005 <f>" || n != 5 {
 		t.Errorf("Format with a symbolizer: %q, %d", text, n)
+	}
+}
+
+func TestAMD64DecodesWithX86(t *testing.T) {
+	a, err := For(elf.EM_X86_64, binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := a.Decoder.(X86); !ok {
+		t.Errorf("x86-64's Decoder is %T, want X86", a.Decoder)
 	}
 }
