@@ -72,6 +72,24 @@ func (u *CodeUnwinder) Step(f *Frame) (Frame, error) {
 	if m == nil {
 		return Frame{}, codeStop(ReasonNoModule, f.PC, nil, nil, "PC %#x is in no module", f.PC)
 	}
+	if u.Space.Mem != nil {
+		// A signal trampoline, known by its code (as gdb's tramp_frame
+		// unwinders know it): its caller is the interrupted frame.
+		if caller, ok, err := stepSigtramp(u.Space, f, MethodCode); ok {
+			return caller, err
+		}
+	}
+	if fp, known := f.Regs.FP(); known && fp == 0 {
+		if f.Module == nil {
+			f.Module = m
+		}
+		if name, ok := outermostByABI(f); ok {
+			// The entry point or a thread's start, which cleared the FP
+			// for the psABI's outermost frame: nothing called it.
+			f.Row = Row{Row: rule.Row{Outermost: true}, Src: Source{Method: MethodCode, Module: m, FDE: -1, CIE: -1, FRE: -1}}
+			return Frame{}, codeStop(ReasonOutermost, f.PC, m, nil, "outermost frame: %s cleared the frame pointer (the psABI's mark of the deepest frame)", name)
+		}
+	}
 	fn, err := m.codeFuncAt(lpc)
 	if err != nil {
 		return Frame{}, err
@@ -79,7 +97,7 @@ func (u *CodeUnwinder) Step(f *Frame) (Frame, error) {
 	i := fn.f.Index(lpc)
 	if i < 0 {
 		return Frame{}, codeStop(ReasonNoRow, f.PC, m, nil,
-			"code-unknown at PC %#x in %s: no path from the entry of %s reaches it", f.PC, m.Name, fn.name(m))
+			"code-unknown at PC %#x in %s: no path from the entry of %s reaches it%s", f.PC, m.Name, fn.name(m), fn.why())
 	}
 	st, why, ok := fn.f.StateAt(lpc)
 	if !ok {
@@ -109,6 +127,30 @@ type codeFunc struct {
 // name names the function for messages: "0x401020-0x401080".
 func (c *codeFunc) name(m *Module) string {
 	return fmt.Sprintf("the function at %#x-%#x", c.f.Start+m.Bias, c.f.End+m.Bias)
+}
+
+// why says why the walk may not reach an instruction: its first
+// code-unknown note ("; the walk stopped at 0x401000: ..."), or "".
+func (c *codeFunc) why() string {
+	for _, fd := range c.f.Findings {
+		if fd.Kind == code.KindUnknown {
+			return "; the walk stopped at " + c.f.Describe(fd)
+		}
+	}
+	return ""
+}
+
+// codeTramp returns the recogniser of machine a's signal trampoline that
+// the code method uses where arch.Signal.Tramp has none, and the bytes it
+// needs: on AMD64 glibc's and musl's __restore_rt, "mov $15,%rax;
+// syscall" (rt_sigreturn, as gdb's amd64_linux_sigtramp_code knows it).
+func codeTramp(a *arch.Arch) (func([]byte) (rt, ok bool), int) {
+	if a.Machine != elf.EM_X86_64 {
+		return nil, 0
+	}
+	return func(b []byte) (bool, bool) {
+		return true, string(b) == "\x48\xc7\xc0\x0f\x00\x00\x00\x0f\x05"
+	}, 9
 }
 
 // others returns, per state of f, the rules of the callee-saved registers
