@@ -94,12 +94,12 @@ func (u *CodeUnwinder) Step(f *Frame) (Frame, error) {
 	if err != nil {
 		return Frame{}, err
 	}
-	i := fn.f.Index(lpc)
+	i := fn.f.Index(lpc - m.Bias)
 	if i < 0 {
 		return Frame{}, codeStop(ReasonNoRow, f.PC, m, nil,
 			"code-unknown at PC %#x in %s: no path from the entry of %s reaches it%s", f.PC, m.Name, fn.name(m), fn.why())
 	}
-	st, why, ok := fn.f.StateAt(lpc)
+	st, why, ok := fn.f.StateAt(lpc - m.Bias)
 	if !ok {
 		return Frame{}, codeStop(ReasonNoRow, f.PC, m, nil, "code-unknown at PC %#x in %s: %s", f.PC, m.Name, why)
 	}
