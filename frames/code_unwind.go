@@ -55,9 +55,9 @@ func codeStop(r Reason, pc uint64, m *Module, err error, format string, args ...
 
 // Step implements Unwinder. It returns f's caller with PC, SP, FP and the
 // callee-saved registers the code's row restores, and fills f.CFA and
-// f.Row. Errors are *StopError: ReasonNoModule, ReasonUnsupported (a
-// machine without a decoder), ReasonNoData (the module's file cannot be
-// read), ReasonNoFDE (no function covers the PC), ReasonNoRow (the code's
+// f.Row. Errors are *StopError: ReasonNoModule, ReasonNoData (a machine
+// without a decoder, or the function's bytes cannot be read from the
+// module's file), ReasonNoFDE (no function covers the PC), ReasonNoRow (the code's
 // state at the PC is unknown: code-unknown, with the walk's reason), and
 // those of stepRow.
 func (u *CodeUnwinder) Step(f *Frame) (Frame, error) {
@@ -182,12 +182,14 @@ type codeColdKey struct{ start uint64 }
 // codeFuncAt returns the walk of the function holding the runtime address
 // pc, walking it on first use. Errors are *StopError.
 func (m *Module) codeFuncAt(pc uint64) (*codeFunc, error) {
+	// A machine the code cannot be read for is data the method lacks,
+	// as a module without .sframe is for SFrame: not covered, no fault.
 	a, err := m.Arch()
 	if err != nil {
-		return nil, codeStop(ReasonUnsupported, pc, m, err, "cannot unwind PC %#x in %s from its code: %v", pc, m.Name, err)
+		return nil, codeStop(ReasonNoData, pc, m, err, "cannot unwind PC %#x in %s from its code: %v", pc, m.Name, err)
 	}
 	if a.Decoder == nil {
-		return nil, codeStop(ReasonUnsupported, pc, m, nil, "cannot unwind PC %#x in %s from its code: no instruction decoder for %s", pc, m.Name, a.Name)
+		return nil, codeStop(ReasonNoData, pc, m, nil, "cannot unwind PC %#x in %s from its code: no instruction decoder for %s", pc, m.Name, a.Name)
 	}
 	start, end, err := m.codeRange(pc - m.Bias)
 	if err != nil {
