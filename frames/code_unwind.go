@@ -64,6 +64,14 @@ func (u *CodeUnwinder) Step(f *Frame) (Frame, error) {
 	if f.PC == 0 {
 		return Frame{}, &StopError{Method: MethodCode, Reason: ReasonBadFrame, Msg: "PC is 0"}
 	}
+	if u.Space.Mem != nil {
+		// A signal trampoline, known by its code (as gdb's tramp_frame
+		// unwinders know it), in a module or not (qemu-user's page): its
+		// caller is the interrupted frame.
+		if caller, ok, err := stepSigtramp(u.Space, f, MethodCode); ok {
+			return caller, err
+		}
+	}
 	lpc := f.LookupPC()
 	m := f.Module
 	if m == nil || !m.Contains(lpc) {
@@ -71,13 +79,6 @@ func (u *CodeUnwinder) Step(f *Frame) (Frame, error) {
 	}
 	if m == nil {
 		return Frame{}, codeStop(ReasonNoModule, f.PC, nil, nil, "PC %#x is in no module", f.PC)
-	}
-	if u.Space.Mem != nil {
-		// A signal trampoline, known by its code (as gdb's tramp_frame
-		// unwinders know it): its caller is the interrupted frame.
-		if caller, ok, err := stepSigtramp(u.Space, f, MethodCode); ok {
-			return caller, err
-		}
 	}
 	if fp, known := f.Regs.FP(); known && fp == 0 {
 		if f.Module == nil {

@@ -45,6 +45,9 @@ type Source struct {
 // String names the source the way sfdbg prints it: "sframe FDE 12 FRE 3",
 // ".eh_frame FDE 0x1e8 (CIE 0x0)", "fp chain".
 func (s Source) String() string {
+	if s.Section == SectionSigtramp {
+		return "signal trampoline (kernel frame layout)"
+	}
 	var b []byte
 	switch s.Method {
 	case MethodSFrame:
@@ -56,9 +59,6 @@ func (s Source) String() string {
 			b = append(b, " (flex)"...)
 		}
 	case MethodCFI:
-		if s.Section == SectionSigtramp {
-			return "signal trampoline (kernel frame layout)"
-		}
 		b = append(b, s.Section...)
 		b = append(b, " FDE 0x"...)
 		b = strconv.AppendUint(b, uint64(s.FDE), 16)
