@@ -115,8 +115,6 @@ func (c *moduleCFI) resolve() {
 	c.rows, c.all = rows, true
 }
 
-// fileModule returns a module for the ELF file f, already open, at
-// link-time addresses (bias 0). The module reads f and does not close it.
 // pathModule returns a module for the ELF file at path, opened on first
 // use (diff and the linker and reproducer reports, which read few parts of
 // a file).
@@ -124,6 +122,8 @@ func pathModule(path string) *frames.Module {
 	return &frames.Module{Name: filepath.Base(path), Path: path, OpenPath: path, Start: 0, End: ^uint64(0)}
 }
 
+// fileModule returns a module for the ELF file f, already open, at
+// link-time addresses (bias 0). The module reads f and does not close it.
 func fileModule(f *elfobj.File) *frames.Module {
 	return &frames.Module{Name: filepath.Base(f.Path), Path: f.Path, OpenPath: f.Path, Opened: f, Start: 0, End: ^uint64(0)}
 }

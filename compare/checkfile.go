@@ -291,16 +291,21 @@ func (c *checker) owned() [][]Range {
 	return own
 }
 
+// lengther is a machine's decoder that delimits instructions as objdump
+// -d does (arch.X86.Len).
+type lengther interface {
+	Len(code []byte) (n int, ok bool)
+}
+
 // boundaries returns the PCs to compare in the ranges own of an FDE:
-// every instruction boundary on AMD64 when the code from the FDE's start
+// every instruction boundary where the machine's decoder delimits
+// instructions as objdump does (AMD64) and the code from the FDE's start
 // decodes, else the union of SFrame FRE and CFI row starts and of the
 // ranges' starts.
 func (c *checker) boundaries(fde *sframe.FDE, own []Range, rows []frames.Row, buf []uint64) []uint64 {
 	end := own[len(own)-1].End
-	if frames.SFrameArch(c.sec.ABI) == arch.AMD64Arch { // delimited by arch.X86.Len, the Decoder's fast path
-		if b, ok := c.x86Boundaries(fde.Start, end, buf); ok {
-			return keepOwned(b, own)
-		}
+	if b, ok := c.insnBoundaries(fde.Start, end, buf); ok {
+		return keepOwned(b, own)
 	}
 	b := buf[:0]
 	for _, r := range own {
@@ -342,19 +347,37 @@ func (c *checker) boundaries(fde *sframe.FDE, own []Range, rows []frames.Row, bu
 	return keepOwned(slices.Compact(b), own)
 }
 
-// x86Boundaries returns the x86-64 instruction boundaries in [start, end),
-// as objdump -d delimits them (arch.X86.Len). ok is false when the bytes are not
-// in an executable section or an instruction does not decode; then b holds
-// what was decoded.
-func (c *checker) x86Boundaries(start, end uint64, buf []uint64) (b []uint64, ok bool) {
+// archDecoder returns the decoder of the checked file's machine, nil
+// when it has none or the machine is not known.
+func (c *checker) archDecoder() arch.Decoder {
+	a := c.arch
+	if a == nil && c.sec != nil { // a checker built on a section alone (tests)
+		a = frames.SFrameArch(c.sec.ABI)
+	}
+	if a == nil {
+		return nil
+	}
+	return a.Decoder
+}
+
+// insnBoundaries returns the instruction boundaries in [start, end), as
+// objdump -d delimits them, where the machine's decoder does so (lengther:
+// arch.X86.Len on AMD64). ok is false on other machines, when the bytes
+// are not in an executable section or when an instruction does not
+// decode; then b holds what was decoded.
+func (c *checker) insnBoundaries(start, end uint64, buf []uint64) (b []uint64, ok bool) {
 	b = buf[:0]
+	l, ok := c.archDecoder().(lengther)
+	if !ok {
+		return b, false
+	}
 	data, ok := c.funcCode(start, end)
 	if !ok {
 		return b, false
 	}
 	for off := 0; off < len(data); {
 		b = append(b, start+uint64(off))
-		n, ok := arch.X86{}.Len(data[off:])
+		n, ok := l.Len(data[off:])
 		if !ok {
 			return b, false
 		}

@@ -478,9 +478,7 @@ func (c *checker) judgeCFIOnly(fn fnRef, r Range, cfiRows []frames.Row) {
 	}
 	var insts []uint64
 	ok := false
-	if c.arch == arch.AMD64Arch {
-		insts, ok = c.x86Boundaries(r.Start, r.End, nil)
-	}
+	insts, ok = c.insnBoundaries(r.Start, r.End, nil)
 	if !ok {
 		insts = insts[:0]
 		for _, row := range cfiRows {

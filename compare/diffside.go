@@ -48,6 +48,7 @@ func loadDiffSide(path string) (s *diffSide, err error) {
 	}
 	f := layout.File()
 	c := &checker{name: m.Name, f: f, layout: layout}
+	c.arch, _ = m.Arch() // nil for a machine sfdbg does not know: SFrame refuses it below
 	for i, sec := range f.Sections {
 		if sec.Flags&elf.SHF_EXECINSTR != 0 && sec.Type == elf.SHT_PROGBITS && sec.Flags&elf.SHF_COMPRESSED == 0 {
 			c.text = append(c.text, textRange{addr: layout.Addr(i), size: sec.Size, r: sec})
@@ -137,7 +138,7 @@ func loadDiffSide(path string) (s *diffSide, err error) {
 		s.byName[fn.name] = append(s.byName[fn.name], fn)
 		fn.insts, fn.decoded = c.diffBoundaries(fn, &decodeLeft)
 		if fn.decoded {
-			// x86Boundaries left the function's bytes in c.code.
+			// insnBoundaries left the function's bytes in c.code.
 			fn.nop = make([]bool, len(fn.insts))
 			for i, off := range fn.insts {
 				fn.nop[i] = x86Nop(c.code[off:])
@@ -148,17 +149,13 @@ func loadDiffSide(path string) (s *diffSide, err error) {
 }
 
 // diffBoundaries returns the offsets to compare a function at: every
-// instruction boundary on AMD64 (x86Boundaries, as check decodes) while
-// decodeLeft bytes of code may still be decoded, else the starts of its
-// rows.
+// instruction boundary where the machine's decoder delimits instructions
+// (insnBoundaries, as check decodes: AMD64) while decodeLeft bytes of
+// code may still be decoded, else the starts of its rows.
 func (c *checker) diffBoundaries(fn *diffFn, decodeLeft *uint64) ([]uint64, bool) {
-	abi := sframe.ABIAMD64LittleEndian
-	if c.sec != nil {
-		abi = c.sec.ABI
-	}
-	if abi == sframe.ABIAMD64LittleEndian && c.f.Machine == elf.EM_X86_64 && fn.end-fn.start <= *decodeLeft {
+	if _, ok := c.archDecoder().(lengther); ok && fn.end-fn.start <= *decodeLeft {
 		*decodeLeft -= fn.end - fn.start
-		if b, ok := c.x86Boundaries(fn.start, fn.end, nil); ok {
+		if b, ok := c.insnBoundaries(fn.start, fn.end, nil); ok {
 			for i := range b {
 				b[i] -= fn.start
 			}

@@ -7,6 +7,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
@@ -29,6 +30,22 @@ type Options struct {
 	// the trace enters as soon as it enters it (frames.Module.Prefetch),
 	// for a caller that prints the trace.
 	Prefetch bool
+	// StopAtMain ends the trace at the frame of the program's main, as
+	// gdb's default "set backtrace past-main off" does: the frames past it
+	// (__libc_start_call_main, _start) are not shown. The step from main
+	// is still computed and judged.
+	StopAtMain bool
+}
+
+// isMain reports whether f is the frame of the program's main: its
+// function is the symbol "main" of a module that is not a shared library
+// (gdb's inside_main_func looks "main" up in the executable's objfile).
+func isMain(f *Frame) bool {
+	if f.Module == nil || strings.Contains(f.Module.Name, ".so") || strings.HasPrefix(f.Module.Name, "[") {
+		return false
+	}
+	name, _, ok := f.Module.FuncName(f.LookupPC())
+	return ok && name == "main"
 }
 
 // CheckMaxDepth validates a depth limit given by a user: 0 (the default)
@@ -310,7 +327,7 @@ func (c *rowCache) intern(r *frames.Row) *frames.Row {
 // range, and the same (shared) Other rules.
 func sameRow(a, b *frames.Row) bool {
 	return a.Row == b.Row && a.Src == b.Src && a.Start == b.Start && a.End == b.End &&
-		len(a.Other) == len(b.Other) && (len(a.Other) == 0 || &a.Other[0] == &b.Other[0])
+		a.Other == b.Other
 }
 
 func (l *lead) Method() frames.Method {
@@ -426,14 +443,25 @@ func Unwind(space *frames.Space, regs frames.Regs, opts Options) *Trace {
 	t := &Trace{Methods: opts.Methods, FPBrokenFrom: -1, space: space, regs: regs, opts: opts}
 	l := &lead{t: t, u: set.newUnwinders(space)}
 	s := frames.NewStack(l, regs, space, frames.StackOptions{MaxDepth: opts.MaxDepth})
+	var pastMain *frames.StopError
 	for s.Next() {
-		if f := s.Frame(); len(l.fs) == f.Level {
+		f := s.Frame()
+		if len(l.fs) == f.Level {
 			// The frame the stack stopped at before stepping from it (the
 			// depth limit): record where it is, with no steps.
 			l.frame(&f)
 		}
+		if opts.StopAtMain && f.Level < len(l.fs) && isMain(&l.fs[f.Level]) {
+			l.fs = l.fs[:f.Level+1]
+			pastMain = &frames.StopError{Method: frames.MethodCFI, Reason: frames.ReasonOutermost, PC: f.PC,
+				Msg: "main: backtrace past-main is off"}
+			break
+		}
 	}
 	t.Frames, t.Stop = l.fs, s.Stop()
+	if pastMain != nil {
+		t.Stop = pastMain
+	}
 	t.Truncated = t.Stop != nil && t.Stop.Reason == frames.ReasonDepth
 	if t.Methods != All {
 		return t

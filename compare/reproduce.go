@@ -202,17 +202,17 @@ func cfiDirectives(a, b frames.Row, splitCFA bool) []string {
 	}
 	regs := []regRule{{frames.RIP, a.RA, b.RA, true}, {frames.RBP, a.FP, b.FP, true}}
 	seen := map[rule.Reg]int{}
-	for _, o := range a.Other {
-		seen[o.Reg] = len(regs)
-		regs = append(regs, regRule{reg: o.Reg, a: o.Rule})
-	}
-	for _, o := range b.Other {
-		if i, ok := seen[o.Reg]; ok {
-			regs[i].b, regs[i].hasB = o.Rule, true
+	a.Other.Each(func(reg rule.Reg, r rule.Rule) {
+		seen[reg] = len(regs)
+		regs = append(regs, regRule{reg: reg, a: r})
+	})
+	b.Other.Each(func(reg rule.Reg, r rule.Rule) {
+		if i, ok := seen[reg]; ok {
+			regs[i].b, regs[i].hasB = r, true
 		} else {
-			regs = append(regs, regRule{o.Reg, rule.Rule{Kind: rule.SameValue}, o.Rule, true})
+			regs = append(regs, regRule{reg, rule.Rule{Kind: rule.SameValue}, r, true})
 		}
-	}
+	})
 	sort.SliceStable(regs[2:], func(i, j int) bool { return regs[2+i].reg < regs[2+j].reg })
 	for _, r := range regs {
 		if r.hasB && r.a == r.b {

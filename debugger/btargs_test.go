@@ -25,7 +25,7 @@ func TestBacktraceCountsMethodsAndThreadsAsGdbReadsThem(t *testing.T) {
 		{"bt 3 compare prints the innermost 3 frames", "deep-spin", []string{"bt 3 compare"}, "0 1 2", []string{"(More stack frames follow...)"}},
 		{"bt compare 3 is the same", "deep-spin", []string{"bt compare 3"}, "0 1 2", []string{"(More stack frames follow...)"}},
 		{"bt 2 sframe counts in the sframe trace", "deep-spin", []string{"bt 2 sframe"}, "0 1", nil},
-		{"bt -3 prints the outermost 3 frames", "deep-spin", []string{"bt -3"}, "9 10 11", nil},
+		{"bt -3 prints the outermost 3 frames, main's the last (past-main off)", "deep-spin", []string{"bt -3"}, "8 9 10", nil},
 		{"info frame 3 describes frame 3", "deep-spin", []string{"info frame 3"}, "3", []string{"Stack level 3, frame at 0x"}},
 		{"thread apply 2 bt runs bt in thread 2 only", "deep-threads", []string{"thread apply 2 bt 1"}, "0", []string{"Thread 2 (Thread 2 "}},
 		{"thread apply 1 3 bt runs bt in threads 1 and 3", "deep-threads", []string{"thread apply 1 3 bt 1"}, "0 0", []string{"Thread 1 (Thread 1 ", "Thread 3 (Thread 3 "}},

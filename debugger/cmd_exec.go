@@ -821,8 +821,21 @@ func (s *Session) backtraceLimit() int {
 // cmdSetBacktrace implements "set backtrace limit N|unlimited".
 func cmdSetBacktrace(s *Session, args string) error {
 	word, val := splitWord(args)
+	if word == "past-main" {
+		switch strings.TrimSpace(val) {
+		case "on", "1", "yes", "enable", "":
+			s.pastMain = true
+		case "off", "0", "no", "disable":
+			s.pastMain = false
+		default:
+			return fmt.Errorf("set backtrace past-main: %q is not on or off.", val)
+		}
+		clear(s.traces)
+		s.listed = nil
+		return nil
+	}
 	if word != "limit" {
-		return errors.New(`Usage: set backtrace limit N|unlimited`)
+		return errors.New(`Usage: set backtrace limit N|unlimited, or set backtrace past-main on|off`)
 	}
 	n, err := strconv.Atoi(val)
 	switch {
@@ -845,8 +858,13 @@ func cmdSetBacktrace(s *Session, args string) error {
 
 // cmdShowBacktrace implements "show backtrace limit".
 func cmdShowBacktrace(s *Session, args string) error {
-	if a := strings.TrimSpace(args); a != "limit" && a != "" {
-		return errors.New(`Usage: show backtrace limit`)
+	a := strings.TrimSpace(args)
+	if a == "past-main" {
+		s.printf("Whether backtraces should continue past \"main\" is %s.\n", map[bool]string{false: "off", true: "on"}[s.pastMain])
+		return nil
+	}
+	if a != "limit" && a != "" {
+		return errors.New(`Usage: show backtrace limit, or show backtrace past-main`)
 	}
 	switch n := s.backtraceLimit(); {
 	case s.maxDepth == 0:

@@ -442,18 +442,21 @@ signal but SIGTRAP to the program at once (see "info signals"). SIG is a name (S
 		{aliases: []string{"set"},
 			help: "Change a setting: backtrace limit, and gdb's usual settings.\nSettings gdb scripts carry (pagination, confirm, width, height, print\npretty) are accepted; \"help set NAME\" says what each changes in sfdbg.",
 			sub: append([]*command{
-				{aliases: []string{"backtrace", "bt"}, args: "limit N|unlimited",
-					help: `Set the most frames a backtrace unwinds (default 256).
-Every trace stops there, and bt then ends with "(More stack frames
-follow...)"; frame, up, down, info frame and finish see only those
-frames. N is 1 to 1000000; unlimited (or 0, as in gdb) is 1000000.`,
+				{aliases: []string{"backtrace", "bt"}, args: "limit N|unlimited | past-main on|off",
+					help: `Set the backtrace limit, or whether it goes past main.
+limit (default 256): every trace stops there, and bt then ends with
+"(More stack frames follow...)"; frame, up, down, info frame and finish
+see only those frames. N is 1 to 1000000; unlimited (or 0, as in gdb) is
+1000000. past-main (default off, as in gdb): off ends the traces at the
+program's main; on shows the frames past it (__libc_start_call_main,
+_start), as one-shot "sfdbg bt" always does.`,
 					run: cmdSetBacktrace},
 			}, setSettings...)},
 		{aliases: []string{"show"},
 			help: "Show a setting: backtrace limit, pagination, confirm, ...",
 			sub: append([]*command{
-				{aliases: []string{"backtrace", "bt"}, args: "limit",
-					help: "Show the most frames a backtrace unwinds.",
+				{aliases: []string{"backtrace", "bt"}, args: "limit | past-main",
+					help: "Show the backtrace limit or the past-main setting.",
 					run:  cmdShowBacktrace},
 			}, showSettings...)},
 		{aliases: []string{"shell", "!"}, args: "[COMMAND]",

@@ -49,6 +49,9 @@ type Session struct {
 	last string
 	// history holds the values print printed: $1, $2, ... ($ is the last).
 	history []value
+	// pastMain is gdb's "set backtrace past-main": off (the default)
+	// ends the REPL's traces at main.
+	pastMain bool
 	// listFile, listModule, listFirst and listLast are what list showed
 	// last (list and an empty line continue after it); srcDirs are the
 	// directories of "directory"; sources caches source files by path.
@@ -509,7 +512,7 @@ func (s *Session) trace(tid int, methods compare.Methods) (*compare.Trace, error
 	if err != nil {
 		return nil, err
 	}
-	tr := compare.Unwind(sp, regs, compare.Options{Methods: methods, MaxDepth: s.maxDepth})
+	tr := compare.Unwind(sp, regs, compare.Options{Methods: methods, MaxDepth: s.maxDepth, StopAtMain: !s.pastMain})
 	tr.Thread = tid
 	s.traces[k] = tr
 	return tr, nil

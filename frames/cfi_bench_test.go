@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
 	"github.com/sfdbg/sfdbg/sframe/rule"
+	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
 // cfiSnapshot stops the deep fixture in signal mode (the deepest stack,
@@ -264,4 +266,110 @@ func BenchmarkCFIAllRows(b *testing.B) {
 		}
 		t.stopWall(len(starts), "row")
 	})
+}
+
+// hostileEH returns an .eh_frame of about size bytes whose FDEs (16 KiB of
+// instructions each) end a row every three bytes, each changing one of
+// the k rules its prologue gives (DW_CFA_offset), or, with k 0, end a row
+// at every byte (DW_CFA_advance_loc alone): the worst cases per byte of
+// rows that copy their rules, and of rows (frames/cfi BenchmarkRowsCost).
+func hostileEH(size, k int) *ehBuilder {
+	eh := &ehBuilder{addr: 0x2000}
+	cie := eh.stdCIE()
+	start := uint64(0x100000)
+	for len(eh.buf) < size {
+		p := cfiProg()
+		for r := range k {
+			p.offset(byte(r), 2)
+		}
+		rows := 0
+		for p.Len() < 16<<10 {
+			p.advance(1)
+			if k > 0 {
+				p.offset(byte(rows%k), uint64(2+(rows/k+1)&1))
+			}
+			rows++
+		}
+		eh.fde(cie, start, uint64(rows+1), p.bytes())
+		start += uint64(rows+1) + 16
+	}
+	return eh
+}
+
+// procCPU returns the CPU time the process has used (user and system, all
+// threads: the garbage collector's work included).
+func procCPU() time.Duration {
+	var u unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_SELF, &u) != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+}
+
+// BenchmarkCFIRowsCost measures what a walk over every row of a module
+// costs (parseCFI, then rowsOf for every FDE, what CFIRows and the static
+// check do) per byte of .eh_frame: "B/in-byte" allocated, "ns/in-byte"
+// and "cpu-ns/in-byte" (the process's, GC included), and "rows/s" (and
+// per CPU second), on libc, LLVM's 5 MB .eh_frame, and hostile sections
+// of 2 MB (hostileEH).
+//
+//	go test ./frames -run '^$' -bench CFIRowsCost -benchtime 3x
+func BenchmarkCFIRowsCost(b *testing.B) {
+	real := func(path string) func(b *testing.B) []byte {
+		return func(b *testing.B) []byte {
+			f, err := elf.Open(path)
+			if err != nil {
+				b.Skip(err)
+			}
+			defer f.Close()
+			s := f.Section(".eh_frame")
+			if s == nil {
+				b.Skipf("%s has no .eh_frame", path)
+			}
+			d, err := s.Data()
+			if err != nil {
+				b.Fatal(err)
+			}
+			return d
+		}
+	}
+	hostile := func(k int) func(b *testing.B) []byte {
+		return func(*testing.B) []byte { return hostileEH(2<<20, k).section() }
+	}
+	for _, c := range []struct {
+		name string
+		data func(b *testing.B) []byte
+	}{
+		{"libc", real("/lib/x86_64-linux-gnu/libc.so.6")},
+		{"libLLVM-15", real("/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1")},
+		{"hostile offsets", hostile(40)},
+		{"hostile advances", hostile(0)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			data := c.data(b)
+			var rows int
+			var allocs uint64
+			start, cpu := time.Now(), procCPU()
+			for b.Loop() {
+				rows = 0
+				allocs += sframetest.Allocs(func() {
+					t, err := parseCFILE(data, 0x2000, nil, 0)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for _, fde := range t.fdes {
+						r, _ := t.rowsOf(fde)
+						rows += len(r)
+					}
+				})
+			}
+			el, cpuEl := time.Since(start), procCPU()-cpu
+			n := float64(b.N) * float64(len(data))
+			b.ReportMetric(float64(allocs)/n, "B/in-byte")
+			b.ReportMetric(float64(el.Nanoseconds())/n, "ns/in-byte")
+			b.ReportMetric(float64(cpuEl.Nanoseconds())/n, "cpu-ns/in-byte")
+			b.ReportMetric(float64(rows)*float64(b.N)/el.Seconds(), "rows/s")
+			b.ReportMetric(float64(rows)*float64(b.N)/cpuEl.Seconds(), "rows/cpu-s")
+		})
+	}
 }

@@ -271,16 +271,15 @@ func (t *cfiTable) rowsOf(fd *cfi.FDE) ([]Row, error) {
 	}
 	r := v.(*cfiTableRows)
 	r.once.Do(func() {
+		// Uncached: the converted rows are the ones kept.
 		var raw []cfi.Row
-		if raw, r.err = fd.Rows(); r.err != nil {
+		if raw, r.err = fd.AppendRows(nil); r.err != nil {
 			logrus.Debugf("frames: CFI: %v", r.err)
 			return
 		}
 		r.rows = make([]Row, len(raw))
-		var prev []RegRule
 		for i := range raw {
-			r.rows[i] = t.convert(fd, &raw[i], prev)
-			prev = r.rows[i].Other
+			r.rows[i] = t.convert(fd, &raw[i])
 		}
 	})
 	return r.rows, r.err
@@ -288,15 +287,17 @@ func (t *cfiTable) rowsOf(fd *cfi.FDE) ([]Row, error) {
 
 // convert turns a reader's row into the one row form: the RA column's rule
 // goes to RA, the frame pointer's to FP (same-value when the CFI gives
-// none: the ABI keeps it across calls), the others to Other, which shares
-// prev when it holds the same rules. An undefined RA marks the outermost
-// frame. Simple DWARF expressions become plain rules (cfi.Simplify).
-func (t *cfiTable) convert(fd *cfi.FDE, r *cfi.Row, prev []RegRule) Row {
+// none: the ABI keeps it across calls), the others stay in the reader's
+// storage, shared between rows, as Other. An undefined RA marks the
+// outermost frame. Simple DWARF expressions become plain rules
+// (cfi.Simplify).
+func (t *cfiTable) convert(fd *cfi.FDE, r *cfi.Row) Row {
 	same := rule.Rule{Kind: rule.SameValue, Reg: rule.CFA}
 	fpReg := t.arch.FP
 	row := Row{
 		Row: rule.Row{CFA: cfi.Simplify(r.CFA), RA: same, FP: same, Signal: r.Signal,
 			MangledRA: r.RASigned, SPOffset: t.arch.SPOffset},
+		Other: OtherRules{regs: r.Regs, ra: r.RAReg, fp: fpReg},
 		Src: Source{Method: MethodCFI, Section: r.Section.String(), FDE: r.FDEOff, CIE: r.CIEOff, FRE: -1,
 			FDEStart: fd.Start + t.bias, FDEEnd: fd.End + t.bias, Arch: t.arch},
 		Start: r.Start + t.bias, End: r.End + t.bias,
@@ -304,31 +305,12 @@ func (t *cfiTable) convert(fd *cfi.FDE, r *cfi.Row, prev []RegRule) Row {
 	if r.BKey {
 		row.PAuthKey = rule.PAuthKeyB
 	}
-	n := 0
-	for _, rr := range r.Regs {
-		if rr.Reg != r.RAReg && rr.Reg != fpReg {
-			n++
-		}
+	if ru, ok := r.Regs.Rule(r.RAReg); ok {
+		row.RA = cfi.Simplify(ru)
 	}
-	var other []RegRule
-	if n > 0 {
-		other = make([]RegRule, 0, n)
-	}
-	for _, rr := range r.Regs {
-		ru := cfi.Simplify(rr.Rule)
-		switch rr.Reg {
-		case r.RAReg:
-			row.RA = ru
-		case fpReg:
-			row.FP = ru
-		default:
-			other = append(other, RegRule{Reg: rr.Reg, Rule: ru})
-		}
+	if ru, ok := r.Regs.Rule(fpReg); ok && fpReg != r.RAReg {
+		row.FP = cfi.Simplify(ru)
 	}
 	row.Outermost = row.RA.Kind == rule.Undefined
-	if slices.Equal(other, prev) {
-		other = prev
-	}
-	row.Other = other
 	return row
 }

@@ -1,6 +1,7 @@
 package frames
 
 import (
+	"cmp"
 	"debug/elf"
 	"errors"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/sfdbg/sfdbg/sframe/arch"
 
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // cfiEquivFiles are the little-endian fixtures and the host's libc and
@@ -65,9 +67,22 @@ func instructionPCs(f *elf.File, start, end uint64) []uint64 {
 	return pcs
 }
 
+// otherList returns the rules of o sorted by register.
+func otherList(o OtherRules) []cfi.RegRule {
+	var l []cfi.RegRule
+	o.each(func(reg rule.Reg, r rule.Rule) { l = append(l, cfi.RegRule{Reg: reg, Rule: r}) })
+	slices.SortFunc(l, func(a, b cfi.RegRule) int { return cmp.Compare(a.Reg, b.Reg) })
+	return l
+}
+
+// sameOther reports whether a and b hold the same rules.
+func sameOther(a, b OtherRules) bool {
+	return slices.Equal(otherList(a), otherList(b))
+}
+
 func sameConvertedRow(a, b Row) bool {
 	a.Src.Module, b.Src.Module = nil, nil
-	return a.Row == b.Row && a.Src == b.Src && a.Start == b.Start && a.End == b.End && slices.Equal(a.Other, b.Other)
+	return a.Row == b.Row && a.Src == b.Src && a.Start == b.Start && a.End == b.End && sameOther(a.Other, b.Other)
 }
 
 // TestCFILazyMatchesEager checks that the lazy table (.eh_frame_hdr) and

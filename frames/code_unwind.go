@@ -54,8 +54,8 @@ func codeStop(r Reason, pc uint64, m *Module, err error, format string, args ...
 }
 
 // Step implements Unwinder. It returns f's caller with PC, SP, FP and the
-// callee-saved registers the code's row restores, and fills f.CFA and
-// f.Row. Errors are *StopError: ReasonNoModule, ReasonNoData (a machine
+// callee-saved registers kept as CFI keeps those without a rule (the
+// code's row gives CFA, RA and FP only), and fills f.CFA and f.Row. Errors are *StopError: ReasonNoModule, ReasonNoData (a machine
 // without a decoder, or the function's bytes cannot be read from the
 // module's file), ReasonNoFDE (no function covers the PC), ReasonNoRow (the code's
 // state at the PC is unknown: code-unknown, with the walk's reason), and
@@ -107,7 +107,7 @@ func (u *CodeUnwinder) Step(f *Frame) (Frame, error) {
 	a := fn.f.Arch
 	in := fn.f.Insts[i]
 	start := fn.f.Start + uint64(in.Off)
-	f.Row = Row{Row: st.Row(a), Other: fn.others[in.State],
+	f.Row = Row{Row: st.Row(a),
 		Src: Source{Method: MethodCode, Module: m, FDE: -1, CIE: -1, FRE: -1,
 			FDEStart: fn.f.Start + m.Bias, FDEEnd: fn.f.End + m.Bias, Arch: a},
 		Start: start + m.Bias, End: start + uint64(max(in.Len, 1)) + m.Bias}
@@ -121,8 +121,6 @@ func (u *CodeUnwinder) Step(f *Frame) (Frame, error) {
 type codeFunc struct {
 	f   *code.Func
 	err error
-	// others are the Row.Other of each of f's states (others).
-	others [][]RegRule
 }
 
 // name names the function for messages: "0x401020-0x401080".
@@ -152,26 +150,6 @@ func codeTramp(a *arch.Arch) (func([]byte) (rt, ok bool), int) {
 	return func(b []byte) (bool, bool) {
 		return true, string(b) == "\x48\xc7\xc0\x0f\x00\x00\x00\x0f\x05"
 	}, 9
-}
-
-// others returns, per state of f, the rules of the callee-saved registers
-// other than the RA and the FP that the state gives (saved at a slot,
-// copied to a register, lost): Row.Other. Registers still in place have
-// none: stepRow keeps their values for the code as it does for CFI.
-func others(f *code.Func) [][]RegRule {
-	a := f.Arch
-	out := make([][]RegRule, len(f.States))
-	for k, st := range f.States {
-		for _, r := range code.Tracked(a) {
-			if r == a.RA || r == a.FP {
-				continue
-			}
-			if x, tracked := st.Saved(a, r); tracked && x.Kind != rule.SameValue {
-				out[k] = append(out[k], RegRule{Reg: r, Rule: x})
-			}
-		}
-	}
-	return out
 }
 
 // codeKey keys a function's walk on its module (Module.Memo).
@@ -282,7 +260,7 @@ func (m *Module) walkCode(a *arch.Arch, start, end uint64) *codeFunc {
 		}
 	}
 	f := code.Analyze(a, text, start, opts)
-	return &codeFunc{f: f, others: others(f)}
+	return &codeFunc{f: f}
 }
 
 // coldEntries walks the parent function named parent for its jumps into

@@ -271,11 +271,11 @@ func stepRow(f *Frame, space *Space, caller *Frame) error {
 	default:
 		e.apply(&caller.Regs, caller.Regs.FPReg, row.FP)
 	}
-	for _, o := range row.Other {
-		if o.Reg != caller.Regs.PCReg {
-			e.apply(&caller.Regs, o.Reg, o.Rule)
+	row.Other.each(func(reg rule.Reg, r rule.Rule) {
+		if reg != caller.Regs.PCReg {
+			e.apply(&caller.Regs, reg, r)
 		}
-	}
+	})
 	caller.Regs.Set(caller.Regs.PCReg, pc)
 	caller.locate(space.Modules)
 	return nil

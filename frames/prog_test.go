@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe/arch"
-	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // The synthetic program "prog" used by the unwinder tests: link-time
@@ -186,17 +185,6 @@ func hex(v uint64) string {
 		b = append([]byte{digits[v&15]}, b...)
 	}
 	return "0x" + string(b)
-}
-
-// otherRule returns the rule of register reg in Other; ok is false when
-// the row has none.
-func (r *Row) otherRule(reg rule.Reg) (rule.Rule, bool) {
-	for _, o := range r.Other {
-		if o.Reg == reg {
-			return o.Rule, true
-		}
-	}
-	return rule.Rule{}, false
 }
 
 // IsOutermost reports whether err says the trace reached its outermost frame.

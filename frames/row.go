@@ -1,18 +1,55 @@
 package frames
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
+
+	"github.com/sfdbg/sfdbg/frames/cfi"
 
 	"github.com/sfdbg/sfdbg/sframe"
 	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
-// RegRule is the rule for one register other than the CFA, RA and FP, as
-// DWARF CFI gives it.
-type RegRule struct {
-	Reg  rule.Reg
-	Rule rule.Rule
+// OtherRules is the rules of the registers a DWARF CFI row restores
+// besides the RA column and the FP (whose rules are Row.RA and Row.FP).
+// The zero OtherRules is empty (an SFrame row). It shares the CFI reader's
+// storage (cfi.RegSet: each row stores only the rules that changed since
+// the row before), so a row costs the same whatever number of registers
+// it restores. OtherRules are comparable with ==, which says whether they
+// are the same stored rules.
+type OtherRules struct {
+	regs   cfi.RegSet
+	ra, fp rule.Reg
+}
+
+// each calls fn with every register and its rule, in no particular
+// order, with the DWARF expressions a plain rule can say made plain
+// (cfi.Simplify). It allocates nothing.
+func (o OtherRules) each(fn func(reg rule.Reg, r rule.Rule)) {
+	o.regs.Each(func(reg rule.Reg, r rule.Rule) {
+		if reg != o.ra && reg != o.fp {
+			fn(reg, cfi.Simplify(r))
+		}
+	})
+}
+
+// Each calls fn with every register and its rule, sorted by register,
+// with the DWARF expressions a plain rule can say made plain
+// (cfi.Simplify): for callers outside frames that need a stable order
+// (check's reproducer writes one .cfi_offset per register).
+func (o OtherRules) Each(fn func(reg rule.Reg, r rule.Rule)) {
+	type rr struct {
+		reg rule.Reg
+		r   rule.Rule
+	}
+	var all []rr
+	o.each(func(reg rule.Reg, r rule.Rule) { all = append(all, rr{reg, r}) })
+	slices.SortFunc(all, func(a, b rr) int { return cmp.Compare(a.reg, b.reg) })
+	for _, x := range all {
+		fn(x.reg, x.r)
+	}
 }
 
 // Source says where a row came from, as data: a later stage (the
@@ -84,10 +121,9 @@ func (s Source) String() string {
 // type.
 type Row struct {
 	rule.Row
-	// Other holds the rules of the other registers DWARF CFI restores,
-	// sorted by register (nil for SFrame). It is shared between rows and
-	// must not be modified.
-	Other []RegRule
+	// Other holds the rules of the other registers DWARF CFI restores
+	// (empty for SFrame).
+	Other OtherRules
 	// Src says where the row came from.
 	Src Source
 	// Start and End are the PC range (runtime addresses) the row covers,

@@ -193,7 +193,7 @@ func sframeRowInto(dst *Row, mod *Module, a *arch.Arch, r *rule.Row, fde *sframe
 	if mod != nil {
 		bias = mod.Bias
 	}
-	dst.Row, dst.Other, dst.Start, dst.End = *r, nil, 0, 0
+	dst.Row, dst.Other, dst.Start, dst.End = *r, OtherRules{}, 0, 0
 	dst.Src = Source{Method: MethodSFrame, Module: mod, Section: ".sframe", FDE: int64(fde.Index), CIE: -1,
 		FRE: int32(freIdx), PCType: fde.PCType, Flex: fde.Type == sframe.FDETypeFlex,
 		FDEStart: fde.Start + bias, FDEEnd: fde.End() + bias, Arch: a}

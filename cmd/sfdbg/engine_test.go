@@ -49,7 +49,9 @@ func TestREPLAndCLIRenderTheSameTrace(t *testing.T) {
 			if len(want) < 2 {
 				t.Fatalf("bt printed only %d lines:\n%s", len(want), cli)
 			}
-			code, repl, errOut := runSfdbg("attach", "-batch", "-ex", "bt "+m, pid)
+			// One-shot bt shows the frames past main; the REPL does with
+			// gdb's past-main on.
+			code, repl, errOut := runSfdbg("attach", "-batch", "-ex", "set backtrace past-main on", "-ex", "bt "+m, pid)
 			if code != exitOK {
 				t.Fatalf("attach: status %d: %s", code, errOut)
 			}
@@ -95,7 +97,7 @@ func TestREPLAndCLIRenderTheSameTrace(t *testing.T) {
 		// The SFrame trace stops in libc (no .sframe there); the
 		// all-methods trace goes on to _start. "frame" after "bt sframe"
 		// refers to the SFrame list, after "bt" to the full one.
-		code, out, errOut := runSfdbg("attach", "-batch", "-ex", "bt", "-ex", "frame 13", "-ex", "bt sframe", "-ex", "frame 13", pid)
+		code, out, errOut := runSfdbg("attach", "-batch", "-ex", "set backtrace past-main on", "-ex", "bt", "-ex", "frame 13", "-ex", "bt sframe", "-ex", "frame 13", pid)
 		if code != exitFindings && code != exitOK && code != exitError {
 			t.Fatalf("status %d: %s", code, errOut)
 		}

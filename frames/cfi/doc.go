@@ -10,10 +10,12 @@
 //     and 64-bit DWARF, CIE versions 1, 3 and 4, the augmentations GNU
 //     tools emit ("z" with L, P, R, S, B and G; the legacy "eh"), and the
 //     DW_EH_PE pointer encodings (encoding.go);
-//   - the call frame instructions (interp.go): every DW_CFA_* of DWARF 5
-//     and the GNU extensions (DW_CFA_GNU_args_size,
-//     DW_CFA_GNU_negative_offset_extended, DW_CFA_AARCH64_negate_ra_state),
-//     run into rows of package sframe's Rule (row.go);
+//   - the call frame instructions (interp.go, on the state of state.go):
+//     every DW_CFA_* of DWARF 5 and the GNU extensions
+//     (DW_CFA_GNU_args_size, DW_CFA_GNU_negative_offset_extended,
+//     DW_CFA_AARCH64_negate_ra_state), run into rows of package sframe's
+//     Rule (row.go), whose register rules are stored as the changes from
+//     one row to the next (regs.go, RegSet);
 //   - finding the FDE for a PC, two ways that give the same answers: a
 //     Table of every FDE of a section (table.go, Parse), and an Index over
 //     .eh_frame_hdr that reads and parses only the FDEs looked up (hdr.go,
@@ -23,8 +25,9 @@
 //     return ErrNoFDE and ErrNoRow; ErrBadHdr says to use Parse instead of
 //     an unusable .eh_frame_hdr. Nothing panics on malformed input: every
 //     length, offset and count is checked against the section before use,
-//     every loop consumes input, and hostile CFI is bounded in the memory
-//     it can make the reader use (see the limits in interp.go).
+//     every loop consumes input, and the work and memory of building
+//     rows are linear in the instructions, with a small constant, however
+//     many registers have a rule (RegSet, and the limits in interp.go).
 //
 // What it must not import: any package of sfdbg but sframe (for Rule and
 // Reg), anything that touches a process, and Delve (whose pkg/dwarf/frame

@@ -72,6 +72,11 @@ func fuzzSeeds(f *testing.F) {
 		b.fde(cie, fdeSpec{start: 0x20020, length: 0x10})
 		f.Add(append([]byte{fuzzMode(ft.kind, ft.order)}, b.buf...))
 	}
+	// Hostile rows (cost_test.go), large enough that a cost per byte over
+	// the budget exceeds its constant.
+	for _, s := range []Section{offsetRows(32<<10, 40), initialRules(32 << 10), churnRows(32 << 10), rememberRows(8 << 10)} {
+		f.Add(append([]byte{fuzzMode(EHFrame, binary.LittleEndian)}, s.Data...))
+	}
 }
 
 // FuzzParse checks, for any section, that parsing and interpreting never
@@ -92,12 +97,14 @@ func FuzzParse(f *testing.F) {
 var (
 	// cfiAllocs: a Table keeps an 88-byte FDE per record of at least 16
 	// bytes and the hash map of CIEs; an FDE's rows cost a 96-byte Row per
-	// instruction byte at most (each row but the last ends at an advance),
-	// doubled by append, and ruleEntriesPerByte (16) register rules of 40
-	// bytes per instruction byte beyond the CIE's initial rules (at most
-	// maxRules, once per FDE of at least 16 bytes): about 1,000 bytes per
-	// byte. The seeds need at most about 200 (real sections: under 100).
-	cfiAllocs = sframetest.AllocBudget(1536)
+	// instruction byte at most (each row but the last ends at an advance;
+	// allocated once, rowBound), and their rules a 40-byte entry per rule
+	// an instruction changed, with snapshots and doubling at most four
+	// (RegSet): about 100 bytes per byte for the hostile sections of
+	// BenchmarkRowsCost, 40 for libc's .eh_frame. Rows that copied their
+	// rules cost up to 720 (16 rules of 40 bytes per byte, the
+	// ruleEntriesPerByte limit), and the hostile seeds fail then.
+	cfiAllocs = sframetest.AllocBudget(256)
 	// cfiRows: a row ends at an advance instruction of at least one byte,
 	// or at the end of its FDE, whose record takes at least 8 bytes.
 	cfiRows = sframetest.Budget{What: "rows built", PerByte: 1, Const: 1}
@@ -129,6 +136,9 @@ func fuzzParse(t *testing.T, data []byte) {
 			continue
 		}
 		nrows += len(rows)
+		if n := rowBound(fde.Instructions); len(rows) > n {
+			t.Fatalf("FDE at %#x: %d rows, rowBound %d", fde.Off, len(rows), n)
+		}
 		next := fde.Start
 		for _, r := range rows {
 			if r.Start != next || r.End <= r.Start {

@@ -3,7 +3,6 @@ package cfi
 import (
 	"fmt"
 	"math/bits"
-	"slices"
 
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
@@ -84,24 +83,19 @@ func (o cfaOp) String() string {
 }
 
 // Limits that keep a hostile FDE from costing more than a few megabytes.
+// The rules stored for an FDE's rows need no limit: a row stores only the
+// rules that changed since the row before (regs.go), so they are bounded
+// by the instructions that changed them.
 const (
 	// maxRemember bounds the DW_CFA_remember_state stack.
 	maxRemember = 128
 	// maxRules bounds the registers with a rule in one row.
 	maxRules = 256
-	// maxRuleEntries bounds the register rules stored for all the rows of
-	// one FDE (rows that keep the rules of the row before share them).
-	maxRuleEntries = 1 << 18
-	// ruleEntriesPerByte bounds, with the CIE's initial rules, the
-	// register rules stored for the rows of one FDE per byte of its
-	// instructions, so that the rows cost memory linear in the bytes that
-	// exist: without it, one two-byte instruction pair (an advance and a
-	// DW_CFA_offset) after initial instructions that give 256 registers
-	// a rule copies 256 rules (10 KiB), and a 67 KB .eh_frame allocated
-	// 228 MB. The FDEs of GNU and LLVM output store at most 2 rules per
-	// byte beyond their CIE's (libffi, libc, every testdata binary and
-	// the shared libraries of a Debian system), so 16 leaves room.
-	ruleEntriesPerByte = 16
+	// maxInstructions bounds the instructions of one FDE, in bytes (512
+	// MiB): RegSet counts the rule changes of an FDE's rows in int32s,
+	// and there are at most two per byte (one per instruction, one more
+	// when DW_CFA_restore_state undoes it).
+	maxInstructions = 1 << 29
 )
 
 // Rules without a base register carry Reg RegCFA, as in package sframe.
@@ -110,79 +104,95 @@ var (
 	ruleSame      = rule.Rule{Kind: rule.SameValue, Reg: rule.CFA}
 )
 
-// state is the row the interpreter is building: the CFA rule, the
-// registers that have a rule, sorted by register, and the AArch64 RA
-// signing state.
-type state struct {
-	cfa      rule.Rule
-	regs     []RegRule
-	raSigned bool
-}
-
-// copyFrom makes s a copy of o, reusing s's storage.
-func (s *state) copyFrom(o *state) {
-	s.cfa, s.raSigned = o.cfa, o.raSigned
-	s.regs = append(s.regs[:0], o.regs...)
-}
-
-// find returns the index of reg in s.regs, or where it would go.
-func (s *state) find(reg rule.Reg) (int, bool) { return findReg(s.regs, reg) }
-
-// findReg returns the index of reg in regs, sorted by register, or where
-// it would go.
-func findReg(regs []RegRule, reg rule.Reg) (int, bool) {
-	lo, hi := 0, len(regs)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if regs[m].Reg < reg {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo, lo < len(regs) && regs[lo].Reg == reg
-}
-
-func (s *state) get(reg rule.Reg) (rule.Rule, bool) {
-	if i, ok := s.find(reg); ok {
-		return s.regs[i].Rule, true
-	}
-	return rule.Rule{}, false
-}
-
-// set gives reg a rule; false when that would make more than maxRules.
-func (s *state) set(reg rule.Reg, r rule.Rule) bool {
-	i, ok := s.find(reg)
-	if ok {
-		s.regs[i].Rule = r
-		return true
-	}
-	if len(s.regs) >= maxRules {
-		return false
-	}
-	s.regs = slices.Insert(s.regs, i, RegRule{Reg: reg, Rule: r})
-	return true
-}
-
-func (s *state) unset(reg rule.Reg) {
-	if i, ok := s.find(reg); ok {
-		s.regs = slices.Delete(s.regs, i, i+1)
-	}
-}
-
 // interp executes call frame instructions (DWARF 5 §6.4.2). For a CIE's
 // initial instructions init is nil and locations are ignored; for an FDE
-// init is the CIE's state, loc starts at the FDE's start, and every
-// advance ends the current row through rows.
+// init is the CIE's initial rules, loc starts at the FDE's start, and
+// every advance ends the current row through rows.
+//
+// DW_CFA_remember_state costs no copy of the rules: it marks the undo log,
+// which holds the rule every later change replaced, and
+// DW_CFA_restore_state undoes the changes back to the mark. Each change is
+// undone at most once, so both cost time linear in the instructions, not
+// in the registers with a rule.
 type interp struct {
 	cie   *CIE
-	init  *state
+	init  *initial
 	st    state
-	stack []state
-	depth int // used entries of stack (their storage is reused)
+	undo  []undoEntry // while marks is not empty
+	marks []int       // the DW_CFA_remember_state stack: lengths of undo
 	loc   uint64
 	end   uint64
 	rows  rowBuilder
+}
+
+// undoEntry is the rule a change replaced: of register Reg, or of the CFA
+// (undoCFA) or the RA signing state (undoRA, in Rule.Offset).
+type undoEntry struct {
+	Reg  rule.Reg
+	Rule rule.Rule
+}
+
+// Undo log entries for what is not a register.
+const (
+	undoCFA rule.Reg = -2
+	undoRA  rule.Reg = -3
+)
+
+// setCFA gives the CFA the rule r.
+func (in *interp) setCFA(r rule.Rule) {
+	if len(in.marks) > 0 {
+		in.undo = append(room(in.undo, 1), undoEntry{undoCFA, in.st.cfa})
+	}
+	in.st.cfa = r
+}
+
+// negateRA flips the RA signing state.
+func (in *interp) negateRA() {
+	if len(in.marks) > 0 {
+		in.undo = append(room(in.undo, 1), undoEntry{undoRA, rule.Rule{Offset: b2i(in.st.raSigned)}})
+	}
+	in.st.raSigned = !in.st.raSigned
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// put gives reg the rule r (ruleNone: none); false when more than
+// maxRules registers would have one.
+func (in *interp) put(reg rule.Reg, r rule.Rule) bool {
+	if len(in.marks) > 0 {
+		old, ok := in.st.get(reg)
+		if !ok {
+			old = ruleNone
+		}
+		if old == r {
+			return true
+		}
+		in.undo = append(room(in.undo, 1), undoEntry{reg, old})
+	}
+	return in.st.put(reg, r)
+}
+
+// restoreState undoes every change since the last DW_CFA_remember_state.
+func (in *interp) restoreState() {
+	m := in.marks[len(in.marks)-1]
+	in.marks = in.marks[:len(in.marks)-1]
+	for i := len(in.undo) - 1; i >= m; i-- {
+		switch u := in.undo[i]; u.Reg {
+		case undoCFA:
+			in.st.cfa = u.Rule
+		case undoRA:
+			in.st.raSigned = u.Rule.Offset != 0
+		default:
+			// The rules were all held at once before: never over maxRules.
+			in.st.put(u.Reg, u.Rule)
+		}
+	}
+	in.undo = in.undo[:m]
 }
 
 // run executes the instructions in c until they end or, for an FDE, the
@@ -292,43 +302,40 @@ func (in *interp) exec(c *cursor, op cfaOp) (msg string, unsup bool) {
 		r.Expr = string(c.bytes(c.uleb("expression length"), "expression"))
 		return in.set(reg, r, c)
 	case cfaRememberState:
-		if in.depth >= maxRemember {
+		if len(in.marks) >= maxRemember {
 			return fmt.Sprintf("more than %d nested states", maxRemember), true
 		}
-		if in.depth == len(in.stack) {
-			in.stack = append(in.stack, state{})
-		}
-		in.stack[in.depth].copyFrom(st)
-		in.depth++
+		in.marks = append(in.marks, len(in.undo))
 	case cfaRestoreState:
-		if in.depth == 0 {
+		if len(in.marks) == 0 {
 			return "no state remembered", false
 		}
-		in.depth--
 		// DWARF 5 §6.4.2.4 pops "the set of rules"; as GCC's unwinder,
 		// gdb and LLVM do, that includes the CFA rule and the AArch64 RA
 		// signing state.
-		st.copyFrom(&in.stack[in.depth])
+		in.restoreState()
 	case cfaDefCFA:
 		reg := in.reg(c)
 		off := c.uleb("offset")
 		if c.err == nil && off > 1<<63-1 {
 			return "offset overflows", false
 		}
-		st.cfa = rule.Rule{Kind: rule.ValOffset, Reg: reg, Offset: int64(off)}
+		in.setCFA(rule.Rule{Kind: rule.ValOffset, Reg: reg, Offset: int64(off)})
 	case cfaDefCFASF:
 		reg := in.reg(c)
 		off, ok := in.sfactored(c)
 		if c.err == nil && !ok {
 			return "factored offset overflows", false
 		}
-		st.cfa = rule.Rule{Kind: rule.ValOffset, Reg: reg, Offset: off}
+		in.setCFA(rule.Rule{Kind: rule.ValOffset, Reg: reg, Offset: off})
 	case cfaDefCFARegister:
 		reg := in.reg(c)
 		if c.err == nil && st.cfa.Kind != rule.ValOffset {
 			return "the CFA rule is not register+offset", false
 		}
-		st.cfa.Reg = reg
+		r := st.cfa
+		r.Reg = reg
+		in.setCFA(r)
 	case cfaDefCFAOffset:
 		off := c.uleb("offset")
 		switch {
@@ -338,7 +345,9 @@ func (in *interp) exec(c *cursor, op cfaOp) (msg string, unsup bool) {
 		case st.cfa.Kind != rule.ValOffset:
 			return "the CFA rule is not register+offset", false
 		}
-		st.cfa.Offset = int64(off)
+		r := st.cfa
+		r.Offset = int64(off)
+		in.setCFA(r)
 	case cfaDefCFAOffsetSF:
 		off, ok := in.sfactored(c)
 		switch {
@@ -348,10 +357,12 @@ func (in *interp) exec(c *cursor, op cfaOp) (msg string, unsup bool) {
 		case st.cfa.Kind != rule.ValOffset:
 			return "the CFA rule is not register+offset", false
 		}
-		st.cfa.Offset = off
+		r := st.cfa
+		r.Offset = off
+		in.setCFA(r)
 	case cfaDefCFAExpression:
-		st.cfa = rule.Rule{Kind: rule.ValExpression, Reg: rule.CFA,
-			Expr: string(c.bytes(c.uleb("expression length"), "expression"))}
+		in.setCFA(rule.Rule{Kind: rule.ValExpression, Reg: rule.CFA,
+			Expr: string(c.bytes(c.uleb("expression length"), "expression"))})
 	case cfaGNUArgsSize:
 		c.uleb("argument size") // for the personality routine only
 	case cfaAArch64NegateRAState:
@@ -359,7 +370,7 @@ func (in *interp) exec(c *cursor, op cfaOp) (msg string, unsup bool) {
 		// SPARC's DW_CFA_GNU_window_save has the same opcode and no
 		// operand; it toggles the same bit, which SPARC callers must
 		// read as "register window saved".
-		st.raSigned = !st.raSigned
+		in.negateRA()
 	default:
 		if op >= cfaLoUser && op <= cfaHiUser {
 			return "vendor extension not supported", true
@@ -417,7 +428,7 @@ func (in *interp) setFactored(c *cursor, kind rule.Kind, reg rule.Reg, off int64
 	if !ok {
 		return "factored offset overflows", false
 	}
-	if !in.st.set(reg, rule.Rule{Kind: kind, Reg: rule.CFA, Offset: off}) {
+	if !in.put(reg, rule.Rule{Kind: kind, Reg: rule.CFA, Offset: off}) {
 		return fmt.Sprintf("more than %d registers with rules", maxRules), true
 	}
 	return "", false
@@ -428,7 +439,7 @@ func (in *interp) set(reg rule.Reg, r rule.Rule, c *cursor) (string, bool) {
 	if c.err != nil {
 		return "", false
 	}
-	if !in.st.set(reg, r) {
+	if !in.put(reg, r) {
 		return fmt.Sprintf("more than %d registers with rules", maxRules), true
 	}
 	return "", false
@@ -438,15 +449,13 @@ func (in *interp) set(reg rule.Reg, r rule.Rule, c *cursor) (string, bool) {
 // none (DWARF 5 §6.4.2.3). In the initial instructions themselves it
 // removes the register's rule.
 func (in *interp) restore(reg rule.Reg) (string, bool) {
-	if in.init != nil {
-		if r, ok := in.init.get(reg); ok {
-			if !in.st.set(reg, r) {
-				return fmt.Sprintf("more than %d registers with rules", maxRules), true
-			}
-			return "", false
-		}
+	r, ok := in.st.init.get(reg) // none in the initial instructions
+	if !ok {
+		r = ruleNone
 	}
-	in.st.unset(reg)
+	if !in.put(reg, r) {
+		return fmt.Sprintf("more than %d registers with rules", maxRules), true
+	}
 	return "", false
 }
 
@@ -470,9 +479,65 @@ func (in *interp) moveTo(to uint64) (string, bool) {
 	if to < in.loc {
 		return fmt.Sprintf("location %#x is below the current one (%#x)", to, in.loc), false
 	}
-	if !in.rows.emit(in.loc, min(to, in.end), &in.st) {
-		return fmt.Sprintf("more than %d register rules in the FDE's rows", in.rows.maxRules), true
-	}
+	in.rows.emit(in.loc, min(to, in.end), &in.st)
 	in.loc = to
 	return "", false
+}
+
+// rowBound returns at most how many rows the FDE instructions b make: one
+// per instruction that moves the location, plus the last. It reads only
+// opcodes and operand lengths; past an instruction it cannot measure
+// (DW_CFA_set_loc, whose size depends on the CIE, or one the interpreter
+// will reject) it counts a row per byte left. It lets the rows be
+// allocated once, not grown by append.
+func rowBound(b []byte) int {
+	n := 1
+	skipLEB := func(i int) int {
+		for i < len(b) && b[i]&0x80 != 0 {
+			i++
+		}
+		return i + 1
+	}
+	for i := 0; i < len(b); {
+		op := cfaOp(b[i])
+		i++
+		switch op & 0xc0 {
+		case cfaAdvanceLoc:
+			n++
+			continue
+		case cfaOffset:
+			i = skipLEB(i)
+			continue
+		case cfaRestore:
+			continue
+		}
+		switch op {
+		case cfaNop, cfaRememberState, cfaRestoreState, cfaAArch64NegateRAState:
+		case cfaAdvanceLoc1, cfaAdvanceLoc2, cfaAdvanceLoc4:
+			n++
+			i += 1 << (op - cfaAdvanceLoc1)
+		case cfaRestoreExtended, cfaUndefined, cfaSameValue, cfaDefCFARegister, cfaDefCFAOffset,
+			cfaDefCFAOffsetSF, cfaGNUArgsSize:
+			i = skipLEB(i)
+		case cfaOffsetExtended, cfaRegister, cfaDefCFA, cfaOffsetExtendedSF, cfaDefCFASF,
+			cfaValOffset, cfaValOffsetSF, cfaGNUNegativeOffsetExtended:
+			i = skipLEB(skipLEB(i))
+		case cfaDefCFAExpression, cfaExpression, cfaValExpression:
+			if op != cfaDefCFAExpression {
+				i = skipLEB(i)
+			}
+			j := skipLEB(i)
+			var size uint64
+			for k := min(j, len(b)) - 1; k >= i; k-- {
+				size = size<<7 | uint64(b[k]&0x7f)
+			}
+			if j > len(b) || j-i > 9 || size > uint64(len(b)-j) {
+				return n + len(b) - i
+			}
+			i = j + int(size)
+		default:
+			return n + len(b) - i
+		}
+	}
+	return n
 }

@@ -198,7 +198,7 @@ const restoredMarker = "\xff\xfe restored"
 // delveCompat rewrites call frame instructions so that Delve's interpreter
 // gives what DWARF 5 says (see TestDelveOracle). init is the CIE's initial
 // state (nil for the CIE's own instructions).
-func delveCompat(t *testing.T, instr []byte, cie *CIE, init *state) []byte {
+func delveCompat(t *testing.T, instr []byte, cie *CIE, init *initial) []byte {
 	t.Helper()
 	c := cursor{b: instr, order: cie.order, sec: "test"}
 	var out []byte
@@ -372,8 +372,8 @@ func delveDiff(d *dwframe.FrameDescriptionEntry, pc uint64, row *Row) (msg strin
 		}
 		seen++
 	}
-	if seen != len(row.Regs) {
-		return fmt.Sprintf("%d registers with rules, Delve %d: %v", len(row.Regs), seen, row.Regs)
+	if seen != row.Regs.Len() {
+		return fmt.Sprintf("%d registers with rules, Delve %d: %v", row.Regs.Len(), seen, row.Regs.Append(nil))
 	}
 	return ""
 }

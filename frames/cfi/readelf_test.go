@@ -254,7 +254,7 @@ func TestReadelfGolden(t *testing.T) {
 					if strings.Join(got, " ") != strings.Join(w, " ") {
 						t.Errorf("FDE at %#x row %#x: %q, readelf %q", fde.Off, r.Start, got, w)
 					}
-					for _, rr := range r.Regs {
+					for _, rr := range r.Regs.Append(nil) {
 						if !shown[rr.Reg] && rr.Rule.Kind != rule.Undefined {
 							t.Errorf("FDE at %#x row %#x: r%d has %v, readelf shows no column", fde.Off, r.Start, rr.Reg, rr.Rule)
 						}

@@ -97,7 +97,7 @@ type CIE struct {
 	order      binary.ByteOrder // Section.Order
 
 	initOnce sync.Once
-	init     state // the rules after the initial instructions
+	init     initial // the rules after the initial instructions
 	initErr  error
 }
 

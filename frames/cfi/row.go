@@ -38,13 +38,13 @@ type RegRule struct {
 //
 // Rows of an FDE cover its range without gaps, in address order; rows that
 // the CFI program separates by an advance stay separate even when their
-// rules are equal. Regs is shared between rows and must not be modified.
-// Rows are comparable with Equal and SameRules.
+// rules are equal. Rows are comparable with Equal and SameRules.
 type Row struct {
 	Start, End uint64
 	CFA        rule.Rule
-	// Regs holds the registers that have a rule, sorted by register.
-	Regs []RegRule
+	// Regs holds the registers that have a rule (shared with the FDE's
+	// other rows, see RegSet).
+	Regs RegSet
 	// RAReg is the return address column of the CIE.
 	RAReg rule.Reg
 	// RASigned is the AArch64 RA signing state: set after an odd number
@@ -65,10 +65,7 @@ type Row struct {
 // Rule returns the rule of register reg, and false when the register has
 // none (unspecified: the ABI's default applies).
 func (r *Row) Rule(reg rule.Reg) (rule.Rule, bool) {
-	if i, ok := findReg(r.Regs, reg); ok {
-		return r.Regs[i].Rule, true
-	}
-	return rule.Rule{}, false
+	return r.Regs.Rule(reg)
 }
 
 // SameRules reports whether r and o recover the caller the same way: the
@@ -76,7 +73,7 @@ func (r *Row) Rule(reg rule.Reg) (rule.Rule, bool) {
 // signal-frame flag, wherever they come from.
 func (r *Row) SameRules(o *Row) bool {
 	return r.CFA == o.CFA && r.RAReg == o.RAReg && r.RASigned == o.RASigned &&
-		r.BKey == o.BKey && r.Signal == o.Signal && slices.Equal(r.Regs, o.Regs)
+		r.BKey == o.BKey && r.Signal == o.Signal && r.Regs.Equal(o.Regs)
 }
 
 // Equal reports whether r and o are the same row: SameRules, the same
@@ -93,11 +90,10 @@ type rowCache struct {
 }
 
 // Rows returns every row of the FDE, in address order, covering [Start,
-// End). They are built on the first call and cached: the slice and the
-// rows' Regs are shared and must not be modified. An FDE whose range is
-// empty has no rows. Errors are *Errors (ErrMalformed or ErrUnsupported)
-// at the instruction at fault, in the FDE or in its CIE's initial
-// instructions.
+// End). They are built on the first call and cached: the slice is shared
+// and must not be modified. An FDE whose range is empty has no rows.
+// Errors are *Errors (ErrMalformed or ErrUnsupported) at the instruction
+// at fault, in the FDE or in its CIE's initial instructions.
 func (f *FDE) Rows() ([]Row, error) {
 	if rc := f.rows.Load(); rc != nil {
 		return rc.rows, rc.err
@@ -138,7 +134,8 @@ func (f *FDE) RowAt(pc uint64) (Row, error) {
 
 // AppendRows interprets the FDE's instructions afresh and appends its rows
 // to dst, without caching them: for callers that walk many FDEs once. On
-// error it returns dst as it was and the error Rows would give.
+// error it returns dst as it was and the error Rows would give. The rows
+// and their rules cost memory linear in the FDE's instructions (RegSet).
 func (f *FDE) AppendRows(dst []Row) ([]Row, error) {
 	if f.End <= f.Start {
 		return dst, nil
@@ -147,82 +144,43 @@ func (f *FDE) AppendRows(dst []Row) ([]Row, error) {
 	if err != nil {
 		return dst, err
 	}
+	if len(f.Instructions) > maxInstructions {
+		// RegSet indexes the rules its rows store with int32s.
+		return dst, unsupported(f.Kind.String(), f.Off, "FDE: %d bytes of instructions, more than %d", len(f.Instructions), maxInstructions)
+	}
 	n := len(dst)
+	dst = slices.Grow(dst, rowBound(f.Instructions))
 	in := interp{cie: f.CIE, init: init, loc: f.Start, end: f.End}
-	in.rows = rowBuilder{rows: dst, first: n, tmpl: Row{RAReg: f.CIE.RAReg, BKey: f.CIE.BKey, Signal: f.CIE.Signal,
-		Section: f.Kind, FDEOff: f.Off, CIEOff: f.CIE.Off}, init: init.regs,
-		maxRules: min(maxRuleEntries, len(init.regs)+ruleEntriesPerByte*len(f.Instructions))}
-	// One allocation for the rules of the row being built, in most FDEs.
-	in.st.regs = make([]RegRule, 0, len(init.regs)+8)
-	in.st.copyFrom(init)
+	in.rows = rowBuilder{rows: dst, tmpl: Row{RAReg: f.CIE.RAReg, BKey: f.CIE.BKey, Signal: f.CIE.Signal,
+		Section: f.Kind, FDEOff: f.Off, CIEOff: f.CIE.Off}}
+	in.rows.start(init)
+	in.st.reset(init)
 	c := cursor{b: f.Instructions, base: f.InstructionsOff, addr: f.CIE.addr + uint64(f.InstructionsOff),
 		order: f.CIE.order, sec: f.Kind.String()}
 	if err := in.run(&c); err != nil {
 		err.Msg = "FDE at " + hex(f.Off) + ": " + err.Msg
 		return dst[:n], err
 	}
-	if in.loc < f.End && !in.rows.emit(in.loc, f.End, &in.st) {
-		return dst[:n], unsupported(f.Kind.String(), f.Off, "FDE: more than %d register rules in its rows", in.rows.maxRules)
+	if in.loc < f.End {
+		in.rows.emit(in.loc, f.End, &in.st)
 	}
 	return in.rows.rows, nil
 }
 
-// rowBuilder collects the rows of one FDE. Register rules are stored in
-// one arena; a row whose rules equal the row before's, or the CIE's
-// initial rules, shares them.
-type rowBuilder struct {
-	rows     []Row
-	tmpl     Row       // the fields every row of the FDE has
-	first    int       // rows[first:] are the FDE's
-	init     []RegRule // the CIE's initial rules (CIE.initialState), shared
-	arena    []RegRule
-	nrules   int
-	maxRules int // the most rules the arena may hold (ruleEntriesPerByte)
-}
-
-// emit appends the row [start, end) with the rules of st, unless it is
-// empty; false when the FDE's rows would hold more than maxRules register
-// rules.
-func (b *rowBuilder) emit(start, end uint64, st *state) bool {
-	if end <= start {
-		return true
-	}
-	var regs []RegRule
-	if n := len(b.rows); n > b.first && slices.Equal(b.rows[n-1].Regs, st.regs) {
-		regs = b.rows[n-1].Regs
-	} else if len(st.regs) > 0 && slices.Equal(b.init, st.regs) {
-		regs = b.init[:len(b.init):len(b.init)]
-	} else if len(st.regs) > 0 {
-		if b.nrules += len(st.regs); b.nrules > b.maxRules {
-			return false
-		}
-		if cap(b.arena)-len(b.arena) < len(st.regs) {
-			b.arena = make([]RegRule, 0, max(2*len(st.regs), 16))
-		}
-		lo := len(b.arena)
-		b.arena = append(b.arena, st.regs...)
-		regs = b.arena[lo:len(b.arena):len(b.arena)]
-	}
-	r := b.tmpl
-	r.Start, r.End, r.CFA, r.Regs, r.RASigned = start, end, st.cfa, regs, st.raSigned
-	b.rows = append(b.rows, r)
-	return true
-}
-
 // initialState runs the CIE's initial instructions once and returns the
-// state they leave (DWARF 5 §6.4.1: the rules every FDE of the CIE starts
-// from). It must not be modified.
-func (e *CIE) initialState() (*state, error) {
+// rules they leave (DWARF 5 §6.4.1: the rules every FDE of the CIE starts
+// from). They must not be modified.
+func (e *CIE) initialState() (*initial, error) {
 	e.initOnce.Do(func() {
 		in := interp{cie: e}
-		in.st.cfa = ruleUndefined
+		in.st.reset(&initial{cfa: ruleUndefined})
 		c := cursor{b: e.Initial, base: e.InitialOff, addr: e.addr + uint64(e.InitialOff),
 			order: e.order, sec: e.Kind.String()}
 		if err := in.run(&c); err != nil {
 			err.Msg = "CIE at " + hex(e.Off) + " initial instructions: " + err.Msg
 			e.initErr = err
 		}
-		e.init = in.st
+		e.init = initial{cfa: in.st.cfa, raSigned: in.st.raSigned, regs: in.st.appendRules(nil)}
 	})
 	return &e.init, e.initErr
 }

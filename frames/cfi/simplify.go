@@ -1,6 +1,10 @@
 package cfi
 
-import "github.com/sfdbg/sfdbg/sframe/rule"
+import (
+	"unsafe"
+
+	"github.com/sfdbg/sfdbg/sframe/rule"
+)
 
 // DWARF expression opcodes Simplify reads (DWARF 5 §7.7.1).
 const (
@@ -20,7 +24,9 @@ func Simplify(r rule.Rule) rule.Rule {
 	if r.Kind != rule.Expression && r.Kind != rule.ValExpression || r.Expr == "" {
 		return r
 	}
-	c := cursor{b: []byte(r.Expr), sec: "expression"}
+	// The cursor only reads: a view of the string, not a copy (unwinding
+	// simplifies the rules of every frame it steps through).
+	c := cursor{b: unsafe.Slice(unsafe.StringData(r.Expr), len(r.Expr)), sec: "expression"}
 	var reg uint64
 	switch o := c.u8("opcode"); {
 	case o >= opBreg0 && o < opBreg0+32:

@@ -112,3 +112,11 @@ func TestTrampolinesAreRecognisedByTheirCode(t *testing.T) {
 		t.Error("AMD64 trampolines are known from unwind data only")
 	}
 }
+
+func TestEachMachineHasItsDecoder(t *testing.T) {
+	for _, a := range []*arch.Arch{arch.AMD64Arch, arch.ARM64Arch, arch.ARM64BEArch, arch.S390XArch} {
+		if a.Decoder == nil {
+			t.Errorf("%s has no decoder", a.Name)
+		}
+	}
+}

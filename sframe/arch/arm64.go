@@ -105,6 +105,7 @@ func newARM64(order binary.ByteOrder) *Arch {
 			TrampLen: 8,
 			Tramp:    arm64Tramp,
 		},
+		Decoder: ARM64{},
 	}
 }
 

@@ -129,6 +129,7 @@ func newS390X() *Arch {
 			TrampLen:     2,
 			Tramp:        s390xTramp,
 		},
+		Decoder: S390X{},
 	}
 }
 
