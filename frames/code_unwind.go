@@ -80,7 +80,7 @@ func (u *CodeUnwinder) Step(f *Frame) (Frame, error) {
 	if m == nil {
 		return Frame{}, codeStop(ReasonNoModule, f.PC, nil, nil, "PC %#x is in no module", f.PC)
 	}
-	if fp, known := f.Regs.FP(); known && fp == 0 {
+	if chainEnds(u.Space, f) {
 		if f.Module == nil {
 			f.Module = m
 		}
@@ -88,7 +88,7 @@ func (u *CodeUnwinder) Step(f *Frame) (Frame, error) {
 			// The entry point or a thread's start, which cleared the FP
 			// for the psABI's outermost frame: nothing called it.
 			f.Row = Row{Row: rule.Row{Outermost: true}, Src: Source{Method: MethodCode, Module: m, FDE: -1, CIE: -1, FRE: -1}}
-			return Frame{}, codeStop(ReasonOutermost, f.PC, m, nil, "outermost frame: %s cleared the frame pointer (the psABI's mark of the deepest frame)", name)
+			return Frame{}, codeStop(ReasonOutermost, f.PC, m, nil, "outermost frame: %s cleared the frame pointer or the back chain (the psABI's mark of the deepest frame)", name)
 		}
 	}
 	fn, err := m.codeFuncAt(lpc)
@@ -114,6 +114,23 @@ func (u *CodeUnwinder) Step(f *Frame) (Frame, error) {
 	var caller Frame
 	err = stepRow(f, u.Space, &caller)
 	return caller, err
+}
+
+// chainEnds reports whether the frame chain's link of frame f is 0, the
+// psABI's mark of the deepest frame: its FP (AMD64, AArch64) or, for a
+// back chain (s390x), the word at its SP.
+func chainEnds(space *Space, f *Frame) bool {
+	a := f.Regs.arch()
+	if !a.Chain.BackChain {
+		fp, known := f.Regs.FP()
+		return known && fp == 0
+	}
+	sp, known := f.Regs.Get(a.SP)
+	if !known || space.Mem == nil {
+		return false
+	}
+	v, err := ReadUint64(space.Mem, sp)
+	return err == nil && v == 0
 }
 
 // codeFunc is the cached walk of one function of a module (link-time
