@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/sfdbg/sfdbg/frames/cfi"
 	"github.com/sfdbg/sfdbg/frames/code"
@@ -31,7 +32,8 @@ const maxCodeFunc = 16 << 20
 // walks them with frames/code.Analyze once per function (the result is
 // cached on the module, Module.Memo) and evaluates the code's row at the
 // PC (code.Func.RowAt: CFA from SP or FP, RA and FP saved at CFA-relative
-// slots or still in their registers). The walk knows the C library's
+// slots or still in their registers). The cache is bounded (maxCodeFuncs
+// walks, maxCodePCs lookup PCs per module). The walk knows the C library's
 // noreturn functions by name (code.NoReturnNames, through the symbol at a
 // call's target, PLT entries included), resolves x86-64 jump tables from
 // the file, and starts a cold part (foo.cold) from the states its parent
@@ -64,7 +66,7 @@ func (u *CodeUnwinder) Step(f *Frame) (Frame, error) {
 	if f.PC == 0 {
 		return Frame{}, &StopError{Method: MethodCode, Reason: ReasonBadFrame, Msg: "PC is 0"}
 	}
-	if u.Space.Mem != nil {
+	if u.Space.Mem != nil && u.maybeTramp(f) {
 		// A signal trampoline, known by its code (as gdb's tramp_frame
 		// unwinders know it), in a module or not (qemu-user's page): its
 		// caller is the interrupted frame.
@@ -169,9 +171,6 @@ func codeTramp(a *arch.Arch) (func([]byte) (rt, ok bool), int) {
 	}, 9
 }
 
-// codeKey keys a function's walk on its module (Module.Memo).
-type codeKey struct{ start uint64 }
-
 // codeColdKey keys a cold part's entries from its parent (Module.Memo).
 type codeColdKey struct{ start uint64 }
 
@@ -187,15 +186,95 @@ func (m *Module) codeFuncAt(pc uint64) (*codeFunc, error) {
 	if a.Decoder == nil {
 		return nil, codeStop(ReasonNoData, pc, m, nil, "cannot unwind PC %#x in %s from its code: no instruction decoder for %s", pc, m.Name, a.Name)
 	}
-	start, end, err := m.codeRange(pc - m.Bias)
-	if err != nil {
-		return nil, err
+	c := m.codeCache()
+	lpc := pc - m.Bias
+	c.mu.Lock()
+	v := c.byPC[lpc]
+	c.mu.Unlock()
+	if v == nil {
+		start, end, err := m.codeRange(lpc)
+		if err != nil {
+			return nil, err
+		}
+		c.mu.Lock()
+		v = c.funcs[start]
+		c.mu.Unlock()
+		if v == nil {
+			v = m.walkCode(a, start, end)
+			c.mu.Lock()
+			if len(c.funcs) >= maxCodeFuncs {
+				clear(c.funcs)
+			}
+			c.funcs[start] = v
+			c.mu.Unlock()
+		}
+		c.mu.Lock()
+		if len(c.byPC) >= maxCodePCs {
+			clear(c.byPC)
+		}
+		c.byPC[lpc] = v
+		c.mu.Unlock()
 	}
-	v := m.Memo(codeKey{start}, func() any { return m.walkCode(a, start, end) }).(*codeFunc)
 	if v.err != nil {
 		return nil, v.err
 	}
 	return v, nil
+}
+
+// Bounds of a module's code cache: the walks of this many functions, and
+// this many lookup PCs (each a function's walk, or whether a PC starts a
+// signal trampoline); a full table is emptied and filled again.
+const (
+	maxCodeFuncs = 1024
+	maxCodePCs   = 8192
+)
+
+// codeCacheT is a module's cache of the code method (Module.Memo): the
+// walks by function start, the function by lookup PC, and whether a PC
+// starts a signal trampoline (link-time addresses).
+type codeCacheT struct {
+	mu    sync.Mutex
+	funcs map[uint64]*codeFunc
+	byPC  map[uint64]*codeFunc
+	tramp map[uint64]bool
+}
+
+// codeCacheKey keys the code cache on a module (Module.Memo).
+type codeCacheKey struct{}
+
+func (m *Module) codeCache() *codeCacheT {
+	return m.Memo(codeCacheKey{}, func() any {
+		return &codeCacheT{funcs: map[uint64]*codeFunc{}, byPC: map[uint64]*codeFunc{}, tramp: map[uint64]bool{}}
+	}).(*codeCacheT)
+}
+
+// maybeTramp reports whether f's PC may start a signal trampoline: true
+// outside every module (stepSigtramp then reads the target's memory), and
+// in a module unless its file's code at the PC was found to be none
+// (cached per PC).
+func (u *CodeUnwinder) maybeTramp(f *Frame) bool {
+	if u.Space.Modules == nil {
+		return true
+	}
+	m := u.Space.Modules.Find(f.PC)
+	if m == nil {
+		return true
+	}
+	c := m.codeCache()
+	c.mu.Lock()
+	is, known := c.tramp[f.PC-m.Bias]
+	c.mu.Unlock()
+	if known {
+		return is
+	}
+	_, is = sigtramp(u.Space, f.Regs.arch(), f.PC, MethodCode)
+	c.mu.Lock()
+	if len(c.tramp) >= maxCodePCs {
+		clear(c.tramp)
+	}
+	c.tramp[f.PC-m.Bias] = is
+	c.mu.Unlock()
+	return is
 }
 
 // codeRange returns the link-time range [start, end) of the function

@@ -83,7 +83,7 @@ const SectionSigtramp = "[sigtramp]"
 // its code from mem. rt is false for a non-rt (sigreturn) trampoline.
 // The code method also knows the trampolines that only unwind data
 // describes elsewhere (codeTramp: AMD64).
-func sigtramp(mem Memory, a *arch.Arch, pc uint64, method Method) (rt, ok bool) {
+func sigtramp(space *Space, a *arch.Arch, pc uint64, method Method) (rt, ok bool) {
 	tramp, n := a.Signal.Tramp, a.Signal.TrampLen
 	if tramp == nil && method == MethodCode {
 		tramp, n = codeTramp(a)
@@ -93,7 +93,16 @@ func sigtramp(mem Memory, a *arch.Arch, pc uint64, method Method) (rt, ok bool) 
 	}
 	var code [16]byte
 	n = min(n, len(code))
-	if got, _ := mem.ReadAt(code[:n], pc); got < n {
+	if method == MethodCode && space.Modules != nil {
+		// The code method reads code from the module's file where
+		// there is one (a snapshot of the stack has no code pages).
+		if m := space.Modules.Find(pc); m != nil {
+			if b := m.codeBytes(pc-m.Bias, n); b != nil {
+				return tramp(b)
+			}
+		}
+	}
+	if got, _ := space.Mem.ReadAt(code[:n], pc); got < n {
 		return false, false
 	}
 	return tramp(code[:n])
@@ -110,7 +119,7 @@ func sigtramp(mem Memory, a *arch.Arch, pc uint64, method Method) (rt, ok bool) 
 // when f's PC is no trampoline.
 func stepSigtramp(space *Space, f *Frame, method Method) (caller Frame, ok bool, err error) {
 	a := f.Regs.arch()
-	rt, ok := sigtramp(space.Mem, a, f.PC, method)
+	rt, ok := sigtramp(space, a, f.PC, method)
 	if !ok {
 		return Frame{}, false, nil
 	}
