@@ -23,7 +23,7 @@
 // register saved and not yet overwritten, or loaded back, is in both
 // places; a table may name either (State.InRegister, State.SavedAt,
 // State.CopiedTo), except a slot it was loaded back from that is below SP
-// beyond the red zone or in the caller's frame. The CFA rule of a row is
+// beyond the red zone. The CFA rule of a row is
 // derived from it: FP-based once FP is a frame pointer (it was set from SP
 // and points at the caller's saved FP) or when SP is no longer known,
 // SP-based otherwise (State.Row); a table may use either base

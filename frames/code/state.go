@@ -272,15 +272,15 @@ func (s State) SavedAt(a *arch.Arch, reg rule.Reg) (int64, bool) {
 
 // copyValid reports whether the slot of tracked register i, a CFA offset,
 // still counts as holding the caller's value. A register loaded back from
-// it leaves a copy only while the slot is in the function's own frame:
-// not below SP beyond the red zone (a signal frame may overwrite it) and
-// not in the caller's frame (the s390x register save area after lmg).
+// it leaves a copy while the slot is live: not below SP beyond the red
+// zone, where a signal frame may overwrite it (the s390x register save
+// area in the caller's frame stays live after lmg).
 func (s *State) copyValid(t *regTable, i int) bool {
 	v := s.regs[i]
 	if !isOff(v) {
 		return false
 	}
-	if s.restored>>i&1 != 0 && (s.sp != unknown && v < s.sp-t.redZone || v >= t.entry.sp) {
+	if s.restored>>i&1 != 0 && s.sp != unknown && v < s.sp-t.redZone {
 		return false
 	}
 	return true

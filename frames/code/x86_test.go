@@ -359,3 +359,85 @@ func TestX86JumpTablesBaseBeforeWindow(t *testing.T) {
 		t.Errorf("base written twice accepted: %v", got)
 	}
 }
+
+func TestX86JumpTablesO0(t *testing.T) {
+	// gcc -O0: cmpl $1,-0x14(%rbp); ja; mov -0x14(%rbp),%eax;
+	// lea 0x0(,%rax,4),%rdx; lea T(%rip),%rax; mov (%rdx,%rax,1),%eax;
+	// cltq; lea T(%rip),%rdx; add %rdx,%rax; jmp *%rax.
+	const start, tab = 0x1000, 0x2000
+	code := []byte{
+		0x83, 0x7d, 0xec, 0x01, // cmpl $1,-0x14(%rbp)           0
+		0x77, 0x22, // ja default                                  4
+		0x8b, 0x45, 0xec, // mov -0x14(%rbp),%eax                  6
+		0x48, 0x8d, 0x14, 0x85, 0, 0, 0, 0, // lea 0x0(,%rax,4),%rdx  9
+		0x48, 0x8d, 0x05, 0xea, 0x0f, 0, 0, // lea 0xfea(%rip),%rax: 0x1017+0xfe9... 17
+		0x8b, 0x04, 0x02, // mov (%rdx,%rax,1),%eax               24
+		0x48, 0x98, // cltq                                        27
+		0x48, 0x8d, 0x15, 0xdb, 0x0f, 0, 0, // lea 0xfdb(%rip),%rdx  29
+		0x48, 0x01, 0xd0, // add %rdx,%rax                         36
+		0xff, 0xe0, // jmp *%rax                                   39
+		0xc3, 0xc3, 0xc3, // cases, default                        41
+	}
+	// Both leas must name the table: 0x1018+disp and 0x1024+disp = 0x2000.
+	binary.LittleEndian.PutUint32(code[20:], uint32(tab-(start+24)))
+	binary.LittleEndian.PutUint32(code[32:], uint32(tab-(start+36)))
+	b := make([]byte, 8)
+	rel := func(t int64) uint32 { return uint32(int32(t - tab)) }
+	binary.LittleEndian.PutUint32(b, rel(start+41))
+	binary.LittleEndian.PutUint32(b[4:], rel(start+42))
+	read := func(a uint64, n int) []byte {
+		if a != tab || n > len(b) {
+			return nil
+		}
+		return b[:n]
+	}
+	got := X86JumpTables(code, start, read)(start + 39)
+	if want := []uint64{start + 41, start + 42}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("targets %#x, want %#x", got, want)
+	}
+	// The bound on another variable: not resolved.
+	other := append([]byte{}, code...)
+	other[2] = 0xe8 // cmpl $1,-0x18(%rbp)
+	if got := X86JumpTables(other, start, read)(start + 39); got != nil {
+		t.Errorf("bound on another variable accepted: %#x", got)
+	}
+}
+
+func TestX86JumpTablesClangO0(t *testing.T) {
+	// clang -O0: mov %rax,-0xb0(%rbp); sub $1,%rax; ja; mov
+	// -0xb0(%rbp),%rcx; lea T(%rip),%rax; movslq (%rax,%rcx,4),%rcx;
+	// add %rcx,%rax; jmp *%rax.
+	const start, tab = 0x1000, 0x2000
+	code := []byte{
+		0x48, 0x89, 0x85, 0x50, 0xff, 0xff, 0xff, // 0
+		0x48, 0x83, 0xe8, 0x01, // 7
+		0x77, 0x19, // 11
+		0x48, 0x8b, 0x8d, 0x50, 0xff, 0xff, 0xff, // 13
+		0x48, 0x8d, 0x05, 0, 0, 0, 0, // 20
+		0x48, 0x63, 0x0c, 0x88, // 27
+		0x48, 0x01, 0xc8, // 31
+		0xff, 0xe0, // 34
+		0xc3, 0xc3, 0xc3, // 36
+	}
+	binary.LittleEndian.PutUint32(code[23:], uint32(tab-(start+27)))
+	rel := func(t int64) uint32 { return uint32(int32(t - tab)) }
+	b := make([]byte, 8)
+	binary.LittleEndian.PutUint32(b, rel(start+36))
+	binary.LittleEndian.PutUint32(b[4:], rel(start+37))
+	read := func(a uint64, n int) []byte {
+		if a != tab || n > len(b) {
+			return nil
+		}
+		return b[:n]
+	}
+	got := X86JumpTables(code, start, read)(start + 34)
+	if want := []uint64{start + 36, start + 37}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("targets %#x, want %#x", got, want)
+	}
+	// The reload from another slot: not resolved.
+	other := append([]byte{}, code...)
+	other[16] = 0x48 // mov -0xb8(%rbp),%rcx
+	if got := X86JumpTables(other, start, read)(start + 34); got != nil {
+		t.Errorf("reload of another variable accepted: %#x", got)
+	}
+}

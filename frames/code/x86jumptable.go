@@ -185,6 +185,22 @@ func onlyLEA(insts []x86Inst, f int) (uint64, bool) {
 	return base, n == 1
 }
 
+// leaBase returns T and the index of the instruction when the last write
+// of register family f at or before insts[from] (and not before lo) is
+// lea T(%rip).
+func leaBase(insts []x86Inst, from, lo, f int) (uint64, int, bool) {
+	i := prevWriting(insts, from, lo, f)
+	if i < 0 || insts[i].in.Op != x86asm.LEA {
+		return 0, 0, false
+	}
+	in := &insts[i].in
+	mem, ok := in.Args[1].(x86asm.Mem)
+	if !ok || mem.Base != x86asm.RIP || mem.Index != 0 {
+		return 0, 0, false
+	}
+	return insts[i].pc + uint64(in.Len) + uint64(mem.Disp), i, true
+}
+
 // x86CalleeSaved is the set of register families a call preserves (System
 // V AMD64 psABI: rbx, rsp, rbp, r12-r15).
 const x86CalleeSaved = 1<<3 | 1<<4 | 1<<5 | 1<<12 | 1<<13 | 1<<14 | 1<<15
@@ -215,10 +231,12 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 			return nil
 		}
 		base, entry, index = uint64(a.Disp), 8, family(a.Index)
-	case x86asm.Reg: // add %rB,%rX; jmp *%rX, the add after movslq (%rB,%rI,4),%rX
+	case x86asm.Reg:
+		// add %rB,%rX; jmp *%rX, where rB holds T (lea T(%rip),%rB) and
+		// rX the entry: movslq (%rB,%rI,4),%rX (gcc -O1 and up, clang),
+		// or mov (%rY,%rZ,1),%eax; cltq with rY and rZ holding T and
+		// rI*4 (gcc -O0). Other instructions may be scheduled between.
 		x := family(a)
-		// The add and the movslq, with the compiler's scheduling: other
-		// instructions between them that write neither register.
 		k := prevWriting(insts, j-1, lo, x)
 		if k < 0 || insts[k].in.Op != x86asm.ADD {
 			return nil
@@ -230,49 +248,73 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 			return nil
 		}
 		bf := family(b)
+		if t, at, ok := leaBase(insts, k-1, lo, x); ok {
+			// clang -O0: lea T(%rip),%rX; movslq (%rX,%rI,4),%rB;
+			// add %rB,%rX: the roles of the add's registers swapped.
+			kk := prevWriting(insts, k-1, lo, bf)
+			if kk < 0 || kk < at || insts[kk].in.Op != x86asm.MOVSXD {
+				return nil
+			}
+			d2, ok1 := regArg(insts[kk].in.Args[0])
+			m, ok2 := insts[kk].in.Args[1].(x86asm.Mem)
+			if !ok1 || !ok2 || family(d2) != bf || family(m.Base) != x || m.Scale != 4 || m.Disp != 0 || m.Index == 0 {
+				return nil
+			}
+			base, entry, index, firstUse = t, 4, family(m.Index), kk
+			break
+		}
+		t, at, ok := leaBase(insts, k-1, lo, bf)
+		if !ok {
+			if t, ok = onlyLEA(all(), bf); !ok {
+				return nil
+			}
+			at = -1
+		}
+		base, entry = t, 4
 		k = prevWriting(insts, k-1, lo, x)
-		if k < 0 || insts[k].in.Op != x86asm.MOVSXD {
+		if k < 0 {
 			return nil
 		}
-		for i := k + 1; i < j; i++ {
-			if writes(&insts[i].in, bf) {
+		switch mv := &insts[k].in; mv.Op {
+		case x86asm.MOVSXD:
+			d2, ok1 := regArg(mv.Args[0])
+			m, ok2 := mv.Args[1].(x86asm.Mem)
+			if !ok1 || !ok2 || family(d2) != x || family(m.Base) != bf || m.Scale != 4 || m.Disp != 0 || m.Index == 0 || at > k {
 				return nil
 			}
-		}
-		mv := &insts[k].in
-		d2, ok1 := regArg(mv.Args[0])
-		m, ok2 := mv.Args[1].(x86asm.Mem)
-		if !ok1 || !ok2 || family(d2) != x || family(m.Base) != bf || m.Scale != 4 || m.Disp != 0 || m.Index == 0 {
-			return nil
-		}
-		index, entry, firstUse = family(m.Index), 4, k
-		// The table's base: lea T(%rip),%rB with no other write of rB
-		// until the movslq.
-		found := false
-		for i := k - 1; i >= lo; i-- {
-			in := &insts[i].in
-			if !insts[i].ok {
+			index, firstUse = family(m.Index), k
+		case x86asm.CDQE:
+			k = prevWriting(insts, k-1, lo, 0)
+			if x != 0 || k < 0 || insts[k].in.Op != x86asm.MOV {
 				return nil
 			}
-			if in.Op == x86asm.LEA {
-				if r, ok := regArg(in.Args[0]); ok && family(r) == bf {
-					mem, ok := in.Args[1].(x86asm.Mem)
-					if !ok || mem.Base != x86asm.RIP || mem.Index != 0 {
-						return nil
-					}
-					base = insts[i].pc + uint64(in.Len) + uint64(mem.Disp)
-					found = true
-					break
+			ld := &insts[k].in
+			d2, ok1 := regArg(ld.Args[0])
+			m, ok2 := ld.Args[1].(x86asm.Mem)
+			if !ok1 || !ok2 || d2 != x86asm.EAX || m.Segment != 0 || m.Scale != 1 || m.Disp != 0 || m.Base == 0 || m.Index == 0 {
+				return nil
+			}
+			// One register holds T, the other the index times 4.
+			for _, p := range [][2]x86asm.Reg{{m.Base, m.Index}, {m.Index, m.Base}} {
+				t2, _, ok := leaBase(insts, k-1, lo, family(p[0]))
+				if !ok || t2 != t {
+					continue
 				}
+				i4 := prevWriting(insts, k-1, lo, family(p[1]))
+				if i4 < 0 || insts[i4].in.Op != x86asm.LEA {
+					continue
+				}
+				sm, ok := insts[i4].in.Args[1].(x86asm.Mem)
+				if !ok || sm.Base != 0 || sm.Scale != 4 || sm.Disp != 0 || sm.Index == 0 || sm.Segment != 0 {
+					continue
+				}
+				index, firstUse = family(sm.Index), i4
+				break
 			}
-			if writes(in, bf) {
+			if index < 0 {
 				return nil
 			}
-		}
-		if !found {
-			base, found = onlyLEA(all(), bf)
-		}
-		if !found {
+		default:
 			return nil
 		}
 	default:
@@ -287,16 +329,46 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 		}
 		in := &insts[i].in
 		if in.Op == x86asm.JA || in.Op == x86asm.JAE {
-			if i == 0 || !insts[i-1].ok || insts[i-1].in.Op != x86asm.CMP {
+			if i == 0 || !insts[i-1].ok {
 				continue
 			}
 			cmp := &insts[i-1].in
-			r, ok := regArg(cmp.Args[0])
-			imm, ok2 := cmp.Args[1].(x86asm.Imm)
-			if !ok || !ok2 || imm < 0 || imm >= maxTable {
+			compared := cmp.Args[0]
+			switch cmp.Op {
+			case x86asm.CMP:
+			case x86asm.SUB:
+				// clang -O0: mov %rI,M; sub $N,%rI; ja: the flags are
+				// cmp's, the index lives on in M.
+				r, ok := regArg(cmp.Args[0])
+				if i < 2 || !ok || !insts[i-2].ok || insts[i-2].in.Op != x86asm.MOV {
+					return nil
+				}
+				st := &insts[i-2].in
+				m, ok1 := st.Args[0].(x86asm.Mem)
+				sr, ok2 := regArg(st.Args[1])
+				if !ok1 || !ok2 || !wide(sr) {
+					return nil
+				}
+				if family(sr) != family(r) {
+					// mov %eI,%eC; mov %rC,M; sub $N,%eI: a copy stored.
+					if i < 3 || !insts[i-3].ok || insts[i-3].in.Op != x86asm.MOV {
+						return nil
+					}
+					cd, ok1 := regArg(insts[i-3].in.Args[0])
+					cs, ok2 := regArg(insts[i-3].in.Args[1])
+					if !ok1 || !ok2 || family(cd) != family(sr) || family(cs) != family(r) || !wide(cd) || !wide(cs) {
+						return nil
+					}
+				}
+				compared = m
+			default:
+				continue
+			}
+			imm, ok := cmp.Args[1].(x86asm.Imm)
+			if !ok || imm < 0 || imm >= maxTable {
 				return nil
 			}
-			if !flowsTo(insts[i+1:firstUse], r, index) {
+			if !flowsTo(insts[i+1:firstUse], compared, index) {
 				return nil
 			}
 			n = int(imm) + 1
@@ -357,30 +429,46 @@ func wide(r x86asm.Reg) bool {
 }
 
 // flowsTo reports whether, along the straight-line code mid, the value
-// compared in cmpReg reaches register family to by copies (mov of a 32-
+// compared (cmpArg: a register, or a variable in memory that mid loads)
+// reaches register family to by copies (mov of a 32-
 // or 64-bit register, movzx) with no other write of it. The compare gives
 // the table's size whatever the register's upper bits (the compiler knows
 // them zero when it compares 8 or 16 bits), so a low-part bound counts.
-func flowsTo(mid []x86Inst, cmpReg x86asm.Reg, to int) bool {
+func flowsTo(mid []x86Inst, cmpArg x86asm.Arg, to int) bool {
 	const (
 		none = iota
 		low  // the low 8 or 16 bits are bounded
 		full // the whole register is
 	)
 	var bounded [16]uint8
-	from := family(cmpReg)
-	if from < 0 || to < 0 {
+	if to < 0 {
 		return false
 	}
-	bounded[from] = low
-	if wide(cmpReg) {
-		bounded[from] = full
+	cmpMem, isMem := cmpArg.(x86asm.Mem) // gcc -O0 compares the variable in memory
+	if !isMem {
+		cmpReg, ok := cmpArg.(x86asm.Reg)
+		from := family(cmpReg)
+		if !ok || from < 0 {
+			return false
+		}
+		bounded[from] = low
+		if wide(cmpReg) {
+			bounded[from] = full
+		}
 	}
 	for i := range mid {
 		if !mid[i].ok {
 			return false
 		}
 		in := &mid[i].in
+		if isMem && (in.Op == x86asm.MOV || in.Op == x86asm.MOVZX) {
+			if d, ok := regArg(in.Args[0]); ok && family(d) >= 0 {
+				if m, ok := in.Args[1].(x86asm.Mem); ok && m == cmpMem && wide(d) {
+					bounded[family(d)] = full // the compared variable, loaded
+					continue
+				}
+			}
+		}
 		if in.Op == x86asm.MOV || in.Op == x86asm.MOVZX {
 			d, ok1 := regArg(in.Args[0])
 			s, ok2 := regArg(in.Args[1])
