@@ -1,14 +1,12 @@
 package compare
 
 import (
-	"bufio"
 	"debug/elf"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
 // x86Fixtures are the x86-64 fixtures with a testdata/golden/NAME.insn
@@ -16,57 +14,20 @@ import (
 var x86Fixtures = []string{"deep-v1-O0", "deep-v1-O2", "deep-v2-O0", "deep-v2-O2", "deep-v3-O0", "deep-v3-O2",
 	"features-v1", "features-v2", "features-v3", "sqlite-v2", "sqlite-v3", "deep-cet-v3-O0", "deep-cet-v3-O2", "cet-v3"}
 
-// insnBlock is one line of a .insn golden file: the instruction lengths
-// objdump found decoding section sec from start.
-type insnBlock struct {
-	sec   string
-	start uint64
-	lens  []int
-}
-
-func readInsnGolden(t *testing.T, name string) []insnBlock {
+// readInsnGolden reads testdata/golden/NAME.insn.
+func readInsnGolden(t *testing.T, name string) []sframetest.InsnBlock {
 	t.Helper()
 	return readInsnGoldenAt(t, filepath.Join("../testdata/golden", name+".insn"))
 }
 
 // readInsnGoldenAt reads the .insn golden file at path.
-func readInsnGoldenAt(t *testing.T, path string) []insnBlock {
+func readInsnGoldenAt(t *testing.T, path string) []sframetest.InsnBlock {
 	t.Helper()
-	name := filepath.Base(path)
-	fh, err := os.Open(path)
+	b, err := sframetest.ReadInsnGolden(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer fh.Close()
-	var out []insnBlock
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), "#") {
-			continue
-		}
-		f := strings.Fields(sc.Text())
-		if len(f) != 3 {
-			t.Fatalf("%s.insn: bad line %q", name, sc.Text())
-		}
-		start, err := strconv.ParseUint(f[1], 16, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := insnBlock{sec: f[0], start: start, lens: make([]int, len(f[2]))}
-		for i, c := range f[2] {
-			n, err := strconv.ParseUint(string(c), 16, 8)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b.lens[i] = int(n)
-		}
-		out = append(out, b)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return b
 }
 
 func TestCheckBoundariesAreObjdumps(t *testing.T) {
@@ -81,8 +42,8 @@ func TestCheckBoundariesAreObjdumps(t *testing.T) {
 			}
 			var want []uint64
 			for _, b := range readInsnGolden(t, name) {
-				pc := b.start
-				for _, n := range b.lens {
+				pc := b.Start
+				for _, n := range b.Lens {
 					want = append(want, pc)
 					pc += uint64(n)
 				}

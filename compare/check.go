@@ -72,6 +72,9 @@ type Summary struct {
 	// Code counts what the code oracle judged, when the check had one
 	// (CheckOptions.Code); nil otherwise.
 	Code *CodeSummary `json:"code,omitempty"`
+	// EHABI counts what an ARM EHABI check covered (FormatEHABI); nil
+	// for SFrame.
+	EHABI *EHABISummary `json:"ehabi,omitempty"`
 }
 
 func (s *Summary) add(f Finding) {

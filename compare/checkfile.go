@@ -47,7 +47,10 @@ type CheckOptions struct {
 // section and offset (Finding.Section). The report's Err is set, and a
 // non-nil error returned, when the file cannot be checked at all (not
 // ELF, no .sframe, unreadable; the message names the file and the byte
-// offset). For an ar archive of objects use CheckArchive.
+// offset). For an ar archive of objects use CheckArchive. A linked 32-bit
+// ARM file with an EHABI index (.ARM.exidx) is checked instead by
+// comparing its EHABI entries with its CFI at every call site (runEHABI;
+// FileReport.Format FormatEHABI).
 func CheckFile(path string, opts CheckOptions) (rep *FileReport, err error) {
 	f, err := elfobj.Open(path)
 	if err != nil {
@@ -98,6 +101,10 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 			err = inner // "module NAME: ...": the file's path names it better
 		}
 		return fail(fmt.Errorf("%s: %w", name, err))
+	}
+	if hasEHABI(f) {
+		// 32-bit ARM: no SFrame ABI; its compact tables are EHABI's.
+		return checkEHABIModule(name, m, layout, a, rep, opts)
 	}
 	sec, err := m.SFrame()
 	if err != nil {

@@ -2,9 +2,11 @@ package compare
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // maxBoundaryShift bounds, in instructions, how far an FRE boundary may be
@@ -35,6 +37,12 @@ type witness struct {
 	none string
 	// unit names what a row boundary is in the method ("FRE").
 	unit string
+	// points names the PCs compared in messages ("" : "instructions").
+	points string
+	// regs is set for a subject whose rows say where every saved
+	// register is (EHABI): the other registers are compared too
+	// (DiffRegs) and findings show them (ruleTextRegs).
+	regs bool
 }
 
 // fnRef names the function checked: its name ("" if unknown) and start.
@@ -85,6 +93,14 @@ func (c *checker) checkFunc(fn fnRef, subj, ref witness, code CodeRows, own []Ra
 	name, start := fn.name, fn.start
 	sfRows, cfiRows := subj.rows, ref.rows
 	S, R := subj.m.Title(), ref.m.Title()
+	points := "instructions"
+	if subj.points != "" {
+		points = subj.points
+	}
+	text := ruleText
+	if subj.regs {
+		text = ruleTextRegs
+	}
 	var cj *codeJudge
 	if code != nil {
 		cj = c.newCodeJudge(fn, code, ref, subj)
@@ -107,10 +123,10 @@ func (c *checker) checkFunc(fn fnRef, subj, ref witness, code CodeRows, own []Ra
 		}
 		listed++
 		f := Finding{Function: name, FuncStart: start, PC: r.start, PCEnd: r.end, Instructions: r.n}
-		f.Rules[ref.m] = ruleText(cfiRows[r.cfi])
+		f.Rules[ref.m] = text(cfiRows[r.cfi])
 		f.Rules[subj.m] = subj.none
 		if r.sf >= 0 {
-			f.Rules[subj.m] = ruleText(sfRows[r.sf])
+			f.Rules[subj.m] = text(sfRows[r.sf])
 		}
 		producerRows := subj.m == frames.MethodSFrame && ref.m == frames.MethodCFI
 		if producerRows {
@@ -137,8 +153,8 @@ func (c *checker) checkFunc(fn fnRef, subj, ref witness, code CodeRows, own []Ra
 		}
 		for _, k := range r.diff.Kinds() {
 			f.Kind = subjectKind(subj.m, k)
-			f.Message = fmt.Sprintf("%s at %s+%#x..+%#x (%d instructions): %s %s, %s %s", k.Title(),
-				c.orLoc(name, start), r.start-start, r.end-start, r.n, S, f.Rules[subj.m], R, f.Rules[ref.m])
+			f.Message = fmt.Sprintf("%s at %s+%#x..+%#x (%d %s): %s %s, %s %s", k.Title(),
+				c.orLoc(name, start), r.start-start, r.end-start, r.n, points, S, f.Rules[subj.m], R, f.Rules[ref.m])
 			c.add(f)
 		}
 	}
@@ -162,6 +178,9 @@ func (c *checker) checkFunc(fn fnRef, subj, ref witness, code CodeRows, own []Ra
 			d = RowDiff{CFA: true} // before the first FRE: one finding, not three
 		default:
 			d = DiffRows(sfRows[si], cfiRows[ci], pc)
+			if subj.regs && !d.Outermost && !(sfRows[si].RA.Kind == rule.Undefined) {
+				d.Regs = DiffRegs(sfRows[si], cfiRows[ci])
+			}
 		}
 		if cj != nil {
 			cj.judge(pc, next, si, ci)
@@ -307,6 +326,25 @@ func boundaryShift(r run, sfRows, cfiRows []frames.Row) (int64, bool) {
 func ruleText(r frames.Row) string {
 	a := r.Src.Arch
 	return "cfa=" + frames.RuleStringFor(a, r.CFA) + " ra=" + frames.RuleStringFor(a, r.RA) + " fp=" + frames.RuleStringFor(a, r.FP)
+}
+
+// ruleTextRegs is ruleText followed by the other registers' rules and,
+// for an EHABI row, its unwinding instructions: "cfa=sp+8 ra=c-4 fp=u
+// r4=c-8 [0x84 0x08 pop {r4, r14}]".
+func ruleTextRegs(r frames.Row) string {
+	a := r.Src.Arch
+	s := ruleText(r)
+	r.Other.Each(func(reg rule.Reg, ru rule.Rule) {
+		name := "r" + strconv.Itoa(int(reg))
+		if a != nil {
+			name = a.RegName(reg)
+		}
+		s += " " + name + "=" + frames.RuleStringFor(a, ru)
+	})
+	if r.Src.Ops != "" {
+		s += " [" + r.Src.Ops + "]"
+	}
+	return s
 }
 
 // orLoc is orAddr for a function of the file checked: in a relocatable

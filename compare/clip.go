@@ -27,38 +27,15 @@ import (
 // segment against it); a compressed section, whose declared size is its
 // uncompressed size, counts its bytes in the file.
 func execRanges(f *elf.File, layout *elfobj.Layout) []Range {
-	var r []Range
-	for i, s := range f.Sections {
-		if s.Flags&elf.SHF_EXECINSTR == 0 || s.Type == elf.SHT_NOBITS || s.Size == 0 {
-			continue
-		}
-		size := s.Size
-		if s.Flags&elf.SHF_COMPRESSED != 0 {
-			size = min(size, s.FileSize)
-		}
-		addr := s.Addr
-		if layout != nil {
-			addr = layout.Addr(i)
-		}
-		r = append(r, addrRange(addr, size))
+	if layout == nil {
+		layout = elfobj.AsIs(f)
 	}
-	if len(r) == 0 {
-		for _, p := range f.Progs {
-			if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 && p.Filesz > 0 {
-				r = append(r, addrRange(p.Vaddr, min(p.Filesz, p.Memsz)))
-			}
-		}
+	rs := layout.ExecRanges()
+	out := make([]Range, len(rs))
+	for i, r := range rs {
+		out[i] = Range{r[0], r[1]}
 	}
-	slices.SortFunc(r, func(a, b Range) int {
-		switch {
-		case a.Start < b.Start:
-			return -1
-		case a.Start > b.Start:
-			return 1
-		}
-		return 0
-	})
-	return r
+	return out
 }
 
 // addrRange returns [addr, addr+size), ending at the top of the address space

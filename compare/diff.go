@@ -33,7 +33,9 @@ type Difference struct {
 	// Table is "sframe" or "cfi"; empty for a function one build lacks or
 	// whose code differs.
 	Table string `json:"table,omitempty"`
-	// What is cfa, ra, fp, outermost, no-row or unreadable (semantic), or split,
+	// What is cfa, ra, fp, outermost, no-row or unreadable (semantic; an
+	// unreadable FDE that fails the same way on both sides is
+	// representation), or split,
 	// no-fde, only-in-a, only-in-b or code (representation); several
 	// semantic ones joined by "+".
 	What     string `json:"what"`
@@ -188,7 +190,14 @@ func diffFunc(rep *DiffReport, fa, fb *diffFn, tables map[string]bool) {
 					msgs = append(msgs, fmt.Sprintf("in %s: %v", e.side, e.err))
 				}
 			}
-			rep.add(Difference{Class: DiffSemantic, Table: t, What: "unreadable", Function: fa.name, StartA: fa.start, StartB: fb.start,
+			// Rows that fail the same way on both sides are no difference
+			// between the builds (a file diffed against itself): said, as
+			// representation, not counted as semantic.
+			class := DiffSemantic
+			if fa.sfErr != nil && fb.sfErr != nil && fa.sfErr.Error() == fb.sfErr.Error() {
+				class = DiffRepresentation
+			}
+			rep.add(Difference{Class: class, Table: t, What: "unreadable", Function: fa.name, StartA: fa.start, StartB: fb.start,
 				Message: fmt.Sprintf("%s's SFrame rows do not decode %s", fa.name, strings.Join(msgs, "; "))})
 			continue
 		}

@@ -117,6 +117,10 @@ const (
 	// instruction) and says why instead of guessing. A coverage note,
 	// counted per file (Summary.Code), not a disagreement.
 	KindCodeUnknown
+	// KindRegs: the methods restore a register other than the CFA, RA and
+	// FP from different places (compared where the subject says where
+	// each saved register is: EHABI's pops against CFI's rules).
+	KindRegs
 	kindEnd
 )
 
@@ -145,6 +149,7 @@ var kindNames = [...]string{
 	KindCodeFP:            "code-fp",
 	KindCodeState:         "code-state",
 	KindCodeUnknown:       "code-unknown",
+	KindRegs:              "regs",
 }
 
 var kindTitles = [...]string{
@@ -172,6 +177,7 @@ var kindTitles = [...]string{
 	KindCodeFP:            "where the code keeps FP differs from the tables'",
 	KindCodeState:         "two paths reach an instruction with different stack states",
 	KindCodeUnknown:       "code the oracle could not follow (coverage note)",
+	KindRegs:              "saved registers differ",
 }
 
 // String returns the stable short name ("cfa", "fre-boundary", ...).

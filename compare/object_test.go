@@ -54,16 +54,16 @@ func goldenInstructions(t *testing.T, path, name string) []uint64 {
 	blocks := readInsnGoldenAt(t, filepath.Join("../testdata/golden/obj", name+".insn"))
 	var out []uint64
 	for _, b := range blocks {
-		s := f.Section(b.sec)
+		s := f.Section(b.Sec)
 		if s == nil {
-			t.Fatalf("%s.insn names section %s, which %s lacks", name, b.sec, path)
+			t.Fatalf("%s.insn names section %s, which %s lacks", name, b.Sec, path)
 		}
 		base, _ := l.SectionAddr(s)
 		if f.Type != elf.ET_REL {
 			base = 0 // a linked file's golden holds addresses
 		}
-		pc := base + b.start
-		for _, n := range b.lens {
+		pc := base + b.Start
+		for _, n := range b.Lens {
 			out = append(out, pc)
 			pc += uint64(n)
 		}

@@ -126,6 +126,12 @@ func (s *Summary) Add(o Summary) {
 		}
 		s.Code.add(*o.Code)
 	}
+	if o.EHABI != nil {
+		if s.EHABI == nil {
+			s.EHABI = &EHABISummary{}
+		}
+		s.EHABI.add(*o.EHABI)
+	}
 	for k, n := range o.ByKind {
 		if s.ByKind == nil {
 			s.ByKind = map[Kind]int{}
@@ -194,7 +200,9 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 		fmt.Fprintf(w, "%s: error: %s\n", r.File, strings.TrimPrefix(r.Err, r.File+": "))
 		return
 	}
-	if r.Format == FormatCTFFrame {
+	if r.Format == FormatEHABI {
+		fmt.Fprintf(w, "%s: ARM EHABI (.ARM.exidx), %s, against CFI at call sites\n", r.File, r.ABI)
+	} else if r.Format == FormatCTFFrame {
 		fmt.Fprintf(w, "%s: CTF Frame (.ctf_frame, the pre-release SFrame v1), %s\n", r.File, r.ABI)
 	} else {
 		fmt.Fprintf(w, "%s: SFrame v%d, %s\n", r.File, r.Version, r.ABI)
@@ -233,8 +241,12 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 		}
 	}
 	s := r.Summary
-	fmt.Fprintf(w, "  functions: %d with SFrame, %d with CFI, %d compared; bytes covered: SFrame %d, CFI %d; instructions compared: %d\n",
-		s.FunctionsSFrame, s.FunctionsCFI, s.FunctionsBoth, s.BytesSFrame, s.BytesCFI, s.Instructions)
+	if s.EHABI != nil {
+		fmt.Fprintf(w, "  EHABI %s; CFI functions: %d; call sites compared: %d\n", s.EHABI, s.FunctionsCFI, s.Instructions)
+	} else {
+		fmt.Fprintf(w, "  functions: %d with SFrame, %d with CFI, %d compared; bytes covered: SFrame %d, CFI %d; instructions compared: %d\n",
+			s.FunctionsSFrame, s.FunctionsCFI, s.FunctionsBoth, s.BytesSFrame, s.BytesCFI, s.Instructions)
+	}
 	if s.Code != nil {
 		fmt.Fprintf(w, "  code oracle: %s\n", s.Code)
 	}
@@ -264,6 +276,10 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 		}
 	}
 	r.writeGate(w)
+	table := "SFrame"
+	if s.EHABI != nil {
+		table = "EHABI"
+	}
 	if n, fail := r.Disagreements(), r.Failing(); n > 0 && fail == n {
 		fmt.Fprintf(w, "  result: %s\n", st.paint("31", fmt.Sprintf("%d disagreements", n)))
 	} else if n > 0 {
@@ -273,7 +289,9 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 		}
 		fmt.Fprintf(w, "  result: %d disagreements, %s\n", n, st.paint(colour, fmt.Sprintf("%d failing", fail)))
 	} else if !compared {
-		fmt.Fprintf(w, "  result: %s\n", st.paint("33", "SFrame valid, not compared with CFI"))
+		fmt.Fprintf(w, "  result: %s\n", st.paint("33", table+" valid, not compared with CFI"))
+	} else if s.EHABI != nil {
+		fmt.Fprintf(w, "  result: %s\n", st.paint("32", "EHABI agrees with CFI at every call site compared"))
 	} else {
 		fmt.Fprintf(w, "  result: %s\n", st.paint("32", "SFrame agrees with CFI wherever it claims coverage"))
 	}
@@ -322,6 +340,9 @@ func (d *CheckDocument) WriteSummaryTable(w io.Writer, st Style) {
 		d.Checked, d.Errors, d.Total.FunctionsSFrame, d.Total.FunctionsCFI, d.Total.Instructions)
 	if c := d.Total.Code; c != nil {
 		fmt.Fprintf(w, "  code oracle: %s\n", c)
+	}
+	if e := d.Total.EHABI; e != nil {
+		fmt.Fprintf(w, "  EHABI %s\n", e)
 	}
 	fmt.Fprintf(w, "  %-18s %8s  %s\n", "KIND", "COUNT", "MEANING")
 	for _, k := range Kinds() {

@@ -11,13 +11,17 @@ import (
 // RowDiff lists which parts of two rows disagree.
 type RowDiff struct {
 	CFA, RA, FP bool
+	// Regs is set when the rows restore other registers differently
+	// (DiffRegs; compared only for subjects that say where they are:
+	// EHABI).
+	Regs bool
 	// Outermost is set when exactly one row says the frame is outermost
 	// (RA undefined).
 	Outermost bool
 }
 
 // Any reports whether anything differs.
-func (d RowDiff) Any() bool { return d.CFA || d.RA || d.FP || d.Outermost }
+func (d RowDiff) Any() bool { return d.CFA || d.RA || d.FP || d.Regs || d.Outermost }
 
 // Kinds returns the finding kinds of the difference.
 func (d RowDiff) Kinds() []Kind {
@@ -34,7 +38,32 @@ func (d RowDiff) Kinds() []Kind {
 	if d.FP {
 		out = append(out, KindFP)
 	}
+	if d.Regs {
+		out = append(out, KindRegs)
+	}
 	return out
+}
+
+// DiffRegs reports whether two rows restore the registers other than the
+// CFA, RA and FP differently (Row.Other): a register one row saves and
+// the other does not, or saves elsewhere.
+func DiffRegs(a, b frames.Row) bool {
+	type rr struct {
+		reg rule.Reg
+		r   rule.Rule
+	}
+	var x, y []rr
+	a.Other.Each(func(reg rule.Reg, r rule.Rule) { x = append(x, rr{reg, r}) })
+	b.Other.Each(func(reg rule.Reg, r rule.Rule) { y = append(y, rr{reg, r}) })
+	if len(x) != len(y) {
+		return true
+	}
+	for i := range x { // both sorted by register
+		if x[i].reg != y[i].reg || !valueRuleEqual(x[i].r, y[i].r) {
+			return true
+		}
+	}
+	return false
 }
 
 // DiffRows compares an SFrame row with a CFI row (both in the common form)

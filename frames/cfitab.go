@@ -41,6 +41,33 @@ type cfiTable struct {
 	// index, when set, finds .eh_frame's FDEs through .eh_frame_hdr.
 	index *cfi.Index
 	rows  sync.Map // *cfi.FDE -> *cfiTableRows
+	// exec holds the link-time ranges of the file's code (elfobj.Layout.
+	// ExecRanges), sorted: an FDE's rows stop at the end of the one that
+	// holds its start, whatever range it declares. nil: not known (no
+	// clipping).
+	exec [][2]uint64
+}
+
+// rowsEnd returns the address below which fd's rows are built: the end of
+// the code that holds its start, so that a declared range of gigabytes
+// costs the bytes that exist (issue 18: bounded by bytes that exist), and,
+// in a full table, the start of the next FDE, since a lookup there picks
+// that one (the greatest start at or below the PC), so that FDEs that
+// overlap cost each byte of code one row at most. An FDE whose start is
+// in no code gets no rows.
+func (t *cfiTable) rowsEnd(fd *cfi.FDE) uint64 {
+	end := fd.End
+	if len(t.exec) > 0 {
+		i := sort.Search(len(t.exec), func(i int) bool { return t.exec[i][0] > fd.Start })
+		if i == 0 || fd.Start >= t.exec[i-1][1] {
+			return fd.Start
+		}
+		end = min(end, t.exec[i-1][1])
+	}
+	if i := sort.Search(len(t.fdes), func(i int) bool { return t.fdes[i].Start > fd.Start }); i < len(t.fdes) {
+		end = min(end, t.fdes[i].Start)
+	}
+	return end
 }
 
 // cfiTableRows are the converted rows of one FDE, built once.
@@ -148,6 +175,7 @@ func loadCFIIndex(l *elfobj.Layout, bias uint64) (*cfiTable, error) {
 	}
 	t := newCFITable(fileArch(f), bias)
 	t.index = idx
+	t.exec = l.ExecRanges()
 	return t, nil
 }
 
@@ -166,7 +194,11 @@ func loadCFI(l *elfobj.Layout, bias uint64) (*cfiTable, error) {
 		hasEH, ehErr = false, &cfi.Error{Section: SectionEHFrame, Off: -1, Err: cfi.ErrUnsupported,
 			Msg: "section at address 0 (not a linked file)"}
 	}
-	return parseCFI(fileArch(f), bias, cfiInput{dbg, hasDbg, dbgErr}, cfiInput{eh, hasEH, ehErr})
+	t, err := parseCFI(fileArch(f), bias, cfiInput{dbg, hasDbg, dbgErr}, cfiInput{eh, hasEH, ehErr})
+	if t != nil {
+		t.exec = l.ExecRanges()
+	}
+	return t, err
 }
 
 // cfiInput is one CFI section for parseCFI: ok when there is one, err when
@@ -273,7 +305,7 @@ func (t *cfiTable) rowsOf(fd *cfi.FDE) ([]Row, error) {
 	r.once.Do(func() {
 		// Uncached: the converted rows are the ones kept.
 		var raw []cfi.Row
-		if raw, r.err = fd.AppendRows(nil); r.err != nil {
+		if raw, r.err = fd.AppendRowsBefore(nil, t.rowsEnd(fd)); r.err != nil {
 			logrus.Debugf("frames: CFI: %v", r.err)
 			return
 		}

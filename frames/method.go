@@ -15,6 +15,7 @@ const (
 	MethodCFI                  // DWARF CFI: .eh_frame / .debug_frame
 	MethodFP                   // the frame-pointer chain (RBP, x29, the s390x back chain)
 	MethodCode                 // the machine code's stack effect (package frames/code, after objtool)
+	MethodEHABI                // ARM EHABI compact unwind tables: .ARM.exidx / .ARM.extab (frames/ehabi)
 	// NumMethods is the number of unwinding methods: per-method tables
 	// are indexed by Method and sized by it.
 	NumMethods
@@ -39,9 +40,11 @@ var methods = [NumMethods]methodInfo{
 	MethodCFI:    {"cfi", "CFI", func(s *Space) Unwinder { return &CFIUnwinder{Space: s} }},
 	MethodFP:     {"fp", "the FP chain", func(s *Space) Unwinder { return &FPUnwinder{Space: s} }},
 	MethodCode:   {"code", "the code", func(s *Space) Unwinder { return &CodeUnwinder{Space: s} }},
+	MethodEHABI:  {"ehabi", "EHABI", nil},
 }
 
-// ParseMethod returns the method named s ("sframe", "cfi", "fp", "code").
+// ParseMethod returns the method named s ("sframe", "cfi", "fp", "code",
+// "ehabi").
 func ParseMethod(s string) (Method, bool) {
 	for i := range methods {
 		if methods[i].name == s {

@@ -24,6 +24,13 @@ type OtherRules struct {
 	ra, fp rule.Reg
 }
 
+// NewOtherRules returns the rules of other registers for a row that is
+// not DWARF CFI's (an EHABI entry's pops), ra and fp being the registers
+// whose rules are the row's RA and FP.
+func NewOtherRules(rules []cfi.RegRule, ra, fp rule.Reg) OtherRules {
+	return OtherRules{regs: cfi.NewRegSet(rules), ra: ra, fp: fp}
+}
+
 // each calls fn with every register and its rule, in no particular
 // order, with the DWARF expressions a plain rule can say made plain
 // (cfi.Simplify). It allocates nothing.
@@ -77,6 +84,10 @@ type Source struct {
 	// Arch is the machine whose DWARF register numbers the row's rules
 	// use (nil: AMD64).
 	Arch *arch.Arch
+	// Ops is, for an EHABI row, the entry's unwinding instructions as
+	// readelf -u prints them (EHABIOpsText); FDE is then the index
+	// entry's byte offset in Section (.ARM.exidx).
+	Ops string
 }
 
 // String names the source the way sfdbg prints it: "sframe FDE 12 FRE 3",
@@ -106,6 +117,10 @@ func (s Source) String() string {
 		return "fp chain"
 	case MethodCode:
 		return "code 0x" + strconv.FormatUint(s.FDEStart, 16) + "-0x" + strconv.FormatUint(s.FDEEnd, 16)
+	case MethodEHABI:
+		b = append(b, s.Section...)
+		b = append(b, " entry 0x"...)
+		b = strconv.AppendUint(b, uint64(s.FDE), 16)
 	default:
 		return ""
 	}

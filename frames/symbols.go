@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"fmt"
 	"unsafe"
 
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
@@ -370,89 +371,77 @@ type pltSymbol struct {
 }
 
 // pltSymbols names the AMD64 PLT entries after the functions they call, as
-// objdump does ("puts@plt"): relocation i of .rela.plt
-// (R_X86_64_JUMP_SLOT or R_X86_64_IRELATIVE) is served by entry i of
-// .plt.sec when the file has one (IBT PLT), else by entry i+1 of .plt
-// (entry 0 is the resolver stub); an entry of .plt.got (a jump through a GOT
-// slot the dynamic linker fills at load time: __cxa_finalize in most
-// executables) is named by the relocation of .rela.dyn that fills the slot
-// its "jmp *disp(%rip)" reads.
+// objdump does ("puts@plt"): each entry of .plt.sec (IBT PLT), of .plt
+// (lazy binding; entry 0 is the resolver stub) and of .plt.got holds a
+// "jmp *disp32(%rip)" (ff 25, after an endbr64 or a bnd prefix) through a
+// GOT slot, and the relocation that fills that slot (.rela.plt's
+// R_X86_64_JUMP_SLOT or R_X86_64_IRELATIVE, .rela.dyn's GLOB_DAT for
+// .plt.got: __cxa_finalize in most executables) names it. Entries are
+// matched by slot, not by position: in libc the IRELATIVE relocations come
+// last in .rela.plt but fill early slots. An IRELATIVE slot, which names
+// no symbol, is "*ABS*+0xADDEND@plt", as objdump prints it.
 func pltSymbols(f *elf.File, dyn *rawSymtab) []pltSymbol {
 	if f.Machine != elf.EM_X86_64 || f.Class != elf.ELFCLASS64 {
 		return nil
 	}
-	out := pltSlotSymbols(f, dyn)
-	return append(out, pltGOTSymbols(f, dyn)...)
+	bySlot := map[uint64]string{}
+	for _, name := range []string{".rela.dyn", ".rela.plt"} {
+		rela := f.Section(name)
+		if rela == nil || rela.Type != elf.SHT_RELA || rela.Size > 1<<26 {
+			continue
+		}
+		relocs, err := rela.Data()
+		if err != nil {
+			continue
+		}
+		for i := 0; i+24 <= len(relocs); i += 24 {
+			if name := pltRelaSymbol(relocs[i:], dyn); name != "" {
+				bySlot[binary.LittleEndian.Uint64(relocs[i:])] = name
+			}
+		}
+	}
+	var out []pltSymbol
+	for _, sec := range []string{".plt", ".plt.sec", ".plt.got"} {
+		out = append(out, pltEntrySymbols(f.Section(sec), bySlot)...)
+	}
+	return out
 }
 
 // pltRelaSymbol returns the name of the dynamic symbol relocation entry r
-// (24 bytes of a .rela section) refers to, "" when none.
+// (24 bytes of a .rela section) refers to, "*ABS*+0xADDEND" for an
+// R_X86_64_IRELATIVE, "" when none.
 func pltRelaSymbol(r []byte, dyn *rawSymtab) string {
-	symIdx := binary.LittleEndian.Uint64(r[8:]) >> 32
-	if symIdx == 0 || symIdx > uint64(dyn.len()) {
+	info := binary.LittleEndian.Uint64(r[8:])
+	symIdx := info >> 32
+	if symIdx == 0 {
+		if elf.R_X86_64(info&0xffffffff) == elf.R_X86_64_IRELATIVE {
+			return fmt.Sprintf("*ABS*+%#x", binary.LittleEndian.Uint64(r[16:]))
+		}
+		return ""
+	}
+	if symIdx > uint64(dyn.len()) {
 		return ""
 	}
 	return dyn.name(dyn.sym(int(symIdx - 1)).name)
 }
 
-// pltSlotSymbols names the entries of .plt or .plt.sec (pltSymbols).
-func pltSlotSymbols(f *elf.File, dyn *rawSymtab) []pltSymbol {
-	rela := f.Section(".rela.plt")
-	if rela == nil || rela.Type != elf.SHT_RELA {
+// pltEntrySymbols names the entries of one PLT section (pltSymbols):
+// sh_entsize bytes each (16 for .plt and .plt.sec, 8 or 16 for .plt.got),
+// each named by the relocation of the GOT slot its jump reads.
+func pltEntrySymbols(plt *elf.Section, bySlot map[uint64]string) []pltSymbol {
+	if plt == nil || plt.Type != elf.SHT_PROGBITS || plt.Size > 1<<24 {
 		return nil
 	}
-	data, err := rela.Data()
+	code, err := plt.Data()
 	if err != nil {
 		return nil
 	}
-	const entSize = 16
-	plt, first := f.Section(".plt.sec"), uint64(0)
-	if plt == nil {
-		plt, first = f.Section(".plt"), 1
-	}
-	if plt == nil {
-		return nil
-	}
-	n := uint64(len(data) / 24)
-	var out []pltSymbol
-	for i := uint64(0); i < n; i++ {
-		addr := plt.Addr + (first+i)*entSize
-		if addr+entSize > plt.Addr+plt.Size {
-			break
-		}
-		if name := pltRelaSymbol(data[i*24:], dyn); name != "" {
-			out = append(out, pltSymbol{addr: addr, size: entSize, name: name + "@plt"})
-		}
-	}
-	return out
-}
-
-// pltGOTSymbols names the entries of .plt.got (pltSymbols): 8 bytes each
-// (16 with IBT, sh_entsize says which), each holding a "jmp *disp32(%rip)"
-// (ff 25, after an endbr64 or a bnd prefix) whose GOT slot a relocation of
-// .rela.dyn fills.
-func pltGOTSymbols(f *elf.File, dyn *rawSymtab) []pltSymbol {
-	got, rela := f.Section(".plt.got"), f.Section(".rela.dyn")
-	if got == nil || rela == nil || rela.Type != elf.SHT_RELA || got.Type != elf.SHT_PROGBITS || got.Size > 1<<20 {
-		return nil
-	}
-	code, err := got.Data()
-	if err != nil {
-		return nil
-	}
-	relocs, err := rela.Data()
-	if err != nil {
-		return nil
-	}
-	bySlot := map[uint64]string{}
-	for i := 0; i+24 <= len(relocs); i += 24 {
-		if name := pltRelaSymbol(relocs[i:], dyn); name != "" {
-			bySlot[binary.LittleEndian.Uint64(relocs[i:])] = name
-		}
-	}
-	ent := got.Entsize
+	ent := plt.Entsize
 	if ent == 0 || ent > 32 || uint64(len(code))%ent != 0 {
-		ent = 8
+		ent = 16
+		if plt.Name == ".plt.got" {
+			ent = 8
+		}
 	}
 	var out []pltSymbol
 	for off := uint64(0); off+ent <= uint64(len(code)); off += ent {
@@ -462,9 +451,9 @@ func pltGOTSymbols(f *elf.File, dyn *rawSymtab) []pltSymbol {
 			continue
 		}
 		disp := int32(binary.LittleEndian.Uint32(e[i+2:]))
-		slot := got.Addr + off + uint64(i+6) + uint64(int64(disp))
+		slot := plt.Addr + off + uint64(i+6) + uint64(int64(disp))
 		if name, ok := bySlot[slot]; ok {
-			out = append(out, pltSymbol{addr: got.Addr + off, size: ent, name: name + "@plt"})
+			out = append(out, pltSymbol{addr: plt.Addr + off, size: ent, name: name + "@plt"})
 		}
 	}
 	return out

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
@@ -203,5 +206,42 @@ func TestPLTStubsAreNamedAsObjdumpNamesThem(t *testing.T) {
 				t.Errorf("FuncName(%#x) = %q+%d, %v", tc.addr+2, name, off, ok)
 			}
 		})
+	}
+}
+
+// TestEveryPLTEntryIsNamedAsObjdumpNamesIt compares the name of every
+// entry of .plt, .plt.sec and .plt.got with objdump -d's label, on the
+// fixtures and on the host's libc.so.6, whose IRELATIVE relocations come
+// last in .rela.plt but fill its first GOT slots ("*ABS*+0x9f550@plt" at
+// 0x26010, realloc@plt at 0x26030 in Debian 12's): entries are matched by
+// the GOT slot their jump reads, not by position.
+func TestEveryPLTEntryIsNamedAsObjdumpNamesIt(t *testing.T) {
+	objdump, err := exec.LookPath("objdump")
+	if err != nil {
+		t.Skip("objdump is not installed")
+	}
+	label := regexp.MustCompile(`(?m)^([0-9a-f]+) <(\S+@plt)>:$`)
+	for _, p := range []string{filepath.Join("..", "testdata", "bin", "deep-v3-O2"), filepath.Join("..", "testdata", "bin", "sqlite-v3"),
+		"/lib/x86_64-linux-gnu/libc.so.6"} {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		out, err := exec.Command(objdump, "-d", "-j", ".plt", "-j", ".plt.sec", "-j", ".plt.got", p).Output()
+		if err != nil {
+			t.Fatalf("objdump %s: %v", p, err)
+		}
+		m := &Module{Name: filepath.Base(p), OpenPath: p, Start: 0, End: 1 << 40}
+		n := 0
+		for _, l := range label.FindAllStringSubmatch(string(out), -1) {
+			addr, _ := strconv.ParseUint(l[1], 16, 64)
+			if name, off, ok := m.FuncName(addr); !ok || name != l[2] || off != 0 {
+				t.Errorf("%s %#x: named %q+%d (%v), objdump %q", p, addr, name, off, ok, l[2])
+			}
+			n++
+		}
+		m.Close()
+		if n == 0 {
+			t.Errorf("%s: objdump labels no PLT entry", p)
+		}
 	}
 }

@@ -51,9 +51,11 @@ build() { # ARCH
     echo "\`code-*\` finding in a clean function."
     echo
     echo "A register reloaded from its save slot while CFI still names the slot is"
-    echo "not a fault as long as the slot is live (at or above sp) and unchanged:"
-    echo "both rules give the same value (\`clean_late_restore\`, gcc's epilogue"
-    echo "order). It is one once the slot is freed (\`midret_norestore\`)."
+    echo "not a fault as long as the slot is live (at or above sp, in the function's"
+    echo "own frame) and unchanged: both rules give the same value"
+    echo "(\`clean_late_restore\`, gcc's AArch64 epilogue order). It is one once the"
+    echo "slot is freed (\`midret_norestore\`) or, on s390x, once the lmg has given"
+    echo "the register save area back to the caller (\`midret_norestore_lmg\`)."
     echo
     echo "| function | fault PC | must report |"
     echo "|---|---|---|"

@@ -12,6 +12,12 @@ for arch in arm thumb; do
 	"$CC" -O2 -fexceptions -m$arch -o armhf-cleanup-$arch.elf src/cleanup.c
 done
 "$CC" -O0 -fno-omit-frame-pointer -funwind-tables -o armhf-calls-O0.elf src/calls.c
+# With -g: .debug_frame, the CFI that check compares EHABI with
+# (compare/ehabicheck_test.go).
+for arch in arm thumb; do
+	"$CC" -O2 -g -funwind-tables -m$arch -o armhf-check-$arch.elf src/check.c
+done
+"$CC" -O0 -g -fno-omit-frame-pointer -funwind-tables -o armhf-check-O0.elf src/check.c
 # Relocatable objects: R_ARM_PREL31 relocations, one index section per
 # function section, personality routines named by their relocation.
 "$CC" -O2 -funwind-tables -c -o armhf-calls-obj.elf src/calls.c

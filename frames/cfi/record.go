@@ -215,6 +215,11 @@ func (s *Section) parseCIE(h recHead, rec []byte) (*CIE, *Error) {
 	case aug == "eh":
 		// Pre-3.0 GCC: the address of an exception table follows.
 		c.bytes(uint64(s.PtrSize), "eh augmentation pointer")
+	case aug == "S":
+		// GNU as writes .cfi_signal_frame into .debug_frame so: "S"
+		// without "z" and without augmentation data (glibc's armhf
+		// sigreturn trampolines; readelf and gdb read it).
+		e.Signal = true
 	case aug != "" && aug[0] != 'z' && c.err == nil:
 		return nil, unsupported(name, augOff, "augmentation %q", aug)
 	}

@@ -38,6 +38,18 @@ type regTable struct {
 	arena  []RegRule // where new snapshots are stored
 }
 
+// NewRegSet returns a RegSet of the given rules (one per register; they
+// are copied and sorted): for rows of other readers (EHABI's pops) in the
+// same form as CFI's.
+func NewRegSet(rules []RegRule) RegSet {
+	if len(rules) == 0 {
+		return RegSet{}
+	}
+	snap := slices.Clone(rules)
+	slices.SortFunc(snap, func(a, b RegRule) int { return cmp.Compare(a.Reg, b.Reg) })
+	return RegSet{t: &regTable{snaps: [][]RegRule{snap}}, n: int32(len(snap))}
+}
+
 // Len returns the number of registers with a rule.
 func (s RegSet) Len() int { return int(s.n) }
 

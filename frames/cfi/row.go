@@ -136,8 +136,17 @@ func (f *FDE) RowAt(pc uint64) (Row, error) {
 // to dst, without caching them: for callers that walk many FDEs once. On
 // error it returns dst as it was and the error Rows would give. The rows
 // and their rules cost memory linear in the FDE's instructions (RegSet).
-func (f *FDE) AppendRows(dst []Row) ([]Row, error) {
-	if f.End <= f.Start {
+func (f *FDE) AppendRows(dst []Row) ([]Row, error) { return f.AppendRowsBefore(dst, f.End) }
+
+// AppendRowsBefore is AppendRows for the part of the FDE below address
+// end: the rows end there, and no more rows are built than the range
+// [Start, min(End, end)) has bytes. A caller passes the end of the code
+// that holds the FDE's start (the executable section), so that an FDE
+// declaring gigabytes of range, or instructions that advance by one byte
+// millions of times, costs the code that exists, not what it declares.
+func (f *FDE) AppendRowsBefore(dst []Row, end uint64) ([]Row, error) {
+	end = min(end, f.End)
+	if end <= f.Start {
 		return dst, nil
 	}
 	init, err := f.CIE.initialState()
@@ -149,8 +158,9 @@ func (f *FDE) AppendRows(dst []Row) ([]Row, error) {
 		return dst, unsupported(f.Kind.String(), f.Off, "FDE: %d bytes of instructions, more than %d", len(f.Instructions), maxInstructions)
 	}
 	n := len(dst)
-	dst = slices.Grow(dst, rowBound(f.Instructions))
-	in := interp{cie: f.CIE, init: init, loc: f.Start, end: f.End}
+	// A row covers at least one byte of [Start, end).
+	dst = slices.Grow(dst, int(min(uint64(rowBound(f.Instructions)), end-f.Start)))
+	in := interp{cie: f.CIE, init: init, loc: f.Start, end: end}
 	in.rows = rowBuilder{rows: dst, tmpl: Row{RAReg: f.CIE.RAReg, BKey: f.CIE.BKey, Signal: f.CIE.Signal,
 		Section: f.Kind, FDEOff: f.Off, CIEOff: f.CIE.Off}}
 	in.rows.start(init)
@@ -161,8 +171,8 @@ func (f *FDE) AppendRows(dst []Row) ([]Row, error) {
 		err.Msg = "FDE at " + hex(f.Off) + ": " + err.Msg
 		return dst[:n], err
 	}
-	if in.loc < f.End {
-		in.rows.emit(in.loc, f.End, &in.st)
+	if in.loc < end {
+		in.rows.emit(in.loc, end, &in.st)
 	}
 	return in.rows.rows, nil
 }

@@ -20,8 +20,10 @@ import (
 //     post-index writeback or an offset: `stp x29, x30, [sp, #-32]!` is
 //     OpAddSP -32, OpSave x29 [sp+0], OpSave x30 [sp+8];
 //   - str/ldr (immediate: unsigned offset, pre/post index, unscaled) of
-//     x19-x30 and d8-d15: OpSave/OpRestore against sp or x29; a load from
-//     another base clobbers its destination;
+//     x19-x30 and d8-d15: OpSave/OpRestore against the base register (the
+//     walk follows sp, x29 and their copies); a narrower load clobbers;
+//   - mov xD, xM (orr xD, xzr, xM) with either register followed: OpSetReg
+//     (mov x15, x30 keeps the RA in x15: glibc's rawmemchr);
 //   - add/sub (immediate) writing sp or a callee-saved register: `sub sp,
 //     sp, #k` is OpAddSP -k, `mov x29, sp` (add x29, sp, #0) and `add x29,
 //     sp, #k` are OpSetReg, `mov sp, x29` and `sub sp, x29, #k` OpSetReg of
@@ -34,8 +36,9 @@ import (
 //
 // Every other instruction is decoded with golang.org/x/arch's arm64asm: its
 // first operand is the destination unless the mnemonic is a store, a
-// compare or a system instruction, and a destination among sp, x19-x30 or
-// d8-d15 is OpClobber, as is a base register written back. A bl or blr
+// compare or a system instruction; a destination is OpClobber, as is a
+// base register written back. Every register write is reported, not only
+// those of sp, x19-x30 and d8-d15: the walk also follows copies. A bl or blr
 // clobbers x30 (the link register). An encoding arm64asm does not know is
 // Class Unknown.
 //
@@ -57,10 +60,12 @@ const (
 	WhyPAuthAuthB = "pauth: x30 authenticated with key B"
 )
 
-// arm64Tracked reports whether DWARF register r is one whose writes the
-// oracle follows: sp, x19-x30 (x29 FP, x30 LR) and d8-d15.
+// arm64Tracked reports whether the decoder reports writes of DWARF register
+// r: x0-x30, sp and v0-v31. The walk follows sp, x19-x30 and d8-d15, and
+// also copies of them in other registers (mov x15, x30; mov x16, sp), so
+// it must learn when any register is written.
 func arm64Tracked(r rule.Reg) bool {
-	return (r >= 19 && r <= 31) || (r >= arm64V0+8 && r <= arm64V0+15)
+	return (r >= 0 && r <= 31) || (r >= arm64V0 && r <= arm64V0+31)
 }
 
 func (i *Inst) reset(n int) {
@@ -102,6 +107,12 @@ func (ARM64) Decode(code []byte, pc uint64, inst *Inst) error {
 		// xzr (a conditional compare's nzcv is at most 15). The tagged
 		// add/sub (addg, subg) alone reads 31 as sp.
 		rd := rule.Reg(w & 31)
+		if w&0xFFE0FFE0 == 0xAA0003E0 && rd != 31 { // mov xD, xM (orr xD, xzr, xM)
+			if rm := rule.Reg((w >> 16) & 31); rm != 31 && (arm64Tracked(rd) || arm64Tracked(rm)) {
+				inst.Add(StackOp{Kind: OpSetReg, Reg: rd, Base: rm})
+				return nil
+			}
+		}
 		if rd == 31 && w&0x1F800000 == 0x11800000 {
 			rd = arm64SP
 		}
@@ -193,6 +204,9 @@ func arm64Branch(w uint32, pc uint64, inst *Inst) bool {
 		default:
 			return false
 		}
+		return true
+	case w&0xFFE0001F == 0xD4000001: // svc: the kernel returns in x0
+		inst.Add(StackOp{Kind: OpClobber, Reg: 0})
 		return true
 	case w&0xFFE0001F == 0xD4200000: // brk
 		inst.Class = Stop
@@ -363,7 +377,9 @@ func arm64Transfer(inst *Inst, load, full bool, rn, idx uint32, off int64, regs 
 	if idx == 1 || idx == 3 {
 		at = 0
 	}
-	stack := base == arm64SP || base == arm64FP
+	// Any base: the walk follows sp, x29 and their copies, and takes a
+	// load from a base it does not know for a clobber.
+	const stack = true
 	if idx == 3 {
 		arm64Writeback(inst, base, off)
 	}

@@ -15,11 +15,11 @@ import (
 // appendix B: the length comes from the first two bits of the opcode (00: 2
 // bytes, 01 and 10: 4, 11: 6), the format from the opcode, and which
 // registers are written from a table of the opcodes it knows (s390xOps).
-// An instruction has no stack effect only when its entry says it writes no
-// general register (a store, a compare, a branch without link, a storage-
-// to-storage operation) or writes a register the oracle does not follow
-// (r0-r5; the FPRs other than f8-f15). Any other opcode is Class Unknown,
-// "unknown opcode 0x..".
+// Every register an instruction writes is reported (OpClobber, or a more
+// precise operation); an instruction has no stack effect only when its
+// entry says it writes no general or floating-point register (a store, a
+// compare, a branch without link, a storage-to-storage operation). Any
+// other opcode is Class Unknown, "unknown opcode 0x..".
 //
 // Formats decoded: E, RR, RRE, RRF, RRD, RX, RXE, RXY, RS, RSY, RSI, RI,
 // RIL, RIE, RRS, RIS, S, SI, SIY, SIL, SS, SSE, SSF and the vector
@@ -30,16 +30,17 @@ import (
 // Application Binary Interface s390x Supplement", DWARF register mapping:
 // r0-r15 0-15, f0,f2,f4,f6,f1,f3,f5,f7,f8,f10,f12,f14,f9,f11,f13,f15
 // 16-31):
-//   - stmg r1,r3,d(r15) / lmg: OpSave / OpRestore of each register of the
-//     range at d+8*i (base r15 or r11; a restore of the base register comes
-//     last);
-//   - stg/lg of r6-r15 and std/ld/stdy/ldy of f8-f15 at d(r15) or d(r11),
-//     without an index register: OpSave / OpRestore;
+//   - stmg r1,r3,d(rB) / lmg: OpSave / OpRestore of each register of the
+//     range at d+8*i (a restore of the base register comes last);
+//   - stg/lg of r6-r15 and std/ld/stdy/ldy of f8-f15 at d(rB), without an
+//     index register: OpSave / OpRestore, for any base register rB (the walk
+//     follows r15, r11 and their copies; a load from a base it does not
+//     know clobbers);
 //   - aghi, agfi, slgfi, algfi on r15 and la/lay r15,d(r15): OpAddSP;
 //   - la/lay r1,d(r2) and aghik r1,r2,i into a followed register: OpSetReg;
 //   - lgr, ldgr, lgdr, ldr between two registers, one of them followed:
 //     OpSetReg (lgr %r11,%r15 is r11 = r15+0; ldgr %f0,%r14 saves r14 in f0);
-//   - sgr %r15,%rN: OpSubSPReg;
+//   - sgr or slgr %r15,%rN: OpSubSPReg;
 //   - brasl/bras (Call), basr/bas (CallIndirect; both clobber their link
 //     register; with a link register other than r14 (or r0 for brasl)
 //     they are Jump and JumpIndirect: bras %r5,1f jumps over a literal
@@ -58,9 +59,11 @@ type S390X struct{}
 // the even FPRs first (f0=16, f2=17, ..., f14=27, f1=20, ..., f15=31).
 var s390xFPR = [16]rule.Reg{16, 20, 17, 21, 18, 22, 19, 23, 24, 28, 25, 29, 26, 30, 27, 31}
 
-// s390xTracked reports whether DWARF register r is followed by the oracle:
-// r6-r15 (r6-r13 callee-saved, r14 RA, r15 SP) and f8-f15 (DWARF 24-31).
-func s390xTracked(r rule.Reg) bool { return (r >= 6 && r <= 15) || (r >= 24 && r <= 31) }
+// s390xTracked reports whether the decoder reports writes of DWARF register
+// r: every GPR and FPR (0-31). The walk follows r6-r15 and f8-f15, and
+// also copies of them in other registers (lgr %r1,%r15; ldgr %f0,%r14), so
+// it must learn when any register is written.
+func s390xTracked(r rule.Reg) bool { return r >= 0 && r <= 31 }
 
 // Instruction formats: where the operand fields are.
 const (
@@ -123,6 +126,7 @@ const (
 	seEX                   // ex, exrl: executes another instruction
 	seBCTR                 // bctr, bctgr: R1 -= 1, branch to R2 if R2 != 0 and R1 != 0
 	seVRange               // vlm: writes vector registers V1 through V3
+	seSVC                  // svc: writes r2
 	seUnknown              // decoded, but its effect on registers is not modelled
 )
 
@@ -162,7 +166,8 @@ func init() {
 	}{
 		// E and RR (2 bytes).
 		{sfE, seNone, "010B 010C 010D 010E"}, // tam sam24 sam31 sam64
-		{sfRR, seNone, "0400 0A00 1500 1900 2900 3900"},
+		{sfRR, seNone, "0400 1500 1900 2900 3900"},
+		{sfRR, seSVC, "0A00"}, // svc: the kernel returns in r2
 		{sfRR, seW1, "1000 1100 1200 1300 1400 1600 1700 1800 1A00 1B00 1E00 1F00"},
 		{sfRR, seW1P, "1C00 1D00"}, // mr dr
 		{sfRR, seF1, "2000 2100 2200 2300 2400 2500 2A00 2B00 2C00 2D00 2E00 2F00 3000 3100 3200 3300 3400 3500 3800 3A00 3B00 3C00 3D00 3E00 3F00"},
@@ -233,13 +238,13 @@ func init() {
 		{sfRRE, seLDGR, "B3C1"},
 		{sfRRE, seLGDR, "B3CD"},
 		// 0xB9 (RRE, RRF).
-		{sfRRE, seW1, "B900 B901 B902 B903 B906 B907 B908 B90A B90B B90C B90F B910 B911 B912 B913 B914 B916 B917 B918 B919 B91A B91B B91C B91F B926 B927 B980 B981 B982 B984 B985 B988 B989 B994 B995 B998 B999"},
+		{sfRRE, seW1, "B900 B901 B902 B903 B906 B907 B908 B90A B90C B90F B910 B911 B912 B913 B914 B916 B917 B918 B919 B91A B91B B91C B91F B926 B927 B980 B981 B982 B984 B985 B988 B989 B994 B995 B998 B999"},
 		{sfRRE, seW1P, "B90D B91D B983 B986 B987 B996 B997"}, // dsgr dsgfr flogr mlgr dlgr mlr dlr
 		{sfRRE, seW12, "B98D"},                               // epsw
 		{sfRRE, seW1P2P, "B9B0 B9B1 B9B2 B9B3"},              // cu14 cu24 cu41 cu42
 		{sfRRE, seLGR, "B904"},
-		{sfRRE, seSGR, "B909"},
-		{sfRRE, seBCTR, "B946"}, // bctgr
+		{sfRRE, seSGR, "B909 B90B"}, // sgr slgr
+		{sfRRE, seBCTR, "B946"},     // bctgr
 		{sfRRE, seNone, "B920 B921 B930 B931 B960 B961 B972 B973 B9CD B9CF B9DD B9DF"},
 		{sfRRF, seW1, "B9C0 B9C8 B9C9 B9CA B9CB B9D8 B9D9 B9DA B9DB B9E0 B9E1 B9E2 B9E3 B9E4 B9E5 B9E6 B9E7 B9E8 B9E9 B9EA B9EB B9ED B9F0 B9F2 B9F4 B9F5 B9F6 B9F7 B9F8 B9F9 B9FA B9FB B9FD B964 B965 B966 B967 B974 B975 B976 B977"},
 		{sfRRF, seW1P, "B9EC"}, // mgrk
@@ -577,6 +582,8 @@ func (S390X) Decode(code []byte, pc uint64, inst *Inst) error {
 	case seCB:
 		inst.Class = JumpIndirect
 		inst.Why = "compare and branch to a computed address"
+	case seSVC:
+		inst.Add(StackOp{Kind: OpClobber, Reg: 2})
 	case seBCTR:
 		inst.clobberIf(r1, s390xTracked)
 		if f.r2 != 0 {
@@ -611,17 +618,18 @@ func s390xOpcodeText(b []byte, key uint16) uint16 {
 	return key >> 8
 }
 
-// s390xStackBase reports whether an RX/RXY operand is d(r15) or d(r11)
-// with no index register: a stack slot the walk can follow.
+// s390xStackBase reports whether an RX/RXY operand is d(rB) with no index
+// register: a slot the walk can follow when it knows rB (r15, r11, or a
+// copy of them: std %f8,0(%r14) after lgr %r14,%r15; aghi %r14,-8).
 func s390xStackBase(f s390xFields) bool {
-	return f.x2 == 0 && (f.b2 == 15 || f.b2 == 11)
+	return f.x2 == 0 && f.b2 != 0
 }
 
 // s390xMulti emits stmg's saves or lmg's restores of R1 through R3
 // (wrapping from r15 to r0) at D2(B2)+8*i. lmg's restore of its own base
 // register comes last (the address is computed before any load).
 func s390xMulti(inst *Inst, save bool, f s390xFields) {
-	stack := f.b2 == 15 || f.b2 == 11
+	stack := f.b2 != 0
 	base := rule.Reg(f.b2)
 	kind := OpRestore
 	if save {

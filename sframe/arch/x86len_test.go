@@ -1,14 +1,13 @@
 package arch
 
 import (
-	"bufio"
 	"debug/elf"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
 // x86Fixtures are the x86-64 fixtures with a testdata/golden/NAME.insn
@@ -28,51 +27,14 @@ func fixture(tb testing.TB, name string) string {
 	return p
 }
 
-// insnBlock is one line of a .insn golden file: the instruction lengths
-// objdump found decoding section sec from start.
-type insnBlock struct {
-	sec   string
-	start uint64
-	lens  []int
-}
-
 // readInsnGolden reads testdata/golden/NAME.insn.
-func readInsnGolden(tb testing.TB, name string) []insnBlock {
+func readInsnGolden(tb testing.TB, name string) []sframetest.InsnBlock {
 	tb.Helper()
-	fh, err := os.Open(filepath.Join("../../testdata/golden", name+".insn"))
+	b, err := sframetest.ReadInsnGolden(filepath.Join("../../testdata/golden", name+".insn"))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer fh.Close()
-	var out []insnBlock
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), "#") {
-			continue
-		}
-		f := strings.Fields(sc.Text())
-		if len(f) != 3 {
-			tb.Fatalf("%s.insn: bad line %q", name, sc.Text())
-		}
-		start, err := strconv.ParseUint(f[1], 16, 64)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		b := insnBlock{sec: f[0], start: start, lens: make([]int, len(f[2]))}
-		for i, c := range f[2] {
-			n, err := strconv.ParseUint(string(c), 16, 8)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			b.lens[i] = int(n)
-		}
-		out = append(out, b)
-	}
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
-	}
-	return out
+	return b
 }
 
 // forEachObjdumpInsn calls fn with each instruction objdump -d found in a
@@ -87,16 +49,16 @@ func forEachObjdumpInsn(tb testing.TB, name string, fn func(code []byte, pc uint
 	defer f.Close()
 	total := 0
 	for _, b := range readInsnGolden(tb, name) {
-		s := f.Section(b.sec)
+		s := f.Section(b.Sec)
 		if s == nil {
-			tb.Fatalf("no section %s", b.sec)
+			tb.Fatalf("no section %s", b.Sec)
 		}
 		data, err := s.Data()
 		if err != nil {
 			tb.Fatal(err)
 		}
-		off := int(b.start - s.Addr)
-		for _, want := range b.lens {
+		off := int(b.Start - s.Addr)
+		for _, want := range b.Lens {
 			total++
 			fn(data[off:], s.Addr+uint64(off), want)
 			off += want

@@ -14,8 +14,11 @@
 package elfobj
 
 import (
+	"cmp"
 	"debug/elf"
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -182,4 +185,42 @@ func (l *Layout) SymbolAddr(value uint64, shndx elf.SectionIndex) uint64 {
 		return value
 	}
 	return value + l.addrs[shndx]
+}
+
+// ExecRanges returns the address ranges [start, end) of the file's code,
+// sorted by start: its executable sections (SHF_EXECINSTR, not NOBITS, at
+// their laid-out addresses) or, for a file without section headers, its
+// executable PT_LOAD segments' file-backed parts. A compressed section,
+// whose declared size is its uncompressed size, counts the bytes it has
+// in the file; a range that would wrap around the address space ends at
+// its top. Every declared range an input gives (an FDE's) is clipped to
+// these before anything iterates over it.
+func (l *Layout) ExecRanges() [][2]uint64 {
+	f := l.f
+	span := func(addr, size uint64) [2]uint64 {
+		if addr+size < addr {
+			return [2]uint64{addr, math.MaxUint64}
+		}
+		return [2]uint64{addr, addr + size}
+	}
+	var r [][2]uint64
+	for i, s := range f.Sections {
+		if s.Flags&elf.SHF_EXECINSTR == 0 || s.Type == elf.SHT_NOBITS || s.Size == 0 {
+			continue
+		}
+		size := s.Size
+		if s.Flags&elf.SHF_COMPRESSED != 0 {
+			size = min(size, s.FileSize)
+		}
+		r = append(r, span(l.Addr(i), size))
+	}
+	if len(r) == 0 {
+		for _, p := range f.Progs {
+			if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 && p.Filesz > 0 {
+				r = append(r, span(p.Vaddr, min(p.Filesz, p.Memsz)))
+			}
+		}
+	}
+	slices.SortFunc(r, func(a, b [2]uint64) int { return cmp.Compare(a[0], b[0]) })
+	return r
 }

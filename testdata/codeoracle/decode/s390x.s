@@ -89,6 +89,7 @@ f:
 	bctr %r11,0
 	bctr %r11,%r1
 	vlgv %r6,%v0,0,3
+	slgr %r15,%r0
 	bras %r5,f
 	basr %r1,%r2
 	.byte 0x82,0x00,0x00,0x00

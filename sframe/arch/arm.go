@@ -1,0 +1,77 @@
+package arch
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"strconv"
+
+	"github.com/sfdbg/sfdbg/sframe/rule"
+)
+
+// ARM (AArch32) DWARF register numbers ("DWARF for the Arm Architecture",
+// table 1: r0-r15 are 0-15; s0-s31 are the obsolescent 64-95, which GCC's
+// CFI still uses for the VFP registers it saves; d0-d31 are 256-287).
+const (
+	armFP rule.Reg = 11 // r11, the frame pointer in ARM state (r7 in Thumb)
+	armSP rule.Reg = 13
+	armLR rule.Reg = 14
+	armPC rule.Reg = 15
+	// ARMS0 and ARMD0 are the DWARF numbers of VFP registers s0 and d0.
+	ARMS0 rule.Reg = 64
+	ARMD0 rule.Reg = 256
+)
+
+// ARMArch is little-endian 32-bit ARM (AAPCS, armhf and armel), ARMBEArch
+// big-endian: 4-byte pointers, the RA in the link register r14 at entry,
+// where the CFA is sp+0. The frame pointer is r11 (GCC's in ARM state;
+// Thumb code uses r7, which rows then carry among the other registers).
+// Its unwind tables are EHABI's (.ARM.exidx/.ARM.extab, package
+// frames/ehabi) and DWARF CFI (.debug_frame); there is no SFrame ABI for
+// it, no core layout (32-bit cores are not read) and no decoder yet.
+var (
+	ARMArch   = newARM(binary.LittleEndian)
+	ARMBEArch = newARM(binary.BigEndian)
+)
+
+func newARM(order binary.ByteOrder) *Arch {
+	names := make([]string, 0, 16)
+	for i := range 13 {
+		names = append(names, "r"+strconv.Itoa(i))
+	}
+	names = append(names, "sp", "lr", "pc")
+	regs := namesOf(names, 0)
+	for i := range 32 {
+		regs[ARMS0+rule.Reg(i)] = "s" + strconv.Itoa(i)
+		regs[ARMD0+rule.Reg(i)] = "d" + strconv.Itoa(i)
+	}
+	same := rule.Rule{Kind: rule.SameValue, Reg: rule.CFA}
+	return &Arch{
+		Name:      "arm",
+		Machine:   elf.EM_ARM,
+		ByteOrder: order,
+		PtrSize:   4,
+		PC:        armPC, SP: armSP, FP: armFP, RA: armLR,
+		// r4-r11 (AAPCS §5.1.1; d8-d15 are not tracked).
+		CalleeSaved: []rule.Reg{4, 5, 6, 7, 8, 9, 10, armFP},
+		Entry: rule.Row{
+			CFA: rule.Rule{Kind: rule.ValOffset, Reg: armSP},
+			RA:  same,
+			FP:  same,
+		},
+		RegNames: regs,
+		// ELF for the Arm Architecture, "Static Data relocations".
+		Relocs: map[uint32]Reloc{
+			uint32(elf.R_ARM_NONE):  {0, false},
+			uint32(elf.R_ARM_ABS32): {4, false},
+			uint32(elf.R_ARM_REL32): {4, true},
+		},
+		Chain: Chain{
+			Expected: "expected: ARM code keeps no frame-pointer chain without -mapcs-frame",
+		},
+	}
+}
+
+func init() {
+	register(ARMArch)
+	register(ARMBEArch)
+}
