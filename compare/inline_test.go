@@ -48,9 +48,16 @@ func inlineStack(t *testing.T, pc uint64) (*frames.Space, frames.Regs) {
 // frameLines returns the frame lines of a text trace ("#N ...").
 func frameLines(text string) []string {
 	var out []string
+	prev := false // the last line was a frame line
 	for _, l := range strings.Split(text, "\n") {
-		if strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "#  ") {
-			out = append(out, l)
+		switch {
+		case strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "#  "):
+			out, prev = append(out, l), true
+		case prev && strings.HasPrefix(l, "    ") && strings.TrimSpace(l) != "":
+			// A location wrapped to a line of its own (lineWidth).
+			out[len(out)-1] += " " + strings.TrimSpace(l)
+		default:
+			prev = false
 		}
 	}
 	return out
@@ -96,12 +103,12 @@ func TestInlineFramesAreShownAsGDBShowsThem(t *testing.T) {
 		tr.WriteText(&b, TextOptions{})
 		lines := frameLines(b.String())
 		want := []string{
-			`^#0  0x00005555555551c1  inline {23}spin_inline \(\) at testdata/src/inline.c:32$`,
-			`^#1  0x00005555555551c1  regs    agree       \S+ +stop_here \(\) at testdata/src/inline.c:38$`,
-			`^#2  0x` + run + `  inline {23}inner_inline \(\) at testdata/src/inline.c:44$`,
-			`^#3  0x` + run + `  inline {23}outer_inline \(\) at testdata/src/inline.c:50$`,
-			`^#4  0x` + run + `  cfi     agree       \S+ +run \(\) at testdata/src/inline.c:56$`,
-			`^#5  0x00005555555550a3  cfi     agree       \S+ +main \(\) at testdata/src/inline.c:67$`,
+			`^#0  0x00005555555551c1  inline {23,}spin_inline \(\) at testdata/src/inline.c:32$`,
+			`^#1  0x00005555555551c1  regs    agree       (\S+ +)+stop_here \(\) at testdata/src/inline.c:38$`,
+			`^#2  0x` + run + `  inline {23,}inner_inline \(\) at testdata/src/inline.c:44$`,
+			`^#3  0x` + run + `  inline {23,}outer_inline \(\) at testdata/src/inline.c:50$`,
+			`^#4  0x` + run + `  cfi     agree       (\S+ +)+run \(\) at testdata/src/inline.c:56$`,
+			`^#5  0x00005555555550a3  cfi     agree       (\S+ +)+main \(\) at testdata/src/inline.c:67$`,
 		}
 		if len(lines) != len(want) {
 			t.Fatalf("%d frame lines, want %d:\n%s", len(lines), len(want), b.String())

@@ -46,7 +46,7 @@ func run(t *testing.T, s *Session, ui *ScriptUI, line string) string {
 // functions returns the function names of a gdb-style backtrace, innermost
 // first.
 func functions(bt string) []string {
-	re := regexp.MustCompile(`(?m)^#\d+\s+0x[0-9a-f]+\s+(?:\S+\s+){0,4}?(?:in )?(\S+) \(\)`)
+	re := regexp.MustCompile(`(?m)^#\d+\s+0x[0-9a-f]+\s+(?:\S+\s+){0,5}?(?:in )?(\S+) \(\)`)
 	var out []string
 	for _, m := range re.FindAllStringSubmatch(bt, -1) {
 		out = append(out, m[1])

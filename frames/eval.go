@@ -192,7 +192,7 @@ func (e *evaluator) apply(regs *Regs, r rule.Reg, ru rule.Rule) {
 // SFrame or the DWARF CFI unwinder has filled in, and sets f.CFA. The
 // caller's SP is the CFA plus SPOffset, its PC the RA; the FP follows its
 // rule (same-value: the callee's). For a DWARF CFI row (Src.Method
-// MethodCFI) the callee-saved registers without a rule keep their value and
+// MethodCFI) and the code's (MethodCode) the callee-saved registers without a rule keep their value and
 // every rule of Other is applied, as gdb does; an SFrame row recovers PC,
 // SP and FP only, and a failure to read the FP fails the step (spec v3
 // Appendix A). A signal trampoline's DWARF CFI row marks the caller
@@ -249,7 +249,7 @@ func stepRow(f *Frame, space *Space, caller *Frame) error {
 		// the caller too: its rule is the RA's.
 		caller.Regs.Set(ra, pc)
 	}
-	if method == MethodCFI {
+	if method == MethodCFI || method == MethodCode {
 		caller.Interrupted = row.Signal
 		for _, r := range f.Regs.arch().CalleeSaved {
 			if v, ok := f.Regs.Get(r); ok {

@@ -29,9 +29,8 @@ const (
 type methodInfo struct {
 	name  string // the stable short name: JSON keys, --method
 	title string // how messages name its data: "SFrame", "CFI"
-	// unwinder builds the method's Unwinder over a space; nil while the
-	// method has none (MethodCode until frames/code_unwind.go provides
-	// it), and then the method does not run.
+	// unwinder builds the method's Unwinder over a space; nil when the
+	// method has none, and then the method does not run.
 	unwinder func(*Space) Unwinder
 }
 
@@ -40,7 +39,7 @@ var methods = [NumMethods]methodInfo{
 	MethodSFrame: {"sframe", "SFrame", func(s *Space) Unwinder { return &SFrameUnwinder{Space: s} }},
 	MethodCFI:    {"cfi", "CFI", func(s *Space) Unwinder { return &CFIUnwinder{Space: s} }},
 	MethodFP:     {"fp", "the FP chain", func(s *Space) Unwinder { return &FPUnwinder{Space: s} }},
-	MethodCode:   {"code", "the code", nil},
+	MethodCode:   {"code", "the code", func(s *Space) Unwinder { return &CodeUnwinder{Space: s} }},
 	MethodEHABI:  {"ehabi", "EHABI", nil},
 }
 

@@ -93,6 +93,9 @@ type Source struct {
 // String names the source the way sfdbg prints it: "sframe FDE 12 FRE 3",
 // ".eh_frame FDE 0x1e8 (CIE 0x0)", "fp chain".
 func (s Source) String() string {
+	if s.Section == SectionSigtramp {
+		return "signal trampoline (kernel frame layout)"
+	}
 	var b []byte
 	switch s.Method {
 	case MethodSFrame:
@@ -104,9 +107,6 @@ func (s Source) String() string {
 			b = append(b, " (flex)"...)
 		}
 	case MethodCFI:
-		if s.Section == SectionSigtramp {
-			return "signal trampoline (kernel frame layout)"
-		}
 		b = append(b, s.Section...)
 		b = append(b, " FDE 0x"...)
 		b = strconv.AppendUint(b, uint64(s.FDE), 16)
@@ -115,6 +115,8 @@ func (s Source) String() string {
 		b = append(b, ')')
 	case MethodFP:
 		return "fp chain"
+	case MethodCode:
+		return "code 0x" + strconv.FormatUint(s.FDEStart, 16) + "-0x" + strconv.FormatUint(s.FDEEnd, 16)
 	case MethodEHABI:
 		b = append(b, s.Section...)
 		b = append(b, " entry 0x"...)

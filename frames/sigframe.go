@@ -81,16 +81,31 @@ const SectionSigtramp = "[sigtramp]"
 // sigtramp reports whether pc is the first instruction of a signal
 // trampoline of machine a (arch.Signal.Tramp: AArch64, s390x), reading
 // its code from mem. rt is false for a non-rt (sigreturn) trampoline.
-func sigtramp(mem Memory, a *arch.Arch, pc uint64) (rt, ok bool) {
-	if a.Signal.Tramp == nil {
+// The code method also knows the trampolines that only unwind data
+// describes elsewhere (codeTramp: AMD64).
+func sigtramp(space *Space, a *arch.Arch, pc uint64, method Method) (rt, ok bool) {
+	tramp, n := a.Signal.Tramp, a.Signal.TrampLen
+	if tramp == nil && method == MethodCode {
+		tramp, n = codeTramp(a)
+	}
+	if tramp == nil {
 		return false, false
 	}
 	var code [16]byte
-	n := min(a.Signal.TrampLen, len(code))
-	if got, _ := mem.ReadAt(code[:n], pc); got < n {
+	n = min(n, len(code))
+	if method == MethodCode && space.Modules != nil {
+		// The code method reads code from the module's file where
+		// there is one (a snapshot of the stack has no code pages).
+		if m := space.Modules.Find(pc); m != nil {
+			if b := m.codeBytes(pc-m.Bias, n); b != nil {
+				return tramp(b)
+			}
+		}
+	}
+	if got, _ := space.Mem.ReadAt(code[:n], pc); got < n {
 		return false, false
 	}
-	return a.Signal.Tramp(code[:n])
+	return tramp(code[:n])
 }
 
 // stepSigtramp unwinds from a frame whose PC is a signal trampoline that
@@ -104,7 +119,7 @@ func sigtramp(mem Memory, a *arch.Arch, pc uint64) (rt, ok bool) {
 // when f's PC is no trampoline.
 func stepSigtramp(space *Space, f *Frame, method Method) (caller Frame, ok bool, err error) {
 	a := f.Regs.arch()
-	rt, ok := sigtramp(space.Mem, a, f.PC)
+	rt, ok := sigtramp(space, a, f.PC, method)
 	if !ok {
 		return Frame{}, false, nil
 	}

@@ -185,11 +185,11 @@ func TestBtJSONAndExitStatus(t *testing.T) {
 		if doc.SchemaVersion != 2 || doc.Methods != "all" || doc.Pid != pid || len(doc.Threads) != 1 || len(doc.Threads[0].Frames) < 12 {
 			t.Errorf("unexpected document: %+v", doc)
 		}
-		if f := doc.Threads[0].Frames[1]; len(f.Steps) != 3 || f.Verdict != compare.VerdictAgree {
-			t.Errorf("frame 1: want three steps and SFrame agreeing, got %+v", f)
+		if f := doc.Threads[0].Frames[1]; len(f.Steps) != 4 || f.Verdict != compare.VerdictAgree || f.Verdicts["code"] != compare.VerdictAgree {
+			t.Errorf("frame 1: want four steps and SFrame and the code agreeing, got %+v", f)
 		}
 	})
-	for _, m := range []string{"sframe", "cfi", "fp"} {
+	for _, m := range []string{"sframe", "cfi", "fp", "code"} {
 		t.Run(m+": frames as JSON", func(t *testing.T) {
 			code, out, errOut := runSfdbg("bt", "--method", m, "--json", strconv.Itoa(pid))
 			if code != exitOK {

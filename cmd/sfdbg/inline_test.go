@@ -102,7 +102,7 @@ func TestInlineFramesAreNumberedAsGdbNumbersThem(t *testing.T) {
 		if head == nil || head[1] != strconv.Itoa(len(th.Frames)) {
 			t.Errorf("thread line does not count %d physical frames and 3 inline:\n%s", len(th.Frames), out)
 		}
-		if !regexp.MustCompile(`(?m)^#2  0x[0-9a-f]{16}  inline {23}inner_inline \(\)`).MatchString(out) {
+		if !regexp.MustCompile(`(?m)^#2  0x[0-9a-f]{16}  inline {23,}inner_inline \(\)`).MatchString(out) {
 			t.Errorf("inline frame #2 not marked inline without a verdict:\n%s", out)
 		}
 	})
