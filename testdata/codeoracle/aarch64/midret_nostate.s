@@ -3,7 +3,7 @@
 // around it: the code after its ret (midret_nostate.fault), reached by the
 // cbnz with the frame record still on the stack, has CFI that says
 // CFA=sp+0 and RA in x30, where the code has CFA=sp+16, RA at c-8.
-// kind: code-cfa code-ra code-fp
+// kind: code-cfa code-ra
 	.text
 	.globl	midret_nostate
 	.type	midret_nostate, %function

@@ -28,7 +28,7 @@ clean_fp:
 	brasl	%r14, saved_nooffset
 	brasl	%r14, defcfareg_early
 	brasl	%r14, midret_norestore
-	brasl	%r14, midret_norestore_lmg
+	brasl	%r14, clean_lmg_norestore
 	brasl	%r14, midret_nostate
 	lmg	%r11, %r15, 248(%r11)
 	.cfi_restore %r15
