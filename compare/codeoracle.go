@@ -214,10 +214,7 @@ func (o *fileOracle) noReturnAt(target uint64, depth int) bool {
 		o.dead[target] = false
 		return false
 	}
-	if i := strings.IndexByte(name, '@'); i >= 0 {
-		name = name[:i]
-	}
-	if code.NoReturnNames[name] {
+	if code.NoReturn(name) {
 		o.dead[target] = true
 		return true
 	}
@@ -225,6 +222,9 @@ func (o *fileOracle) noReturnAt(target uint64, depth int) bool {
 		return false // not memoized: a shallower walk may decide it
 	}
 	o.dead[target] = false // while it is walked: a recursive call returns
+	if i := strings.IndexByte(name, '@'); i >= 0 {
+		name = name[:i]
+	}
 	_, size, ok := o.m.LookupSymbol(name)
 	if !ok || size == 0 || size > maxNoReturnSize {
 		return false

@@ -397,10 +397,7 @@ func (m *Module) codeOptions(a *arch.Arch, text []byte, start uint64) *code.Opti
 		if !ok || off != 0 {
 			return false
 		}
-		if i := strings.IndexByte(name, '@'); i > 0 {
-			name = name[:i]
-		}
-		return code.NoReturnNames[name]
+		return code.NoReturn(name)
 	}}
 	if a.Machine == elf.EM_X86_64 {
 		opts.JumpTable = code.X86JumpTables(text, start, m.codeBytes)

@@ -1,5 +1,7 @@
 package code
 
+import "strings"
+
 // NoReturnNames are C library functions declared noreturn (glibc's
 // <stdlib.h>, <unistd.h>, <setjmp.h>, <assert.h>, <err.h>, <pthread.h>,
 // the fortify and stack-protector failure paths) and the C++/unwinder
@@ -22,4 +24,15 @@ var NoReturnNames = map[string]bool{
 	// glibc's own (GLIBC_PRIVATE) noreturn entry points.
 	"_dl_fatal_printf": true, "_dl_signal_error": true, "_dl_signal_exception": true,
 	"__libc_longjmp": true, "____longjmp_chk": true, "__libc_siglongjmp": true,
+}
+
+// NoReturn reports whether the function a symbol names is in
+// NoReturnNames: the name without its symbol version or "@plt"
+// ("abort@GLIBC_2.2.5", "exit@plt") and without glibc's internal-alias
+// prefix ("__GI___fortify_fail" is __fortify_fail, "__GI_abort" abort).
+func NoReturn(name string) bool {
+	if i := strings.IndexByte(name, '@'); i > 0 {
+		name = name[:i]
+	}
+	return NoReturnNames[name] || NoReturnNames[strings.TrimPrefix(name, "__GI_")]
 }
