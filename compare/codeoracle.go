@@ -49,8 +49,14 @@ func FramesCode(m *frames.Module) (CodeFuncs, error) {
 			op.JumpTable = code.X86JumpTables(text, start, o.read)
 		}
 		end := start + uint64(len(text))
+		// A jump into the middle of another function is not a tail call
+		// (hand-written code shares blocks: libffi's closures, OpenSSL's
+		// ecp_nistz256): the walk records it as an exit and does not
+		// require the caller's frame there; the other function's own
+		// tables are judged in its turn.
+		op.Partition = o.intoSibling
 		if p := o.partition(start, end); p != nil {
-			op.Partition = p.within
+			op.Partition = func(t uint64) bool { return p.within(t) || o.intoSibling(t) }
 			if p.hot != (Range{start, end}) {
 				// A cold part: entered by the hot part's jumps, with its
 				// state at each.
@@ -85,6 +91,14 @@ type fileOracle struct {
 	// hot holds the walks of hot parts made for their cold parts'
 	// entries (coldEntries), by start, until the hot part's own turn.
 	hot map[uint64]*code.Func
+}
+
+// intoSibling reports whether target is inside another function's CFI
+// FDE, past its start (a jump there shares that function's code, it does
+// not call it; a label there may have a symbol of its own).
+func (o *fileOracle) intoSibling(target uint64) bool {
+	r, err := o.m.CFIRow(target + o.m.Bias)
+	return err == nil && r.Src.FDEStart != target+o.m.Bias
 }
 
 // partition is a function split by the compiler into a hot part (foo) and

@@ -64,3 +64,28 @@ func TestCheckRealWorldFaults(t *testing.T) {
 		})
 	}
 }
+
+// TestFixedFalseFindingsStayFixed runs check with the code oracle on the
+// objects of testdata/codeoracle/realworld/false-findings whose false
+// finding was fixed (those with a committed .o, assembled from the .s by
+// GNU as 2.47.50 --gsframe): none may give a code-cfa, code-ra, code-fp or
+// code-state finding.
+func TestFixedFalseFindingsStayFixed(t *testing.T) {
+	objs, _ := filepath.Glob(filepath.Join("..", "testdata", "codeoracle", "realworld", "false-findings", "*.o"))
+	if len(objs) == 0 {
+		t.Fatal("no fixed false findings: testdata/codeoracle/realworld/false-findings/*.o")
+	}
+	for _, path := range objs {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			rep, err := CheckFile(path, CheckOptions{Code: FramesCode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range codeFindings(rep) {
+				if f.Kind != KindCodeUnknown {
+					t.Errorf("%v: %s", f.Kind, f.Message)
+				}
+			}
+		})
+	}
+}
