@@ -323,13 +323,16 @@ func (w *walker) path(off int, st State) {
 			}
 			w.find(KindUnknown, off, why, &st, nil)
 			return
-		case arch.Return:
+		case arch.Return, arch.CondReturn:
 			w.f.Returns = true
 			auth := st
 			if why := frameAtEntry(w.t, w.a, &st, auth.pauth(in.Why)); why != "" {
 				w.find(KindRet, off, "return with the stack frame modified: "+why, &st, nil)
 			}
-			return
+			if in.Class == arch.Return {
+				return
+			}
+			// Not taken: the path goes on below with the same state.
 		case arch.Stop:
 			return
 		}

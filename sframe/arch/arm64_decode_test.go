@@ -12,7 +12,7 @@ import (
 // opsText formats an Inst's class and stack operations for table tests:
 // "call 0x10 | clobber x30", "other | addsp -32; save x29 [sp+0]".
 func opsText(in *Inst, name func(rule.Reg) string) string {
-	cls := [...]string{"other", "call", "callind", "ret", "jump", "cjump", "jumpind", "stop", "unknown"}[in.Class]
+	cls := [...]string{"other", "call", "callind", "ret", "jump", "cjump", "jumpind", "stop", "condreturn", "unknown"}[in.Class]
 	if in.Class == Call || in.Class == Jump || in.Class == CondJump {
 		cls += fmt.Sprintf(" %#x", in.Target)
 	}

@@ -44,6 +44,9 @@ const (
 	JumpIndirect
 	// Stop: execution does not continue (ud2, hlt, a trap).
 	Stop
+	// CondReturn: a conditional return (s390x bcr M,%r14 with M other
+	// than 0 and 15): returns when taken, falls through otherwise.
+	CondReturn
 	// Unknown: the instruction's stack effect is not modelled; Why says
 	// why ("writes rsp from memory", "unsupported instruction").
 	Unknown

@@ -49,8 +49,8 @@ import (
 //     mask 0), brct/brctg/brxh/cij/crj.. (CondJump), j .+2 (gcc's trap) and
 //     opcode 0x00 (Stop).
 //
-// A conditional return (bcr M,%r14 with M other than 0 and 15) has no
-// Class: it is Unknown, "conditional return".
+// A conditional return (bcr M,%r14 with M other than 0 and 15) is
+// CondReturn.
 type S390X struct{}
 
 // s390xFP, s390xRA and s390xSP are s390x.go's DWARF numbers.
@@ -544,8 +544,7 @@ func (S390X) Decode(code []byte, pc uint64, inst *Inst) error {
 			inst.Class = JumpIndirect
 			inst.Why = fmt.Sprintf("br %%r%d", f.r2)
 		case f.r2 == 14:
-			inst.Class = Unknown
-			inst.Why = fmt.Sprintf("conditional return (bcr %d,%%r14)", f.r1)
+			inst.Class = CondReturn
 		default:
 			inst.Class = JumpIndirect
 			inst.Why = fmt.Sprintf("conditional indirect jump (bcr %d,%%r%d)", f.r1, f.r2)

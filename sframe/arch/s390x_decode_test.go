@@ -70,7 +70,7 @@ var s390xCases = []struct {
 	{"0dd0", "basr %r13,%r0", "other | clobber r13"},
 	{"07fe", "br %r14", "ret"},
 	{"07f1", "br %r1", "jumpind (br %r1)"},
-	{"078e", "ber %r14", "unknown (conditional return (bcr 8,%r14))"},
+	{"078e", "ber %r14", "condreturn"},
 	{"0771", "bner %r1", "jumpind (conditional indirect jump (bcr 7,%r1))"},
 	{"0707", "nopr %r7", "other"},
 	{"a7f4ff94", "j 0", "jump 0x0"},
