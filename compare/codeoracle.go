@@ -180,7 +180,8 @@ func (o *fileOracle) coldEntries(p *partition, start, end uint64) []code.Exit {
 		}
 		// The options the hot part's own turn uses (its partition asks
 		// the symbols), so that it can reuse this walk.
-		op := code.Options{NoReturn: o.noReturn, Partition: (&partition{name: p.name, hot: p.hot, m: o.m}).within}
+		hot := &partition{name: p.name, hot: p.hot, m: o.m}
+		op := code.Options{NoReturn: o.noReturn, Partition: func(t uint64) bool { return hot.within(t) || o.intoSibling(t) }}
 		if o.a == arch.AMD64Arch {
 			op.JumpTable = code.X86JumpTables(text, p.hot.Start, o.read)
 		}
