@@ -7,6 +7,8 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
@@ -37,11 +39,14 @@ type Options struct {
 	StopAtMain bool
 }
 
+// sharedObject matches a shared library's file name: libc.so.6, ld-linux-x86-64.so.2, libfoo.so.
+var sharedObject = regexp.MustCompile(`\.so($|\.)`)
+
 // isMain reports whether f is the frame of the program's main: its
 // function is the symbol "main" of a module that is not a shared library
 // (gdb's inside_main_func looks "main" up in the executable's objfile).
 func isMain(f *Frame) bool {
-	if f.Module == nil || strings.Contains(f.Module.Name, ".so") || strings.HasPrefix(f.Module.Name, "[") {
+	if f.Module == nil || sharedObject.MatchString(filepath.Base(f.Module.Name)) || strings.HasPrefix(f.Module.Name, "[") {
 		return false
 	}
 	name, _, ok := f.Module.FuncName(f.LookupPC())

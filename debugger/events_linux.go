@@ -153,9 +153,13 @@ func (s *Stop) handle(tid int, ws unix.WaitStatus) {
 		// A fatal signal (SIGSEGV, ...) stops the process as gdb's
 		// default "handle" does: the thread stays in its delivery stop,
 		// the signal pending, and Continue stops the other threads.
-		if sig := ws.StopSignal(); fatalSignal(sig) && s.fatal == 0 {
+		// A second thread's fatal signal is held too (it would end the
+		// process while the first is shown); the first one is reported.
+		if sig := ws.StopSignal(); fatalSignal(sig) {
 			t.stopped, t.want, t.pendingSig, t.regsOK = true, true, int(sig), false
-			s.fatal = tid
+			if s.fatal == 0 {
+				s.fatal = tid
+			}
 			return
 		}
 		// Any other signal-delivery stop: pass the signal on. If sfdbg

@@ -14,7 +14,10 @@ import (
 // the history value; ok is false, with why, for what sfdbg does not read
 // (floating-point in xmm0, structures, unions).
 func returnValue(sp *frames.Space, t dwarf.Type, rax uint64) (text string, val value, why string, ok bool) {
-	for { // the type under typedefs and qualifiers
+	for hops := 0; ; hops++ { // the type under typedefs and qualifiers
+		if hops == 32 || t == nil {
+			return "", value{}, "Value returned has a type sfdbg cannot read (a cycle of typedefs).", false
+		}
 		switch tt := t.(type) {
 		case *dwarf.TypedefType:
 			t = tt.Type

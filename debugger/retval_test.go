@@ -52,3 +52,12 @@ func TestCStringEscapesAsGdb(t *testing.T) {
 		}
 	}
 }
+
+func TestReturnValueOfATypedefCycleIsRefused(t *testing.T) {
+	a := &dwarf.TypedefType{CommonType: dwarf.CommonType{Name: "a"}}
+	b := &dwarf.TypedefType{CommonType: dwarf.CommonType{Name: "b"}, Type: a}
+	a.Type = b
+	if _, _, why, ok := returnValue(nil, a, 1); ok || why == "" {
+		t.Errorf("a typedef cycle: ok %v, %q", ok, why)
+	}
+}

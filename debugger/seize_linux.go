@@ -263,7 +263,8 @@ func (s *Stop) Resume() error {
 			// ESRCH: killed while stopped; its exit is reaped by poll.
 		}
 	})
-	s.running, s.stopping = true, false
+	// The held signals were delivered above: none is to be reported.
+	s.running, s.stopping, s.fatal = true, false, 0
 	s.tr.setIdle(s.idlePoll)
 	return errors.Join(errs...)
 }

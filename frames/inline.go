@@ -449,6 +449,9 @@ func (m *Module) ReturnType(pc uint64) (t dwarf.Type, ok bool) {
 		e, err := r.Next()
 		for hop := 0; err == nil && e != nil && hop < maxOriginHops; hop++ {
 			if off, has := e.Val(dwarf.AttrType).(dwarf.Offset); has {
+				if !typeChainEnds(lt.d, off) {
+					return nil, false
+				}
 				ty, err := lt.d.Type(off)
 				return ty, err == nil
 			}
@@ -464,4 +467,39 @@ func (m *Module) ReturnType(pc uint64) (t dwarf.Type, ok bool) {
 		return nil, false
 	}
 	return nil, false
+}
+
+// maxTypeHops bounds the typedefs and qualifiers followed to a type.
+const maxTypeHops = 32
+
+// typeChainEnds reports whether the type DIE at off reaches a type that
+// is not a typedef or qualifier within maxTypeHops links, without a cycle:
+// debug/dwarf's Data.Type recurses without end on a typedef whose
+// DW_AT_type names itself (a Go stack overflow, which recover cannot
+// catch), so hostile DWARF is refused before it is asked.
+func typeChainEnds(d *dwarf.Data, off dwarf.Offset) bool {
+	r := d.Reader()
+	seen := map[dwarf.Offset]bool{}
+	for range maxTypeHops {
+		if seen[off] {
+			return false
+		}
+		seen[off] = true
+		r.Seek(off)
+		e, err := r.Next()
+		if err != nil || e == nil {
+			return false
+		}
+		switch e.Tag {
+		case dwarf.TagTypedef, dwarf.TagConstType, dwarf.TagVolatileType, dwarf.TagRestrictType, dwarf.TagAtomicType:
+			next, ok := e.Val(dwarf.AttrType).(dwarf.Offset)
+			if !ok {
+				return true // void
+			}
+			off = next
+		default:
+			return true
+		}
+	}
+	return false
 }

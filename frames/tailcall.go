@@ -39,10 +39,14 @@ const (
 // callSite is one call site of a subprogram: its return PC (link-time)
 // and its target's entry addresses (link-time), tail says it is a jump.
 type callSite struct {
-	ret     uint64
-	targets []uint64
-	tail    bool
+	ret    uint64
+	origin dwarf.Offset // the DIE of the called function (DW_AT_call_origin)
+	tail   bool
 }
+
+// maxTailChains bounds the chains a search keeps: where that many fit,
+// their common ends are all that would be shown anyway.
+const maxTailChains = 64
 
 // TailCallsBetween returns the virtual frames gdb shows between a callee
 // frame whose function starts at calleeStart and its caller frame whose
@@ -63,14 +67,38 @@ func (m *Module) TailCallsBetween(ra, calleeStart uint64) []TailCall {
 		return nil
 	}
 	link, callee := ra-m.Bias, calleeStart-m.Bias
+	// Each function's call sites are read once per search, and a site's
+	// targets resolved only when the search follows it.
+	sitesOf := map[uint64][]callSite{}
+	sites := func(pc uint64) []callSite {
+		if cs, ok := sitesOf[pc]; ok {
+			return cs
+		}
+		cs := lt.callSites(pc)
+		sitesOf[pc] = cs
+		return cs
+	}
+	targetsOf := map[dwarf.Offset][]uint64{}
+	targets := func(origin dwarf.Offset) []uint64 {
+		if t, ok := targetsOf[origin]; ok {
+			return t
+		}
+		t := lt.entries(m, origin)
+		targetsOf[origin] = t
+		return t
+	}
 	var site *callSite
-	for _, cs := range lt.callSites(m, link-1) {
+	for _, cs := range sites(link - 1) {
 		if cs.ret == link {
 			site = &cs
 			break
 		}
 	}
-	if site == nil || len(site.targets) == 0 || slices.Contains(site.targets, callee) {
+	if site == nil {
+		return nil
+	}
+	siteTargets := targets(site.origin)
+	if len(siteTargets) == 0 || slices.Contains(siteTargets, callee) {
 		return nil
 	}
 	// Depth-first search of the chains of tail calls from the call
@@ -80,27 +108,28 @@ func (m *Module) TailCallsBetween(ra, calleeStart uint64) []TailCall {
 	seen := 0
 	var walk func(fn uint64, path []callSite)
 	walk = func(fn uint64, path []callSite) {
-		if len(path) >= maxTailChain || seen >= maxTailFunctions {
+		if len(path) >= maxTailChain || seen >= maxTailFunctions || len(chains) >= maxTailChains {
 			return
 		}
 		seen++
-		for _, cs := range lt.callSites(m, fn) {
+		for _, cs := range sites(fn) {
 			if !cs.tail {
 				continue
 			}
+			to := targets(cs.origin)
 			next := append(slices.Clip(path), cs)
-			if slices.Contains(cs.targets, callee) {
+			if slices.Contains(to, callee) {
 				chains = append(chains, next)
 				continue
 			}
-			for _, t := range cs.targets {
-				if t != fn && !onPath(next, t, lt, m) {
+			for _, t := range to {
+				if t != fn && !onPath(next, t, lt) {
 					walk(t, next)
 				}
 			}
 		}
 	}
-	for _, t := range site.targets {
+	for _, t := range siteTargets {
 		walk(t, nil)
 	}
 	if len(chains) == 0 {
@@ -120,13 +149,13 @@ func (m *Module) TailCallsBetween(ra, calleeStart uint64) []TailCall {
 		}
 		suf = suf[len(suf)-k:]
 	}
-	sites := pre
+	chain := pre
 	if len(chains) > 1 {
-		sites = append(slices.Clip(pre), suf...)
+		chain = append(slices.Clip(pre), suf...)
 	}
-	out := make([]TailCall, 0, len(sites))
-	for i := len(sites) - 1; i >= 0; i-- { // innermost first
-		pc := sites[i].ret + m.Bias
+	out := make([]TailCall, 0, len(chain))
+	for i := len(chain) - 1; i >= 0; i-- { // innermost first
+		pc := chain[i].ret + m.Bias
 		sym := m.SymbolizeAt(pc, pc-1)
 		name := sym.Name
 		if in := m.InlinedAt(pc - 1); len(in) > 0 {
@@ -143,7 +172,7 @@ func (m *Module) TailCallsBetween(ra, calleeStart uint64) []TailCall {
 
 // onPath reports whether function fn (link-time entry) already made one
 // of the tail calls of path: chains are not followed round a cycle.
-func onPath(path []callSite, fn uint64, lt *lineTable, m *Module) bool {
+func onPath(path []callSite, fn uint64, lt *lineTable) bool {
 	for _, cs := range path {
 		for u := range lt.units(cs.ret - 1) {
 			if f, ok := u.subprogramAt(lt.d, cs.ret-1); ok && f.lo == fn {
@@ -160,28 +189,32 @@ func onPath(path []callSite, fn uint64, lt *lineTable, m *Module) bool {
 // resolved to entry addresses (the target's own ranges, else the
 // addresses of the function of that name and its clones). Malformed DWARF
 // gives what was read before it.
-func (lt *lineTable) callSites(m *Module, pc uint64) (sites []callSite) {
+func (lt *lineTable) callSites(pc uint64) []callSite {
 	for u := range lt.units(pc) {
 		f, ok := u.subprogramAt(lt.d, pc)
 		if !ok || !f.children {
 			continue
 		}
-		defer func() {
-			if r := recover(); r != nil { // debug/dwarf on hostile input
-				logrus.Debugf("frames: call sites of the subprogram at %#x: %v", f.off, r)
+		var sites []callSite
+		func() {
+			defer func() {
+				if r := recover(); r != nil { // debug/dwarf on hostile input
+					logrus.Debugf("frames: call sites of the subprogram at %#x: %v", f.off, r)
+				}
+			}()
+			var err error
+			if sites, err = readCallSites(lt.d, f.off, &sites); err != nil {
+				logrus.Debugf("frames: call sites of the subprogram at %#x: %v", f.off, err)
 			}
 		}()
-		sites, err := readCallSites(lt.d, f.off, func(off dwarf.Offset) []uint64 { return lt.entries(m, off) })
-		if err != nil {
-			logrus.Debugf("frames: call sites of the subprogram at %#x: %v", f.off, err)
-		}
 		return sites
 	}
 	return nil
 }
 
-// readCallSites reads the call sites under the subprogram at off.
-func readCallSites(d *dwarf.Data, off dwarf.Offset, entries func(dwarf.Offset) []uint64) ([]callSite, error) {
+// readCallSites reads the call sites under the subprogram at off into
+// *out as it goes (so that a panic leaves what was read) and returns them.
+func readCallSites(d *dwarf.Data, off dwarf.Offset, out *[]callSite) ([]callSite, error) {
 	r := d.Reader()
 	r.Seek(off)
 	sub, err := r.Next()
@@ -228,8 +261,9 @@ func readCallSites(d *dwarf.Data, off dwarf.Offset, entries func(dwarf.Offset) [
 				origin, hasOrigin = e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
 			}
 			if ok && hasOrigin {
-				cs.targets = entries(origin)
+				cs.origin = origin
 				sites = append(sites, cs)
+				*out = sites
 			}
 		}
 		if e.Children {

@@ -34,13 +34,13 @@ func TestTailCallsAreGdbsVirtualFrames(t *testing.T) {
 	leaf, _ := entry("leaf")
 	main, _ := entry("main")
 	var ra, mainRA uint64 // stage1's call to stage2, main's to stage1
-	for _, cs := range lt.callSites(m, stage1) {
-		if len(cs.targets) == 1 && cs.targets[0] == stage2 && !cs.tail {
+	for _, cs := range lt.callSites(stage1) {
+		if t := lt.entries(m, cs.origin); len(t) == 1 && t[0] == stage2 && !cs.tail {
 			ra = cs.ret
 		}
 	}
-	for _, cs := range lt.callSites(m, main) {
-		if len(cs.targets) == 1 && cs.targets[0] == stage1 {
+	for _, cs := range lt.callSites(main) {
+		if t := lt.entries(m, cs.origin); len(t) == 1 && t[0] == stage1 {
 			mainRA = cs.ret
 		}
 	}
