@@ -97,6 +97,9 @@ const (
 
 // cfaEquivalent compares CFA rules.
 func cfaEquivalent(sf, cfi rule.Rule, pc uint64) bool {
+	if sf == cfi {
+		return true // the same rule, DWARF expressions included
+	}
 	switch cfi.Kind {
 	case rule.ValOffset:
 		return sf.Kind == rule.ValOffset && sf.Reg == cfi.Reg && sf.Offset == cfi.Offset
@@ -147,6 +150,9 @@ func (noMemory) ReadAt([]byte, uint64) (int, error) {
 // rule with reg_p set and deref_p clear) are the same rule.
 func valueRuleEqual(a, b rule.Rule) bool {
 	a, b = canonical(a), canonical(b)
+	if a == b {
+		return true // the same rule, DWARF expressions included
+	}
 	if a.Kind != b.Kind {
 		return false
 	}
