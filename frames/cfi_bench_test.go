@@ -94,6 +94,12 @@ func cfiSnapshot(b *testing.B) (Regs, *SliceMemory, []Mapping) {
 // "step" calls Step alone on each frame, "trace" runs the whole unwind
 // through Trace (the Stack iterator's checks and copies included).
 func BenchmarkCFIStep(b *testing.B) {
+	benchSteps(b, func(sp *Space) Unwinder { return &CFIUnwinder{Space: sp} })
+}
+
+// benchSteps is BenchmarkCFIStep's body for the unwinder mk makes on the
+// snapshot's space (BenchmarkCodeStep uses it too).
+func benchSteps(b *testing.B, mk func(*Space) Unwinder) {
 	regs, mem, maps := cfiSnapshot(b)
 	mods, err := ModulesFromMappings(maps, "/", nil)
 	if err != nil {
@@ -101,7 +107,7 @@ func BenchmarkCFIStep(b *testing.B) {
 	}
 	defer mods.Close()
 	space := &Space{Mem: mem, Modules: mods}
-	u := &CFIUnwinder{Space: space}
+	u := mk(space)
 	frames, err := Trace(u, regs, space, StackOptions{})
 	if err != nil || len(frames) < 10 {
 		b.Fatalf("warm-up unwind: %d frames, %v", len(frames), err)
@@ -140,6 +146,12 @@ func BenchmarkCFIStep(b *testing.B) {
 // without a usable .eh_frame_hdr, or with .debug_frame, parses all of its
 // CFI instead), and building their rows.
 func BenchmarkCFIFirstUnwind(b *testing.B) {
+	benchFirstUnwind(b, func(sp *Space) Unwinder { return &CFIUnwinder{Space: sp} })
+}
+
+// benchFirstUnwind is BenchmarkCFIFirstUnwind's body for the unwinder mk
+// makes (BenchmarkCodeFirstUnwind uses it too).
+func benchFirstUnwind(b *testing.B, mk func(*Space) Unwinder) {
 	regs, mem, maps := cfiSnapshot(b)
 	b.ReportAllocs()
 	t := startCPU(b)
@@ -149,7 +161,7 @@ func BenchmarkCFIFirstUnwind(b *testing.B) {
 			b.Fatal(err)
 		}
 		space := &Space{Mem: mem, Modules: mods}
-		if _, err := Trace(&CFIUnwinder{Space: space}, regs, space, StackOptions{}); err != nil {
+		if _, err := Trace(mk(space), regs, space, StackOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		mods.Close()
