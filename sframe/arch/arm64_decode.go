@@ -625,7 +625,10 @@ func (ARM64) Text(code []byte, pc uint64) string {
 	if err != nil {
 		return fmt.Sprintf(".inst 0x%08x", w)
 	}
-	s := strings.TrimSpace(arm64asm.GNUSyntax(d))
+	s, ok := arm64GNU(d)
+	if !ok {
+		return fmt.Sprintf(".inst 0x%08x", w)
+	}
 	for _, a := range d.Args {
 		if p, ok := a.(arm64asm.PCRel); ok {
 			s = strings.Replace(s, p.String(), strconv.FormatUint(pc+uint64(p), 16), 1)
@@ -636,4 +639,15 @@ func (ARM64) Text(code []byte, pc uint64) string {
 		s = s[:i] + strings.ReplaceAll(strings.ReplaceAll(s[i:], ", ", ","), ",", ", ")
 	}
 	return s
+}
+
+// arm64GNU is arm64asm.GNUSyntax, with a panic of the library on an
+// encoding it mishandles (as s390xasm has, s390xGNU) turned into ok false.
+func arm64GNU(d arm64asm.Inst) (s string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			s, ok = "", false
+		}
+	}()
+	return strings.TrimSpace(arm64asm.GNUSyntax(d)), true
 }

@@ -682,7 +682,10 @@ func (S390X) Text(code []byte, pc uint64) string {
 		return "(bad)"
 	}
 	if d, err := s390xasm.Decode(code[:n]); err == nil && d.Len == n {
-		t := s390xasm.GNUSyntax(d, pc)
+		t, ok := s390xGNU(d, pc)
+		if !ok {
+			return s390xData(code[:n])
+		}
 		// objdump prints a relative branch's target as bare hex.
 		for _, a := range d.Args {
 			switch a.(type) {
@@ -694,11 +697,28 @@ func (S390X) Text(code []byte, pc uint64) string {
 		}
 		return t
 	}
-	switch n {
+	return s390xData(code[:n])
+}
+
+// s390xData is an instruction of 2, 4 or 6 bytes as data directives.
+func s390xData(code []byte) string {
+	switch len(code) {
 	case 2:
 		return fmt.Sprintf(".short 0x%04x", binary.BigEndian.Uint16(code))
 	case 4:
 		return fmt.Sprintf(".long 0x%08x", binary.BigEndian.Uint32(code))
 	}
 	return fmt.Sprintf(".long 0x%08x; .short 0x%04x", binary.BigEndian.Uint32(code), binary.BigEndian.Uint16(code[4:]))
+}
+
+// s390xGNU is s390xasm.GNUSyntax, which panics on some vector encodings
+// (golang.org/x/arch v0.32.0 gnu.go HandleExtndMnemonic: an Imm where it
+// expects a Mask; FuzzS390XDecode found it): ok is false then.
+func s390xGNU(d s390xasm.Inst, pc uint64) (t string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			t, ok = "", false
+		}
+	}()
+	return s390xasm.GNUSyntax(d, pc), true
 }
