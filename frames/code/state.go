@@ -604,6 +604,19 @@ func (s *State) save(t *regTable, reg rule.Reg, addr int32) {
 	}
 }
 
+// dropCopy records that register i's caller value is no longer where
+// s.regs[i] says (a slot overwritten or freed, a register reused): it is
+// still the same value when the register holds it, else it is lost.
+func (s *State) dropCopy(i int) {
+	if s.inreg>>i&1 != 0 {
+		s.regs[i] = slotSame
+	} else {
+		s.regs[i] = slotLost
+	}
+	s.inreg &^= 1 << i
+	s.restored &^= 1 << i
+}
+
 // overwrite records a push's store at CFA+addr over a slot left below SP:
 // a register also in its register keeps its value there; one whose only
 // copy was there is lost.
@@ -615,13 +628,7 @@ func (s *State) overwrite(t *regTable, addr int32) {
 		if s.regs[i] != addr {
 			continue
 		}
-		if s.inreg>>i&1 != 0 {
-			s.regs[i] = slotSame
-		} else {
-			s.regs[i] = slotLost
-		}
-		s.inreg &^= 1 << i
-		s.restored &^= 1 << i
+		s.dropCopy(i)
 	}
 }
 
@@ -637,13 +644,7 @@ func (s *State) call(t *regTable) {
 		if v := s.regs[i]; !isOff(v) || v >= s.sp {
 			continue
 		}
-		if s.inreg>>i&1 != 0 {
-			s.regs[i] = slotSame
-		} else {
-			s.regs[i] = slotLost
-		}
-		s.inreg &^= 1 << i
-		s.restored &^= 1 << i
+		s.dropCopy(i)
 	}
 }
 
@@ -708,13 +709,7 @@ func (s *State) write(t *regTable, reg rule.Reg) {
 			if s.regs[j] != c {
 				continue
 			}
-			if s.inreg>>j&1 != 0 {
-				s.regs[j] = slotSame
-			} else {
-				s.regs[j] = slotLost
-			}
-			s.inreg &^= 1 << j
-			s.restored &^= 1 << j
+			s.dropCopy(j)
 		}
 	}
 	if reg == t.fpReg {
