@@ -121,7 +121,7 @@ func (p *partition) within(target uint64) bool {
 		return false
 	}
 	name, _, ok := p.m.FuncName(target)
-	hot, cold := coldName(name)
+	hot, cold := frames.ColdParent(name)
 	if !ok || !cold {
 		return false
 	}
@@ -134,19 +134,12 @@ func (p *partition) within(target uint64) bool {
 	return ok && a == p.hot.Start
 }
 
-// coldName returns the hot part's name of a cold part's symbol name.
-func coldName(name string) (string, bool) {
-	if i := strings.Index(name, ".cold"); i > 0 {
-		return name[:i], true
-	}
-	return "", false
-}
 
 // isCold reports whether the function at start is a cold part by its
 // symbol's name.
 func (o *fileOracle) isCold(start uint64) bool {
 	name, off, ok := o.m.FuncName(start)
-	_, cold := coldName(name)
+	_, cold := frames.ColdParent(name)
 	return ok && off == 0 && cold
 }
 
@@ -157,7 +150,7 @@ func (o *fileOracle) partition(start, end uint64) *partition {
 	if !ok || off != 0 {
 		return nil
 	}
-	if hot, ok := coldName(name); ok {
+	if hot, ok := frames.ColdParent(name); ok {
 		a, size, ok := o.m.LookupSymbol(hot)
 		if !ok || size == 0 || a+size < a {
 			return nil

@@ -343,7 +343,7 @@ func (m *Module) walkCode(a *arch.Arch, start, end uint64) *codeFunc {
 	}
 	opts := m.codeOptions(a, text, start)
 	name, _, _ := m.FuncName(start + m.Bias)
-	if parent, ok := coldParent(name); ok {
+	if parent, ok := ColdParent(name); ok {
 		// A cold part is entered by jumps from its parent, with the
 		// parent's state: walk the parent for them.
 		entries := m.coldEntries(a, parent, start, end)
@@ -405,9 +405,10 @@ func (m *Module) codeOptions(a *arch.Arch, text []byte, start uint64) *code.Opti
 	return opts
 }
 
-// coldParent returns the parent of a cold part: "foo" for "foo.cold" and
-// "foo.cold.1".
-func coldParent(name string) (string, bool) {
+// ColdParent returns the name of a cold part's parent function (GCC's
+// hot/cold partitioning): "foo" for "foo.cold" and "foo.cold.1"; ok is
+// false for a name that is not a cold part's.
+func ColdParent(name string) (parent string, ok bool) {
 	i := strings.Index(name, ".cold")
 	if i <= 0 {
 		return "", false
