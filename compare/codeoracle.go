@@ -134,7 +134,6 @@ func (p *partition) within(target uint64) bool {
 	return ok && a == p.hot.Start
 }
 
-
 // isCold reports whether the function at start is a cold part by its
 // symbol's name.
 func (o *fileOracle) isCold(start uint64) bool {
