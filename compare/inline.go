@@ -123,10 +123,14 @@ func (t *Trace) tailCalls(i int) []frames.TailCall {
 	if f.Module == nil || f.Module != callee.Module || f.Interrupted || f.SignalTrampoline() || callee.SignalTrampoline() {
 		return nil
 	}
-	entry := f.Module.Symbolize(callee.LookupPC()).Addr
-	if entry == 0 {
+	// The callee's entry from the symbol table alone (Symbolize would
+	// look its line and DWARF name up too, for every frame).
+	lpc := callee.LookupPC()
+	_, off, ok := f.Module.FuncName(lpc)
+	if !ok || off > lpc {
 		return nil
 	}
+	entry := lpc - off
 	v := &t.inline
 	k := [2]uint64{f.PC, entry}
 	if tc, ok := v.tails[k]; ok {
