@@ -77,6 +77,28 @@ func MethodNames(sep string) string {
 	return strings.Join(names, sep)
 }
 
+// Checked says what an All trace judges, in words for headers: "SFrame,
+// the FP chain and the code checked against CFI", naming every live
+// method but the reference, so a method that gains an unwinder is named
+// without a second list.
+func Checked() string {
+	var names []string
+	for _, m := range set.live {
+		if m != Reference {
+			names = append(names, m.Title())
+		}
+	}
+	var list string
+	switch n := len(names); n {
+	case 0:
+	case 1:
+		list = names[0]
+	default:
+		list = strings.Join(names[:n-1], ", ") + " and " + names[n-1]
+	}
+	return list + " checked against " + Reference.Title()
+}
+
 // Runs reports whether the set runs method x: a method with an unwinder,
 // all of them for All.
 func (m Methods) Runs(x frames.Method) bool {

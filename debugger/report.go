@@ -92,7 +92,7 @@ func methodsText(m compare.Methods) string {
 	if x, ok := m.Single(); ok {
 		return "unwound with " + x.Title() + " only"
 	}
-	return "SFrame and FP checked against DWARF CFI at every frame"
+	return compare.Checked() + " at every frame"
 }
 
 // WriteText prints every thread's trace, gdb's "thread apply all bt" style.
