@@ -77,15 +77,15 @@ func MethodNames(sep string) string {
 	return strings.Join(names, sep)
 }
 
-// Checked says what an All trace judges, in words for headers: "SFrame,
-// the FP chain and the code checked against CFI", naming every live
-// method but the reference, so a method that gains an unwinder is named
-// without a second list.
+// Checked says what an All trace judges, in words for headers: "SFRAME,
+// FP and CODE checked against CFI", naming every live method but the
+// reference as its column in the text table is headed, so a method that
+// gains an unwinder is named without a second list.
 func Checked() string {
 	var names []string
 	for _, m := range set.live {
 		if m != Reference {
-			names = append(names, m.Title())
+			names = append(names, strings.ToUpper(m.String()))
 		}
 	}
 	var list string
@@ -96,7 +96,7 @@ func Checked() string {
 	default:
 		list = strings.Join(names[:n-1], ", ") + " and " + names[n-1]
 	}
-	return list + " checked against " + Reference.Title()
+	return list + " checked against " + strings.ToUpper(Reference.String())
 }
 
 // Runs reports whether the set runs method x: a method with an unwinder,

@@ -193,4 +193,7 @@ not covered (no SFrame data for that code, e.g. a libc built without it).
 FP is the same check for the frame-pointer chain; in code built with
 -fomit-frame-pointer it is expected to differ, and that is not an SFrame
 fault (one fp-chain-broken line per thread says where it breaks).
+CODE is the same verdict for the machine code itself: the caller found by
+following the function's instructions from its entry to the PC, using no
+table at all (not covered where the code could not be followed).
 `

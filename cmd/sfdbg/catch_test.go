@@ -169,7 +169,7 @@ func TestCatchTextIsGDBsLineThenBtsTextOnStandardError(t *testing.T) {
 	}
 	for _, want := range []string{
 		"\nProgram received signal SIGSEGV, Segmentation fault.\nFault address 0x0: address not mapped to object (SEGV_MAPERR).\n\nProcess ",
-		"(sortcrash-v3), 1 thread, SFrame, the FP chain and the code checked against CFI at every frame\n",
+		"(sortcrash-v3), 1 thread, SFRAME, FP and CODE checked against CFI at every frame\n",
 		"\"sortcrash-v3\"): 13 frames; SFrame: 5 agree, 0 disagree, 8 not covered:\n",
 		"#2  0x0000000000401938  cfi     agree       differs agree        by_key ()\n    at testdata/src/sortcrash.c:66\n",
 		"\nNo SFrame disagreements.\n\nProgram terminated with signal SIGSEGV, Segmentation fault.\n",

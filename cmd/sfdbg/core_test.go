@@ -151,7 +151,7 @@ func TestCoreTextIsBtsText(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"(crash-v3), 2 threads, SFrame, the FP chain and the code checked against CFI at every frame",
+	for _, want := range []string{"(crash-v3), 2 threads, SFRAME, FP and CODE checked against CFI at every frame",
 		"crash_leaf () at testdata/src/crash.c:", "spin_leaf () at testdata/src/crash.c:", "<signal handler called>", "No SFrame disagreements."} {
 		// A location past the line's width is wrapped to a line of its own.
 		if !strings.Contains(strings.ReplaceAll(out, "\n    at ", " at "), want) {
