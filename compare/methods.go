@@ -3,8 +3,10 @@ package compare
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 )
 
 // Methods says which unwinding methods a trace runs: All, or one method
@@ -166,4 +168,39 @@ func (s *methodSet) newUnwinders(space *frames.Space) unwinders {
 		u[m] = s.unwinder(m, space)
 	}
 	return u
+}
+
+// machineSets caches the method set of each machine (setFor), by
+// *arch.Arch.
+var machineSets sync.Map
+
+// setFor returns the method set of a trace of methods ms on machine a
+// (nil: AMD64): for a single method, every live method (the trace runs
+// the one chosen); for All, the live methods whose data can exist on the
+// machine (frames.Method.AppliesTo), so that an AMD64 trace has no EHABI
+// column and a 32-bit ARM trace has one.
+func setFor(ms Methods, a *arch.Arch) *methodSet {
+	if _, ok := ms.Single(); ok {
+		return set
+	}
+	if s, ok := machineSets.Load(a); ok {
+		return s.(*methodSet)
+	}
+	var live []frames.Method
+	for _, m := range set.live {
+		if m.AppliesTo(a) {
+			live = append(live, m)
+		}
+	}
+	s, _ := machineSets.LoadOrStore(a, newMethodSet(live, set.unwinder))
+	return s.(*methodSet)
+}
+
+// methods returns the trace's method set (setFor); set for a Trace not
+// made by Unwind.
+func (t *Trace) methods() *methodSet {
+	if t.set == nil {
+		return set
+	}
+	return t.set
 }

@@ -81,11 +81,11 @@ func (u *FPUnwinder) stepBackChain(f *Frame, a *arch.Arch, fault func(Reason, ui
 		return fault(ReasonNoData, fpUnknown, 0, 0)
 	}
 	f.Row = *chainRow(a)
-	back, err := ReadUint64(u.Space.Mem, sp)
+	back, err := ReadPtr(u.Space.Mem, sp, a.PtrSize)
 	var ra uint64
 	cfaOff := uint64(a.Chain.CFA)
 	if err == nil && back != 0 && back%8 == 0 && back > sp && back+cfaOff > back {
-		ra, err = ReadUint64(u.Space.Mem, back+uint64(a.Chain.RA))
+		ra, err = ReadPtr(u.Space.Mem, back+uint64(a.Chain.RA), a.PtrSize)
 	}
 	switch {
 	case err != nil:

@@ -137,7 +137,7 @@ func stepSigtramp(space *Space, f *Frame, method Method) (caller Frame, ok bool,
 	)
 	regs, slots = sp+uint64(a.Signal.Regs), a.Signal.Slots
 	if ind := a.Signal.IndirectRegs; !rt && ind != 0 {
-		p, err := ReadUint64(space.Mem, sp+uint64(ind))
+		p, err := ReadPtr(space.Mem, sp+uint64(ind), a.PtrSize)
 		if err != nil {
 			return fail(ReasonMemory, err, "cannot read the sigcontext's _sigregs pointer at %#x: %v", sp+uint64(ind), err)
 		}

@@ -207,22 +207,45 @@ func (c *Core) mappedBuildID(p string) []byte {
 }
 
 // buildIDAt reads the ELF header at addr in the core's memory, then its
-// program headers and PT_NOTE segments, for NT_GNU_BUILD_ID.
+// program headers and PT_NOTE segments, for NT_GNU_BUILD_ID. Either ELF
+// class is read (gABI "ELF Header", "Program Header").
 func (c *Core) buildIDAt(addr uint64) []byte {
 	var h [64]byte
-	if n, _ := c.ReadAt(h[:], addr); n < len(h) || string(h[:4]) != elf.ELFMAG ||
-		elf.Class(h[elf.EI_CLASS]) != elf.ELFCLASS64 {
+	if n, _ := c.ReadAt(h[:52], addr); n < 52 || string(h[:4]) != elf.ELFMAG {
 		return nil
 	}
 	var le binary.ByteOrder = binary.LittleEndian
 	if elf.Data(h[elf.EI_DATA]) == elf.ELFDATA2MSB {
 		le = binary.BigEndian
 	}
-	phoff, phentsize, phnum := le.Uint64(h[32:]), uint64(le.Uint16(h[54:])), uint64(le.Uint16(h[56:]))
-	if phentsize != 56 || phnum > 256 || phoff > 1<<20 {
+	// The fields of a program header: p_type, p_vaddr and p_memsz, by
+	// class; word reads a p_ field.
+	var phoff, phentsize, phnum, vaddrOff, memszOff uint64
+	var word func([]byte) uint64
+	switch elf.Class(h[elf.EI_CLASS]) {
+	case elf.ELFCLASS64:
+		if n, _ := c.ReadAt(h[52:], addr+52); n < len(h)-52 {
+			return nil
+		}
+		phoff, phentsize, phnum = le.Uint64(h[32:]), uint64(le.Uint16(h[54:])), uint64(le.Uint16(h[56:]))
+		vaddrOff, memszOff, word = 16, 40, le.Uint64
+		if phentsize != 56 {
+			return nil
+		}
+	case elf.ELFCLASS32:
+		phoff, phentsize, phnum = uint64(le.Uint32(h[28:])), uint64(le.Uint16(h[42:])), uint64(le.Uint16(h[44:]))
+		vaddrOff, memszOff = 8, 20
+		word = func(b []byte) uint64 { return uint64(le.Uint32(b)) }
+		if phentsize != 32 {
+			return nil
+		}
+	default:
 		return nil
 	}
-	ph := make([]byte, phnum*56)
+	if phnum > 256 || phoff > 1<<20 {
+		return nil
+	}
+	ph := make([]byte, phnum*phentsize)
 	if n, _ := c.ReadAt(ph, addr+phoff); n < len(ph) {
 		return nil
 	}
@@ -230,9 +253,9 @@ func (c *Core) buildIDAt(addr uint64) []byte {
 	var base uint64
 	found := false
 	for i := uint64(0); i < phnum; i++ {
-		p := ph[i*56:]
+		p := ph[i*phentsize:]
 		if elf.ProgType(le.Uint32(p)) == elf.PT_LOAD {
-			base, found = le.Uint64(p[16:])&^0xfff, true
+			base, found = word(p[vaddrOff:])&^0xfff, true
 			break
 		}
 	}
@@ -241,11 +264,11 @@ func (c *Core) buildIDAt(addr uint64) []byte {
 	}
 	var b []byte
 	for i := uint64(0); i < phnum; i++ {
-		p := ph[i*56:]
+		p := ph[i*phentsize:]
 		if elf.ProgType(le.Uint32(p)) != elf.PT_NOTE {
 			continue
 		}
-		vaddr, size := le.Uint64(p[16:]), le.Uint64(p[32:])
+		vaddr, size := word(p[vaddrOff:]), word(p[memszOff:])
 		if size > 1<<16 || vaddr < base {
 			continue
 		}
@@ -314,14 +337,22 @@ func (c *Core) mainMappings(host, mapped string) ([]FileMapping, error) {
 	}
 	if !found {
 		// The program headers sit in the PT_LOAD of file offset 0, e_phoff
-		// bytes in (ELF64 header, gABI).
+		// bytes in (gABI "ELF Header": 8 bytes at 32 in ELF64, 4 at 28 in
+		// ELF32).
 		var phoff [8]byte
 		if r, err := os.Open(host); err == nil {
-			_, err = r.ReadAt(phoff[:], 32)
+			var off uint64
+			if f.Class == elf.ELFCLASS32 {
+				_, err = r.ReadAt(phoff[:4], 28)
+				off = uint64(f.ByteOrder.Uint32(phoff[:]))
+			} else {
+				_, err = r.ReadAt(phoff[:], 32)
+				off = f.ByteOrder.Uint64(phoff[:])
+			}
 			r.Close()
 			for _, p := range f.Progs {
 				if err == nil && p.Type == elf.PT_LOAD && p.Off == 0 {
-					phVaddr, found = p.Vaddr+f.ByteOrder.Uint64(phoff[:]), true
+					phVaddr, found = p.Vaddr+off, true
 					break
 				}
 			}

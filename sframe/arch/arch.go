@@ -73,7 +73,29 @@ type Arch struct {
 	// Decoder decodes instructions for the code oracle and the
 	// disassembler (nil: this machine's code cannot be decoded).
 	Decoder Decoder
+	// Thumb, when not nil, says that code addresses carry the instruction
+	// set in bit 0 (32-bit ARM interworking: a return address with bit 0
+	// set returns to Thumb code), and where a frame keeps its state.
+	Thumb *Thumb
+	// EHABI is set where the machine's binaries carry ARM EHABI unwind
+	// tables (.ARM.exidx, .ARM.extab): 32-bit ARM.
+	EHABI bool
 }
+
+// Thumb is how a 32-bit ARM frame's instruction set is kept and used. A
+// return address's bit 0 is the caller's state (ARM ARM A2.3.2 "BX" and
+// "BLX"); the caller's PC is the address with bit 0 clear, as gdb's
+// arm_addr_bits_remove makes it; the state goes to the T bit (bit 5) of the
+// CPSR, which a register set keeps at register slot CPSR (no DWARF number
+// names it). In Thumb code the frame pointer is FP (r7) rather than
+// Arch.FP (r11).
+type Thumb struct {
+	CPSR rule.Reg
+	FP   rule.Reg
+}
+
+// CPSRT is the T (Thumb state) bit of the CPSR.
+const CPSRT = 1 << 5
 
 // Reloc is what a relocation type computes: a Size-byte field (0 for a
 // NONE relocation) holding S+A, or S+A-P when PCRel (ELF gABI
@@ -111,11 +133,11 @@ type Chain struct {
 	Expected string
 }
 
-// Core is how a 64-bit Linux ELF core (fs/binfmt_elf.c) lays out a
-// thread's registers: pr_reg, the machine's register struct, lies Off
-// bytes into NT_PRSTATUS's struct elf_prstatus and holds len(Names) 64-bit
-// words in the core's byte order; Regs gives each word's DWARF register
-// (-1: none).
+// Core is how a Linux ELF core (fs/binfmt_elf.c) lays out a thread's
+// registers: pr_reg, the machine's register struct, lies Off bytes into
+// NT_PRSTATUS's struct elf_prstatus and holds len(Names) words of PtrSize
+// bytes (8 in an ELFCLASS64 core, 4 in an ELFCLASS32 one) in the core's
+// byte order; Regs gives each word's DWARF register (-1: none).
 type Core struct {
 	Off   int
 	Names []string
@@ -209,7 +231,7 @@ func (e *UnknownMachineError) Error() string {
 	if e.ByteOrder == binary.BigEndian {
 		order = "big-endian"
 	}
-	return fmt.Sprintf("unsupported machine %v, %s (ELF header e_machine, at byte 0x12): sfdbg knows x86-64, AArch64 and s390x", e.Machine, order)
+	return fmt.Sprintf("unsupported machine %v, %s (ELF header e_machine, at byte 0x12): sfdbg knows x86-64, AArch64, s390x and 32-bit ARM", e.Machine, order)
 }
 
 // For returns the Arch of an ELF machine and byte order, or an

@@ -16,6 +16,11 @@ const (
 	armSP rule.Reg = 13
 	armLR rule.Reg = 14
 	armPC rule.Reg = 15
+	// armCPSR is the register slot of the CPSR, which has no DWARF
+	// number: 33 lies in the range DWARF for the Arm Architecture leaves
+	// unallocated (16-63), and below frames.MaxReg.
+	armCPSR    rule.Reg = 33
+	armThumbFP rule.Reg = 7 // r7, the frame pointer in Thumb state
 	// ARMS0 and ARMD0 are the DWARF numbers of VFP registers s0 and d0.
 	ARMS0 rule.Reg = 64
 	ARMD0 rule.Reg = 256
@@ -27,7 +32,12 @@ const (
 // Thumb code uses r7, which rows then carry among the other registers).
 // Its unwind tables are EHABI's (.ARM.exidx/.ARM.extab, package
 // frames/ehabi) and DWARF CFI (.debug_frame); there is no SFrame ABI for
-// it, no core layout (32-bit cores are not read) and no decoder yet.
+// it and no decoder yet. Code addresses carry the Thumb bit (Thumb).
+//
+// The core layout is the ELFCLASS32 one (fs/binfmt_elf.c, qemu-user's
+// linux-user/elfload.c): pr_reg lies 72 bytes into the 32-bit struct
+// elf_prstatus and is struct pt_regs (arch/arm/include/uapi/asm/ptrace.h):
+// uregs[18], r0-r15, cpsr, orig_r0, 32-bit words.
 var (
 	ARMArch   = newARM(binary.LittleEndian)
 	ARMBEArch = newARM(binary.BigEndian)
@@ -39,7 +49,13 @@ func newARM(order binary.ByteOrder) *Arch {
 		names = append(names, "r"+strconv.Itoa(i))
 	}
 	names = append(names, "sp", "lr", "pc")
+	slots := make([]rule.Reg, 0, 18)
+	for i := range 16 {
+		slots = append(slots, rule.Reg(i))
+	}
+	slots = append(slots, armCPSR, -1)
 	regs := namesOf(names, 0)
+	regs[armCPSR] = "cpsr"
 	for i := range 32 {
 		regs[ARMS0+rule.Reg(i)] = "s" + strconv.Itoa(i)
 		regs[ARMD0+rule.Reg(i)] = "d" + strconv.Itoa(i)
@@ -65,6 +81,9 @@ func newARM(order binary.ByteOrder) *Arch {
 			uint32(elf.R_ARM_ABS32): {4, false},
 			uint32(elf.R_ARM_REL32): {4, true},
 		},
+		Core:  Core{Off: 72, Names: append(names[:16:16], "cpsr", "orig_r0"), Regs: slots},
+		Thumb: &Thumb{CPSR: armCPSR, FP: armThumbFP},
+		EHABI: true,
 		Chain: Chain{
 			Expected: "expected: ARM code keeps no frame-pointer chain without -mapcs-frame",
 		},
