@@ -804,7 +804,7 @@ func (t *Trace) StepsAt(n int) (Steps, bool) {
 	if !ok {
 		return steps, true
 	}
-	u := t.methods().newUnwinders(t.space)
+	u := setFor(All, t.regs.Arch).newUnwinders(t.space)
 	for m := range steps {
 		if !steps[m].Ran && u[m] != nil {
 			runStep(u[m], &f, &steps[m])

@@ -171,8 +171,15 @@ func (s *methodSet) newUnwinders(space *frames.Space) unwinders {
 }
 
 // machineSets caches the method set of each machine (setFor), by
-// *arch.Arch.
+// setKey.
 var machineSets sync.Map
+
+// setKey is the key of a machine's method set: the set it is taken from
+// (set, which tests replace) and the machine.
+type setKey struct {
+	base *methodSet
+	a    *arch.Arch
+}
 
 // setFor returns the method set of a trace of methods ms on machine a
 // (nil: AMD64): for a single method, every live method (the trace runs
@@ -183,7 +190,8 @@ func setFor(ms Methods, a *arch.Arch) *methodSet {
 	if _, ok := ms.Single(); ok {
 		return set
 	}
-	if s, ok := machineSets.Load(a); ok {
+	key := setKey{set, a}
+	if s, ok := machineSets.Load(key); ok {
 		return s.(*methodSet)
 	}
 	var live []frames.Method
@@ -192,7 +200,7 @@ func setFor(ms Methods, a *arch.Arch) *methodSet {
 			live = append(live, m)
 		}
 	}
-	s, _ := machineSets.LoadOrStore(a, newMethodSet(live, set.unwinder))
+	s, _ := machineSets.LoadOrStore(key, newMethodSet(live, set.unwinder))
 	return s.(*methodSet)
 }
 
@@ -204,3 +212,8 @@ func (t *Trace) methods() *methodSet {
 	}
 	return t.set
 }
+
+// LiveMethods returns the methods that apply to the trace's machine
+// (frames.Method.AppliesTo), in the set's order: those an All trace runs,
+// and StepsAt computes for a single method's.
+func (t *Trace) LiveMethods() []frames.Method { return setFor(All, t.regs.Arch).live }

@@ -92,6 +92,8 @@ type Arch struct {
 type Thumb struct {
 	CPSR rule.Reg
 	FP   rule.Reg
+	// Chain is the frame-pointer chain of Thumb code, through FP.
+	Chain Chain
 }
 
 // CPSRT is the T (Thumb state) bit of the CPSR.
@@ -122,6 +124,10 @@ type Chain struct {
 	// 16) or from the caller's SP (back chain: 160); 0 when the record
 	// does not say where the frame ends (AArch64).
 	CFA int64
+	// FP is the offset in bytes of the caller's FP from the frame's FP:
+	// 0 where FP points at a record that starts with it (AMD64, AArch64),
+	// -4 in GCC's 32-bit ARM frames, whose FP points at the saved LR.
+	FP int64
 	// Ascending is set where a caller's record must lie at least 16 bytes
 	// above its callee's (the arm64 kernel unwinder's rule).
 	Ascending bool

@@ -82,10 +82,35 @@ func newARM(order binary.ByteOrder) *Arch {
 			uint32(elf.R_ARM_REL32): {4, true},
 		},
 		Core:  Core{Off: 72, Names: append(names[:16:16], "cpsr", "orig_r0"), Regs: slots},
-		Thumb: &Thumb{CPSR: armCPSR, FP: armThumbFP},
+		// In Thumb state the chain is the AAPCS frame record through r7
+		// ("push {r7, lr}; mov r7, sp", as clang and GCC without locals
+		// leave it): the caller's r7 at r7, the LR at r7+4, the CFA r7+8.
+		// r11 keeps its value.
+		Thumb: &Thumb{CPSR: armCPSR, FP: armThumbFP, Chain: Chain{
+			RA:  4,
+			CFA: 8,
+			Row: rule.Row{
+				CFA: rule.Rule{Kind: rule.ValOffset, Reg: armThumbFP, Offset: 8},
+				RA:  rule.Rule{Kind: rule.Offset, Reg: armThumbFP, Offset: 4},
+				FP:  same,
+			},
+			Expected: "expected in leaf functions, without -fno-omit-frame-pointer, and in Thumb functions with locals (GCC sets r7 below them)",
+		}},
 		EHABI: true,
+		// In ARM state, GCC's frame (-fno-omit-frame-pointer, as the
+		// arm kernel unwinder reads user frames) is "push {..., fp, lr};
+		// add fp, sp, #N": fp points at the saved LR, the caller's fp
+		// is the word below it, and the CFA is fp+4.
 		Chain: Chain{
-			Expected: "expected: ARM code keeps no frame-pointer chain without -mapcs-frame",
+			RA:  0,
+			FP:  -4,
+			CFA: 4,
+			Row: rule.Row{
+				CFA: rule.Rule{Kind: rule.ValOffset, Reg: armFP, Offset: 4},
+				RA:  rule.Rule{Kind: rule.Offset, Reg: armFP, Offset: 0},
+				FP:  rule.Rule{Kind: rule.Offset, Reg: armFP, Offset: -4},
+			},
+			Expected: "expected in leaf functions, without -fno-omit-frame-pointer, and in Thumb functions with locals (GCC sets r7 below them)",
 		},
 	}
 }
