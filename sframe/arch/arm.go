@@ -81,7 +81,7 @@ func newARM(order binary.ByteOrder) *Arch {
 			uint32(elf.R_ARM_ABS32): {4, false},
 			uint32(elf.R_ARM_REL32): {4, true},
 		},
-		Core:  Core{Off: 72, Names: append(names[:16:16], "cpsr", "orig_r0"), Regs: slots},
+		Core: Core{Off: 72, Names: append(names[:16:16], "cpsr", "orig_r0"), Regs: slots},
 		// In Thumb state the chain is the AAPCS frame record through r7
 		// ("push {r7, lr}; mov r7, sp", as clang and GCC without locals
 		// leave it): the caller's r7 at r7, the LR at r7+4, the CFA r7+8.
