@@ -101,10 +101,10 @@ type Core struct {
 	Siginfo *Siginfo
 
 	// arch is the core's machine, whose Core says where pr_reg's
-	// registers are; word is its pointer size in bytes (4 in an
-	// ELFCLASS32 core, 8 in an ELFCLASS64 one).
-	arch *arch.Arch
-	word int
+	// registers are; word32 is set when its pointers are 4 bytes (an
+	// ELFCLASS32 core), not 8.
+	arch   *arch.Arch
+	word32 bool
 
 	f     io.ReaderAt
 	close func() error
@@ -167,7 +167,7 @@ func newCore(r io.ReaderAt, size int64, path string) (*Core, error) {
 	// a 32-bit core (or the reverse) are not where its layout says.
 	class := map[int]elf.Class{4: elf.ELFCLASS32, 8: elf.ELFCLASS64}
 	if a, err := arch.For(ef.Machine, ef.ByteOrder); err == nil && ef.Class == class[a.PtrSize] && a.Core.Names != nil {
-		c.arch, c.RegNames, c.word = a, a.Core.Names, a.PtrSize
+		c.arch, c.RegNames, c.word32 = a, a.Core.Names, a.PtrSize == 4
 	}
 	if c.arch == nil {
 		return nil, fmt.Errorf("core %s: %w: %v %v %v (x86-64, AArch64 and s390x 64-bit cores and 32-bit ARM cores are read)",
@@ -175,7 +175,7 @@ func newCore(r io.ReaderAt, size int64, path string) (*Core, error) {
 	}
 	// e_phoff and the size of a program header (ELF gABI, "ELF Header").
 	phoff, phentsize := int64(c.uword(headerField(r, 32))), int64(56)
-	if c.word == 4 {
+	if c.word32 {
 		phoff, phentsize = int64(c.uword(headerField(r, 28))), 32
 	}
 	var notes uint64 // bytes of PT_NOTE segments read so far
@@ -262,10 +262,19 @@ const (
 	prpsinfoSize32  = 124
 )
 
-// uword reads a pointer-sized word of the core (c.word bytes) at the
+// wordSize is the size of the core's pointers in bytes: 4 in an
+// ELFCLASS32 core, 8 in an ELFCLASS64 one.
+func (c *Core) wordSize() int {
+	if c.word32 {
+		return 4
+	}
+	return 8
+}
+
+// uword reads a pointer-sized word of the core (wordSize bytes) at the
 // start of b, which must hold one.
 func (c *Core) uword(b []byte) uint64 {
-	if c.word == 4 {
+	if c.word32 {
 		return uint64(c.Order.Uint32(b))
 	}
 	return c.Order.Uint64(b)
@@ -310,17 +319,17 @@ func (c *Core) note(typ uint32, d []byte, at int64) error {
 	switch typ {
 	case ntPRSTATUS:
 		l := &c.arch.Core
-		if size := l.Off + c.word*len(l.Names); len(d) < size {
+		if size := l.Off + c.wordSize()*len(l.Names); len(d) < size {
 			return &FormatError{c.Path, at, fmt.Sprintf("NT_PRSTATUS of %d bytes, want at least %d", len(d), size)}
 		}
 		pid := prstatusPid
-		if c.word == 4 {
+		if c.word32 {
 			pid = prstatusPid32
 		}
 		t := Thread{Tid: int(int32(le.Uint32(d[pid:]))), Signal: int(le.Uint16(d[prstatusCursig:])),
 			Regs: frames.NewRegs(c.arch), Raw: make([]uint64, len(l.Names))}
 		for i := range t.Raw {
-			t.Raw[i] = c.uword(d[l.Off+c.word*i:])
+			t.Raw[i] = c.uword(d[l.Off+c.wordSize()*i:])
 			if r := l.Regs[i]; r >= 0 {
 				t.Regs.Set(r, t.Raw[i])
 			}
@@ -328,7 +337,7 @@ func (c *Core) note(typ uint32, d []byte, at int64) error {
 		c.Threads = append(c.Threads, t)
 	case ntPRPSINFO:
 		size, fname, args := prpsinfoSize, prpsinfoFname, prpsinfoArgs
-		if c.word == 4 {
+		if c.word32 {
 			size, fname, args = prpsinfoSize32, prpsinfoFname32, prpsinfoArgs32
 		}
 		if len(d) < size {
@@ -337,7 +346,7 @@ func (c *Core) note(typ uint32, d []byte, at int64) error {
 		c.Name = cstring(d[fname : fname+16])
 		c.Args = strings.TrimRight(cstring(d[args:args+80]), " ")
 	case ntAUXV:
-		w := c.word
+		w := c.wordSize()
 		for i := 0; i+2*w <= len(d); i += 2 * w {
 			a, v := c.uword(d[i:]), c.uword(d[i+w:])
 			if a == 0 {
@@ -355,9 +364,9 @@ func (c *Core) note(typ uint32, d []byte, at int64) error {
 
 // fileNote parses NT_FILE: count and page size, count (start, end, file
 // offset in pages) triples, then count NUL-terminated paths; every number
-// is a pointer-sized word (c.word bytes).
+// is a pointer-sized word (wordSize bytes).
 func (c *Core) fileNote(d []byte, at int64) error {
-	w := uint64(c.word)
+	w := uint64(c.wordSize())
 	hdr, ent := 2*w, 3*w
 	if uint64(len(d)) < hdr {
 		return &FormatError{c.Path, at, "NT_FILE shorter than its header"}

@@ -33,11 +33,11 @@ const (
 )
 
 func (c *Core) siginfoNote(d []byte, at int64) error {
-	union := 2 * c.word // 16 with 8-byte pointers, 12 with 4-byte ones
-	if c.word == 4 {
+	union := 16 // 12 with 4-byte pointers
+	if c.word32 {
 		union = 12
 	}
-	if len(d) < union+c.word {
+	if len(d) < union+c.wordSize() {
 		return &FormatError{c.Path, at, fmt.Sprintf("NT_SIGINFO of %d bytes, want %d", len(d), siginfoSize)}
 	}
 	o := c.Order
