@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sfdbg/sfdbg/compare"
+)
+
+// The 32-bit ARM core (scripts/build-arm-core-fixtures.sh): arm-crash,
+// static armhf, ARM and Thumb functions calling each other, its core
+// written by qemu-arm.
+var (
+	armCoreExe  = filepath.Join(coreFixtures, "arm-crash")
+	armCorePath = filepath.Join(coreFixtures, "arm-crash.core")
+)
+
+// gdbARMFrames reads a 32-bit gdb backtrace of one thread ("#N  0xPC in F
+// (...)" lines): physical frames only (gdb's inline frames, which have no
+// PC of their own, and its tail-call frames are skipped).
+func gdbARMFrames(text string) []gdbFrame {
+	var out []gdbFrame
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		line := sc.Text()
+		m := gdbCoreFrameRE.FindStringSubmatch(line)
+		if m == nil || m[1] == "" && !strings.HasPrefix(line, "#0 ") || strings.Contains(line, "tailcall") {
+			continue
+		}
+		pc, _ := strconv.ParseUint(m[1], 0, 64)
+		out = append(out, gdbFrame{pc, m[2]})
+	}
+	return out
+}
+
+// checkARMFrames compares the one thread of sfdbg core's document with
+// gdb's frames, PC by PC and function by function.
+func checkARMFrames(t *testing.T, d *compare.ProcessDocument, gdb []gdbFrame) {
+	t.Helper()
+	if len(d.Threads) != 1 || len(gdb) == 0 {
+		t.Fatalf("%d threads, gdb %d frames", len(d.Threads), len(gdb))
+	}
+	th := d.Threads[0]
+	if len(th.Frames) != len(gdb) {
+		t.Errorf("%d frames, gdb %d", len(th.Frames), len(gdb))
+	}
+	for i := range min(len(th.Frames), len(gdb)) {
+		f, g := th.Frames[i], gdb[i]
+		if f.PC != g.pc || !sameFunction(f.Function, g.function) {
+			t.Errorf("#%d: %#x %s, gdb %#x %s", i, f.PC, f.Function, g.pc, g.function)
+		}
+	}
+}
+
+func TestCoreARM32HasGDBsFramesWithEveryMethod(t *testing.T) {
+	golden, err := os.ReadFile(filepath.Join("..", "..", "testdata", "golden", "core-arm-crash.gdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gdb := gdbARMFrames(string(golden))
+	code, d, errOut := coreDocument(t, armCorePath, armCoreExe)
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0: %s", code, errOut)
+	}
+	if d.Name != "arm-crash" || d.Pid == 0 || d.Terminated == nil || d.Terminated.Signal != 11 {
+		t.Fatalf("name %q pid %d terminated %+v", d.Name, d.Pid, d.Terminated)
+	}
+	checkARMFrames(t, d, gdb)
+	th := d.Threads[0]
+	if !th.Complete {
+		t.Errorf("trace not complete: %s", th.Stop)
+	}
+	t.Run("EHABI agrees with CFI at every frame of the program and unwinds the rest", func(t *testing.T) {
+		for i, f := range th.Frames {
+			eh := f.Steps["ehabi"]
+			last := i == len(th.Frames)-1
+			switch {
+			case strings.HasPrefix(f.File, "testdata/src/") && f.Verdicts["ehabi"] != compare.VerdictAgree:
+				t.Errorf("#%d %s: EHABI %v, want agree (%+v)", i, f.Function, f.Verdicts["ehabi"], eh)
+			case !last && !eh.OK:
+				t.Errorf("#%d %s: EHABI found no caller: %s", i, f.Function, eh.Error)
+			case last && (eh.OK || !strings.Contains(eh.Error, "EXIDX_CANTUNWIND")):
+				t.Errorf("#%d %s: EHABI %+v, want the end of the trace at _start's EXIDX_CANTUNWIND", i, f.Function, eh)
+			}
+			if !strings.HasPrefix(eh.Source, ".ARM.exidx entry ") {
+				t.Errorf("#%d %s: EHABI source %q", i, f.Function, eh.Source)
+			}
+		}
+		// static glibc's functions have EHABI entries but no CFI: the
+		// trace goes on with EHABI where CFI stops.
+		if len(th.Frames) > 8 && th.Frames[8].FoundBy != "ehabi" {
+			t.Errorf("#8 %s found by %s, want ehabi (no CFI in libc.a's __libc_start_call_main)", th.Frames[8].Function, th.Frames[8].FoundBy)
+		}
+	})
+	t.Run("the frame-pointer chain agrees in ARM functions and Thumb ones without locals", func(t *testing.T) {
+		// #0 crash_leaf (Thumb leaf: r7 is its SP) and #4 crash_2 (Thumb,
+		// r7 set below its 16 bytes of locals) differ; crash_3 and
+		// crash_1 (ARM: fp at the saved lr) and main (Thumb, no locals)
+		// agree.
+		for i, f := range th.Frames[:7] {
+			want := i != 0 && i != 4
+			if f.FPAgrees != want {
+				t.Errorf("#%d %s: FP chain agrees %v, want %v (%+v)", i, f.Function, f.FPAgrees, want, f.Steps["fp"])
+			}
+		}
+	})
+	t.Run("SFrame, which has no ARM ABI, covers nothing", func(t *testing.T) {
+		if th.Agree+th.Disagree != 0 || d.Disagreements != 0 {
+			t.Errorf("SFrame %d agree, %d disagree; %d disagreements", th.Agree, th.Disagree, d.Disagreements)
+		}
+	})
+	t.Run("EHABI alone gives gdb's frames", func(t *testing.T) {
+		code, d, errOut := coreDocument(t, "--method", "ehabi", armCorePath, armCoreExe)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		checkARMFrames(t, d, gdb)
+	})
+	t.Run("the text table has an EHABI column", func(t *testing.T) {
+		_, out, _ := runSfdbg("core", armCorePath, armCoreExe)
+		if !regexp.MustCompile(`(?m)^#\s+PC\s+FOUND\s+SFRAME\s+FP\s+CODE\s+EHABI\s+FUNCTION$`).MatchString(out) ||
+			!strings.Contains(out, "crash_leaf ()") {
+			t.Errorf("output:\n%s", out)
+		}
+	})
+}
+
+// gdb-multiarch run now on the committed core: sfdbg core gives its
+// frames (gdb's inline frames and tail-call frames skipped).
+func TestCoreARM32EqualsGDBMultiarch(t *testing.T) {
+	gdbPath, err := exec.LookPath("gdb-multiarch")
+	if err != nil {
+		t.Skip("gdb-multiarch not installed (apt-get install gdb-multiarch): the committed golden is compared instead")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, gdbPath, "-nx", "-batch", "-ex", "set backtrace past-main on", "-ex", "thread apply all bt",
+		armCoreExe, armCorePath).Output()
+	if err != nil {
+		t.Fatalf("gdb-multiarch: %v\n%s", err, out)
+	}
+	// The backtrace follows "Thread 1 (LWP N):"; gdb prints the frame it
+	// stopped in before.
+	text := string(out)
+	i := strings.Index(text, "\nThread ")
+	if i < 0 {
+		t.Fatalf("gdb-multiarch printed no thread:\n%s", out)
+	}
+	gdb := gdbARMFrames(text[i:])
+	if len(gdb) < 7 {
+		t.Fatalf("gdb-multiarch gave %d frames:\n%s", len(gdb), out)
+	}
+	code, d, errOut := coreDocument(t, armCorePath, armCoreExe)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	checkARMFrames(t, d, gdb)
+}
