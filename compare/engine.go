@@ -569,6 +569,19 @@ func (t *Trace) judge(fr *Frame, subj, ref frames.Method, fn *string) Verdict {
 		if len(kinds) == 0 {
 			break
 		}
+		if subj == frames.MethodEHABI && fr.Interrupted {
+			// EHABI describes the function's body at its call sites
+			// (as check compares it): an interrupted PC may be in a
+			// prologue or an epilogue, where it does not hold.
+			v = VerdictNotCovered
+			var diffs []string
+			for _, k := range kinds {
+				diffs = append(diffs, fmt.Sprintf("%s %s, %s %s", S, stepValue(sf, k), R, stepValue(cfi, k)))
+			}
+			add(KindSkipped, "%s describes the body at call sites, and this frame is interrupted at %#x (a prologue or an epilogue?): %s",
+				S, fr.PC, strings.Join(diffs, "; "))
+			break
+		}
 		v = VerdictDisagree
 		special := Kind(0)
 		switch {

@@ -142,8 +142,12 @@ func personality(u *ehabi.Unwind) uint64 {
 // (.ARM.exidx, .ARM.extab) as libgcc's unwinder does: the frame's
 // function's entry becomes a row (EHABIRowAt) that the one evaluator
 // applies (stepRow); registers the entry does not pop keep their value.
-// Its rows hold at the function's call sites: in frame 0 stopped in a
-// prologue or an epilogue they do not.
+// Its rows hold at the function's call sites. An interrupted frame (frame
+// 0, or one a signal interrupted) stopped at its function's first
+// instruction has run none of it: its row is the machine's entry row
+// (arch.Arch.Entry: CFA = SP, the RA in LR). Stopped anywhere else it gets
+// the body's row, which a prologue or an epilogue makes wrong (the
+// comparison says so rather than count it a fault).
 type EHABIUnwinder struct {
 	Space *Space
 }
@@ -168,6 +172,12 @@ func (u *EHABIUnwinder) Step(f *Frame) (Frame, error) {
 			f.Row = row
 		}
 		return Frame{}, err
+	}
+	if f.Interrupted && f.PC == row.Start {
+		a := row.Src.Arch
+		row.Row, row.Other = a.Entry, OtherRules{}
+		row.Row.SPOffset = a.SPOffset
+		row.Src.Ops = "(the function's first instruction: its entry row)"
 	}
 	f.Row = row
 	var caller Frame

@@ -8,8 +8,12 @@
 #                                   calling each other
 #   testdata/cores/arm-crash.core   the core qemu-arm wrote when it died of
 #                                   SIGSEGV (ELFCLASS32, no NT_FILE)
-#   testdata/golden/core-arm-crash.gdb  gdb-multiarch's backtrace of it
-#                                   (set backtrace past-main on)
+#   testdata/cores/arm-crash-trap.core      run as "arm-crash trap": SIGILL
+#                                   at a function's first instruction
+#   testdata/cores/arm-crash-prologue.core  run as "arm-crash prologue":
+#                                   SIGILL inside a function's prologue
+#   testdata/golden/core-arm-crash{,-trap,-prologue}.gdb  gdb-multiarch's
+#                                   backtrace of each (set backtrace past-main on)
 # The program runs as /tmp/sfdbg-cores/arm-crash with a 128 KiB guest stack
 # (qemu-arm -s), which keeps the core small. It is static: a dynamically
 # linked program's core would need the armhf libc and ld.so (from
@@ -35,14 +39,24 @@ cd "$REPO"
 arm-linux-gnueabihf-gcc -O2 -g -funwind-tables -fno-omit-frame-pointer -static -Wall -Wextra \
     -ffile-prefix-map="$REPO"=. -o "$OUT/$name" testdata/src/$name.c
 cp "$OUT/$name" "$RUN/$name"
-rm -f "$RUN"/qemu_"$name"_*.core
-(cd "$RUN" && ulimit -c unlimited && exec qemu-arm -s 131072 "./$name") 2>/dev/null && die "$name did not crash under qemu-arm" || true
-rm -f "$RUN/core" "$RUN"/core.*
-core=$(ls "$RUN"/qemu_"$name"_*.core 2>/dev/null | head -1)
-[ -s "$core" ] || die "qemu-arm left no core of $name in $RUN"
-cp "$core" "$OUT/$name.core"
-rm -f "$core"
-timeout 300 gdb-multiarch -nx -batch -ex 'set backtrace past-main on' -ex 'thread apply all bt' "$OUT/$name" "$OUT/$name.core" 2>/dev/null \
-  | sed -n '/^Thread /,$p' | grep -E '^(#|Thread )' > "$GOLDEN/core-$name.gdb" || true
-grep -q crash_leaf "$GOLDEN/core-$name.gdb" || die "gdb-multiarch's backtrace of $name lacks crash_leaf"
-echo "built $name ($(stat -c %s "$OUT/$name") bytes) and $name.core ($(stat -c %s "$OUT/$name.core") bytes)"
+# core MODE LEAF: runs the program with argument MODE ("" for none) and
+# keeps its core as $name[-MODE].core and gdb-multiarch's backtrace, which
+# must show LEAF.
+core() {
+  local mode=$1 leaf=$2 out=$name${1:+-$1} c
+  rm -f "$RUN"/qemu_"$name"_*.core
+  (cd "$RUN" && ulimit -c unlimited && exec qemu-arm -s 131072 "./$name" $mode) 2>/dev/null && die "$name $mode did not crash under qemu-arm" || true
+  rm -f "$RUN/core" "$RUN"/core.*
+  c=$(ls "$RUN"/qemu_"$name"_*.core 2>/dev/null | head -1)
+  [ -s "$c" ] || die "qemu-arm left no core of $name $mode in $RUN"
+  cp "$c" "$OUT/$out.core"
+  rm -f "$c"
+  timeout 300 gdb-multiarch -nx -batch -ex 'set backtrace past-main on' -ex 'thread apply all bt' "$OUT/$name" "$OUT/$out.core" 2>/dev/null \
+    | sed -n '/^Thread /,$p' | grep -E '^(#|Thread )' > "$GOLDEN/core-$out.gdb" || true
+  grep -q "$leaf" "$GOLDEN/core-$out.gdb" || die "gdb-multiarch's backtrace of $out lacks $leaf"
+  echo "built $out.core ($(stat -c %s "$OUT/$out.core") bytes)"
+}
+core "" crash_leaf
+core trap trap_at_entry
+core prologue trap_in_prologue
+echo "built $name ($(stat -c %s "$OUT/$name") bytes)"

@@ -19,8 +19,7 @@ import (
 // static armhf, ARM and Thumb functions calling each other, its core
 // written by qemu-arm.
 var (
-	armCoreExe  = filepath.Join(coreFixtures, "arm-crash")
-	armCorePath = filepath.Join(coreFixtures, "arm-crash.core")
+	armCoreExe = filepath.Join(coreFixtures, "arm-crash")
 )
 
 // gdbARMFrames reads a 32-bit gdb backtrace of one thread ("#N  0xPC in F
@@ -60,30 +59,60 @@ func checkARMFrames(t *testing.T, d *compare.ProcessDocument, gdb []gdbFrame) {
 	}
 }
 
+// armCores are the 32-bit ARM cores of arm-crash: frame 0 in a
+// function's body (a null write), at a function's first instruction and
+// inside a prologue (undefined instructions).
+var armCores = []struct {
+	name string
+	// leaf is frame 0's function; entryOK says whether EHABI's step from
+	// frame 0 holds (not in a prologue), and so whether EHABI alone gives
+	// gdb's frames.
+	leaf    string
+	entryOK bool
+}{
+	{"arm-crash", "crash_leaf", true},
+	{"arm-crash-trap", "trap_at_entry", true},
+	{"arm-crash-prologue", "trap_in_prologue", false},
+}
+
 func TestCoreARM32HasGDBsFramesWithEveryMethod(t *testing.T) {
-	golden, err := os.ReadFile(filepath.Join("..", "..", "testdata", "golden", "core-arm-crash.gdb"))
+	for _, c := range armCores {
+		t.Run(c.name, func(t *testing.T) { testARMCore(t, c.name, c.leaf, c.entryOK) })
+	}
+}
+
+func testARMCore(t *testing.T, name, leaf string, entryOK bool) {
+	golden, err := os.ReadFile(filepath.Join("..", "..", "testdata", "golden", "core-"+name+".gdb"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	gdb := gdbARMFrames(string(golden))
-	code, d, errOut := coreDocument(t, armCorePath, armCoreExe)
+	core := filepath.Join(coreFixtures, name+".core")
+	code, d, errOut := coreDocument(t, core, armCoreExe)
 	if code != exitOK {
 		t.Fatalf("exit %d, want 0: %s", code, errOut)
 	}
-	if d.Name != "arm-crash" || d.Pid == 0 || d.Terminated == nil || d.Terminated.Signal != 11 {
+	if d.Name != "arm-crash" || d.Pid == 0 || d.Terminated == nil || d.Terminated.Signal == 0 {
 		t.Fatalf("name %q pid %d terminated %+v", d.Name, d.Pid, d.Terminated)
 	}
 	checkARMFrames(t, d, gdb)
 	th := d.Threads[0]
-	if !th.Complete {
-		t.Errorf("trace not complete: %s", th.Stop)
+	if !th.Complete || th.Frames[0].Function != leaf {
+		t.Errorf("trace complete %v (%s), frame 0 in %s; want complete, in %s", th.Complete, th.Stop, th.Frames[0].Function, leaf)
 	}
 	t.Run("EHABI agrees with CFI at every frame of the program and unwinds the rest", func(t *testing.T) {
 		for i, f := range th.Frames {
 			eh := f.Steps["ehabi"]
 			last := i == len(th.Frames)-1
 			switch {
-			case strings.HasPrefix(f.File, "testdata/src/") && f.Verdicts["ehabi"] != compare.VerdictAgree:
+			case i == 0 && !entryOK:
+				// In a prologue EHABI does not hold: not counted as a
+				// disagreement, said as skipped.
+				if f.Verdicts["ehabi"] != compare.VerdictNotCovered || len(th.Findings) == 0 || th.Findings[0].Kind != compare.KindSkipped ||
+					!strings.Contains(th.Findings[0].Message, "EHABI describes the body at call sites") {
+					t.Errorf("#0 %s: EHABI %v, findings %+v; want not covered, one skipped finding", f.Function, f.Verdicts["ehabi"], th.Findings)
+				}
+			case (strings.HasPrefix(f.File, "testdata/src/") || i == 0) && f.Verdicts["ehabi"] != compare.VerdictAgree:
 				t.Errorf("#%d %s: EHABI %v, want agree (%+v)", i, f.Function, f.Verdicts["ehabi"], eh)
 			case !last && !eh.OK:
 				t.Errorf("#%d %s: EHABI found no caller: %s", i, f.Function, eh.Error)
@@ -100,11 +129,11 @@ func TestCoreARM32HasGDBsFramesWithEveryMethod(t *testing.T) {
 			t.Errorf("#8 %s found by %s, want ehabi (no CFI in libc.a's __libc_start_call_main)", th.Frames[8].Function, th.Frames[8].FoundBy)
 		}
 	})
-	t.Run("the frame-pointer chain agrees in ARM functions and Thumb ones without locals", func(t *testing.T) {
-		// #0 crash_leaf (Thumb leaf: r7 is its SP) and #4 crash_2 (Thumb,
-		// r7 set below its 16 bytes of locals) differ; crash_3 and
-		// crash_1 (ARM: fp at the saved lr) and main (Thumb, no locals)
-		// agree.
+	t.Run("the frame-pointer chain agrees in ARM functions and Thumb ones whose r7 is their frame record", func(t *testing.T) {
+		// #0 (a Thumb leaf whose r7 is its SP, or a function that has
+		// not set r7) and #4 crash_2 (Thumb, r7 set below its 16 bytes
+		// of locals) differ; crash_3 and crash_1 (ARM: fp at the saved
+		// lr) and main (Thumb, r7 at its record) agree.
 		for i, f := range th.Frames[:7] {
 			want := i != 0 && i != 4
 			if f.FPAgrees != want {
@@ -117,50 +146,59 @@ func TestCoreARM32HasGDBsFramesWithEveryMethod(t *testing.T) {
 			t.Errorf("SFrame %d agree, %d disagree; %d disagreements", th.Agree, th.Disagree, d.Disagreements)
 		}
 	})
-	t.Run("EHABI alone gives gdb's frames", func(t *testing.T) {
-		code, d, errOut := coreDocument(t, "--method", "ehabi", armCorePath, armCoreExe)
+	t.Run("EHABI alone gives gdb's frames where frame 0 is not in a prologue", func(t *testing.T) {
+		code, d, errOut := coreDocument(t, "--method", "ehabi", core, armCoreExe)
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
-		checkARMFrames(t, d, gdb)
+		if entryOK {
+			checkARMFrames(t, d, gdb)
+		} else if n := len(d.Threads[0].Frames); n >= len(gdb) {
+			t.Errorf("EHABI alone from a prologue: %d frames, want fewer than gdb's %d", n, len(gdb))
+		}
 	})
 	t.Run("the text table has an EHABI column", func(t *testing.T) {
-		_, out, _ := runSfdbg("core", armCorePath, armCoreExe)
+		_, out, _ := runSfdbg("core", core, armCoreExe)
 		if !regexp.MustCompile(`(?m)^#\s+PC\s+FOUND\s+SFRAME\s+FP\s+CODE\s+EHABI\s+FUNCTION$`).MatchString(out) ||
-			!strings.Contains(out, "crash_leaf ()") {
+			!strings.Contains(out, leaf+" ()") {
 			t.Errorf("output:\n%s", out)
 		}
 	})
 }
 
-// gdb-multiarch run now on the committed core: sfdbg core gives its
+// gdb-multiarch run now on the committed cores: sfdbg core gives its
 // frames (gdb's inline frames and tail-call frames skipped).
 func TestCoreARM32EqualsGDBMultiarch(t *testing.T) {
 	gdbPath, err := exec.LookPath("gdb-multiarch")
 	if err != nil {
-		t.Skip("gdb-multiarch not installed (apt-get install gdb-multiarch): the committed golden is compared instead")
+		t.Skip("gdb-multiarch not installed (apt-get install gdb-multiarch): the committed goldens are compared instead")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, gdbPath, "-nx", "-batch", "-ex", "set backtrace past-main on", "-ex", "thread apply all bt",
-		armCoreExe, armCorePath).Output()
-	if err != nil {
-		t.Fatalf("gdb-multiarch: %v\n%s", err, out)
+	for _, c := range armCores {
+		t.Run(c.name, func(t *testing.T) {
+			core := filepath.Join(coreFixtures, c.name+".core")
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			out, err := exec.CommandContext(ctx, gdbPath, "-nx", "-batch", "-ex", "set backtrace past-main on", "-ex", "thread apply all bt",
+				armCoreExe, core).Output()
+			if err != nil {
+				t.Fatalf("gdb-multiarch: %v\n%s", err, out)
+			}
+			// The backtrace follows "Thread 1 (LWP N):"; gdb prints the
+			// frame it stopped in before.
+			text := string(out)
+			i := strings.Index(text, "\nThread ")
+			if i < 0 {
+				t.Fatalf("gdb-multiarch printed no thread:\n%s", out)
+			}
+			gdb := gdbARMFrames(text[i:])
+			if len(gdb) < 7 {
+				t.Fatalf("gdb-multiarch gave %d frames:\n%s", len(gdb), out)
+			}
+			code, d, errOut := coreDocument(t, core, armCoreExe)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			checkARMFrames(t, d, gdb)
+		})
 	}
-	// The backtrace follows "Thread 1 (LWP N):"; gdb prints the frame it
-	// stopped in before.
-	text := string(out)
-	i := strings.Index(text, "\nThread ")
-	if i < 0 {
-		t.Fatalf("gdb-multiarch printed no thread:\n%s", out)
-	}
-	gdb := gdbARMFrames(text[i:])
-	if len(gdb) < 7 {
-		t.Fatalf("gdb-multiarch gave %d frames:\n%s", len(gdb), out)
-	}
-	code, d, errOut := coreDocument(t, armCorePath, armCoreExe)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	checkARMFrames(t, d, gdb)
 }
