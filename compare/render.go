@@ -108,7 +108,7 @@ func (t *Trace) appendFrameLine(b []byte, s Shown, width int, opts TextOptions, 
 		return append(append(b, ' '), loc...)
 	}
 	b = append(b, " 0x"...)
-	b = appendHex16(b, t.ShownPC(s))
+	b = appendHex(b, t.ShownPC(s), t.pcDigits())
 	if t.Methods != All {
 		b = append(b, " in "...)
 		return append(b, loc...)
@@ -220,13 +220,23 @@ func pad(b []byte, n int) []byte {
 	return b
 }
 
-// appendHex16 appends v as 16 lower-case hex digits.
-func appendHex16(b []byte, v uint64) []byte {
+// appendHex appends v as n lower-case hex digits (n/4 of its low bytes).
+func appendHex(b []byte, v uint64, n int) []byte {
 	const digits = "0123456789abcdef"
-	for sh := 60; sh >= 0; sh -= 4 {
+	for sh := 4 * (n - 1); sh >= 0; sh -= 4 {
 		b = append(b, digits[v>>uint(sh)&0xf])
 	}
 	return b
+}
+
+// pcDigits is the number of hex digits a PC of the trace's machine is
+// printed with, as gdb prints it: 16, or 8 for 4-byte pointers (32-bit
+// ARM).
+func (t *Trace) pcDigits() int {
+	if a := t.regs.Arch; a != nil && a.PtrSize == 4 {
+		return 8
+	}
+	return 16
 }
 
 // WriteText writes the trace: for All a table of frames with the method
@@ -262,7 +272,7 @@ func (t *Trace) WriteText(w io.Writer, opts TextOptions) {
 	}
 	more = more || hi < levels
 	if t.Methods == All && hi > lo {
-		head := fmt.Sprintf("%-*s %-18s  %-6s  ", width, "#", "PC", "FOUND")
+		head := fmt.Sprintf("%-*s %-*s  %-6s  ", width, "#", 2+t.pcDigits(), "PC", "FOUND")
 		for _, c := range t.methods().columns {
 			head += fmt.Sprintf("%-*s ", c.width, strings.ToUpper(c.m.String()))
 		}
