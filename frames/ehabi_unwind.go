@@ -78,7 +78,7 @@ func ehabiStop(r Reason, pc uint64, m *Module, err error, format string, args ..
 	return e
 }
 
-// EHABIRowAt returns the EHABI row of the function holding the runtime
+// ehabiRowAt returns the EHABI row of the function holding the runtime
 // address pc in m: the row of the last index entry at or below pc
 // (EHABI 5: the index is sorted, an entry covers the functions up to the
 // next entry), with Start and End the entry's range and Src naming the
@@ -89,7 +89,7 @@ func ehabiStop(r Reason, pc uint64, m *Module, err error, format string, args ..
 // ReasonNoRow (an entry that refuses to unwind, or without the
 // instructions of a GCC personality routine), ReasonFormat (a malformed
 // entry or instructions no row can express).
-func (m *Module) EHABIRowAt(pc uint64) (Row, error) {
+func (m *Module) ehabiRowAt(pc uint64) (Row, error) {
 	ix := m.ehabiIndexOf()
 	if ix.err != nil {
 		return Row{}, ehabiStop(ReasonNoData, pc, m, ix.err, "no EHABI for %s: %v", m.Name, ix.err)
@@ -140,7 +140,7 @@ func personality(u *ehabi.Unwind) uint64 {
 
 // EHABIUnwinder unwinds 32-bit ARM frames with the EHABI compact tables
 // (.ARM.exidx, .ARM.extab) as libgcc's unwinder does: the frame's
-// function's entry becomes a row (EHABIRowAt) that the one evaluator
+// function's entry becomes a row (ehabiRowAt) that the one evaluator
 // applies (stepRow); registers the entry does not pop keep their value.
 // Its rows hold at the function's call sites. An interrupted frame (frame
 // 0, or one a signal interrupted) stopped at its function's first
@@ -156,7 +156,7 @@ type EHABIUnwinder struct {
 func (u *EHABIUnwinder) Method() Method { return MethodEHABI }
 
 // Step implements Unwinder. Errors are *StopError: ReasonNoModule, those
-// of EHABIRowAt, and those of stepRow.
+// of ehabiRowAt, and those of stepRow.
 func (u *EHABIUnwinder) Step(f *Frame) (Frame, error) {
 	m := f.Module
 	if m == nil || !m.Contains(f.LookupPC()) {
@@ -165,7 +165,7 @@ func (u *EHABIUnwinder) Step(f *Frame) (Frame, error) {
 	if m == nil {
 		return Frame{}, ehabiStop(ReasonNoModule, f.PC, nil, nil, "no module for PC %#x", f.PC)
 	}
-	row, err := m.EHABIRowAt(f.LookupPC())
+	row, err := m.ehabiRowAt(f.LookupPC())
 	if err != nil {
 		var se *StopError
 		if errors.As(err, &se) && se.Reason == ReasonOutermost {
