@@ -12,12 +12,16 @@
 #                                   at a function's first instruction
 #   testdata/cores/arm-crash-prologue.core  run as "arm-crash prologue":
 #                                   SIGILL inside a function's prologue
-#   testdata/golden/core-arm-crash{,-trap,-prologue}.gdb  gdb-multiarch's
-#                                   backtrace of each (set backtrace past-main on)
-# The program runs as /tmp/sfdbg-cores/arm-crash with a 128 KiB guest stack
-# (qemu-arm -s), which keeps the core small. It is static: a dynamically
-# linked program's core would need the armhf libc and ld.so (from
-# libc6-armhf-cross) to unwind through their frames.
+#   testdata/cores/arm-crash-dyn{,.core}  the same program linked
+#                                   dynamically (not PIE), run with qemu-arm
+#                                   -L /usr/arm-linux-gnueabihf: its libc
+#                                   frames need that armhf libc (sfdbg core
+#                                   --sysroot /usr/arm-linux-gnueabihf)
+#   testdata/golden/core-arm-crash{,-trap,-prologue,-dyn}.gdb  gdb-multiarch's
+#                                   backtrace of each (set backtrace past-main
+#                                   on; set sysroot /usr/arm-linux-gnueabihf)
+# The programs run as /tmp/sfdbg-cores/NAME with a 128 KiB guest stack
+# (qemu-arm -s), which keeps the cores small.
 #
 # Usage: scripts/build-arm-core-fixtures.sh
 # Needs: arm-linux-gnueabihf-gcc with static glibc (gcc-arm-linux-gnueabihf
@@ -39,19 +43,22 @@ cd "$REPO"
 arm-linux-gnueabihf-gcc -O2 -g -funwind-tables -fno-omit-frame-pointer -static -Wall -Wextra \
     -ffile-prefix-map="$REPO"=. -o "$OUT/$name" testdata/src/$name.c
 cp "$OUT/$name" "$RUN/$name"
-# core MODE LEAF: runs the program with argument MODE ("" for none) and
-# keeps its core as $name[-MODE].core and gdb-multiarch's backtrace, which
-# must show LEAF.
+# core MODE LEAF [QEMU-OPTION...]: runs the program with argument MODE (""
+# for none) and keeps its core as $name[-MODE].core and gdb-multiarch's
+# backtrace, which must show LEAF.
+SYSROOT=/usr/arm-linux-gnueabihf
 core() {
   local mode=$1 leaf=$2 out=$name${1:+-$1} c
+  shift 2
   rm -f "$RUN"/qemu_"$name"_*.core
-  (cd "$RUN" && ulimit -c unlimited && exec qemu-arm -s 131072 "./$name" $mode) 2>/dev/null && die "$name $mode did not crash under qemu-arm" || true
+  (cd "$RUN" && ulimit -c unlimited && exec qemu-arm -s 131072 "$@" "./$name" $mode) 2>/dev/null && die "$name $mode did not crash under qemu-arm" || true
   rm -f "$RUN/core" "$RUN"/core.*
   c=$(ls "$RUN"/qemu_"$name"_*.core 2>/dev/null | head -1)
   [ -s "$c" ] || die "qemu-arm left no core of $name $mode in $RUN"
   cp "$c" "$OUT/$out.core"
   rm -f "$c"
-  timeout 300 gdb-multiarch -nx -batch -ex 'set backtrace past-main on' -ex 'thread apply all bt' "$OUT/$name" "$OUT/$out.core" 2>/dev/null \
+  timeout 300 gdb-multiarch -nx -batch -ex "set sysroot $SYSROOT" -ex 'set backtrace past-main on' -ex 'thread apply all bt' \
+      "$OUT/$name" "$OUT/$out.core" 2>/dev/null \
     | sed -n '/^Thread /,$p' | grep -E '^(#|Thread )' > "$GOLDEN/core-$out.gdb" || true
   grep -q "$leaf" "$GOLDEN/core-$out.gdb" || die "gdb-multiarch's backtrace of $out lacks $leaf"
   echo "built $out.core ($(stat -c %s "$OUT/$out.core") bytes)"
@@ -59,4 +66,13 @@ core() {
 core "" crash_leaf
 core trap trap_at_entry
 core prologue trap_in_prologue
+echo "built $name ($(stat -c %s "$OUT/$name") bytes)"
+
+[ -e $SYSROOT/lib/libc.so.6 ] || die "needs the armhf libc in $SYSROOT (apt-get install libc6-armhf-cross)"
+name=arm-crash-dyn
+arm-linux-gnueabihf-gcc -O2 -g -funwind-tables -fno-omit-frame-pointer -no-pie -Wall -Wextra \
+    -ffile-prefix-map="$REPO"=. -o "$OUT/$name" testdata/src/arm-crash.c
+cp "$OUT/$name" "$RUN/$name"
+core "" crash_leaf -L $SYSROOT
+grep -q 'from /usr/arm-linux-gnueabihf/lib/libc.so.6' "$GOLDEN/core-$name.gdb" || die "gdb-multiarch did not unwind into the armhf libc"
 echo "built $name ($(stat -c %s "$OUT/$name") bytes)"

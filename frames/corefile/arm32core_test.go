@@ -236,3 +236,40 @@ func TestDamagedARMCoreIsAFormatError(t *testing.T) {
 		}
 	})
 }
+
+// A qemu core of a dynamically linked program has no NT_FILE: the shared
+// objects are found through DT_DEBUG, r_debug and the link_map list, which
+// a damaged core may make cyclic.
+func TestLinkMapWalkFindsSharedObjectsAndEnds(t *testing.T) {
+	b := armCore(armNotes()...)
+	le := binary.LittleEndian
+	load := uint64(le.Uint32(b[52+32+4:])) // PT_LOAD's p_offset: memory 0x10000
+	put := func(addr uint64, v ...uint32) {
+		for i, x := range v {
+			le.PutUint32(b[load+addr-0x10000+4*uint64(i):], x)
+		}
+	}
+	put(0x10000, dtDebug, 0x10100, dtNull, 0)     // the dynamic section
+	put(0x10100, 1, 0x10200)                      // r_debug: r_version, r_map
+	put(0x10200, 0x40000000, 0x10300, 0, 0x10240) // l_addr, l_name, l_ld, l_next
+	put(0x10240, 0, 0x10310, 0, 0x10200)          // the program (""), back to the first: a cycle
+	copy(b[load+0x300:], "/arm-crash\x00")
+	c, err := newCore(bytes.NewReader(b), int64(len(b)), "arm.core")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.linkMapMappings(0x10000, 16, cores)
+	if len(got) == 0 {
+		t.Fatal("no mappings")
+	}
+	for _, m := range got {
+		if m.Path != "/arm-crash" || m.Start < 0x40000000 || m.End <= m.Start {
+			t.Errorf("mapping %+v, want /arm-crash above 0x40000000", m)
+		}
+	}
+	// Without DT_DEBUG (a static program) there is no list.
+	put(0x10000, dtNull, 0)
+	if got := c.linkMapMappings(0x10000, 16, cores); got != nil {
+		t.Errorf("mappings %+v without DT_DEBUG", got)
+	}
+}

@@ -81,7 +81,7 @@ func (c *Core) Space(opts Options) (*frames.Space, error) {
 		if host == "" {
 			host = filepath.Join(opts.Sysroot, mainPath)
 		}
-		fm, err := c.mainMappings(host, mainPath)
+		fm, err := c.mainMappings(host, mainPath, opts.Sysroot)
 		if err != nil {
 			return nil, err
 		}
@@ -317,8 +317,9 @@ func (c *Core) execfn() string {
 // mainMappings returns the mappings of the main executable, the ELF file
 // at host, for a core without NT_FILE: its PT_LOAD segments, page-aligned,
 // at the load bias that puts its program headers at AT_PHDR. The mappings
-// are named mapped, the path the process saw.
-func (c *Core) mainMappings(host, mapped string) ([]FileMapping, error) {
+// are named mapped, the path the process saw. A dynamically linked
+// program's shared objects follow (linkMapMappings), found under sysroot.
+func (c *Core) mainMappings(host, mapped, sysroot string) ([]FileMapping, error) {
 	phdr, ok := c.auxVal(atPhdr)
 	if !ok || host == "" {
 		return nil, nil
@@ -362,6 +363,20 @@ func (c *Core) mainMappings(host, mapped string) ([]FileMapping, error) {
 		return nil, fmt.Errorf("core %s has no NT_FILE note, and %s has no program header table to place it by", c.Path, host)
 	}
 	bias := phdr - phVaddr
+	out := loadMappings(f, bias, mapped)
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_DYNAMIC {
+			// A dynamically linked program: the dynamic linker's list
+			// says where the shared objects are.
+			out = append(out, c.linkMapMappings(p.Vaddr+bias, p.Memsz, sysroot)...)
+		}
+	}
+	return out, nil
+}
+
+// loadMappings returns the PT_LOAD segments of the ELF file f loaded at
+// bias, page-aligned, as mappings of the file at path.
+func loadMappings(f *elf.File, bias uint64, path string) []FileMapping {
 	const page = 4096
 	var out []FileMapping
 	for _, p := range f.Progs {
@@ -370,9 +385,9 @@ func (c *Core) mainMappings(host, mapped string) ([]FileMapping, error) {
 		}
 		start := (p.Vaddr + bias) &^ (page - 1)
 		end := (p.Vaddr + bias + p.Filesz + page - 1) &^ (page - 1)
-		out = append(out, FileMapping{Start: start, End: end, Offset: p.Off &^ (page - 1), Path: mapped})
+		out = append(out, FileMapping{Start: start, End: end, Offset: p.Off &^ (page - 1), Path: path})
 	}
-	return out, nil
+	return out
 }
 
 // openELF opens the ELF file at path with sframe.NewELFFile, which checks
