@@ -99,4 +99,3 @@ func (c *Core) cstringAt(addr uint64) string {
 	}
 	return cstring(b[:n])
 }
-
