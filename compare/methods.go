@@ -51,8 +51,8 @@ func (m Methods) String() string {
 }
 
 // ParseMethods parses "all" (or "compare") or the name of a method with an
-// unwinder ("sframe", "cfi", "fp"). A method without an unwinder yet
-// ("code") is refused, saying so.
+// unwinder ("sframe", "cfi", "fp", "code", "ehabi"). A method without an
+// unwinder is refused, saying so.
 func ParseMethods(s string) (Methods, error) {
 	if s == "compare" || s == "all" {
 		return All, nil

@@ -2,7 +2,10 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"debug/elf"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +16,8 @@ import (
 	"time"
 
 	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/frames/ehabi"
 )
 
 // The 32-bit ARM core (scripts/build-arm-core-fixtures.sh): arm-crash,
@@ -160,7 +165,7 @@ func testARMCore(t *testing.T, name, leaf string, entryOK bool) {
 	t.Run("the text table has an EHABI column", func(t *testing.T) {
 		_, out, _ := runSfdbg("core", core, armCoreExe)
 		if !regexp.MustCompile(`(?m)^#\s+PC\s+FOUND\s+SFRAME\s+FP\s+CODE\s+EHABI\s+FUNCTION$`).MatchString(out) ||
-			!strings.Contains(out, leaf+" ()") {
+			!strings.Contains(out, leaf+" ()") || !strings.Contains(out, "No disagreements: EHABI agrees with CFI at every frame both cover") {
 			t.Errorf("output:\n%s", out)
 		}
 	})
@@ -245,5 +250,77 @@ func TestCoreARM32DynamicProgramFindsLibcThroughTheLinkMap(t *testing.T) {
 		if i < len(th.Frames) && th.Frames[i].Module != "libc.so.6" {
 			t.Errorf("#%d %s in module %q, want libc.so.6", i, th.Frames[i].Function, th.Frames[i].Module)
 		}
+	}
+}
+
+// A copy of arm-crash whose EHABI entry for crash_3 says "vsp = vsp - 8"
+// where it said "vsp = vsp - 4" (one opcode byte, 0x40 to 0x41): EHABI
+// disagrees with CFI at crash_3's three frames, and only there, and core
+// exits 1.
+func TestCoreARM32CatchesAChangedEHABIOpcode(t *testing.T) {
+	b, err := os.ReadFile(armCoreExe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eh, err := ehabi.ReadELF(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := func(addr uint64) string { n, off, _ := eh.Name(addr); return fmt.Sprintf("%s+%d", n, off) }
+	patched := false
+	for _, tab := range eh.Tables {
+		for _, e := range tab.Entries {
+			if name(e.Fn) != "crash_3+0" || e.Unwind == nil {
+				continue
+			}
+			for _, op := range e.Unwind.Ops {
+				if op.Kind == ehabi.OpVSPSub && len(op.Bytes) == 1 && op.Bytes[0] == 0x40 {
+					sec := f.Section(op.Section)
+					b[sec.Offset+uint64(op.Off)] = 0x41
+					patched = true
+				}
+			}
+		}
+	}
+	if !patched {
+		t.Fatal("no 0x40 (vsp = vsp - 4) in crash_3's EHABI entry")
+	}
+	exe := filepath.Join(t.TempDir(), "arm-crash")
+	if err := os.WriteFile(exe, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, d, errOut := coreDocument(t, filepath.Join(coreFixtures, "arm-crash.core"), exe)
+	if code != exitFindings {
+		t.Fatalf("exit %d, want 1: %s", code, errOut)
+	}
+	th := d.Threads[0]
+	for i, fr := range th.Frames {
+		want := compare.VerdictAgree
+		if fr.Function == "crash_3" {
+			want = compare.VerdictDisagree
+		} else if !strings.HasPrefix(fr.File, "testdata/src/") {
+			continue
+		}
+		if got := fr.Verdicts["ehabi"]; got != want {
+			t.Errorf("#%d %s: EHABI %v, want %v", i, fr.Function, got, want)
+		}
+	}
+	var cfa int
+	for _, fd := range th.Findings {
+		if fd.Kind == compare.KindCFA && strings.Contains(fd.Message, "crash_3") && fd.Rules[frames.MethodEHABI] != "" && fd.Rules[frames.MethodCFI] != "" {
+			cfa++
+		}
+	}
+	if cfa != 3 {
+		t.Errorf("%d cfa findings at crash_3 with both rules, want 3: %+v", cfa, th.Findings)
+	}
+	_, out, _ := runSfdbg("core", filepath.Join(coreFixtures, "arm-crash.core"), exe)
+	if !strings.Contains(out, "ehabi: cfa=r11+0 ") || !strings.Contains(out, "cfi: cfa=r11+4 ") ||
+		!strings.Contains(out, "3 frames where EHABI disagrees with CFI.") {
+		t.Errorf("the text does not show EHABI's rule beside CFI's, or its count:\n%s", out)
 	}
 }
