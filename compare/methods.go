@@ -116,6 +116,9 @@ type methodSet struct {
 	columns []judgeColumn
 	// unwinder builds a live method's unwinder over a space.
 	unwinder func(frames.Method, *frames.Space) frames.Unwinder
+	// machines caches the set of each machine taken from this one
+	// (setFor), by *arch.Arch.
+	machines sync.Map
 }
 
 // judgeColumn is a column of an All trace's table: a method judged
@@ -170,16 +173,6 @@ func (s *methodSet) newUnwinders(space *frames.Space) unwinders {
 	return u
 }
 
-// machineSets caches the method set of each machine (setFor), by
-// setKey.
-var machineSets sync.Map
-
-// setKey is the key of a machine's method set: the set it is taken from
-// (set, which tests replace) and the machine.
-type setKey struct {
-	base *methodSet
-	a    *arch.Arch
-}
 
 // setFor returns the method set of a trace of methods ms on machine a
 // (nil: AMD64): for a single method, every live method (the trace runs
@@ -190,8 +183,7 @@ func setFor(ms Methods, a *arch.Arch) *methodSet {
 	if _, ok := ms.Single(); ok {
 		return set
 	}
-	key := setKey{set, a}
-	if s, ok := machineSets.Load(key); ok {
+	if s, ok := set.machines.Load(a); ok {
 		return s.(*methodSet)
 	}
 	var live []frames.Method
@@ -200,7 +192,7 @@ func setFor(ms Methods, a *arch.Arch) *methodSet {
 			live = append(live, m)
 		}
 	}
-	s, _ := machineSets.LoadOrStore(key, newMethodSet(live, set.unwinder))
+	s, _ := set.machines.LoadOrStore(a, newMethodSet(live, set.unwinder))
 	return s.(*methodSet)
 }
 
