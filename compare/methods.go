@@ -173,7 +173,6 @@ func (s *methodSet) newUnwinders(space *frames.Space) unwinders {
 	return u
 }
 
-
 // setFor returns the method set of a trace of methods ms on machine a
 // (nil: AMD64): for a single method, every live method (the trace runs
 // the one chosen); for All, the live methods whose data can exist on the
