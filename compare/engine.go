@@ -349,6 +349,7 @@ func (l *lead) Step(f *frames.Frame) (frames.Frame, error) {
 	fr := l.frame(f)
 	var caller frames.Frame
 	var taken *Step
+	decided := false // a method gave a caller, or a table said outermost
 	for _, m := range l.t.methods().lead {
 		if !l.t.Methods.Runs(m) {
 			continue
@@ -356,9 +357,16 @@ func (l *lead) Step(f *frames.Frame) (frames.Frame, error) {
 		st := &fr.Steps[m]
 		c := runStep(l.u[m], f, st)
 		st.Row = l.rows.intern(&f.Row)
-		if taken == nil && st.OK() {
-			taken, caller = st, c
+		switch {
+		case decided:
+		case st.OK():
+			taken, caller, decided = st, c, true
 			caller.Method = m
+		case m.Table() && st.Outermost():
+			// An unwind table says outermost before any gave a caller
+			// (EHABI's EXIDX_CANTUNWIND where CFI has no FDE): the
+			// trace ends, rather than follow the FP chain's guess.
+			decided = true
 		}
 	}
 	if ref := &fr.Steps[Reference]; ref.Outermost() {

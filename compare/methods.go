@@ -106,7 +106,8 @@ type methodSet struct {
 	// live are the methods with an unwinder, in the set's order.
 	live []frames.Method
 	// lead is the order in which an All trace takes a method's caller:
-	// the reference, then the other live methods in the set's order.
+	// the reference, then the other unwind tables, then the other live
+	// methods, each in the set's order.
 	lead []frames.Method
 	// subjects are the methods an All trace gives a Verdict at every
 	// frame: the live methods but the reference and the chain (SFrame,
@@ -135,10 +136,16 @@ var set = newMethodSet(frames.LiveMethods(), frames.Method.NewUnwinder)
 
 func newMethodSet(live []frames.Method, unwinder func(frames.Method, *frames.Space) frames.Unwinder) *methodSet {
 	s := &methodSet{live: live, lead: []frames.Method{Reference}, unwinder: unwinder}
-	for _, m := range live {
-		if m != Reference {
-			s.lead = append(s.lead, m)
+	// The unwind tables (SFrame, EHABI) lead before the methods that
+	// reconstruct a frame without them (the FP chain, the code).
+	for _, table := range []bool{true, false} {
+		for _, m := range live {
+			if m != Reference && m.Table() == table {
+				s.lead = append(s.lead, m)
+			}
 		}
+	}
+	for _, m := range live {
 		switch m {
 		case Reference:
 		case chainMethod:

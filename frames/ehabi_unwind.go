@@ -122,7 +122,7 @@ func (m *Module) ehabiRowAt(pc uint64) (Row, error) {
 			return Row{}, ehabiStop(ReasonNoRow, pc, m, nil, "EHABI %s in %s refuses to unwind (0x80 0x00)", where, m.Name)
 		}
 	}
-	row, err := EHABIRow(ix.arch, e.Unwind)
+	row, err := ehabiRow(ix.arch, e.Unwind, true)
 	if err != nil {
 		return Row{}, ehabiStop(ReasonFormat, pc, m, err, "EHABI %s in %s: %v", where, m.Name, err)
 	}
@@ -142,7 +142,10 @@ func personality(u *ehabi.Unwind) uint64 {
 // (.ARM.exidx, .ARM.extab) as libgcc's unwinder does: the frame's
 // function's entry becomes a row (ehabiRowAt) that the one evaluator
 // applies (stepRow); registers the entry does not pop keep their value.
-// Its rows hold at the function's call sites. An interrupted frame (frame
+// Its rows hold at the function's call sites. A signal restorer's entry
+// (glibc's pop the registers the kernel saved, r13 included) makes a row
+// whose caller is the interrupted frame, when its code is a trampoline
+// (arch.Signal.Tramp). An interrupted frame (frame
 // 0, or one a signal interrupted) stopped at its function's first
 // instruction has run none of it: its row is the machine's entry row
 // (arch.Arch.Entry: CFA = SP, the RA in LR). Stopped anywhere else it gets
@@ -173,6 +176,13 @@ func (u *EHABIUnwinder) Step(f *Frame) (Frame, error) {
 		}
 		return Frame{}, err
 	}
+	if a := row.Src.Arch; a.Signal.Tramp != nil && u.Space.Mem != nil {
+		// A signal restorer (glibc's entries pop the registers the
+		// kernel saved): its caller is the interrupted frame.
+		if _, ok := sigtramp(u.Space, a, f.PC, MethodEHABI); ok {
+			row.Signal = true
+		}
+	}
 	if f.Interrupted && f.PC == row.Start {
 		a := row.Src.Arch
 		row.Row, row.Other = a.Entry, OtherRules{}
@@ -182,5 +192,10 @@ func (u *EHABIUnwinder) Step(f *Frame) (Frame, error) {
 	f.Row = row
 	var caller Frame
 	err = stepRow(f, u.Space, &caller)
+	if err == nil && row.Other.has(armSP) {
+		// r13 popped: the caller's SP is the one loaded, and the CFA
+		// (the caller's SP less SPOffset) follows it, not the vsp.
+		f.CFA = uint64(int64(caller.Regs.SP()) - row.SPOffset)
+	}
 	return caller, err
 }

@@ -122,6 +122,13 @@ func LiveMethods() []Method {
 	return out
 }
 
+// Table reports whether the method reads unwind tables (SFrame, DWARF CFI,
+// EHABI) rather than reconstructing a frame without them (the FP chain,
+// the code).
+func (m Method) Table() bool {
+	return m == MethodSFrame || m == MethodCFI || m == MethodEHABI
+}
+
 // AppliesTo reports whether the method's unwind data can exist on machine
 // a (nil: AMD64): EHABI's on 32-bit ARM only (arch.Arch.EHABI); every
 // other method's on every machine.

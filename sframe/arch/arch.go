@@ -156,10 +156,17 @@ type Core struct {
 // where no unwind data describes it (as gdb's tramp_frame unwinders do).
 type Signal struct {
 	// Regs is the offset in bytes from the trampoline's SP of the first
-	// saved register word; Slots names the DWARF register of each 8-byte
-	// word from there (-1: a word with no DWARF number).
+	// saved register word; Slots names the DWARF register of each word
+	// (of PtrSize bytes) from there (-1: a word with no DWARF number).
 	Regs  int64
 	Slots []rule.Reg
+	// NonRTRegs, when not 0, is Regs for a non-rt frame (32-bit ARM:
+	// struct sigframe, whose ucontext is at the SP, where rt_sigframe has
+	// the siginfo first).
+	NonRTRegs int64
+	// Word is the size in bytes of a saved register: 8, or 4 on 32-bit
+	// ARM (0 means 8).
+	Word int
 	// IndirectRegs, when not 0, is the offset from the trampoline's SP of
 	// a pointer to the saved registers in a non-rt frame (s390x struct
 	// sigcontext's sregs), used instead of Regs.
@@ -181,10 +188,19 @@ type Signal struct {
 func (s *Signal) Slot(r rule.Reg) int64 {
 	for i, x := range s.Slots {
 		if x == r {
-			return s.Regs + 8*int64(i)
+			return s.Regs + int64(s.WordSize())*int64(i)
 		}
 	}
 	return -1
+}
+
+// WordSize is the size in bytes of a saved register word (Word, 8 when
+// not set).
+func (s *Signal) WordSize() int {
+	if s.Word == 0 {
+		return 8
+	}
+	return s.Word
 }
 
 // RegName returns the name of DWARF register r on a ("rbp", "x29"), or

@@ -101,6 +101,19 @@ func newARM(order binary.ByteOrder) *Arch {
 		// arm kernel unwinder reads user frames) is "push {..., fp, lr};
 		// add fp, sp, #N": fp points at the saved LR, the caller's fp
 		// is the word below it, and the CFA is fp+4.
+		// arch/arm/kernel/signal.c: struct sigframe is the ucontext
+		// (uc_flags, uc_link, uc_stack: 20 bytes), whose struct
+		// sigcontext (asm/sigcontext.h) holds trap_no, error_code,
+		// oldmask, then arm_r0-arm_r10, fp, ip, sp, lr, pc, cpsr: r0 is
+		// 32 bytes in; struct rt_sigframe has the 128-byte siginfo first.
+		Signal: Signal{
+			Regs:      128 + 32,
+			NonRTRegs: 32,
+			Slots:     slots[:17],
+			Word:      4,
+			TrampLen:  8,
+			Tramp:     armTramp,
+		},
 		Chain: Chain{
 			RA:  0,
 			FP:  -4,
@@ -113,6 +126,38 @@ func newARM(order binary.ByteOrder) *Arch {
 			Expected: "expected in leaf functions, without -fno-omit-frame-pointer, and in Thumb functions with locals (GCC sets r7 below them)",
 		},
 	}
+}
+
+// Signal trampolines: "mov r7, #119 (__NR_sigreturn) or #173
+// (__NR_rt_sigreturn); svc 0" in ARM state (the kernel's sigreturn_codes),
+// in Thumb with "movs r7, #N" (the kernel's) or "mov.w r7, #N" (glibc's
+// __default_sa_restorer and __default_rt_sa_restorer), as gdb's
+// arm-linux-tdep.c recognises them. Instructions are little-endian
+// (BE8) in either data byte order.
+func armTramp(code []byte) (rt, ok bool) {
+	if len(code) < 6 {
+		return false, false
+	}
+	le := binary.LittleEndian
+	nr := func(n uint32) (rt, ok bool) {
+		switch n {
+		case 119:
+			return false, true
+		case 173:
+			return true, true
+		}
+		return false, false
+	}
+	if len(code) >= 8 && le.Uint32(code)&^0xff == 0xe3a07000 && le.Uint32(code[4:]) == 0xef000000 {
+		return nr(le.Uint32(code) & 0xff)
+	}
+	if h := le.Uint16(code); h&^0xff == 0x2700 && le.Uint16(code[2:]) == 0xdf00 {
+		return nr(uint32(h & 0xff))
+	}
+	if le.Uint16(code) == 0xf04f && le.Uint16(code[2:])&^0xff == 0x0700 && le.Uint16(code[4:]) == 0xdf00 {
+		return nr(uint32(le.Uint16(code[2:]) & 0xff))
+	}
+	return false, false
 }
 
 func init() {
