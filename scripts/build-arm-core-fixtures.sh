@@ -17,7 +17,10 @@
 #                                   -L /usr/arm-linux-gnueabihf: its libc
 #                                   frames need that armhf libc (sfdbg core
 #                                   --sysroot /usr/arm-linux-gnueabihf)
-#   testdata/golden/core-arm-crash{,-trap,-prologue,-dyn}.gdb  gdb-multiarch's
+#   testdata/cores/crash-arm{,.core}  testdata/src/crash.c (two threads, the
+#                                   worker in a SIGUSR1 handler) built the
+#                                   same way, static, with -pthread
+#   testdata/golden/core-{arm-crash{,-trap,-prologue,-dyn},crash-arm}.gdb  gdb-multiarch's
 #                                   backtrace of each (set backtrace past-main
 #                                   on; set sysroot /usr/arm-linux-gnueabihf)
 # The programs run as /tmp/sfdbg-cores/NAME with a 128 KiB guest stack
@@ -75,4 +78,15 @@ arm-linux-gnueabihf-gcc -O2 -g -funwind-tables -fno-omit-frame-pointer -no-pie -
 cp "$OUT/$name" "$RUN/$name"
 core "" crash_leaf -L $SYSROOT
 grep -q 'from /usr/arm-linux-gnueabihf/lib/libc.so.6' "$GOLDEN/core-$name.gdb" || die "gdb-multiarch did not unwind into the armhf libc"
+echo "built $name ($(stat -c %s "$OUT/$name") bytes)"
+
+# crash.c: gdb-multiarch 13.1 unwinds the worker thread to the signal
+# frame and no further (its next frame is "?? ()"): past it the test
+# checks the functions crash.c calls.
+name=crash-arm
+arm-linux-gnueabihf-gcc -O2 -g -funwind-tables -fno-omit-frame-pointer -static -pthread -Wall -Wextra \
+    -ffile-prefix-map="$REPO"=. -o "$OUT/$name" testdata/src/crash.c
+cp "$OUT/$name" "$RUN/$name"
+core "" crash_leaf
+grep -q '<signal handler called>' "$GOLDEN/core-$name.gdb" || die "gdb-multiarch's backtrace of $name has no signal frame"
 echo "built $name ($(stat -c %s "$OUT/$name") bytes)"

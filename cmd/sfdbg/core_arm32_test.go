@@ -324,3 +324,61 @@ func TestCoreARM32CatchesAChangedEHABIOpcode(t *testing.T) {
 		t.Errorf("the text does not show EHABI's rule beside CFI's, or its count:\n%s", out)
 	}
 }
+
+// crash.c on 32-bit ARM: the main thread has gdb-multiarch's frames; the
+// worker has them down to its signal frame, where gdb-multiarch 13.1
+// stops making sense ("?? ()"); past it sfdbg follows the kernel's frame
+// (glibc's restorer is a trampoline: CFI by its code, EHABI by the
+// restorer's entry, which pops r0-r15) to the functions crash.c calls,
+// and ends at start_thread, which EHABI marks EXIDX_CANTUNWIND.
+func TestCoreARM32ThreadsAndASignalFrame(t *testing.T) {
+	golden, err := os.ReadFile(filepath.Join("..", "..", "testdata", "golden", "core-crash-arm.gdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, d, errOut := coreDocument(t, filepath.Join(coreFixtures, "crash-arm.core"), filepath.Join(coreFixtures, "crash-arm"))
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	gdb := gdbCoreThreads(t, "crash-arm")
+	if len(d.Threads) != 2 || len(gdb) != 2 {
+		t.Fatalf("%d threads, gdb %d:\n%s", len(d.Threads), len(gdb), golden)
+	}
+	worker := []string{"spin_leaf", "spin_b", "spin_a", "<signal handler called>", "__libc_do_syscall",
+		"__pthread_kill_implementation.constprop.0", "raise", "worker", "start_thread"}
+	for _, th := range d.Threads {
+		want := gdb[th.Tid]
+		if !th.Complete {
+			t.Errorf("thread %d: not complete: %s", th.Tid, th.Stop)
+		}
+		if th.Tid != d.Pid {
+			if len(th.Frames) != len(worker) {
+				t.Errorf("worker: %d frames, want %d", len(th.Frames), len(worker))
+			}
+			for i := range min(len(th.Frames), len(worker)) {
+				f := th.Frames[i]
+				if i == 3 {
+					if f.Steps["cfi"].Source != "signal trampoline (kernel frame layout)" || f.Verdicts["ehabi"] != compare.VerdictAgree {
+						t.Errorf("worker #3 %s: CFI %+v, EHABI %v; want the trampoline, EHABI agreeing", f.Function, f.Steps["cfi"], f.Verdicts["ehabi"])
+					}
+					continue
+				}
+				if f.Function != worker[i] {
+					t.Errorf("worker #%d: %s, want %s", i, f.Function, worker[i])
+				}
+				if i < 3 && (f.PC != want[i].pc || f.Function != want[i].function) {
+					t.Errorf("worker #%d: %#x %s, gdb %#x %s", i, f.PC, f.Function, want[i].pc, want[i].function)
+				}
+			}
+			continue
+		}
+		if len(th.Frames) != len(want) {
+			t.Errorf("main thread: %d frames, gdb %d", len(th.Frames), len(want))
+		}
+		for i := range min(len(th.Frames), len(want)) {
+			if f, g := th.Frames[i], want[i]; f.PC != g.pc || !sameFunction(f.Function, g.function) {
+				t.Errorf("main #%d: %#x %s, gdb %#x %s", i, f.PC, f.Function, g.pc, g.function)
+			}
+		}
+	}
+}
