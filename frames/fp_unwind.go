@@ -2,11 +2,10 @@ package frames
 
 import (
 	"fmt"
-
-	"github.com/sfdbg/sfdbg/frames/cfi"
 	"sync"
 	"sync/atomic"
 
+	"github.com/sfdbg/sfdbg/frames/cfi"
 	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
@@ -22,7 +21,12 @@ import (
 // -mbackchain; s390x ELF ABI supplement, "Stack frame") the word at SP is
 // the caller's SP, the caller's r14 (the return address) is in its
 // register save area at caller SP + 112, and the CFA is the caller's SP +
-// 160; the FP (r11) is not recovered. The chain is wrong wherever the
+// 160; the FP (r11) is not recovered. On 32-bit ARM the frame's state
+// (the CPSR's T bit) picks the chain: in ARM code GCC's frame through r11
+// (the caller's r11 at *(r11-4), its LR at *(r11), the CFA r11+4), in
+// Thumb code the frame record through r7 (*(r7), *(r7+4), the CFA r7+8);
+// the LR's bit 0 gives the caller's state, and the other state's register
+// keeps its value. The chain is wrong wherever the
 // register does not hold the frame's base: in a prologue and epilogue
 // (frame 0), in leaf functions on AArch64 and s390x, and in code built
 // without frame pointers (or back chains). Sanity checks: FP (s390x: back
@@ -45,28 +49,35 @@ func (u *FPUnwinder) Method() Method { return MethodFP }
 // slice is replaced, never changed, so that a step reads it without a
 // lock.
 var (
-	chainRows   atomic.Pointer[[]*Row]
+	chainRows   atomic.Pointer[[]chainEntry]
 	chainRowsMu sync.Mutex
 )
+
+// chainEntry is the built row of one chain (a machine's, or its Thumb
+// code's).
+type chainEntry struct {
+	ch  *arch.Chain
+	row *Row
+}
 
 // chainRow returns the row of a frame-pointer step on machine a with its
 // chain ch (a.Chain, or a.Thumb.Chain in Thumb code, whose FP register,
 // not a.FP, gets its rule among the other registers').
 func chainRow(a *arch.Arch, ch *arch.Chain) *Row {
 	if rs := chainRows.Load(); rs != nil {
-		for _, r := range *rs {
-			if r.Src.Arch == a && r.Row == ch.Row {
-				return r
+		for _, e := range *rs {
+			if e.ch == ch {
+				return e.row
 			}
 		}
 	}
 	chainRowsMu.Lock()
 	defer chainRowsMu.Unlock()
-	var rs []*Row
+	var rs []chainEntry
 	if old := chainRows.Load(); old != nil {
-		for _, r := range *old {
-			if r.Src.Arch == a && r.Row == ch.Row {
-				return r
+		for _, e := range *old {
+			if e.ch == ch {
+				return e.row
 			}
 		}
 		rs = append(rs, *old...)
@@ -76,7 +87,7 @@ func chainRow(a *arch.Arch, ch *arch.Chain) *Row {
 		fp := a.Thumb.FP
 		r.Other = NewOtherRules([]cfi.RegRule{{Reg: fp, Rule: rule.Rule{Kind: rule.Offset, Reg: fp, Offset: ch.FP}}}, a.PC, a.FP)
 	}
-	rs = append(rs, r)
+	rs = append(rs, chainEntry{ch, r})
 	chainRows.Store(&rs)
 	return r
 }
