@@ -20,7 +20,11 @@
 #   testdata/cores/crash-arm{,.core}  testdata/src/crash.c (two threads, the
 #                                   worker in a SIGUSR1 handler) built the
 #                                   same way, static, with -pthread
-#   testdata/golden/core-{arm-crash{,-trap,-prologue,-dyn},crash-arm}.gdb  gdb-multiarch's
+#   testdata/cores/crash-aarch64-dyn{,.core}  crash.c for aarch64, linked
+#                                   dynamically (not PIE), run with
+#                                   qemu-aarch64 -L /usr/aarch64-linux-gnu: the
+#                                   link_map walk on a 64-bit core
+#   testdata/golden/core-{arm-crash{,-trap,-prologue,-dyn},crash-arm,crash-aarch64-dyn}.gdb  gdb-multiarch's
 #                                   backtrace of each (set backtrace past-main
 #                                   on; set sysroot /usr/arm-linux-gnueabihf)
 # The programs run as /tmp/sfdbg-cores/NAME with a 128 KiB guest stack
@@ -54,7 +58,7 @@ core() {
   local mode=$1 leaf=$2 out=$name${1:+-$1} c
   shift 2
   rm -f "$RUN"/qemu_"$name"_*.core
-  (cd "$RUN" && ulimit -c unlimited && exec qemu-arm -s 131072 "$@" "./$name" $mode) 2>/dev/null && die "$name $mode did not crash under qemu-arm" || true
+  (cd "$RUN" && ulimit -c unlimited && exec ${QEMU:-qemu-arm} -s 131072 "$@" "./$name" $mode) 2>/dev/null && die "$name $mode did not crash under qemu-arm" || true
   rm -f "$RUN/core" "$RUN"/core.*
   c=$(ls "$RUN"/qemu_"$name"_*.core 2>/dev/null | head -1)
   [ -s "$c" ] || die "qemu-arm left no core of $name $mode in $RUN"
@@ -89,4 +93,17 @@ arm-linux-gnueabihf-gcc -O2 -g -funwind-tables -fno-omit-frame-pointer -static -
 cp "$OUT/$name" "$RUN/$name"
 core "" crash_leaf
 grep -q '<signal handler called>' "$GOLDEN/core-$name.gdb" || die "gdb-multiarch's backtrace of $name has no signal frame"
+echo "built $name ($(stat -c %s "$OUT/$name") bytes)"
+
+# The link_map walk on a 64-bit core: crash.c for aarch64, dynamic.
+need aarch64-linux-gnu-gcc "builds crash.c for aarch64" "gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+need qemu-aarch64 "runs the aarch64 program" qemu-user
+name=crash-aarch64-dyn
+SYSROOT=/usr/aarch64-linux-gnu
+[ -e $SYSROOT/lib/libc.so.6 ] || die "needs the arm64 libc in $SYSROOT (apt-get install libc6-arm64-cross)"
+aarch64-linux-gnu-gcc -O2 -g -no-pie -pthread -Wall -Wextra -ffile-prefix-map="$REPO"=. -o "$OUT/$name" testdata/src/crash.c
+cp "$OUT/$name" "$RUN/$name"
+# -cpu max,sve=off: see build-core-fixtures.sh (gdb 13.1 loops on qemu's SVE record).
+QEMU=qemu-aarch64 core "" crash_leaf -cpu max,sve=off -L $SYSROOT
+grep -q "from $SYSROOT/lib/libc.so.6" "$GOLDEN/core-$name.gdb" || die "gdb-multiarch did not unwind into the arm64 libc"
 echo "built $name ($(stat -c %s "$OUT/$name") bytes)"

@@ -382,3 +382,53 @@ func TestCoreARM32ThreadsAndASignalFrame(t *testing.T) {
 		}
 	}
 }
+
+// The link_map walk on a 64-bit core: crash.c for aarch64, linked
+// dynamically, its qemu-aarch64 core (no NT_FILE). With --sysroot every
+// thread has gdb-multiarch's frames, libc's included.
+func TestCoreAArch64DynamicProgramFindsLibcThroughTheLinkMap(t *testing.T) {
+	const sysroot = "/usr/aarch64-linux-gnu"
+	if _, err := os.Stat(filepath.Join(sysroot, "lib", "libc.so.6")); err != nil {
+		t.Skipf("the arm64 libc is not installed (apt-get install libc6-arm64-cross): %v", err)
+	}
+	name := "crash-aarch64-dyn"
+	code, d, errOut := coreDocument(t, "--sysroot", sysroot, filepath.Join(coreFixtures, name+".core"), filepath.Join(coreFixtures, name))
+	if code == exitError && strings.Contains(errOut, "build-id") {
+		t.Skipf("the installed arm64 libc is not the one the core was dumped with: %s", errOut)
+	}
+	// Exit 1 is the code method's finding at libc's thread_start (it
+	// steps past what CFI marks outermost): a finding about the code
+	// oracle, not about which frames there are.
+	if code != exitOK && code != exitFindings {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	gdb := gdbCoreThreads(t, name)
+	if len(d.Threads) != len(gdb) {
+		t.Fatalf("%d threads, gdb %d", len(d.Threads), len(gdb))
+	}
+	libc := 0
+	for _, th := range d.Threads {
+		want := gdb[th.Tid]
+		if len(th.Frames) != len(want) || !th.Complete {
+			t.Errorf("thread %d: %d frames (complete %v: %s), gdb %d", th.Tid, len(th.Frames), th.Complete, th.Stop, len(want))
+		}
+		for i := range min(len(th.Frames), len(want)) {
+			f, g := th.Frames[i], want[i]
+			if g.function == "<signal handler called>" {
+				if f.Steps["cfi"].Source != "signal trampoline (kernel frame layout)" {
+					t.Errorf("thread %d #%d: %#x %s, gdb a signal frame", th.Tid, i, f.PC, f.Function)
+				}
+				continue
+			}
+			if f.PC != g.pc || !sameFunction(f.Function, g.function) && !(g.function == "??" && f.Function == "") {
+				t.Errorf("thread %d #%d: %#x %s, gdb %#x %s", th.Tid, i, f.PC, f.Function, g.pc, g.function)
+			}
+			if f.Module == "libc.so.6" {
+				libc++
+			}
+		}
+	}
+	if libc < 6 {
+		t.Errorf("%d frames in libc.so.6, want gdb's 6", libc)
+	}
+}
