@@ -235,6 +235,9 @@ type Trace struct {
 	space *frames.Space
 	regs  frames.Regs
 	opts  Options
+	// set is the methods the trace runs and judges on its machine
+	// (setFor).
+	set *methodSet
 	// inline numbers the frames as gdb does, with inline frames
 	// (inline.go), looked up when frames are shown.
 	inline inlineView
@@ -266,12 +269,12 @@ func (t *Trace) Space() *frames.Space { return t.space }
 // one of them skipped or invented.
 func (t *Trace) Disagreements() int {
 	n := t.Disagree
-	for i := 0; len(set.subjects) > 1 && i < len(t.Frames); i++ {
+	for i := 0; len(t.methods().subjects) > 1 && i < len(t.Frames); i++ {
 		f := &t.Frames[i]
 		if f.Verdict() == VerdictDisagree {
 			continue // counted in t.Disagree
 		}
-		for _, m := range set.subjects {
+		for _, m := range t.methods().subjects {
 			if f.Verdicts[m] == VerdictDisagree {
 				n++
 				break
@@ -292,7 +295,7 @@ func (t *Trace) Compared() bool { return t.Agree+t.Disagree > 0 }
 
 // lead is the frames.Unwinder a trace follows: it asks every method the
 // trace runs for the caller of a frame, records their steps in the trace,
-// and returns the caller of the first method (in set.lead) that found
+// and returns the caller of the first method (in t.methods().lead) that found
 // one. When CFI says the frame is outermost, the trace ends there.
 type lead struct {
 	t    *Trace
@@ -346,16 +349,24 @@ func (l *lead) Step(f *frames.Frame) (frames.Frame, error) {
 	fr := l.frame(f)
 	var caller frames.Frame
 	var taken *Step
-	for _, m := range set.lead {
+	decided := false // a method gave a caller, or a table said outermost
+	for _, m := range l.t.methods().lead {
 		if !l.t.Methods.Runs(m) {
 			continue
 		}
 		st := &fr.Steps[m]
 		c := runStep(l.u[m], f, st)
 		st.Row = l.rows.intern(&f.Row)
-		if taken == nil && st.OK() {
-			taken, caller = st, c
+		switch {
+		case decided:
+		case st.OK():
+			taken, caller, decided = st, c, true
 			caller.Method = m
+		case m.Table() && st.Outermost():
+			// An unwind table says outermost before any gave a caller
+			// (EHABI's EXIDX_CANTUNWIND where CFI has no FDE): the
+			// trace ends, rather than follow the FP chain's guess.
+			decided = true
 		}
 	}
 	if ref := &fr.Steps[Reference]; ref.Outermost() {
@@ -373,10 +384,10 @@ func (l *lead) Step(f *frames.Frame) (frames.Frame, error) {
 }
 
 // firstErr returns the step whose error ends the trace: the reference's outermost
-// verdict, else the first method's (in set.lead) error.
+// verdict, else the first method's (in l.t.methods().lead) error.
 func (l *lead) firstErr(fr *Frame) *Step {
 	var first *Step
-	for _, m := range set.lead {
+	for _, m := range l.t.methods().lead {
 		st := &fr.Steps[m]
 		if !st.Ran {
 			continue
@@ -445,8 +456,8 @@ func runStep(u frames.Unwinder, f *frames.Frame, st *Step) (caller frames.Frame)
 // chain against DWARF CFI at every frame (All). Its time and memory are
 // linear in the depth, independent traces included.
 func Unwind(space *frames.Space, regs frames.Regs, opts Options) *Trace {
-	t := &Trace{Methods: opts.Methods, FPBrokenFrom: -1, space: space, regs: regs, opts: opts}
-	l := &lead{t: t, u: set.newUnwinders(space)}
+	t := &Trace{Methods: opts.Methods, FPBrokenFrom: -1, space: space, regs: regs, opts: opts, set: setFor(opts.Methods, regs.Arch)}
+	l := &lead{t: t, u: t.methods().newUnwinders(space)}
 	s := frames.NewStack(l, regs, space, frames.StackOptions{MaxDepth: opts.MaxDepth})
 	var pastMain *frames.StopError
 	for s.Next() {
@@ -490,7 +501,7 @@ func (t *Trace) judgeFrame(i int) {
 		return // the depth limit cut the trace before this frame was unwound
 	}
 	fn := "" // described once, on the first finding
-	for _, m := range set.subjects {
+	for _, m := range t.methods().subjects {
 		fr.Verdicts[m] = t.judge(fr, m, Reference, &fn)
 	}
 	switch fr.Verdict() {
@@ -564,6 +575,19 @@ func (t *Trace) judge(fr *Frame, subj, ref frames.Method, fn *string) Verdict {
 	default:
 		kinds := stepDiff(cfi, sf)
 		if len(kinds) == 0 {
+			break
+		}
+		if subj == frames.MethodEHABI && fr.Interrupted {
+			// EHABI describes the function's body at its call sites
+			// (as check compares it): an interrupted PC may be in a
+			// prologue or an epilogue, where it does not hold.
+			v = VerdictNotCovered
+			var diffs []string
+			for _, k := range kinds {
+				diffs = append(diffs, fmt.Sprintf("%s %s, %s %s", S, stepValue(sf, k), R, stepValue(cfi, k)))
+			}
+			add(KindSkipped, "%s describes the body at call sites, and this frame is interrupted at %#x (a prologue or an epilogue?): %s",
+				S, fr.PC, strings.Join(diffs, "; "))
 			break
 		}
 		v = VerdictDisagree
@@ -713,7 +737,7 @@ func (t *Trace) independent(u unwinders) {
 		}
 		return -1
 	}
-	for _, m := range set.lead[1:] {
+	for _, m := range t.methods().lead[1:] {
 		it := IndependentTrace{Method: m}
 		s := frames.NewStack(u[m], t.regs, t.space, frames.StackOptions{MaxDepth: t.opts.MaxDepth})
 		missing, extra := subjectKind(m, KindMissingFrame), subjectKind(m, KindExtraFrame)
@@ -756,7 +780,7 @@ func (t *Trace) FrameAt(n int) (frames.Frame, bool) {
 	if n < 0 || n >= len(t.Frames) {
 		return frames.Frame{}, false
 	}
-	u := set.newUnwinders(t.space)
+	u := t.methods().newUnwinders(t.space)
 	s := frames.NewStack(&replay{t: t, u: u}, t.regs, t.space, frames.StackOptions{MaxDepth: n + 1})
 	for s.Next() {
 		if f := s.Frame(); f.Level == n {
@@ -801,7 +825,7 @@ func (t *Trace) StepsAt(n int) (Steps, bool) {
 	if !ok {
 		return steps, true
 	}
-	u := set.newUnwinders(t.space)
+	u := setFor(All, t.regs.Arch).newUnwinders(t.space)
 	for m := range steps {
 		if !steps[m].Ran && u[m] != nil {
 			runStep(u[m], &f, &steps[m])

@@ -3,8 +3,10 @@ package compare
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 )
 
 // Methods says which unwinding methods a trace runs: All, or one method
@@ -49,8 +51,8 @@ func (m Methods) String() string {
 }
 
 // ParseMethods parses "all" (or "compare") or the name of a method with an
-// unwinder ("sframe", "cfi", "fp"). A method without an unwinder yet
-// ("code") is refused, saying so.
+// unwinder ("sframe", "cfi", "fp", "code", "ehabi"). A method without an
+// unwinder is refused, saying so.
 func ParseMethods(s string) (Methods, error) {
 	if s == "compare" || s == "all" {
 		return All, nil
@@ -126,7 +128,8 @@ type methodSet struct {
 	// live are the methods with an unwinder, in the set's order.
 	live []frames.Method
 	// lead is the order in which an All trace takes a method's caller:
-	// the reference, then the other live methods in the set's order.
+	// the reference, then the other unwind tables, then the other live
+	// methods, each in the set's order.
 	lead []frames.Method
 	// subjects are the methods an All trace gives a Verdict at every
 	// frame: the live methods but the reference and the chain (SFrame,
@@ -136,6 +139,9 @@ type methodSet struct {
 	columns []judgeColumn
 	// unwinder builds a live method's unwinder over a space.
 	unwinder func(frames.Method, *frames.Space) frames.Unwinder
+	// machines caches the set of each machine taken from this one
+	// (setFor), by *arch.Arch.
+	machines sync.Map
 }
 
 // judgeColumn is a column of an All trace's table: a method judged
@@ -152,10 +158,16 @@ var set = newMethodSet(frames.LiveMethods(), frames.Method.NewUnwinder)
 
 func newMethodSet(live []frames.Method, unwinder func(frames.Method, *frames.Space) frames.Unwinder) *methodSet {
 	s := &methodSet{live: live, lead: []frames.Method{Reference}, unwinder: unwinder}
-	for _, m := range live {
-		if m != Reference {
-			s.lead = append(s.lead, m)
+	// The unwind tables (SFrame, EHABI) lead before the methods that
+	// reconstruct a frame without them (the FP chain, the code).
+	for _, table := range []bool{true, false} {
+		for _, m := range live {
+			if m != Reference && m.Table() == table {
+				s.lead = append(s.lead, m)
+			}
 		}
+	}
+	for _, m := range live {
 		switch m {
 		case Reference:
 		case chainMethod:
@@ -189,3 +201,39 @@ func (s *methodSet) newUnwinders(space *frames.Space) unwinders {
 	}
 	return u
 }
+
+// setFor returns the method set of a trace of methods ms on machine a
+// (nil: AMD64): for a single method, every live method (the trace runs
+// the one chosen); for All, the live methods whose data can exist on the
+// machine (frames.Method.AppliesTo), so that an AMD64 trace has no EHABI
+// column and a 32-bit ARM trace has one.
+func setFor(ms Methods, a *arch.Arch) *methodSet {
+	if _, ok := ms.Single(); ok {
+		return set
+	}
+	if s, ok := set.machines.Load(a); ok {
+		return s.(*methodSet)
+	}
+	var live []frames.Method
+	for _, m := range set.live {
+		if m.AppliesTo(a) {
+			live = append(live, m)
+		}
+	}
+	s, _ := set.machines.LoadOrStore(a, newMethodSet(live, set.unwinder))
+	return s.(*methodSet)
+}
+
+// methods returns the trace's method set (setFor); set for a Trace not
+// made by Unwind.
+func (t *Trace) methods() *methodSet {
+	if t.set == nil {
+		return set
+	}
+	return t.set
+}
+
+// LiveMethods returns the methods that apply to the trace's machine
+// (frames.Method.AppliesTo), in the set's order: those an All trace runs,
+// and StepsAt computes for a single method's.
+func (t *Trace) LiveMethods() []frames.Method { return setFor(All, t.regs.Arch).live }

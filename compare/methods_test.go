@@ -2,17 +2,19 @@ package compare
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe/arch"
 )
 
 func TestMethodsAreASet(t *testing.T) {
-	if _, err := ParseMethods("bogus"); err == nil || err.Error() != `unknown method "bogus" (want sframe, cfi, fp, code, or all/compare)` {
+	if _, err := ParseMethods("bogus"); err == nil || err.Error() != `unknown method "bogus" (want sframe, cfi, fp, code, ehabi, or all/compare)` {
 		t.Errorf("ParseMethods(bogus): %v", err)
 	}
-	for _, s := range []string{"all", "compare", "sframe", "cfi", "fp", "code"} {
+	for _, s := range []string{"all", "compare", "sframe", "cfi", "fp", "code", "ehabi"} {
 		m, err := ParseMethods(s)
 		if err != nil {
 			t.Errorf("ParseMethods(%s): %v", s, err)
@@ -26,11 +28,41 @@ func TestMethodsAreASet(t *testing.T) {
 	if !All.Runs(frames.MethodCode) || !All.Runs(frames.MethodSFrame) || OnlyCFI.Runs(frames.MethodSFrame) {
 		t.Error("Runs: All runs the methods with an unwinder, a single method only itself")
 	}
-	if got := set.lead; len(got) != 4 || got[0] != frames.MethodCFI || got[1] != frames.MethodSFrame || got[2] != frames.MethodFP || got[3] != frames.MethodCode {
+	// The tables lead: the FP chain's and the code's callers are taken
+	// only where no table gives one.
+	if got := set.lead; len(got) != 5 || got[0] != frames.MethodCFI || got[1] != frames.MethodSFrame || got[2] != frames.MethodEHABI || got[3] != frames.MethodFP || got[4] != frames.MethodCode {
 		t.Errorf("lead order %v", got)
 	}
-	if len(set.subjects) != 2 || set.subjects[0] != frames.MethodSFrame || set.subjects[1] != frames.MethodCode {
+	if len(set.subjects) != 3 || set.subjects[0] != frames.MethodSFrame || set.subjects[1] != frames.MethodCode || set.subjects[2] != frames.MethodEHABI {
 		t.Errorf("subjects %v", set.subjects)
+	}
+}
+
+func TestATraceRunsTheMethodsOfItsMachine(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		a     *arch.Arch
+		ehabi bool
+	}{{"amd64 (a zero Regs)", nil, false}, {"aarch64", arch.ARM64Arch, false}, {"s390x", arch.S390XArch, false}, {"32-bit arm", arch.ARMArch, true}} {
+		t.Run(tc.name+" judges EHABI only on ARM", func(t *testing.T) {
+			s := setFor(All, tc.a)
+			if got := slices.Contains(s.live, frames.MethodEHABI); got != tc.ehabi {
+				t.Errorf("EHABI live: %v, want %v (%v)", got, tc.ehabi, s.live)
+			}
+			if got := slices.Contains(s.subjects, frames.MethodEHABI); got != tc.ehabi {
+				t.Errorf("EHABI judged: %v, want %v (%v)", got, tc.ehabi, s.subjects)
+			}
+			want := []frames.Method{Reference, frames.MethodSFrame, frames.MethodFP, frames.MethodCode}
+			if tc.ehabi {
+				want = []frames.Method{Reference, frames.MethodSFrame, frames.MethodEHABI, frames.MethodFP, frames.MethodCode}
+			}
+			if !slices.Equal(s.lead, want) {
+				t.Errorf("lead %v, want %v", s.lead, want)
+			}
+			if one := setFor(OnlyCFI, tc.a); one != set {
+				t.Error("a single method's trace does not take every method")
+			}
+		})
 	}
 }
 

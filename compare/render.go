@@ -108,13 +108,13 @@ func (t *Trace) appendFrameLine(b []byte, s Shown, width int, opts TextOptions, 
 		return append(append(b, ' '), loc...)
 	}
 	b = append(b, " 0x"...)
-	b = appendHex16(b, t.ShownPC(s))
+	b = appendHex(b, t.ShownPC(s), t.pcDigits())
 	if t.Methods != All {
 		b = append(b, " in "...)
 		return append(b, loc...)
 	}
 	b = append(b, "  "...)
-	cols := set.columns
+	cols := t.methods().columns
 	if s.Inline || s.TailCall {
 		// An inline or tail-call frame has no step of its own: the
 		// verdicts are its physical frame's, on that frame's line.
@@ -174,7 +174,7 @@ func (t *Trace) JudgementText(i int) string {
 		return ""
 	}
 	var b []byte
-	for k, c := range set.columns {
+	for k, c := range t.methods().columns {
 		if k > 0 {
 			b = append(b, ", "...)
 		}
@@ -220,13 +220,23 @@ func pad(b []byte, n int) []byte {
 	return b
 }
 
-// appendHex16 appends v as 16 lower-case hex digits.
-func appendHex16(b []byte, v uint64) []byte {
+// appendHex appends v as n lower-case hex digits (n/4 of its low bytes).
+func appendHex(b []byte, v uint64, n int) []byte {
 	const digits = "0123456789abcdef"
-	for sh := 60; sh >= 0; sh -= 4 {
+	for sh := 4 * (n - 1); sh >= 0; sh -= 4 {
 		b = append(b, digits[v>>uint(sh)&0xf])
 	}
 	return b
+}
+
+// pcDigits is the number of hex digits a PC of the trace's machine is
+// printed with, as gdb prints it: 16, or 8 for 4-byte pointers (32-bit
+// ARM).
+func (t *Trace) pcDigits() int {
+	if a := t.regs.Arch; a != nil && a.PtrSize == 4 {
+		return 8
+	}
+	return 16
 }
 
 // WriteText writes the trace: for All a table of frames with the method
@@ -262,8 +272,8 @@ func (t *Trace) WriteText(w io.Writer, opts TextOptions) {
 	}
 	more = more || hi < levels
 	if t.Methods == All && hi > lo {
-		head := fmt.Sprintf("%-*s %-18s  %-6s  ", width, "#", "PC", "FOUND")
-		for _, c := range set.columns {
+		head := fmt.Sprintf("%-*s %-*s  %-6s  ", width, "#", 2+t.pcDigits(), "PC", "FOUND")
+		for _, c := range t.methods().columns {
 			head += fmt.Sprintf("%-*s ", c.width, strings.ToUpper(c.m.String()))
 		}
 		fmt.Fprintf(w, "%s %s\n", head, "FUNCTION")
@@ -311,11 +321,11 @@ func (t *Trace) writeFindings(w io.Writer, opts TextOptions) {
 			}
 		}
 		writeWrapped(w, fmt.Sprintf("  %-16s ", st.kind(f.Kind)), 19, msg)
-		if f.Kind.Disagreement() && subjectRuled(&f) {
+		if f.Kind.Disagreement() && subjectRuled(t.methods(), &f) {
 			// The rules of the subjects, then the reference's: the
 			// first line names the module.
 			mod := " [" + strings.TrimSpace(f.Module) + "]"
-			for _, m := range append(set.subjects[:len(set.subjects):len(set.subjects)], Reference) {
+			for _, m := range append(t.methods().subjects[:len(t.methods().subjects):len(t.methods().subjects)], Reference) {
 				if r := f.Rules[m]; r != "" {
 					writeWrapped(w, strings.Repeat(" ", 19), 27, fmt.Sprintf("%-7s %s%s", m.String()+":", r, mod))
 					mod = ""
@@ -341,8 +351,8 @@ func (t *Trace) writeFindings(w io.Writer, opts TextOptions) {
 }
 
 // subjectRuled reports whether a finding has a subject method's rule.
-func subjectRuled(f *Finding) bool {
-	for _, m := range set.subjects {
+func subjectRuled(s *methodSet, f *Finding) bool {
+	for _, m := range s.subjects {
 		if f.Rules[m] != "" {
 			return true
 		}
@@ -550,7 +560,7 @@ func (t *Trace) frameDocument(i int) FrameDocument {
 	f := &t.Frames[i]
 	fd := FrameDocument{Level: f.Level, GDBLevel: t.Level(i), PC: f.PC, CFA: f.CFA, FoundBy: f.FoundBy.String(),
 		Verdict: f.Verdict(), FPAgrees: f.FPAgrees, Steps: map[string]StepDocument{}}
-	for _, m := range set.subjects {
+	for _, m := range t.methods().subjects {
 		if v := f.Verdicts[m]; m != frames.MethodSFrame && v != VerdictNone {
 			if fd.Verdicts == nil {
 				fd.Verdicts = map[string]Verdict{}

@@ -75,6 +75,10 @@ import (
 // the verdicts of subject methods other than SFrame (whose verdict stays
 // "verdict"), by name.
 //
+// Added within schema 2 for 32-bit ARM cores: the method "ehabi" (steps,
+// verdicts and rules under that name) in the documents of ARM traces only;
+// a trace runs the methods of its machine (frames.Method.AppliesTo).
+//
 // Schema 1 had a separate per-method bt document and a StackReport per
 // thread; schema 2 replaced both with ProcessDocument, and fp-chain-broken
 // is counted once per thread (ThreadDocument.fp_broken), not per frame.

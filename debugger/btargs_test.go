@@ -48,7 +48,7 @@ func TestBacktraceCountsMethodsAndThreadsAsGdbReadsThem(t *testing.T) {
 	}
 	t.Run("errors name every method and say what thread apply takes", func(t *testing.T) {
 		got, _ := transcript(t, "deep-threads", []string{"bt bogus", "thread apply 9 bt", "thread apply x bt", "thread apply 2"})
-		for _, w := range []string{"(sframe, cfi, fp, code, all, compare)", "Unknown thread 9.", `Invalid thread ID "x": thread apply takes all, N, N-M or a list of them, then a command.`, "Please specify a command at the end of 'thread apply 2'."} {
+		for _, w := range []string{"(sframe, cfi, fp, code, ehabi, all, compare)", "Unknown thread 9.", `Invalid thread ID "x": thread apply takes all, N, N-M or a list of them, then a command.`, "Please specify a command at the end of 'thread apply 2'."} {
 			if !strings.Contains(got, w) {
 				t.Errorf("output lacks %q:\n%s", w, got)
 			}

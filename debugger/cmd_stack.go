@@ -224,7 +224,7 @@ func cmdInfoFrame(s *Session, args string) error {
 	if n+1 < len(tr.Frames) {
 		taken = &steps[tr.Frames[n+1].FoundBy]
 	}
-	for _, m := range frames.LiveMethods() {
+	for _, m := range tr.LiveMethods() {
 		st := &steps[m]
 		s.printf("  %-8s", m.String()+":")
 		if st.Row == nil {

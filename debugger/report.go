@@ -70,6 +70,53 @@ func (p *ProcessTrace) Disagreements() int {
 	return n
 }
 
+// subjects returns the titles of the subject methods judged against CFI
+// at some frame of some thread, SFrame aside ("EHABI", "the code"), and of those that
+// disagreed with it at some frame, SFrame included, in the set's order.
+func (p *ProcessTrace) subjects() (judged, disagreed []frames.Method) {
+	var agree, differ [frames.NumMethods]bool
+	for _, t := range p.Threads {
+		if t.Trace == nil {
+			continue
+		}
+		for i := range t.Trace.Frames {
+			for m, v := range t.Trace.Frames[i].Verdicts {
+				switch v {
+				case compare.VerdictAgree, compare.VerdictEnd:
+					agree[m] = true
+				case compare.VerdictDisagree:
+					differ[m] = true
+				}
+			}
+		}
+	}
+	for m := range frames.NumMethods {
+		if agree[m] && m != frames.MethodSFrame {
+			judged = append(judged, m)
+		}
+		if differ[m] {
+			disagreed = append(disagreed, m)
+		}
+	}
+	if len(disagreed) == 0 {
+		disagreed = []frames.Method{frames.MethodSFrame} // the independent traces' frames
+	}
+	return judged, disagreed
+}
+
+// methodTitles names methods with a verb: "SFrame disagrees", "SFrame and
+// EHABI disagree".
+func methodTitles(ms []frames.Method, one, many string) string {
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.Title()
+	}
+	if len(ms) == 1 {
+		return names[0] + " " + one
+	}
+	return strings.Join(names, " and ") + " " + many
+}
+
 // Compared reports whether SFrame was judged at any frame of any thread.
 func (p *ProcessTrace) Compared() bool {
 	for _, t := range p.Threads {
@@ -142,9 +189,14 @@ func (p *ProcessTrace) WriteText(w io.Writer, opts compare.TextOptions) {
 	if p.Methods != compare.All {
 		return
 	}
+	judged, disagreed := p.subjects()
 	switch n := p.Disagreements(); {
 	case n > 0:
-		fmt.Fprintf(w, "\n%s where SFrame disagrees with CFI.\n", plural(n, "frame", "frames"))
+		fmt.Fprintf(w, "\n%s where %s with CFI.\n", plural(n, "frame", "frames"), methodTitles(disagreed, "disagrees", "disagree"))
+	case !p.Compared() && len(judged) > 0:
+		// 32-bit ARM: no SFrame, EHABI judged.
+		fmt.Fprintf(w, "\nNo disagreements: %s with CFI at every frame both cover; no frame is covered by SFrame.\n",
+			methodTitles(judged, "agrees", "agree"))
 	case !p.Compared():
 		fmt.Fprintf(w, "\nNothing was compared: no frame of any thread is covered by both SFrame and DWARF CFI.\n")
 	default:

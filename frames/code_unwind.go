@@ -131,7 +131,7 @@ func chainEnds(space *Space, f *Frame) bool {
 	if !known || space.Mem == nil {
 		return false
 	}
-	v, err := ReadUint64(space.Mem, sp)
+	v, err := ReadPtr(space.Mem, sp, a.PtrSize)
 	return err == nil && v == 0
 }
 

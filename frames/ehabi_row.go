@@ -41,7 +41,14 @@ var ErrEHABINoRow = errors.New("not expressible as a row")
 // "vsp = r[n]" whose register was popped before, or pops relative to a
 // base register the program then replaces: the error names the opcode
 // and its byte offset in its section.
-func EHABIRow(a *arch.Arch, u *ehabi.Unwind) (Row, error) {
+func EHABIRow(a *arch.Arch, u *ehabi.Unwind) (Row, error) { return ehabiRow(a, u, false) }
+
+// ehabiRow is EHABIRow; with popSP a pop of r13 is a rule of r13 among
+// Other (the caller's SP loaded from the stack, as libgcc's unwinder
+// loads it), which the evaluator applies after the CFA: the unwinder's
+// row of glibc's signal restorers, whose entries pop r0-r15 from the
+// kernel's frame.
+func ehabiRow(a *arch.Arch, u *ehabi.Unwind, popSP bool) (Row, error) {
 	base, off := armSP, int64(0) // vsp = base + off
 	type slot struct {
 		base rule.Reg
@@ -72,7 +79,7 @@ loop:
 				if op.Arg&(1<<b) == 0 {
 					continue
 				}
-				if first+b == armSP {
+				if first+b == armSP && !popSP {
 					r, err := bad(op, "pops r13: the caller's SP is loaded from the stack, not a base register plus an offset")
 					return r, fmt.Errorf("%w: %w", err, ErrEHABINoRow)
 				}

@@ -97,7 +97,7 @@ func (e *evaluator) value(r rule.Rule) (uint64, error) {
 		if r.Kind == rule.ValOffset {
 			return addr, nil
 		}
-		return ReadUint64(e.mem, addr)
+		return ReadPtr(e.mem, addr, e.f.Regs.arch().PtrSize)
 	case rule.Register:
 		return e.reg(r.Reg)
 	case rule.Expression, rule.ValExpression:
@@ -107,7 +107,7 @@ func (e *evaluator) value(r rule.Rule) (uint64, error) {
 		if err != nil || r.Kind == rule.ValExpression {
 			return v, err
 		}
-		return ReadUint64(e.mem, v)
+		return ReadPtr(e.mem, v, e.f.Regs.arch().PtrSize)
 	}
 	return 0, fmt.Errorf("a %v rule yields no value", r.Kind)
 }
@@ -154,7 +154,7 @@ func (e *evaluator) expr(expr string, pushCFA bool) (v uint64, err error) {
 		}
 		return n, nil
 	}
-	res, pieces, err := op.ExecuteStackProgram(*dr, prog, 8, read)
+	res, pieces, err := op.ExecuteStackProgram(*dr, prog, e.f.Regs.arch().PtrSize, read)
 	if err != nil {
 		return 0, fmt.Errorf("DWARF expression %x: %w", expr, err)
 	}
@@ -192,8 +192,12 @@ func (e *evaluator) apply(regs *Regs, r rule.Reg, ru rule.Rule) {
 // SFrame or the DWARF CFI unwinder has filled in, and sets f.CFA. The
 // caller's SP is the CFA plus SPOffset, its PC the RA; the FP follows its
 // rule (same-value: the callee's). For a DWARF CFI row (Src.Method
-// MethodCFI) and the code's (MethodCode) the callee-saved registers without a rule keep their value and
-// every rule of Other is applied, as gdb does; an SFrame row recovers PC,
+// MethodCFI), the code's (MethodCode) and an EHABI entry's (MethodEHABI,
+// whose unwinding instructions leave the registers they do not pop as they
+// are) the callee-saved registers without a rule keep their value and
+// every rule of Other is applied, as gdb does; on 32-bit ARM the caller's
+// PC is the return address without its Thumb bit, which sets the caller's
+// CPSR T bit (arch.Thumb); an SFrame row recovers PC,
 // SP and FP only, and a failure to read the FP fails the step (spec v3
 // Appendix A). A signal trampoline's DWARF CFI row marks the caller
 // Interrupted. Errors are *StopError: ReasonOutermost (RA undefined),
@@ -241,15 +245,25 @@ func stepRow(f *Frame, space *Space, caller *Frame) error {
 		// without its PAC, as gdb computes it.
 		pc = space.StripPAC(pc)
 	}
+	raw := pc
+	thumb := f.Regs.arch().Thumb
+	if thumb != nil {
+		// 32-bit ARM: bit 0 of the return address is the caller's
+		// instruction set (arch.Thumb).
+		pc &^= 1
+	}
 	caller.Level, caller.PC, caller.Method = f.Level+1, pc, method
 	caller.Regs = f.Regs.empty()
 	caller.Regs.Set(caller.Regs.SPReg, uint64(int64(cfa)+row.SPOffset))
 	if ra := f.Regs.arch().RA; ra != f.Regs.PCReg {
 		// The RA column's register (x30, r14) holds the return address in
 		// the caller too: its rule is the RA's.
-		caller.Regs.Set(ra, pc)
+		caller.Regs.Set(ra, raw)
 	}
-	if method == MethodCFI || method == MethodCode {
+	if thumb != nil {
+		caller.Regs.Set(thumb.CPSR, (raw&1)*arch.CPSRT)
+	}
+	if method == MethodCFI || method == MethodCode || method == MethodEHABI {
 		caller.Interrupted = row.Signal
 		for _, r := range f.Regs.arch().CalleeSaved {
 			if v, ok := f.Regs.Get(r); ok {

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/sfdbg/sfdbg/frames/cfi"
 	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
@@ -20,11 +21,16 @@ import (
 // -mbackchain; s390x ELF ABI supplement, "Stack frame") the word at SP is
 // the caller's SP, the caller's r14 (the return address) is in its
 // register save area at caller SP + 112, and the CFA is the caller's SP +
-// 160; the FP (r11) is not recovered. The chain is wrong wherever the
+// 160; the FP (r11) is not recovered. On 32-bit ARM the frame's state
+// (the CPSR's T bit) picks the chain: in ARM code GCC's frame through r11
+// (the caller's r11 at *(r11-4), its LR at *(r11), the CFA r11+4), in
+// Thumb code the frame record through r7 (*(r7), *(r7+4), the CFA r7+8);
+// the LR's bit 0 gives the caller's state, and the other state's register
+// keeps its value. The chain is wrong wherever the
 // register does not hold the frame's base: in a prologue and epilogue
 // (frame 0), in leaf functions on AArch64 and s390x, and in code built
 // without frame pointers (or back chains). Sanity checks: FP (s390x: back
-// chain) not below SP, 8-byte aligned. 0 ends the chain: as the outermost
+// chain) not below SP, aligned to a pointer's size. 0 ends the chain: as the outermost
 // frame (ReasonOutermost) where the ABI's rule says the chain ends there
 // (outermostByABI: the entry point or a thread's start cleared the
 // register), else as an incomplete trace (ReasonBadFrame: a caller built
@@ -43,34 +49,59 @@ func (u *FPUnwinder) Method() Method { return MethodFP }
 // slice is replaced, never changed, so that a step reads it without a
 // lock.
 var (
-	chainRows   atomic.Pointer[[]*Row]
+	chainRows   atomic.Pointer[[]chainEntry]
 	chainRowsMu sync.Mutex
 )
 
-// chainRow returns the row of a frame-pointer step on machine a.
-func chainRow(a *arch.Arch) *Row {
+// chainEntry is the built row of one chain (a machine's, or its Thumb
+// code's).
+type chainEntry struct {
+	ch  *arch.Chain
+	row *Row
+}
+
+// chainRow returns the row of a frame-pointer step on machine a with its
+// chain ch (a.Chain, or a.Thumb.Chain in Thumb code, whose FP register,
+// not a.FP, gets its rule among the other registers').
+func chainRow(a *arch.Arch, ch *arch.Chain) *Row {
 	if rs := chainRows.Load(); rs != nil {
-		for _, r := range *rs {
-			if r.Src.Arch == a {
-				return r
+		for _, e := range *rs {
+			if e.ch == ch {
+				return e.row
 			}
 		}
 	}
 	chainRowsMu.Lock()
 	defer chainRowsMu.Unlock()
-	var rs []*Row
+	var rs []chainEntry
 	if old := chainRows.Load(); old != nil {
-		for _, r := range *old {
-			if r.Src.Arch == a {
-				return r
+		for _, e := range *old {
+			if e.ch == ch {
+				return e.row
 			}
 		}
 		rs = append(rs, *old...)
 	}
-	r := &Row{Row: a.Chain.Row, Src: Source{Method: MethodFP, FDE: -1, CIE: -1, FRE: -1, Arch: a}}
-	rs = append(rs, r)
+	r := &Row{Row: ch.Row, Src: Source{Method: MethodFP, FDE: -1, CIE: -1, FRE: -1, Arch: a}}
+	if a.Thumb != nil && ch == &a.Thumb.Chain {
+		fp := a.Thumb.FP
+		r.Other = NewOtherRules([]cfi.RegRule{{Reg: fp, Rule: rule.Rule{Kind: rule.Offset, Reg: fp, Offset: ch.FP}}}, a.PC, a.FP)
+	}
+	rs = append(rs, chainEntry{ch, r})
 	chainRows.Store(&rs)
 	return r
+}
+
+// chainOf returns the frame-pointer chain of frame f on machine a and
+// the register that links it: a.Chain through a.FP, or on 32-bit ARM in
+// Thumb code (the CPSR's T bit) a.Thumb.Chain through r7.
+func chainOf(f *Frame, a *arch.Arch) (*arch.Chain, rule.Reg) {
+	if th := a.Thumb; th != nil {
+		if cpsr, ok := f.Regs.Get(th.CPSR); ok && cpsr&arch.CPSRT != 0 {
+			return &th.Chain, th.FP
+		}
+	}
+	return &a.Chain, a.FP
 }
 
 // stepBackChain follows the back chain (arch.Chain.BackChain: s390x)
@@ -80,12 +111,12 @@ func (u *FPUnwinder) stepBackChain(f *Frame, a *arch.Arch, fault func(Reason, ui
 	if !ok {
 		return fault(ReasonNoData, fpUnknown, 0, 0)
 	}
-	f.Row = *chainRow(a)
-	back, err := ReadUint64(u.Space.Mem, sp)
+	f.Row = *chainRow(a, &a.Chain)
+	back, err := ReadPtr(u.Space.Mem, sp, a.PtrSize)
 	var ra uint64
 	cfaOff := uint64(a.Chain.CFA)
 	if err == nil && back != 0 && back%8 == 0 && back > sp && back+cfaOff > back {
-		ra, err = ReadUint64(u.Space.Mem, back+uint64(a.Chain.RA))
+		ra, err = ReadPtr(u.Space.Mem, back+uint64(a.Chain.RA), a.PtrSize)
 	}
 	switch {
 	case err != nil:
@@ -98,7 +129,9 @@ func (u *FPUnwinder) stepBackChain(f *Frame, a *arch.Arch, fault func(Reason, ui
 	case back == 0:
 		return u.zeroFP(f, fault)
 	case back%8 != 0:
-		return fault(ReasonBadFrame, fpMisaligned, back, sp)
+		fr, err := fault(ReasonBadFrame, fpMisaligned, back, sp)
+		err.(*StopError).Err.(*fpFault).align = 8
+		return fr, err
 	case back <= sp:
 		return fault(ReasonBadFrame, fpBelowSP, back, sp)
 	case back+cfaOff < back:
@@ -179,6 +212,7 @@ type fpFault struct {
 	why        uint8
 	fp, pc, sp uint64
 	fn         string // fpZeroEarly: the function, "" if unknown
+	align      int    // fpMisaligned: the alignment wanted, a pointer's size
 }
 
 // Reasons of an fpFault.
@@ -201,7 +235,7 @@ func (e *fpFault) stopMessage() string {
 	case fpZero:
 		return fmt.Sprintf("frame pointer is 0 at PC %#x: end of the chain", e.pc)
 	case fpMisaligned:
-		return fmt.Sprintf("frame pointer %#x at PC %#x is not 8-byte aligned", e.fp, e.pc)
+		return fmt.Sprintf("frame pointer %#x at PC %#x is not %d-byte aligned", e.fp, e.pc, e.align)
 	case fpBelowSP:
 		return fmt.Sprintf("frame pointer %#x at PC %#x is below SP %#x", e.fp, e.pc, e.sp)
 	case fpZeroEarly:
@@ -228,17 +262,20 @@ func (u *FPUnwinder) Step(f *Frame) (Frame, error) {
 	if a.Chain.BackChain {
 		return u.stepBackChain(f, a, fault)
 	}
-	fp, ok := f.Regs.FP()
+	ch, fpReg := chainOf(f, a)
+	fp, ok := f.Regs.Get(fpReg)
 	if !ok {
 		return fault(ReasonNoData, fpUnknown, 0, 0)
 	}
-	f.Row = *chainRow(a)
+	f.Row = *chainRow(a, ch)
 	if fp == 0 {
 		return u.zeroFP(f, fault)
 	}
 	sp := f.Regs.SP()
-	if fp%8 != 0 {
-		return fault(ReasonBadFrame, fpMisaligned, fp, sp)
+	if fp%uint64(a.PtrSize) != 0 {
+		fr, err := fault(ReasonBadFrame, fpMisaligned, fp, sp)
+		err.(*StopError).Err.(*fpFault).align = a.PtrSize
+		return fr, err
 	}
 	if sp != 0 && fp < sp {
 		return fault(ReasonBadFrame, fpBelowSP, fp, sp)
@@ -246,10 +283,10 @@ func (u *FPUnwinder) Step(f *Frame) (Frame, error) {
 	if fp+16 < fp {
 		return fault(ReasonBadFrame, fpWraps, fp, sp)
 	}
-	callerFP, err := ReadUint64(u.Space.Mem, fp)
+	callerFP, err := ReadPtr(u.Space.Mem, fp+uint64(ch.FP), a.PtrSize)
 	var ra uint64
 	if err == nil {
-		ra, err = ReadUint64(u.Space.Mem, fp+uint64(a.Chain.RA))
+		ra, err = ReadPtr(u.Space.Mem, fp+uint64(ch.RA), a.PtrSize)
 	}
 	if err != nil {
 		se := &StopError{Method: MethodFP, Reason: ReasonMemory, PC: f.PC, Err: err,
@@ -268,6 +305,24 @@ func (u *FPUnwinder) Step(f *Frame) (Frame, error) {
 		// unchanged.
 		if a.PAuth {
 			ra = u.Space.StripPAC(ra)
+		}
+		if th := a.Thumb; th != nil {
+			// 32-bit ARM: the LR's bit 0 is the caller's state; the
+			// chain register of the other state keeps its value.
+			caller := u.linkCaller(f, ra&^1)
+			caller.Regs.Set(a.RA, ra)
+			caller.Regs.Set(th.CPSR, (ra&1)*arch.CPSRT)
+			other := th.FP
+			if fpReg == th.FP {
+				other = a.FP
+			}
+			if v, ok := f.Regs.Get(other); ok {
+				caller.Regs.Set(other, v)
+			}
+			caller.Regs.Set(fpReg, callerFP)
+			f.CFA = fp + uint64(ch.CFA)
+			caller.Regs.Set(a.SP, f.CFA)
+			return caller, nil
 		}
 		caller := u.linkCaller(f, ra)
 		caller.Regs.Set(a.FP, callerFP)

@@ -64,3 +64,21 @@ func ReadUint64(m Memory, addr uint64) (uint64, error) {
 	}
 	return ByteOrder(m).Uint64(b[:]), nil
 }
+
+// ReadPtr reads a pointer of size bytes (the machine's arch.Arch.PtrSize:
+// 8, or 4 on 32-bit ARM) at addr in the target's byte order, zero-extended.
+// Any size but 4 reads 8 bytes (ReadUint64). Errors are *MemoryError.
+func ReadPtr(m Memory, addr uint64, size int) (uint64, error) {
+	if size != 4 {
+		return ReadUint64(m, addr)
+	}
+	var b [4]byte
+	n, err := m.ReadAt(b[:], addr)
+	if n < 4 {
+		if err == nil {
+			err = fmt.Errorf("short read (%d of 4 bytes)", n)
+		}
+		return 0, &MemoryError{Addr: addr, Err: err}
+	}
+	return uint64(ByteOrder(m).Uint32(b[:])), nil
+}

@@ -1,6 +1,10 @@
 package frames
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/sfdbg/sfdbg/sframe/arch"
+)
 
 // Method is a way of unwinding: one witness of where a frame's caller is.
 // The unwinding methods form a set, [0, NumMethods), each a value with a
@@ -32,15 +36,19 @@ type methodInfo struct {
 	// unwinder builds the method's Unwinder over a space; nil when the
 	// method has none, and then the method does not run.
 	unwinder func(*Space) Unwinder
+	// applies says whether the method's data can exist on a machine (nil:
+	// on every machine).
+	applies func(*arch.Arch) bool
 }
 
 // methods is the set, indexed by Method.
 var methods = [NumMethods]methodInfo{
-	MethodSFrame: {"sframe", "SFrame", func(s *Space) Unwinder { return &SFrameUnwinder{Space: s} }},
-	MethodCFI:    {"cfi", "CFI", func(s *Space) Unwinder { return &CFIUnwinder{Space: s} }},
-	MethodFP:     {"fp", "the FP chain", func(s *Space) Unwinder { return &FPUnwinder{Space: s} }},
-	MethodCode:   {"code", "the code", func(s *Space) Unwinder { return &CodeUnwinder{Space: s} }},
-	MethodEHABI:  {"ehabi", "EHABI", nil},
+	MethodSFrame: {"sframe", "SFrame", func(s *Space) Unwinder { return &SFrameUnwinder{Space: s} }, nil},
+	MethodCFI:    {"cfi", "CFI", func(s *Space) Unwinder { return &CFIUnwinder{Space: s} }, nil},
+	MethodFP:     {"fp", "the FP chain", func(s *Space) Unwinder { return &FPUnwinder{Space: s} }, nil},
+	MethodCode:   {"code", "the code", func(s *Space) Unwinder { return &CodeUnwinder{Space: s} }, nil},
+	MethodEHABI: {"ehabi", "EHABI", func(s *Space) Unwinder { return &EHABIUnwinder{Space: s} },
+		func(a *arch.Arch) bool { return a.EHABI }},
 }
 
 // ParseMethod returns the method named s ("sframe", "cfi", "fp", "code",
@@ -112,4 +120,18 @@ func LiveMethods() []Method {
 		}
 	}
 	return out
+}
+
+// Table reports whether the method reads unwind tables (SFrame, DWARF CFI,
+// EHABI) rather than reconstructing a frame without them (the FP chain,
+// the code).
+func (m Method) Table() bool {
+	return m == MethodSFrame || m == MethodCFI || m == MethodEHABI
+}
+
+// AppliesTo reports whether the method's unwind data can exist on machine
+// a (nil: AMD64): EHABI's on 32-bit ARM only (arch.Arch.EHABI); every
+// other method's on every machine.
+func (m Method) AppliesTo(a *arch.Arch) bool {
+	return m < NumMethods && (methods[m].applies == nil || methods[m].applies(archOr(a)))
 }

@@ -24,7 +24,7 @@ func TestMethodsAreASetOfNamedValues(t *testing.T) {
 
 func TestOnlyMethodsWithAnUnwinderAreLive(t *testing.T) {
 	live := LiveMethods()
-	want := []Method{MethodSFrame, MethodCFI, MethodFP, MethodCode}
+	want := []Method{MethodSFrame, MethodCFI, MethodFP, MethodCode, MethodEHABI}
 	if len(live) != len(want) {
 		t.Fatalf("LiveMethods() = %v, want %v", live, want)
 	}

@@ -42,6 +42,13 @@ func (o OtherRules) each(fn func(reg rule.Reg, r rule.Rule)) {
 	})
 }
 
+// has reports whether reg has a rule among o.
+func (o OtherRules) has(reg rule.Reg) bool {
+	found := false
+	o.each(func(r rule.Reg, _ rule.Rule) { found = found || r == reg })
+	return found
+}
+
 // Each calls fn with every register and its rule, sorted by register,
 // with the DWARF expressions a plain rule can say made plain
 // (cfi.Simplify): for callers outside frames that need a stable order

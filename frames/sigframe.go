@@ -48,12 +48,14 @@ func (u *SFrameUnwinder) stepSignal(f *Frame, mod *Module, a *arch.Arch, cfa rul
 }
 
 // interruptedCaller returns the caller of f that a signal interrupted,
-// with the registers the kernel saved at addr, one 64-bit word each in
-// the target's byte order, slots naming each word's DWARF register (-1:
-// none). The caller is Interrupted: its PC is exact. Its error is a
-// ReasonMemory *StopError whose Msg says what could not be read.
+// with the registers the kernel saved at addr, one word each (8 bytes, 4
+// on 32-bit ARM: arch.Signal.WordSize) in the target's byte order, slots
+// naming each word's DWARF register (-1: none). The caller is
+// Interrupted: its PC is exact. Its error is a ReasonMemory *StopError
+// whose Msg says what could not be read.
 func interruptedCaller(space *Space, f *Frame, method Method, addr uint64, slots []rule.Reg) (Frame, *StopError) {
-	buf := make([]byte, 8*len(slots))
+	w := f.Regs.arch().Signal.WordSize()
+	buf := make([]byte, w*len(slots))
 	if n, err := space.Mem.ReadAt(buf, addr); n < len(buf) {
 		if err == nil {
 			err = fmt.Errorf("short read (%d of %d bytes)", n, len(buf))
@@ -64,7 +66,12 @@ func interruptedCaller(space *Space, f *Frame, method Method, addr uint64, slots
 	order := ByteOrder(space.Mem)
 	caller := Frame{Level: f.Level + 1, Method: method, Interrupted: true, Regs: f.Regs.empty()}
 	for i, r := range slots {
-		if r >= 0 {
+		if r < 0 {
+			continue
+		}
+		if w == 4 {
+			caller.Regs.Set(r, uint64(order.Uint32(buf[4*i:])))
+		} else {
 			caller.Regs.Set(r, order.Uint64(buf[8*i:]))
 		}
 	}
@@ -136,8 +143,11 @@ func stepSigtramp(space *Space, f *Frame, method Method) (caller Frame, ok bool,
 		slots []rule.Reg // the register of each saved word
 	)
 	regs, slots = sp+uint64(a.Signal.Regs), a.Signal.Slots
+	if off := a.Signal.NonRTRegs; !rt && off != 0 {
+		regs = sp + uint64(off)
+	}
 	if ind := a.Signal.IndirectRegs; !rt && ind != 0 {
-		p, err := ReadUint64(space.Mem, sp+uint64(ind))
+		p, err := ReadPtr(space.Mem, sp+uint64(ind), a.PtrSize)
 		if err != nil {
 			return fail(ReasonMemory, err, "cannot read the sigcontext's _sigregs pointer at %#x: %v", sp+uint64(ind), err)
 		}
@@ -150,7 +160,7 @@ func stepSigtramp(space *Space, f *Frame, method Method) (caller Frame, ok bool,
 	}
 	slot := func(r rule.Reg) int64 {
 		if i := slices.Index(slots, r); i >= 0 {
-			return int64(regs-sp) + 8*int64(i)
+			return int64(regs-sp) + int64(a.Signal.WordSize())*int64(i)
 		}
 		return 0
 	}
@@ -167,7 +177,7 @@ func stepSigtramp(space *Space, f *Frame, method Method) (caller Frame, ok bool,
 		Src:   Source{Method: method, Section: SectionSigtramp, FDE: -1, CIE: -1, FRE: -1, Arch: a},
 		Start: f.PC, End: f.PC + 8,
 	}
-	if spOff != 0 || !rt {
+	if spOff != 0 || !rt && a.Signal.IndirectRegs != 0 {
 		// s390x: the CFA is the saved r15 plus 160, which no rule of
 		// one dereference gives; a non-rt frame's registers are behind a
 		// pointer besides.

@@ -249,7 +249,13 @@ func loadSymbols(l *elfobj.Layout, symtab *elf.File) *symTable {
 			if ti == 0 {
 				rank |= 1
 			}
-			cands = append(cands, symCand{l.SymbolAddr(s.value, elf.SectionIndex(s.shndx)), uint64(rank)<<56 | uint64(ti)<<48 | uint64(i), s.size, s.name, s.shndx})
+			value := s.value
+			if f.Machine == elf.EM_ARM && elf.ST_TYPE(s.info) == elf.STT_FUNC {
+				// A Thumb function's value is its address with bit 0 set
+				// (ELF for the Arm Architecture, "Symbol Values").
+				value &^= 1
+			}
+			cands = append(cands, symCand{l.SymbolAddr(value, elf.SectionIndex(s.shndx)), uint64(rank)<<56 | uint64(ti)<<48 | uint64(i), s.size, s.name, s.shndx})
 		}
 	}
 	plt := pltSymbols(f, &tabs[1])

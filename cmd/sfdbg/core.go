@@ -14,7 +14,7 @@ func init() {
 	c := &command{
 		name:    "core",
 		usage:   "core [--sysroot DIR] [--method " + compare.MethodNames("|") + "|all] [--json] [--max-depth N] CORE [PROG] | PROG CORE",
-		summary: "print every thread's backtrace from a core file (x86-64, AArch64, s390x), compared as sfdbg bt does",
+		summary: "print every thread's backtrace from a core file (x86-64, AArch64, s390x, 32-bit ARM), compared as sfdbg bt does",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int {
 		fs := newFlagSet(c, stderr)

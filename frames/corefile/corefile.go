@@ -8,8 +8,10 @@
 // (fs/binfmt_elf.c fill_note_info, include/uapi/linux/elfcore.h struct
 // elf_prstatus and elf_prpsinfo, fill_files_note for NT_FILE), which gdb's
 // gcore and qemu-user (linux-user/elfload.c) write the same way. x86-64,
-// AArch64 (either byte order) and s390x (big-endian) cores are read; each
-// field is decoded in the core's byte order.
+// AArch64 (either byte order) and s390x (big-endian) ELFCLASS64 cores and
+// 32-bit ARM ELFCLASS32 cores are read; each field is decoded in the
+// core's byte order, and every pointer-sized field (pr_reg's registers,
+// the auxiliary vector, NT_FILE's fields) has the core's class's size.
 package corefile
 
 import (
@@ -99,8 +101,10 @@ type Core struct {
 	Siginfo *Siginfo
 
 	// arch is the core's machine, whose Core says where pr_reg's
-	// registers are.
-	arch *arch.Arch
+	// registers are; word32 is set when its pointers are 4 bytes (an
+	// ELFCLASS32 core), not 8.
+	arch   *arch.Arch
+	word32 bool
 
 	f     io.ReaderAt
 	close func() error
@@ -159,17 +163,24 @@ func newCore(r io.ReaderAt, size int64, path string) (*Core, error) {
 		return nil, &FormatError{path, 0x10, fmt.Sprintf("ELF type %v, not ET_CORE", ef.Type)}
 	}
 	c.Machine, c.Order = ef.Machine, ef.ByteOrder
-	if a, err := arch.For(ef.Machine, ef.ByteOrder); err == nil && ef.Class == elf.ELFCLASS64 && a.Core.Names != nil {
-		c.arch, c.RegNames = a, a.Core.Names
+	// The class must be the machine's: a 64-bit machine's registers in
+	// a 32-bit core (or the reverse) are not where its layout says.
+	class := map[int]elf.Class{4: elf.ELFCLASS32, 8: elf.ELFCLASS64}
+	if a, err := arch.For(ef.Machine, ef.ByteOrder); err == nil && ef.Class == class[a.PtrSize] && a.Core.Names != nil {
+		c.arch, c.RegNames, c.word32 = a, a.Core.Names, a.PtrSize == 4
 	}
 	if c.arch == nil {
-		return nil, fmt.Errorf("core %s: %w: %v %v %v (x86-64, AArch64 and s390x 64-bit cores are read)",
+		return nil, fmt.Errorf("core %s: %w: %v %v %v (x86-64, AArch64 and s390x 64-bit cores and 32-bit ARM cores are read)",
 			path, ErrUnsupported, ef.Machine, ef.Class, ef.Data)
 	}
-	phoff := int64(c.Order.Uint64(headerField(r, 32)))
+	// e_phoff and the size of a program header (ELF gABI, "ELF Header").
+	phoff, phentsize := int64(c.uword(headerField(r, 32))), int64(56)
+	if c.word32 {
+		phoff, phentsize = int64(c.uword(headerField(r, 28))), 32
+	}
 	var notes uint64 // bytes of PT_NOTE segments read so far
 	for i, p := range ef.Progs {
-		ph := phoff + int64(i)*56
+		ph := phoff + int64(i)*phentsize
 		if p.Off > uint64(c.size) || p.Filesz > uint64(c.size)-p.Off {
 			return nil, &FormatError{path, ph, fmt.Sprintf("program header %d: segment [%#x, %#x) beyond the end of the file (%d bytes)",
 				i, p.Off, p.Off+p.Filesz, c.size)}
@@ -236,14 +247,38 @@ const (
 )
 
 // Offsets in the 64-bit struct elf_prstatus (before pr_reg, whose offset
-// and size the machine's arch.Core gives) and elf_prpsinfo (136 bytes).
+// and size the machine's arch.Core gives) and elf_prpsinfo (136 bytes),
+// and in the 32-bit ones of 32-bit ARM (pr_pid after a 4-byte pr_sigpend
+// and pr_sighold; elf_prpsinfo of 124 bytes, its pr_uid and pr_gid 16-bit).
 const (
-	prstatusCursig = 12
-	prstatusPid    = 32
-	prpsinfoFname  = 40
-	prpsinfoArgs   = 56
-	prpsinfoSize   = 136
+	prstatusCursig  = 12
+	prstatusPid     = 32
+	prpsinfoFname   = 40
+	prpsinfoArgs    = 56
+	prpsinfoSize    = 136
+	prstatusPid32   = 24
+	prpsinfoFname32 = 28
+	prpsinfoArgs32  = 44
+	prpsinfoSize32  = 124
 )
+
+// wordSize is the size of the core's pointers in bytes: 4 in an
+// ELFCLASS32 core, 8 in an ELFCLASS64 one.
+func (c *Core) wordSize() int {
+	if c.word32 {
+		return 4
+	}
+	return 8
+}
+
+// uword reads a pointer-sized word of the core (wordSize bytes) at the
+// start of b, which must hold one.
+func (c *Core) uword(b []byte) uint64 {
+	if c.word32 {
+		return uint64(c.Order.Uint32(b))
+	}
+	return c.Order.Uint64(b)
+}
 
 // parseNotes reads the notes of one PT_NOTE segment; base is its file
 // offset.
@@ -284,27 +319,36 @@ func (c *Core) note(typ uint32, d []byte, at int64) error {
 	switch typ {
 	case ntPRSTATUS:
 		l := &c.arch.Core
-		if size := l.Off + 8*len(l.Names); len(d) < size {
+		if size := l.Off + c.wordSize()*len(l.Names); len(d) < size {
 			return &FormatError{c.Path, at, fmt.Sprintf("NT_PRSTATUS of %d bytes, want at least %d", len(d), size)}
 		}
-		t := Thread{Tid: int(int32(le.Uint32(d[prstatusPid:]))), Signal: int(le.Uint16(d[prstatusCursig:])),
+		pid := prstatusPid
+		if c.word32 {
+			pid = prstatusPid32
+		}
+		t := Thread{Tid: int(int32(le.Uint32(d[pid:]))), Signal: int(le.Uint16(d[prstatusCursig:])),
 			Regs: frames.NewRegs(c.arch), Raw: make([]uint64, len(l.Names))}
 		for i := range t.Raw {
-			t.Raw[i] = le.Uint64(d[l.Off+8*i:])
+			t.Raw[i] = c.uword(d[l.Off+c.wordSize()*i:])
 			if r := l.Regs[i]; r >= 0 {
 				t.Regs.Set(r, t.Raw[i])
 			}
 		}
 		c.Threads = append(c.Threads, t)
 	case ntPRPSINFO:
-		if len(d) < prpsinfoSize {
-			return &FormatError{c.Path, at, fmt.Sprintf("NT_PRPSINFO of %d bytes, want %d", len(d), prpsinfoSize)}
+		size, fname, args := prpsinfoSize, prpsinfoFname, prpsinfoArgs
+		if c.word32 {
+			size, fname, args = prpsinfoSize32, prpsinfoFname32, prpsinfoArgs32
 		}
-		c.Name = cstring(d[prpsinfoFname : prpsinfoFname+16])
-		c.Args = strings.TrimRight(cstring(d[prpsinfoArgs:prpsinfoArgs+80]), " ")
+		if len(d) < size {
+			return &FormatError{c.Path, at, fmt.Sprintf("NT_PRPSINFO of %d bytes, want %d", len(d), size)}
+		}
+		c.Name = cstring(d[fname : fname+16])
+		c.Args = strings.TrimRight(cstring(d[args:args+80]), " ")
 	case ntAUXV:
-		for i := 0; i+16 <= len(d); i += 16 {
-			a, v := le.Uint64(d[i:]), le.Uint64(d[i+8:])
+		w := c.wordSize()
+		for i := 0; i+2*w <= len(d); i += 2 * w {
+			a, v := c.uword(d[i:]), c.uword(d[i+w:])
 			if a == 0 {
 				break
 			}
@@ -319,27 +363,29 @@ func (c *Core) note(typ uint32, d []byte, at int64) error {
 }
 
 // fileNote parses NT_FILE: count and page size, count (start, end, file
-// offset in pages) triples, then count NUL-terminated paths.
+// offset in pages) triples, then count NUL-terminated paths; every number
+// is a pointer-sized word (wordSize bytes).
 func (c *Core) fileNote(d []byte, at int64) error {
-	le := c.Order
-	if len(d) < 16 {
+	w := uint64(c.wordSize())
+	hdr, ent := 2*w, 3*w
+	if uint64(len(d)) < hdr {
 		return &FormatError{c.Path, at, "NT_FILE shorter than its header"}
 	}
-	count, page := le.Uint64(d), le.Uint64(d[8:])
-	if count > uint64(len(d)-16)/24 {
+	count, page := c.uword(d), c.uword(d[w:])
+	if count > (uint64(len(d))-hdr)/ent {
 		return &FormatError{c.Path, at, fmt.Sprintf("NT_FILE: %d mappings do not fit in %d bytes", count, len(d))}
 	}
-	names := d[16+24*count:]
-	nameAt := at + 16 + 24*int64(count)
+	names := d[hdr+ent*count:]
+	nameAt := at + int64(hdr+ent*count)
 	for i := uint64(0); i < count; i++ {
-		e := d[16+24*i:]
+		e := d[hdr+ent*i:]
 		j := bytes.IndexByte(names, 0)
 		if j < 0 {
 			return &FormatError{c.Path, nameAt, fmt.Sprintf("NT_FILE: path %d of %d is not terminated", i+1, count)}
 		}
-		m := FileMapping{Start: le.Uint64(e), End: le.Uint64(e[8:]), Offset: le.Uint64(e[16:]) * page, Path: string(names[:j])}
+		m := FileMapping{Start: c.uword(e), End: c.uword(e[w:]), Offset: c.uword(e[2*w:]) * page, Path: string(names[:j])}
 		if m.End < m.Start {
-			return &FormatError{c.Path, at + 16 + 24*int64(i), fmt.Sprintf("NT_FILE: mapping [%#x, %#x) ends before it starts", m.Start, m.End)}
+			return &FormatError{c.Path, at + int64(hdr+ent*i), fmt.Sprintf("NT_FILE: mapping [%#x, %#x) ends before it starts", m.Start, m.End)}
 		}
 		c.Files = append(c.Files, m)
 		names, nameAt = names[j+1:], nameAt+int64(j)+1

@@ -30,6 +30,9 @@ func FuzzNewCore(f *testing.F) {
 		}
 		f.Add(b[:min(len(b), 4096)])
 	}
+	// A 32-bit ARM core with every note a kernel writes (qemu-arm's has
+	// no NT_FILE and no NT_SIGINFO).
+	f.Add(armCore(armNotes()...))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		coreAllocs.CheckAllocs(t, len(b), func() { fuzzNewCore(t, b) })
 	})
@@ -67,37 +70,48 @@ func fuzzNewCore(t *testing.T, b []byte) {
 	c.mappedBuildID(c.mainPath())
 }
 
-// compactCore returns the 64-bit core b with each PT_LOAD segment cut to
-// its first keep bytes (its memory size kept: the rest reads as zeros),
-// the notes whole, and the segments packed after the program headers; nil
-// when b is not such a core.
+// compactCore returns the core b (either ELF class) with each PT_LOAD
+// segment cut to its first keep bytes (its memory size kept: the rest
+// reads as zeros), the notes whole, and the segments packed after the
+// program headers; nil when b is not such a core.
 func compactCore(b []byte, keep uint64) []byte {
-	if len(b) < 64 || string(b[:4]) != "\x7fELF" || b[4] != 2 {
+	if len(b) < 64 || string(b[:4]) != "\x7fELF" || b[4] != 1 && b[4] != 2 {
 		return nil
 	}
 	var bo binary.ByteOrder = binary.LittleEndian
 	if b[5] == 2 {
 		bo = binary.BigEndian
 	}
-	phoff, phnum := bo.Uint64(b[32:]), uint64(bo.Uint16(b[56:]))
-	if phoff+56*phnum > uint64(len(b)) {
+	// Offsets by class (gABI "ELF Header", "Program Header"): e_phoff,
+	// e_phnum, e_shoff, e_shnum; a header's size, p_offset and p_filesz;
+	// word reads and put writes an address-sized field.
+	c64 := b[4] == 2
+	phoffAt, phnumAt, shoffAt, shnumAt, phsize, offAt, fileszAt := 28, 44, 32, 48, uint64(32), 4, 16
+	word := func(p []byte) uint64 { return uint64(bo.Uint32(p)) }
+	put := func(p []byte, v uint64) { bo.PutUint32(p, uint32(v)) }
+	if c64 {
+		phoffAt, phnumAt, shoffAt, shnumAt, phsize, offAt, fileszAt = 32, 56, 40, 60, 56, 8, 32
+		word, put = bo.Uint64, bo.PutUint64
+	}
+	phoff, phnum := word(b[phoffAt:]), uint64(bo.Uint16(b[phnumAt:]))
+	if phoff > uint64(len(b)) || phsize*phnum > uint64(len(b))-phoff {
 		return nil
 	}
-	out := append([]byte(nil), b[:phoff+56*phnum]...)
-	bo.PutUint64(out[40:], 0) // no section headers
-	bo.PutUint16(out[60:], 0)
-	bo.PutUint16(out[62:], 0)
+	out := append([]byte(nil), b[:phoff+phsize*phnum]...)
+	put(out[shoffAt:], 0) // no section headers
+	bo.PutUint16(out[shnumAt:], 0)
+	bo.PutUint16(out[shnumAt+2:], 0)
 	for i := uint64(0); i < phnum; i++ {
-		ph := out[phoff+56*i:]
-		off, filesz := bo.Uint64(ph[8:]), bo.Uint64(ph[32:])
+		ph := out[phoff+phsize*i:]
+		off, filesz := word(ph[offAt:]), word(ph[fileszAt:])
 		if elf.ProgType(bo.Uint32(ph)) == elf.PT_LOAD {
 			filesz = min(filesz, keep)
 		}
 		if off > uint64(len(b)) || filesz > uint64(len(b))-off {
 			return nil
 		}
-		bo.PutUint64(ph[8:], uint64(len(out)))
-		bo.PutUint64(ph[32:], filesz)
+		put(ph[offAt:], uint64(len(out)))
+		put(ph[fileszAt:], filesz)
 		out = append(out, b[off:off+filesz]...)
 	}
 	return out

@@ -17,9 +17,10 @@ type Siginfo struct {
 	Pid int
 }
 
-// siginfoSize is the size of siginfo_t on every 64-bit Linux ABI; the
-// fields are at the same offsets on AMD64, AArch64 and s390x: si_signo 0,
-// si_errno 4, si_code 8, the union from 16 (si_addr, or si_pid, si_uid).
+// siginfoSize is the size of siginfo_t on every Linux ABI; the fields are
+// at the same offsets on AMD64, AArch64 and s390x: si_signo 0, si_errno 4,
+// si_code 8, the union from 16 (si_addr, or si_pid, si_uid). On 32-bit ARM
+// the union starts at 12, and si_addr is 4 bytes.
 const siginfoSize = 128
 
 // Fault signals, by their Linux numbers (the same on AMD64, AArch64, s390x).
@@ -32,16 +33,20 @@ const (
 )
 
 func (c *Core) siginfoNote(d []byte, at int64) error {
-	if len(d) < 24 {
+	union := 16 // 12 with 4-byte pointers
+	if c.word32 {
+		union = 12
+	}
+	if len(d) < union+c.wordSize() {
 		return &FormatError{c.Path, at, fmt.Sprintf("NT_SIGINFO of %d bytes, want %d", len(d), siginfoSize)}
 	}
 	o := c.Order
 	si := &Siginfo{Signo: int(int32(o.Uint32(d))), Errno: int(int32(o.Uint32(d[4:]))), Code: int(int32(o.Uint32(d[8:])))}
 	switch {
 	case si.Code <= 0:
-		si.Pid = int(int32(o.Uint32(d[16:])))
+		si.Pid = int(int32(o.Uint32(d[union:])))
 	case si.Signo == sigSEGV || si.Signo == sigBUS || si.Signo == sigILL || si.Signo == sigFPE || si.Signo == sigTRAP:
-		si.Addr, si.HasAddr = o.Uint64(d[16:]), true
+		si.Addr, si.HasAddr = c.uword(d[union:]), true
 	}
 	c.Siginfo = si
 	return nil

@@ -81,7 +81,7 @@ func (c *Core) Space(opts Options) (*frames.Space, error) {
 		if host == "" {
 			host = filepath.Join(opts.Sysroot, mainPath)
 		}
-		fm, err := c.mainMappings(host, mainPath)
+		fm, err := c.mainMappings(host, mainPath, opts.Sysroot)
 		if err != nil {
 			return nil, err
 		}
@@ -207,22 +207,45 @@ func (c *Core) mappedBuildID(p string) []byte {
 }
 
 // buildIDAt reads the ELF header at addr in the core's memory, then its
-// program headers and PT_NOTE segments, for NT_GNU_BUILD_ID.
+// program headers and PT_NOTE segments, for NT_GNU_BUILD_ID. Either ELF
+// class is read (gABI "ELF Header", "Program Header").
 func (c *Core) buildIDAt(addr uint64) []byte {
 	var h [64]byte
-	if n, _ := c.ReadAt(h[:], addr); n < len(h) || string(h[:4]) != elf.ELFMAG ||
-		elf.Class(h[elf.EI_CLASS]) != elf.ELFCLASS64 {
+	if n, _ := c.ReadAt(h[:52], addr); n < 52 || string(h[:4]) != elf.ELFMAG {
 		return nil
 	}
 	var le binary.ByteOrder = binary.LittleEndian
 	if elf.Data(h[elf.EI_DATA]) == elf.ELFDATA2MSB {
 		le = binary.BigEndian
 	}
-	phoff, phentsize, phnum := le.Uint64(h[32:]), uint64(le.Uint16(h[54:])), uint64(le.Uint16(h[56:]))
-	if phentsize != 56 || phnum > 256 || phoff > 1<<20 {
+	// The fields of a program header: p_type, p_vaddr and p_memsz, by
+	// class; word reads a p_ field.
+	var phoff, phentsize, phnum, vaddrOff, memszOff uint64
+	var word func([]byte) uint64
+	switch elf.Class(h[elf.EI_CLASS]) {
+	case elf.ELFCLASS64:
+		if n, _ := c.ReadAt(h[52:], addr+52); n < len(h)-52 {
+			return nil
+		}
+		phoff, phentsize, phnum = le.Uint64(h[32:]), uint64(le.Uint16(h[54:])), uint64(le.Uint16(h[56:]))
+		vaddrOff, memszOff, word = 16, 40, le.Uint64
+		if phentsize != 56 {
+			return nil
+		}
+	case elf.ELFCLASS32:
+		phoff, phentsize, phnum = uint64(le.Uint32(h[28:])), uint64(le.Uint16(h[42:])), uint64(le.Uint16(h[44:]))
+		vaddrOff, memszOff = 8, 20
+		word = func(b []byte) uint64 { return uint64(le.Uint32(b)) }
+		if phentsize != 32 {
+			return nil
+		}
+	default:
 		return nil
 	}
-	ph := make([]byte, phnum*56)
+	if phnum > 256 || phoff > 1<<20 {
+		return nil
+	}
+	ph := make([]byte, phnum*phentsize)
 	if n, _ := c.ReadAt(ph, addr+phoff); n < len(ph) {
 		return nil
 	}
@@ -230,9 +253,9 @@ func (c *Core) buildIDAt(addr uint64) []byte {
 	var base uint64
 	found := false
 	for i := uint64(0); i < phnum; i++ {
-		p := ph[i*56:]
+		p := ph[i*phentsize:]
 		if elf.ProgType(le.Uint32(p)) == elf.PT_LOAD {
-			base, found = le.Uint64(p[16:])&^0xfff, true
+			base, found = word(p[vaddrOff:])&^0xfff, true
 			break
 		}
 	}
@@ -241,11 +264,11 @@ func (c *Core) buildIDAt(addr uint64) []byte {
 	}
 	var b []byte
 	for i := uint64(0); i < phnum; i++ {
-		p := ph[i*56:]
+		p := ph[i*phentsize:]
 		if elf.ProgType(le.Uint32(p)) != elf.PT_NOTE {
 			continue
 		}
-		vaddr, size := le.Uint64(p[16:]), le.Uint64(p[32:])
+		vaddr, size := word(p[vaddrOff:]), word(p[memszOff:])
 		if size > 1<<16 || vaddr < base {
 			continue
 		}
@@ -294,8 +317,9 @@ func (c *Core) execfn() string {
 // mainMappings returns the mappings of the main executable, the ELF file
 // at host, for a core without NT_FILE: its PT_LOAD segments, page-aligned,
 // at the load bias that puts its program headers at AT_PHDR. The mappings
-// are named mapped, the path the process saw.
-func (c *Core) mainMappings(host, mapped string) ([]FileMapping, error) {
+// are named mapped, the path the process saw. A dynamically linked
+// program's shared objects follow (linkMapMappings), found under sysroot.
+func (c *Core) mainMappings(host, mapped, sysroot string) ([]FileMapping, error) {
 	phdr, ok := c.auxVal(atPhdr)
 	if !ok || host == "" {
 		return nil, nil
@@ -314,14 +338,22 @@ func (c *Core) mainMappings(host, mapped string) ([]FileMapping, error) {
 	}
 	if !found {
 		// The program headers sit in the PT_LOAD of file offset 0, e_phoff
-		// bytes in (ELF64 header, gABI).
+		// bytes in (gABI "ELF Header": 8 bytes at 32 in ELF64, 4 at 28 in
+		// ELF32).
 		var phoff [8]byte
 		if r, err := os.Open(host); err == nil {
-			_, err = r.ReadAt(phoff[:], 32)
+			var off uint64
+			if f.Class == elf.ELFCLASS32 {
+				_, err = r.ReadAt(phoff[:4], 28)
+				off = uint64(f.ByteOrder.Uint32(phoff[:]))
+			} else {
+				_, err = r.ReadAt(phoff[:], 32)
+				off = f.ByteOrder.Uint64(phoff[:])
+			}
 			r.Close()
 			for _, p := range f.Progs {
 				if err == nil && p.Type == elf.PT_LOAD && p.Off == 0 {
-					phVaddr, found = p.Vaddr+f.ByteOrder.Uint64(phoff[:]), true
+					phVaddr, found = p.Vaddr+off, true
 					break
 				}
 			}
@@ -331,6 +363,20 @@ func (c *Core) mainMappings(host, mapped string) ([]FileMapping, error) {
 		return nil, fmt.Errorf("core %s has no NT_FILE note, and %s has no program header table to place it by", c.Path, host)
 	}
 	bias := phdr - phVaddr
+	out := loadMappings(f, bias, mapped)
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_DYNAMIC {
+			// A dynamically linked program: the dynamic linker's list
+			// says where the shared objects are.
+			out = append(out, c.linkMapMappings(p.Vaddr+bias, p.Memsz, sysroot)...)
+		}
+	}
+	return out, nil
+}
+
+// loadMappings returns the PT_LOAD segments of the ELF file f loaded at
+// bias, page-aligned, as mappings of the file at path.
+func loadMappings(f *elf.File, bias uint64, path string) []FileMapping {
 	const page = 4096
 	var out []FileMapping
 	for _, p := range f.Progs {
@@ -339,9 +385,9 @@ func (c *Core) mainMappings(host, mapped string) ([]FileMapping, error) {
 		}
 		start := (p.Vaddr + bias) &^ (page - 1)
 		end := (p.Vaddr + bias + p.Filesz + page - 1) &^ (page - 1)
-		out = append(out, FileMapping{Start: start, End: end, Offset: p.Off &^ (page - 1), Path: mapped})
+		out = append(out, FileMapping{Start: start, End: end, Offset: p.Off &^ (page - 1), Path: path})
 	}
-	return out, nil
+	return out
 }
 
 // openELF opens the ELF file at path with sframe.NewELFFile, which checks

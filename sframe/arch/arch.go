@@ -73,7 +73,31 @@ type Arch struct {
 	// Decoder decodes instructions for the code oracle and the
 	// disassembler (nil: this machine's code cannot be decoded).
 	Decoder Decoder
+	// Thumb, when not nil, says that code addresses carry the instruction
+	// set in bit 0 (32-bit ARM interworking: a return address with bit 0
+	// set returns to Thumb code), and where a frame keeps its state.
+	Thumb *Thumb
+	// EHABI is set where the machine's binaries carry ARM EHABI unwind
+	// tables (.ARM.exidx, .ARM.extab): 32-bit ARM.
+	EHABI bool
 }
+
+// Thumb is how a 32-bit ARM frame's instruction set is kept and used. A
+// return address's bit 0 is the caller's state (ARM ARM A2.3.2 "BX" and
+// "BLX"); the caller's PC is the address with bit 0 clear, as gdb's
+// arm_addr_bits_remove makes it; the state goes to the T bit (bit 5) of the
+// CPSR, which a register set keeps at register slot CPSR (no DWARF number
+// names it). In Thumb code the frame pointer is FP (r7) rather than
+// Arch.FP (r11).
+type Thumb struct {
+	CPSR rule.Reg
+	FP   rule.Reg
+	// Chain is the frame-pointer chain of Thumb code, through FP.
+	Chain Chain
+}
+
+// CPSRT is the T (Thumb state) bit of the CPSR.
+const CPSRT = 1 << 5
 
 // Reloc is what a relocation type computes: a Size-byte field (0 for a
 // NONE relocation) holding S+A, or S+A-P when PCRel (ELF gABI
@@ -100,6 +124,10 @@ type Chain struct {
 	// 16) or from the caller's SP (back chain: 160); 0 when the record
 	// does not say where the frame ends (AArch64).
 	CFA int64
+	// FP is the offset in bytes of the caller's FP from the frame's FP:
+	// 0 where FP points at a record that starts with it (AMD64, AArch64),
+	// -4 in GCC's 32-bit ARM frames, whose FP points at the saved LR.
+	FP int64
 	// Ascending is set where a caller's record must lie at least 16 bytes
 	// above its callee's (the arm64 kernel unwinder's rule).
 	Ascending bool
@@ -111,11 +139,11 @@ type Chain struct {
 	Expected string
 }
 
-// Core is how a 64-bit Linux ELF core (fs/binfmt_elf.c) lays out a
-// thread's registers: pr_reg, the machine's register struct, lies Off
-// bytes into NT_PRSTATUS's struct elf_prstatus and holds len(Names) 64-bit
-// words in the core's byte order; Regs gives each word's DWARF register
-// (-1: none).
+// Core is how a Linux ELF core (fs/binfmt_elf.c) lays out a thread's
+// registers: pr_reg, the machine's register struct, lies Off bytes into
+// NT_PRSTATUS's struct elf_prstatus and holds len(Names) words of PtrSize
+// bytes (8 in an ELFCLASS64 core, 4 in an ELFCLASS32 one) in the core's
+// byte order; Regs gives each word's DWARF register (-1: none).
 type Core struct {
 	Off   int
 	Names []string
@@ -128,10 +156,17 @@ type Core struct {
 // where no unwind data describes it (as gdb's tramp_frame unwinders do).
 type Signal struct {
 	// Regs is the offset in bytes from the trampoline's SP of the first
-	// saved register word; Slots names the DWARF register of each 8-byte
-	// word from there (-1: a word with no DWARF number).
+	// saved register word; Slots names the DWARF register of each word
+	// (of PtrSize bytes) from there (-1: a word with no DWARF number).
 	Regs  int64
 	Slots []rule.Reg
+	// NonRTRegs, when not 0, is Regs for a non-rt frame (32-bit ARM:
+	// struct sigframe, whose ucontext is at the SP, where rt_sigframe has
+	// the siginfo first).
+	NonRTRegs int64
+	// Word is the size in bytes of a saved register: 8, or 4 on 32-bit
+	// ARM (0 means 8).
+	Word int
 	// IndirectRegs, when not 0, is the offset from the trampoline's SP of
 	// a pointer to the saved registers in a non-rt frame (s390x struct
 	// sigcontext's sregs), used instead of Regs.
@@ -153,10 +188,19 @@ type Signal struct {
 func (s *Signal) Slot(r rule.Reg) int64 {
 	for i, x := range s.Slots {
 		if x == r {
-			return s.Regs + 8*int64(i)
+			return s.Regs + int64(s.WordSize())*int64(i)
 		}
 	}
 	return -1
+}
+
+// WordSize is the size in bytes of a saved register word (Word, 8 when
+// not set).
+func (s *Signal) WordSize() int {
+	if s.Word == 0 {
+		return 8
+	}
+	return s.Word
 }
 
 // RegName returns the name of DWARF register r on a ("rbp", "x29"), or
@@ -209,7 +253,7 @@ func (e *UnknownMachineError) Error() string {
 	if e.ByteOrder == binary.BigEndian {
 		order = "big-endian"
 	}
-	return fmt.Sprintf("unsupported machine %v, %s (ELF header e_machine, at byte 0x12): sfdbg knows x86-64, AArch64 and s390x", e.Machine, order)
+	return fmt.Sprintf("unsupported machine %v, %s (ELF header e_machine, at byte 0x12): sfdbg knows x86-64, AArch64, s390x and 32-bit ARM", e.Machine, order)
 }
 
 // For returns the Arch of an ELF machine and byte order, or an
