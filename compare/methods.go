@@ -80,12 +80,13 @@ func MethodNames(sep string) string {
 }
 
 // Checked says what an All trace judges, in words for headers: "SFRAME,
-// FP and CODE checked against CFI", naming every live method but the
-// reference as its column in the text table is headed, so a method that
-// gains an unwinder is named without a second list.
-func Checked() string {
+// FP and CODE checked against CFI", naming every method that applies to
+// the trace's machine but the reference, as its column in the text table
+// is headed, so a method that gains an unwinder is named without a second
+// list.
+func (t *Trace) Checked() string {
 	var names []string
-	for _, m := range set.live {
+	for _, m := range t.LiveMethods() {
 		if m != Reference {
 			names = append(names, strings.ToUpper(m.String()))
 		}

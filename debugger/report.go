@@ -127,7 +127,8 @@ func (p *ProcessTrace) Compared() bool {
 	return false
 }
 
-func methodsText(m compare.Methods) string {
+func (p *ProcessTrace) methodsText() string {
+	m := p.Methods
 	switch m {
 	case compare.OnlySFrame:
 		return "unwound with SFrame only"
@@ -139,7 +140,12 @@ func methodsText(m compare.Methods) string {
 	if x, ok := m.Single(); ok {
 		return "unwound with " + x.Title() + " only"
 	}
-	return compare.Checked() + " at every frame"
+	for _, t := range p.Threads {
+		if t.Trace != nil {
+			return t.Trace.Checked() + " at every frame"
+		}
+	}
+	return "every method checked against CFI at every frame"
 }
 
 // WriteText prints every thread's trace, gdb's "thread apply all bt" style.
@@ -148,7 +154,7 @@ func (p *ProcessTrace) WriteText(w io.Writer, opts compare.TextOptions) {
 	if p.Total > len(p.Threads) {
 		threads = fmt.Sprintf("%d of %d threads", len(p.Threads), p.Total)
 	}
-	fmt.Fprintf(w, "Process %d (%s), %s, %s\n", p.Pid, p.Name, threads, methodsText(p.Methods))
+	fmt.Fprintf(w, "Process %d (%s), %s, %s\n", p.Pid, p.Name, threads, p.methodsText())
 	if p.Terminated != nil {
 		p.Terminated.WriteText(w)
 	}

@@ -23,7 +23,7 @@ type traceFlags struct {
 // addTraceFlags defines the trace flags on fs.
 func addTraceFlags(fs *flag.FlagSet) *traceFlags {
 	return &traceFlags{
-		method:      fs.String("method", "all", "unwinding `method`: "+compare.MethodNames(", ")+", or all ("+compare.Checked()+" at every frame)"),
+		method:      fs.String("method", "all", "unwinding `method`: "+compare.MethodNames(", ")+", or all (every other method that applies to the machine checked against CFI at every frame)"),
 		asJSON:      fs.Bool("json", false, "print JSON instead of text"),
 		maxDepth:    fs.Int("max-depth", 0, "at most `N` frames per thread (0: 256; at most 1000000)"),
 		independent: fs.Bool("independent", false, "with --method all, also run each method's own trace and match its frames with CFI's"),
