@@ -57,6 +57,12 @@ type Options struct {
 	// NoReturn reports whether the direct call target never returns (the
 	// path ends after the call); nil: every call returns.
 	NoReturn func(target uint64) bool
+	// NoReturnCall is NoReturn given the call's own address pc too, and
+	// is asked instead of it when set: in a relocatable object a call to
+	// another file's function holds no target (its field is 0, so target
+	// is the call itself or the next instruction); the relocation at pc
+	// names the callee.
+	NoReturnCall func(pc, target uint64) bool
 	// JumpTable returns the targets of the indirect jump at pc (a jump
 	// table read through relocations or .rodata), or nil when they are not
 	// known.

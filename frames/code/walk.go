@@ -353,7 +353,8 @@ func (w *walker) path(off int, st State) {
 
 		switch in.Class {
 		case arch.Call:
-			if w.opts.NoReturn != nil && w.opts.NoReturn(in.Target) {
+			if w.opts.NoReturnCall != nil && w.opts.NoReturnCall(w.pc0+uint64(off), in.Target) ||
+				w.opts.NoReturnCall == nil && w.opts.NoReturn != nil && w.opts.NoReturn(in.Target) {
 				return
 			}
 			nst.call(w.t)

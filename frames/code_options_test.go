@@ -1,0 +1,40 @@
+package frames
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// TestCodeAnalyzerObjectNoReturnCall walks a relocatable object's
+// function whose call abort@PLT holds no target (its field is 0; the
+// R_X86_64_PLT32 relocation names abort): the path ends at the call, so
+// the instruction after it is reached from the branch alone, with the
+// entry's state (CFA=rsp+8), not with the call's (rsp+16).
+func TestCodeAnalyzerObjectNoReturnCall(t *testing.T) {
+	path := filepath.Join("..", "testdata", "codeoracle", "realworld", "false-findings", "noreturn_call.o")
+	m := &Module{Name: "noreturn_call.o", OpenPath: path, Path: path, Start: 0, End: 1 << 40}
+	defer m.Close()
+	c, err := m.CodeAnalyzer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, _, ok := m.LookupSymbol("h")
+	if !ok {
+		t.Fatal("no symbol h")
+	}
+	text := m.codeBytes(start, 14)
+	if text == nil {
+		t.Fatal("no code for h")
+	}
+	fn, _, why := c.Analyze(text, start)
+	if fn == nil {
+		t.Fatal(why)
+	}
+	if len(fn.Findings) != 0 {
+		t.Errorf("findings: %+v", fn.Findings)
+	}
+	st, _, ok := fn.StateAt(start + 13) // ret
+	if k, known := st.CFAVia(fn.Arch, fn.Arch.SP); !ok || !known || k != 8 {
+		t.Errorf("CFA at the ret: rsp+%d (known %v, reached %v), want rsp+8", k, known, ok)
+	}
+}
