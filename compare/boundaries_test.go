@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
@@ -49,13 +50,20 @@ func TestCheckBoundariesAreObjdumps(t *testing.T) {
 				}
 			}
 			slices.Sort(want)
+			path := fixture(t, name)
+			m := &frames.Module{Name: name, Path: path, OpenPath: path, Start: 0, End: 1 << 40}
+			defer m.Close()
+			oracle, err := FramesCode(m)
+			if err != nil {
+				t.Fatal(err)
+			}
 			fdes := sec.FDEs()
-			total := 0
+			total, walked := 0, 0
 			for i, own := range c.owned() {
 				if len(own) == 0 {
 					continue
 				}
-				got := slices.Clone(c.boundaries(&fdes[i], own, nil, nil))
+				got := slices.Clone(c.boundaries(&fdes[i], own, nil, nil, nil))
 				var exp []uint64
 				for _, r := range own {
 					lo, _ := slices.BinarySearch(want, r.Start)
@@ -66,6 +74,21 @@ func TestCheckBoundariesAreObjdumps(t *testing.T) {
 				if !slices.Equal(got, exp) {
 					t.Errorf("FDE %d [%#x, %#x): %d boundaries, objdump %d", i, fdes[i].Start, fdes[i].End(), len(got), len(exp))
 				}
+				// With the oracle's walk, whose instructions are not
+				// decoded again: the same.
+				end := own[len(own)-1].End
+				text, ok := c.funcCode(fdes[i].Start, end)
+				if !ok {
+					continue
+				}
+				walked++
+				got = c.boundaries(&fdes[i], own, nil, nil, oracle(text, fdes[i].Start))
+				if !slices.Equal(got, exp) {
+					t.Errorf("FDE %d [%#x, %#x) with the oracle's walk: %d boundaries, objdump %d", i, fdes[i].Start, fdes[i].End(), len(got), len(exp))
+				}
+			}
+			if walked == 0 {
+				t.Error("no FDE's code walked")
 			}
 			t.Logf("%d instructions in SFrame FDEs, as objdump delimits them", total)
 		})

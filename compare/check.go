@@ -148,6 +148,8 @@ type checker struct {
 	codeSpan Range
 	// oracle analyzes the file's functions (CheckOptions.Code), or nil.
 	oracle CodeFuncs
+	// cfiOnlyInsts is judgeCFIOnly's buffer of instruction boundaries.
+	cfiOnlyInsts []uint64
 	// exec holds the executable ranges (execRanges); clips and outside,
 	// per FDE, its range clipped to them (clipFDEs); freLeft the FRE
 	// decodes the check may still make (newFREBudget).

@@ -537,9 +537,8 @@ func (c *checker) judgeCFIOnly(fn fnRef, r Range, cfiRows []frames.Row) {
 	if c.oracle == nil || r.End <= r.Start {
 		return
 	}
-	var insts []uint64
-	ok := false
-	insts, ok = c.instBoundaries(r.Start, r.End, nil)
+	code := c.codeRows(r.Start, r.End)
+	insts, ok := c.instBoundaries(r.Start, r.End, c.cfiOnlyInsts, code)
 	if !ok {
 		insts = insts[:0]
 		for _, row := range cfiRows {
@@ -548,7 +547,7 @@ func (c *checker) judgeCFIOnly(fn fnRef, r Range, cfiRows []frames.Row) {
 			}
 		}
 	}
-	code := c.codeRows(r.Start, r.End)
+	c.cfiOnlyInsts = insts
 	ref := witness{m: frames.MethodCFI, rows: cfiRows, none: "no CFI row", unit: "CFI row"}
 	j := c.newCodeJudge(fn, code, ref, witness{m: frames.MethodSFrame, none: "no FDE", unit: "FRE"})
 	ck := -1

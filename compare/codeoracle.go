@@ -158,6 +158,9 @@ func (r *funcRows) padding(pc uint64) bool {
 	return strings.HasPrefix(t, "nop") || strings.HasPrefix(t, "bcr\t0,") || strings.HasPrefix(t, "bcr 0,")
 }
 
+// walked gives the instructions the walk decoded (walkedInsts).
+func (r *funcRows) walked() (uint64, []code.Inst) { return r.f.Start, r.f.Insts }
+
 // EnteredByJumps reports whether the walk started from the states at the
 // jumps into the function (a cold part), not from a call's.
 func (r *funcRows) EnteredByJumps() bool { return r.jumps }
