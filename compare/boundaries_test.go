@@ -2,7 +2,9 @@ package compare
 
 import (
 	"debug/elf"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"testing"
 
@@ -95,21 +97,44 @@ func TestCheckBoundariesAreObjdumps(t *testing.T) {
 	}
 }
 
-// BenchmarkCheckFile measures a whole static check, reporting compared
-// instructions per second (the issue's figure for -j 1).
+// BenchmarkCheckFile measures a whole static check without the code
+// oracle (sfdbg check --no-code), reporting compared instructions per
+// wall-second and per CPU-second (issue 22: at least 5 M/s), on the
+// fixtures and on the host's libc.so.6 when it has an .sframe section
+// (glibc 2.42+ built with --enable-sframe; skipped otherwise: without one
+// check compares nothing). The collector runs at GOGC=400, as sfdbg check
+// sets it (cmd/sfdbg check.go) unless GOGC is set.
 func BenchmarkCheckFile(b *testing.B) {
-	for _, name := range []string{"sqlite-v3", "deep-cet-v3-O2", "cet-v3"} {
-		b.Run(name, func(b *testing.B) {
-			path := filepath.Join(fixtures, name)
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
+	paths := []string{filepath.Join(fixtures, "sqlite-v3"), filepath.Join(fixtures, "deep-cet-v3-O2"),
+		filepath.Join(fixtures, "cet-v3"), "/lib/x86_64-linux-gnu/libc.so.6"}
+	for _, path := range paths {
+		b.Run(filepath.Base(path), func(b *testing.B) {
+			if f, err := elf.Open(path); err != nil {
+				b.Skipf("no %s: %v", path, err)
+			} else {
+				sec := f.Section(".sframe")
+				f.Close()
+				if sec == nil {
+					b.Skipf("%s has no .sframe section: nothing to compare", path)
+				}
+			}
 			n := 0
-			for i := 0; i < b.N; i++ {
+			cpu0 := cpuSeconds()
+			for b.Loop() {
 				rep, err := CheckFile(path, CheckOptions{})
 				if err != nil {
 					b.Fatal(err)
 				}
 				n += rep.Summary.Instructions
 			}
+			cpu := cpuSeconds() - cpu0
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "insts/s")
+			if cpu > 0 {
+				b.ReportMetric(float64(n)/cpu, "insts/cpu-s")
+			}
 		})
 	}
 }
