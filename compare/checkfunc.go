@@ -176,6 +176,8 @@ func (c *checker) checkFunc(fn fnRef, subj, ref witness, code CodeRows, own []Ra
 		switch {
 		case ci < 0:
 			continue // CFI does not cover this PC: reported per function
+		case cur.n > 0 && cur.end == pc && cur.sf == si && cur.cfi == ci && si >= 0 && !pcDependent(cfiRows[ci].CFA):
+			d = cur.diff // the same rows as the run's: the same differences
 		case si < 0:
 			d = RowDiff{CFA: true} // before the first FRE: one finding, not three
 		default:
@@ -208,6 +210,12 @@ func (c *checker) checkFunc(fn fnRef, subj, ref witness, code CodeRows, own []Ra
 		cj.finish()
 	}
 	return compared
+}
+
+// pcDependent reports whether comparing a CFA rule depends on the PC
+// (DiffRows evaluates a DWARF expression at it: the PLT's).
+func pcDependent(cfa rule.Rule) bool {
+	return cfa.Kind == rule.Expression || cfa.Kind == rule.ValExpression
 }
 
 // rowCursor returns the index of the row of rows (sorted by Start)
