@@ -168,6 +168,13 @@ func (r *funcRows) EnteredByJumps() bool { return r.jumps }
 // CFAVia gives CFA - reg before the instruction at pc, where the code
 // knows it (CodeRows).
 func (r *funcRows) CFAVia(pc uint64, reg rule.Reg) (int64, bool) {
+	if k := r.next - 1; k >= 0 && k < len(r.f.Insts) && r.f.Start+uint64(r.f.Insts[k].Off) == pc {
+		// The instruction At found last (judge asks At first).
+		if id := r.f.Insts[k].State; id >= 0 {
+			return r.f.States[id].CFAVia(r.a, reg)
+		}
+		return 0, false
+	}
 	st, _, ok := r.f.StateAt(pc)
 	if !ok {
 		return 0, false
