@@ -128,8 +128,8 @@ func (c *CodeAnalyzer) options(text []byte, start uint64, depth int) *code.Optio
 // FDE, past its start (a jump there shares that function's code, it does
 // not call it; a label there may have a symbol of its own).
 func (c *CodeAnalyzer) intoSibling(target uint64) bool {
-	r, err := c.m.CFIRow(target + c.m.Bias)
-	return err == nil && r.Src.FDEStart != target+c.m.Bias
+	start, ok := c.m.cfiFDEStart(target)
+	return ok && start != target
 }
 
 // codePartition is a function split by the compiler into a hot part (foo)
