@@ -313,7 +313,8 @@ func (c *CodeAnalyzer) noReturn(target uint64, depth int) bool {
 
 func (c *CodeAnalyzer) setDead(target uint64, v bool) {
 	c.mu.Lock()
-	if c.dead == nil || len(c.dead) >= maxCodePCs {
+	if c.dead == nil {
+		// One entry per call target: bounded by the module's code.
 		c.dead = map[uint64]bool{}
 	}
 	c.dead[target] = v
