@@ -306,7 +306,9 @@ func (c *CodeAnalyzer) noReturn(target uint64, depth int) bool {
 	if text == nil {
 		return false
 	}
-	fn := code.Analyze(c.a, text, target, c.options(text, target, depth+1))
+	op := c.options(text, target, depth+1)
+	op.UntilReturns = true // only Returns is asked
+	fn := code.Analyze(c.a, text, target, op)
 	c.setDead(target, !fn.Returns)
 	return !fn.Returns
 }

@@ -83,6 +83,11 @@ type Options struct {
 	// instructions, from Exits): the walk starts from each of them too.
 	// Entries outside the function are ignored.
 	Entries []Exit
+	// UntilReturns stops the walk as soon as a path may leave the
+	// function to its caller (Func.Returns): for a caller that asks only
+	// whether the function returns (a noreturn test of a callee). The
+	// Func is then partial; only Returns is meaningful.
+	UntilReturns bool
 	// Budget bounds the instruction visits (decodes) of the walk; 0: the
 	// default, DefaultBudget(len(text)). When it is spent the walk stops
 	// with an Unknown finding.

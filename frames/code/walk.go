@@ -111,7 +111,7 @@ func Analyze(a *arch.Arch, text []byte, start uint64, opts *Options) *Func {
 		}
 	}
 
-	for len(w.stack) > 0 {
+	for len(w.stack) > 0 && !(w.opts.UntilReturns && f.Returns) {
 		it := w.stack[len(w.stack)-1]
 		w.stack = w.stack[:len(w.stack)-1]
 		w.path(it.off, it.st)
