@@ -345,7 +345,7 @@ func (m *Module) walkCode(start, end uint64) *codeFunc {
 	f, _, why := c.Analyze(text, start)
 	if f == nil {
 		name, _, _ := m.FuncName(start + m.Bias)
-		return fail("code-unknown in %s: %s is %s", m.Name, name, why)
+		return fail("code-unknown in %s: %s: not walked: %s", m.Name, name, why)
 	}
 	return &codeFunc{f: f}
 }
