@@ -200,7 +200,7 @@ func (c *checker) funcCode(start, end uint64) ([]byte, bool) {
 
 // maxSectionRead bounds, in bytes, an executable section funcCode reads
 // whole.
-const maxSectionRead = 256 << 20
+const maxSectionRead = 64 << 20
 
 // whole returns the section's bytes, read on first use, or nil when it is
 // over maxSectionRead bytes or cannot be read whole (a size beyond the
