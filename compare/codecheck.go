@@ -204,9 +204,10 @@ const maxSectionRead = 64 << 20
 
 // whole returns the section's bytes, read on first use, or nil when it is
 // over maxSectionRead bytes or cannot be read whole (a size beyond the
-// file's end): then it is read a span at a time. It reads a megabyte at a
-// time, so that what it allocates is bounded by the bytes the file has,
-// not by the size the section declares.
+// file's end): then it is read a span at a time. It reads 64 KiB, then
+// twice as much as it has read each time, so that what it allocates is
+// bounded by a few times the bytes the file has, not by the size the
+// section declares.
 func (t *textRange) whole() []byte {
 	if t.data != nil || t.partial {
 		return t.data
@@ -215,10 +216,9 @@ func (t *textRange) whole() []byte {
 	if t.size == 0 || t.size > maxSectionRead {
 		return nil
 	}
-	const chunk = 1 << 20
 	var b []byte
 	for off := uint64(0); off < t.size; {
-		n := min(chunk, t.size-off)
+		n := min(max(off, 64<<10), t.size-off)
 		b = slices.Grow(b, int(n))[:off+n]
 		if _, err := t.r.ReadAt(b[off:], int64(off)); err != nil {
 			return nil
