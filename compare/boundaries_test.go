@@ -2,10 +2,13 @@ package compare
 
 import (
 	"debug/elf"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"testing"
 
+	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
@@ -49,13 +52,20 @@ func TestCheckBoundariesAreObjdumps(t *testing.T) {
 				}
 			}
 			slices.Sort(want)
+			path := fixture(t, name)
+			m := &frames.Module{Name: name, Path: path, OpenPath: path, Start: 0, End: 1 << 40}
+			defer m.Close()
+			oracle, err := FramesCode(m)
+			if err != nil {
+				t.Fatal(err)
+			}
 			fdes := sec.FDEs()
-			total := 0
+			total, walked := 0, 0
 			for i, own := range c.owned() {
 				if len(own) == 0 {
 					continue
 				}
-				got := slices.Clone(c.boundaries(&fdes[i], own, nil, nil))
+				got := slices.Clone(c.boundaries(&fdes[i], own, nil, nil, nil))
 				var exp []uint64
 				for _, r := range own {
 					lo, _ := slices.BinarySearch(want, r.Start)
@@ -66,27 +76,65 @@ func TestCheckBoundariesAreObjdumps(t *testing.T) {
 				if !slices.Equal(got, exp) {
 					t.Errorf("FDE %d [%#x, %#x): %d boundaries, objdump %d", i, fdes[i].Start, fdes[i].End(), len(got), len(exp))
 				}
+				// With the oracle's walk, whose instructions are not
+				// decoded again: the same.
+				end := own[len(own)-1].End
+				text, ok := c.funcCode(fdes[i].Start, end)
+				if !ok {
+					continue
+				}
+				walked++
+				got = c.boundaries(&fdes[i], own, nil, nil, oracle(text, fdes[i].Start))
+				if !slices.Equal(got, exp) {
+					t.Errorf("FDE %d [%#x, %#x) with the oracle's walk: %d boundaries, objdump %d", i, fdes[i].Start, fdes[i].End(), len(got), len(exp))
+				}
+			}
+			if walked == 0 {
+				t.Error("no FDE's code walked")
 			}
 			t.Logf("%d instructions in SFrame FDEs, as objdump delimits them", total)
 		})
 	}
 }
 
-// BenchmarkCheckFile measures a whole static check, reporting compared
-// instructions per second (the issue's figure for -j 1).
+// BenchmarkCheckFile measures a whole static check without the code
+// oracle (sfdbg check --no-code), reporting compared instructions per
+// wall-second and per CPU-second (issue 22: at least 5 M/s), on the
+// fixtures and on the host's libc.so.6 when it has an .sframe section
+// (glibc 2.42+ built with --enable-sframe; skipped otherwise: without one
+// check compares nothing). The collector runs at GOGC=400, as sfdbg check
+// sets it (cmd/sfdbg check.go) unless GOGC is set.
 func BenchmarkCheckFile(b *testing.B) {
-	for _, name := range []string{"sqlite-v3", "deep-cet-v3-O2", "cet-v3"} {
-		b.Run(name, func(b *testing.B) {
-			path := filepath.Join(fixtures, name)
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
+	paths := []string{filepath.Join(fixtures, "sqlite-v3"), filepath.Join(fixtures, "deep-cet-v3-O2"),
+		filepath.Join(fixtures, "cet-v3"), "/lib/x86_64-linux-gnu/libc.so.6"}
+	for _, path := range paths {
+		b.Run(filepath.Base(path), func(b *testing.B) {
+			if f, err := elf.Open(path); err != nil {
+				b.Skipf("no %s: %v", path, err)
+			} else {
+				sec := f.Section(".sframe")
+				f.Close()
+				if sec == nil {
+					b.Skipf("%s has no .sframe section: nothing to compare", path)
+				}
+			}
 			n := 0
-			for i := 0; i < b.N; i++ {
+			cpu0 := cpuSeconds()
+			for b.Loop() {
 				rep, err := CheckFile(path, CheckOptions{})
 				if err != nil {
 					b.Fatal(err)
 				}
 				n += rep.Summary.Instructions
 			}
+			cpu := cpuSeconds() - cpu0
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "insts/s")
+			if cpu > 0 {
+				b.ReportMetric(float64(n)/cpu, "insts/cpu-s")
+			}
 		})
 	}
 }

@@ -143,11 +143,17 @@ type checker struct {
 	sym    Symbolizer
 	rep    *FileReport
 	text   []textRange
-	code   []byte // the bytes of the span read last (codeSpan), reused
+	code   []byte // the bytes of the span read last (codeSpan)
+	// spanBuf holds a span of a section not read whole (funcCode).
+	spanBuf []byte
 	// codeSpan is the span c.code holds (funcCode).
 	codeSpan Range
 	// oracle analyzes the file's functions (CheckOptions.Code), or nil.
 	oracle CodeFuncs
+	// cfiOnlyInsts is judgeCFIOnly's buffer of instruction boundaries,
+	// sfBuf sfRows' of rows.
+	cfiOnlyInsts []uint64
+	sfBuf        []frames.Row
 	// exec holds the executable ranges (execRanges); clips and outside,
 	// per FDE, its range clipped to them (clipFDEs); freLeft the FRE
 	// decodes the check may still make (newFREBudget).
@@ -159,11 +165,13 @@ type checker struct {
 	noFDEWhy string
 }
 
-// textRange is an executable section read on demand through r, a span
-// at a time.
+// textRange is an executable section read on demand through r: whole,
+// once (data), or a span at a time (partial: not read whole).
 type textRange struct {
 	addr, size uint64
 	r          io.ReaderAt
+	data       []byte
+	partial    bool
 }
 
 // maxDecodeSpan bounds, in bytes, the code of one FDE read and decoded at
@@ -172,9 +180,11 @@ type textRange struct {
 const maxDecodeSpan = 64 << 20
 
 // sfRows returns the SFrame rows of an FDE as common rows with runtime
-// ranges equal to link-time ones.
+// ranges equal to link-time ones, in a buffer of c's: valid until the
+// next call.
 func (c *checker) sfRows(fde *sframe.FDE) ([]frames.Row, error) {
-	var rows []frames.Row
+	rows := c.sfBuf[:0]
+	defer func() { c.sfBuf = rows[:0] }()
 	it := c.sec.FREs(fde)
 	for it.Next() {
 		fre := it.FRE()

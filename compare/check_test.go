@@ -335,7 +335,7 @@ func TestPCMaskFDEWithoutCodeIsComparedAtEveryRepetitionsFREs(t *testing.T) {
 		t.Fatalf("no PC-mask FDE in .plt: %v", err)
 	}
 	own := []Range{{fde.Start, fde.End()}}
-	got := c.boundaries(fde, own, nil, nil)
+	got := c.boundaries(fde, own, nil, nil, nil)
 	var want []uint64
 	for pc := fde.Start; pc < fde.End(); pc += uint64(fde.RepSize) {
 		want = append(want, pc, pc+9) // FREs at +0 (sp+8) and +9 (sp+16)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/frames/code"
 	"github.com/sfdbg/sfdbg/sframe"
 	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
@@ -285,8 +286,11 @@ func (c *checker) run() error {
 			continue
 		}
 		sum.FunctionsBoth++
-		insts = c.boundaries(fde, own, rows, insts)
-		sum.Instructions += c.checkFDE(fde, own, rows, insts)
+		// The oracle's walk first: its instructions are the boundaries
+		// where it went.
+		code := c.fdeCode(fde, own)
+		insts = c.boundaries(fde, own, rows, insts, code)
+		sum.Instructions += c.checkFDE(fde, own, rows, insts, code)
 	}
 	c.uncovered(cfiRanges)
 	return nil
@@ -351,10 +355,12 @@ type lengther interface {
 // every instruction boundary where the machine's decoder delimits
 // instructions as objdump does (AMD64) and the code from the FDE's start
 // decodes, else the union of SFrame FRE and CFI row starts and of the
-// ranges' starts.
-func (c *checker) boundaries(fde *sframe.FDE, own []Range, rows []frames.Row, buf []uint64) []uint64 {
+// ranges' starts. code is the oracle's walk of the function from the
+// FDE's start, or nil: the instructions it decoded are not decoded again
+// (instBoundaries).
+func (c *checker) boundaries(fde *sframe.FDE, own []Range, rows []frames.Row, buf []uint64, code CodeRows) []uint64 {
 	end := own[len(own)-1].End
-	if b, ok := c.instBoundaries(fde.Start, end, buf); ok {
+	if b, ok := c.instBoundaries(fde.Start, end, buf, code); ok {
 		return keepOwned(b, own)
 	}
 	b := buf[:0]
@@ -414,8 +420,10 @@ func (c *checker) archDecoder() arch.Decoder {
 // objdump -d delimits them, where the machine's decoder does so (lengther:
 // arch.X86.Len on AMD64). ok is false on other machines, when the bytes
 // are not in an executable section or when an instruction does not
-// decode; then b holds what was decoded.
-func (c *checker) insnBoundaries(start, end uint64, buf []uint64) (b []uint64, ok bool) {
+// decode; then b holds what was decoded. An instruction the code oracle's
+// walk w decoded (nil: none) takes its length from the walk (the same
+// decoder's) instead of being decoded again.
+func (c *checker) insnBoundaries(start, end uint64, buf []uint64, w CodeRows) (b []uint64, ok bool) {
 	b = buf[:0]
 	l, ok := c.archDecoder().(lengther)
 	if !ok {
@@ -425,8 +433,13 @@ func (c *checker) insnBoundaries(start, end uint64, buf []uint64) (b []uint64, o
 	if !ok {
 		return b, false
 	}
+	wc := newWalkCursor(w, start)
 	for off := 0; off < len(data); {
 		b = append(b, start+uint64(off))
+		if n := wc.lenAt(off); n > 0 {
+			off += n
+			continue
+		}
 		n, ok := l.Len(data[off:])
 		if !ok {
 			return b, false
@@ -436,18 +449,57 @@ func (c *checker) insnBoundaries(start, end uint64, buf []uint64) (b []uint64, o
 	return b, true
 }
 
+// walkedInsts is the CodeRows of a walk that decoded the function's
+// instructions (funcRows): the walk's start address and the instructions
+// it reached, by address.
+type walkedInsts interface {
+	walked() (start uint64, insts []code.Inst)
+}
+
+// walkCursor gives, in increasing order of offsets, the length of the
+// instruction the oracle's walk decoded at an offset from start.
+type walkCursor struct {
+	insts []code.Inst
+	k     int
+}
+
+// newWalkCursor returns the cursor over the walk w (CodeRows, nil: none)
+// for instructions counted from start: empty unless w decoded them from
+// start (walkedInsts).
+func newWalkCursor(w CodeRows, start uint64) walkCursor {
+	if wi, ok := w.(walkedInsts); ok {
+		if s, insts := wi.walked(); s == start {
+			return walkCursor{insts: insts}
+		}
+	}
+	return walkCursor{}
+}
+
+// lenAt returns the length of the instruction the walk decoded at off,
+// or 0 when it decoded none there. off must not decrease between calls.
+func (wc *walkCursor) lenAt(off int) int {
+	for wc.k < len(wc.insts) && int(wc.insts[wc.k].Off) < off {
+		wc.k++
+	}
+	if wc.k < len(wc.insts) && int(wc.insts[wc.k].Off) == off {
+		return int(wc.insts[wc.k].Len)
+	}
+	return 0
+}
+
 // instBoundaries returns the instruction boundaries in [start, end): on
-// AMD64 as x86Boundaries; on another machine with a decoder
+// AMD64 as insnBoundaries; on another machine with a decoder
 // (arch.Arch.Decoder: AArch64, s390x) by its lengths; ok is false where
 // the bytes are not in an executable section, an instruction does not
-// decode, or the machine has no decoder.
-func (c *checker) instBoundaries(start, end uint64, buf []uint64) (b []uint64, ok bool) {
+// decode, or the machine has no decoder. The instructions the code
+// oracle's walk w (nil: none) decoded from start are not decoded again.
+func (c *checker) instBoundaries(start, end uint64, buf []uint64, w CodeRows) (b []uint64, ok bool) {
 	a := c.arch
 	if a == nil && c.sec != nil {
 		a = frames.SFrameArch(c.sec.ABI)
 	}
 	if a == arch.AMD64Arch {
-		return c.insnBoundaries(start, end, buf)
+		return c.insnBoundaries(start, end, buf, w)
 	}
 	b = buf[:0]
 	if a == nil || a.Decoder == nil {
@@ -458,8 +510,13 @@ func (c *checker) instBoundaries(start, end uint64, buf []uint64) (b []uint64, o
 		return b, false
 	}
 	var in arch.Inst
+	wc := newWalkCursor(w, start)
 	for off := 0; off < len(data); {
 		b = append(b, start+uint64(off))
+		if n := wc.lenAt(off); n > 0 {
+			off += n
+			continue
+		}
 		if err := a.Decoder.Decode(data[off:], start+uint64(off), &in); err != nil || in.Len <= 0 {
 			return b, false
 		}

@@ -54,9 +54,9 @@ type fnRef struct {
 // checkFDE compares an SFrame FDE, at every instruction boundary insts in
 // the ranges own where lookups pick it (checker.owned), with the CFI rows
 // cfiRows, and with the code oracle's states when the check has one
-// (CheckOptions.Code). It returns the number of instruction boundaries
-// compared.
-func (c *checker) checkFDE(fde *sframe.FDE, own []Range, cfiRows []frames.Row, insts []uint64) int {
+// (CheckOptions.Code) given as code (fdeCode; nil: not judged). It
+// returns the number of instruction boundaries compared.
+func (c *checker) checkFDE(fde *sframe.FDE, own []Range, cfiRows []frames.Row, insts []uint64, code CodeRows) int {
 	fn := fnRef{name: c.funcName(fde.Start), start: fde.Start}
 	if fde.PCType == sframe.PCTypeMask {
 		// PLT stubs are checked, not judged by the code oracle, and not
@@ -71,12 +71,19 @@ func (c *checker) checkFDE(fde *sframe.FDE, own []Range, cfiRows []frames.Row, i
 	}
 	subj := witness{m: frames.MethodSFrame, rows: sfRows, none: "no FRE", unit: "FRE"}
 	ref := witness{m: frames.MethodCFI, rows: cfiRows, none: "no CFI row", unit: "CFI row"}
-	if c.oracle != nil && c.inPLT(fde.Start) {
-		// PLT0 is entered by a jump, after the entry's push: checked, not
-		// judged by the code oracle, as the PC-mask entries.
-		return c.checkFunc(fn, subj, ref, nil, own, insts)
+	return c.checkFunc(fn, subj, ref, code, own, insts)
+}
+
+// fdeCode runs the code oracle on the function of an SFrame FDE whose
+// lookups pick it in the ranges own (codeRows), or returns nil where the
+// oracle does not judge it: without an oracle, and for PLT stubs (PC-mask
+// FDEs) and PLT0, which is entered by a jump after the entry's push:
+// checked, not judged, and not counted in the oracle's share.
+func (c *checker) fdeCode(fde *sframe.FDE, own []Range) CodeRows {
+	if c.oracle == nil || fde.PCType == sframe.PCTypeMask || c.inPLT(fde.Start) {
+		return nil
 	}
-	return c.checkFunc(fn, subj, ref, c.codeRows(fde.Start, own[len(own)-1].End), own, insts)
+	return c.codeRows(fde.Start, own[len(own)-1].End)
 }
 
 // checkFunc compares, at every instruction boundary insts of the function
@@ -169,6 +176,8 @@ func (c *checker) checkFunc(fn fnRef, subj, ref witness, code CodeRows, own []Ra
 		switch {
 		case ci < 0:
 			continue // CFI does not cover this PC: reported per function
+		case cur.n > 0 && cur.end == pc && cur.sf == si && cur.cfi == ci && si >= 0 && !pcDependent(cfiRows[ci].CFA):
+			d = cur.diff // the same rows as the run's: the same differences
 		case si < 0:
 			d = RowDiff{CFA: true} // before the first FRE: one finding, not three
 		default:
@@ -201,6 +210,12 @@ func (c *checker) checkFunc(fn fnRef, subj, ref witness, code CodeRows, own []Ra
 		cj.finish()
 	}
 	return compared
+}
+
+// pcDependent reports whether comparing a CFA rule depends on the PC
+// (DiffRows evaluates a DWARF expression at it: the PLT's).
+func pcDependent(cfa rule.Rule) bool {
+	return cfa.Kind == rule.Expression || cfa.Kind == rule.ValExpression
 }
 
 // rowCursor returns the index of the row of rows (sorted by Start)

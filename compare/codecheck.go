@@ -10,6 +10,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -160,9 +161,11 @@ func (c *checker) codeSummary() *CodeSummary {
 }
 
 // funcCode returns the bytes of [start, end) when they lie in one
-// executable section (c.text) and are at most maxDecodeSpan long, read
-// into c.code: valid until the next call, and read once for consecutive
-// calls on the same span.
+// executable section (c.text) and are at most maxDecodeSpan long, as
+// c.code: valid until the next call, not to be written. A section of at
+// most maxSectionRead bytes is read whole on first use (one read, not one
+// per function; memory linear in the file's code); a larger one, a span
+// at a time into a buffer, once for consecutive calls on the same span.
 func (c *checker) funcCode(start, end uint64) ([]byte, bool) {
 	if end <= start || end-start > maxDecodeSpan {
 		return nil, false
@@ -171,20 +174,59 @@ func (c *checker) funcCode(start, end uint64) ([]byte, bool) {
 	if c.codeSpan == (Range{start, end}) && len(c.code) == n {
 		return c.code, true
 	}
-	for _, t := range c.text {
-		if start >= t.addr && end-t.addr <= t.size {
-			if cap(c.code) < n {
-				c.code = make([]byte, n)
+	for i := range c.text {
+		t := &c.text[i]
+		if start < t.addr || end-t.addr > t.size {
+			continue
+		}
+		c.code, c.codeSpan = nil, Range{}
+		if data := t.whole(); data != nil {
+			c.code = data[start-t.addr : end-t.addr : end-t.addr]
+		} else {
+			if cap(c.spanBuf) < n {
+				c.spanBuf = make([]byte, n)
 			}
-			c.code, c.codeSpan = c.code[:n], Range{}
-			if _, err := t.r.ReadAt(c.code, int64(start-t.addr)); err != nil {
+			c.spanBuf = c.spanBuf[:n]
+			if _, err := t.r.ReadAt(c.spanBuf, int64(start-t.addr)); err != nil {
 				return nil, false
 			}
-			c.codeSpan = Range{start, end}
-			return c.code, true
+			c.code = c.spanBuf
 		}
+		c.codeSpan = Range{start, end}
+		return c.code, true
 	}
 	return nil, false
+}
+
+// maxSectionRead bounds, in bytes, an executable section funcCode reads
+// whole.
+const maxSectionRead = 64 << 20
+
+// whole returns the section's bytes, read on first use, or nil when it is
+// over maxSectionRead bytes or cannot be read whole (a size beyond the
+// file's end): then it is read a span at a time. It reads 64 KiB, then
+// twice as much as it has read each time, so that what it allocates is
+// bounded by a few times the bytes the file has, not by the size the
+// section declares.
+func (t *textRange) whole() []byte {
+	if t.data != nil || t.partial {
+		return t.data
+	}
+	t.partial = true
+	if t.size == 0 || t.size > maxSectionRead {
+		return nil
+	}
+	var b []byte
+	for off := uint64(0); off < t.size; {
+		n := min(max(off, 64<<10), t.size-off)
+		b = slices.Grow(b, int(n))[:off+n]
+		if _, err := t.r.ReadAt(b[off:], int64(off)); err != nil {
+			return nil
+		}
+		off += n
+	}
+	t.data, t.partial = b, false
+	return t.data
 }
 
 // codeRows runs the oracle on the function [start, end): nil without an
@@ -537,9 +579,8 @@ func (c *checker) judgeCFIOnly(fn fnRef, r Range, cfiRows []frames.Row) {
 	if c.oracle == nil || r.End <= r.Start {
 		return
 	}
-	var insts []uint64
-	ok := false
-	insts, ok = c.instBoundaries(r.Start, r.End, nil)
+	code := c.codeRows(r.Start, r.End)
+	insts, ok := c.instBoundaries(r.Start, r.End, c.cfiOnlyInsts, code)
 	if !ok {
 		insts = insts[:0]
 		for _, row := range cfiRows {
@@ -548,7 +589,7 @@ func (c *checker) judgeCFIOnly(fn fnRef, r Range, cfiRows []frames.Row) {
 			}
 		}
 	}
-	code := c.codeRows(r.Start, r.End)
+	c.cfiOnlyInsts = insts
 	ref := witness{m: frames.MethodCFI, rows: cfiRows, none: "no CFI row", unit: "CFI row"}
 	j := c.newCodeJudge(fn, code, ref, witness{m: frames.MethodSFrame, none: "no FDE", unit: "FRE"})
 	ck := -1

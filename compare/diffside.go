@@ -155,7 +155,7 @@ func loadDiffSide(path string) (s *diffSide, err error) {
 func (c *checker) diffBoundaries(fn *diffFn, decodeLeft *uint64) ([]uint64, bool) {
 	if _, ok := c.archDecoder().(lengther); ok && fn.end-fn.start <= *decodeLeft {
 		*decodeLeft -= fn.end - fn.start
-		if b, ok := c.insnBoundaries(fn.start, fn.end, nil); ok {
+		if b, ok := c.insnBoundaries(fn.start, fn.end, nil, nil); ok {
 			for i := range b {
 				b[i] -= fn.start
 			}

@@ -115,6 +115,21 @@ func (m *Module) CFIRow(pc uint64) (Row, error) {
 	return row, nil
 }
 
+// cfiFDEStart returns the link-time start of the DWARF CFI FDE that
+// covers the link-time address lpc, without building its rows; ok is
+// false where none does or the module's CFI cannot be read.
+func (m *Module) cfiFDEStart(lpc uint64) (start uint64, ok bool) {
+	t, err := m.cfiTableOf(lpc+m.Bias, true)
+	if err != nil {
+		return 0, false
+	}
+	fd, err := t.lookup(lpc)
+	if err != nil {
+		return 0, false
+	}
+	return fd.Start, true
+}
+
 // CFIRows returns every DWARF CFI row of the FDEs that overlap the runtime
 // range [start, end), in address order, each with the range between its CFI
 // row boundaries (not clipped to [start, end)). Gaps between FDEs have no

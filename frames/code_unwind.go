@@ -33,12 +33,11 @@ const maxCodeFunc = 16 << 20
 // cached on the module, Module.Memo) and evaluates the code's row at the
 // PC (code.Func.RowAt: CFA from SP or FP, RA and FP saved at CFA-relative
 // slots or still in their registers). The cache is bounded (maxCodeFuncs
-// walks, maxCodePCs lookup PCs per module). The walk knows the C library's
-// noreturn functions by name (code.NoReturnNames, through the symbol at a
-// call's target, PLT entries included), resolves x86-64 jump tables from
-// the file, and starts a cold part (foo.cold) from the states its parent
-// jumps into it with. It reads nothing but the module's file and the
-// target's stack.
+// walks, maxCodePCs lookup PCs per module). The walk is check's
+// (Module.CodeAnalyzer: noreturn callees, x86-64 jump tables, jumps into
+// other functions, a cold part started from the states its parent jumps
+// into it with). It reads nothing but the module's file and the target's
+// stack.
 type CodeUnwinder struct {
 	Space *Space
 }
@@ -171,9 +170,6 @@ func codeTramp(a *arch.Arch) (func([]byte) (rt, ok bool), int) {
 	}, 9
 }
 
-// codeColdKey keys a cold part's entries from its parent (Module.Memo).
-type codeColdKey struct{ start uint64 }
-
 // codeFuncAt returns the walk of the function holding the runtime address
 // pc, walking it on first use. Errors are *StopError.
 func (m *Module) codeFuncAt(pc uint64) (*codeFunc, error) {
@@ -200,7 +196,7 @@ func (m *Module) codeFuncAt(pc uint64) (*codeFunc, error) {
 		v = c.funcs[start]
 		c.mu.Unlock()
 		if v == nil {
-			v = m.walkCode(a, start, end)
+			v = m.walkCode(start, end)
 			c.mu.Lock()
 			if len(c.funcs) >= maxCodeFuncs {
 				clear(c.funcs)
@@ -303,7 +299,10 @@ func (m *Module) codeRange(lpc uint64) (start, end uint64, err error) {
 }
 
 // codeBytes reads size bytes at link-time address addr from the module's
-// file (an allocated section with contents), or nil.
+// file (an allocated section with contents), or nil. In a relocatable
+// object the section's relocations are applied where elfobj.Layout.Data
+// can apply them all (a jump table's entries), else the bytes are read as
+// they are (code with calls to other files: R_X86_64_PLT32).
 func (m *Module) codeBytes(addr uint64, size int) []byte {
 	l, err := m.Layout()
 	if err != nil || size <= 0 {
@@ -315,12 +314,10 @@ func (m *Module) codeBytes(addr uint64, size int) []byte {
 	}
 	b := make([]byte, size)
 	if l.Synthetic() {
-		data, err := l.Data(s)
-		if err != nil {
-			return nil
+		if data, err := l.Data(s); err == nil {
+			copy(b, data[off:])
+			return b
 		}
-		copy(b, data[off:])
-		return b
 	}
 	if _, err := s.ReadAt(b, int64(off)); err != nil {
 		return nil
@@ -329,8 +326,8 @@ func (m *Module) codeBytes(addr uint64, size int) []byte {
 }
 
 // walkCode reads the function [start, end) (link-time addresses) from the
-// file and walks it.
-func (m *Module) walkCode(a *arch.Arch, start, end uint64) *codeFunc {
+// file and walks it with the module's CodeAnalyzer.
+func (m *Module) walkCode(start, end uint64) *codeFunc {
 	fail := func(format string, args ...any) *codeFunc {
 		return &codeFunc{err: codeStop(ReasonNoData, start+m.Bias, m, nil, format, args...)}
 	}
@@ -341,68 +338,16 @@ func (m *Module) walkCode(a *arch.Arch, start, end uint64) *codeFunc {
 	if text == nil {
 		return fail("cannot unwind in %s from its code: the bytes of %#x-%#x are not in the file", m.Name, start+m.Bias, end+m.Bias)
 	}
-	opts := m.codeOptions(a, text, start)
-	name, _, _ := m.FuncName(start + m.Bias)
-	if parent, ok := ColdParent(name); ok {
-		// A cold part is entered by jumps from its parent, with the
-		// parent's state: walk the parent for them.
-		entries := m.coldEntries(a, parent, start, end)
-		if len(entries) == 0 {
-			return fail("code-unknown in %s: %s is a cold part and no jump from %s into it was found", m.Name, name, parent)
-		}
-		opts.Entries = entries
-		if pa, psize, ok := m.LookupSymbol(parent); ok {
-			opts.Partition = func(t uint64) bool { return t+m.Bias >= pa && t+m.Bias-pa < psize }
-		}
+	c, err := m.CodeAnalyzer()
+	if err != nil {
+		return fail("cannot unwind PC %#x in %s from its code: %v", start+m.Bias, m.Name, err)
 	}
-	f := code.Analyze(a, text, start, opts)
+	f, _, why := c.Analyze(text, start)
+	if f == nil {
+		name, _, _ := m.FuncName(start + m.Bias)
+		return fail("code-unknown in %s: %s: not walked: %s", m.Name, name, why)
+	}
 	return &codeFunc{f: f}
-}
-
-// coldEntries walks the parent function named parent for its jumps into
-// [start, end) and returns them as entries.
-func (m *Module) coldEntries(a *arch.Arch, parent string, start, end uint64) []code.Exit {
-	v := m.Memo(codeColdKey{start}, func() any {
-		pa, _, ok := m.LookupSymbol(parent)
-		if !ok {
-			return []code.Exit(nil)
-		}
-		pstart, pend, err := m.codeRange(pa - m.Bias)
-		if err != nil || pend <= pstart || pend-pstart > maxCodeFunc {
-			return []code.Exit(nil)
-		}
-		text := m.codeBytes(pstart, int(pend-pstart))
-		if text == nil {
-			return []code.Exit(nil)
-		}
-		opts := m.codeOptions(a, text, pstart)
-		opts.Partition = func(t uint64) bool { return t >= start && t < end }
-		var out []code.Exit
-		for _, e := range code.Analyze(a, text, pstart, opts).Exits {
-			if e.Target >= start && e.Target < end {
-				out = append(out, e)
-			}
-		}
-		return out
-	})
-	return v.([]code.Exit)
-}
-
-// codeOptions returns the walk's options for the function at link-time
-// address start: noreturn calls by the target's name, x86-64 jump tables
-// read from the file.
-func (m *Module) codeOptions(a *arch.Arch, text []byte, start uint64) *code.Options {
-	opts := &code.Options{NoReturn: func(target uint64) bool {
-		name, off, ok := m.FuncName(target + m.Bias)
-		if !ok || off != 0 {
-			return false
-		}
-		return code.NoReturn(name)
-	}}
-	if a.Machine == elf.EM_X86_64 {
-		opts.JumpTable = code.X86JumpTables(text, start, m.codeBytes)
-	}
-	return opts
 }
 
 // ColdParent returns the name of a cold part's parent function (GCC's

@@ -2,7 +2,10 @@
 # build-codeoracle-realworld.sh - rebuilds testdata/codeoracle/realworld:
 # NAME.o is as --gsframe (GNU as 2.47.50, SFrame v3) of NAME.s, a minimal
 # copy of a CFI fault found in Debian's hand-written assembly (README.md
-# there names package, file and function).
+# there names package, file and function); in false-findings/, the NAME.o
+# of each false finding fixed (those with a NAME.o already: the others'
+# sources still give one), NAME_aarch64.o and NAME_s390x.o with the cross
+# assemblers (scripts/cross-toolchains.sh).
 #
 # Usage: scripts/build-codeoracle-realworld.sh
 # Env:   SFDBG_TOOLCHAINS  toolchain dir (default /tmp/sfdbg-toolchains); the
@@ -21,3 +24,15 @@ for s in *.s; do
   n=$((n + 1))
 done
 note "built $n objects in $PWD"
+cd false-findings
+n=0
+for o in *.o; do
+  [ -e "$o" ] || continue
+  case $o in
+    *_aarch64.o) ensure_cross; "$(tool aarch64 3 as)" --gsframe -o "$o" "${o%.o}.s" ;;
+    *_s390x.o) ensure_cross; "$(tool s390x 3 as)" --gsframe -o "$o" "${o%.o}.s" ;;
+    *) "$AS" --64 --gsframe -o "$o" "${o%.o}.s" ;;
+  esac
+  n=$((n + 1))
+done
+note "rebuilt $n fixed false findings in $PWD"

@@ -57,6 +57,12 @@ type Options struct {
 	// NoReturn reports whether the direct call target never returns (the
 	// path ends after the call); nil: every call returns.
 	NoReturn func(target uint64) bool
+	// NoReturnCall is NoReturn given the call's own address pc too, and
+	// is asked instead of it when set: in a relocatable object a call to
+	// another file's function holds no target (its field is 0, so target
+	// is the call itself or the next instruction); the relocation at pc
+	// names the callee.
+	NoReturnCall func(pc, target uint64) bool
 	// JumpTable returns the targets of the indirect jump at pc (a jump
 	// table read through relocations or .rodata), or nil when they are not
 	// known.
@@ -77,6 +83,11 @@ type Options struct {
 	// instructions, from Exits): the walk starts from each of them too.
 	// Entries outside the function are ignored.
 	Entries []Exit
+	// UntilReturns stops the walk as soon as a path may leave the
+	// function to its caller (Func.Returns): for a caller that asks only
+	// whether the function returns (a noreturn test of a callee). The
+	// Func is then partial; only Returns is meaningful.
+	UntilReturns bool
 	// Budget bounds the instruction visits (decodes) of the walk; 0: the
 	// default, DefaultBudget(len(text)). When it is spent the walk stops
 	// with an Unknown finding.

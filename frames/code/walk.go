@@ -111,7 +111,7 @@ func Analyze(a *arch.Arch, text []byte, start uint64, opts *Options) *Func {
 		}
 	}
 
-	for len(w.stack) > 0 {
+	for len(w.stack) > 0 && !(w.opts.UntilReturns && f.Returns) {
 		it := w.stack[len(w.stack)-1]
 		w.stack = w.stack[:len(w.stack)-1]
 		w.path(it.off, it.st)
@@ -353,7 +353,8 @@ func (w *walker) path(off int, st State) {
 
 		switch in.Class {
 		case arch.Call:
-			if w.opts.NoReturn != nil && w.opts.NoReturn(in.Target) {
+			if w.opts.NoReturnCall != nil && w.opts.NoReturnCall(w.pc0+uint64(off), in.Target) ||
+				w.opts.NoReturnCall == nil && w.opts.NoReturn != nil && w.opts.NoReturn(in.Target) {
 				return
 			}
 			nst.call(w.t)

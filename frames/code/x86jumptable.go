@@ -30,6 +30,7 @@ const maxTable = 1 << 14
 // decoding is made on the first call and kept.
 func X86JumpTables(text []byte, start uint64, read func(addr uint64, size int) []byte) func(pc uint64) []uint64 {
 	var starts []uint32 // instruction offsets of the linear decoding, -1 marks bytes that do not decode
+	var swept []x86Inst // the whole function decoded (x86Sweep), made once for all its jumps
 	return func(pc uint64) []uint64 {
 		if starts == nil {
 			starts = x86Starts(text)
@@ -59,7 +60,12 @@ func X86JumpTables(text []byte, start uint64, read func(addr uint64, size int) [
 			k := sort.Search(len(starts), func(i int) bool { return starts[i]&^badByte >= o })
 			return k < len(starts) && starts[k] == o
 		}
-		all := func() []x86Inst { return x86Sweep(text, start) }
+		all := func() []x86Inst {
+			if swept == nil {
+				swept = x86Sweep(text, start)
+			}
+			return swept
+		}
 		return x86Table(insts, start, uint64(len(text)), isStart, all, read)
 	}
 }

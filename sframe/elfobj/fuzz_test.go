@@ -50,6 +50,8 @@ func fuzzLink(t *testing.T, b []byte) {
 		return
 	}
 	for _, l := range []*Layout{Link(f), AsIs(f)} {
+		// The code oracle's relocations of a call (all of them read).
+		_, _ = l.CodeRelocIn(0, ^uint64(0))
 		d, err := l.FindSFrame()
 		if err != nil {
 			continue

@@ -50,6 +50,9 @@ type Layout struct {
 	symOnce sync.Once
 	syms    []elf.Symbol // .symtab, for relocations
 	symErr  error
+
+	codeRelOnce sync.Once
+	codeRels    []CodeReloc // relocations of executable sections, by address (CodeRelocIn)
 }
 
 // Link returns the layout sfdbg checks a file with: sh_addr for a linked

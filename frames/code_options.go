@@ -1,0 +1,324 @@
+package frames
+
+// The one adapter between a module and the code oracle's walk
+// (frames/code.Analyze): what the module's file tells about the rest of
+// the program, given to the walk as code.Options. The live code unwinder
+// (code_unwind.go) and check's oracle (compare.FramesCode) both walk
+// through it: the calls that do not return (by the callee's name,
+// code.NoReturnNames, through a relocatable object's relocations, or
+// because a small callee's own code never returns), x86-64 jump tables
+// read from the file, jumps into another function's code (not tail
+// calls), and cold partitions (GCC's foo.cold, entered from foo's jumps
+// with foo's state there).
+
+import (
+	"debug/elf"
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/sfdbg/sfdbg/frames/code"
+	"github.com/sfdbg/sfdbg/sframe/arch"
+	"github.com/sfdbg/sfdbg/sframe/elfobj"
+)
+
+// CodeAnalyzer walks the functions of one module's file with everything
+// the file tells the walk (code.Options). Addresses are link-time (the
+// file's, or elfobj.Layout's placement of an object). It is safe for
+// concurrent use; its memos (noreturn callees, hot parts walked for their
+// cold parts) live with it, on the module (Module.CodeAnalyzer).
+type CodeAnalyzer struct {
+	m      *Module
+	a      *arch.Arch
+	layout *elfobj.Layout
+
+	mu sync.Mutex
+	// dead memoizes noReturn's answers by callee address.
+	dead map[uint64]bool
+	// hot holds the walks of hot parts made for their cold parts'
+	// entries, by start, until the hot part's own turn (at most
+	// maxCodeFuncs).
+	hot map[uint64]*code.Func
+}
+
+// codeAnalyzerKey keys a module's CodeAnalyzer (Module.Memo).
+type codeAnalyzerKey struct{}
+
+// CodeAnalyzer returns the module's analyzer, made on first use. Errors:
+// the module's file cannot be read, its machine is not known, or the
+// machine has no instruction decoder (arch.Arch.Decoder).
+func (m *Module) CodeAnalyzer() (*CodeAnalyzer, error) {
+	a, err := m.Arch()
+	if err != nil {
+		return nil, err
+	}
+	if a.Decoder == nil {
+		return nil, errors.New("no instruction decoder for " + a.Name)
+	}
+	l, err := m.Layout()
+	if err != nil {
+		return nil, err
+	}
+	return m.Memo(codeAnalyzerKey{}, func() any {
+		return &CodeAnalyzer{m: m, a: a, layout: l}
+	}).(*CodeAnalyzer), nil
+}
+
+// Analyze walks the function whose code is text, text[0] being at the
+// link-time address start, with the options the module gives (options).
+// A cold part (foo.cold) is walked from the states at its hot part's
+// jumps into it (entered is then true). fn is nil when the function is
+// not walked, and why says why: a cold part whose hot part is not known or
+// does not jump to it.
+func (c *CodeAnalyzer) Analyze(text []byte, start uint64) (fn *code.Func, entered bool, why string) {
+	end := start + uint64(len(text))
+	op := c.options(text, start, 0)
+	if p := c.partition(start, end); p != nil {
+		op.Partition = func(t uint64) bool { return p.within(t) || c.intoSibling(t) }
+		if p.hot != [2]uint64{start, end} {
+			// A cold part: entered by the hot part's jumps, with its
+			// state at each.
+			if op.Entries = c.coldEntries(p, start, end); len(op.Entries) == 0 {
+				return nil, false, "a cold part (" + p.name + ".cold) that its hot part's code does not jump to"
+			}
+		}
+	} else if c.isCold(start) {
+		return nil, false, "a cold part whose hot part is not known"
+	}
+	c.mu.Lock()
+	fn = c.hot[start]
+	if fn != nil && fn.End == end {
+		// Walked already for its cold part's entries, with the same
+		// options.
+		delete(c.hot, start)
+	} else {
+		fn = nil
+	}
+	c.mu.Unlock()
+	if fn == nil {
+		fn = code.Analyze(c.a, text, start, op)
+	}
+	return fn, len(op.Entries) > 0, ""
+}
+
+// options returns the walk's options for the function whose code is text
+// at the link-time address start, but for its partition (Analyze adds
+// it): calls that do not return (noReturnCall), a jump into the middle of
+// another function as an exit, not a tail call (hand-written code shares
+// blocks: libffi's closures, OpenSSL's ecp_nistz256; the other function's
+// own tables are judged in its turn), and on x86-64 the jump tables
+// (code.X86JumpTables) read from the file. depth counts the calls below
+// the function checked: noReturn's walks of callees (depth > 0) know the
+// calls that do not return only.
+func (c *CodeAnalyzer) options(text []byte, start uint64, depth int) *code.Options {
+	op := &code.Options{
+		NoReturnCall: func(pc, target uint64) bool { return c.noReturnCall(text, start, pc, target, depth) },
+	}
+	if depth > 0 {
+		return op
+	}
+	op.Partition = c.intoSibling
+	if c.a == arch.AMD64Arch {
+		op.JumpTable = code.X86JumpTables(text, start, c.m.codeBytes)
+	}
+	return op
+}
+
+// intoSibling reports whether target is inside another function's CFI
+// FDE, past its start (a jump there shares that function's code, it does
+// not call it; a label there may have a symbol of its own).
+func (c *CodeAnalyzer) intoSibling(target uint64) bool {
+	start, ok := c.m.cfiFDEStart(target)
+	return ok && start != target
+}
+
+// codePartition is a function split by the compiler into a hot part (foo)
+// and a cold part (foo.cold, GCC's -freorder-blocks-and-partition).
+// Ranges are link-time [start, end).
+type codePartition struct {
+	name      string // the hot part's
+	hot, cold [2]uint64
+	m         *Module // names the targets of jumps, or nil
+}
+
+// within reports whether target lies in another part of p's function
+// (code.Options.Partition): the hot part, the cold part, or a cold part
+// of the same name (static functions of one name in several units each
+// have theirs: the symbol at target says which).
+func (p *codePartition) within(target uint64) bool {
+	if target >= p.hot[0] && target < p.hot[1] || target >= p.cold[0] && target < p.cold[1] {
+		return true
+	}
+	if p.m == nil {
+		return false
+	}
+	name, _, ok := p.m.FuncName(target + p.m.Bias)
+	hot, cold := ColdParent(name)
+	if !ok || !cold {
+		return false
+	}
+	if hot == p.name {
+		return true
+	}
+	// The two parts may be named by different aliases
+	// (__GI___printf_fp_l.cold of __printf_fp_l).
+	a, _, ok := p.m.LookupSymbol(hot)
+	return ok && a-p.m.Bias == p.hot[0]
+}
+
+// isCold reports whether the function at start is a cold part by its
+// symbol's name.
+func (c *CodeAnalyzer) isCold(start uint64) bool {
+	name, off, ok := c.m.FuncName(start + c.m.Bias)
+	_, cold := ColdParent(name)
+	return ok && off == 0 && cold
+}
+
+// partition returns the partition of the function [start, end) from the
+// module's symbols (foo and foo.cold), or nil when it has none.
+func (c *CodeAnalyzer) partition(start, end uint64) *codePartition {
+	name, off, ok := c.m.FuncName(start + c.m.Bias)
+	if !ok || off != 0 {
+		return nil
+	}
+	if hot, ok := ColdParent(name); ok {
+		a, size, ok := c.m.LookupSymbol(hot)
+		a -= c.m.Bias
+		if !ok || size == 0 || a+size < a {
+			return nil
+		}
+		return &codePartition{name: hot, hot: [2]uint64{a, a + size}, cold: [2]uint64{start, end}}
+	}
+	// Any jump out of it may enter a cold part of it (whose name may
+	// use another alias of it): within asks the symbols.
+	return &codePartition{name: name, hot: [2]uint64{start, end}, m: c.m}
+}
+
+// coldEntries walks the hot part of p and returns its jumps into
+// [start, end), the cold part, with their states.
+func (c *CodeAnalyzer) coldEntries(p *codePartition, start, end uint64) []code.Exit {
+	c.mu.Lock()
+	fn := c.hot[p.hot[0]]
+	c.mu.Unlock()
+	if fn == nil || fn.End != p.hot[1] {
+		if p.hot[1]-p.hot[0] > maxCodeFunc {
+			return nil
+		}
+		text := c.m.codeBytes(p.hot[0], int(p.hot[1]-p.hot[0]))
+		if text == nil {
+			return nil
+		}
+		// The options the hot part's own turn uses (its partition asks
+		// the symbols), so that it can reuse this walk.
+		hot := &codePartition{name: p.name, hot: p.hot, m: c.m}
+		op := c.options(text, p.hot[0], 0)
+		op.Partition = func(t uint64) bool { return hot.within(t) || c.intoSibling(t) }
+		fn = code.Analyze(c.a, text, p.hot[0], op)
+		c.mu.Lock()
+		if c.hot == nil || len(c.hot) >= maxCodeFuncs {
+			c.hot = map[uint64]*code.Func{}
+		}
+		c.hot[p.hot[0]] = fn
+		c.mu.Unlock()
+	}
+	var ex []code.Exit
+	for _, e := range fn.Exits {
+		if e.Target >= start && e.Target < end {
+			ex = append(ex, e)
+		}
+	}
+	return ex
+}
+
+// maxNoReturnSize and maxNoReturnDepth bound the walks noReturn makes of
+// called functions: small ones (error reporters), a few calls deep.
+const (
+	maxNoReturnSize  = 512
+	maxNoReturnDepth = 3
+)
+
+// noReturnCall reports whether the call at pc (in text, at start) to
+// target does not return. In a relocatable object the relocation inside
+// the call instruction names the callee (call abort@PLT has target 0
+// bytes past itself and R_X86_64_PLT32 against abort): by its name, or
+// its own code where the object defines it. Elsewhere noReturn decides
+// by target.
+func (c *CodeAnalyzer) noReturnCall(text []byte, start, pc, target uint64, depth int) bool {
+	if c.layout.Synthetic() && pc >= start && pc-start < uint64(len(text)) {
+		var in arch.Inst
+		if err := c.a.Decoder.Decode(text[pc-start:], pc, &in); err == nil && in.Len > 0 {
+			if r, ok := c.layout.CodeRelocIn(pc, pc+uint64(in.Len)); ok {
+				return c.noReturnSym(r.Sym, depth)
+			}
+		}
+	}
+	return c.noReturn(target, depth)
+}
+
+// noReturnSym reports whether the function a relocation's symbol names
+// does not return: by its name, or, for a function the object defines, by
+// its code (noReturn). A section symbol (a call to .text+k) is not
+// decided.
+func (c *CodeAnalyzer) noReturnSym(s elf.Symbol, depth int) bool {
+	if code.NoReturn(s.Name) {
+		return true
+	}
+	if s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE || elf.ST_TYPE(s.Info) == elf.STT_SECTION {
+		return false
+	}
+	return c.noReturn(c.layout.SymbolAddr(s.Value, s.Section), depth)
+}
+
+// noReturn reports whether the function called at target is known not to
+// return: by its symbol or PLT name (code.NoReturnNames), or because no
+// path of its own code returns (code.Func.Returns, objtool's
+// dead_end_function: glibc's malloc_printerr), for a function of at most
+// maxNoReturnSize bytes, followed at most maxNoReturnDepth calls deep;
+// each target is decided once.
+func (c *CodeAnalyzer) noReturn(target uint64, depth int) bool {
+	c.mu.Lock()
+	v, ok := c.dead[target]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	name, off, ok := c.m.FuncName(target + c.m.Bias)
+	if !ok || off != 0 {
+		c.setDead(target, false)
+		return false
+	}
+	if code.NoReturn(name) {
+		c.setDead(target, true)
+		return true
+	}
+	if depth >= maxNoReturnDepth {
+		return false // not memoized: a shallower walk may decide it
+	}
+	c.setDead(target, false) // while it is walked: a recursive call returns
+	if i := strings.IndexByte(name, '@'); i >= 0 {
+		name = name[:i]
+	}
+	_, size, ok := c.m.LookupSymbol(name)
+	if !ok || size == 0 || size > maxNoReturnSize {
+		return false
+	}
+	text := c.m.codeBytes(target, int(size))
+	if text == nil {
+		return false
+	}
+	op := c.options(text, target, depth+1)
+	op.UntilReturns = true // only Returns is asked
+	fn := code.Analyze(c.a, text, target, op)
+	c.setDead(target, !fn.Returns)
+	return !fn.Returns
+}
+
+func (c *CodeAnalyzer) setDead(target uint64, v bool) {
+	c.mu.Lock()
+	if c.dead == nil {
+		// One entry per call target: bounded by the module's code.
+		c.dead = map[uint64]bool{}
+	}
+	c.dead[target] = v
+	c.mu.Unlock()
+}
