@@ -95,10 +95,23 @@ type fileOracle struct {
 
 // intoSibling reports whether target is inside another function's CFI
 // FDE, past its start (a jump there shares that function's code, it does
-// not call it; a label there may have a symbol of its own).
+// not call it; a label there may have a symbol of its own), or at the
+// start of an FDE that a call does not enter: its CFI there gives another
+// CFA than the machine's after a call (arch.Arch.Entry). That is a cold
+// part (GCC's foo.cold) in a file whose symbols do not name it (a stripped
+// program: vim's, qemu's), or a trampoline a jump enters
+// (enteredOtherwise); a jump there leaves the caller's frame modified on
+// purpose.
 func (o *fileOracle) intoSibling(target uint64) bool {
 	r, err := o.m.CFIRow(target + o.m.Bias)
-	return err == nil && r.Src.FDEStart != target+o.m.Bias
+	return err == nil && (r.Src.FDEStart != target+o.m.Bias || notCallEntry(o.a, &r.Row))
+}
+
+// notCallEntry reports whether a row at a function's first instruction
+// says it is not entered by a call: the CFA is not the machine's after a
+// call (and the row has a return address and is not a signal frame's).
+func notCallEntry(a *arch.Arch, r *rule.Row) bool {
+	return a != nil && r.RA.Kind != rule.Undefined && !r.Signal && r.CFA != a.Entry.CFA
 }
 
 // partition is a function split by the compiler into a hot part (foo) and
@@ -383,6 +396,34 @@ func (r *funcRows) padding(pc uint64) bool {
 	}
 	t := r.a.Decoder.Text(r.text[off:], pc)
 	return strings.HasPrefix(t, "nop") || strings.HasPrefix(t, "bcr\t0,") || strings.HasPrefix(t, "bcr 0,")
+}
+
+// FirstInstruction returns the address of the function's first
+// instruction that is not a nop (its start when there is none): a nop
+// leaves the stack as it was, so a table that changes the CFA after
+// leading nops says the function is not entered by a call
+// (enteredOtherwise).
+func (r *funcRows) FirstInstruction() uint64 {
+	for _, in := range r.f.Insts {
+		pc := r.f.Start + uint64(in.Off)
+		if in.Len == 0 || !r.nop(pc) {
+			return pc
+		}
+	}
+	return r.f.Start
+}
+
+// nop reports whether the instruction at pc is a nop.
+func (r *funcRows) nop(pc uint64) bool {
+	off := pc - r.f.Start
+	if off >= uint64(len(r.text)) {
+		return false
+	}
+	if r.a == arch.AMD64Arch {
+		in, err := x86asm.Decode(r.text[off:], 64)
+		return err == nil && in.Op == x86asm.NOP
+	}
+	return strings.HasPrefix(r.a.Decoder.Text(r.text[off:], pc), "nop")
 }
 
 // EnteredByJumps reports whether the walk started from the states at the

@@ -109,6 +109,9 @@ func (d fakeISA) Text(code []byte, pc uint64) string {
 	if len(code) == 0 {
 		return "(bad)"
 	}
+	if code[0] == 0 {
+		return "nop"
+	}
 	return fmt.Sprintf("op%02x", code[0])
 }
 

@@ -3,6 +3,7 @@ package code
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/sfdbg/sfdbg/sframe/arch"
@@ -44,7 +45,20 @@ type walker struct {
 	inst   arch.Inst
 	// reported marks offsets with a KindState finding, one per PC.
 	reported map[int]bool
+	// via[off] is 1+c when the instruction at off was first reached
+	// straight from the fall-through of the call at offset c (through
+	// nothing but instructions without stack effect), else 0.
+	via []int32
+	// presumed holds the offsets of calls presumed not to return (see
+	// Func.PresumedNoReturn); rewalk is set when one is found whose
+	// fall-through state was already walked.
+	presumed map[int]bool
+	rewalk   bool
 }
+
+// maxWalks bounds the walks of one function: the first, and one more each
+// time a call is presumed not to return after its fall-through was walked.
+const maxWalks = 3
 
 var walkers = sync.Pool{New: func() any { return &walker{intern: map[State]int32{}} }}
 
@@ -87,7 +101,6 @@ func Analyze(a *arch.Arch, text []byte, start uint64, opts *Options) *Func {
 	if w.budget <= 0 {
 		w.budget = DefaultBudget(len(text))
 	}
-	w.at = grow(w.at, len(text))
 	w.lens = growU8(w.lens, len(text))
 
 	entry := t.entry
@@ -98,6 +111,29 @@ func Analyze(a *arch.Arch, text []byte, start uint64, opts *Options) *Func {
 			return f
 		}
 	}
+	for walk := 1; ; walk++ {
+		w.walk(entry)
+		if !w.rewalk || walk == maxWalks {
+			break
+		}
+		// A call's fall-through state was walked before the call was
+		// presumed not to return: walk again without it.
+		*f = Func{Arch: f.Arch, Start: f.Start, End: f.End, Visits: f.Visits}
+		w.reset()
+	}
+	for off := range w.presumed {
+		f.PresumedNoReturn = append(f.PresumedNoReturn, start+uint64(off))
+	}
+	sort.Slice(f.PresumedNoReturn, func(i, j int) bool { return f.PresumedNoReturn[i] < f.PresumedNoReturn[j] })
+	w.collect()
+	return f
+}
+
+// walk walks the function from its entry state and Options.Entries.
+func (w *walker) walk(entry State) {
+	w.at = grow(w.at, len(w.text))
+	w.via = grow(w.via, len(w.text))
+	w.rewalk = false
 	w.stack = w.stack[:0]
 	if w.opts.Entry != nil || len(w.opts.Entries) == 0 {
 		w.stack = append(w.stack, item{0, entry})
@@ -105,19 +141,24 @@ func Analyze(a *arch.Arch, text []byte, start uint64, opts *Options) *Func {
 	for i := len(w.opts.Entries) - 1; i >= 0; i-- {
 		e := &w.opts.Entries[i]
 		if to := w.target(e.Target); to >= 0 {
-			if _, _, ok := e.State.cfa(t); ok {
+			if _, _, ok := e.State.cfa(w.t); ok {
 				w.stack = append(w.stack, item{to, e.State})
 			}
 		}
 	}
-
 	for len(w.stack) > 0 {
 		it := w.stack[len(w.stack)-1]
 		w.stack = w.stack[:len(w.stack)-1]
 		w.path(it.off, it.st)
 	}
-	w.collect()
-	return f
+}
+
+// reset forgets a walk's states and findings before the next walk.
+func (w *walker) reset() {
+	if len(w.intern) > 0 {
+		w.intern = map[State]int32{}
+	}
+	clear(w.reported)
 }
 
 func grow(s []int32, n int) []int32 {
@@ -139,12 +180,14 @@ func growU8(s []uint8, n int) []uint8 {
 func (w *walker) release() {
 	const keep = 1 << 20 // do not pool scratch of huge functions
 	if cap(w.at) > keep {
-		w.at, w.lens = nil, nil
+		w.at, w.lens, w.via = nil, nil, nil
 	}
 	if len(w.intern) > 0 {
 		w.intern = map[State]int32{} // clear would cost the map's peak size on every later walk
 	}
 	clear(w.reported)
+	clear(w.presumed)
+	w.rewalk = false
 	w.a, w.t, w.text, w.f, w.opts = nil, nil, nil, nil, Options{}
 	w.stack = w.stack[:0]
 	walkers.Put(w)
@@ -257,6 +300,9 @@ func (w *walker) branch(off int, addr uint64, st *State) {
 // instruction already walked with the same state, or cannot go on.
 func (w *walker) path(off int, st State) {
 	idx := int32(-1) // st's index in f.States when known
+	// fromCall is the offset of the call whose fall-through this path is
+	// in, with no stack effect since, or -1.
+	fromCall := -1
 	for {
 		if at := w.at[off]; at != 0 {
 			if at < 0 {
@@ -264,6 +310,16 @@ func (w *walker) path(off int, st State) {
 			}
 			old := w.f.States[at-1]
 			if old == st {
+				return
+			}
+			if w.presume(fromCall, off) {
+				return // this path is a dead fall-through
+			}
+			if w.presume(int(w.via[off])-1, off) {
+				// The state walked from here came from a dead
+				// fall-through: the function is walked again.
+				w.rewalk = true
+				w.stack = w.stack[:0]
 				return
 			}
 			j, ok := join(w.t, old, st)
@@ -312,8 +368,14 @@ func (w *walker) path(off int, st State) {
 		if idx < 0 {
 			idx = w.stateIndex(&st)
 		}
+		if first && fromCall >= 0 {
+			w.via[off] = int32(1 + fromCall)
+		}
 		w.at[off] = 1 + idx
 		next := off + in.Len
+		if in.Class != arch.Other || in.NOps > 0 {
+			fromCall = -1
+		}
 
 		switch in.Class {
 		case arch.Unknown:
@@ -353,11 +415,12 @@ func (w *walker) path(off int, st State) {
 
 		switch in.Class {
 		case arch.Call:
-			if w.opts.NoReturn != nil && w.opts.NoReturn(in.Target) {
+			if w.opts.NoReturn != nil && w.opts.NoReturn(in.Target) || w.presumed[off] {
 				return
 			}
 			nst.call(w.t)
 			idx = -1
+			fromCall = off
 		case arch.CallIndirect:
 			nst.call(w.t)
 			idx = -1
@@ -399,6 +462,37 @@ func (w *walker) path(off int, st State) {
 		}
 		off, st = next, nst
 	}
+}
+
+// presume reports whether the call at offset c (c < 0: none) is presumed
+// not to return because its fall-through meets, at off, a path with
+// another state: the instructions between the call and off are padding
+// (nops) or there are none. Compilers place the next block right after a
+// call that does not return (GCC: a call to a noreturn function ends its
+// block), so the block is entered by its jumps, not by the call; the walk
+// then ends the call's path (Func.PresumedNoReturn) instead of reporting
+// two paths meeting with different states.
+func (w *walker) presume(c, off int) bool {
+	if c < 0 || w.lens[c] == 0 {
+		return false
+	}
+	for o := c + int(w.lens[c]); o < off; o += int(w.lens[o]) {
+		if w.lens[o] == 0 || !isNop(w.text1(o)) {
+			return false
+		}
+	}
+	if w.presumed == nil {
+		w.presumed = map[int]bool{}
+	}
+	w.presumed[c] = true
+	return true
+}
+
+// isNop reports whether an instruction's text (objdump's) is a no-op used
+// as padding: nop, nopl, nopw, xchg %ax,%ax (x86-64), nop (AArch64), nopr
+// or bcr 0,... (s390x).
+func isNop(t string) bool {
+	return strings.Contains(t, "nop") || strings.HasPrefix(t, "xchg   %ax,%ax") || strings.HasPrefix(t, "bcr\t0,") || strings.HasPrefix(t, "bcr 0,")
 }
 
 // decode runs the decoder, turning a panic into an error so that a
