@@ -18,10 +18,11 @@ const MaxFindings = 4096
 // visit).
 func maxQueued(n int) int { return n/4 + 1024 }
 
-// item is a branch waiting to be walked: an offset and the state there.
+// item is a branch waiting to be walked: an offset and the state there;
+// call is the offset of the call whose fall-through it is, or -1.
 type item struct {
-	off int
-	st  State
+	off, call int
+	st        State
 }
 
 // walker holds one walk's scratch; walkers are pooled so that analysing
@@ -42,23 +43,28 @@ type walker struct {
 	intern map[State]int32
 	stack  []item
 	budget int
-	inst   arch.Inst
+	// later holds the fall-throughs of calls, walked when stack is empty
+	// (see presume).
+	later []item
+	inst  arch.Inst
 	// reported marks offsets with a KindState finding, one per PC.
 	reported map[int]bool
 	// via[off] is 1+c when the instruction at off was first reached
 	// straight from the fall-through of the call at offset c (through
 	// nothing but instructions without stack effect), else 0.
 	via []int32
-	// presumed holds the offsets of calls presumed not to return (see
-	// Func.PresumedNoReturn); rewalk is set when one is found whose
-	// fall-through state was already walked.
-	presumed map[int]bool
-	rewalk   bool
+	// presumed holds the offsets of calls presumed not to return in this
+	// walk (see Func.PresumedNoReturn), confirmed those that made a walk
+	// start again: found after the call's fall-through was walked, whose
+	// state may have reached other joins and made presumptions there.
+	presumed, confirmed map[int]bool
+	rewalk              bool
 }
 
 // maxWalks bounds the walks of one function: the first, and one more each
-// time a call is presumed not to return after its fall-through was walked.
-const maxWalks = 3
+// time a call is presumed not to return after its fall-through was walked
+// (the work budget bounds them all together).
+const maxWalks = 64
 
 var walkers = sync.Pool{New: func() any { return &walker{intern: map[State]int32{}} }}
 
@@ -113,7 +119,7 @@ func Analyze(a *arch.Arch, text []byte, start uint64, opts *Options) *Func {
 	}
 	for walk := 1; ; walk++ {
 		w.walk(entry)
-		if !w.rewalk || walk == maxWalks {
+		if !w.rewalk || walk == maxWalks || w.budget <= 0 {
 			break
 		}
 		// A call's fall-through state was walked before the call was
@@ -134,22 +140,32 @@ func (w *walker) walk(entry State) {
 	w.at = grow(w.at, len(w.text))
 	w.via = grow(w.via, len(w.text))
 	w.rewalk = false
-	w.stack = w.stack[:0]
+	clear(w.presumed)
+	for c := range w.confirmed {
+		w.presume1(c)
+	}
+	w.stack, w.later = w.stack[:0], w.later[:0]
 	if w.opts.Entry != nil || len(w.opts.Entries) == 0 {
-		w.stack = append(w.stack, item{0, entry})
+		w.stack = append(w.stack, item{0, -1, entry})
 	}
 	for i := len(w.opts.Entries) - 1; i >= 0; i-- {
 		e := &w.opts.Entries[i]
 		if to := w.target(e.Target); to >= 0 {
 			if _, _, ok := e.State.cfa(w.t); ok {
-				w.stack = append(w.stack, item{to, e.State})
+				w.stack = append(w.stack, item{to, -1, e.State})
 			}
 		}
 	}
-	for len(w.stack) > 0 {
-		it := w.stack[len(w.stack)-1]
-		w.stack = w.stack[:len(w.stack)-1]
-		w.path(it.off, it.st)
+	for {
+		var it item
+		if n := len(w.stack); n > 0 {
+			it, w.stack = w.stack[n-1], w.stack[:n-1]
+		} else if n := len(w.later); n > 0 {
+			it, w.later = w.later[n-1], w.later[:n-1]
+		} else {
+			break
+		}
+		w.path(it.off, it.call, it.st)
 	}
 }
 
@@ -187,7 +203,9 @@ func (w *walker) release() {
 	}
 	clear(w.reported)
 	clear(w.presumed)
+	clear(w.confirmed)
 	w.rewalk = false
+	w.later = w.later[:0]
 	w.a, w.t, w.text, w.f, w.opts = nil, nil, nil, nil, Options{}
 	w.stack = w.stack[:0]
 	walkers.Put(w)
@@ -290,7 +308,7 @@ func (w *walker) branch(off int, addr uint64, st *State) {
 			w.find(KindUnknown, off, "too many branches waiting to be walked", st, nil)
 			return
 		}
-		w.stack = append(w.stack, item{to, *st})
+		w.stack = append(w.stack, item{to, -1, *st})
 		return
 	}
 	w.leave(off, addr, st)
@@ -298,11 +316,10 @@ func (w *walker) branch(off int, addr uint64, st *State) {
 
 // path walks one path from off with state st until it ends, meets an
 // instruction already walked with the same state, or cannot go on.
-func (w *walker) path(off int, st State) {
-	idx := int32(-1) // st's index in f.States when known
+func (w *walker) path(off, fromCall int, st State) {
 	// fromCall is the offset of the call whose fall-through this path is
 	// in, with no stack effect since, or -1.
-	fromCall := -1
+	idx := int32(-1) // st's index in f.States when known
 	for {
 		if at := w.at[off]; at != 0 {
 			if at < 0 {
@@ -315,11 +332,15 @@ func (w *walker) path(off int, st State) {
 			if w.presume(fromCall, off) {
 				return // this path is a dead fall-through
 			}
-			if w.presume(int(w.via[off])-1, off) {
+			if c := int(w.via[off]) - 1; w.presume(c, off) {
 				// The state walked from here came from a dead
 				// fall-through: the function is walked again.
+				if w.confirmed == nil {
+					w.confirmed = map[int]bool{}
+				}
+				w.confirmed[c] = true
 				w.rewalk = true
-				w.stack = w.stack[:0]
+				w.stack, w.later = w.stack[:0], w.later[:0]
 				return
 			}
 			j, ok := join(w.t, old, st)
@@ -419,8 +440,17 @@ func (w *walker) path(off int, st State) {
 				return
 			}
 			nst.call(w.t)
-			idx = -1
-			fromCall = off
+			// The fall-through is walked after every branch waiting:
+			// a block after a call that does not return is then
+			// reached by its jumps first (presume).
+			if next < len(w.text) {
+				if len(w.later) >= maxQueued(len(w.text)) {
+					w.find(KindUnknown, off, "too many branches waiting to be walked", &st, nil)
+					return
+				}
+				w.later = append(w.later, item{next, off, nst})
+				return
+			}
 		case arch.CallIndirect:
 			nst.call(w.t)
 			idx = -1
@@ -481,11 +511,21 @@ func (w *walker) presume(c, off int) bool {
 			return false
 		}
 	}
+	// The padding between is not reached, unless another path reached it.
+	for o := c + int(w.lens[c]); o < off; o += int(w.lens[o]) {
+		if w.via[o] == int32(1+c) {
+			w.at[o] = 0
+		}
+	}
+	w.presume1(c)
+	return true
+}
+
+func (w *walker) presume1(c int) {
 	if w.presumed == nil {
 		w.presumed = map[int]bool{}
 	}
 	w.presumed[c] = true
-	return true
 }
 
 // isNop reports whether an instruction's text (objdump's) is a no-op used
