@@ -46,6 +46,7 @@ type walker struct {
 	// later holds the fall-throughs of calls, walked when stack is empty
 	// (see presume).
 	later []item
+	next  int // the first of later not yet walked
 	inst  arch.Inst
 	// reported marks offsets with a KindState finding, one per PC.
 	reported map[int]bool
@@ -144,7 +145,7 @@ func (w *walker) walk(entry State) {
 	for c := range w.confirmed {
 		w.presume1(c)
 	}
-	w.stack, w.later = w.stack[:0], w.later[:0]
+	w.stack, w.later, w.next = w.stack[:0], w.later[:0], 0
 	if w.opts.Entry != nil || len(w.opts.Entries) == 0 {
 		w.stack = append(w.stack, item{0, -1, entry})
 	}
@@ -160,8 +161,11 @@ func (w *walker) walk(entry State) {
 		var it item
 		if n := len(w.stack); n > 0 {
 			it, w.stack = w.stack[n-1], w.stack[:n-1]
-		} else if n := len(w.later); n > 0 {
-			it, w.later = w.later[n-1], w.later[:n-1]
+		} else if w.next < len(w.later) {
+			// First in, first out: the fall-throughs reached through
+			// fewer calls first.
+			it = w.later[w.next]
+			w.next++
 		} else {
 			break
 		}
@@ -205,7 +209,7 @@ func (w *walker) release() {
 	clear(w.presumed)
 	clear(w.confirmed)
 	w.rewalk = false
-	w.later = w.later[:0]
+	w.later, w.next = w.later[:0], 0
 	w.a, w.t, w.text, w.f, w.opts = nil, nil, nil, nil, Options{}
 	w.stack = w.stack[:0]
 	walkers.Put(w)
@@ -340,7 +344,7 @@ func (w *walker) path(off, fromCall int, st State) {
 				}
 				w.confirmed[c] = true
 				w.rewalk = true
-				w.stack, w.later = w.stack[:0], w.later[:0]
+				w.stack, w.later, w.next = w.stack[:0], w.later[:0], 0
 				return
 			}
 			j, ok := join(w.t, old, st)
@@ -444,7 +448,7 @@ func (w *walker) path(off, fromCall int, st State) {
 			// a block after a call that does not return is then
 			// reached by its jumps first (presume).
 			if next < len(w.text) {
-				if len(w.later) >= maxQueued(len(w.text)) {
+				if len(w.later)-w.next >= maxQueued(len(w.text)) {
 					w.find(KindUnknown, off, "too many branches waiting to be walked", &st, nil)
 					return
 				}
