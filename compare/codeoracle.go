@@ -101,10 +101,28 @@ type fileOracle struct {
 // part (GCC's foo.cold) in a file whose symbols do not name it (a stripped
 // program: vim's, qemu's), or a trampoline a jump enters
 // (enteredOtherwise); a jump there leaves the caller's frame modified on
-// purpose.
+// purpose. A jump to padding that no FDE covers (a nop, int3 or ud2 past
+// the function's end: the branch clang and GCC emit for
+// __builtin_unreachable, libLLVM's llvm_unreachable) is not a tail call
+// either: no code runs there.
 func (o *fileOracle) intoSibling(target uint64) bool {
 	r, err := o.m.CFIRow(target + o.m.Bias)
-	return err == nil && (r.Src.FDEStart != target+o.m.Bias || notCallEntry(o.a, &r.Row))
+	if err != nil {
+		return o.padding(target)
+	}
+	return r.Src.FDEStart != target+o.m.Bias || notCallEntry(o.a, &r.Row)
+}
+
+// padding reports whether the instruction at the link-time address addr
+// is padding (isPadding).
+func (o *fileOracle) padding(addr uint64) bool {
+	b := o.read(addr, 16)
+	if b == nil {
+		if s, off, ok := o.layout.Locate(addr); ok && off < s.Size {
+			b = o.read(addr, int(s.Size-off)) // the section's last bytes
+		}
+	}
+	return len(b) > 0 && isPadding(o.a, b, addr)
 }
 
 // notCallEntry reports whether a row at a function's first instruction
@@ -384,17 +402,20 @@ func alt(a *arch.Arch, st code.State, reg rule.Reg, cur rule.Rule) rule.Rule {
 }
 
 // padding reports whether the unreached instruction at pc is alignment
-// padding: a nop, int3 or ud2 (x86-64), a nop elsewhere.
+// padding (isPadding).
 func (r *funcRows) padding(pc uint64) bool {
 	off := pc - r.f.Start
-	if off >= uint64(len(r.text)) {
-		return false
-	}
-	if r.a == arch.AMD64Arch {
-		in, err := x86asm.Decode(r.text[off:], 64)
+	return off < uint64(len(r.text)) && isPadding(r.a, r.text[off:], pc)
+}
+
+// isPadding reports whether the instruction that code starts with, at pc,
+// is alignment padding: a nop, int3 or ud2 (x86-64), a nop elsewhere.
+func isPadding(a *arch.Arch, code []byte, pc uint64) bool {
+	if a == arch.AMD64Arch {
+		in, err := x86asm.Decode(code, 64)
 		return err == nil && (in.Op == x86asm.NOP || in.Op == x86asm.INT || in.Op == x86asm.UD2)
 	}
-	t := r.a.Decoder.Text(r.text[off:], pc)
+	t := a.Decoder.Text(code, pc)
 	return strings.HasPrefix(t, "nop") || strings.HasPrefix(t, "bcr\t0,") || strings.HasPrefix(t, "bcr 0,")
 }
 

@@ -322,8 +322,10 @@ func (w *walker) branch(off int, addr uint64, st *State) {
 // instruction already walked with the same state, or cannot go on.
 func (w *walker) path(off, fromCall int, st State) {
 	// fromCall is the offset of the call whose fall-through this path is
-	// in, with no stack effect since, or -1.
+	// in, with no stack effect since, or -1; last the offset of the
+	// instruction this one follows on the path, or -1 after a jump.
 	idx := int32(-1) // st's index in f.States when known
+	last := -1
 	for {
 		if at := w.at[off]; at != 0 {
 			if at < 0 {
@@ -333,10 +335,16 @@ func (w *walker) path(off, fromCall int, st State) {
 			if old == st {
 				return
 			}
-			if w.presume(fromCall, off) {
+			if w.presume(fromCall, off) || w.presumeSyscall(last, off) {
 				return // this path is a dead fall-through
 			}
-			if c := int(w.via[off]) - 1; w.presume(c, off) {
+			v, c := w.via[off], -1
+			if v > 0 && w.presume(int(v)-1, off) {
+				c = int(v) - 1
+			} else if v < 0 && w.presumeSyscall(int(-v)-1, off) {
+				c = int(-v) - 1
+			}
+			if c >= 0 {
 				// The state walked from here came from a dead
 				// fall-through: the function is walked again.
 				if w.confirmed == nil {
@@ -395,8 +403,13 @@ func (w *walker) path(off, fromCall int, st State) {
 		}
 		if first && fromCall >= 0 {
 			w.via[off] = int32(1 + fromCall)
+		} else if first && last >= 0 {
+			w.via[off] = int32(-1 - last)
 		}
 		w.at[off] = 1 + idx
+		if len(w.presumed) > 0 && w.presumed[off] {
+			return // a system call presumed not to return
+		}
 		next := off + in.Len
 		if in.Class != arch.Other || in.NOps > 0 {
 			fromCall = -1
@@ -439,13 +452,14 @@ func (w *walker) path(off, fromCall int, st State) {
 		}
 
 		switch in.Class {
-		case arch.Call:
-			if w.opts.NoReturn != nil && w.opts.NoReturn(in.Target) || w.presumed[off] {
+		case arch.Call, arch.CallIndirect:
+			if in.Class == arch.Call && w.opts.NoReturn != nil && w.opts.NoReturn(in.Target) || w.presumed[off] {
 				return
 			}
 			nst.call(w.t)
 			// The fall-through is walked after every branch waiting:
-			// a block after a call that does not return is then
+			// a block after a call that does not return (directly,
+			// or through a pointer: Tcl's panic procedure) is then
 			// reached by its jumps first (presume).
 			if next < len(w.text) {
 				if len(w.later)-w.next >= maxQueued(len(w.text)) {
@@ -455,16 +469,13 @@ func (w *walker) path(off, fromCall int, st State) {
 				w.later = append(w.later, item{next, off, nst})
 				return
 			}
-		case arch.CallIndirect:
-			nst.call(w.t)
-			idx = -1
 		case arch.Jump:
 			to := w.target(in.Target)
 			if to < 0 {
 				w.leave(off, in.Target, &nst)
 				return
 			}
-			off, st = to, nst
+			off, st, last = to, nst, -1
 			continue
 		case arch.CondJump:
 			w.branch(off, in.Target, &nst)
@@ -494,7 +505,7 @@ func (w *walker) path(off, fromCall int, st State) {
 			w.find(KindFallThrough, off, "execution runs past the function's end (a call that does not return?)", &nst, nil)
 			return
 		}
-		off, st = next, nst
+		off, st, last = next, nst, off
 	}
 }
 
@@ -530,6 +541,23 @@ func (w *walker) presume1(c int) {
 		w.presumed = map[int]bool{}
 	}
 	w.presumed[c] = true
+}
+
+// presumeSyscall reports whether the system call at offset c, the
+// instruction before off (c < 0: none), is presumed not to return because
+// its fall-through meets, at off, a path with another state: exit and
+// exit_group in a clone child's inline assembly (the sanitizers'
+// internal_clone: syscall; then the parent's label). Like presume.
+func (w *walker) presumeSyscall(c, off int) bool {
+	if c < 0 || w.lens[c] == 0 || c+int(w.lens[c]) != off {
+		return false
+	}
+	t := w.text1(c)
+	if !strings.HasPrefix(t, "syscall") && !strings.HasPrefix(t, "svc") {
+		return false
+	}
+	w.presume1(c)
+	return true
 }
 
 // isNop reports whether an instruction's text (objdump's) is a no-op used

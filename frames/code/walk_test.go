@@ -533,3 +533,28 @@ func TestCallPresumedNotToReturn(t *testing.T) {
 		t.Errorf("findings %v, presumed %#x", kinds(f), f.PresumedNoReturn)
 	}
 }
+
+func TestIndirectCallAndSyscallPresumedNotToReturn(t *testing.T) {
+	// Tcl_PanicVA: call *%r10 to the panic procedure after pushing its
+	// arguments, then the block its jumps enter; the sanitizers'
+	// internal_clone: the child's exit syscall, then the parent's label.
+	for name, last := range map[string][]byte{"indirect call": callind(), "syscall": sysc()} {
+		code := asm(
+			jcc(3),    // 0: to 5 with rsp+8
+			push(rBX), // 2: rsp+16
+			last,      // 4
+			nop(),     // 5: the block
+			ret(),     // 6
+		)
+		f := Analyze(fakeArch, code, base, nil)
+		wantKinds(t, f)
+		if len(f.PresumedNoReturn) != 1 || f.PresumedNoReturn[0] != base+4 {
+			t.Errorf("%s: presumed %#x, want [%#x]", name, f.PresumedNoReturn, base+4)
+		}
+	}
+	// Any other instruction before the block is a real meeting.
+	f := Analyze(fakeArch, asm(jcc(4), push(rBX), clobber(rBX), nop(), ret()), base, nil)
+	if len(f.Findings) == 0 || f.Findings[0].Kind != KindState {
+		t.Errorf("findings %v", kinds(f))
+	}
+}
