@@ -311,16 +311,25 @@ type codeJudge struct {
 func (c *checker) newCodeJudge(fn fnRef, rows CodeRows, ref, subj witness) *codeJudge {
 	j := &codeJudge{c: c, arch: c.arch, fn: fn, rows: rows, ref: ref, subj: subj}
 	if e, ok := rows.(interface{ EnteredByJumps() bool }); !ok || !e.EnteredByJumps() {
-		j.entered = enteredOtherwise(c.arch, fn.start, ref.rows)
+		first := fn.start
+		if p, ok := rows.(interface{ FirstInstruction() uint64 }); ok {
+			first = p.FirstInstruction()
+		}
+		j.entered = enteredOtherwise(c.arch, first, ref.rows)
 	}
 	return j
 }
 
 // enteredOtherwise says why a function whose reference rows give a CFA
-// at its entry other than the machine's after a call (arch.Arch.Entry) is
+// at its first instruction (start: its entry, or past the nops that
+// begin it) other than the machine's after a call (arch.Arch.Entry) is
 // not judged: it is entered by a jump with a frame of its own (glibc's
 // _dl_runtime_resolve, entered from PLT0 with two words pushed:
-// CFA=rsp+24), and the code's state from a call says nothing about it.
+// CFA=rsp+24; a cold part whose symbol a stripped file lacks), or by the
+// unwinder (a C++ landing pad in a cold part: GCC starts the part with a
+// nop, at the CIE's call-entry rules, so that the pad's offset is not 0,
+// and gives the frame's CFA after it), and the code's state from a call
+// says nothing about it.
 // "" for an ordinary entry, or one the rows do not cover. Rows that
 // start from the states at the jumps into the function (a cold part:
 // EnteredByJumps true) are judged.
@@ -333,10 +342,10 @@ func enteredOtherwise(a *arch.Arch, start uint64, rows []frames.Row) string {
 		return ""
 	}
 	r := rows[i]
-	if r.RA.Kind == rule.Undefined || r.Signal || r.CFA == a.Entry.CFA {
+	if !frames.NotCallEntry(a, &r.Row) {
 		return ""
 	}
-	return fmt.Sprintf("entered with CFA=%s by its CFI, not by a call (a trampoline a jump enters)", frames.RuleStringFor(a, r.CFA))
+	return fmt.Sprintf("entered with CFA=%s by its CFI, not by a call (a cold part or a trampoline that jumps enter)", frames.RuleStringFor(a, r.CFA))
 }
 
 // judge judges the instruction [pc, next) where the subject's row is
@@ -544,10 +553,16 @@ func (j *codeJudge) finish() {
 			j.unlisted, loc, j.more.PC-fn.start, j.more.PCEnd-fn.start, j.more.Instructions, maxFindingsPerFDE)
 		c.add(j.more)
 	}
-	for i, n := range j.rows.States() {
+	var states []CodeNote
+	if j.entered == "" {
+		// The walk's own findings; none when it started from a call's
+		// state at an entry a call does not make.
+		states = j.rows.States()
+	}
+	for i, n := range states {
 		if i == maxFindingsPerFDE {
 			c.add(Finding{Kind: KindCodeState, Function: fn.name, FuncStart: fn.start, PC: n.PC,
-				Message: fmt.Sprintf("%d more stack state faults in %s, not listed", len(j.rows.States())-i, loc)})
+				Message: fmt.Sprintf("%d more stack state faults in %s, not listed", len(states)-i, loc)})
 			break
 		}
 		c.add(Finding{Kind: KindCodeState, Function: fn.name, FuncStart: fn.start, PC: n.PC,

@@ -161,6 +161,34 @@ func (r *funcRows) padding(pc uint64) bool {
 	return strings.HasPrefix(t, "nop") || strings.HasPrefix(t, "bcr\t0,") || strings.HasPrefix(t, "bcr 0,")
 }
 
+// FirstInstruction returns the address of the function's first
+// instruction that is not a nop (its start when there is none): a nop
+// leaves the stack as it was, so a table that changes the CFA after
+// leading nops says the function is not entered by a call
+// (enteredOtherwise).
+func (r *funcRows) FirstInstruction() uint64 {
+	for _, in := range r.f.Insts {
+		pc := r.f.Start + uint64(in.Off)
+		if in.Len == 0 || !r.nop(pc) {
+			return pc
+		}
+	}
+	return r.f.Start
+}
+
+// nop reports whether the instruction at pc is a nop.
+func (r *funcRows) nop(pc uint64) bool {
+	off := pc - r.f.Start
+	if off >= uint64(len(r.text)) {
+		return false
+	}
+	if r.a == arch.AMD64Arch {
+		in, err := x86asm.Decode(r.text[off:], 64)
+		return err == nil && in.Op == x86asm.NOP
+	}
+	return strings.HasPrefix(r.a.Decoder.Text(r.text[off:], pc), "nop")
+}
+
 // walked gives the instructions the walk decoded (walkedInsts).
 func (r *funcRows) walked() (uint64, []code.Inst) { return r.f.Start, r.f.Insts }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/sfdbg/sfdbg/frames/code"
 	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // CodeAnalyzer walks the functions of one module's file with everything
@@ -126,10 +127,54 @@ func (c *CodeAnalyzer) options(text []byte, start uint64, depth int) *code.Optio
 
 // intoSibling reports whether target is inside another function's CFI
 // FDE, past its start (a jump there shares that function's code, it does
-// not call it; a label there may have a symbol of its own).
+// not call it; a label there may have a symbol of its own), or at the
+// start of an FDE that a call does not enter: its CFI there gives another
+// CFA than the machine's after a call (NotCallEntry). That is a cold part
+// (GCC's foo.cold) in a file whose symbols do not name it (a stripped
+// program: vim's, qemu's), or a trampoline a jump enters; a jump there
+// leaves the caller's frame modified on purpose. A jump to padding that no
+// FDE covers (a nop, int3 or ud2 past the function's end: the branch clang
+// and GCC emit for __builtin_unreachable, libLLVM's llvm_unreachable) is
+// not a tail call either: no code runs there.
 func (c *CodeAnalyzer) intoSibling(target uint64) bool {
 	start, ok := c.m.cfiFDEStart(target)
-	return ok && start != target
+	if !ok {
+		return c.padding(target)
+	}
+	if start != target {
+		return true
+	}
+	r, err := c.m.CFIRow(target + c.m.Bias)
+	return err == nil && NotCallEntry(c.a, &r.Row)
+}
+
+// padding reports whether the instruction at the link-time address addr
+// is alignment padding: a nop, int3 or ud2.
+func (c *CodeAnalyzer) padding(addr uint64) bool {
+	b := c.m.codeBytes(addr, 16)
+	if b == nil {
+		if l, err := c.m.Layout(); err == nil {
+			if s, off, ok := l.Locate(addr); ok && off < s.Size {
+				b = c.m.codeBytes(addr, int(s.Size-off)) // the section's last bytes
+			}
+		}
+	}
+	if len(b) == 0 {
+		return false
+	}
+	t := c.a.Decoder.Text(b, addr)
+	return strings.Contains(t, "nop") || strings.HasPrefix(t, "int3") || strings.HasPrefix(t, "ud2") ||
+		strings.HasPrefix(t, "bcr\t0,") || strings.HasPrefix(t, "bcr 0,")
+}
+
+// NotCallEntry reports whether a CFI row at a function's first
+// instruction says that no call enters it: the CFA is not the machine's
+// after a call (arch.Arch.Entry), and the row has a return address and is
+// not a signal frame's. A cold part or a trampoline a jump enters
+// (glibc's _dl_runtime_resolve, from PLT0 with two words pushed), or a C++
+// landing pad the unwinder enters.
+func NotCallEntry(a *arch.Arch, r *rule.Row) bool {
+	return a != nil && r.RA.Kind != rule.Undefined && !r.Signal && r.CFA != a.Entry.CFA
 }
 
 // codePartition is a function split by the compiler into a hot part (foo)

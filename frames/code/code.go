@@ -199,6 +199,13 @@ type Func struct {
 	// caller that walks the program can add it to Options.NoReturn and
 	// walk the callers again.
 	Returns bool
+	// PresumedNoReturn are the addresses of the calls the walk presumed
+	// not to return: the call's fall-through (through padding at most)
+	// meets a path with another state, so the block after it is entered
+	// by its jumps, not by the call (a call to a noreturn function the
+	// Options did not name: glib's g_assertion_message_expr through the
+	// PLT). Their paths end there; no KindState finding is made.
+	PresumedNoReturn []uint64
 	// Decoded counts the instructions decoded (reached); Judged those with
 	// a known state; Visits the instruction visits of the walk (at most the
 	// budget).

@@ -3,6 +3,7 @@ package code
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/sfdbg/sfdbg/sframe/arch"
@@ -17,10 +18,11 @@ const MaxFindings = 4096
 // visit).
 func maxQueued(n int) int { return n/4 + 1024 }
 
-// item is a branch waiting to be walked: an offset and the state there.
+// item is a branch waiting to be walked: an offset and the state there;
+// call is the offset of the call whose fall-through it is, or -1.
 type item struct {
-	off int
-	st  State
+	off, call int
+	st        State
 }
 
 // walker holds one walk's scratch; walkers are pooled so that analysing
@@ -41,10 +43,29 @@ type walker struct {
 	intern map[State]int32
 	stack  []item
 	budget int
-	inst   arch.Inst
+	// later holds the fall-throughs of calls, walked when stack is empty
+	// (see presume).
+	later []item
+	next  int // the first of later not yet walked
+	inst  arch.Inst
 	// reported marks offsets with a KindState finding, one per PC.
 	reported map[int]bool
+	// via[off] is 1+c when the instruction at off was first reached
+	// straight from the fall-through of the call at offset c (through
+	// nothing but instructions without stack effect), else 0.
+	via []int32
+	// presumed holds the offsets of calls presumed not to return in this
+	// walk (see Func.PresumedNoReturn), confirmed those that made a walk
+	// start again: found after the call's fall-through was walked, whose
+	// state may have reached other joins and made presumptions there.
+	presumed, confirmed map[int]bool
+	rewalk              bool
 }
+
+// maxWalks bounds the walks of one function: the first, and one more each
+// time a call is presumed not to return after its fall-through was walked
+// (the work budget bounds them all together).
+const maxWalks = 64
 
 var walkers = sync.Pool{New: func() any { return &walker{intern: map[State]int32{}} }}
 
@@ -87,7 +108,6 @@ func Analyze(a *arch.Arch, text []byte, start uint64, opts *Options) *Func {
 	if w.budget <= 0 {
 		w.budget = DefaultBudget(len(text))
 	}
-	w.at = grow(w.at, len(text))
 	w.lens = growU8(w.lens, len(text))
 
 	entry := t.entry
@@ -98,26 +118,67 @@ func Analyze(a *arch.Arch, text []byte, start uint64, opts *Options) *Func {
 			return f
 		}
 	}
-	w.stack = w.stack[:0]
+	for walk := 1; ; walk++ {
+		w.walk(entry)
+		if !w.rewalk || walk == maxWalks || w.budget <= 0 {
+			break
+		}
+		// A call's fall-through state was walked before the call was
+		// presumed not to return: walk again without it.
+		*f = Func{Arch: f.Arch, Start: f.Start, End: f.End, Visits: f.Visits}
+		w.reset()
+	}
+	for off := range w.presumed {
+		f.PresumedNoReturn = append(f.PresumedNoReturn, start+uint64(off))
+	}
+	sort.Slice(f.PresumedNoReturn, func(i, j int) bool { return f.PresumedNoReturn[i] < f.PresumedNoReturn[j] })
+	w.collect()
+	return f
+}
+
+// walk walks the function from its entry state and Options.Entries.
+func (w *walker) walk(entry State) {
+	w.at = grow(w.at, len(w.text))
+	w.via = grow(w.via, len(w.text))
+	w.rewalk = false
+	clear(w.presumed)
+	for c := range w.confirmed {
+		w.presume1(c)
+	}
+	w.stack, w.later, w.next = w.stack[:0], w.later[:0], 0
 	if w.opts.Entry != nil || len(w.opts.Entries) == 0 {
-		w.stack = append(w.stack, item{0, entry})
+		w.stack = append(w.stack, item{0, -1, entry})
 	}
 	for i := len(w.opts.Entries) - 1; i >= 0; i-- {
 		e := &w.opts.Entries[i]
 		if to := w.target(e.Target); to >= 0 {
-			if _, _, ok := e.State.cfa(t); ok {
-				w.stack = append(w.stack, item{to, e.State})
+			if _, _, ok := e.State.cfa(w.t); ok {
+				w.stack = append(w.stack, item{to, -1, e.State})
 			}
 		}
 	}
-
-	for len(w.stack) > 0 && !(w.opts.UntilReturns && f.Returns) {
-		it := w.stack[len(w.stack)-1]
-		w.stack = w.stack[:len(w.stack)-1]
-		w.path(it.off, it.st)
+	for !(w.opts.UntilReturns && w.f.Returns) {
+		var it item
+		if n := len(w.stack); n > 0 {
+			it, w.stack = w.stack[n-1], w.stack[:n-1]
+		} else if w.next < len(w.later) {
+			// First in, first out: the fall-throughs reached through
+			// fewer calls first.
+			it = w.later[w.next]
+			w.next++
+		} else {
+			break
+		}
+		w.path(it.off, it.call, it.st)
 	}
-	w.collect()
-	return f
+}
+
+// reset forgets a walk's states and findings before the next walk.
+func (w *walker) reset() {
+	if len(w.intern) > 0 {
+		w.intern = map[State]int32{}
+	}
+	clear(w.reported)
 }
 
 func grow(s []int32, n int) []int32 {
@@ -139,12 +200,16 @@ func growU8(s []uint8, n int) []uint8 {
 func (w *walker) release() {
 	const keep = 1 << 20 // do not pool scratch of huge functions
 	if cap(w.at) > keep {
-		w.at, w.lens = nil, nil
+		w.at, w.lens, w.via = nil, nil, nil
 	}
 	if len(w.intern) > 0 {
 		w.intern = map[State]int32{} // clear would cost the map's peak size on every later walk
 	}
 	clear(w.reported)
+	clear(w.presumed)
+	clear(w.confirmed)
+	w.rewalk = false
+	w.later, w.next = w.later[:0], 0
 	w.a, w.t, w.text, w.f, w.opts = nil, nil, nil, nil, Options{}
 	w.stack = w.stack[:0]
 	walkers.Put(w)
@@ -247,7 +312,7 @@ func (w *walker) branch(off int, addr uint64, st *State) {
 			w.find(KindUnknown, off, "too many branches waiting to be walked", st, nil)
 			return
 		}
-		w.stack = append(w.stack, item{to, *st})
+		w.stack = append(w.stack, item{to, -1, *st})
 		return
 	}
 	w.leave(off, addr, st)
@@ -255,8 +320,12 @@ func (w *walker) branch(off int, addr uint64, st *State) {
 
 // path walks one path from off with state st until it ends, meets an
 // instruction already walked with the same state, or cannot go on.
-func (w *walker) path(off int, st State) {
+func (w *walker) path(off, fromCall int, st State) {
+	// fromCall is the offset of the call whose fall-through this path is
+	// in, with no stack effect since, or -1; last the offset of the
+	// instruction this one follows on the path, or -1 after a jump.
 	idx := int32(-1) // st's index in f.States when known
+	last := -1
 	for {
 		if at := w.at[off]; at != 0 {
 			if at < 0 {
@@ -264,6 +333,26 @@ func (w *walker) path(off int, st State) {
 			}
 			old := w.f.States[at-1]
 			if old == st {
+				return
+			}
+			if w.presume(fromCall, off) || w.presumeSyscall(last, off) {
+				return // this path is a dead fall-through
+			}
+			v, c := w.via[off], -1
+			if v > 0 && w.presume(int(v)-1, off) {
+				c = int(v) - 1
+			} else if v < 0 && w.presumeSyscall(int(-v)-1, off) {
+				c = int(-v) - 1
+			}
+			if c >= 0 {
+				// The state walked from here came from a dead
+				// fall-through: the function is walked again.
+				if w.confirmed == nil {
+					w.confirmed = map[int]bool{}
+				}
+				w.confirmed[c] = true
+				w.rewalk = true
+				w.stack, w.later, w.next = w.stack[:0], w.later[:0], 0
 				return
 			}
 			j, ok := join(w.t, old, st)
@@ -312,8 +401,19 @@ func (w *walker) path(off int, st State) {
 		if idx < 0 {
 			idx = w.stateIndex(&st)
 		}
+		if first && fromCall >= 0 {
+			w.via[off] = int32(1 + fromCall)
+		} else if first && last >= 0 {
+			w.via[off] = int32(-1 - last)
+		}
 		w.at[off] = 1 + idx
+		if len(w.presumed) > 0 && w.presumed[off] {
+			return // a system call presumed not to return
+		}
 		next := off + in.Len
+		if in.Class != arch.Other || in.NOps > 0 {
+			fromCall = -1
+		}
 
 		switch in.Class {
 		case arch.Unknown:
@@ -352,23 +452,31 @@ func (w *walker) path(off int, st State) {
 		}
 
 		switch in.Class {
-		case arch.Call:
-			if w.opts.NoReturnCall != nil && w.opts.NoReturnCall(w.pc0+uint64(off), in.Target) ||
-				w.opts.NoReturnCall == nil && w.opts.NoReturn != nil && w.opts.NoReturn(in.Target) {
+		case arch.Call, arch.CallIndirect:
+			if in.Class == arch.Call && (w.opts.NoReturnCall != nil && w.opts.NoReturnCall(w.pc0+uint64(off), in.Target) ||
+				w.opts.NoReturnCall == nil && w.opts.NoReturn != nil && w.opts.NoReturn(in.Target)) || w.presumed[off] {
 				return
 			}
 			nst.call(w.t)
-			idx = -1
-		case arch.CallIndirect:
-			nst.call(w.t)
-			idx = -1
+			// The fall-through is walked after every branch waiting:
+			// a block after a call that does not return (directly,
+			// or through a pointer: Tcl's panic procedure) is then
+			// reached by its jumps first (presume).
+			if next < len(w.text) {
+				if len(w.later)-w.next >= maxQueued(len(w.text)) {
+					w.find(KindUnknown, off, "too many branches waiting to be walked", &st, nil)
+					return
+				}
+				w.later = append(w.later, item{next, off, nst})
+				return
+			}
 		case arch.Jump:
 			to := w.target(in.Target)
 			if to < 0 {
 				w.leave(off, in.Target, &nst)
 				return
 			}
-			off, st = to, nst
+			off, st, last = to, nst, -1
 			continue
 		case arch.CondJump:
 			w.branch(off, in.Target, &nst)
@@ -398,8 +506,66 @@ func (w *walker) path(off int, st State) {
 			w.find(KindFallThrough, off, "execution runs past the function's end (a call that does not return?)", &nst, nil)
 			return
 		}
-		off, st = next, nst
+		off, st, last = next, nst, off
 	}
+}
+
+// presume reports whether the call at offset c (c < 0: none) is presumed
+// not to return because its fall-through meets, at off, a path with
+// another state: the instructions between the call and off are padding
+// (nops) or there are none. Compilers place the next block right after a
+// call that does not return (GCC: a call to a noreturn function ends its
+// block), so the block is entered by its jumps, not by the call; the walk
+// then ends the call's path (Func.PresumedNoReturn) instead of reporting
+// two paths meeting with different states.
+func (w *walker) presume(c, off int) bool {
+	if c < 0 || w.lens[c] == 0 {
+		return false
+	}
+	for o := c + int(w.lens[c]); o < off; o += int(w.lens[o]) {
+		if w.lens[o] == 0 || !isNop(w.text1(o)) {
+			return false
+		}
+	}
+	// The padding between is not reached, unless another path reached it.
+	for o := c + int(w.lens[c]); o < off; o += int(w.lens[o]) {
+		if w.via[o] == int32(1+c) {
+			w.at[o] = 0
+		}
+	}
+	w.presume1(c)
+	return true
+}
+
+func (w *walker) presume1(c int) {
+	if w.presumed == nil {
+		w.presumed = map[int]bool{}
+	}
+	w.presumed[c] = true
+}
+
+// presumeSyscall reports whether the system call at offset c, the
+// instruction before off (c < 0: none), is presumed not to return because
+// its fall-through meets, at off, a path with another state: exit and
+// exit_group in a clone child's inline assembly (the sanitizers'
+// internal_clone: syscall; then the parent's label). Like presume.
+func (w *walker) presumeSyscall(c, off int) bool {
+	if c < 0 || w.lens[c] == 0 || c+int(w.lens[c]) != off {
+		return false
+	}
+	t := w.text1(c)
+	if !strings.HasPrefix(t, "syscall") && !strings.HasPrefix(t, "svc") {
+		return false
+	}
+	w.presume1(c)
+	return true
+}
+
+// isNop reports whether an instruction's text (objdump's) is a no-op used
+// as padding: nop, nopl, nopw, xchg %ax,%ax (x86-64), nop (AArch64), nopr
+// or bcr 0,... (s390x).
+func isNop(t string) bool {
+	return strings.Contains(t, "nop") || strings.HasPrefix(t, "xchg   %ax,%ax") || strings.HasPrefix(t, "bcr\t0,") || strings.HasPrefix(t, "bcr 0,")
 }
 
 // decode runs the decoder, turning a panic into an error so that a

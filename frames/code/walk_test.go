@@ -488,3 +488,73 @@ func TestHostileJumpTable(t *testing.T) {
 		t.Error("no finding says branches were dropped")
 	}
 }
+
+func TestCallPresumedNotToReturn(t *testing.T) {
+	// GCC places the next block right after a call to a function that
+	// does not return (qemu's g_assertion_message_expr through the PLT,
+	// which no name list knows): the call's fall-through, through padding,
+	// meets the block's jumps with another state. The call's path ends
+	// there instead of a "two paths meet" finding, in either order of the
+	// walk.
+	second := asm(
+		push(rBX), // 0: CFA=rsp+16
+		jcc(5),    // 2: to 9 with rsp+16
+		pop(rBX),  // 4
+		jcc(4),    // 6: to 12 with rsp+8
+		ret(),     // 8
+		call(50),  // 9: the error path
+		nop(),     // 11: padding
+		nop(),     // 12: the block the jcc at 6 enters
+		ret(),     // 13
+	)
+	first := asm(
+		jcc(10),   // 0: to 12 with rsp+8, walked last
+		push(rBX), // 2
+		jcc(3),    // 4: to 9 with rsp+16, walked first
+		pop(rBX),  // 6
+		ret(),     // 8
+		call(50),  // 9
+		nop(),     // 11
+		nop(),     // 12
+		ret(),     // 13
+	)
+	for name, code := range map[string][]byte{"fall-through second": second, "fall-through first": first} {
+		f := Analyze(fakeArch, code, base, nil)
+		wantKinds(t, f)
+		if len(f.PresumedNoReturn) != 1 || f.PresumedNoReturn[0] != base+9 {
+			t.Errorf("%s: presumed %#x, want [%#x]", name, f.PresumedNoReturn, base+9)
+		}
+		wantState(t, f, 12, "CFA=rsp+8 RA=c-8 FP=u")
+	}
+	// A path that does something after the call is not a fall-through
+	// into padding: the meeting is a finding.
+	f := Analyze(fakeArch, asm(push(rBX), jcc(5), pop(rBX), jcc(5), ret(), call(50), push(r12), nop(), ret()), base, nil)
+	if len(f.Findings) == 0 || f.Findings[0].Kind != KindState || len(f.PresumedNoReturn) != 0 {
+		t.Errorf("findings %v, presumed %#x", kinds(f), f.PresumedNoReturn)
+	}
+}
+
+func TestIndirectCallAndSyscallPresumedNotToReturn(t *testing.T) {
+	// Tcl_PanicVA: call *%r10 to the panic procedure after pushing its
+	// arguments, then the block its jumps enter; the sanitizers'
+	// internal_clone: the child's exit syscall, then the parent's label.
+	for name, last := range map[string][]byte{"indirect call": callind(), "syscall": sysc()} {
+		code := asm(
+			jcc(3),    // 0: to 5 with rsp+8
+			push(rBX), // 2: rsp+16
+			last,      // 4
+			nop(),     // 5: the block
+			ret(),     // 6
+		)
+		f := Analyze(fakeArch, code, base, nil)
+		wantKinds(t, f)
+		if len(f.PresumedNoReturn) != 1 || f.PresumedNoReturn[0] != base+4 {
+			t.Errorf("%s: presumed %#x, want [%#x]", name, f.PresumedNoReturn, base+4)
+		}
+	}
+	// Any other instruction before the block is a real meeting.
+	f := Analyze(fakeArch, asm(jcc(4), push(rBX), clobber(rBX), nop(), ret()), base, nil)
+	if len(f.Findings) == 0 || f.Findings[0].Kind != KindState {
+		t.Errorf("findings %v", kinds(f))
+	}
+}
