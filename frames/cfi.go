@@ -119,15 +119,21 @@ func (m *Module) CFIRow(pc uint64) (Row, error) {
 // covers the link-time address lpc, without building its rows; ok is
 // false where none does or the module's CFI cannot be read.
 func (m *Module) cfiFDEStart(lpc uint64) (start uint64, ok bool) {
+	start, _, ok = m.cfiFDERange(lpc)
+	return start, ok
+}
+
+// cfiFDERange is cfiFDEStart with the FDE's end: [start, end), link-time.
+func (m *Module) cfiFDERange(lpc uint64) (start, end uint64, ok bool) {
 	t, err := m.cfiTableOf(lpc+m.Bias, true)
 	if err != nil {
-		return 0, false
+		return 0, 0, false
 	}
 	fd, err := t.lookup(lpc)
 	if err != nil {
-		return 0, false
+		return 0, 0, false
 	}
-	return fd.Start, true
+	return fd.Start, fd.End, true
 }
 
 // CFIRows returns every DWARF CFI row of the FDEs that overlap the runtime

@@ -317,7 +317,8 @@ func (c *CodeAnalyzer) noReturnSym(s elf.Symbol, depth int) bool {
 // noReturn reports whether the function called at target is known not to
 // return: by its symbol or PLT name (code.NoReturnNames), or because no
 // path of its own code returns (code.Func.Returns, objtool's
-// dead_end_function: glibc's malloc_printerr), for a function of at most
+// dead_end_function: glibc's malloc_printerr), for a function (its symbol's
+// size, else the CFI FDE that starts at target: a stripped program) of at most
 // maxNoReturnSize bytes, followed at most maxNoReturnDepth calls deep;
 // each target is decided once.
 func (c *CodeAnalyzer) noReturn(target uint64, depth int) bool {
@@ -327,26 +328,34 @@ func (c *CodeAnalyzer) noReturn(target uint64, depth int) bool {
 	if ok {
 		return v
 	}
-	name, off, ok := c.m.FuncName(target + c.m.Bias)
-	if !ok || off != 0 {
+	var size uint64
+	if name, off, ok := c.m.FuncName(target + c.m.Bias); ok && off == 0 {
+		if code.NoReturn(name) {
+			c.setDead(target, true)
+			return true
+		}
+		if i := strings.IndexByte(name, '@'); i >= 0 {
+			name = name[:i]
+		}
+		if _, n, ok := c.m.LookupSymbol(name); ok {
+			size = n
+		}
+	}
+	if size == 0 {
+		// No symbol sized there (a stripped program's static
+		// function): the CFI FDE that starts there is the function.
+		if s, e, ok := c.m.cfiFDERange(target); ok && s == target {
+			size = e - s
+		}
+	}
+	if size == 0 || size > maxNoReturnSize {
 		c.setDead(target, false)
 		return false
-	}
-	if code.NoReturn(name) {
-		c.setDead(target, true)
-		return true
 	}
 	if depth >= maxNoReturnDepth {
 		return false // not memoized: a shallower walk may decide it
 	}
 	c.setDead(target, false) // while it is walked: a recursive call returns
-	if i := strings.IndexByte(name, '@'); i >= 0 {
-		name = name[:i]
-	}
-	_, size, ok := c.m.LookupSymbol(name)
-	if !ok || size == 0 || size > maxNoReturnSize {
-		return false
-	}
 	text := c.m.codeBytes(target, int(size))
 	if text == nil {
 		return false

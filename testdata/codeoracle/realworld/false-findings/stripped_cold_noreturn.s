@@ -6,6 +6,7 @@
 # - check calls fatal_error, which does not return and which no name list
 #   knows, followed by padding and a block its jumps enter with another
 #   state (GCC placed it so: qemu's g_assertion_message_expr@plt).
+# (4) is at the end.
 # Rebuild: as --gsframe -o stripped_cold_noreturn.o stripped_cold_noreturn.s
 	.file	"fx.c"
 	.text
@@ -168,3 +169,33 @@ check:
 	.long	4
 	.ident	"GCC: (Debian 12.2.0-14+deb12u1) 12.2.0"
 	.section	.note.GNU-stack,"",@progbits
+# (4) a call to a static function that does not return and that no
+# symbol names (lto-dump's fancy_abort wrappers, stripped): GCC resets the
+# CFA after the call, and the code there is dead.
+	.text
+	.p2align 4
+.Lfatal_wrapper:
+	.cfi_startproc
+	pushq	%rax
+	.cfi_def_cfa_offset 16
+	movl	$1, %edi
+	call	exit@PLT
+	.cfi_endproc
+	.p2align 4
+	.globl	check_fatal
+	.type	check_fatal, @function
+check_fatal:
+	.cfi_startproc
+	testq	%rdi, %rdi
+	je	.Lbad
+	movl	$2, %eax
+	ret
+.Lbad:
+	pushq	%rax
+	.cfi_def_cfa_offset 16
+	call	.Lfatal_wrapper
+	.cfi_def_cfa_offset 8
+	movq	8, %rax
+	ud2
+	.cfi_endproc
+	.size	check_fatal, .-check_fatal
