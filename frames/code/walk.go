@@ -348,7 +348,9 @@ func (w *walker) path(off int, st State) {
 				w.find(KindUnknown, off, why, &st, nil)
 				return
 			}
-			idx = -1
+			if idx >= 0 && nst != st {
+				idx = -1 // a store that changes nothing keeps the state's index
+			}
 		}
 
 		switch in.Class {
