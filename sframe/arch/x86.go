@@ -353,7 +353,7 @@ var x86OneByteImplicit = func() (t [256]uint16) {
 	t[0x6c], t[0x6d], t[0x6e], t[0x6f] = mRDI|mRCX, mRDI|mRCX, mRSI|mRCX, mRSI|mRCX // ins, outs
 	t[0xa4], t[0xa5], t[0xa6], t[0xa7] = mRSI|mRDI|mRCX, mRSI|mRDI|mRCX, mRSI|mRDI|mRCX, mRSI|mRDI|mRCX
 	t[0xaa], t[0xab], t[0xae], t[0xaf] = mRDI|mRCX, mRDI|mRCX, mRDI|mRCX, mRDI|mRCX // stos, scas
-	t[0xac], t[0xad] = mRAX|mRSI|mRCX, mRAX|mRSI|mRCX // lods
+	t[0xac], t[0xad] = mRAX|mRSI|mRCX, mRAX|mRSI|mRCX                               // lods
 	t[0xd7], t[0xe4], t[0xe5], t[0xec], t[0xed] = mRAX, mRAX, mRAX, mRAX, mRAX
 	t[0xe0], t[0xe1], t[0xe2] = mRCX, mRCX, mRCX // loop
 	for op := 0x91; op <= 0x97; op++ {
