@@ -2,7 +2,8 @@
 # build-codeoracle-realworld.sh - rebuilds testdata/codeoracle/realworld:
 # NAME.o is as --gsframe (GNU as 2.47.50, SFrame v3) of NAME.s, a minimal
 # copy of a CFI fault found in Debian's hand-written assembly (README.md
-# there names package, file and function).
+# there names package, file and function), and the committed objects of
+# false-findings/ (the false findings that are fixed) from their sources.
 #
 # Usage: scripts/build-codeoracle-realworld.sh
 # Env:   SFDBG_TOOLCHAINS  toolchain dir (default /tmp/sfdbg-toolchains); the
@@ -18,6 +19,13 @@ rm -f ./*.o
 n=0
 for s in *.s; do
   "$AS" --64 --gsframe -o "${s%.s}.o" "$s"
+  n=$((n + 1))
+done
+# The false findings that are fixed (false-findings/README.md): rebuild
+# the objects that are committed.
+for o in false-findings/*.o; do
+  [ -e "$o" ] || continue
+  "$AS" --64 --gsframe -o "$o" "${o%.o}.s"
   n=$((n + 1))
 done
 note "built $n objects in $PWD"
