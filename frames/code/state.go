@@ -67,14 +67,17 @@ type State struct {
 	// r15 with the other registers and lmg loads it back), or spSlot is
 	// unknown.
 	spSlot, spVal int32
-	// val[r] ^ unknown is k when register r (other than SP and FP) holds
-	// CFA + k, and unknown otherwise (so the zero value is "not known"):
+	// val[r] ^ valNone is k when register r (other than SP and FP) holds
+	// CFA + k, and valNone otherwise (so the zero value is "not known"):
 	// SP or FP copied to another register and moved by constants (x86
 	// lea (%rsp),%rax ... mov %rax,%rbp; s390x ldgr %f0,%r15 ... lgdr
 	// %r15,%f0; lgr %r14,%r15 as a pointer for std). objtool follows the
 	// same copies (arch/x86/decode.c: OP_SRC_REG/OP_DEST_REG stack ops,
-	// check.c: cfi->vals). See value and setValue.
-	val   [MaxVals]int32
+	// check.c: cfi->vals). 16 bits keep the state small (it is copied and
+	// compared at every instruction): a copy further than 32 KiB from the
+	// CFA is not followed, which loses coverage, never gives a finding.
+	// See value and setValue.
+	val   [MaxVals]int16
 	flags uint8
 	// regs[i] is where the caller's value of the i-th tracked register
 	// is: at CFA + regs[i], or slotSame (in the register), or slotLost, or
@@ -250,14 +253,24 @@ func (s *State) value(t *regTable, r rule.Reg) int32 {
 	case r < 0 || r >= MaxVals:
 		return unknown
 	}
-	return s.val[r] ^ unknown
+	if v := s.val[r] ^ valNone; v != valNone {
+		return int32(v)
+	}
+	return unknown
 }
+
+// valNone is the sentinel of an unknown val.
+const valNone int16 = math.MinInt16
 
 // setValue records that register r, neither SP nor FP, holds CFA + v (v
 // may be unknown).
 func (s *State) setValue(r rule.Reg, v int32) {
 	if r >= 0 && r < MaxVals {
-		s.val[r] = v ^ unknown
+		if v <= math.MinInt16 || v > math.MaxInt16 {
+			s.val[r] = 0 // unknown, or too far to keep
+		} else {
+			s.val[r] = int16(v) ^ valNone
+		}
 	}
 }
 
@@ -511,12 +524,41 @@ func (s *State) pauth(why string) (authenticates bool) {
 	return false
 }
 
+// idle reports whether register r holds nothing the state follows: it is
+// not SP or FP nor a tracked register, holds no CFA-relative value and no
+// caller's value. Writing it changes nothing.
+func (s *State) idle(t *regTable, r rule.Reg) bool {
+	if r == t.sp || r == t.fpReg || t.idx(r) >= 0 || s.value(t, r) != unknown {
+		return false
+	}
+	if c := slotReg(r); c != slotLost {
+		for i := range t.regs {
+			if s.regs[i] == c || s.cp[i] != 0 && rule.Reg(s.cp[i]-1) == r {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // apply applies one instruction's stack operations to s. It returns a
-// reason when the CFA can no longer be computed from SP or FP.
-func apply(t *regTable, s *State, in *arch.Inst) string {
-	why := ""
+// reason when the CFA can no longer be computed from SP or FP, and
+// changed false when s is certainly unchanged (a write of a register that
+// holds nothing followed: most of them).
+func apply(t *regTable, s *State, in *arch.Inst) (why string, changed bool) {
 	for k := 0; k < in.NOps && k < len(in.Ops); k++ {
 		op := &in.Ops[k]
+		switch op.Kind {
+		case arch.OpClobber:
+			if s.idle(t, op.Reg) {
+				continue
+			}
+		case arch.OpSetReg:
+			if s.idle(t, op.Reg) && t.idx(op.Base) < 0 && s.addr(t, op.Base, op.Imm) == unknown {
+				continue // mov %rdi,%rdx: neither holds anything followed
+			}
+		}
+		changed = true
 		switch op.Kind {
 		case arch.OpPush:
 			old := s.sp
@@ -610,16 +652,16 @@ func apply(t *regTable, s *State, in *arch.Inst) string {
 				why = "SP set to a value the walk does not follow"
 			}
 		default:
-			return fmt.Sprintf("stack operation of unknown kind %d", op.Kind)
+			return fmt.Sprintf("stack operation of unknown kind %d", op.Kind), true
 		}
 	}
 	if _, _, ok := s.cfa(t); !ok {
 		if why == "" {
 			why = "neither SP nor FP is known relative to the CFA"
 		}
-		return why
+		return why, true
 	}
-	return ""
+	return "", changed
 }
 
 // addOff returns v + d, or unknown when v is unknown or the result leaves

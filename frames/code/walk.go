@@ -34,11 +34,15 @@ type walker struct {
 	f    *Func
 
 	// at[off] is 0 when the instruction at off was not reached, 1+i when
-	// its state is f.States[i], and -1-r when it is unknown for
+	// its state is states[i], and -1-r when it is unknown for
 	// f.Reasons[r]. lens[off] is its length.
 	at     []int32
 	lens   []uint8
 	intern map[State]int32
+	// states are the distinct states so far, copied to f.States at the
+	// end (kept across walks: growing f.States itself costs a copy per
+	// doubling).
+	states []State
 	stack  []item
 	budget int
 	inst   arch.Inst
@@ -88,6 +92,7 @@ func Analyze(a *arch.Arch, text []byte, start uint64, opts *Options) *Func {
 		w.budget = DefaultBudget(len(text))
 	}
 	w.at = grow(w.at, len(text))
+	w.states = w.states[:0]
 	w.lens = growU8(w.lens, len(text))
 
 	entry := t.entry
@@ -141,6 +146,9 @@ func (w *walker) release() {
 	if cap(w.at) > keep {
 		w.at, w.lens = nil, nil
 	}
+	if cap(w.states) > keep/256 {
+		w.states = nil
+	}
 	if len(w.intern) > 0 {
 		w.intern = map[State]int32{} // clear would cost the map's peak size on every later walk
 	}
@@ -150,11 +158,11 @@ func (w *walker) release() {
 	walkers.Put(w)
 }
 
-// stateIndex interns a state in f.States: a linear search while there
+// stateIndex interns a state in w.states: a linear search while there
 // are few (most functions have a few dozen), a map beyond.
 func (w *walker) stateIndex(st *State) int32 {
 	const linear = 32
-	states := w.f.States
+	states := w.states
 	if len(states) <= linear {
 		for i := len(states) - 1; i >= 0; i-- {
 			if states[i] == *st {
@@ -172,7 +180,7 @@ func (w *walker) stateIndex(st *State) int32 {
 		}
 	}
 	i := int32(len(states))
-	w.f.States = append(states, *st)
+	w.states = append(states, *st)
 	if len(w.intern) > 0 {
 		w.intern[*st] = i
 	}
@@ -240,7 +248,7 @@ func (w *walker) leave(off int, addr uint64, st *State) {
 // branch queues the walk of a direct branch from off to addr.
 func (w *walker) branch(off int, addr uint64, st *State) {
 	if to := w.target(addr); to >= 0 {
-		if at := w.at[to]; at > 0 && w.f.States[at-1] == *st {
+		if at := w.at[to]; at > 0 && w.states[at-1] == *st {
 			return // walked from there with this state already
 		}
 		if len(w.stack) >= maxQueued(len(w.text)) {
@@ -256,13 +264,13 @@ func (w *walker) branch(off int, addr uint64, st *State) {
 // path walks one path from off with state st until it ends, meets an
 // instruction already walked with the same state, or cannot go on.
 func (w *walker) path(off int, st State) {
-	idx := int32(-1) // st's index in f.States when known
+	idx := int32(-1) // st's index in w.states when known
 	for {
 		if at := w.at[off]; at != 0 {
 			if at < 0 {
 				return // unknown instruction, reported when first reached
 			}
-			old := w.f.States[at-1]
+			old := w.states[at-1]
 			if old == st {
 				return
 			}
@@ -344,12 +352,13 @@ func (w *walker) path(off int, st State) {
 			}
 		}
 		if in.NOps > 0 {
-			if why := apply(w.t, &nst, in); why != "" {
+			why, changed := apply(w.t, &nst, in)
+			if why != "" {
 				w.find(KindUnknown, off, why, &st, nil)
 				return
 			}
-			if idx >= 0 && nst != st {
-				idx = -1 // a store that changes nothing keeps the state's index
+			if changed && idx >= 0 && nst != st {
+				idx = -1 // an instruction that changes nothing keeps the state's index
 			}
 		}
 
@@ -417,6 +426,7 @@ func (w *walker) decode(off int, in *arch.Inst) (err error) {
 // collect builds f.Insts from the walk's per-offset marks.
 func (w *walker) collect() {
 	f := w.f
+	f.States = append([]State(nil), w.states...)
 	sort.SliceStable(f.Findings, func(i, j int) bool { return f.Findings[i].PC < f.Findings[j].PC })
 	f.Insts = make([]Inst, 0, f.Decoded)
 	for off, at := range w.at {
