@@ -313,8 +313,10 @@ func (j *codeJudge) judge(pc, next uint64, si, ci int) {
 	why := j.entered
 	if c := j.ref.rows[ci].CFA; why == "" {
 		why = untracked(j.arch, c)
-		if _, ok := j.rows.CFAVia(pc, c.Reg); ok && c.Kind == rule.ValOffset && why != "" {
-			why = "" // a copy of SP or FP the code follows (lea (%rsp),%rax; CFA=rax+8)
+		if why != "" && c.Kind == rule.ValOffset {
+			if _, ok := j.rows.CFAVia(pc, c.Reg); ok {
+				why = "" // a copy of SP or FP the code follows (lea (%rsp),%rax; CFA=rax+8)
+			}
 		}
 	}
 	if why != "" {

@@ -67,18 +67,6 @@ type State struct {
 	// r15 with the other registers and lmg loads it back), or spSlot is
 	// unknown.
 	spSlot, spVal int32
-	// val[r] ^ valNone is k when register r (other than SP and FP) holds
-	// CFA + k, and valNone otherwise (so the zero value is "not known"):
-	// SP or FP copied to another register and moved by constants (x86
-	// lea (%rsp),%rax ... mov %rax,%rbp; s390x ldgr %f0,%r15 ... lgdr
-	// %r15,%f0; lgr %r14,%r15 as a pointer for std). objtool follows the
-	// same copies (arch/x86/decode.c: OP_SRC_REG/OP_DEST_REG stack ops,
-	// check.c: cfi->vals). 16 bits keep the state small (it is copied and
-	// compared at every instruction): a copy further than 32 KiB from the
-	// CFA is not followed, which loses coverage, never gives a finding.
-	// See value and setValue.
-	val   [MaxVals]int16
-	flags uint8
 	// regs[i] is where the caller's value of the i-th tracked register
 	// is: at CFA + regs[i], or slotSame (in the register), or slotLost, or
 	// slotRegBase + r (in register r).
@@ -96,6 +84,18 @@ type State struct {
 	// restored marks the registers of inreg that were loaded back from
 	// their slot (rather than saved there and not yet overwritten).
 	restored uint32
+	flags    uint8
+	// val[r] ^ valNone is k when register r (other than SP and FP) holds
+	// CFA + k, and valNone otherwise (so the zero value is "not known"):
+	// SP or FP copied to another register and moved by constants (x86
+	// lea (%rsp),%rax ... mov %rax,%rbp; s390x ldgr %f0,%r15 ... lgdr
+	// %r15,%f0; lgr %r14,%r15 as a pointer for std). objtool follows the
+	// same copies (arch/x86/decode.c: OP_SRC_REG/OP_DEST_REG stack ops,
+	// check.c: cfi->vals). 16 bits keep the state small (it is copied and
+	// compared at every instruction): a copy further than 32 KiB from the
+	// CFA is not followed, which loses coverage, never gives a finding.
+	// See value and setValue.
+	val [MaxVals]int16
 }
 
 // same reports whether tracked register i holds the caller's value.
@@ -118,7 +118,10 @@ type regTable struct {
 	// may overwrite (neither callee-saved nor SP, psABI): a copy there
 	// does not survive a call.
 	callClobbered uint64
-	err           string // why the machine cannot be walked
+	// follow has bit r set for SP, FP and each tracked register r < 64:
+	// the registers whose write matters even in a plain state.
+	follow uint64
+	err    string // why the machine cannot be walked
 }
 
 // The rules without a base, as the other readers write them (frames/cfi,
@@ -163,6 +166,11 @@ func newTable(a *arch.Arch) *regTable {
 	for _, r := range append([]rule.Reg{a.SP}, a.CalleeSaved...) {
 		if r >= 0 && r < 64 {
 			t.callClobbered &^= 1 << r
+		}
+	}
+	for _, r := range append([]rule.Reg{a.SP, a.FP}, t.regs...) {
+		if r >= 0 && r < 64 {
+			t.follow |= 1 << r
 		}
 	}
 	t.ra, t.fp = t.idx(a.RA), t.idx(a.FP)
@@ -239,16 +247,27 @@ func (s State) FPOffset() (int64, bool) { return int64(s.fp), s.fp != unknown }
 // the walk cannot place (gcc's eh_return epilogue: CFA=rcx+8; __longjmp:
 // rdi) CFAVia says false, which means "cannot judge", not "differs".
 func (s State) CFAVia(a *arch.Arch, reg rule.Reg) (int64, bool) {
-	v := s.value(tableFor(a), reg)
+	var v int32
+	switch {
+	case reg == a.SP:
+		v = s.sp
+	case reg == a.FP:
+		v = s.fp
+	case reg < 0 || reg >= MaxVals:
+		return 0, false
+	default:
+		v = s.value(nil, reg)
+	}
 	return -int64(v), v != unknown
 }
 
-// value returns k when register r holds CFA + k, else unknown.
+// value returns k when register r holds CFA + k, else unknown (t nil: r
+// is neither SP nor FP).
 func (s *State) value(t *regTable, r rule.Reg) int32 {
 	switch {
-	case r == t.sp:
+	case t != nil && r == t.sp:
 		return s.sp
-	case r == t.fpReg:
+	case t != nil && r == t.fpReg:
 		return s.fp
 	case r < 0 || r >= MaxVals:
 		return unknown
@@ -536,6 +555,80 @@ func (s *State) idle(t *regTable, r rule.Reg) bool {
 			if s.regs[i] == c || s.cp[i] != 0 && rule.Reg(s.cp[i]-1) == r {
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// plain reports whether no register other than SP, FP and the tracked
+// ones holds anything the state follows: no CFA-relative value and no
+// caller's value (most states of compiled code). In a plain state, an
+// operation on registers outside regTable.follow changes nothing
+// (inertPlain).
+func (s *State) plain() bool {
+	if s.val != [MaxVals]int16{} || s.cp != [MaxRegs]uint8{} {
+		return false
+	}
+	for _, v := range s.regs {
+		if v != slotSame && v != slotLost && !isOff(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// inertPlain is inert for a plain state: every operation is on registers
+// outside t.follow (a store or load through such a base is not placed).
+func inertPlain(t *regTable, in *arch.Inst) bool {
+	for k := 0; k < in.NOps && k < len(in.Ops); k++ {
+		op := &in.Ops[k]
+		switch op.Kind {
+		case arch.OpClobber, arch.OpSetReg, arch.OpSave, arch.OpRestore:
+			if op.Reg < 0 || op.Reg >= 64 || t.follow>>op.Reg&1 != 0 {
+				if op.Kind != arch.OpSave { // a store of a followed register through an unknown base is still nothing
+					return false
+				}
+			}
+			if op.Kind != arch.OpClobber && (op.Base < 0 || op.Base >= 64 || t.follow>>op.Base&1 != 0) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// inert reports whether the stack operations of in certainly leave s as
+// it is: writes of registers that hold nothing followed, and stores and
+// loads through a base that is not known relative to the CFA (most
+// instructions of compiled code), so that the walk need not copy the
+// state to apply them.
+func (s *State) inert(t *regTable, in *arch.Inst) bool {
+	for k := 0; k < in.NOps && k < len(in.Ops); k++ {
+		op := &in.Ops[k]
+		switch op.Kind {
+		case arch.OpClobber:
+			if !s.idle(t, op.Reg) {
+				return false
+			}
+		case arch.OpSetReg:
+			if op.Reg == op.Base && op.Imm == 0 {
+				continue
+			}
+			if !s.idle(t, op.Reg) || t.idx(op.Base) >= 0 || s.addr(t, op.Base, op.Imm) != unknown {
+				return false
+			}
+		case arch.OpSave:
+			if s.addr(t, op.Base, op.Imm) != unknown {
+				return false
+			}
+		case arch.OpRestore:
+			if !s.idle(t, op.Reg) || s.addr(t, op.Base, op.Imm) != unknown {
+				return false
+			}
+		default:
+			return false
 		}
 	}
 	return true

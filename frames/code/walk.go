@@ -43,9 +43,12 @@ type walker struct {
 	// end (kept across walks: growing f.States itself costs a copy per
 	// doubling).
 	states []State
+	// plain[i] is states[i].plain().
+	plain []bool
 	stack  []item
 	budget int
 	inst   arch.Inst
+	nst    State // the state after the instruction being walked
 	// reported marks offsets with a KindState finding, one per PC.
 	reported map[int]bool
 }
@@ -92,7 +95,7 @@ func Analyze(a *arch.Arch, text []byte, start uint64, opts *Options) *Func {
 		w.budget = DefaultBudget(len(text))
 	}
 	w.at = grow(w.at, len(text))
-	w.states = w.states[:0]
+	w.states, w.plain = w.states[:0], w.plain[:0]
 	w.lens = growU8(w.lens, len(text))
 
 	entry := t.entry
@@ -147,7 +150,7 @@ func (w *walker) release() {
 		w.at, w.lens = nil, nil
 	}
 	if cap(w.states) > keep/256 {
-		w.states = nil
+		w.states, w.plain = nil, nil
 	}
 	if len(w.intern) > 0 {
 		w.intern = map[State]int32{} // clear would cost the map's peak size on every later walk
@@ -165,7 +168,9 @@ func (w *walker) stateIndex(st *State) int32 {
 	states := w.states
 	if len(states) <= linear {
 		for i := len(states) - 1; i >= 0; i-- {
-			if states[i] == *st {
+			// sp and the first slots reject most candidates before the
+			// whole comparison.
+			if c := &states[i]; c.sp == st.sp && c.regs[0] == st.regs[0] && c.regs[1] == st.regs[1] && *c == *st {
 				return int32(i)
 			}
 		}
@@ -181,6 +186,7 @@ func (w *walker) stateIndex(st *State) int32 {
 	}
 	i := int32(len(states))
 	w.states = append(states, *st)
+	w.plain = append(w.plain, st.plain())
 	if len(w.intern) > 0 {
 		w.intern[*st] = i
 	}
@@ -345,19 +351,29 @@ func (w *walker) path(off int, st State) {
 			return
 		}
 
-		nst := st
+		// ns is the state after the instruction: st itself when the
+		// instruction cannot change it (no copy of the state, which is
+		// most of a step's cost), else the walker's scratch.
+		ns := &st
+		if in.NOps > 0 && in.Why == "" && (w.plain[idx] && inertPlain(w.t, in) || st.inert(w.t, in)) {
+			in.NOps = 0
+		}
+		if in.Why != "" || in.NOps > 0 || in.Class == arch.Call || in.Class == arch.CallIndirect {
+			w.nst = st
+			ns = &w.nst
+		}
 		if in.Why != "" {
-			if old := nst.flags; nst.pauth(in.Why) || nst.flags != old {
+			if old := ns.flags; ns.pauth(in.Why) || ns.flags != old {
 				idx = -1
 			}
 		}
 		if in.NOps > 0 {
-			why, changed := apply(w.t, &nst, in)
+			why, changed := apply(w.t, ns, in)
 			if why != "" {
 				w.find(KindUnknown, off, why, &st, nil)
 				return
 			}
-			if changed && idx >= 0 && nst != st {
+			if changed && idx >= 0 && *ns != st {
 				idx = -1 // an instruction that changes nothing keeps the state's index
 			}
 		}
@@ -367,21 +383,24 @@ func (w *walker) path(off int, st State) {
 			if w.opts.NoReturn != nil && w.opts.NoReturn(in.Target) {
 				return
 			}
-			nst.call(w.t)
+			ns.call(w.t)
 			idx = -1
 		case arch.CallIndirect:
-			nst.call(w.t)
+			ns.call(w.t)
 			idx = -1
 		case arch.Jump:
 			to := w.target(in.Target)
 			if to < 0 {
-				w.leave(off, in.Target, &nst)
+				w.leave(off, in.Target, ns)
 				return
 			}
-			off, st = to, nst
+			off = to
+			if ns != &st {
+				st = *ns
+			}
 			continue
 		case arch.CondJump:
-			w.branch(off, in.Target, &nst)
+			w.branch(off, in.Target, ns)
 		case arch.JumpIndirect:
 			var targets []uint64
 			if w.opts.JumpTable != nil {
@@ -389,7 +408,7 @@ func (w *walker) path(off int, st State) {
 			}
 			if len(targets) == 0 {
 				w.f.Returns = true
-				if why := frameAtEntry(w.t, w.a, &nst, false); why != "" {
+				if why := frameAtEntry(w.t, w.a, ns, false); why != "" {
 					w.find(KindUnknown, off, "indirect jump (a jump table or a tail call) whose targets are not known, with the stack frame modified: "+why, &st, nil)
 				}
 				// With the caller's frame as at the entry it is a
@@ -400,15 +419,18 @@ func (w *walker) path(off int, st State) {
 				targets = targets[:len(w.text)]
 			}
 			for _, tg := range targets {
-				w.branch(off, tg, &nst)
+				w.branch(off, tg, ns)
 			}
 			return
 		}
 		if next >= len(w.text) {
-			w.find(KindFallThrough, off, "execution runs past the function's end (a call that does not return?)", &nst, nil)
+			w.find(KindFallThrough, off, "execution runs past the function's end (a call that does not return?)", ns, nil)
 			return
 		}
-		off, st = next, nst
+		off = next
+		if ns != &st {
+			st = *ns
+		}
 	}
 }
 
