@@ -44,7 +44,7 @@ type walker struct {
 	// doubling).
 	states []State
 	// plain[i] is states[i].plain().
-	plain []bool
+	plain  []bool
 	stack  []item
 	budget int
 	inst   arch.Inst
