@@ -346,6 +346,13 @@ func (j *codeJudge) judge(pc, next uint64, si, ci int) {
 	if si >= 0 {
 		k.subj = diffCode(j.rows, &st, j.subj.rows[si], pc)
 	}
+	if c := &j.cur.key; j.cur.n > 0 && j.cur.end == pc && c.row == k.row && c.si == si && c.ci == ci && c.ref == k.ref && c.subj == k.subj {
+		// Another state with the same row and the same differences (a
+		// register the row does not show changed): the same run.
+		c.id = k.id
+		j.cur.end, j.cur.n = next, j.cur.n+1
+		return
+	}
 	j.flush()
 	j.cur = codeRun{start: pc, end: next, n: 1, key: k, st: st}
 }
