@@ -231,3 +231,32 @@ func TestCopiesOnOtherMachines(t *testing.T) {
 	wantCFAVia(t, f, 12, 15, 160)
 	_ = arch.WhyPAuthSignA
 }
+
+// TestRealignmentThroughCopy: OpenSSL's AVX-512 code keeps the CFA in a
+// copy of SP while it realigns SP without a frame pointer (mov %rsp,%r9;
+// .cfi_def_cfa_register %r9; and $-64,%rsp ... lea (%r9),%rsp): the walk
+// goes on with the CFA on the copy.
+func TestRealignmentThroughCopy(t *testing.T) {
+	code := x86(t,
+		"49 89 e1",    // 0x0 mov %rsp,%r9
+		"48 83 ec 48", // 0x3 sub $0x48,%rsp
+		"48 83 e4 c0", // 0x7 and $-64,%rsp
+		"90",          // 0xb nop
+		"49 8d 21",    // 0xc lea (%r9),%rsp
+		"c3",          // 0xf ret
+	)
+	f := Analyze(amd64, code, base, nil)
+	wantKinds(t, f)
+	wantCFAVia(t, f, 0xb, 9, 8)
+	wantNoCFAVia(t, f, 0xb, xRSP)
+	wantState(t, f, 0xb, "CFA=r9+8 RA=c-8 FP=u SP=?")
+	wantState(t, f, 0xf, "CFA=rsp+8 RA=c-8 FP=u")
+	// A call loses a copy in a caller-saved register: the walk cannot go
+	// on. One in a callee-saved register survives it.
+	code = x86(t, "49 89 e1", "48 83 e4 c0", "e8 00 00 00 00", "49 8d 21", "c3")
+	f = Analyze(amd64, code, base, nil)
+	wantKinds(t, f, KindUnknown)
+	code = x86(t, "49 89 e4", "48 83 e4 c0", "e8 00 00 00 00", "49 8d 24 24", "c3") // r12; lea (%r12),%rsp
+	f = Analyze(amd64, code, base, nil)
+	wantKinds(t, f)
+}

@@ -56,6 +56,10 @@ const (
 	flagFPFrame = 1 // FP is the frame pointer: set from SP, pointing at the caller's saved FP
 	flagMangled = 2 // the RA is signed (AArch64 paciasp/pacibsp)
 	flagKeyB    = 4 // ... with key B
+	// flagRealigned: SP is unknown because it was realigned (SP &= mask),
+	// not set from a value the walk does not follow: the CFA may be on a
+	// copy of SP in another register until SP is set again.
+	flagRealigned = 8
 )
 
 // State is the code's stack state before an instruction, relative to the
@@ -217,7 +221,8 @@ func EntryState(a *arch.Arch) (State, bool) {
 }
 
 // cfa returns the register and offset the CFA is computed from: CFA =
-// reg + off.
+// reg + off: FP for a frame pointer, else SP, else FP, else a register
+// holding a copy of them.
 func (s *State) cfa(t *regTable) (rule.Reg, int64, bool) {
 	if s.flags&flagFPFrame != 0 && s.fp != unknown {
 		return t.fpReg, -int64(s.fp), true
@@ -227,6 +232,17 @@ func (s *State) cfa(t *regTable) (rule.Reg, int64, bool) {
 	}
 	if s.fp != unknown {
 		return t.fpReg, -int64(s.fp), true
+	}
+	// Neither, after a realignment: a copy of SP in another register
+	// (mov %rsp,%r9; and $-64,%rsp ... lea (%r9),%rsp; the register
+	// objtool calls the DRAP), the lowest numbered. Not after SP was set
+	// from a value the walk does not follow (eh_return: mov %rcx,%rsp).
+	if s.flags&flagRealigned != 0 {
+		for r, v := range s.val {
+			if v != 0 {
+				return rule.Reg(r), -int64(v ^ valNone), true
+			}
+		}
 	}
 	return 0, 0, false
 }
@@ -462,7 +478,8 @@ func join(t *regTable, a, b State) (State, bool) {
 	if (a.flags^b.flags)&(flagMangled|flagKeyB) != 0 {
 		return a, false // the RA signed on one path only
 	}
-	j.flags = a.flags & b.flags
+	// Realigned on one path: the CFA may be on a copy that both keep.
+	j.flags = a.flags&b.flags | (a.flags|b.flags)&flagRealigned
 	for i := range t.regs {
 		x, y := a.regs[i], b.regs[i]
 		xs, ys := a.same(i), b.same(i)
@@ -671,6 +688,7 @@ func apply(t *regTable, s *State, in *arch.Inst) (why string, changed bool) {
 				s.write(t, op.Reg)
 			}
 			if op.Reg == t.sp {
+				s.flags &^= flagRealigned
 				if s.sp != unknown && s.sp == s.spSlot {
 					s.sp = s.spVal
 				} else {
@@ -690,6 +708,7 @@ func apply(t *regTable, s *State, in *arch.Inst) (why string, changed bool) {
 			switch op.Reg {
 			case t.sp:
 				s.sp = v
+				s.flags &^= flagRealigned
 				why = "SP set from a register the walk does not follow"
 			case t.fpReg:
 				if op.Imm == 0 && s.regs[t.fp] == slotReg(op.Base) && s.regs[t.fp] != slotLost {
@@ -711,9 +730,11 @@ func apply(t *regTable, s *State, in *arch.Inst) (why string, changed bool) {
 			}
 		case arch.OpAndSP:
 			s.sp = unknown
+			s.flags |= flagRealigned
 			why = "stack realignment (SP &= mask) with the CFA on SP: unsupported"
 		case arch.OpSubSPReg:
 			s.sp = unknown
+			s.flags &^= flagRealigned
 			why = "alloca (SP -= register) with the CFA on SP: unsupported"
 		case arch.OpSave:
 			if addr := s.addr(t, op.Base, op.Imm); addr != unknown {
@@ -731,6 +752,7 @@ func apply(t *regTable, s *State, in *arch.Inst) (why string, changed bool) {
 				s.write(t, op.Reg)
 			}
 			if op.Reg == t.sp {
+				s.flags &^= flagRealigned
 				if addr != unknown && addr == s.spSlot {
 					s.sp = s.spVal // lmg %r14,%r15,272(%r15): the caller's SP back
 				} else {
@@ -742,6 +764,7 @@ func apply(t *regTable, s *State, in *arch.Inst) (why string, changed bool) {
 			s.write(t, op.Reg)
 			if op.Reg == t.sp {
 				s.sp = unknown
+				s.flags &^= flagRealigned
 				why = "SP set to a value the walk does not follow"
 			}
 		default:

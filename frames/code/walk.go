@@ -383,10 +383,14 @@ func (w *walker) path(off int, st State) {
 			if w.opts.NoReturn != nil && w.opts.NoReturn(in.Target) {
 				return
 			}
-			ns.call(w.t)
+			if !w.call(off, ns, &st) {
+				return
+			}
 			idx = -1
 		case arch.CallIndirect:
-			ns.call(w.t)
+			if !w.call(off, ns, &st) {
+				return
+			}
 			idx = -1
 		case arch.Jump:
 			to := w.target(in.Target)
@@ -432,6 +436,19 @@ func (w *walker) path(off int, st State) {
 			st = *ns
 		}
 	}
+}
+
+// call applies a call's effect to ns (the state after the call at off;
+// st the state before it) and reports whether the walk can go on: not
+// when the CFA was only known through a register the call may overwrite
+// (a copy of SP in r11 after a realignment).
+func (w *walker) call(off int, ns, st *State) bool {
+	ns.call(w.t)
+	if _, _, ok := ns.cfa(w.t); !ok {
+		w.find(KindUnknown, off, "the CFA is in a register that the call may overwrite", st, nil)
+		return false
+	}
+	return true
 }
 
 // decode runs the decoder, turning a panic into an error so that a
