@@ -260,3 +260,25 @@ func TestRealignmentThroughCopy(t *testing.T) {
 	f = Analyze(amd64, code, base, nil)
 	wantKinds(t, f)
 }
+
+// TestDRAPStopsWhereSavesCannotBePlaced: gcc's realigning prologue keeps
+// the CFA in r10 and pushes rbp where SP is not known: the walk follows
+// r10 until then and stops there (code-unknown), rather than calling FP
+// lost when rbp is set.
+func TestDRAPStopsWhereSavesCannotBePlaced(t *testing.T) {
+	code := x86(t,
+		"4c 8d 54 24 08", // 0x00 lea 0x8(%rsp),%r10
+		"48 83 e4 f0",    // 0x05 and $-16,%rsp
+		"41 ff 72 f8",    // 0x09 push -0x8(%r10)
+		"55",             // 0x0d push %rbp
+		"48 89 e5",       // 0x0e mov %rsp,%rbp
+		"41 52",          // 0x11 push %r10
+		"c3",             // 0x13 ret
+	)
+	f := Analyze(amd64, code, base, nil)
+	wantKinds(t, f, KindUnknown)
+	if f.Findings[0].PC != base+0xd {
+		t.Errorf("stops at %#x, want push %%rbp", f.Findings[0].PC)
+	}
+	wantCFAVia(t, f, 0x9, 10, 0)
+}

@@ -671,6 +671,15 @@ func apply(t *regTable, s *State, in *arch.Inst) (why string, changed bool) {
 		changed = true
 		switch op.Kind {
 		case arch.OpPush:
+			if s.sp == unknown && s.fp == unknown {
+				// The CFA is on a copy of SP (after a realignment): a
+				// caller's value pushed now is saved where the state
+				// cannot say (gcc's DRAP prologue: push %rbp after and
+				// $-16,%rsp), so it could not say where it is later.
+				if i := t.idx(op.Reg); i >= 0 && s.same(i) {
+					return "a register saved where SP is not known (after a realignment, FP not set)", true
+				}
+			}
 			old := s.sp
 			addr := addOff(s.sp, -op.Imm)
 			s.sp = addr
@@ -737,6 +746,11 @@ func apply(t *regTable, s *State, in *arch.Inst) (why string, changed bool) {
 			s.flags &^= flagRealigned
 			why = "alloca (SP -= register) with the CFA on SP: unsupported"
 		case arch.OpSave:
+			if op.Base == t.sp && s.sp == unknown && s.fp == unknown {
+				if i := t.idx(op.Reg); i >= 0 && s.same(i) {
+					return "a register saved where SP is not known (after a realignment, FP not set)", true
+				}
+			}
 			if addr := s.addr(t, op.Base, op.Imm); addr != unknown {
 				s.store(t, op.Reg, addr)
 				s.save(t, op.Reg, addr)
