@@ -159,17 +159,14 @@ func (d x86Dec) unknown(why string) { d.inst.Class, d.inst.Why = Unknown, why }
 // clobber records a write of register r (encoding number) that the oracle
 // does not follow; why says how rsp is written.
 func (d x86Dec) clobber(r uint8, why string) {
-	if r > 15 || !tracked(r) {
+	if r > 15 {
 		return
 	}
 	if r == xRSP && d.inst.Why == "" {
 		d.inst.Why = why
 	}
-	for i := 0; i < d.inst.NOps; i++ {
-		if o := d.inst.Ops[i]; o.Kind == OpClobber && o.Reg == x86Dwarf[r] {
-			return
-		}
-	}
+	// No check for a clobber of r already there (an implicit and an
+	// explicit write, cpuid's rbx): the walk applies either once.
 	d.op(OpClobber, x86Dwarf[r], 0, 0)
 }
 
