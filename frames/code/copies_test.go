@@ -282,3 +282,14 @@ func TestDRAPStopsWhereSavesCannotBePlaced(t *testing.T) {
 	}
 	wantCFAVia(t, f, 0x9, 10, 0)
 }
+
+func TestDRAPStoreStops(t *testing.T) {
+	// mov %rsp,%r9; and $-64,%rsp; mov %rbp,0x8(%rsp); mov %rax,%rbp:
+	// rbp is stored where SP is not known, so the walk stops there.
+	code := x86(t, "49 89 e1", "48 83 e4 c0", "48 89 6c 24 08", "48 89 c5", "c3")
+	f := Analyze(amd64, code, base, nil)
+	wantKinds(t, f, KindUnknown)
+	if f.Findings[0].PC != base+7 {
+		t.Errorf("stops at %#x, want the store", f.Findings[0].PC)
+	}
+}

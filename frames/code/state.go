@@ -637,8 +637,8 @@ func (s *State) inert(t *regTable, in *arch.Inst) bool {
 				return false
 			}
 		case arch.OpSave:
-			if s.addr(t, op.Base, op.Imm) != unknown {
-				return false
+			if op.Base == t.sp || s.addr(t, op.Base, op.Imm) != unknown {
+				return false // a save at an SP not known may end the path (apply)
 			}
 		case arch.OpRestore:
 			if !s.idle(t, op.Reg) || s.addr(t, op.Base, op.Imm) != unknown {
