@@ -71,6 +71,17 @@ type State struct {
 	// r15 with the other registers and lmg loads it back), or spSlot is
 	// unknown.
 	spSlot, spVal int32
+	// val[r] ^ valNone is k when register r (other than SP and FP) holds
+	// CFA + k, and valNone otherwise (so the zero value is "not known"):
+	// SP or FP copied to another register and moved by constants (x86
+	// lea (%rsp),%rax ... mov %rax,%rbp; s390x ldgr %f0,%r15 ... lgdr
+	// %r15,%f0; lgr %r14,%r15 as a pointer for std). objtool follows the
+	// same copies (arch/x86/decode.c: OP_SRC_REG/OP_DEST_REG stack ops,
+	// check.c: cfi->vals). 16 bits keep the state small (it is copied and
+	// compared at every instruction): a copy further than 32 KiB from the
+	// CFA is not followed, which loses coverage, never gives a finding.
+	// See value and setValue.
+	val [MaxVals]int16
 	// regs[i] is where the caller's value of the i-th tracked register
 	// is: at CFA + regs[i], or slotSame (in the register), or slotLost, or
 	// slotRegBase + r (in register r).
@@ -89,17 +100,6 @@ type State struct {
 	// their slot (rather than saved there and not yet overwritten).
 	restored uint32
 	flags    uint8
-	// val[r] ^ valNone is k when register r (other than SP and FP) holds
-	// CFA + k, and valNone otherwise (so the zero value is "not known"):
-	// SP or FP copied to another register and moved by constants (x86
-	// lea (%rsp),%rax ... mov %rax,%rbp; s390x ldgr %f0,%r15 ... lgdr
-	// %r15,%f0; lgr %r14,%r15 as a pointer for std). objtool follows the
-	// same copies (arch/x86/decode.c: OP_SRC_REG/OP_DEST_REG stack ops,
-	// check.c: cfi->vals). 16 bits keep the state small (it is copied and
-	// compared at every instruction): a copy further than 32 KiB from the
-	// CFA is not followed, which loses coverage, never gives a finding.
-	// See value and setValue.
-	val [MaxVals]int16
 }
 
 // same reports whether tracked register i holds the caller's value.
