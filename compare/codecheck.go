@@ -62,7 +62,8 @@ type CodeRows interface {
 	At(pc uint64) CodeState
 	// CFAVia returns k where, before the instruction at pc, the CFA is
 	// register reg + k bytes, when the code knows it (frames/code
-	// State.CFAVia: SP and FP; a DRAP register): a table may base the CFA
+	// State.CFAVia: SP, FP and registers that hold a copy of them, such
+	// as a DRAP register): a table may base the CFA
 	// on any register that holds it, whichever the code's Row prefers.
 	CFAVia(pc uint64, reg rule.Reg) (int64, bool)
 	// States lists the faults of the code's own stack discipline, in
@@ -361,8 +362,13 @@ func (j *codeJudge) judge(pc, next uint64, si, ci int) {
 		return
 	}
 	why := j.entered
-	if why == "" {
-		why = untracked(j.arch, j.ref.rows[ci].CFA)
+	if c := j.ref.rows[ci].CFA; why == "" {
+		why = untracked(j.arch, c)
+		if why != "" && c.Kind == rule.ValOffset {
+			if _, ok := j.rows.CFAVia(pc, c.Reg); ok {
+				why = "" // a copy of SP or FP the code follows (lea (%rsp),%rax; CFA=rax+8)
+			}
+		}
 	}
 	if why != "" {
 		j.flush()
@@ -391,6 +397,13 @@ func (j *codeJudge) judge(pc, next uint64, si, ci int) {
 	if si >= 0 {
 		k.subj = diffCode(j.rows, &st, j.subj.rows[si], pc)
 	}
+	if c := &j.cur.key; j.cur.n > 0 && j.cur.end == pc && c.row == k.row && c.si == si && c.ci == ci && c.ref == k.ref && c.subj == k.subj {
+		// Another state with the same row and the same differences (a
+		// register the row does not show changed): the same run.
+		c.id = k.id
+		j.cur.end, j.cur.n = next, j.cur.n+1
+		return
+	}
 	j.flush()
 	j.cur = codeRun{start: pc, end: next, n: 1, key: k, st: st}
 }
@@ -398,8 +411,10 @@ func (j *codeJudge) judge(pc, next uint64, si, ci int) {
 // untracked says why a table's CFA rule t cannot be judged against the
 // code: it is based on a register other than SP and FP (a DRAP register:
 // gcc's realigning prologue keeps the CFA in r10; glibc's __longjmp in
-// rdi), or it is a DWARF expression (the DRAP's saved copy, *(rbp-8)),
-// neither of which the code oracle follows. "" when it can be judged.
+// rdi) that the code does not know as a copy of SP or FP (judge asks
+// CodeRows.CFAVia first), or it is a DWARF expression (the DRAP's saved
+// copy, *(rbp-8)), which the code oracle does not follow. "" when it can be
+// judged.
 func untracked(a *arch.Arch, t rule.Rule) string {
 	if a == nil {
 		return ""
@@ -407,7 +422,7 @@ func untracked(a *arch.Arch, t rule.Rule) string {
 	switch t.Kind {
 	case rule.ValOffset:
 		if t.Reg != a.SP && t.Reg != a.FP && t.Reg != rule.CFA {
-			return fmt.Sprintf("the tables' CFA is based on %s, which the code oracle does not follow (a DRAP register)", frames.RuleStringFor(a, rule.Rule{Kind: rule.Register, Reg: t.Reg}))
+			return fmt.Sprintf("the tables' CFA is based on %s, which the code oracle does not know (a DRAP register)", frames.RuleStringFor(a, rule.Rule{Kind: rule.Register, Reg: t.Reg}))
 		}
 	case rule.Expression, rule.ValExpression:
 		return "the tables' CFA is a DWARF expression, which the code oracle does not follow"

@@ -117,6 +117,9 @@ func (r *funcRows) At(pc uint64) CodeState {
 // FP=c-16 after pop %rbp: it writes no .cfi_restore there).
 func alt(a *arch.Arch, st code.State, reg rule.Reg, cur rule.Rule) rule.Rule {
 	if !st.InRegister(a, reg) {
+		if r, ok := st.CopiedTo(a, reg); ok && cur.Kind == rule.Offset {
+			return rule.Rule{Kind: rule.Register, Reg: r} // saved and in r: the RA popped to rdi, pushed back
+		}
 		return rule.Rule{}
 	}
 	if r, ok := st.CopiedTo(a, reg); ok {

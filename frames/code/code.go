@@ -17,21 +17,24 @@
 // pointer, an unknown instruction) instead of guessing.
 //
 // The state (State) is CFA-relative: SP = CFA + sp and FP = CFA + fp when
-// known; each tracked register (the return address, the frame pointer and
-// the callee-saved registers of the machine) is still in its register,
-// saved at CFA + k, copied to another register (s390x ldgr), or lost. A
+// known, and so is any other register that holds a copy of them (lea
+// (%rsp),%rax); each tracked register (the return address, the frame
+// pointer and the callee-saved registers of the machine) is still in its
+// register, saved at CFA + k, copied to another register (s390x ldgr; x86
+// mov %rbp,%r11; the RA popped into rdi), saved and also in another
+// register (the RA pushed back from rdi), or lost. A
 // register saved and not yet overwritten, or loaded back, is in both
 // places; a table may name either (State.InRegister, State.SavedAt,
 // State.CopiedTo), except a slot it was loaded back from that is below SP
 // beyond the red zone. The CFA rule of a row is
 // derived from it: FP-based once FP is a frame pointer (it was set from SP
 // and points at the caller's saved FP) or when SP is no longer known,
-// SP-based otherwise (State.Row); a table may use either base
-// (State.CFAVia).
+// SP-based otherwise, based on a copy of SP after a realignment without FP
+// (State.Row); a table may use any base the state knows (State.CFAVia).
 //
 // To judge a table's row at an instruction against the code: its CFA rule
-// reg+k agrees when CFAVia(reg) is k (a rule on another register cannot
-// be judged); a register without a rule or with "same value" agrees when
+// reg+k agrees when CFAVia(reg) is k (a rule on a register the state does
+// not know cannot be judged); a register without a rule or with "same value" agrees when
 // InRegister; "saved at CFA+k" when SavedAt is k; "in register r" when
 // CopiedTo is r.
 //

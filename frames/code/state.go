@@ -17,6 +17,13 @@ import (
 // not tracked.
 const MaxRegs = 24
 
+// MaxVals bounds the registers whose CFA-relative value a State follows:
+// DWARF numbers 0 to MaxVals-1 (AMD64 rax-r15, AArch64 x0-x30 and sp,
+// s390x r0-r15 and f0-f15). A copy of SP or FP, or of the CFA, in any of
+// them is followed (lea (%rsp),%rax ... mov %rax,%rbp; mov x9, sp; lgr
+// %r1,%r15); higher registers are not.
+const MaxVals = 32
+
 // Sentinels of the int32 fields of State: a register value that is not
 // CFA-relative, and the two slots that are not a CFA offset.
 const (
@@ -49,6 +56,10 @@ const (
 	flagFPFrame = 1 // FP is the frame pointer: set from SP, pointing at the caller's saved FP
 	flagMangled = 2 // the RA is signed (AArch64 paciasp/pacibsp)
 	flagKeyB    = 4 // ... with key B
+	// flagRealigned: SP is unknown because it was realigned (SP &= mask),
+	// not set from a value the walk does not follow: the CFA may be on a
+	// copy of SP in another register until SP is set again.
+	flagRealigned = 8
 )
 
 // State is the code's stack state before an instruction, relative to the
@@ -60,23 +71,35 @@ type State struct {
 	// r15 with the other registers and lmg loads it back), or spSlot is
 	// unknown.
 	spSlot, spVal int32
-	// Register valReg (as slotReg, or unknown) holds the CFA-relative
-	// value CFA + valOff: SP or FP copied to another register (s390x
-	// ldgr %f0,%r15 ... lgdr %r15,%f0; lgr %r14,%r15 as a pointer for
-	// std; x86 mov %rsp,%r12 ... mov %r12,%rsp).
-	valReg, valOff int32
-	flags          uint8
+	// val[r] ^ valNone is k when register r (other than SP and FP) holds
+	// CFA + k, and valNone otherwise (so the zero value is "not known"):
+	// SP or FP copied to another register and moved by constants (x86
+	// lea (%rsp),%rax ... mov %rax,%rbp; s390x ldgr %f0,%r15 ... lgdr
+	// %r15,%f0; lgr %r14,%r15 as a pointer for std). objtool follows the
+	// same copies (arch/x86/decode.c: OP_SRC_REG/OP_DEST_REG stack ops,
+	// check.c: cfi->vals). 16 bits keep the state small (it is copied and
+	// compared at every instruction): a copy further than 32 KiB from the
+	// CFA is not followed, which loses coverage, never gives a finding.
+	// See value and setValue.
+	val [MaxVals]int16
 	// regs[i] is where the caller's value of the i-th tracked register
 	// is: at CFA + regs[i], or slotSame (in the register), or slotLost, or
 	// slotRegBase + r (in register r).
 	// When bit i of inreg is set, the value is in both places: the
 	// register was saved at CFA + regs[i] and not yet overwritten, or it
 	// was loaded back from there (CFI may name either place).
-	regs  [MaxRegs]int32
+	regs [MaxRegs]int32
+	// cp[i], when not 0, is 1 + a register that holds the caller's value
+	// of tracked register i besides its slot at CFA + regs[i]: the RA
+	// popped into rdi and pushed back (vfork), a register loaded from the
+	// slot that leaves it in the frame. Only set when regs[i] is a CFA
+	// offset.
+	cp    [MaxRegs]uint8
 	inreg uint32
 	// restored marks the registers of inreg that were loaded back from
 	// their slot (rather than saved there and not yet overwritten).
 	restored uint32
+	flags    uint8
 }
 
 // same reports whether tracked register i holds the caller's value.
@@ -95,7 +118,14 @@ type regTable struct {
 	// signal (the AMD64 psABI's red zone, §3.2.2; none elsewhere): a
 	// register's copy in a slot further below SP is not a copy.
 	redZone int32
-	err     string // why the machine cannot be walked
+	// callClobbered has bit r set for each register r < 64 that a call
+	// may overwrite (neither callee-saved nor SP, psABI): a copy there
+	// does not survive a call.
+	callClobbered uint64
+	// follow has bit r set for SP, FP and each tracked register r < 64:
+	// the registers whose write matters even in a plain state.
+	follow uint64
+	err    string // why the machine cannot be walked
 }
 
 // The rules without a base, as the other readers write them (frames/cfi,
@@ -136,13 +166,24 @@ func newTable(a *arch.Arch) *regTable {
 	for _, r := range a.CalleeSaved {
 		add(r)
 	}
+	t.callClobbered = ^uint64(0)
+	for _, r := range append([]rule.Reg{a.SP}, a.CalleeSaved...) {
+		if r >= 0 && r < 64 {
+			t.callClobbered &^= 1 << r
+		}
+	}
+	for _, r := range append([]rule.Reg{a.SP, a.FP}, t.regs...) {
+		if r >= 0 && r < 64 {
+			t.follow |= 1 << r
+		}
+	}
 	t.ra, t.fp = t.idx(a.RA), t.idx(a.FP)
 	if t.ra < 0 || t.fp < 0 || a.SP < 0 {
 		t.err = fmt.Sprintf("machine %s: no SP, FP or RA register to track", a.Name)
 		return t
 	}
 	e := &t.entry
-	e.sp, e.fp, e.spSlot, e.spVal, e.valReg, e.valOff = unknown, unknown, unknown, unknown, unknown, unknown
+	e.sp, e.fp, e.spSlot, e.spVal = unknown, unknown, unknown, unknown
 	for i := range e.regs {
 		e.regs[i] = slotSame
 	}
@@ -180,7 +221,8 @@ func EntryState(a *arch.Arch) (State, bool) {
 }
 
 // cfa returns the register and offset the CFA is computed from: CFA =
-// reg + off.
+// reg + off: FP for a frame pointer, else SP, else FP, else a register
+// holding a copy of them.
 func (s *State) cfa(t *regTable) (rule.Reg, int64, bool) {
 	if s.flags&flagFPFrame != 0 && s.fp != unknown {
 		return t.fpReg, -int64(s.fp), true
@@ -190,6 +232,17 @@ func (s *State) cfa(t *regTable) (rule.Reg, int64, bool) {
 	}
 	if s.fp != unknown {
 		return t.fpReg, -int64(s.fp), true
+	}
+	// Neither, after a realignment: a copy of SP in another register
+	// (mov %rsp,%r9; and $-64,%rsp ... lea (%r9),%rsp; the register
+	// objtool calls the DRAP), the lowest numbered. Not after SP was set
+	// from a value the walk does not follow (eh_return: mov %rcx,%rsp).
+	if s.flags&flagRealigned != 0 {
+		for r, v := range s.val {
+			if v != 0 {
+				return rule.Reg(r), -int64(v ^ valNone), true
+			}
+		}
 	}
 	return 0, 0, false
 }
@@ -202,20 +255,58 @@ func (s State) SPOffset() (int64, bool) { return int64(s.sp), s.sp != unknown }
 // CFA-relative value (it holds the caller's FP or anything else).
 func (s State) FPOffset() (int64, bool) { return int64(s.fp), s.fp != unknown }
 
-// CFAVia returns k such that CFA = reg + k, for reg the SP or FP of a, and
-// false when reg's value is not known relative to the CFA. A table whose
-// CFA rule is reg+k agrees with the code exactly when CFAVia returns k,
-// whichever base Row prefers. The walk follows no other register: for a
-// rule based on one (gcc's eh_return epilogue: CFA=rcx+8; __longjmp:
+// CFAVia returns k such that CFA = reg + k, for reg the SP or FP of a or
+// any register below MaxVals that holds a copy of them (lea (%rsp),%rax:
+// CFA=rax+8), and false when reg's value is not known relative to the CFA.
+// A table whose CFA rule is reg+k agrees with the code exactly when CFAVia
+// returns k, whichever base Row prefers. For a rule based on a register
+// the walk cannot place (gcc's eh_return epilogue: CFA=rcx+8; __longjmp:
 // rdi) CFAVia says false, which means "cannot judge", not "differs".
 func (s State) CFAVia(a *arch.Arch, reg rule.Reg) (int64, bool) {
-	switch reg {
-	case a.SP:
-		return -int64(s.sp), s.sp != unknown
-	case a.FP:
-		return -int64(s.fp), s.fp != unknown
+	var v int32
+	switch {
+	case reg == a.SP:
+		v = s.sp
+	case reg == a.FP:
+		v = s.fp
+	case reg < 0 || reg >= MaxVals:
+		return 0, false
+	default:
+		v = s.value(nil, reg)
 	}
-	return 0, false
+	return -int64(v), v != unknown
+}
+
+// value returns k when register r holds CFA + k, else unknown (t nil: r
+// is neither SP nor FP).
+func (s *State) value(t *regTable, r rule.Reg) int32 {
+	switch {
+	case t != nil && r == t.sp:
+		return s.sp
+	case t != nil && r == t.fpReg:
+		return s.fp
+	case r < 0 || r >= MaxVals:
+		return unknown
+	}
+	if v := s.val[r] ^ valNone; v != valNone {
+		return int32(v)
+	}
+	return unknown
+}
+
+// valNone is the sentinel of an unknown val.
+const valNone int16 = math.MinInt16
+
+// setValue records that register r, neither SP nor FP, holds CFA + v (v
+// may be unknown).
+func (s *State) setValue(r rule.Reg, v int32) {
+	if r >= 0 && r < MaxVals {
+		if v <= math.MinInt16 || v > math.MaxInt16 {
+			s.val[r] = 0 // unknown, or too far to keep
+		} else {
+			s.val[r] = int16(v) ^ valNone
+		}
+	}
 }
 
 // Saved returns the rule for the caller's value of register reg: Offset
@@ -287,14 +378,18 @@ func (s *State) copyValid(t *regTable, i int) bool {
 }
 
 // CopiedTo returns the register that holds a copy of the caller's value
-// of reg (s390x: ldgr %f0,%r14 keeps the RA in f0), and false when there
-// is none. A table whose rule says reg is in that register is right.
+// of reg (s390x: ldgr %f0,%r14 keeps the RA in f0; x86 mov %rbp,%r11;
+// the RA popped into rdi, also after it is pushed back), and false when
+// there is none. A table whose rule says reg is in that register is right.
 func (s State) CopiedTo(a *arch.Arch, reg rule.Reg) (rule.Reg, bool) {
 	i := tableFor(a).idx(reg)
 	if i < 0 {
 		return 0, false
 	}
 	v := s.regs[i]
+	if isOff(v) && s.cp[i] != 0 {
+		return rule.Reg(s.cp[i] - 1), true
+	}
 	if v == slotSame || v == slotLost || isOff(v) {
 		return 0, false
 	}
@@ -373,13 +468,18 @@ func join(t *regTable, a, b State) (State, bool) {
 	if a.spSlot != b.spSlot || a.spVal != b.spVal {
 		j.spSlot, j.spVal = unknown, unknown
 	}
-	if a.valReg != b.valReg || a.valOff != b.valOff {
-		j.valReg, j.valOff = unknown, unknown
+	if a.val != b.val {
+		for r := range j.val {
+			if a.val[r] != b.val[r] {
+				j.val[r] = 0 // not known
+			}
+		}
 	}
 	if (a.flags^b.flags)&(flagMangled|flagKeyB) != 0 {
 		return a, false // the RA signed on one path only
 	}
-	j.flags = a.flags & b.flags
+	// Realigned on one path: the CFA may be on a copy that both keep.
+	j.flags = a.flags&b.flags | (a.flags|b.flags)&flagRealigned
 	for i := range t.regs {
 		x, y := a.regs[i], b.regs[i]
 		xs, ys := a.same(i), b.same(i)
@@ -397,6 +497,9 @@ func join(t *regTable, a, b State) (State, bool) {
 			j.regs[i], j.inreg, j.restored = slotLost, j.inreg&^bit, j.restored&^bit
 		default:
 			return a, false
+		}
+		if a.cp[i] != b.cp[i] || !isOff(j.regs[i]) {
+			j.cp[i] = 0 // in that register on one path only: the slot has it
 		}
 	}
 	_, _, ok := j.cfa(t)
@@ -457,14 +560,126 @@ func (s *State) pauth(why string) (authenticates bool) {
 	return false
 }
 
-// apply applies one instruction's stack operations to s. It returns a
-// reason when the CFA can no longer be computed from SP or FP.
-func apply(t *regTable, s *State, in *arch.Inst) string {
-	why := ""
+// idle reports whether register r holds nothing the state follows: it is
+// not SP or FP nor a tracked register, holds no CFA-relative value and no
+// caller's value. Writing it changes nothing.
+func (s *State) idle(t *regTable, r rule.Reg) bool {
+	if r == t.sp || r == t.fpReg || t.idx(r) >= 0 || s.value(t, r) != unknown {
+		return false
+	}
+	if c := slotReg(r); c != slotLost {
+		for i := range t.regs {
+			if s.regs[i] == c || s.cp[i] != 0 && rule.Reg(s.cp[i]-1) == r {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// plain reports whether no register other than SP, FP and the tracked
+// ones holds anything the state follows: no CFA-relative value and no
+// caller's value (most states of compiled code). In a plain state, an
+// operation on registers outside regTable.follow changes nothing
+// (inertPlain).
+func (s *State) plain() bool {
+	if s.val != [MaxVals]int16{} || s.cp != [MaxRegs]uint8{} {
+		return false
+	}
+	for _, v := range s.regs {
+		if v != slotSame && v != slotLost && !isOff(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// inertPlain is inert for a plain state: every operation is on registers
+// outside t.follow (a store or load through such a base is not placed).
+func inertPlain(t *regTable, in *arch.Inst) bool {
 	for k := 0; k < in.NOps && k < len(in.Ops); k++ {
 		op := &in.Ops[k]
 		switch op.Kind {
+		case arch.OpClobber, arch.OpSetReg, arch.OpSave, arch.OpRestore:
+			if op.Reg < 0 || op.Reg >= 64 || t.follow>>op.Reg&1 != 0 {
+				if op.Kind != arch.OpSave { // a store of a followed register through an unknown base is still nothing
+					return false
+				}
+			}
+			if op.Kind != arch.OpClobber && (op.Base < 0 || op.Base >= 64 || t.follow>>op.Base&1 != 0) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// inert reports whether the stack operations of in certainly leave s as
+// it is: writes of registers that hold nothing followed, and stores and
+// loads through a base that is not known relative to the CFA (most
+// instructions of compiled code), so that the walk need not copy the
+// state to apply them.
+func (s *State) inert(t *regTable, in *arch.Inst) bool {
+	for k := 0; k < in.NOps && k < len(in.Ops); k++ {
+		op := &in.Ops[k]
+		switch op.Kind {
+		case arch.OpClobber:
+			if !s.idle(t, op.Reg) {
+				return false
+			}
+		case arch.OpSetReg:
+			if op.Reg == op.Base && op.Imm == 0 {
+				continue
+			}
+			if !s.idle(t, op.Reg) || t.idx(op.Base) >= 0 || s.addr(t, op.Base, op.Imm) != unknown {
+				return false
+			}
+		case arch.OpSave:
+			if op.Base == t.sp || s.addr(t, op.Base, op.Imm) != unknown {
+				return false // a save at an SP not known may end the path (apply)
+			}
+		case arch.OpRestore:
+			if !s.idle(t, op.Reg) || s.addr(t, op.Base, op.Imm) != unknown {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// apply applies one instruction's stack operations to s. It returns a
+// reason when the CFA can no longer be computed from SP or FP, and
+// changed false when s is certainly unchanged (a write of a register that
+// holds nothing followed: most of them).
+func apply(t *regTable, s *State, in *arch.Inst) (why string, changed bool) {
+	for k := 0; k < in.NOps && k < len(in.Ops); k++ {
+		op := &in.Ops[k]
+		switch op.Kind {
+		case arch.OpClobber:
+			if s.idle(t, op.Reg) {
+				continue
+			}
+		case arch.OpSetReg:
+			if s.idle(t, op.Reg) && t.idx(op.Base) < 0 && s.addr(t, op.Base, op.Imm) == unknown {
+				continue // mov %rdi,%rdx: neither holds anything followed
+			}
+		}
+		changed = true
+		switch op.Kind {
 		case arch.OpPush:
+			if s.sp == unknown && s.fp == unknown {
+				// The CFA is on a copy of SP (after a realignment): a
+				// caller's value pushed now is saved where the state
+				// cannot say (gcc's DRAP prologue: push %rbp after and
+				// $-16,%rsp), so it could not say where it is later.
+				if i := t.idx(op.Reg); i >= 0 && s.same(i) {
+					return "a register saved where SP is not known (after a realignment, FP not set)", true
+				}
+			}
 			old := s.sp
 			addr := addOff(s.sp, -op.Imm)
 			s.sp = addr
@@ -477,11 +692,12 @@ func apply(t *regTable, s *State, in *arch.Inst) string {
 			}
 		case arch.OpPop:
 			if s.sp != unknown {
-				s.restore(t, op.Reg, s.sp)
+				s.restore(t, op.Reg, s.sp, true)
 			} else {
 				s.write(t, op.Reg)
 			}
 			if op.Reg == t.sp {
+				s.flags &^= flagRealigned
 				if s.sp != unknown && s.sp == s.spSlot {
 					s.sp = s.spVal
 				} else {
@@ -494,10 +710,14 @@ func apply(t *regTable, s *State, in *arch.Inst) string {
 		case arch.OpAddSP:
 			s.sp = addOff(s.sp, op.Imm)
 		case arch.OpSetReg:
+			if op.Reg == op.Base && op.Imm == 0 {
+				break // mov %rbx,%rbx
+			}
 			v := s.addr(t, op.Base, op.Imm) // the value, CFA-relative
 			switch op.Reg {
 			case t.sp:
 				s.sp = v
+				s.flags &^= flagRealigned
 				why = "SP set from a register the walk does not follow"
 			case t.fpReg:
 				if op.Imm == 0 && s.regs[t.fp] == slotReg(op.Base) && s.regs[t.fp] != slotLost {
@@ -515,18 +735,24 @@ func apply(t *regTable, s *State, in *arch.Inst) string {
 				}
 			default:
 				s.copyReg(t, op.Reg, op.Base, op.Imm)
-				if v != unknown && slotReg(op.Reg) != slotLost {
-					s.valReg, s.valOff = slotReg(op.Reg), v
-				}
+				s.setValue(op.Reg, v)
 			}
 		case arch.OpAndSP:
 			s.sp = unknown
+			s.flags |= flagRealigned
 			why = "stack realignment (SP &= mask) with the CFA on SP: unsupported"
 		case arch.OpSubSPReg:
 			s.sp = unknown
+			s.flags &^= flagRealigned
 			why = "alloca (SP -= register) with the CFA on SP: unsupported"
 		case arch.OpSave:
+			if op.Base == t.sp && s.sp == unknown && s.fp == unknown {
+				if i := t.idx(op.Reg); i >= 0 && s.same(i) {
+					return "a register saved where SP is not known (after a realignment, FP not set)", true
+				}
+			}
 			if addr := s.addr(t, op.Base, op.Imm); addr != unknown {
+				s.store(t, op.Reg, addr)
 				s.save(t, op.Reg, addr)
 				if op.Reg == t.sp && s.sp != unknown {
 					s.spSlot, s.spVal = addr, s.sp
@@ -535,11 +761,12 @@ func apply(t *regTable, s *State, in *arch.Inst) string {
 		case arch.OpRestore:
 			addr := s.addr(t, op.Base, op.Imm)
 			if addr != unknown {
-				s.restore(t, op.Reg, addr)
+				s.restore(t, op.Reg, addr, s.sp != unknown && addr < s.sp)
 			} else {
 				s.write(t, op.Reg)
 			}
 			if op.Reg == t.sp {
+				s.flags &^= flagRealigned
 				if addr != unknown && addr == s.spSlot {
 					s.sp = s.spVal // lmg %r14,%r15,272(%r15): the caller's SP back
 				} else {
@@ -551,19 +778,20 @@ func apply(t *regTable, s *State, in *arch.Inst) string {
 			s.write(t, op.Reg)
 			if op.Reg == t.sp {
 				s.sp = unknown
+				s.flags &^= flagRealigned
 				why = "SP set to a value the walk does not follow"
 			}
 		default:
-			return fmt.Sprintf("stack operation of unknown kind %d", op.Kind)
+			return fmt.Sprintf("stack operation of unknown kind %d", op.Kind), true
 		}
 	}
 	if _, _, ok := s.cfa(t); !ok {
 		if why == "" {
 			why = "neither SP nor FP is known relative to the CFA"
 		}
-		return why
+		return why, true
 	}
-	return ""
+	return "", changed
 }
 
 // addOff returns v + d, or unknown when v is unknown or the result leaves
@@ -581,33 +809,62 @@ func addOff(v int32, d int64) int32 {
 
 // addr returns the CFA-relative address base+imm, or unknown.
 func (s *State) addr(t *regTable, base rule.Reg, imm int64) int32 {
-	switch base {
-	case t.sp:
-		return addOff(s.sp, imm)
-	case t.fpReg:
-		return addOff(s.fp, imm)
-	}
-	if s.valReg != unknown && s.valReg == slotReg(base) {
-		return addOff(s.valOff, imm)
-	}
-	return unknown
+	return addOff(s.value(t, base), imm)
 }
 
 // save records that reg's current value is stored at CFA+addr: the
 // caller's value is saved there if reg held it and had no copy yet (a
-// later store of a register already saved is a spill, not a save).
+// later store of a register already saved is a spill, not a save); a
+// caller's value kept in reg (the RA popped into rdi, then pushed back)
+// is now in both places.
 func (s *State) save(t *regTable, reg rule.Reg, addr int32) {
 	if i := t.idx(reg); i >= 0 && s.regs[i] == slotSame {
 		s.regs[i] = addr
 		s.inreg |= 1 << i
 		s.restored &^= 1 << i
+		s.cp[i] = 0
+		return
+	}
+	c := slotReg(reg)
+	if c == slotLost || reg >= 255 {
+		return
+	}
+	for i := range t.regs {
+		if s.regs[i] == c {
+			s.regs[i], s.cp[i] = addr, uint8(reg)+1
+			s.restored &^= 1 << i
+		}
+	}
+}
+
+// store records a store of reg at CFA+addr (OpSave) over a slot that
+// holds another register's caller value: that copy is gone, unless reg
+// holds the same value.
+func (s *State) store(t *regTable, reg rule.Reg, addr int32) {
+	if s.spSlot == addr && reg != t.sp {
+		s.spSlot, s.spVal = unknown, unknown
+	}
+	for i := range t.regs {
+		if s.regs[i] != addr {
+			continue
+		}
+		if t.regs[i] == reg && s.inreg>>i&1 != 0 || s.cp[i] != 0 && rule.Reg(s.cp[i]-1) == reg {
+			continue // the same value again
+		}
+		s.dropCopy(i)
 	}
 }
 
 // dropCopy records that register i's caller value is no longer where
 // s.regs[i] says (a slot overwritten or freed, a register reused): it is
-// still the same value when the register holds it, else it is lost.
+// still the same value when the register holds it, or in the register
+// that also has it (cp), else it is lost.
 func (s *State) dropCopy(i int) {
+	if c := s.cp[i]; c != 0 {
+		s.regs[i], s.cp[i] = slotRegBase+int32(c-1), 0
+		s.restored &^= 1 << i
+		return
+	}
 	if s.inreg>>i&1 != 0 {
 		s.regs[i] = slotSame
 	} else {
@@ -632,11 +889,27 @@ func (s *State) overwrite(t *regTable, addr int32) {
 	}
 }
 
-// call records that a call may overwrite everything below SP (the return
-// address it pushes, the callee's frame): slots there no longer hold a
-// register, which is lost when that was its only copy. SP unknown: slots
-// cannot be placed, nothing changes.
+// call records what a call may overwrite: the registers that are not
+// callee-saved (a copy there is gone, and so is a CFA-relative value) and
+// everything below SP (the return address it pushes, the callee's frame):
+// slots there no longer hold a register, which is lost when that was its
+// only copy. SP unknown: slots cannot be placed.
 func (s *State) call(t *regTable) {
+	for r := range s.val {
+		if t.callClobbered>>r&1 != 0 {
+			s.val[r] = 0
+		}
+	}
+	for i := range t.regs {
+		if c := s.cp[i]; c != 0 && c-1 < 64 && t.callClobbered>>(c-1)&1 != 0 {
+			s.cp[i] = 0
+		}
+		if v := s.regs[i]; v != slotSame && v != slotLost && !isOff(v) {
+			if r := v - slotRegBase; r < 64 && t.callClobbered>>r&1 != 0 {
+				s.dropCopy(i)
+			}
+		}
+	}
 	if s.sp == unknown {
 		return
 	}
@@ -661,22 +934,28 @@ func (s *State) copyReg(t *regTable, dst, base rule.Reg, imm int64) {
 		}
 	}
 	s.write(t, dst)
-	if imm != 0 {
+	if imm != 0 || slotReg(dst) == slotLost || dst >= 255 {
 		return
 	}
-	if i := t.idx(base); i >= 0 && s.regs[i] == slotSame && slotReg(dst) != slotLost {
+	if i := t.idx(base); i >= 0 && s.regs[i] == slotSame {
 		s.regs[i] = slotReg(dst)
 		s.inreg |= 1 << i
 		s.restored &^= 1 << i
+	} else if i >= 0 && isOff(s.regs[i]) && s.inreg>>i&1 != 0 {
+		s.cp[i] = uint8(dst) + 1 // saved, and copied while it still holds it
 	}
 }
 
 // restore records that reg is loaded from CFA+addr: the caller's value
-// comes back if that is where it was saved; otherwise reg is overwritten.
-func (s *State) restore(t *regTable, reg rule.Reg, addr int32) {
+// comes back if that is where it was saved; otherwise reg is overwritten,
+// and holds the caller's value of another register saved there (pop
+// %rdi of the RA: vfork): only there when the load frees the slot (freed:
+// a pop, or a slot below SP), there and in the slot otherwise.
+func (s *State) restore(t *regTable, reg rule.Reg, addr int32, freed bool) {
 	if i := t.idx(reg); i >= 0 && s.regs[i] == addr {
 		s.inreg |= 1 << i
 		s.restored |= 1 << i
+		s.cp[i] = 0
 		if reg == t.fpReg {
 			s.fp = unknown
 			s.flags &^= flagFPFrame
@@ -684,6 +963,21 @@ func (s *State) restore(t *regTable, reg rule.Reg, addr int32) {
 		return
 	}
 	s.write(t, reg)
+	c := slotReg(reg)
+	if c == slotLost || reg >= 255 || reg == t.sp || !isOff(addr) {
+		return
+	}
+	for i := range t.regs {
+		if s.regs[i] != addr {
+			continue
+		}
+		if freed {
+			s.regs[i], s.cp[i] = c, 0
+			s.restored &^= 1 << i
+		} else {
+			s.cp[i] = uint8(reg) + 1
+		}
+	}
 }
 
 // write records that reg gets a value the walk does not follow: the
@@ -695,21 +989,22 @@ func (s *State) write(t *regTable, reg rule.Reg) {
 		case v == slotSame:
 			s.regs[i] = slotLost
 		case isOff(v) && s.sp != unknown && v < s.sp-t.redZone:
-			s.regs[i] = slotLost // its copy was popped: below SP, volatile
+			// its copy was popped: below SP, volatile
+			s.inreg &^= 1 << i
+			s.dropCopy(i)
 		}
 		s.inreg &^= 1 << i
 		s.restored &^= 1 << i
 	}
 	// Copies held in reg are gone.
+	s.setValue(reg, unknown)
 	if c := slotReg(reg); c != slotLost {
-		if s.valReg == c {
-			s.valReg, s.valOff = unknown, unknown
-		}
 		for j := range t.regs {
-			if s.regs[j] != c {
-				continue
+			if s.regs[j] == c {
+				s.dropCopy(j)
+			} else if s.cp[j] != 0 && rule.Reg(s.cp[j]-1) == reg {
+				s.cp[j] = 0
 			}
-			s.dropCopy(j)
 		}
 	}
 	if reg == t.fpReg {

@@ -36,11 +36,17 @@ type walker struct {
 	f    *Func
 
 	// at[off] is 0 when the instruction at off was not reached, 1+i when
-	// its state is f.States[i], and -1-r when it is unknown for
+	// its state is states[i], and -1-r when it is unknown for
 	// f.Reasons[r]. lens[off] is its length.
 	at     []int32
 	lens   []uint8
 	intern map[State]int32
+	// states are the distinct states so far, copied to f.States at the
+	// end (kept across walks: growing f.States itself costs a copy per
+	// doubling).
+	states []State
+	// plain[i] is states[i].plain().
+	plain  []bool
 	stack  []item
 	budget int
 	// later holds the fall-throughs of calls, walked when stack is empty
@@ -48,6 +54,7 @@ type walker struct {
 	later []item
 	next  int // the first of later not yet walked
 	inst  arch.Inst
+	nst   State // the state after the instruction being walked
 	// reported marks offsets with a KindState finding, one per PC.
 	reported map[int]bool
 	// via[off] is 1+c when the instruction at off was first reached
@@ -139,6 +146,7 @@ func Analyze(a *arch.Arch, text []byte, start uint64, opts *Options) *Func {
 // walk walks the function from its entry state and Options.Entries.
 func (w *walker) walk(entry State) {
 	w.at = grow(w.at, len(w.text))
+	w.states, w.plain = w.states[:0], w.plain[:0]
 	w.via = grow(w.via, len(w.text))
 	w.rewalk = false
 	clear(w.presumed)
@@ -202,6 +210,9 @@ func (w *walker) release() {
 	if cap(w.at) > keep {
 		w.at, w.lens, w.via = nil, nil, nil
 	}
+	if cap(w.states) > keep/256 {
+		w.states, w.plain = nil, nil
+	}
 	if len(w.intern) > 0 {
 		w.intern = map[State]int32{} // clear would cost the map's peak size on every later walk
 	}
@@ -215,14 +226,16 @@ func (w *walker) release() {
 	walkers.Put(w)
 }
 
-// stateIndex interns a state in f.States: a linear search while there
+// stateIndex interns a state in w.states: a linear search while there
 // are few (most functions have a few dozen), a map beyond.
 func (w *walker) stateIndex(st *State) int32 {
 	const linear = 32
-	states := w.f.States
+	states := w.states
 	if len(states) <= linear {
 		for i := len(states) - 1; i >= 0; i-- {
-			if states[i] == *st {
+			// sp and the first slots reject most candidates before the
+			// whole comparison.
+			if c := &states[i]; c.sp == st.sp && c.regs[0] == st.regs[0] && c.regs[1] == st.regs[1] && *c == *st {
 				return int32(i)
 			}
 		}
@@ -237,7 +250,8 @@ func (w *walker) stateIndex(st *State) int32 {
 		}
 	}
 	i := int32(len(states))
-	w.f.States = append(states, *st)
+	w.states = append(states, *st)
+	w.plain = append(w.plain, st.plain())
 	if len(w.intern) > 0 {
 		w.intern[*st] = i
 	}
@@ -305,7 +319,7 @@ func (w *walker) leave(off int, addr uint64, st *State) {
 // branch queues the walk of a direct branch from off to addr.
 func (w *walker) branch(off int, addr uint64, st *State) {
 	if to := w.target(addr); to >= 0 {
-		if at := w.at[to]; at > 0 && w.f.States[at-1] == *st {
+		if at := w.at[to]; at > 0 && w.states[at-1] == *st {
 			return // walked from there with this state already
 		}
 		if len(w.stack) >= maxQueued(len(w.text)) {
@@ -324,14 +338,14 @@ func (w *walker) path(off, fromCall int, st State) {
 	// fromCall is the offset of the call whose fall-through this path is
 	// in, with no stack effect since, or -1; last the offset of the
 	// instruction this one follows on the path, or -1 after a jump.
-	idx := int32(-1) // st's index in f.States when known
+	idx := int32(-1) // st's index in w.states when known
 	last := -1
 	for {
 		if at := w.at[off]; at != 0 {
 			if at < 0 {
 				return // unknown instruction, reported when first reached
 			}
-			old := w.f.States[at-1]
+			old := w.states[at-1]
 			if old == st {
 				return
 			}
@@ -437,18 +451,31 @@ func (w *walker) path(off, fromCall int, st State) {
 			return
 		}
 
-		nst := st
+		// ns is the state after the instruction: st itself when the
+		// instruction cannot change it (no copy of the state, which is
+		// most of a step's cost), else the walker's scratch.
+		ns := &st
+		if in.NOps > 0 && in.Why == "" && (w.plain[idx] && inertPlain(w.t, in) || st.inert(w.t, in)) {
+			in.NOps = 0
+		}
+		if in.Why != "" || in.NOps > 0 || in.Class == arch.Call || in.Class == arch.CallIndirect {
+			w.nst = st
+			ns = &w.nst
+		}
 		if in.Why != "" {
-			if old := nst.flags; nst.pauth(in.Why) || nst.flags != old {
+			if old := ns.flags; ns.pauth(in.Why) || ns.flags != old {
 				idx = -1
 			}
 		}
 		if in.NOps > 0 {
-			if why := apply(w.t, &nst, in); why != "" {
+			why, changed := apply(w.t, ns, in)
+			if why != "" {
 				w.find(KindUnknown, off, why, &st, nil)
 				return
 			}
-			idx = -1
+			if changed && idx >= 0 && *ns != st {
+				idx = -1 // an instruction that changes nothing keeps the state's index
+			}
 		}
 
 		switch in.Class {
@@ -457,7 +484,9 @@ func (w *walker) path(off, fromCall int, st State) {
 				w.opts.NoReturnCall == nil && w.opts.NoReturn != nil && w.opts.NoReturn(in.Target)) || w.presumed[off] {
 				return
 			}
-			nst.call(w.t)
+			if !w.call(off, ns, &st) {
+				return
+			}
 			// The fall-through is walked after every branch waiting:
 			// a block after a call that does not return (directly,
 			// or through a pointer: Tcl's panic procedure) is then
@@ -467,19 +496,23 @@ func (w *walker) path(off, fromCall int, st State) {
 					w.find(KindUnknown, off, "too many branches waiting to be walked", &st, nil)
 					return
 				}
-				w.later = append(w.later, item{next, off, nst})
+				w.later = append(w.later, item{next, off, *ns})
 				return
 			}
+			idx = -1
 		case arch.Jump:
 			to := w.target(in.Target)
 			if to < 0 {
-				w.leave(off, in.Target, &nst)
+				w.leave(off, in.Target, ns)
 				return
 			}
-			off, st, last = to, nst, -1
+			off, last = to, -1
+			if ns != &st {
+				st = *ns
+			}
 			continue
 		case arch.CondJump:
-			w.branch(off, in.Target, &nst)
+			w.branch(off, in.Target, ns)
 		case arch.JumpIndirect:
 			var targets []uint64
 			if w.opts.JumpTable != nil {
@@ -487,7 +520,7 @@ func (w *walker) path(off, fromCall int, st State) {
 			}
 			if len(targets) == 0 {
 				w.f.Returns = true
-				if why := frameAtEntry(w.t, w.a, &nst, false); why != "" {
+				if why := frameAtEntry(w.t, w.a, ns, false); why != "" {
 					w.find(KindUnknown, off, "indirect jump (a jump table or a tail call) whose targets are not known, with the stack frame modified: "+why, &st, nil)
 				}
 				// With the caller's frame as at the entry it is a
@@ -498,16 +531,32 @@ func (w *walker) path(off, fromCall int, st State) {
 				targets = targets[:len(w.text)]
 			}
 			for _, tg := range targets {
-				w.branch(off, tg, &nst)
+				w.branch(off, tg, ns)
 			}
 			return
 		}
 		if next >= len(w.text) {
-			w.find(KindFallThrough, off, "execution runs past the function's end (a call that does not return?)", &nst, nil)
+			w.find(KindFallThrough, off, "execution runs past the function's end (a call that does not return?)", ns, nil)
 			return
 		}
-		off, st, last = next, nst, off
+		off, last = next, off
+		if ns != &st {
+			st = *ns
+		}
 	}
+}
+
+// call applies a call's effect to ns (the state after the call at off;
+// st the state before it) and reports whether the walk can go on: not
+// when the CFA was only known through a register the call may overwrite
+// (a copy of SP in r11 after a realignment).
+func (w *walker) call(off int, ns, st *State) bool {
+	ns.call(w.t)
+	if _, _, ok := ns.cfa(w.t); !ok {
+		w.find(KindUnknown, off, "the CFA is in a register that the call may overwrite", st, nil)
+		return false
+	}
+	return true
 }
 
 // presume reports whether the call at offset c (c < 0: none) is presumed
@@ -582,6 +631,7 @@ func (w *walker) decode(off int, in *arch.Inst) (err error) {
 // collect builds f.Insts from the walk's per-offset marks.
 func (w *walker) collect() {
 	f := w.f
+	f.States = append([]State(nil), w.states...)
 	sort.SliceStable(f.Findings, func(i, j int) bool { return f.Findings[i].PC < f.Findings[j].PC })
 	f.Insts = make([]Inst, 0, f.Decoded)
 	for off, at := range w.at {

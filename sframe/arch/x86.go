@@ -12,11 +12,12 @@ import (
 //
 // Decode follows objtool (tools/objtool/arch/x86/decode.c) for the forms
 // it models and is stricter everywhere else: an instruction has no stack
-// operation only when its encoding proves that it writes none of the
-// tracked registers, rsp, rbp, rbx, r12-r15 and r10 (gcc's DRAP register
-// for stack realignment). Stack operations name only tracked registers,
-// except that OpPush and OpPop name any register and OpSubSPReg any
-// source:
+// operation only when its encoding proves that it writes no general
+// register. Every register write is reported, the implicit ones too (mul
+// and div write rax and rdx, cqo rdx, cpuid rax-rdx, syscall rax, rcx and
+// r11, the string instructions rsi, rdi and rcx, ...), because the walk
+// follows copies of SP, FP and the caller's registers in any register (as
+// objtool's OP_SRC_REG/OP_DEST_REG stack ops do):
 //
 //	push %reg / pop %reg          OpPush / OpPop, Imm 8
 //	push $imm, push mem, pushf    OpAddSP -8 (no register saved)
@@ -24,18 +25,19 @@ import (
 //	sub/add $k,%rsp; lea k(%rsp),%rsp   OpAddSP ∓k
 //	and $k,%rsp                   OpAndSP k
 //	sub %reg,%rsp                 OpSubSPReg reg
-//	mov %a,%b; lea k(%a),%b       OpSetReg b = a + k (a, b tracked)
+//	mov %a,%b; lea k(%a),%b       OpSetReg b = a + k (any registers)
+//	add/sub $k,%reg (not rsp)     OpSetReg reg = reg ± k
 //	leave                         OpSetReg rsp = rbp + 0; OpPop rbp
 //	enter $k,$0                   OpPush rbp; OpSetReg rbp = rsp; OpAddSP -k
-//	mov %reg,k(%rsp|%rbp)         OpSave reg at [rsp|rbp + k]
-//	mov k(%rsp|%rbp),%reg         OpRestore
+//	mov %reg,k(%base)             OpSave reg at [base + k]
+//	mov k(%base),%reg             OpRestore (not rsp)
 //	pop %rsp, mov k(%rsp),%rsp    OpClobber rsp
-//	any other write to a tracked register   OpClobber (Why says how, for rsp)
+//	any other register write      OpClobber (Why says how, for rsp)
 //
 // OpSetReg, OpSave and OpRestore need 64-bit operands and a plain
 // base+displacement address (no index, segment override or 32-bit
-// addressing); anything else that writes a tracked register is a clobber.
-// An instruction has at most 3 operations (enter).
+// addressing); anything else that writes a register is a clobber.
+// An instruction has at most 4 operations (cpuid).
 //
 // Classes: call rel32 is Call, call through a register or memory
 // CallIndirect; jmp rel8/rel32 Jump; jcc, loop, jrcxz and xbegin (whose
@@ -72,9 +74,9 @@ const (
 	xRBP = 5
 )
 
-// x86Tracked is the set of tracked registers, by encoding number: rbx,
-// rsp, rbp, r10, r12-r15.
-const x86Tracked = 1<<3 | 1<<4 | 1<<5 | 1<<10 | 1<<12 | 1<<13 | 1<<14 | 1<<15
+// x86Tracked is the set of registers whose writes Decode reports, by
+// encoding number: all sixteen (the walk follows copies in any of them).
+const x86Tracked = 0xffff
 
 func tracked(r uint8) bool { return x86Tracked>>r&1 != 0 }
 
@@ -157,17 +159,14 @@ func (d x86Dec) unknown(why string) { d.inst.Class, d.inst.Why = Unknown, why }
 // clobber records a write of register r (encoding number) that the oracle
 // does not follow; why says how rsp is written.
 func (d x86Dec) clobber(r uint8, why string) {
-	if !tracked(r) {
+	if r > 15 {
 		return
 	}
 	if r == xRSP && d.inst.Why == "" {
 		d.inst.Why = why
 	}
-	for i := 0; i < d.inst.NOps; i++ {
-		if o := d.inst.Ops[i]; o.Kind == OpClobber && o.Reg == x86Dwarf[r] {
-			return
-		}
-	}
+	// No check for a clobber of r already there (an implicit and an
+	// explicit write, cpuid's rbx): the walk applies either once.
 	d.op(OpClobber, x86Dwarf[r], 0, 0)
 }
 
@@ -327,9 +326,58 @@ func (d x86Dec) write(r uint8, kind uint8) {
 	d.clobber(r, "writes rsp")
 }
 
+// Encoding-number masks of implicit register writes.
+const (
+	mRAX = 1 << 0
+	mRCX = 1 << 1
+	mRDX = 1 << 2
+	mRBX = 1 << 3
+	mRSI = 1 << 6
+	mRDI = 1 << 7
+	mR11 = 1 << 11
+)
+
+// x86OneByteImplicit gives the registers a one-byte opcode writes
+// implicitly, besides its operands (Intel SDM vol. 2 per instruction): the
+// ALU forms on al/eax/rax with an immediate, cbw/cwde/cdqe, cwd/cdq/cqo,
+// lahf, mov from moffs, the string instructions (rcx in case of a rep
+// prefix, counted always), xlat, in, loop, xchg with rax and int.
+var x86OneByteImplicit = func() (t [256]uint16) {
+	for op := 0x04; op < 0x38; op += 8 {
+		t[op], t[op+1] = mRAX, mRAX // add, or, adc, sbb, and, sub, xor al/eax, imm
+	}
+	t[0x98], t[0x99], t[0x9f], t[0xa0], t[0xa1] = mRAX, mRDX, mRAX, mRAX, mRAX
+	t[0x6c], t[0x6d], t[0x6e], t[0x6f] = mRDI|mRCX, mRDI|mRCX, mRSI|mRCX, mRSI|mRCX // ins, outs
+	t[0xa4], t[0xa5], t[0xa6], t[0xa7] = mRSI|mRDI|mRCX, mRSI|mRDI|mRCX, mRSI|mRDI|mRCX, mRSI|mRDI|mRCX
+	t[0xaa], t[0xab], t[0xae], t[0xaf] = mRDI|mRCX, mRDI|mRCX, mRDI|mRCX, mRDI|mRCX // stos, scas
+	t[0xac], t[0xad] = mRAX|mRSI|mRCX, mRAX|mRSI|mRCX                               // lods
+	t[0xd7], t[0xe4], t[0xe5], t[0xec], t[0xed] = mRAX, mRAX, mRAX, mRAX, mRAX
+	t[0xe0], t[0xe1], t[0xe2] = mRCX, mRCX, mRCX // loop
+	for op := 0x91; op <= 0x97; op++ {
+		t[op] = mRAX // xchg %reg,%rax
+	}
+	t[0xcd] = mRAX | mRCX | mR11 // int $n: a system call at least
+	return t
+}()
+
+// implicit clobbers the registers of mask m (encoding numbers).
+func (d x86Dec) implicit(m uint16) {
+	for r := uint8(0); m != 0; r, m = r+1, m>>1 {
+		if m&1 != 0 {
+			d.clobber(r, "writes rsp implicitly")
+		}
+	}
+}
+
 func (d x86Dec) oneByte(pc uint64) {
 	in := d.in
 	op := in.op
+	if m := x86OneByteImplicit[op]; m != 0 {
+		d.implicit(m)
+	}
+	if op == 0xdf && in.modrm == 0xe0 { // fnstsw %ax
+		d.implicit(mRAX)
+	}
 	kind := x86OneByteW[op]
 	if kind != wSpecial {
 		d.generic(kind)
@@ -366,6 +414,7 @@ func (d x86Dec) oneByte(pc uint64) {
 	case op == 0x90:
 		if in.rex&1 != 0 { // xchg %eax,%r8d
 			d.write(d.opReg(), 0)
+			d.write(xRAX, 0)
 		}
 	case op == 0xc8: // enter
 		if d.op16() || in.immByte2(d.code) != 0 {
@@ -422,8 +471,14 @@ func (d x86Dec) oneByte(pc uint64) {
 			} else {
 				d.generic(wRM)
 			}
+		case 4, 5, 6, 7: // mul, imul, div, idiv: ax, or rdx:rax
+			if op == 0xf6 {
+				d.implicit(mRAX)
+			} else {
+				d.implicit(mRAX | mRDX)
+			}
 		}
-		// test; mul, imul, div, idiv write only rax and rdx.
+		// test writes no register.
 	case op == 0xfe: // inc, dec Eb
 		if d.ext() > 1 {
 			d.unknown("opcode not modelled")
@@ -481,6 +536,14 @@ func (d x86Dec) group1() {
 		return
 	}
 	if r != xRSP {
+		if d.w() && (ext == 0 || ext == 5) { // add, sub $k,%reg
+			k := d.in.imm(d.code)
+			if ext == 5 {
+				k = -k
+			}
+			d.op(OpSetReg, x86Dwarf[r], x86Dwarf[r], k)
+			return
+		}
 		d.write(r, 0)
 		return
 	}
@@ -539,27 +602,21 @@ func (d x86Dec) mov() {
 		if !store {
 			dst, src = reg, d.rmField()
 		}
-		if !tracked(dst) {
-			return
-		}
-		if d.w() && tracked(src) {
+		if d.w() {
 			d.op(OpSetReg, x86Dwarf[dst], x86Dwarf[src], 0)
 			return
 		}
-		d.clobber(dst, "copies a register that is not tracked, or 32 bits of one, to rsp")
+		d.clobber(dst, "copies 32 or 16 bits of a register to rsp")
 		return
 	}
 	base, plain := d.memBase()
 	if store {
-		if tracked(reg) && reg != xRSP && d.w() && plain && (base == xRSP || base == xRBP) {
+		if d.w() && plain {
 			d.op(OpSave, x86Dwarf[reg], x86Dwarf[base], d.in.disp(d.code))
 		}
 		return
 	}
-	if !tracked(reg) {
-		return
-	}
-	if reg != xRSP && d.w() && plain && (base == xRSP || base == xRBP) {
+	if reg != xRSP && d.w() && plain {
 		d.op(OpRestore, x86Dwarf[reg], x86Dwarf[base], d.in.disp(d.code))
 		return
 	}
@@ -573,11 +630,8 @@ func (d x86Dec) lea() {
 		return
 	}
 	dst := d.regField()
-	if !tracked(dst) {
-		return
-	}
 	base, plain := d.memBase()
-	if plain && d.w() && tracked(base) {
+	if plain && d.w() {
 		if dst == xRSP && base == xRSP {
 			d.op(OpAddSP, 0, 0, d.in.disp(d.code))
 		} else {
@@ -585,7 +639,7 @@ func (d x86Dec) lea() {
 		}
 		return
 	}
-	d.clobber(dst, "computes rsp from an address that is not a tracked register plus a constant")
+	d.clobber(dst, "computes rsp from an address that is not a register plus a constant")
 }
 
 // group5 is FF: inc, dec, call, jmp, push.
@@ -617,9 +671,23 @@ func (d x86Dec) group5() {
 	}
 }
 
+// x86TwoByteImplicit gives the registers a 0F opcode writes implicitly:
+// syscall (rax, rcx, r11), rdtsc, rdmsr, rdpmc (rax, rdx), cpuid (rax,
+// rbx, rcx, rdx), cmpxchg (rax).
+var x86TwoByteImplicit = func() (t [256]uint16) {
+	t[0x05] = mRAX | mRCX | mR11
+	t[0x31], t[0x32], t[0x33] = mRAX|mRDX, mRAX|mRDX, mRAX|mRDX
+	t[0xa2] = mRAX | mRBX | mRCX | mRDX
+	t[0xb0], t[0xb1] = mRAX, mRAX
+	return t
+}()
+
 func (d x86Dec) twoByte(pc uint64) {
 	in := d.in
 	op := in.op
+	if m := x86TwoByteImplicit[op]; m != 0 {
+		d.implicit(m)
+	}
 	kind := x86TwoByteW[op]
 	if kind != wSpecial {
 		if op == 0x7e && in.pfx&pfxF3 != 0 { // movq xmm, xmm/m64
@@ -633,7 +701,7 @@ func (d x86Dec) twoByte(pc uint64) {
 		d.target(CondJump, pc)
 	case op == 0x0b || op == 0xb9 || op == 0xff: // ud2, ud1, ud0
 		d.inst.Class = Stop
-	case op == 0x05: // syscall: rcx and r11
+	case op == 0x05: // syscall: rax, rcx and r11 (x86TwoByteImplicit)
 	case op == 0x07 || op == 0x34 || op == 0x35:
 		d.unknown("context switch (sysret, sysenter, sysexit)")
 	case op == 0x06: // clts
@@ -641,8 +709,7 @@ func (d x86Dec) twoByte(pc uint64) {
 		d.pushNoReg()
 	case op == 0xa1 || op == 0xa9: // pop fs, gs
 		d.popNoReg()
-	case op == 0xa2: // cpuid
-		d.write(xRBX, 0)
+	case op == 0xa2: // cpuid: x86TwoByteImplicit
 	case op == 0xaa:
 		d.unknown("rsm")
 	case op == 0x00: // sldt, str Ev
@@ -684,6 +751,9 @@ func (d x86Dec) twoByte(pc uint64) {
 		if d.mod() == 3 && d.ext() >= 6 {
 			d.generic(wRM) // rdrand, rdseed, rdpid
 		}
+		if d.mod() != 3 && d.ext() == 1 {
+			d.implicit(mRAX | mRDX) // cmpxchg8b, cmpxchg16b
+		}
 	}
 }
 
@@ -696,7 +766,14 @@ func (d x86Dec) group7() {
 	case 0xd0, 0xd1, 0xd5, 0xd6, 0xca, 0xcb, 0xe8, 0xea, 0xee, 0xef, 0xf9, 0xc8, 0xc9, 0xfa, 0xfb:
 		// xgetbv, xsetbv, xend, xtest, clac, stac, serialize,
 		// saveprevssp, rdpkru, wrpkru, rdtscp, monitor, mwait, monitorx,
-		// mwaitx: rax, rcx and rdx only.
+		// mwaitx: rax, rcx and rdx only (xgetbv, rdpkru and rdtscp write
+		// them).
+		switch d.in.modrm {
+		case 0xd0, 0xee:
+			d.implicit(mRAX | mRDX)
+		case 0xf9:
+			d.implicit(mRAX | mRCX | mRDX)
+		}
 		return
 	}
 	if d.ext() == 4 { // smsw %reg
@@ -713,6 +790,9 @@ func (d x86Dec) threeByte() {
 	if in.m == 3 {
 		if in.op >= 0x14 && in.op <= 0x17 { // pextrb, pextrw, pextrd/q, extractps
 			d.generic(wRM)
+		}
+		if in.op >= 0x60 && in.op <= 0x63 { // pcmpestri, pcmpistri: ecx
+			d.implicit(mRCX)
 		}
 		return
 	}
@@ -769,6 +849,8 @@ func (d x86Dec) vector() {
 		switch {
 		case in.op >= 0x14 && in.op <= 0x17: // vpextr*, vextractps
 			d.generic(wRM)
+		case in.op >= 0x60 && in.op <= 0x63: // vpcmpestri, vpcmpistri: ecx
+			d.implicit(mRCX)
 		case in.op == 0xf0 && in.enc == encVEX: // rorx
 			d.generic(wReg)
 		}
