@@ -47,7 +47,7 @@ func (fakeISA) Decode(code []byte, pc uint64, in *arch.Inst) error {
 		return errShort
 	}
 	need := map[byte]int{0: 1, 1: 2, 2: 2, 3: 2, 4: 4, 5: 1, 6: 2, 7: 4, 8: 4, 9: 2,
-		0x10: 2, 0x11: 2, 0x12: 2, 0x13: 1, 0x14: 1, 0x15: 1, 0x16: 1, 0x17: 1, 0x18: 5, 0x19: 1, 0x1a: 1, 0x1b: 1, 0x1c: 1}
+		0x10: 2, 0x11: 2, 0x12: 2, 0x13: 1, 0x14: 1, 0x15: 1, 0x16: 1, 0x17: 1, 0x18: 5, 0x19: 1, 0x1a: 1, 0x1b: 1, 0x0f: 2}
 	n, ok := need[code[0]]
 	if !ok {
 		return errFake
@@ -112,7 +112,7 @@ func (d fakeISA) Text(code []byte, pc uint64) string {
 	switch code[0] {
 	case 0:
 		return "nop"
-	case 0x1c:
+	case 0x0f:
 		return "syscall"
 	}
 	return fmt.Sprintf("op%02x", code[0])
@@ -190,7 +190,7 @@ func jmpind() []byte                   { return []byte{0x14} }
 func stop() []byte                     { return []byte{0x16} }
 func unknownOp() []byte                { return []byte{0x17} }
 func nop() []byte                      { return []byte{0} }
-func sysc() []byte                     { return []byte{0x1c} }
+func sysc() []byte                     { return []byte{0x0f, 0x05} }
 func callind() []byte                  { return []byte{0x15} }
 func farjmp(o int32) []byte {
 	b := []byte{0x18, 0, 0, 0, 0}

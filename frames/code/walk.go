@@ -1,6 +1,7 @@
 package code
 
 import (
+	"debug/elf"
 	"fmt"
 	"sort"
 	"strings"
@@ -349,6 +350,12 @@ func (w *walker) path(off, fromCall int, st State) {
 			if old == st {
 				return
 			}
+			j, ok := join(w.t, old, st)
+			if ok && j == old {
+				return
+			}
+			// The states differ: unless a call's fall-through explains
+			// it (presume), the paths meet with another state.
 			if w.presume(fromCall, off) || w.presumeSyscall(last, off) {
 				return // this path is a dead fall-through
 			}
@@ -369,7 +376,6 @@ func (w *walker) path(off, fromCall int, st State) {
 				w.stack, w.later, w.next = w.stack[:0], w.later[:0], 0
 				return
 			}
-			j, ok := join(w.t, old, st)
 			if !ok {
 				if w.reported == nil {
 					w.reported = map[int]bool{}
@@ -378,9 +384,6 @@ func (w *walker) path(off, fromCall int, st State) {
 					w.reported[off] = true
 					w.find(KindState, off, "two paths meet with different stack states", &old, &st)
 				}
-				return
-			}
-			if j == old {
 				return
 			}
 			st, idx = j, -1
@@ -599,15 +602,28 @@ func (w *walker) presume1(c int) {
 // exit_group in a clone child's inline assembly (the sanitizers'
 // internal_clone: syscall; then the parent's label). Like presume.
 func (w *walker) presumeSyscall(c, off int) bool {
-	if c < 0 || w.lens[c] == 0 || c+int(w.lens[c]) != off {
-		return false
+	if c < 0 || w.lens[c] == 0 || w.lens[c] > 4 || c+int(w.lens[c]) != off {
+		return false // syscall and svc are 2 or 4 bytes long
 	}
-	t := w.text1(c)
-	if !strings.HasPrefix(t, "syscall") && !strings.HasPrefix(t, "svc") {
+	if !isSyscall(w.a, w.text[c:c+int(w.lens[c])]) {
 		return false
 	}
 	w.presume1(c)
 	return true
+}
+
+// isSyscall reports whether code is one system call instruction: x86-64
+// syscall (0f 05), AArch64 svc #imm, s390x svc imm (0a ii).
+func isSyscall(a *arch.Arch, code []byte) bool {
+	switch {
+	case a.Machine == elf.EM_X86_64 && len(code) == 2:
+		return code[0] == 0x0f && code[1] == 0x05
+	case a.Machine == elf.EM_AARCH64 && len(code) == 4 && a.ByteOrder != nil:
+		return a.ByteOrder.Uint32(code)&0xFFE0001F == 0xD4000001
+	case a.Machine == elf.EM_S390 && len(code) == 2:
+		return code[0] == 0x0a
+	}
+	return false
 }
 
 // isNop reports whether an instruction's text (objdump's) is a no-op used

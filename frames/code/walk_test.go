@@ -540,11 +540,11 @@ func TestIndirectCallAndSyscallPresumedNotToReturn(t *testing.T) {
 	// internal_clone: the child's exit syscall, then the parent's label.
 	for name, last := range map[string][]byte{"indirect call": callind(), "syscall": sysc()} {
 		code := asm(
-			jcc(3),    // 0: to 5 with rsp+8
-			push(rBX), // 2: rsp+16
-			last,      // 4
-			nop(),     // 5: the block
-			ret(),     // 6
+			jcc(int8(2+len(last))), // 0: to the block with rsp+8
+			push(rBX),              // 2: rsp+16
+			last,                   // 4
+			nop(),                  // the block
+			ret(),
 		)
 		f := Analyze(fakeArch, code, base, nil)
 		wantKinds(t, f)
