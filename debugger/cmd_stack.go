@@ -459,12 +459,12 @@ func cmdInfoRegisters(s *Session, args string) error {
 		switch r.Name {
 		case "rip":
 			natural = symAddr(sp, r.Value)
-		case "rsp", "rbp", "fs_base", "gs_base":
+		case "rsp", "rbp":
 			natural = fmt.Sprintf("%#x", r.Value)
 		case "eflags":
 			natural = eflagsText(r.Value)
 		}
-		s.printf("%-15s%-19s%s\n", name, fmt.Sprintf("%#x", r.Value), natural)
+		s.printf("%s\n", regLine(name, fmt.Sprintf("%#x", r.Value), natural))
 	}
 	if len(want) == 0 {
 		for _, r := range list {
@@ -485,9 +485,9 @@ func cmdInfoRegisters(s *Session, args string) error {
 		case i >= 0:
 			print(w, list[i])
 		case n > 0:
-			s.printf("%-15s<not saved>\n", w)
+			s.printf("%s\n", regLine(w, "<not saved>", ""))
 		default:
-			s.printf("%-15s<unavailable>\n", w)
+			s.printf("%s\n", regLine(w, "<unavailable>", ""))
 		}
 	}
 	return nil

@@ -265,6 +265,13 @@ With REG..., those registers in that order (rip or pc, rsp or sp, rbp or
 fp, rax, eflags, ...); an unknown name is an error, as in gdb. A register
 the unwind did not recover in an outer frame is <not saved>.`,
 					run: cmdInfoRegisters},
+				{aliases: []string{"all-registers"}, needsTarget: true,
+					help: `Print every register: general, x87, SSE and AVX, as gdb does.
+The general registers as "info registers"; then st0-st7, fctrl ... fop,
+mxcsr and zmm0-15 (AVX-512), ymm0-15 (AVX) or xmm0-15, from the thread's
+XSAVE area through Delve's decoder. k0-k7 and zmm16-31 are named, not
+read (Delve's decoder stops at zmm15); a snapshot has none of them.`,
+					run: cmdInfoAllRegisters},
 				{aliases: []string{"threads", "thr"}, needsTarget: true,
 					help: "List the threads and their innermost frames; * is selected.",
 					run:  cmdInfoThreads},

@@ -227,7 +227,8 @@ func (t *DelveTarget) RegList(tid int) ([]RegValue, error) {
 	byName := map[string]uint64{}
 	var names []string
 	for _, reg := range sl {
-		if reg.Reg == nil || len(reg.Reg.Bytes) > 8 {
+		// orig_rax is Linux's, not a register gdb prints.
+		if reg.Reg == nil || len(reg.Reg.Bytes) > 8 || strings.EqualFold(reg.Name, "orig_rax") {
 			continue
 		}
 		n := strings.ToLower(reg.Name)

@@ -75,3 +75,25 @@ func plural(n int, one, many string) string {
 func loadModules(pid int, mem frames.Memory) (*frames.Modules, error) {
 	return frames.ModulesFromMaps(pid, mem)
 }
+
+// regLine formats one line of "info registers" as gdb does
+// (gdb/infcmd.c default_print_one_register_info): the name, the raw value
+// from column 15, the natural value from column 35, each column after at
+// least one space (pad_to_column). An empty natural ends the line after
+// the raw value (a vector register).
+func regLine(name, raw, natural string) string {
+	b := []byte(name)
+	pad := func(col int) {
+		b = append(b, ' ')
+		for len(b) < col {
+			b = append(b, ' ')
+		}
+	}
+	pad(15)
+	b = append(b, raw...)
+	if natural != "" {
+		pad(35)
+		b = append(b, natural...)
+	}
+	return string(b)
+}
