@@ -303,6 +303,12 @@ terminated with signal ..."); "sfdbg catch" stops at it instead.`,
 FILE:LINE, LINE, FUNCTION or *ADDR; without it, the selected frame's line.
 Through the module's DWARF line table.`,
 					run: cmdInfoLine},
+				{aliases: []string{"source"}, needsTarget: true,
+					help: `Describe the source file of the selected frame, as gdb does.
+Its name and compilation directory, where it was found and how many lines
+it has, its language, producer and DWARF version, from its compilation
+unit's DWARF.`,
+					run: cmdInfoSource},
 				{aliases: []string{"symbol", "sym"}, args: "ADDR", needsTarget: true,
 					help: `Show the symbol and section holding ADDR, as gdb does.
 "spin_here + 19 in section .text of /path/prog"; function and data
