@@ -95,6 +95,11 @@ func cmdDelete(s *Session, args string) error {
 					errs = append(errs, err)
 				}
 			}
+			if wt, ok := s.tgt.(watchTarget); ok && bp.watch != nil {
+				if err := wt.ClearWatchpoint(bp.watch.addr); err != nil {
+					errs = append(errs, err)
+				}
+			}
 		}
 	}
 	s.bps = keep
@@ -123,6 +128,10 @@ func cmdInfoBreakpoints(s *Session, _ string) error {
 				return compare.Location(sp, a, a, true)
 			}
 			return bp.desc
+		}
+		if bp.watch != nil {
+			s.printf("%-4d%-20s%-6d%s\n", bp.id, hex16(bp.watch.addr), bp.hits, "hw watchpoint: "+bp.desc)
+			continue
 		}
 		if len(bp.addrs) == 1 {
 			s.printf("%-4d%-20s%-6d%s\n", bp.id, hex16(bp.addrs[0]), bp.hits, what(bp.addrs[0]))
@@ -190,6 +199,8 @@ func (s *Session) reportStop(ev Event) error {
 			}
 			s.printf("\nThread %d \"%s\" hit %s %d at %#x\n", s.threadNo[ev.Thread], s.tgt.ThreadName(ev.Thread), kind, bp.id, ev.PC)
 		}
+	case EventWatchpoint:
+		s.reportWatch(ev)
 	case EventInterrupt:
 		s.printf("\nThread %d \"%s\" stopped (interrupted).\n", s.threadNo[s.thread], s.tgt.ThreadName(s.thread))
 	case EventSignal:
@@ -235,6 +246,13 @@ func cmdContinue(s *Session, _ string) error {
 	}
 	s.printf("Continuing.\n")
 	ev, err := s.resume(s.tgt.Continue)
+	// A write that left a watched value as it was does not stop, as in gdb.
+	for err == nil && ev.Kind == EventWatchpoint && !s.interrupted.Load() && !s.quitting.Load() {
+		if _, _, _, changed := s.watchHit(ev); changed {
+			break
+		}
+		ev, err = s.resume(s.tgt.Continue)
+	}
 	if err != nil {
 		return err
 	}

@@ -389,8 +389,17 @@ ADDR, an expression as print takes it.`,
 			help:     `Set a temporary breakpoint: as break, deleted when it is hit.`,
 			complete: completeFunctions,
 			run:      cmdTbreak},
+		{aliases: []string{"watch"}, args: "VAR | *ADDR | *(TYPE *)ADDR", needsTarget: true,
+			help: `Stop when the program writes a new value to VAR or an address.
+A hardware watchpoint (a debug register) through Delve's native backend,
+so under "sfdbg run" only. VAR is a global or static variable; *ADDR
+watches the int at ADDR, *(TYPE *)ADDR the TYPE (int, long, uint64_t,
+...). 1, 2, 4 or 8 bytes at an address that is a multiple of the size.
+As in gdb, a stop prints "Hardware watchpoint N: EXPR" with "Old value"
+and "New value"; a write of the same value does not stop.`,
+			run: cmdWatch},
 		{aliases: []string{"delete", "d"}, args: "[N...]",
-			help: "Delete breakpoints N..., or all breakpoints.",
+			help: "Delete breakpoints and watchpoints N..., or all of them.",
 			run:  cmdDelete},
 		{aliases: []string{"continue", "c", "cont"}, needsTarget: true,
 			help:   "Resume until a breakpoint or exit; Ctrl-C stops.\nSignals are passed to the program without stopping (sfdbg stops only\nfor SIGTRAP): a fatal one ends it, reported as gdb does.",

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// watchBlocks returns the watchpoint lines of a gdb or sfdbg transcript:
+// "Hardware watchpoint N: EXPR" (set and hit) and the Old/New value lines.
+func watchBlocks(out string) []string {
+	re := regexp.MustCompile(`^(Hardware watchpoint \d+: .*|Old value = .*|New value = .*)$`)
+	var got []string
+	for _, l := range strings.Split(out, "\n") {
+		if re.MatchString(l) {
+			got = append(got, l)
+		}
+	}
+	return got
+}
+
+// TestWatchIsGdbs runs the same watchpoint session under gdb and sfdbg run
+// on the fixture's "exit" mode (spin_until's loop writes spin_count for 1
+// s, then the program exits): watch a global, then the same word through
+// *(unsigned long *)&VAR, then *ADDR; the set and hit lines and the old
+// and new values must be gdb's, info breakpoints must list the
+// watchpoints, and after delete the program runs to its exit.
+func TestWatchIsGdbs(t *testing.T) {
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		t.Skip("gdb not installed")
+	}
+	path, _ := filepathAbs(dumpFixture(t, "deep-v3-O2"))
+	script := []string{"watch spin_count", "continue", "continue", "delete 1",
+		"watch *(unsigned long *)&spin_count", "continue", "watch *&spin_release", "info breakpoints", "delete", "continue"}
+	gargs := []string{"-nx", "-batch"}
+	for i, c := range script {
+		if i == 1 {
+			c = "run" // gdb starts the program with run, sfdbg run started it
+		}
+		gargs = append(gargs, "-ex", c)
+	}
+	gout, err := exec.Command(gdb, append(gargs, "--args", path, "exit", "1000")...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdb: %v\n%s", err, gout)
+	}
+	args := []string{"run", "-batch"}
+	for _, c := range script {
+		args = append(args, "-ex", c)
+	}
+	code, out, errOut := runSfdbg(append(args, "--", path, "exit", "1000")...)
+	if strings.Contains(errOut, "operation not permitted") {
+		t.Skipf("ptrace not permitted: %s", errOut)
+	}
+	if code != exitOK {
+		t.Fatalf("status %d: %s\n%s", code, errOut, out)
+	}
+	want, got := watchBlocks(string(gout)), watchBlocks(out)
+	if len(want) < 9 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("watchpoint lines:\nsfdbg:\n%s\ngdb:\n%s\n\nsfdbg's transcript:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), out)
+	}
+	for _, re := range []string{`(?m)^2   0x[0-9a-f]{16}  1     hw watchpoint: \*\(unsigned long \*\)&spin_count$`,
+		`(?m)^3   0x[0-9a-f]{16}  0     hw watchpoint: \*&spin_release$`, `\[Process \d+ exited normally\]`} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("transcript lacks %s:\n%s", re, out)
+		}
+	}
+	if !strings.Contains(string(gout), "exited normally]") {
+		t.Errorf("gdb's program did not exit after delete:\n%s", gout)
+	}
+}
+
+// TestWatchOnAnAttachedProcessSaysWhyNot: attach debugs on sfdbg's own
+// ptrace loop, which has no debug registers; watch says so and sets
+// nothing, and the batch fails (status 2) as for any failed command.
+func TestWatchOnAnAttachedProcessSaysWhyNot(t *testing.T) {
+	path, _ := filepathAbs(dumpFixture(t, "deep-v3-O2"))
+	fx := startFixture(t, path, "spin")
+	requirePtrace(t, fx.Process.Pid)
+	code, out, errOut := runSfdbg("attach", "-batch", "-ex", "watch spin_count", "-ex", "info breakpoints", strconv.Itoa(fx.Process.Pid))
+	if code != exitError || !strings.Contains(errOut, `hardware watchpoints need a program started with "sfdbg run"`) {
+		t.Errorf("status %d, stderr %q, stdout:\n%s", code, errOut, out)
+	}
+}
