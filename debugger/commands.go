@@ -390,7 +390,7 @@ ADDR, an expression as print takes it.`,
 			complete: completeFunctions,
 			run:      cmdTbreak},
 		{aliases: []string{"watch"}, args: "VAR | *ADDR | *(TYPE *)ADDR", needsTarget: true,
-			help: `Stop when the program writes a new value to VAR or an address.
+			help: `Stop when the program writes a new value to VAR or ADDR.
 A hardware watchpoint (a debug register) through Delve's native backend,
 so under "sfdbg run" only. VAR is a global or static variable; *ADDR
 watches the int at ADDR, *(TYPE *)ADDR the TYPE (int, long, uint64_t,
