@@ -37,3 +37,17 @@ func TestCompUnitAtReadsTheUnitHeader(t *testing.T) {
 		t.Errorf("CompUnitAt(0) found a unit")
 	}
 }
+
+// TestLineOfAnAddressIsItsLastStatementRow: GCC's line program for
+// scale.constprop.0 (clones.c) has three rows at its entry, lines 18
+// (is_stmt), 21 (is_stmt, view 1) and 18 (not is_stmt, view 2); gdb gives
+// the address line 21, the last is_stmt row ("Line 21 of clones.c starts
+// at address 0x13e0 <scale>"), where the last row alone gave 18.
+func TestLineOfAnAddressIsItsLastStatementRow(t *testing.T) {
+	m := fixtureModule(t, "clones-v3-O2")
+	for sym, want := range map[string]int{"scale.constprop.0": 21, "weigh.isra.0": 14} {
+		if got := m.Symbolize(symbolAddr(t, m, sym)); got.Line != want {
+			t.Errorf("%s: line %d, want %d (gdb's)", sym, got.Line, want)
+		}
+	}
+}
