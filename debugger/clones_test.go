@@ -1,9 +1,12 @@
 package debugger
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/sfdbg/sfdbg/compare"
 )
 
 // TestBreakOnAFunctionGCCCloned checks what a gdb user does first on -O2
@@ -39,6 +42,20 @@ func TestBreakOnAFunctionGCCCloned(t *testing.T) {
 	}
 	bt := run(t, s, ui, "bt")
 	wantPrefix(t, "bt in weigh.isra.0", functions(bt), []string{"weigh", "main"})
+	// JSON (sfdbg bt --json's document) names the frame as gdb does and
+	// keeps the ELF symbol as a second field.
+	tr, err := s.trace(s.thread, compare.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := tr.Document(s.thread, "clones")
+	js, err := json.Marshal(doc.Frames[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(js), `"function":"weigh","symbol":"weigh.isra.0"`) {
+		t.Errorf("frame 0 in JSON: %s", js)
+	}
 	// weigh(&r[0]) returns r[0].key*3+1, and key is argc (1): gdb's
 	// "Value returned is $1 = 4", kept in the value history.
 	out = run(t, s, ui, "finish")
