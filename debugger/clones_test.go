@@ -26,8 +26,22 @@ func TestBreakOnAFunctionGCCCloned(t *testing.T) {
 	s := NewSession(tg, ui)
 	s.Batch = true
 	defer s.Close()
-	out := run(t, s, ui, "break weigh")
-	if !regexp.MustCompile(`(?m)^Breakpoint 1 at 0x[0-9a-f]+: weigh \(\) at testdata/src/clones.c:\d+$`).MatchString(out) {
+	// check was inlined twice into main besides its part check.part.0:
+	// gdb's "Breakpoint 1 at 0x1122: check. (3 locations)", each listed
+	// in check, and "info line check" gives a line for each.
+	out := run(t, s, ui, "break check")
+	if !regexp.MustCompile(`(?m)^Breakpoint 1 at 0x[0-9a-f]+: check\. \(3 locations\)$`).MatchString(out) {
+		t.Fatalf("break check:\n%s", out)
+	}
+	if out := run(t, s, ui, "info breakpoints"); len(regexp.MustCompile(`(?m)^1\.[123] +0x[0-9a-f]{16} +check \(\) at testdata/src/clones\.c:3[02]$`).FindAllString(out, -1)) != 3 {
+		t.Errorf("info breakpoints:\n%s", out)
+	}
+	if out := run(t, s, ui, "info line check"); len(regexp.MustCompile(`(?m)^Line (30|32) of "testdata/src/clones.c" starts at address`).FindAllString(out, -1)) != 3 {
+		t.Errorf("info line check:\n%s", out)
+	}
+	run(t, s, ui, "delete 1")
+	out = run(t, s, ui, "break weigh")
+	if !regexp.MustCompile(`(?m)^Breakpoint 2 at 0x[0-9a-f]+: weigh \(\) at testdata/src/clones.c:\d+$`).MatchString(out) {
 		t.Fatalf("break weigh:\n%s", out)
 	}
 	if out := run(t, s, ui, "info breakpoints"); !strings.Contains(out, "weigh () at testdata/src/clones.c") {
@@ -37,7 +51,7 @@ func TestBreakOnAFunctionGCCCloned(t *testing.T) {
 		t.Errorf("list check did not list check.part.0's source:\n%s", out)
 	}
 	out = run(t, s, ui, "continue")
-	if !strings.Contains(out, "hit Breakpoint 1") || !strings.Contains(out, "in weigh () at testdata/src/clones.c") {
+	if !strings.Contains(out, "hit Breakpoint 2") || !strings.Contains(out, "in weigh () at testdata/src/clones.c") {
 		t.Fatalf("continue did not stop at weigh:\n%s", out)
 	}
 	bt := run(t, s, ui, "bt")

@@ -125,7 +125,10 @@ func cmdInfoBreakpoints(s *Session, _ string) error {
 	for _, bp := range sortedBreakpoints(s.bps) {
 		what := func(a uint64) string {
 			if sp != nil {
-				return compare.Location(sp, a, a, true)
+				// A location in an inlined copy is the inlined
+				// function's, as gdb lists it.
+				loc, _ := compare.InnermostLocation(sp, a)
+				return loc
 			}
 			return bp.desc
 		}

@@ -666,18 +666,23 @@ func moduleFuncs(m *frames.Module) []string {
 
 // lookupFunctions returns every location of the function called name, as
 // gdb resolves a function name for break and list: in every module, the
-// main executable's first, the symbol of that name and the clones GCC
-// made of it (frames.Module.LookupFunction). m is the module of the first.
+// main executable's first, the symbol of that name, the clones GCC made of
+// it (frames.Module.LookupFunction) and its inlined copies
+// (frames.Module.InlinedEntries), sorted in each module. m is the module
+// of the first.
 func lookupFunctions(sp *frames.Space, name string) (addrs []uint64, m *frames.Module) {
 	for _, mod := range mainFirst(sp) {
-		for _, a := range mod.LookupFunction(name) {
+		var here []uint64
+		for _, a := range append(mod.LookupFunction(name), mod.InlinedEntries(name)...) {
 			if a != mod.Bias {
-				if m == nil {
-					m = mod
-				}
-				addrs = append(addrs, a)
+				here = append(here, a)
 			}
 		}
+		if len(here) > 0 && m == nil {
+			m = mod
+		}
+		slices.Sort(here)
+		addrs = append(addrs, slices.Compact(here)...)
 	}
 	return addrs, m
 }

@@ -252,7 +252,7 @@ func cmdInfoLine(s *Session, args string) error {
 	if err != nil {
 		return err
 	}
-	var a uint64
+	var addrs []uint64
 	args = strings.TrimSpace(args)
 	switch {
 	case args == "":
@@ -260,14 +260,27 @@ func cmdInfoLine(s *Session, args string) error {
 		if err != nil {
 			return err
 		}
-		a = tr.Frames[n].LookupPC()
+		addrs = []uint64{tr.Frames[n].LookupPC()}
 	default:
 		loc, err := s.resolveLocation(args)
 		if err != nil {
 			return err
 		}
-		a = loc.addrs[0]
+		addrs = loc.addrs
 	}
+	// A function with several locations (clones, inlined copies): a
+	// line for each, as gdb prints them.
+	var errs []error
+	for _, a := range addrs {
+		if err := s.infoLineAt(sp, a); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// infoLineAt prints "info line" for address a.
+func (s *Session) infoLineAt(sp *frames.Space, a uint64) error {
 	m := sp.Modules.Find(a)
 	if m == nil {
 		return fmt.Errorf("No line number information available for address %#x", a)

@@ -31,6 +31,8 @@ type lineTable struct {
 	ranges  []cuRange   // sorted by lo
 	maxHi   []uint64    // maxHi[i] is the largest hi of ranges[:i+1]
 	noRange []*lineUnit // units without an address range
+
+	inlinedIdx inlinedEntries // the inlined copies of functions (inlined_entries.go)
 }
 
 // cuRange is one address range [lo, hi) of a compilation unit.

@@ -30,11 +30,14 @@ func (m *Module) GlobalType(name string) (t dwarf.Type, ok bool) {
 		if err != nil || e == nil {
 			return nil, false
 		}
+		if e.Tag == 0 {
+			continue // the end of a unit's entries (no offset given)
+		}
 		if e.Offset < last || e.Offset == last && last != 0 {
 			return nil, false // a malformed unit (see loadLines)
 		}
 		last = e.Offset
-		if e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit || e.Tag == 0 {
+		if e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit {
 			continue // into the unit's top-level entries
 		}
 		if e.Tag == dwarf.TagVariable && e.Val(dwarf.AttrLocation) != nil {

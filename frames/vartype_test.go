@@ -1,6 +1,11 @@
 package frames
 
-import "testing"
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
 
 // TestGlobalTypeIsTheVariablesDWARFType: deep.c's globals and file-scope
 // statics with the types gdb's ptype gives them; a function, an unknown
@@ -49,5 +54,42 @@ func TestLineOfAnAddressIsItsLastStatementRow(t *testing.T) {
 		if got := m.Symbolize(symbolAddr(t, m, sym)); got.Line != want {
 			t.Errorf("%s: line %d, want %d (gdb's)", sym, got.Line, want)
 		}
+	}
+}
+
+// TestInlinedEntriesAreTheInlinedCopies: clones.c's check was inlined
+// twice into main besides its out-of-line part check.part.0, at 0x1122
+// and 0x1127 as gdb puts "break check" (the first copy's DW_AT_entry_pc,
+// 0x111f, is in an empty range); weigh was not inlined.
+func TestInlinedEntriesAreTheInlinedCopies(t *testing.T) {
+	m := fixtureModule(t, "clones-v3-O2")
+	if got := m.InlinedEntries("check"); len(got) != 2 || got[0] != 0x1122 || got[1] != 0x1127 {
+		t.Errorf("InlinedEntries(check) = %#x, want [0x1122 0x1127]", got)
+	}
+	if got := m.InlinedEntries("weigh"); got != nil {
+		t.Errorf("InlinedEntries(weigh) = %#x, want none", got)
+	}
+}
+
+// TestGlobalTypeInALaterUnit: a variable of the second compilation unit
+// is found past the end of the first unit's entries (a null entry, which
+// debug/dwarf returns without an offset). Built with the C compiler.
+func TestGlobalTypeInALaterUnit(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build a program of two units")
+	}
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.c"), filepath.Join(dir, "b.c")
+	os.WriteFile(a, []byte("int first_unit_var = 1;\nint main(void) { return 0; }\n"), 0o644)
+	os.WriteFile(b, []byte("short second_unit_var = 2;\nint g(void) { return second_unit_var; }\n"), 0o644)
+	bin := filepath.Join(dir, "two")
+	if out, err := exec.Command(cc, "-g", "-o", bin, a, b).CombinedOutput(); err != nil {
+		t.Skipf("cc: %v: %s", err, out)
+	}
+	m := &Module{Name: "two", OpenPath: bin, Start: 0, End: 1 << 40}
+	defer m.Close()
+	if ty, ok := m.GlobalType("second_unit_var"); !ok || ty.String() != "short int" {
+		t.Errorf("GlobalType(second_unit_var) = %v, %v; want short int", ty, ok)
 	}
 }
