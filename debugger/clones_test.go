@@ -40,6 +40,21 @@ func TestBreakOnAFunctionGCCCloned(t *testing.T) {
 		t.Errorf("info line check:\n%s", out)
 	}
 	run(t, s, ui, "delete 1")
+	// Addresses in a clone are printed with the DWARF name, as gdb
+	// prints them (x/2i weigh: "<weigh>:", "<weigh+5>:"; p/a weigh+4:
+	// "<weigh+4>"); info symbol keeps the ELF symbol, as gdb's does.
+	if out := run(t, s, ui, "x/2i weigh"); !regexp.MustCompile(`^0x[0-9a-f]+ <weigh>:\t.*\n +0x[0-9a-f]+ <weigh\+5>:\tret`).MatchString(strings.TrimLeft(out, " ")) {
+		t.Errorf("x/2i weigh:\n%s", out)
+	}
+	if out := run(t, s, ui, "p/a weigh+4"); !strings.HasSuffix(out, " <weigh+4>\n") {
+		t.Errorf("p/a weigh+4: %q", out)
+	}
+	if out := run(t, s, ui, "info line weigh"); !strings.Contains(out, "<weigh>") || !strings.Contains(out, "<weigh+5>.") {
+		t.Errorf("info line weigh: %q", out)
+	}
+	if out := run(t, s, ui, "info symbol weigh+4"); !strings.HasPrefix(out, "weigh.isra.0 + 4 in section .text") {
+		t.Errorf("info symbol weigh+4: %q", out)
+	}
 	out = run(t, s, ui, "break weigh")
 	if !regexp.MustCompile(`(?m)^Breakpoint 2 at 0x[0-9a-f]+: weigh \(\) at testdata/src/clones.c:\d+$`).MatchString(out) {
 		t.Fatalf("break weigh:\n%s", out)
@@ -71,12 +86,12 @@ func TestBreakOnAFunctionGCCCloned(t *testing.T) {
 		t.Errorf("frame 0 in JSON: %s", js)
 	}
 	// weigh(&r[0]) returns r[0].key*3+1, and key is argc (1): gdb's
-	// "Value returned is $1 = 4", kept in the value history.
+	// "Value returned is $2 = 4" (p/a made $1), kept in the value history.
 	out = run(t, s, ui, "finish")
-	if !strings.Contains(out, "Run till exit from #0 ") || !strings.Contains(out, "\nValue returned is $1 = 4\n") {
+	if !strings.Contains(out, "Run till exit from #0 ") || !strings.Contains(out, "\nValue returned is $2 = 4\n") {
 		t.Errorf("finish out of weigh:\n%s", out)
 	}
-	if out := run(t, s, ui, "print $"); out != "$2 = 4\n" {
+	if out := run(t, s, ui, "print $"); out != "$3 = 4\n" {
 		t.Errorf("print $ after finish: %q", out)
 	}
 	run(t, s, ui, "kill")

@@ -697,5 +697,14 @@ func lookupFunction(sp *frames.Space, name string) (uint64, *frames.Module, bool
 			return a, m, true
 		}
 	}
+	// A function GCC only cloned (weigh.isra.0), as gdb finds "weigh" by
+	// its DWARF name: its first copy.
+	for _, m := range mainFirst(sp) {
+		for _, a := range m.LookupFunction(name) {
+			if a != m.Bias {
+				return a, m, true
+			}
+		}
+	}
 	return 0, nil, false
 }
