@@ -3,6 +3,7 @@ package debugger
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/go-delve/delve/pkg/proc"
 )
@@ -41,6 +42,9 @@ func (t *DelveTarget) SetWatchpoint(addr uint64, size int) error {
 		var exists proc.BreakpointExistsError
 		if errors.As(err, &exists) {
 			return fmt.Errorf("a watchpoint is already set at %#x", addr)
+		}
+		if strings.Contains(err.Error(), "no type entry found") || strings.Contains(err.Error(), "could not find symbol") {
+			return fmt.Errorf("cannot set a hardware watchpoint on %#x: Delve reads the location through the program's DWARF, which has no C char type (built without -g?)", addr)
 		}
 		return fmt.Errorf("cannot set a hardware watchpoint on %#x (Delve: %w)", addr, err)
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -81,6 +83,29 @@ func TestWatchOnAnAttachedProcessSaysWhyNot(t *testing.T) {
 	requirePtrace(t, fx.Process.Pid)
 	code, out, errOut := runSfdbg("attach", "-batch", "-ex", "watch spin_count", "-ex", "info breakpoints", strconv.Itoa(fx.Process.Pid))
 	if code != exitError || !strings.Contains(errOut, `hardware watchpoints need a program started with "sfdbg run"`) {
+		t.Errorf("status %d, stderr %q, stdout:\n%s", code, errOut, out)
+	}
+}
+
+// TestWatchWithoutDWARFSaysWhyNot: Delve reads a watched location through
+// the program's DWARF; a program built without -g gets one sentence, and
+// the session runs on.
+func TestWatchWithoutDWARFSaysWhyNot(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build a program without DWARF")
+	}
+	dir := t.TempDir()
+	src, bin := filepath.Join(dir, "nog.c"), filepath.Join(dir, "nog")
+	os.WriteFile(src, []byte("volatile int g;\nint main(void) { for (int i = 0; i < 3; i++) g++; return 0; }\n"), 0o644)
+	if out, err := exec.Command(cc, "-O1", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Skipf("cc: %v: %s", err, out)
+	}
+	code, out, errOut := runSfdbg("run", "-batch", "-ex", "watch g", "--", bin)
+	if strings.Contains(errOut, "operation not permitted") {
+		t.Skipf("ptrace not permitted: %s", errOut)
+	}
+	if code != exitError || !strings.Contains(errOut, "has no C char type (built without -g?)") {
 		t.Errorf("status %d, stderr %q, stdout:\n%s", code, errOut, out)
 	}
 }
