@@ -433,7 +433,10 @@ func cmdInfoRegisters(s *Session, args string) error {
 		return err
 	}
 	want := strings.Fields(strings.ReplaceAll(args, "$", ""))
-	if len(want) == 1 && (want[0] == "general" || want[0] == "all") {
+	if len(want) == 1 && want[0] == "all" {
+		return cmdInfoAllRegisters(s, "") // gdb's "info registers all"
+	}
+	if len(want) == 1 && want[0] == "general" {
 		want = nil
 	}
 	for _, w := range want {

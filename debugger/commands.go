@@ -263,7 +263,8 @@ address). PC may be a number, a function name or $pc, $sp, ...`,
 Frame 0: all of them; outer frames: those the unwind recovered.
 With REG..., those registers in that order (rip or pc, rsp or sp, rbp or
 fp, rax, eflags, ...); an unknown name is an error, as in gdb. A register
-the unwind did not recover in an outer frame is <not saved>.`,
+the unwind did not recover in an outer frame is <not saved>. "info
+registers all" is "info all-registers".`,
 					run: cmdInfoRegisters},
 				{aliases: []string{"all-registers"}, needsTarget: true,
 					help: `Print every register: general, x87, SSE and AVX, as gdb does.

@@ -108,12 +108,13 @@ func n16(name string) int {
 }
 
 // TestInfoAllRegistersUnderRunIsGdbsList: under run (Delve's native
-// backend) the registers are gdb's, in gdb's order, with no Linux-only
+// backend) "info registers all" (gdb's other spelling) prints gdb's
+// registers, in gdb's order, with no Linux-only
 // orig_rax, and the x87 control registers have their values at a
 // breakpoint of a program that used no x87 code.
 func TestInfoAllRegistersUnderRunIsGdbsList(t *testing.T) {
 	path, _ := filepathAbs(dumpFixture(t, "deep-v3-O2"))
-	code, out, errOut := runSfdbg("run", "-batch", "-ex", "break spin_here", "-ex", "continue", "-ex", "info all-registers", "--", path, "spin")
+	code, out, errOut := runSfdbg("run", "-batch", "-ex", "break spin_here", "-ex", "continue", "-ex", "info registers all", "--", path, "spin")
 	if strings.Contains(errOut, "operation not permitted") {
 		t.Skipf("ptrace not permitted: %s", errOut)
 	}
