@@ -286,6 +286,14 @@ func cmdStepi(s *Session, args string) error {
 			return nil
 		}
 		s.thread = tid
+		// The instruction wrote a new value to a watched location:
+		// gdb reports the watchpoint and stops stepping. (Delve's
+		// single step does not report the debug register's hit: the
+		// values are compared.)
+		if bp := s.changedWatch(); bp != nil {
+			s.reportWatch(Event{Kind: EventWatchpoint, Thread: tid, Watch: bp.watch.addr})
+			break
+		}
 	}
 	return s.printSelected()
 }

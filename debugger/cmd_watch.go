@@ -196,6 +196,24 @@ func (s *Session) watchHit(ev Event) (bp *breakpoint, old, now []byte, changed b
 	return bp, bp.watch.old, now, string(now) != string(bp.watch.old)
 }
 
+// changedWatch returns the first watchpoint whose value is no longer the
+// one last seen, or nil.
+func (s *Session) changedWatch() *breakpoint {
+	sp, err := s.space()
+	if err != nil {
+		return nil
+	}
+	for _, bp := range sortedBreakpoints(s.bps) {
+		if bp.watch == nil {
+			continue
+		}
+		if now, err := bp.watch.read(sp); err == nil && string(now) != string(bp.watch.old) {
+			return bp
+		}
+	}
+	return nil
+}
+
 // reportWatch prints a watchpoint stop as gdb does:
 // "Hardware watchpoint N: EXPR", then the old and new values.
 func (s *Session) reportWatch(ev Event) {

@@ -109,3 +109,29 @@ func TestWatchWithoutDWARFSaysWhyNot(t *testing.T) {
 		t.Errorf("status %d, stderr %q, stdout:\n%s", code, errOut, out)
 	}
 }
+
+// TestWatchStopsStepiAsGdb: stepi 10 over spin_here's loop stops at the
+// instruction that writes spin_count, with gdb's watchpoint lines.
+func TestWatchStopsStepiAsGdb(t *testing.T) {
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		t.Skip("gdb not installed")
+	}
+	path, _ := filepathAbs(dumpFixture(t, "deep-v3-O2"))
+	gout, err := exec.Command(gdb, "-nx", "-batch", "-ex", "break spin_here", "-ex", "run", "-ex", "watch spin_count", "-ex", "stepi 10",
+		"--args", path, "spin").CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdb: %v\n%s", err, gout)
+	}
+	code, out, errOut := runSfdbg("run", "-batch", "-ex", "break spin_here", "-ex", "continue", "-ex", "watch spin_count", "-ex", "stepi 10", "--", path, "spin")
+	if strings.Contains(errOut, "operation not permitted") {
+		t.Skipf("ptrace not permitted: %s", errOut)
+	}
+	if code != exitOK {
+		t.Fatalf("status %d: %s\n%s", code, errOut, out)
+	}
+	want, got := watchBlocks(string(gout)), watchBlocks(out)
+	if len(want) != 4 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("watchpoint lines:\nsfdbg:\n%s\ngdb:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
