@@ -138,9 +138,12 @@ func cmdWatch(s *Session, args string) error {
 	if expr == "" {
 		return errors.New("Argument required (expression to compute).")
 	}
+	if err := s.canRun(); err != nil {
+		return err
+	}
 	wt, ok := s.tgt.(watchTarget)
 	if !ok {
-		return errors.New("watch: hardware watchpoints need a program started with \"sfdbg run\" (Delve's native backend sets them); an attached process is debugged on sfdbg's own ptrace loop, which has none")
+		return errors.New("watch: this target has no hardware watchpoints (it cannot run)")
 	}
 	w, err := s.watchLocation(expr)
 	if err != nil {

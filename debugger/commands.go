@@ -392,8 +392,9 @@ ADDR, an expression as print takes it.`,
 			run:      cmdTbreak},
 		{aliases: []string{"watch"}, args: "VAR | *ADDR | *(TYPE *)ADDR", needsTarget: true,
 			help: `Stop when the program writes a new value to VAR or ADDR.
-A hardware watchpoint (a debug register) through Delve's native backend,
-so under "sfdbg run" only. VAR is a global or static variable; *ADDR
+A hardware watchpoint (a debug register, DR0-DR3): under run through
+Delve's native backend, under attach set by sfdbg in every thread. VAR
+is a global or static variable; *ADDR
 watches the int at ADDR, *(TYPE *)ADDR the TYPE (int, long, uint64_t,
 ...). 1, 2, 4 or 8 bytes at an address that is a multiple of the size.
 As in gdb, a stop prints "Hardware watchpoint N: EXPR" with "Old value"

@@ -10,6 +10,8 @@ import (
 
 // watchTarget is a Target with hardware watchpoints: a debug register
 // that stops the process after an instruction writes to [addr, addr+size).
+// DelveTarget (run) sets them through Delve, liveTarget (attach) itself
+// (watch_seize_linux.go).
 type watchTarget interface {
 	SetWatchpoint(addr uint64, size int) error
 	ClearWatchpoint(addr uint64) error

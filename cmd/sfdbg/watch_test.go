@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // watchBlocks returns the watchpoint lines of a gdb or sfdbg transcript:
@@ -74,16 +75,68 @@ func TestWatchIsGdbs(t *testing.T) {
 	}
 }
 
-// TestWatchOnAnAttachedProcessSaysWhyNot: attach debugs on sfdbg's own
-// ptrace loop, which has no debug registers; watch says so and sets
-// nothing, and the batch fails (status 2) as for any failed command.
-func TestWatchOnAnAttachedProcessSaysWhyNot(t *testing.T) {
+// TestWatchOnAnAttachedProcessIsGdbs: attach debugs on sfdbg's own
+// ptrace loop, which sets the debug registers itself. gdb, then sfdbg,
+// attach to the same process spinning in spin_here, watch spin_count and
+// continue twice: each stop is gdb's "Hardware watchpoint 1: spin_count"
+// with the value going up by one; after delete and detach, the process
+// runs on, untraced (the "threads" mode has four threads writing it).
+func TestWatchOnAnAttachedProcessIsGdbs(t *testing.T) {
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		t.Skip("gdb not installed")
+	}
 	path, _ := filepathAbs(dumpFixture(t, "deep-v3-O2"))
-	fx := startFixture(t, path, "spin")
-	requirePtrace(t, fx.Process.Pid)
-	code, out, errOut := runSfdbg("attach", "-batch", "-ex", "watch spin_count", "-ex", "info breakpoints", strconv.Itoa(fx.Process.Pid))
-	if code != exitError || !strings.Contains(errOut, `hardware watchpoints need a program started with "sfdbg run"`) {
-		t.Errorf("status %d, stderr %q, stdout:\n%s", code, errOut, out)
+	values := regexp.MustCompile(`(?m)^Old value = (\d+)\nNew value = (\d+)$`)
+	check := func(who, out string) {
+		t.Helper()
+		if n := strings.Count(out, "\nHardware watchpoint 1: spin_count\n\nOld value = "); n != 2 {
+			t.Errorf("%s: %d watchpoint stops, want 2:\n%s", who, n, out)
+		}
+		for _, m := range values.FindAllStringSubmatch(out, -1) {
+			o, _ := strconv.ParseUint(m[1], 10, 64)
+			n, _ := strconv.ParseUint(m[2], 10, 64)
+			if n != o+1 {
+				t.Errorf("%s: Old value %d, New value %d", who, o, n)
+			}
+		}
+	}
+	for _, mode := range []string{"spin", "threads"} {
+		t.Run(mode, func(t *testing.T) {
+			fx := startFixture(t, path, mode)
+			pid := strconv.Itoa(fx.Process.Pid)
+			requirePtrace(t, fx.Process.Pid)
+			script := []string{"watch spin_count", "continue", "continue", "info breakpoints", "delete", "detach"}
+			if mode == "spin" {
+				gargs := []string{"-nx", "-batch", "-p", pid}
+				for _, c := range script {
+					gargs = append(gargs, "-ex", c)
+				}
+				g, err := exec.Command(gdb, gargs...).CombinedOutput()
+				if err != nil {
+					t.Fatalf("gdb: %v\n%s", err, g)
+				}
+				check("gdb", string(g))
+			}
+			args := []string{"attach", "-batch"}
+			for _, c := range script {
+				args = append(args, "-ex", c)
+			}
+			code, out, errOut := runSfdbg(append(args, pid)...)
+			if code != exitOK {
+				t.Fatalf("status %d: %s\n%s", code, errOut, out)
+			}
+			if mode == "spin" {
+				check("sfdbg", out)
+			} else if n := strings.Count(out, "\nHardware watchpoint 1: spin_count\n\nOld value = "); n != 2 {
+				t.Errorf("%d watchpoint stops, want 2:\n%s", n, out)
+			}
+			if !regexp.MustCompile(`(?m)^1   0x[0-9a-f]{16}  2     hw watchpoint: spin_count$`).MatchString(out) {
+				t.Errorf("info breakpoints:\n%s", out)
+			}
+			time.Sleep(300 * time.Millisecond) // a SIGTRAP left pending would kill it now
+			checkRunning(t, fx.Process.Pid)
+		})
 	}
 }
 
