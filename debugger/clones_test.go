@@ -36,7 +36,10 @@ func TestBreakOnAFunctionGCCCloned(t *testing.T) {
 	if out := run(t, s, ui, "info breakpoints"); len(regexp.MustCompile(`(?m)^1\.[123] +0x[0-9a-f]{16} +check \(\) at testdata/src/clones\.c:3[02]$`).FindAllString(out, -1)) != 3 {
 		t.Errorf("info breakpoints:\n%s", out)
 	}
-	if out := run(t, s, ui, "info line check"); len(regexp.MustCompile(`(?m)^Line (30|32) of "testdata/src/clones.c" starts at address`).FindAllString(out, -1)) != 3 {
+	// gdb: Line 30 ... <main+130> and ends at ... <main+135>., Line 30
+	// ... <main+135> ... <main+140>., Line 32 ... <check> ... <check+7>.
+	if out := run(t, s, ui, "info line check"); len(regexp.MustCompile(`(?m)^Line (30|32) of "testdata/src/clones.c" starts at address`).FindAllString(out, -1)) != 3 ||
+		!strings.Contains(out, " <main+130>\nand ends at ") || !strings.Contains(out, " <main+135>.\nLine 30") || !strings.Contains(out, " <check+7>.\n") {
 		t.Errorf("info line check:\n%s", out)
 	}
 	run(t, s, ui, "delete 1")
