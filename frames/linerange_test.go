@@ -80,3 +80,36 @@ func TestLineRangeIsGdbsInfoLine(t *testing.T) {
 		})
 	}
 }
+
+// TestLineRangeAndSymbolizeAgree: the line LineRange gives (gdb's line
+// tables) is the line Symbolize gives (the merged rows every frame is
+// named with), at every row address of the fixtures and one byte after.
+func TestLineRangeAndSymbolizeAgree(t *testing.T) {
+	for _, name := range []string{"clones-v3-O2", "deep-v3-O2", "deep-v3-O0", "inline-v3-O2", "tailcall-v3-O2", "noreturn-v3-O2"} {
+		m := fixtureModule(t, name)
+		f, err := m.File()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dd, err := f.DWARF()
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := 0
+		for _, seqs := range refLines(t, dd) {
+			for _, seq := range seqs {
+				for _, r := range seq {
+					for _, pc := range []uint64{r.addr, r.addr + 1} {
+						file, line, _, _, ok := m.LineRange(pc)
+						sym := m.Symbolize(pc)
+						if ok && (line != sym.Line || file != sym.File) {
+							if bad++; bad <= 5 {
+								t.Errorf("%s %#x: LineRange %s:%d, Symbolize %s:%d", name, pc, file, line, sym.File, sym.Line)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
