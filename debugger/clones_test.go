@@ -49,6 +49,10 @@ func TestBreakOnAFunctionGCCCloned(t *testing.T) {
 	if out := run(t, s, ui, "x/2i weigh"); !regexp.MustCompile(`^0x[0-9a-f]+ <weigh>:\t.*\n +0x[0-9a-f]+ <weigh\+5>:\tret`).MatchString(strings.TrimLeft(out, " ")) {
 		t.Errorf("x/2i weigh:\n%s", out)
 	}
+	// disassemble START,END writes the offset even when 0, as gdb.
+	if out := run(t, s, ui, "disassemble weigh,+4"); !regexp.MustCompile(`(?m)^   0x[0-9a-f]{16} <weigh\+0>:\tlea `).MatchString(out) {
+		t.Errorf("disassemble weigh,+4:\n%s", out)
+	}
 	if out := run(t, s, ui, "p/a weigh+4"); !strings.HasSuffix(out, " <weigh+4>\n") {
 		t.Errorf("p/a weigh+4: %q", out)
 	}
