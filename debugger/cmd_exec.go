@@ -112,9 +112,24 @@ func cmdDelete(s *Session, args string) error {
 }
 
 // cmdInfoBreakpoints implements "info breakpoints".
-func cmdInfoBreakpoints(s *Session, _ string) error {
-	if len(s.bps) == 0 {
-		s.printf("No breakpoints.\n")
+func cmdInfoBreakpoints(s *Session, _ string) error { return s.listBreakpoints(s.bps, "breakpoints") }
+
+// cmdInfoWatchpoints implements "info watchpoints": the watchpoints alone.
+func cmdInfoWatchpoints(s *Session, _ string) error {
+	var ws []*breakpoint
+	for _, bp := range s.bps {
+		if bp.watch != nil {
+			ws = append(ws, bp)
+		}
+	}
+	return s.listBreakpoints(ws, "watchpoints")
+}
+
+// listBreakpoints prints the table of "info breakpoints" for bps; what
+// names them when there are none ("No breakpoints.").
+func (s *Session) listBreakpoints(bps []*breakpoint, what string) error {
+	if len(bps) == 0 {
+		s.printf("No %s.\n", what)
 		return nil
 	}
 	var sp *frames.Space
@@ -122,7 +137,7 @@ func cmdInfoBreakpoints(s *Session, _ string) error {
 		sp, _ = s.space()
 	}
 	s.printf("%-4s%-20s%-6s%s\n", "Num", "Address", "Hits", "What")
-	for _, bp := range sortedBreakpoints(s.bps) {
+	for _, bp := range sortedBreakpoints(bps) {
 		what := func(a uint64) string {
 			if sp != nil {
 				// A location in an inlined copy is the inlined

@@ -36,11 +36,11 @@ func TestWatchIsGdbs(t *testing.T) {
 		t.Skip("gdb not installed")
 	}
 	path, _ := filepathAbs(dumpFixture(t, "deep-v3-O2"))
-	script := []string{"watch spin_count", "continue", "continue", "delete 1",
-		"watch *(unsigned long *)&spin_count", "continue", "watch *&spin_release", "info breakpoints", "delete", "continue"}
+	script := []string{"info watchpoints", "watch spin_count", "continue", "continue", "delete 1",
+		"watch *(unsigned long *)&spin_count", "continue", "watch *&spin_release", "info breakpoints", "info watchpoints", "delete", "continue"}
 	gargs := []string{"-nx", "-batch"}
 	for i, c := range script {
-		if i == 1 {
+		if i == 2 {
 			c = "run" // gdb starts the program with run, sfdbg run started it
 		}
 		gargs = append(gargs, "-ex", c)
@@ -69,6 +69,14 @@ func TestWatchIsGdbs(t *testing.T) {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("transcript lacks %s:\n%s", re, out)
 		}
+	}
+	for _, o := range []string{string(gout), out} {
+		if !strings.Contains(o, "No watchpoints.\n") {
+			t.Errorf("info watchpoints before any:\n%s", o)
+		}
+	}
+	if n := len(regexp.MustCompile(`(?m)^3   0x[0-9a-f]{16}  0     hw watchpoint: \*&spin_release$`).FindAllString(out, -1)); n != 2 {
+		t.Errorf("info breakpoints and info watchpoints list watchpoint 3 %d times, want 2:\n%s", n, out)
 	}
 	if !strings.Contains(string(gout), "exited normally]") {
 		t.Errorf("gdb's program did not exit after delete:\n%s", gout)
