@@ -164,13 +164,13 @@ func (s *Stop) trapped(t *seizedThread) bool {
 	return true
 }
 
-// settleTraps makes every stopped thread whose int3 trap is still pending
+// settleTraps makes every stopped thread whose int3 or watchpoint trap is still pending
 // (it stopped for an interrupt right after executing one) take it now, so
 // that trapped moves its PC back and drops the SIGTRAP: such a thread
 // would otherwise run on from the byte after the int3, or die of the
 // SIGTRAP once detached. Runs on the tracer thread.
 func (s *Stop) settleTraps() {
-	if len(s.bp.ever) == 0 {
+	if len(s.bp.ever) == 0 && s.watch.gen == 0 {
 		return
 	}
 	for tid, t := range s.threads {
@@ -181,7 +181,8 @@ func (s *Stop) settleTraps() {
 		if s.ops.regs(tid, &r) != nil {
 			continue
 		}
-		if !s.bp.ever[ptracePC(&r)-uint64(len(breakInstr))] || !s.ops.sigPending(s.pid, tid, syscall.SIGTRAP) {
+		ours := s.bp.ever[ptracePC(&r)-uint64(len(breakInstr))] || s.watchPending(tid)
+		if !ours || !s.ops.sigPending(s.pid, tid, syscall.SIGTRAP) {
 			continue
 		}
 		// The pending SIGTRAP is delivered before the thread runs a
@@ -258,6 +259,12 @@ func (s *Stop) stepOver(t *seizedThread) error {
 		switch {
 		case event == 0 && ws.StopSignal() == syscall.SIGTRAP:
 			t.stopped = true // the step is done
+			if s.watch.gen != 0 {
+				// A watchpoint the step hit set DR6 too (the
+				// session compares the values): clear it, or the
+				// next trap would be taken for a watchpoint's.
+				s.ops.pokeUser(t.tid, userDebugReg+8*dr6, 0)
+			}
 			return nil
 		case event == 0:
 			// A signal came first: keep it, and step again.

@@ -95,6 +95,11 @@ func cmdDelete(s *Session, args string) error {
 					errs = append(errs, err)
 				}
 			}
+			if wt, ok := s.tgt.(watchTarget); ok && bp.watch != nil {
+				if err := wt.ClearWatchpoint(bp.watch.addr); err != nil {
+					errs = append(errs, err)
+				}
+			}
 		}
 	}
 	s.bps = keep
@@ -107,9 +112,24 @@ func cmdDelete(s *Session, args string) error {
 }
 
 // cmdInfoBreakpoints implements "info breakpoints".
-func cmdInfoBreakpoints(s *Session, _ string) error {
-	if len(s.bps) == 0 {
-		s.printf("No breakpoints.\n")
+func cmdInfoBreakpoints(s *Session, _ string) error { return s.listBreakpoints(s.bps, "breakpoints") }
+
+// cmdInfoWatchpoints implements "info watchpoints": the watchpoints alone.
+func cmdInfoWatchpoints(s *Session, _ string) error {
+	var ws []*breakpoint
+	for _, bp := range s.bps {
+		if bp.watch != nil {
+			ws = append(ws, bp)
+		}
+	}
+	return s.listBreakpoints(ws, "watchpoints")
+}
+
+// listBreakpoints prints the table of "info breakpoints" for bps; what
+// names them when there are none ("No breakpoints.").
+func (s *Session) listBreakpoints(bps []*breakpoint, what string) error {
+	if len(bps) == 0 {
+		s.printf("No %s.\n", what)
 		return nil
 	}
 	var sp *frames.Space
@@ -117,12 +137,19 @@ func cmdInfoBreakpoints(s *Session, _ string) error {
 		sp, _ = s.space()
 	}
 	s.printf("%-4s%-20s%-6s%s\n", "Num", "Address", "Hits", "What")
-	for _, bp := range sortedBreakpoints(s.bps) {
+	for _, bp := range sortedBreakpoints(bps) {
 		what := func(a uint64) string {
 			if sp != nil {
-				return compare.Location(sp, a, a, true)
+				// A location in an inlined copy is the inlined
+				// function's, as gdb lists it.
+				loc, _ := compare.InnermostLocation(sp, a)
+				return loc
 			}
 			return bp.desc
+		}
+		if bp.watch != nil {
+			s.printf("%-4d%-20s%-6d%s\n", bp.id, hex16(bp.watch.addr), bp.hits, "hw watchpoint: "+bp.desc)
+			continue
 		}
 		if len(bp.addrs) == 1 {
 			s.printf("%-4d%-20s%-6d%s\n", bp.id, hex16(bp.addrs[0]), bp.hits, what(bp.addrs[0]))
@@ -190,6 +217,8 @@ func (s *Session) reportStop(ev Event) error {
 			}
 			s.printf("\nThread %d \"%s\" hit %s %d at %#x\n", s.threadNo[ev.Thread], s.tgt.ThreadName(ev.Thread), kind, bp.id, ev.PC)
 		}
+	case EventWatchpoint:
+		s.reportWatch(ev)
 	case EventInterrupt:
 		s.printf("\nThread %d \"%s\" stopped (interrupted).\n", s.threadNo[s.thread], s.tgt.ThreadName(s.thread))
 	case EventSignal:
@@ -235,6 +264,13 @@ func cmdContinue(s *Session, _ string) error {
 	}
 	s.printf("Continuing.\n")
 	ev, err := s.resume(s.tgt.Continue)
+	// A write that left a watched value as it was does not stop, as in gdb.
+	for err == nil && ev.Kind == EventWatchpoint && !s.interrupted.Load() && !s.quitting.Load() {
+		if _, _, _, changed := s.watchHit(ev); changed {
+			break
+		}
+		ev, err = s.resume(s.tgt.Continue)
+	}
 	if err != nil {
 		return err
 	}
@@ -265,6 +301,14 @@ func cmdStepi(s *Session, args string) error {
 			return nil
 		}
 		s.thread = tid
+		// The instruction wrote a new value to a watched location:
+		// gdb reports the watchpoint and stops stepping. (Delve's
+		// single step does not report the debug register's hit: the
+		// values are compared.)
+		if bp := s.changedWatch(); bp != nil {
+			s.reportWatch(Event{Kind: EventWatchpoint, Thread: tid, Watch: bp.watch.addr})
+			break
+		}
 	}
 	return s.printSelected()
 }

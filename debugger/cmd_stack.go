@@ -433,7 +433,10 @@ func cmdInfoRegisters(s *Session, args string) error {
 		return err
 	}
 	want := strings.Fields(strings.ReplaceAll(args, "$", ""))
-	if len(want) == 1 && (want[0] == "general" || want[0] == "all") {
+	if len(want) == 1 && want[0] == "all" {
+		return cmdInfoAllRegisters(s, "") // gdb's "info registers all"
+	}
+	if len(want) == 1 && want[0] == "general" {
 		want = nil
 	}
 	for _, w := range want {
@@ -459,12 +462,12 @@ func cmdInfoRegisters(s *Session, args string) error {
 		switch r.Name {
 		case "rip":
 			natural = symAddr(sp, r.Value)
-		case "rsp", "rbp", "fs_base", "gs_base":
+		case "rsp", "rbp":
 			natural = fmt.Sprintf("%#x", r.Value)
 		case "eflags":
 			natural = eflagsText(r.Value)
 		}
-		s.printf("%-15s%-19s%s\n", name, fmt.Sprintf("%#x", r.Value), natural)
+		s.printf("%s\n", regLine(name, fmt.Sprintf("%#x", r.Value), natural))
 	}
 	if len(want) == 0 {
 		for _, r := range list {
@@ -485,9 +488,9 @@ func cmdInfoRegisters(s *Session, args string) error {
 		case i >= 0:
 			print(w, list[i])
 		case n > 0:
-			s.printf("%-15s<not saved>\n", w)
+			s.printf("%s\n", regLine(w, "<not saved>", ""))
 		default:
-			s.printf("%-15s<unavailable>\n", w)
+			s.printf("%s\n", regLine(w, "<unavailable>", ""))
 		}
 	}
 	return nil
@@ -666,18 +669,23 @@ func moduleFuncs(m *frames.Module) []string {
 
 // lookupFunctions returns every location of the function called name, as
 // gdb resolves a function name for break and list: in every module, the
-// main executable's first, the symbol of that name and the clones GCC
-// made of it (frames.Module.LookupFunction). m is the module of the first.
+// main executable's first, the symbol of that name, the clones GCC made of
+// it (frames.Module.LookupFunction) and its inlined copies
+// (frames.Module.InlinedEntries), sorted in each module. m is the module
+// of the first.
 func lookupFunctions(sp *frames.Space, name string) (addrs []uint64, m *frames.Module) {
 	for _, mod := range mainFirst(sp) {
-		for _, a := range mod.LookupFunction(name) {
+		var here []uint64
+		for _, a := range append(mod.LookupFunction(name), mod.InlinedEntries(name)...) {
 			if a != mod.Bias {
-				if m == nil {
-					m = mod
-				}
-				addrs = append(addrs, a)
+				here = append(here, a)
 			}
 		}
+		if len(here) > 0 && m == nil {
+			m = mod
+		}
+		slices.Sort(here)
+		addrs = append(addrs, slices.Compact(here)...)
 	}
 	return addrs, m
 }
@@ -690,6 +698,15 @@ func lookupFunction(sp *frames.Space, name string) (uint64, *frames.Module, bool
 	for _, m := range mainFirst(sp) {
 		if a, _, ok := m.LookupSymbol(name); ok && a != m.Bias {
 			return a, m, true
+		}
+	}
+	// A function GCC only cloned (weigh.isra.0), as gdb finds "weigh" by
+	// its DWARF name: its first copy.
+	for _, m := range mainFirst(sp) {
+		for _, a := range m.LookupFunction(name) {
+			if a != m.Bias {
+				return a, m, true
+			}
 		}
 	}
 	return 0, nil, false

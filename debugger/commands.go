@@ -263,8 +263,16 @@ address). PC may be a number, a function name or $pc, $sp, ...`,
 Frame 0: all of them; outer frames: those the unwind recovered.
 With REG..., those registers in that order (rip or pc, rsp or sp, rbp or
 fp, rax, eflags, ...); an unknown name is an error, as in gdb. A register
-the unwind did not recover in an outer frame is <not saved>.`,
+the unwind did not recover in an outer frame is <not saved>. "info
+registers all" is "info all-registers".`,
 					run: cmdInfoRegisters},
+				{aliases: []string{"all-registers"}, needsTarget: true,
+					help: `Print every register: general, x87, SSE and AVX, as gdb does.
+The general registers as "info registers"; then st0-st7, fctrl ... fop,
+mxcsr and zmm0-15 (AVX-512), ymm0-15 (AVX) or xmm0-15, from the thread's
+XSAVE area through Delve's decoder. k0-k7 and zmm16-31 are named, not
+read (Delve's decoder stops at zmm15); a snapshot has none of them.`,
+					run: cmdInfoAllRegisters},
 				{aliases: []string{"threads", "thr"}, needsTarget: true,
 					help: "List the threads and their innermost frames; * is selected.",
 					run:  cmdInfoThreads},
@@ -296,14 +304,23 @@ terminated with signal ..."); "sfdbg catch" stops at it instead.`,
 FILE:LINE, LINE, FUNCTION or *ADDR; without it, the selected frame's line.
 Through the module's DWARF line table.`,
 					run: cmdInfoLine},
+				{aliases: []string{"source"}, needsTarget: true,
+					help: `Describe the source file of the selected frame, as gdb does.
+Its name and compilation directory, where it was found and how many lines
+it has, its language, producer and DWARF version, from its compilation
+unit's DWARF.`,
+					run: cmdInfoSource},
 				{aliases: []string{"symbol", "sym"}, args: "ADDR", needsTarget: true,
 					help: `Show the symbol and section holding ADDR, as gdb does.
 "spin_here + 19 in section .text of /path/prog"; function and data
 symbols. ADDR is an expression, as print takes it.`,
 					run: cmdInfoSymbol},
 				{aliases: []string{"breakpoints", "b", "break"},
-					help: "List the breakpoints.",
+					help: "List the breakpoints and watchpoints.",
 					run:  cmdInfoBreakpoints},
+				{aliases: []string{"watchpoints"},
+					help: "List the watchpoints.",
+					run:  cmdInfoWatchpoints},
 			}},
 		{aliases: []string{"thread", "t"}, args: "[N] | apply all|LIST CMD", needsTarget: true,
 			help: `Select thread N, or run a command in threads (thread apply).
@@ -376,8 +393,18 @@ ADDR, an expression as print takes it.`,
 			help:     `Set a temporary breakpoint: as break, deleted when it is hit.`,
 			complete: completeFunctions,
 			run:      cmdTbreak},
+		{aliases: []string{"watch"}, args: "VAR | *ADDR | *(TYPE *)ADDR", needsTarget: true,
+			help: `Stop when the program writes a new value to VAR or ADDR.
+A hardware watchpoint (a debug register, DR0-DR3): under run through
+Delve's native backend, under attach set by sfdbg in every thread. VAR
+is a global or static variable; *ADDR
+watches the int at ADDR, *(TYPE *)ADDR the TYPE (int, long, uint64_t,
+...). 1, 2, 4 or 8 bytes at an address that is a multiple of the size.
+As in gdb, a stop prints "Hardware watchpoint N: EXPR" with "Old value"
+and "New value"; a write of the same value does not stop.`,
+			run: cmdWatch},
 		{aliases: []string{"delete", "d"}, args: "[N...]",
-			help: "Delete breakpoints N..., or all breakpoints.",
+			help: "Delete breakpoints and watchpoints N..., or all of them.",
 			run:  cmdDelete},
 		{aliases: []string{"continue", "c", "cont"}, needsTarget: true,
 			help:   "Resume until a breakpoint or exit; Ctrl-C stops.\nSignals are passed to the program without stopping (sfdbg stops only\nfor SIGTRAP): a fatal one ends it, reported as gdb does.",

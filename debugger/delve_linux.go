@@ -227,7 +227,8 @@ func (t *DelveTarget) RegList(tid int) ([]RegValue, error) {
 	byName := map[string]uint64{}
 	var names []string
 	for _, reg := range sl {
-		if reg.Reg == nil || len(reg.Reg.Bytes) > 8 {
+		// orig_rax is Linux's, not a register gdb prints.
+		if reg.Reg == nil || len(reg.Reg.Bytes) > 8 || strings.EqualFold(reg.Name, "orig_rax") {
 			continue
 		}
 		n := strings.ToLower(reg.Name)
@@ -472,6 +473,17 @@ func (t *DelveTarget) event(err error) (Event, error) {
 	switch tgt.StopReason {
 	case proc.StopManual:
 		ev.Kind = EventInterrupt
+	case proc.StopWatchpoint:
+		// The thread that wrote: its breakpoint is the watchpoint.
+		for _, o := range tgt.ThreadList() {
+			if bp := o.Breakpoint().Breakpoint; bp != nil && bp.WatchType != 0 {
+				ev.Kind, ev.Thread, ev.Watch = EventWatchpoint, o.ThreadID(), bp.Addr
+				if r, err := o.Registers(); err == nil {
+					ev.PC = r.PC()
+				}
+				break
+			}
+		}
 	case proc.StopBreakpoint, proc.StopHardcodedBreakpoint:
 		ev.Kind = EventBreakpoint
 		// The thread at a user breakpoint, if the current one is not.

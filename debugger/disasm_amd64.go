@@ -2,6 +2,7 @@ package debugger
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe/arch"
@@ -72,6 +73,10 @@ func (s *Session) printInsns(sp *frames.Space, insns []insn, pc uint64, relative
 			sym = fmt.Sprintf(" <+%d>", off)
 		} else {
 			sym = symbolSuffix(sp, in.addr)
+			if wide && sym != "" && !strings.Contains(sym, "+") {
+				// disassemble START,END: gdb's <weigh+0> (x/i: <weigh>).
+				sym = strings.TrimSuffix(sym, ">") + "+0>"
+			}
 		}
 		s.printf("%s%s%s:\t%s\n", mark, addr, sym, in.text)
 	}

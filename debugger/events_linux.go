@@ -118,6 +118,11 @@ func (s *Stop) handle(tid int, ws unix.WaitStatus) {
 		t = &seizedThread{tid: tid, want: s.stopping}
 		s.threads[tid] = t
 	}
+	// A thread new since the watchpoints were set gets them now, in
+	// its first stop.
+	if err := s.applyWatches(tid); err != nil {
+		logrus.Debugf("ptrace: thread %d: watchpoints: %v", tid, err)
+	}
 	switch event := int(ws) >> 16; event {
 	case unix.PTRACE_EVENT_CLONE:
 		if msg, err := s.ops.eventMsg(tid); err == nil {
@@ -147,7 +152,7 @@ func (s *Stop) handle(tid int, ws unix.WaitStatus) {
 		// SIGTSTP, SIGTTIN, SIGTTOU: a group stop.
 		s.hold(t, ws.StopSignal() != syscall.SIGTRAP)
 	case 0:
-		if ws.StopSignal() == syscall.SIGTRAP && s.trapped(t) {
+		if ws.StopSignal() == syscall.SIGTRAP && (s.watchTrapped(t) || s.trapped(t)) {
 			return
 		}
 		// A fatal signal (SIGSEGV, ...) stops the process as gdb's

@@ -13,7 +13,7 @@ func funcName(sp *frames.Space, pc uint64) (string, uint64, *frames.Module) {
 	if m == nil {
 		return "", 0, nil
 	}
-	name, off, _ := m.FuncName(pc)
+	name, off, _ := gdbFuncName(m, pc)
 	return name, off, m
 }
 
@@ -40,7 +40,7 @@ func returnAddr(sp *frames.Space, ra uint64) string {
 	if m == nil {
 		return fmt.Sprintf("%#x", ra)
 	}
-	name, off, ok := m.FuncName(lookup)
+	name, off, ok := gdbFuncName(m, lookup)
 	if !ok {
 		return fmt.Sprintf("%#x", ra)
 	}
@@ -74,4 +74,41 @@ func plural(n int, one, many string) string {
 // unwind data and symbols load lazily, on the first PC in them.
 func loadModules(pid int, mem frames.Memory) (*frames.Modules, error) {
 	return frames.ModulesFromMaps(pid, mem)
+}
+
+// regLine formats one line of "info registers" as gdb does
+// (gdb/infcmd.c default_print_one_register_info): the name, the raw value
+// from column 15, the natural value from column 35, each column after at
+// least one space (pad_to_column). An empty natural ends the line after
+// the raw value (a vector register).
+func regLine(name, raw, natural string) string {
+	b := []byte(name)
+	pad := func(col int) {
+		b = append(b, ' ')
+		for len(b) < col {
+			b = append(b, ' ')
+		}
+	}
+	pad(15)
+	b = append(b, raw...)
+	if natural != "" {
+		pad(35)
+		b = append(b, natural...)
+	}
+	return string(b)
+}
+
+// gdbFuncName is m.FuncName, with a GCC clone named by its DWARF
+// subprogram as gdb prints an address: <weigh+4> for weigh.isra.0+4
+// (gdb/printcmd.c build_address_symbolic takes the function symbol when
+// it starts where the minimal symbol does). Other names stay the ELF
+// symbol's.
+func gdbFuncName(m *frames.Module, pc uint64) (string, uint64, bool) {
+	name, off, ok := m.FuncName(pc)
+	if base, clone := frames.CloneBase(name); ok && clone {
+		if dn, found := m.FunctionName(pc); found && dn == base {
+			name = dn
+		}
+	}
+	return name, off, ok
 }

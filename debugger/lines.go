@@ -252,7 +252,7 @@ func cmdInfoLine(s *Session, args string) error {
 	if err != nil {
 		return err
 	}
-	var a uint64
+	var addrs []uint64
 	args = strings.TrimSpace(args)
 	switch {
 	case args == "":
@@ -260,17 +260,47 @@ func cmdInfoLine(s *Session, args string) error {
 		if err != nil {
 			return err
 		}
-		a = tr.Frames[n].LookupPC()
+		addrs = []uint64{tr.Frames[n].LookupPC()}
 	default:
 		loc, err := s.resolveLocation(args)
 		if err != nil {
 			return err
 		}
-		a = loc.addrs[0]
+		addrs = loc.addrs
 	}
+	// A function with several locations (clones, inlined copies): a
+	// line for each, as gdb prints them.
+	var errs []error
+	for _, a := range addrs {
+		if err := s.infoLineAt(sp, a); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// infoLineAt prints "info line" for address a.
+func (s *Session) infoLineAt(sp *frames.Space, a uint64) error {
 	m := sp.Modules.Find(a)
 	if m == nil {
 		return fmt.Errorf("No line number information available for address %#x", a)
+	}
+	print := func(file string, line int, lo, hi uint64) {
+		// gdb's one line, broken before "and ends" where it would pass
+		// 100 columns.
+		start := fmt.Sprintf("Line %d of \"%s\" starts at address %#x%s", line, file, lo, symbolSuffix(sp, lo))
+		end := fmt.Sprintf("and ends at %#x%s.", hi, symbolSuffix(sp, hi))
+		sep := " "
+		if len(start)+1+len(end) > maxWidth {
+			sep = "\n"
+		}
+		s.printf("%s%s%s\n", start, sep, end)
+	}
+	// gdb's line table entries (frames.Module.LineRange), else the runs
+	// of one line in the function's code.
+	if file, line, lo, hi, ok := m.LineRange(a); ok && hi > lo {
+		print(file, line, lo, hi)
+		return nil
 	}
 	runs, err := functionRuns(m, a)
 	if err != nil {
@@ -278,15 +308,7 @@ func cmdInfoLine(s *Session, args string) error {
 	}
 	for _, r := range runs {
 		if a >= r.start && a < r.end {
-			// gdb's one line, broken before "and ends" where it would pass
-			// 100 columns.
-			start := fmt.Sprintf("Line %d of \"%s\" starts at address %#x%s", r.line, r.file, r.start, symbolSuffix(sp, r.start))
-			end := fmt.Sprintf("and ends at %#x%s.", r.end, symbolSuffix(sp, r.end))
-			sep := " "
-			if len(start)+1+len(end) > maxWidth {
-				sep = "\n"
-			}
-			s.printf("%s%s%s\n", start, sep, end)
+			print(r.file, r.line, r.start, r.end)
 			return nil
 		}
 	}

@@ -173,10 +173,10 @@ func (t *liveTarget) Continue() (Event, error) {
 	for {
 		// The condition runs with st.mu held, on the tracer thread.
 		st.Wait(5*time.Millisecond, func() bool {
-			return len(st.bp.hits) > 0 || t.interrupt.Load() || st.exitedNow || len(st.execs) > 0 || len(st.threads) == 0 || st.fatal != 0
+			return len(st.bp.hits) > 0 || len(st.watch.hits) > 0 || t.interrupt.Load() || st.exitedNow || len(st.execs) > 0 || len(st.threads) == 0 || st.fatal != 0
 		})
 		st.mu.Lock()
-		done := len(st.bp.hits) > 0 || t.interrupt.Load() || st.exitedNow || len(st.execs) > 0 || len(st.threads) == 0 || st.fatal != 0
+		done := len(st.bp.hits) > 0 || len(st.watch.hits) > 0 || t.interrupt.Load() || st.exitedNow || len(st.execs) > 0 || len(st.threads) == 0 || st.fatal != 0
 		st.mu.Unlock()
 		if done {
 			break
@@ -198,6 +198,11 @@ func (t *liveTarget) Continue() (Event, error) {
 	for _, tid := range st.Hits() {
 		if regs, err := st.Regs(tid); err == nil {
 			return Event{Kind: EventBreakpoint, Thread: tid, PC: regs.PC()}, nil
+		}
+	}
+	for _, h := range st.WatchHits() {
+		if regs, err := st.Regs(h.tid); err == nil {
+			return Event{Kind: EventWatchpoint, Thread: h.tid, PC: regs.PC(), Watch: h.addr}, nil
 		}
 	}
 	return Event{Kind: EventInterrupt}, nil

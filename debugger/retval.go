@@ -1,9 +1,11 @@
 package debugger
 
 import (
+	"bytes"
 	"debug/dwarf"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
 )
@@ -80,11 +82,63 @@ func returnValue(sp *frames.Space, t dwarf.Type, rax uint64) (text string, val v
 			text = fmt.Sprintf("%#x", rax)
 		}
 		if kind == kindData {
-			text = fmt.Sprintf("(%s) %#x", tt.String(), rax)
+			text = dataPointerText(sp, tt, rax)
 		}
 		return text, value{rax, kind}, "", true
 	case *dwarf.FloatType:
 		return "", value{}, fmt.Sprintf("Value returned has type: %s. sfdbg does not read the floating-point registers (xmm0).", tt.String()), false
 	}
 	return "", value{}, fmt.Sprintf("Value returned has type: %s. sfdbg does not print its value (not a scalar in rax).", t.String()), false
+}
+
+// dataPointerText prints a data pointer as gdb does: a pointer to a char
+// as the string it points to (0x5555 "hi"; 0x0 when NULL), else its type
+// in C and the symbol it points into ((struct rec *) 0x5555 <r>).
+func dataPointerText(sp *frames.Space, t *dwarf.PtrType, v uint64) string {
+	elem := t.Type
+	for q, ok := elem.(*dwarf.QualType); ok; q, ok = elem.(*dwarf.QualType) {
+		elem = q.Type
+	}
+	switch elem.(type) {
+	case *dwarf.CharType, *dwarf.UcharType:
+		if v == 0 || sp == nil {
+			return fmt.Sprintf("%#x", v)
+		}
+		// gdb's "print elements" limit, 200 characters.
+		b := make([]byte, 201)
+		n, _ := sp.Mem.ReadAt(b, v)
+		b = b[:n]
+		if i := bytes.IndexByte(b, 0); i >= 0 {
+			return fmt.Sprintf("%#x %s", v, cString(b[:i]))
+		}
+		if n == 0 {
+			return fmt.Sprintf("%#x <error: Cannot access memory at address %#x>", v, v)
+		}
+		return fmt.Sprintf("%#x %s...", v, cString(b[:min(n, 200)]))
+	}
+	text := fmt.Sprintf("(%s) %#x", cTypeName(t), v)
+	if sp != nil && v != 0 {
+		text += symbolSuffix(sp, v)
+	}
+	return text
+}
+
+// cTypeName spells a DWARF type as C does: "struct rec *", "char **",
+// "const char *" (debug/dwarf's String spells pointers as Go does,
+// "*struct rec").
+func cTypeName(t dwarf.Type) string {
+	if p, ok := t.(*dwarf.PtrType); ok {
+		if p.Type == nil {
+			return "void *"
+		}
+		if _, isVoid := p.Type.(*dwarf.VoidType); isVoid {
+			return "void *"
+		}
+		inner := cTypeName(p.Type)
+		if strings.HasSuffix(inner, "*") {
+			return inner + "*"
+		}
+		return inner + " *"
+	}
+	return t.String()
 }

@@ -2,8 +2,11 @@ package debugger
 
 import (
 	"debug/dwarf"
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/sfdbg/sfdbg/frames"
 )
 
 func TestReturnValuesFormatAsGdbs(t *testing.T) {
@@ -60,4 +63,51 @@ func TestReturnValueOfATypedefCycleIsRefused(t *testing.T) {
 	if _, _, why, ok := returnValue(nil, a, 1); ok || why == "" {
 		t.Errorf("a typedef cycle: ok %v, %q", ok, why)
 	}
+}
+
+// TestReturnedPointersFormatAsGdbs: gdb writes a pointer's type in C,
+// "(struct rec *) 0x...", "(char **) 0x...", and a pointer to a char as
+// the string it points to, 0x... "hi" (gdb 13, finish out of functions
+// returning them); it printed Go's spelling, (*struct rec), (**char).
+func TestReturnedPointersFormatAsGdbs(t *testing.T) {
+	basic := func(n string, size int64) dwarf.BasicType {
+		return dwarf.BasicType{CommonType: dwarf.CommonType{ByteSize: size, Name: n}}
+	}
+	ptr := func(to dwarf.Type) dwarf.Type {
+		return &dwarf.PtrType{CommonType: dwarf.CommonType{ByteSize: 8}, Type: to}
+	}
+	char := &dwarf.CharType{BasicType: basic("char", 1)}
+	rec := &dwarf.StructType{CommonType: dwarf.CommonType{ByteSize: 8}, StructName: "rec", Kind: "struct"}
+	for _, tc := range []struct {
+		t    dwarf.Type
+		want string
+	}{
+		{ptr(rec), "(struct rec *) 0x1000"},
+		{ptr(ptr(char)), "(char **) 0x1000"},
+		{ptr(&dwarf.IntType{BasicType: basic("int", 4)}), "(int *) 0x1000"},
+		{ptr(&dwarf.QualType{Qual: "const", Type: char}), `0x1000 "hi"`},
+		{ptr(char), `0x1000 "hi"`},
+	} {
+		sp := &frames.Space{Mem: memBytes{0x1000: []byte("hi\x00")}, Modules: frames.NewModules()}
+		text, _, why, ok := returnValue(sp, tc.t, 0x1000)
+		if !ok || text != tc.want {
+			t.Errorf("%s: %q (%s), want %q", tc.t, text, why, tc.want)
+		}
+	}
+	sp := &frames.Space{Mem: memBytes{}, Modules: frames.NewModules()}
+	if text, _, _, _ := returnValue(sp, ptr(char), 0); text != "0x0" {
+		t.Errorf("NULL char pointer: %q, want 0x0", text)
+	}
+}
+
+// memBytes is memory holding byte strings at addresses.
+type memBytes map[uint64][]byte
+
+func (m memBytes) ReadAt(p []byte, addr uint64) (int, error) {
+	for a, b := range m {
+		if addr >= a && addr < a+uint64(len(b)) {
+			return copy(p, b[addr-a:]), nil
+		}
+	}
+	return 0, io.EOF
 }

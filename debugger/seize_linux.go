@@ -46,6 +46,7 @@ type Stop struct {
 	ops   threadOps
 	execs []ExecEvent // seen since the last Execs call
 	bp    bpState
+	watch watchState // hardware watchpoints (watch_seize_linux.go)
 	// exitedNow is set when the leader's exit was reaped: the process
 	// has exited, with exitStatus.
 	exitedNow  bool
@@ -228,6 +229,7 @@ func (s *Stop) Resume() error {
 	var errs []error
 	s.tr.do(func() {
 		s.bp.hits = nil
+		s.watch.hits = nil
 		if len(s.bp.inserted) > 0 {
 			// A thread at a breakpoint steps over it alone first.
 			for _, t := range s.threads {
@@ -470,6 +472,7 @@ func (s *Stop) Detach() error {
 	s.tr.do(func() {
 		s.poll()
 		s.settleTraps()
+		s.clearWatches()
 		for addr := range s.bp.inserted {
 			if err := s.removeBreakpoint(addr); err != nil {
 				errs = append(errs, err)

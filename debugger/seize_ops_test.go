@@ -228,6 +228,10 @@ func (p *fakeProc) poke(tid int, addr uint64, data []byte) error {
 	return nil
 }
 
+func (p *fakeProc) peekUser(tid int, off uintptr) (uint64, error) { return 0, nil }
+
+func (p *fakeProc) pokeUser(tid int, off uintptr, v uint64) error { return nil }
+
 func (p *fakeProc) sigPending(pid, tid int, sig syscall.Signal) bool {
 	t := p.threads[tid]
 	return t != nil && t.trapPend && sig == syscall.SIGTRAP

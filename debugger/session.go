@@ -111,6 +111,7 @@ type breakpoint struct {
 	desc  string // "spin_here" or "*0x..."
 	hits  int
 	temp  bool
+	watch *watchpoint // a hardware watchpoint (addrs is empty), else nil
 }
 
 // NewSession returns a session on target t (nil for none) talking to ui.
@@ -325,6 +326,11 @@ func (s *Session) detach(t Target) error {
 	for _, bp := range s.bps {
 		for _, a := range bp.addrs {
 			if err := t.ClearBreakpoint(a); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if wt, ok := t.(watchTarget); ok && bp.watch != nil {
+			if err := wt.ClearWatchpoint(bp.watch.addr); err != nil {
 				errs = append(errs, err)
 			}
 		}

@@ -115,7 +115,12 @@ func (s *Session) pcArg(args string) (uint64, error) {
 // symbolSuffix is " <name+off>" for a symbolized address (gdb's form,
 // offset in decimal, omitted when 0), or "".
 func symbolSuffix(sp *frames.Space, a uint64) string {
-	name, off, _ := symbolAt(sp, a)
+	name, off, m := symbolAt(sp, a)
+	if m != nil {
+		if n, o, ok := gdbFuncName(m, a); ok {
+			name, off = n, o
+		}
+	}
 	switch {
 	case name == "":
 		return ""

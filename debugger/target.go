@@ -62,6 +62,7 @@ const (
 	EventInterrupt                   // Interrupt (Ctrl-C)
 	EventSignal                      // a signal stopped the process
 	EventExited                      // the process exited
+	EventWatchpoint                  // a thread wrote to a watched location
 )
 
 // Event is a stop of the target.
@@ -71,6 +72,7 @@ type Event struct {
 	PC     uint64 // its PC
 	Status int    // exit status for EventExited
 	Signal string // signal name for EventSignal
+	Watch  uint64 // the watched address, for EventWatchpoint
 }
 
 func (e Event) String() string {
@@ -83,6 +85,8 @@ func (e Event) String() string {
 		return fmt.Sprintf("thread %d received %s", e.Thread, e.Signal)
 	case EventExited:
 		return fmt.Sprintf("exited with status %d", e.Status)
+	case EventWatchpoint:
+		return fmt.Sprintf("thread %d wrote to watched %#x at %#x", e.Thread, e.Watch, e.PC)
 	}
 	return fmt.Sprintf("stopped at %#x", e.PC)
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -30,6 +31,10 @@ type threadOps interface {
 	singleStep(tid, sig int) error
 	peek(tid int, addr uint64, out []byte) error
 	poke(tid int, addr uint64, data []byte) error
+	// peekUser and pokeUser read and write a word of the thread's struct
+	// user (PTRACE_PEEKUSER, PTRACE_POKEUSER): its debug registers.
+	peekUser(tid int, off uintptr) (uint64, error)
+	pokeUser(tid int, off uintptr, v uint64) error
 	// sigPending reports whether sig is pending for the thread alone
 	// (SigPnd in /proc/PID/task/TID/status), as a SIGTRAP of an int3 is.
 	sigPending(pid, tid int, sig syscall.Signal) bool
@@ -108,4 +113,21 @@ func (sysOps) sigPending(pid, tid int, sig syscall.Signal) bool {
 	st := statusFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/status")
 	mask, err := strconv.ParseUint(st["SigPnd"], 16, 64)
 	return err == nil && mask&(1<<(uint(sig)-1)) != 0
+}
+
+func (sysOps) peekUser(tid int, off uintptr) (uint64, error) {
+	var v uint64
+	_, _, e := syscall.Syscall6(syscall.SYS_PTRACE, unix.PTRACE_PEEKUSR, uintptr(tid), off, uintptr(unsafe.Pointer(&v)), 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return v, nil
+}
+
+func (sysOps) pokeUser(tid int, off uintptr, v uint64) error {
+	_, _, e := syscall.Syscall6(syscall.SYS_PTRACE, unix.PTRACE_POKEUSR, uintptr(tid), off, uintptr(v), 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
 }

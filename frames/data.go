@@ -271,8 +271,8 @@ type Symbol struct {
 	// entries are named "puts@plt" as gdb does.
 	Name string
 	// ELFName is the ELF symbol (.symtab, .dynsym) holding the PC
-	// ("weigh.isra.0", "__qsort_r"), as addresses are printed
-	// ("<weigh.isra.0+4>"); "" if none.
+	// ("weigh.isra.0", "__qsort_r"), as gdb's "info symbol" names it;
+	// "" if none.
 	ELFName string
 	// Addr is the function's runtime start address and Size its size in
 	// bytes (0, 0 if unknown).
@@ -386,6 +386,18 @@ func (m *Module) LookupSymbol(name string) (addr, size uint64, ok bool) {
 // check.part.0, add_path.constprop.0.isra.0, f.lto_priv.0. A .cold
 // partition is not a copy: it has no entry of its own.
 var cloneSuffix = regexp.MustCompile(`^(\.(isra|constprop|part|lto_priv|localalias|specialized)\.[0-9]+)+$`)
+
+// CloneBase returns the name of the function a GCC clone was made of
+// ("weigh" for weigh.isra.0); ok is false for a name without a clone
+// suffix.
+func CloneBase(name string) (base string, ok bool) {
+	for i := 1; i < len(name); i++ {
+		if name[i] == '.' && cloneSuffix.MatchString(name[i:]) {
+			return name[:i], true
+		}
+	}
+	return "", false
+}
 
 // LookupFunction returns the runtime entry addresses of the function
 // called name in the module, as gdb resolves a function name to

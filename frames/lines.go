@@ -31,6 +31,8 @@ type lineTable struct {
 	ranges  []cuRange   // sorted by lo
 	maxHi   []uint64    // maxHi[i] is the largest hi of ranges[:i+1]
 	noRange []*lineUnit // units without an address range
+
+	inlinedIdx inlinedEntries // the inlined copies of functions (inlined_entries.go)
 }
 
 // cuRange is one address range [lo, hi) of a compilation unit.
@@ -188,6 +190,7 @@ type lineBuilder struct {
 	byName   map[string]uint32
 	lastFile *dwarf.LineFile
 	lastIdx  uint32
+	pend     pendingRow
 }
 
 // decodeLines reads every row of every sequence of the unit's line
@@ -215,7 +218,7 @@ func decodeLines(d *dwarf.Data, cu *dwarf.Entry) (rows lineRows, err error) {
 			b.endSequence(e.Address)
 			continue
 		}
-		b.add(e.Address, b.fileIndex(e.File, cu), int32(e.Line))
+		b.add(e.Address, b.fileIndex(e.File, cu), int32(e.Line), e.IsStmt)
 	}
 	if errors.Is(err, io.EOF) {
 		err = nil
@@ -242,24 +245,52 @@ func (b *lineBuilder) fileIndex(f *dwarf.LineFile, cu *dwarf.Entry) uint32 {
 	return i
 }
 
-// add appends a row to the current sequence.
-func (b *lineBuilder) add(pc uint64, file uint32, line int32) {
-	n := len(b.pcs)
-	if n > b.seqStart {
+// add takes the next row of the current sequence. Of the rows at one
+// address the last is_stmt row wins, else the last row (gdb's
+// find_pc_sect_line prefers a statement boundary at the same address: GCC
+// follows a function's entry rows with a non-statement row of its
+// declaration line, with a higher view number).
+func (b *lineBuilder) add(pc uint64, file uint32, line int32, stmt bool) {
+	if p := &b.pend; p.ok {
 		switch {
-		case pc < b.pcs[n-1]: // addresses go down: malformed, ignore the row
+		case pc < p.pc: // addresses go down: malformed, ignore the row
 			return
-		case pc == b.pcs[n-1]: // the last row at an address wins
-			b.truncate(n - 1)
-			n--
+		case pc == p.pc:
+			if stmt || !p.stmt {
+				p.file, p.line, p.stmt = file, line, stmt
+			}
+			return
 		}
-	}
-	if n > b.seqStart && b.files[n-1] == file && b.lines[n-1] == line {
+		b.flush()
+	} else if n := len(b.pcs); n > b.seqStart && pc < b.pcs[n-1] {
 		return
 	}
-	b.pcs = append(b.pcs, pc)
-	b.files = append(b.files, file)
-	b.lines = append(b.lines, line)
+	b.pend = pendingRow{pc, file, line, stmt, true}
+}
+
+// pendingRow is the row chosen so far at the address being read.
+type pendingRow struct {
+	pc       uint64
+	file     uint32
+	line     int32
+	stmt, ok bool
+}
+
+// flush appends the pending row, unless it repeats the previous row's
+// file and line.
+func (b *lineBuilder) flush() {
+	p := b.pend
+	if !p.ok {
+		return
+	}
+	b.pend.ok = false
+	n := len(b.pcs)
+	if n > b.seqStart && b.files[n-1] == p.file && b.lines[n-1] == p.line {
+		return
+	}
+	b.pcs = append(b.pcs, p.pc)
+	b.files = append(b.files, p.file)
+	b.lines = append(b.lines, p.line)
 }
 
 func (b *lineBuilder) truncate(n int) {
@@ -269,6 +300,7 @@ func (b *lineBuilder) truncate(n int) {
 // endSequence closes the current sequence at end, dropping rows at or
 // past it; a sequence left empty is dropped.
 func (b *lineBuilder) endSequence(end uint64) {
+	b.flush()
 	n := len(b.pcs)
 	for n > b.seqStart && b.pcs[n-1] >= end {
 		n--
@@ -283,6 +315,7 @@ func (b *lineBuilder) endSequence(end uint64) {
 // merge returns the sequences' rows sorted by address, each sequence
 // followed by a hole at its end, in arrays of exactly their length.
 func (b *lineBuilder) merge() lineRows {
+	b.pend.ok = false
 	b.truncate(b.seqStart) // an unterminated last sequence is dropped
 	sort.SliceStable(b.seqs, func(i, j int) bool { return b.pcs[b.seqs[i].start] < b.pcs[b.seqs[j].start] })
 	n := 0

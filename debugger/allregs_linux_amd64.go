@@ -1,0 +1,83 @@
+package debugger
+
+import (
+	"fmt"
+	"syscall"
+	"unsafe"
+
+	"github.com/go-delve/delve/pkg/proc/amd64util"
+	"github.com/go-delve/delve/pkg/proc/linutil"
+	"github.com/go-delve/delve/pkg/proc/native/cpuid"
+	"golang.org/x/sys/unix"
+)
+
+// XState implements xstateReader: Delve's native backend reads the XSAVE
+// area (PTRACE_GETREGSET NT_X86_XSTATE) with the floating-point registers.
+func (t *DelveTarget) XState(tid int) (*amd64util.AMD64Xstate, error) {
+	th, _, err := t.thread(tid)
+	if err != nil {
+		return nil, err
+	}
+	r, err := th.Registers()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.Slice(true); err != nil {
+		return nil, err
+	}
+	ar, ok := r.(*linutil.AMD64Registers)
+	if !ok || ar.Fpregset == nil {
+		return nil, fmt.Errorf("Delve gave no x87/SSE state for thread %d", tid)
+	}
+	return ar.Fpregset, nil
+}
+
+// XState implements xstateReader.
+func (t *liveTarget) XState(tid int) (*amd64util.AMD64Xstate, error) {
+	if err := t.live(); err != nil {
+		return nil, err
+	}
+	return t.st.XState(tid)
+}
+
+// XState implements xstateReader.
+func (t *stoppedTarget) XState(tid int) (*amd64util.AMD64Xstate, error) { return t.st.XState(tid) }
+
+// XState reads the XSAVE area of stopped thread tid (PTRACE_GETREGSET
+// NT_X86_XSTATE, in the standard format; arch/x86/kernel/fpu/regset.c)
+// and decodes it with Delve's amd64util.AMD64XstateRead, legacy region
+// included. Errors: ErrRunning, a thread that is not stopped, the ptrace
+// errno.
+func (s *Stop) XState(tid int) (*amd64util.AMD64Xstate, error) {
+	s.mu.Lock()
+	running := s.running
+	th := s.threads[tid]
+	stopped := th != nil && th.stopped
+	s.mu.Unlock()
+	if running {
+		return nil, ErrRunning
+	}
+	if !stopped {
+		return nil, fmt.Errorf("thread %d of process %d is not stopped", tid, s.pid)
+	}
+	buf := make([]byte, max(cpuid.AMD64XstateMaxSize(), 512+64))
+	iov := unix.Iovec{Base: &buf[0], Len: uint64(len(buf))}
+	var errno syscall.Errno
+	s.tr.do(func() {
+		_, _, errno = syscall.Syscall6(syscall.SYS_PTRACE, unix.PTRACE_GETREGSET, uintptr(tid), uintptr(elfNTX86XState), uintptr(unsafe.Pointer(&iov)), 0, 0)
+	})
+	if errno != 0 {
+		return nil, fmt.Errorf("PTRACE_GETREGSET NT_X86_XSTATE of thread %d: %w", tid, errno)
+	}
+	x := &amd64util.AMD64Xstate{Xsave: buf[:iov.Len]}
+	if iov.Len < 512 {
+		return nil, fmt.Errorf("thread %d: the kernel gave %d bytes of XSAVE area, less than its 512-byte legacy region", tid, iov.Len)
+	}
+	if err := amd64util.AMD64XstateRead(x.Xsave, true, x, cpuid.AMD64XstateZMMHi256Offset()); err != nil {
+		return nil, fmt.Errorf("thread %d's XSAVE area: %w", tid, err)
+	}
+	return x, nil
+}
+
+// elfNTX86XState is NT_X86_XSTATE (include/uapi/linux/elf.h).
+const elfNTX86XState = 0x202

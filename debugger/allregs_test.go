@@ -1,0 +1,73 @@
+package debugger
+
+import (
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"github.com/go-delve/delve/pkg/proc/amd64util"
+)
+
+// TestRegisterLinesUseGdbsTabStops: gdb prints the raw value from column
+// 15 and the natural one from column 35, with at least one space between
+// columns (default_print_one_register_info, pad_to_column).
+func TestRegisterLinesUseGdbsTabStops(t *testing.T) {
+	for _, tc := range []struct{ name, raw, natural, want string }{
+		{"rax", "0x0", "0", "rax            0x0                 0"},
+		{"rcx", "0x7ffff7ecd350", "140737352880976", "rcx            0x7ffff7ecd350      140737352880976"},
+		{"st0", "0", "(raw 0x00000000000000000000)", "st0            0                   (raw 0x00000000000000000000)"},
+		{"a_very_long_name", "0x12345678901234567890", "1", "a_very_long_name 0x12345678901234567890 1"},
+		{"xmm0", "{v4_float = {0x0}}", "", "xmm0           {v4_float = {0x0}}"},
+	} {
+		if got := regLine(tc.name, tc.raw, tc.natural); got != tc.want {
+			t.Errorf("regLine(%q, %q, %q) =\n%q, want\n%q", tc.name, tc.raw, tc.natural, got, tc.want)
+		}
+	}
+}
+
+// TestX87AndVectorRegistersFormatAsGdbs checks the x87 value, the full tag
+// word, MXCSR's flags and a vector register's union against lines gdb
+// 13.1 printed on amd64 (info all-registers).
+func TestX87AndVectorRegistersFormatAsGdbs(t *testing.T) {
+	x := &amd64util.AMD64Xstate{}
+	x.Cwd, x.Mxcsr = 0x37f, 0x1f80
+	// st0 = 1.5 (exponent 0x3fff, significand 0xc000000000000000), st1 =
+	// -inf; two registers in use, top 6: physical registers 6 and 7.
+	put := func(i int, mant uint64, se uint16) {
+		x.StSpace[4*i] = uint32(mant)
+		x.StSpace[4*i+1] = uint32(mant >> 32)
+		x.StSpace[4*i+2] = uint32(se)
+	}
+	put(0, 0xc000000000000000, 0x3fff)
+	put(1, 0x8000000000000000, 0xffff)
+	x.Swd = 6 << 11
+	x.Ftw = 0xc0
+	copy(x.XmmSpace[:], []byte{0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0xff, 0, 0xff, 0, 0xff})
+	x.Xsave = make([]byte, 576)
+	binary.LittleEndian.PutUint64(x.Xsave[xsaveXCR0Offset:], 0x2e7) // x87, SSE, AVX, AVX-512, PKRU
+	got := strings.Join(fpRegLines(x), "\n")
+	for _, want := range []string{
+		"st0            1.5                 (raw 0x3fffc000000000000000)\n",
+		"st1            -inf                (raw 0xffff8000000000000000)\n",
+		"st2            0                   (raw 0x00000000000000000000)\n",
+		// st0 valid (0) in physical register 6, st1 special (2) in 7.
+		"ftag           0x8fff              36863\n",
+		"mxcsr          0x1f80              [ IM DM ZM OM UM PM ]\n",
+		"zmm0           {v32_bfloat16 = {0x0, 0x0, 0x0, 0xffff, 0xffff, 0xff00, 0xff00, 0xff00, 0x0 <repeats 24 times>}, v32_half = {0x0, 0x0, 0x0, 0xffff, 0xffff, 0xff00, 0xff00, 0xff00, 0x0 <repeats 24 times>}, v16_float = {0x0, 0xffff0000, 0xff00ffff, 0xff00ff00, 0x0 <repeats 12 times>}, v8_double = {0xffff000000000000, 0xff00ff00ff00ffff, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0}, v64_int8 = {0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0xff, 0xff, 0xff, 0xff, 0x0, 0xff, 0x0, 0xff, 0x0, 0xff, 0x0 <repeats 48 times>}, v32_int16 = {0x0, 0x0, 0x0, 0xffff, 0xffff, 0xff00, 0xff00, 0xff00, 0x0 <repeats 24 times>}, v16_int32 = {0x0, 0xffff0000, 0xff00ffff, 0xff00ff00, 0x0 <repeats 12 times>}, v8_int64 = {0xffff000000000000, 0xff00ff00ff00ffff, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0}, v4_int128 = {0xff00ff00ff00ffffffff000000000000, 0x0, 0x0, 0x0}}\n",
+		"zmm15          {",
+		"(k0-k7, zmm16-zmm31, pkru: not read;",
+	} {
+		if !strings.Contains(got+"\n", want) {
+			t.Errorf("lacks %q:\n%s", want, got)
+		}
+	}
+	// Without AVX: xmm registers, whose last view is a scalar uint128.
+	binary.LittleEndian.PutUint64(x.Xsave[xsaveXCR0Offset:], 3)
+	got = strings.Join(fpRegLines(x), "\n")
+	if want := "xmm0           {v8_bfloat16 = {0x0, 0x0, 0x0, 0xffff, 0xffff, 0xff00, 0xff00, 0xff00}, v8_half = {0x0, 0x0, 0x0, 0xffff, 0xffff, 0xff00, 0xff00, 0xff00}, v4_float = {0x0, 0xffff0000, 0xff00ffff, 0xff00ff00}, v2_double = {0xffff000000000000, 0xff00ff00ff00ffff}, v16_int8 = {0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0xff, 0xff, 0xff, 0xff, 0x0, 0xff, 0x0, 0xff, 0x0, 0xff}, v8_int16 = {0x0, 0x0, 0x0, 0xffff, 0xffff, 0xff00, 0xff00, 0xff00}, v4_int32 = {0x0, 0xffff0000, 0xff00ffff, 0xff00ff00}, v2_int64 = {0xffff000000000000, 0xff00ff00ff00ffff}, uint128 = 0xff00ff00ff00ffffffff000000000000}\n"; !strings.Contains(got+"\n", want) {
+		t.Errorf("lacks %q:\n%s", want, got)
+	}
+	if strings.Contains(got, "not read") || strings.Contains(got, "ymm") {
+		t.Errorf("an SSE-only machine shows xmm0-15 and nothing else:\n%s", got)
+	}
+}

@@ -1,0 +1,235 @@
+package debugger
+
+import (
+	"debug/dwarf"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/sfdbg/sfdbg/frames"
+)
+
+// watchpoint is what a breakpoint watches: size bytes at addr, of type
+// typ, whose value was old when last seen.
+type watchpoint struct {
+	addr uint64
+	size int
+	typ  dwarf.Type
+	old  []byte
+}
+
+// castRE matches gdb's "*(TYPE *)ADDR".
+var castRE = regexp.MustCompile(`^\*\s*\(\s*([A-Za-z_][A-Za-z0-9_ ]*?)\s*(\*+)\s*\)\s*(.+)$`)
+
+// identRE matches a C identifier.
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*$`)
+
+// cTypes are the C types "*(TYPE *)ADDR" may name, with their sizes on
+// AMD64 (System V psABI table 3.1) and signedness.
+var cTypes = map[string]struct {
+	size   int64
+	signed bool
+}{
+	"char": {1, true}, "signed char": {1, true}, "unsigned char": {1, false},
+	"short": {2, true}, "short int": {2, true}, "unsigned short": {2, false}, "unsigned short int": {2, false},
+	"int": {4, true}, "signed": {4, true}, "signed int": {4, true}, "unsigned": {4, false}, "unsigned int": {4, false},
+	"long": {8, true}, "long int": {8, true}, "unsigned long": {8, false}, "unsigned long int": {8, false},
+	"long long": {8, true}, "long long int": {8, true}, "unsigned long long": {8, false}, "unsigned long long int": {8, false},
+	"int8_t": {1, true}, "uint8_t": {1, false}, "int16_t": {2, true}, "uint16_t": {2, false},
+	"int32_t": {4, true}, "uint32_t": {4, false}, "int64_t": {8, true}, "uint64_t": {8, false},
+	"size_t": {8, false}, "ssize_t": {8, true}, "intptr_t": {8, true}, "uintptr_t": {8, false},
+}
+
+// intType returns a DWARF integer type of size bytes, named name.
+func intType(name string, size int64, signed bool) dwarf.Type {
+	b := dwarf.BasicType{CommonType: dwarf.CommonType{ByteSize: size, Name: name}}
+	if name == "char" || name == "signed char" {
+		return &dwarf.CharType{BasicType: b}
+	}
+	if name == "unsigned char" {
+		return &dwarf.UcharType{BasicType: b}
+	}
+	if signed {
+		return &dwarf.IntType{BasicType: b}
+	}
+	return &dwarf.UintType{BasicType: b}
+}
+
+// watchLocation resolves gdb's watch expressions: VAR (a data symbol, of
+// its DWARF type when the program has one, else a signed integer of the
+// symbol's size), *ADDR (an int, as gdb reads *INTEGER) and *(TYPE *)ADDR
+// (TYPE a C integer type, or any pointer type: TYPE **).
+func (s *Session) watchLocation(expr string) (*watchpoint, error) {
+	sp, err := s.space()
+	if err != nil {
+		return nil, err
+	}
+	if m := castRE.FindStringSubmatch(expr); m != nil {
+		addr, err := s.evalAddr(m[3])
+		if err != nil {
+			return nil, err
+		}
+		name := strings.Join(strings.Fields(m[1]), " ")
+		if len(m[2]) > 1 { // TYPE **: a pointer
+			return &watchpoint{addr: addr, size: 8, typ: &dwarf.PtrType{CommonType: dwarf.CommonType{ByteSize: 8}, Type: intType(name, 0, true)}}, nil
+		}
+		ct, ok := cTypes[name]
+		if !ok {
+			return nil, fmt.Errorf("No symbol \"%s\" in current context (watch *(TYPE *)ADDR takes a C integer type: int, long, unsigned char, uint32_t, ...).", name)
+		}
+		return &watchpoint{addr: addr, size: int(ct.size), typ: intType(name, ct.size, ct.signed)}, nil
+	}
+	if rest, ok := strings.CutPrefix(expr, "*"); ok {
+		addr, err := s.evalAddr(rest)
+		if err != nil {
+			return nil, err
+		}
+		return &watchpoint{addr: addr, size: 4, typ: intType("int", 4, true)}, nil
+	}
+	if !identRE.MatchString(expr) {
+		return nil, fmt.Errorf("watch %s: sfdbg watches a variable (VAR), *ADDR or *(TYPE *)ADDR", expr)
+	}
+	addr, size, ok := lookupData(sp, expr)
+	if !ok {
+		return nil, fmt.Errorf("No symbol \"%s\" in current context.", expr)
+	}
+	w := &watchpoint{addr: addr, size: int(size)}
+	if m := sp.Modules.Find(addr); m != nil {
+		if t, ok := m.GlobalType(expr); ok {
+			w.typ = t
+			if t.Size() > 0 {
+				w.size = int(t.Size())
+			}
+		}
+	}
+	if w.typ == nil {
+		w.typ = intType("long", int64(w.size), true)
+	}
+	return w, nil
+}
+
+// read reads the watched bytes.
+func (w *watchpoint) read(sp *frames.Space) ([]byte, error) {
+	b := make([]byte, w.size)
+	if n, _ := sp.Mem.ReadAt(b, w.addr); n < w.size {
+		return nil, fmt.Errorf("Cannot access memory at address %#x", w.addr)
+	}
+	return b, nil
+}
+
+// text formats watched bytes as gdb prints the value (returnValue's
+// scalars), else in hex.
+func (w *watchpoint) text(sp *frames.Space, b []byte) string {
+	var v uint64
+	for i := len(b) - 1; i >= 0 && i < 8; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	if t, _, _, ok := returnValue(sp, w.typ, v); ok {
+		return t
+	}
+	return fmt.Sprintf("%#x", v)
+}
+
+// cmdWatch implements "watch EXPR": a hardware watchpoint, as gdb's
+// "Hardware watchpoint N: EXPR".
+func cmdWatch(s *Session, args string) error {
+	expr := strings.TrimSpace(args)
+	if expr == "" {
+		return errors.New("Argument required (expression to compute).")
+	}
+	if err := s.canRun(); err != nil {
+		return err
+	}
+	wt, ok := s.tgt.(watchTarget)
+	if !ok {
+		return errors.New("watch: this target has no hardware watchpoints (it cannot run)")
+	}
+	w, err := s.watchLocation(expr)
+	if err != nil {
+		return err
+	}
+	sp, err := s.space()
+	if err != nil {
+		return err
+	}
+	if w.old, err = w.read(sp); err != nil {
+		return err
+	}
+	for _, bp := range s.bps {
+		if bp.watch != nil && bp.watch.addr == w.addr {
+			return fmt.Errorf("Watchpoint %d already watches %#x.", bp.id, w.addr)
+		}
+	}
+	if err := wt.SetWatchpoint(w.addr, w.size); err != nil {
+		return err
+	}
+	bp := &breakpoint{id: s.nextBP, desc: expr, watch: w}
+	s.nextBP++
+	s.bps = append(s.bps, bp)
+	s.printf("Hardware watchpoint %d: %s\n", bp.id, expr)
+	return nil
+}
+
+// watchAt returns the watchpoint on addr, or nil.
+func (s *Session) watchAt(addr uint64) *breakpoint {
+	for _, bp := range s.bps {
+		if bp.watch != nil && bp.watch.addr == addr {
+			return bp
+		}
+	}
+	return nil
+}
+
+// watchHit reads the value a watchpoint stop changed. changed is false
+// when the write left the value as it was: gdb does not stop then.
+func (s *Session) watchHit(ev Event) (bp *breakpoint, old, now []byte, changed bool) {
+	bp = s.watchAt(ev.Watch)
+	if bp == nil {
+		return nil, nil, nil, true
+	}
+	sp, err := s.space()
+	if err != nil {
+		return bp, bp.watch.old, nil, true
+	}
+	now, err = bp.watch.read(sp)
+	if err != nil {
+		return bp, bp.watch.old, nil, true
+	}
+	return bp, bp.watch.old, now, string(now) != string(bp.watch.old)
+}
+
+// changedWatch returns the first watchpoint whose value is no longer the
+// one last seen, or nil.
+func (s *Session) changedWatch() *breakpoint {
+	sp, err := s.space()
+	if err != nil {
+		return nil
+	}
+	for _, bp := range sortedBreakpoints(s.bps) {
+		if bp.watch == nil {
+			continue
+		}
+		if now, err := bp.watch.read(sp); err == nil && string(now) != string(bp.watch.old) {
+			return bp
+		}
+	}
+	return nil
+}
+
+// reportWatch prints a watchpoint stop as gdb does:
+// "Hardware watchpoint N: EXPR", then the old and new values.
+func (s *Session) reportWatch(ev Event) {
+	bp, old, now, _ := s.watchHit(ev)
+	if bp == nil {
+		s.printf("\nThread %d \"%s\" stopped at a watchpoint on %#x.\n", s.threadNo[ev.Thread], s.tgt.ThreadName(ev.Thread), ev.Watch)
+		return
+	}
+	bp.hits++
+	sp, _ := s.space()
+	s.printf("\nHardware watchpoint %d: %s\n\nOld value = %s\n", bp.id, bp.desc, bp.watch.text(sp, old))
+	if now != nil {
+		s.printf("New value = %s\n", bp.watch.text(sp, now))
+		bp.watch.old = now
+	}
+}
