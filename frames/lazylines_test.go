@@ -1,0 +1,236 @@
+package frames
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// libcWithDebugFile returns the host's libc.so.6 when its separate debug
+// file (Debian's libc6-dbg) is installed; it skips the test otherwise.
+func libcWithDebugFile(t testing.TB) string {
+	const path = "/lib/x86_64-linux-gnu/libc.so.6"
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Skipf("no x86-64 glibc here: %v", err)
+	}
+	id := buildID(f)
+	f.Close()
+	if len(id) < 3 {
+		t.Skipf("%s has no build ID", path)
+	}
+	dbg := filepath.Join("/usr/lib/debug/.build-id", id[:2], id[2:]+".debug")
+	if _, err := os.Stat(dbg); err != nil {
+		t.Skipf("no debug file for libc (install libc6-dbg): %v", err)
+	}
+	return path
+}
+
+// describe is everything the line table gives a frame at pc: what a
+// backtrace prints of it.
+func describe(m *Module, pc uint64) string {
+	s := m.SymbolizeAt(pc, pc)
+	return fmt.Sprintf("%s %s:%d stmt=%v inline=%+v", s.Name, s.File, s.Line, m.StmtAt(pc), m.InlinedAt(pc))
+}
+
+// samplePCs returns the start, second byte, middle and last byte of every
+// function symbol of m (at most limit of them, chosen at random beyond),
+// and PCs at random in the module's code.
+func samplePCs(t *testing.T, m *Module, limit int) []uint64 {
+	d, err := m.load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := m.symbols(d)
+	idx := rand.New(rand.NewSource(1)).Perm(len(st.addrs))
+	if len(idx) > limit {
+		idx = idx[:limit]
+	}
+	var pcs []uint64
+	lo, hi := ^uint64(0), uint64(0)
+	for _, i := range idx {
+		a, n := st.addrs[i]+m.Bias, st.sizes[i]
+		pcs = append(pcs, a, a+1, a+n/2, a+n-1)
+		lo, hi = min(lo, a), max(hi, a+n)
+	}
+	rng := rand.New(rand.NewSource(2))
+	for i := 0; i < 500 && hi > lo; i++ {
+		pcs = append(pcs, lo+uint64(rng.Int63n(int64(hi-lo))))
+	}
+	return pcs
+}
+
+// compareLazyWithWhole checks that a module reading one unit at a time
+// (.debug_aranges) names every PC as one reading the whole DWARF does.
+func compareLazyWithWhole(t *testing.T, path string, maxFuncs int) {
+	lazy := &Module{Name: filepath.Base(path), Path: path, OpenPath: path, Start: 0, End: 1 << 48}
+	whole := &Module{Name: filepath.Base(path), Path: path, OpenPath: path, Start: 0, End: 1 << 48, eagerDWARF: true}
+	defer lazy.Close()
+	defer whole.Close()
+	pcs := samplePCs(t, whole, maxFuncs)
+	bad := 0
+	for _, pc := range pcs {
+		if w, g := describe(whole, pc), describe(lazy, pc); w != g {
+			if bad++; bad <= 10 {
+				t.Errorf("%#x: one unit: %s\n\t\twhole DWARF: %s", pc, g, w)
+			}
+		}
+	}
+	if bad > 10 {
+		t.Errorf("... %d PCs of %d differ", bad, len(pcs))
+	}
+	d, _ := lazy.load()
+	if lt := lazy.lineData(d); lt == nil || lt.sparse == nil {
+		t.Fatalf("%s: the line table does not read units one at a time", path)
+	} else if lt.sparse.full != nil {
+		t.Errorf("%s: the whole-file table was built for some PC", path)
+	}
+}
+
+// TestOneUnitLookupsMatchTheWholeDWARF compares, on every committed x86-64
+// fixture with .debug_aranges and on the host's libc with its separate
+// debug file (compressed sections: libc6-dbg), the names, lines, statement
+// marks and inline chains read one unit at a time with those read from
+// the whole DWARF, at the start, middle and end of every function and at
+// random PCs.
+func TestOneUnitLookupsMatchTheWholeDWARF(t *testing.T) {
+	n := 0
+	for _, p := range dwarfFixtures(t) {
+		f, err := elf.Open(p)
+		if err != nil {
+			continue
+		}
+		has := f.Section(".debug_aranges") != nil
+		f.Close()
+		if !has {
+			continue
+		}
+		n++
+		t.Run(filepath.Base(p), func(t *testing.T) { compareLazyWithWhole(t, p, 1<<20) })
+	}
+	if n == 0 {
+		t.Error("no fixture with .debug_aranges")
+	}
+	t.Run("libc with libc6-dbg", func(t *testing.T) {
+		maxFuncs := 1000 // of about 3,800, at random: 4 s
+		if testing.Short() {
+			maxFuncs = 200
+		}
+		compareLazyWithWhole(t, libcWithDebugFile(t), maxFuncs)
+	})
+}
+
+// TestOneUnitLookupReadsOnlyAPrefix checks that naming a PC in libc
+// decompresses .debug_info only up to the end of the PC's unit, not the
+// whole section, and builds no whole-file table.
+func TestOneUnitLookupReadsOnlyAPrefix(t *testing.T) {
+	path := libcWithDebugFile(t)
+	m := &Module{Name: "libc.so.6", Path: path, OpenPath: path, Start: 0, End: 1 << 48}
+	defer m.Close()
+	a, _, ok := m.LookupSymbol("__libc_start_call_main")
+	if !ok {
+		t.Fatal("no __libc_start_call_main")
+	}
+	if s := m.Symbolize(a + 8); s.Name != "__libc_start_call_main" || s.Line == 0 {
+		t.Fatalf("__libc_start_call_main+8: %+v", s)
+	}
+	d, _ := m.load()
+	sp := m.lineData(d).sparse
+	if sp == nil {
+		t.Fatal("not read one unit at a time")
+	}
+	info := sp.secs.sec[secInfo]
+	if got, size := uint64(len(info.buf)), info.size(); got >= size {
+		t.Errorf(".debug_info: %d of %d bytes read", got, size)
+	} else {
+		t.Logf(".debug_info: %d of %d bytes read", got, size)
+	}
+	if sp.full != nil {
+		t.Error("the whole-file table was built")
+	}
+}
+
+// TestParseArangesRefusesMalformedSets checks that a set whose length or
+// header does not fit is an error naming the offset, never a panic.
+func TestParseArangesRefusesMalformedSets(t *testing.T) {
+	le := binary.LittleEndian
+	set := func(length uint32, version uint16, asize, ssize byte, pairs ...uint64) []byte {
+		b := le.AppendUint32(nil, length)
+		b = le.AppendUint16(b, version)
+		b = le.AppendUint32(b, 0x40)
+		b = append(b, asize, ssize, 0, 0, 0, 0)
+		for _, p := range pairs {
+			b = le.AppendUint64(b, p)
+		}
+		return b
+	}
+	good := set(2+4+2+4+32, 2, 8, 0, 0x1000, 0x10, 0, 0)
+	got, err := parseAranges(good, le)
+	if err != nil || !reflect.DeepEqual(got, []arange{{0x1000, 0x1010, 0x40}}) {
+		t.Fatalf("a good set: %v, %v", got, err)
+	}
+	for _, c := range []struct {
+		what string
+		b    []byte
+	}{
+		{"length past the end", set(1000, 2, 8, 0, 0x1000, 0x10, 0, 0)},
+		{"version 7", set(2+4+2+4+32, 7, 8, 0, 0x1000, 0x10, 0, 0)},
+		{"address size 3", set(2+4+2+4+32, 2, 3, 0, 0x1000, 0x10, 0, 0)},
+		{"segment selectors", set(2+4+2+4+32, 2, 8, 8, 0x1000, 0x10, 0, 0)},
+		{"truncated header", good[:3]},
+		{"reserved length", set(0xfffffff3, 2, 8, 0)},
+	} {
+		if _, err := parseAranges(c.b, le); err == nil {
+			t.Errorf("%s: no error", c.what)
+		}
+	}
+}
+
+// processCPU is the process's user and system CPU time in nanoseconds,
+// all threads (decompression runs on several).
+func processCPU() int64 {
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// BenchmarkLibcFrameNames names the libc frames of a threaded process's
+// backtrace (clock_nanosleep, start_thread, __libc_start_call_main) with
+// a fresh module each time, reading one unit at a time and, as before,
+// the whole DWARF: the cost of a one-shot `sfdbg bt` with libc6-dbg.
+func BenchmarkLibcFrameNames(b *testing.B) {
+	path := libcWithDebugFile(b)
+	for _, eager := range []bool{false, true} {
+		name := "one-unit"
+		if eager {
+			name = "whole-DWARF"
+		}
+		b.Run(name, func(b *testing.B) {
+			cpu0 := processCPU()
+			for range b.N {
+				m := &Module{Name: "libc.so.6", Path: path, OpenPath: path, Start: 0, End: 1 << 48, eagerDWARF: eager}
+				for _, fn := range []string{"__clock_nanosleep", "start_thread", "__libc_start_call_main"} {
+					a, _, ok := m.LookupSymbol(fn)
+					if !ok {
+						b.Fatalf("no %s", fn)
+					}
+					if s := m.SymbolizeAt(a+0x20, a+0x1f); s.Line == 0 {
+						b.Fatalf("%s: no line", fn)
+					}
+					m.InlinedAt(a + 0x1f)
+				}
+				m.Close()
+			}
+			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+		})
+	}
+}
