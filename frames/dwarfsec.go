@@ -15,32 +15,63 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
+
+	"github.com/sirupsen/logrus"
 )
 
-// lazySectionChunk is the granularity of a lazySection's reads: a prefix
-// is read up to the next multiple of it (bytes).
+// lazySectionChunk is the granularity of a lazySection's stream reads: a
+// prefix is decompressed up to the next multiple of it (bytes).
 const lazySectionChunk = 64 << 10
 
-// lazySection is one section of an ELF file, read (and decompressed) from
-// its start on demand. It is safe for concurrent use.
+// lazySection is one section of an ELF file, read (and decompressed) on
+// demand. An uncompressed section, or a compressed one whose decompressed
+// bytes a previous run left in the cache (DebugCacheDir), is read where
+// asked; a compressed one from its start, as far as asked. It is safe for
+// concurrent use.
 type lazySection struct {
 	sec *elf.Section // nil for a section the file lacks
+	// ra reads the decompressed section at any offset: the section
+	// itself when uncompressed, else its cache file; nil for a stream.
+	ra io.ReaderAt
+	// cachePath, when set, is where the decompressed section is to be
+	// kept for later runs: its first read decompresses all of it.
+	cachePath string
 
 	mu  sync.Mutex
-	r   io.ReadSeeker // the section's contents from len(buf) on; nil before the first read
-	buf []byte
-	err error // what stopped the stream before the section's size
+	r   io.ReadSeeker // the section's stream from len(buf) on; nil before the first read
+	buf []byte        // the section's first len(buf) bytes
+	err error         // what stopped the stream before the section's size
 }
 
 // newLazySection returns the section name of f, or a lazySection that
-// holds nothing when f has none (or it is SHT_NOBITS).
-func newLazySection(f *elf.File, name string) *lazySection {
+// holds nothing when f has none (or it is SHT_NOBITS). id is f's build ID
+// ("" if none): it names the cache files of its compressed sections.
+func newLazySection(f *elf.File, name, id string) *lazySection {
 	s := f.Section(name)
 	if s == nil || s.Type == elf.SHT_NOBITS {
-		s = nil
+		return &lazySection{}
 	}
-	return &lazySection{sec: s}
+	ls := &lazySection{sec: s}
+	if s.Flags&elf.SHF_COMPRESSED == 0 {
+		ls.ra = s.ReaderAt
+		return ls
+	}
+	if dir := DebugCacheDir; dir != "" && len(id) > 2 {
+		path := filepath.Join(dir, "dwarf", id[:2], fmt.Sprintf("%s%s-%x-%x", id[2:], name, s.FileSize, s.Size))
+		if fh, err := os.Open(path); err == nil {
+			if st, err := fh.Stat(); err == nil && st.Mode().IsRegular() && uint64(st.Size()) == s.Size {
+				ls.ra = fh // kept open for the life of the process, as the ELF file is
+				return ls
+			}
+			fh.Close()
+		}
+		ls.cachePath = path
+	}
+	return ls
 }
 
 // present reports whether the file has the section.
@@ -55,11 +86,37 @@ func (s *lazySection) size() uint64 {
 	return s.sec.Size
 }
 
+// span returns a slice b of the section's length up to end (at most its
+// size) whose bytes [off, len(b)) are the section's; those before off are
+// the section's too, or zeros where the section is read at random. When
+// the section ends early or is corrupt it returns an error naming the
+// section and the offset. The result is never modified afterwards.
+func (s *lazySection) span(off, end uint64) ([]byte, error) {
+	if s.sec == nil {
+		return nil, nil
+	}
+	end = min(end, s.sec.Size)
+	off = min(off, end)
+	s.mu.Lock()
+	if s.ra == nil || uint64(len(s.buf)) >= end {
+		s.mu.Unlock()
+		return s.prefix(end)
+	}
+	s.mu.Unlock()
+	// Pages before off are never touched: they cost no memory.
+	b := make([]byte, end)
+	if n, err := s.ra.ReadAt(b[off:], int64(off)); uint64(n) < end-off {
+		return nil, fmt.Errorf("section %s: reading bytes %#x-%#x: %w", s.sec.Name, off, end, err)
+	}
+	return b, nil
+}
+
 // prefix returns the section's first n bytes, or all of them when n is
-// larger than the section. It reads and decompresses only what earlier
-// calls did not, a chunk at a time. When the stream ends early or is
-// corrupt it returns the bytes read and an error naming the section and
-// the offset. The result is never modified afterwards: callers may keep it.
+// larger than the section. A stream is read and decompressed only as far
+// as earlier calls did not, a chunk at a time (a section to be cached, all
+// of it at once). When the section ends early or is corrupt it returns the
+// bytes read and an error naming the section and the offset. The result
+// is never modified afterwards: callers may keep it.
 func (s *lazySection) prefix(n uint64) ([]byte, error) {
 	if s.sec == nil {
 		return nil, nil
@@ -74,31 +131,101 @@ func (s *lazySection) prefix(n uint64) ([]byte, error) {
 		return s.buf[:len(s.buf):len(s.buf)], s.err
 	}
 	if s.r == nil {
-		s.r = s.sec.Open()
+		if s.ra != nil {
+			s.r = io.NewSectionReader(s.ra, 0, int64(s.sec.Size))
+		} else {
+			s.r = s.sec.Open()
+		}
 	}
 	want := min((n+lazySectionChunk-1)/lazySectionChunk*lazySectionChunk, s.sec.Size)
-	if uint64(cap(s.buf)) < want {
-		// Grow by doubling, never past the section's size, and never
-		// from the declared size alone: a hostile ch_size costs only
-		// what its stream really holds.
-		nb := make([]byte, len(s.buf), min(max(want, 2*uint64(cap(s.buf))), s.sec.Size))
-		copy(nb, s.buf)
-		s.buf = nb
+	if s.cachePath != "" {
+		want = s.sec.Size
 	}
-	got, err := io.ReadFull(s.r, s.buf[len(s.buf):want])
-	s.buf = s.buf[:len(s.buf)+got]
-	if err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
+	for uint64(len(s.buf)) < want {
+		// At most 16 MB at a time, capacity doubling up to want: what
+		// is allocated stays within twice what the stream really
+		// held, whatever size the header declares.
+		step := min(want-uint64(len(s.buf)), 16<<20)
+		if uint64(cap(s.buf)) < uint64(len(s.buf))+step {
+			nb := make([]byte, len(s.buf), min(max(uint64(len(s.buf))+step, 2*uint64(cap(s.buf))), want))
+			copy(nb, s.buf)
+			s.buf = nb
 		}
-		s.err = fmt.Errorf("section %s: ends at byte %#x of %#x: %w", s.sec.Name, len(s.buf), s.sec.Size, err)
-		return s.buf[:len(s.buf):len(s.buf)], s.err
+		got, err := io.ReadFull(s.r, s.buf[len(s.buf):uint64(len(s.buf))+step])
+		s.buf = s.buf[:len(s.buf)+got]
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			s.err = fmt.Errorf("section %s: ends at byte %#x of %#x: %w", s.sec.Name, len(s.buf), s.sec.Size, err)
+			return s.buf[:len(s.buf):len(s.buf)], s.err
+		}
+	}
+	if s.cachePath != "" {
+		writeCacheFile(s.cachePath, s.buf)
+		s.cachePath = ""
 	}
 	return s.buf[:n:n], nil
 }
 
 // all returns the whole section (prefix of its size).
 func (s *lazySection) all() ([]byte, error) { return s.prefix(s.size()) }
+
+// DebugCacheDir is the directory where sfdbg keeps the decompressed DWARF
+// sections of the files it reads (DIR/dwarf/xx/yyyy.debug_info-CSIZE-SIZE,
+// by build ID, compressed and decompressed size), as debuginfod clients
+// keep the files they fetch: the compressed sections of a distribution's
+// debug files (libc6-dbg) can only be read from their start, which costs
+// more than the rest of a one-shot backtrace, every run. The first run
+// that needs a compressed section decompresses all of it and writes it
+// there; later runs read only the bytes they need. It is
+// $SFDBG_CACHE_DIR when set (set and empty: no cache), else
+// $XDG_CACHE_HOME/sfdbg, else ~/.cache/sfdbg. Set it before the first
+// module is loaded.
+var DebugCacheDir = defaultCacheDir()
+
+func defaultCacheDir() string {
+	if d, ok := os.LookupEnv("SFDBG_CACHE_DIR"); ok {
+		return d
+	}
+	if d := os.Getenv("XDG_CACHE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "sfdbg")
+	}
+	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {
+		return filepath.Join(h, ".cache", "sfdbg")
+	}
+	return ""
+}
+
+// writeCacheFile writes data to path through a temporary file renamed
+// into place, so that a concurrent reader sees all of it or nothing. A
+// failure (a read-only home, a full disk) is logged and otherwise ignored:
+// the cache only saves time.
+func writeCacheFile(path string, data []byte) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		logrus.Debugf("frames: DWARF cache: %v", err)
+		return
+	}
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		logrus.Debugf("frames: DWARF cache: %v", err)
+		return
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		logrus.Debugf("frames: DWARF cache: %v", err)
+		return
+	}
+	logrus.Debugf("frames: DWARF cache: wrote %s (%d bytes)", path, len(data))
+}
 
 // dwarfSectionNames are the sections lineTable reads, in the order
 // debug/dwarf's New takes the first of them and AddSection the rest: the
@@ -128,8 +255,15 @@ type dwarfSections struct {
 
 func newDWARFSections(f *elf.File) *dwarfSections {
 	ds := &dwarfSections{f: f}
+	id := ""
+	for _, s := range f.Sections {
+		if s.Flags&elf.SHF_COMPRESSED != 0 && strings.HasPrefix(s.Name, ".debug_") {
+			id = buildID(f)
+			break
+		}
+	}
 	for i, n := range dwarfSectionNames {
-		ds.sec[i] = newLazySection(f, ".debug_"+n)
+		ds.sec[i] = newLazySection(f, ".debug_"+n, id)
 	}
 	return ds
 }

@@ -85,7 +85,15 @@ func loadSparse(f *elf.File) (sp *sparseDWARF, ok bool) {
 	// The sections debug/dwarf reads at offsets it is given (strings,
 	// range lists, offset tables) are read whole: they are small next to
 	// .debug_info, and compressed ones are decompressed in parallel.
-	data, err := secs.whole(secAranges, secStr, secRanges, secLineStr, secRnglists, secStrOffsets, secAddr)
+	which := []int{secAranges, secStr, secRanges, secLineStr, secRnglists, secStrOffsets, secAddr}
+	// Sections to be cached are decompressed whole on first use: do it
+	// now, in parallel, rather than one after the other later.
+	for _, i := range [...]int{secInfo, secAbbrev, secLine} {
+		if secs.sec[i].cachePath != "" {
+			which = append(which, i)
+		}
+	}
+	data, err := secs.whole(which...)
 	if err != nil {
 		logrus.Debugf("frames: DWARF: %v: reading all of it", err)
 		return nil, false
@@ -102,6 +110,7 @@ func loadSparse(f *elf.File) (sp *sparseDWARF, ok bool) {
 		hi = max(hi, r.hi)
 		sp.maxHi[i] = hi
 	}
+	data[secInfo], data[secAbbrev], data[secLine] = nil, nil, nil // read through secs
 	sp.common = data[:]
 	return sp, true
 }
@@ -267,14 +276,20 @@ func (sp *sparseDWARF) readUnit(off uint64) (*lineUnit, [][2]uint64, error) {
 	if off > info.size() {
 		return nil, nil, &dwarfFormatError{".debug_info", int(min(off, 1<<62)), "unit offset past the section's end"}
 	}
-	hdr, err := info.prefix(off + 24)
-	if err != nil && uint64(len(hdr)) < off+12 {
+	hdr, err := info.span(off, off+24)
+	if uint64(len(hdr)) < off+12 {
+		if err == nil {
+			err = &dwarfFormatError{".debug_info", int(off), "truncated unit header"}
+		}
 		return nil, nil, err
 	}
 	b := hdr[off:]
 	length, at := uint64(sp.order.Uint32(b)), uint64(4)
 	is64 := length == 0xffffffff
 	if is64 {
+		if len(b) < 24 {
+			return nil, nil, &dwarfFormatError{".debug_info", int(off), "truncated unit header"}
+		}
 		length, at = sp.order.Uint64(b[4:]), 12
 	} else if length >= 0xfffffff0 {
 		return nil, nil, &dwarfFormatError{".debug_info", int(off), fmt.Sprintf("reserved unit length %#x", length)}
@@ -310,14 +325,17 @@ func (sp *sparseDWARF) readUnit(off uint64) (*lineUnit, [][2]uint64, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	unitBytes, err := info.prefix(end)
+	unitBytes, err := info.span(off, end)
 	if err != nil {
 		return nil, nil, err
 	}
 	// The unit at its own offset, behind one empty unit of the same
 	// version over the units before it.
-	buf := make([]byte, end)
-	copy(buf[off:], unitBytes[off:])
+	buf := unitBytes // read at random: a buffer of its own
+	if info.ra == nil || uint64(len(info.buf)) >= end {
+		buf = make([]byte, end) // the stream's prefix, shared
+		copy(buf[off:], unitBytes[off:])
+	}
 	if off > 0 {
 		if off < 24 {
 			return nil, nil, &dwarfFormatError{".debug_info", int(off), "no room for the units before it"}
@@ -422,8 +440,8 @@ func (sp *sparseDWARF) padding(b []byte, version uint16, abbrevOff uint64) {
 // its unit is refused (crossUnitForms).
 func (sp *sparseDWARF) abbrevTable(off uint64) ([]byte, error) {
 	sec := sp.secs.sec[secAbbrev]
-	for want := off + 4096; ; want *= 2 {
-		b, err := sec.prefix(want)
+	for n := uint64(4096); ; n *= 2 {
+		b, err := sec.span(off, off+n)
 		end, crossUnit, complete := scanAbbrevTable(b, off)
 		if complete {
 			if crossUnit {
@@ -504,7 +522,7 @@ func (sp *sparseDWARF) lineProgram(off uint64) ([]byte, error) {
 	if off >= sec.size() {
 		return nil, &dwarfFormatError{".debug_line", int(min(off, 1<<62)), "line program offset past the section's end"}
 	}
-	b, err := sec.prefix(off + 12)
+	b, err := sec.span(off, off+12)
 	if uint64(len(b)) < off+4 {
 		return nil, err
 	}
@@ -519,7 +537,7 @@ func (sp *sparseDWARF) lineProgram(off uint64) ([]byte, error) {
 		// debug/dwarf reports it; give it the whole section to do so.
 		return sec.all()
 	}
-	return sec.prefix(off + at + length)
+	return sec.span(off, off+at+length)
 }
 
 // fullTable returns the whole-file line table, built once.

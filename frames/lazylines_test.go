@@ -132,6 +132,9 @@ func TestOneUnitLookupsMatchTheWholeDWARF(t *testing.T) {
 // whole section, and builds no whole-file table.
 func TestOneUnitLookupReadsOnlyAPrefix(t *testing.T) {
 	path := libcWithDebugFile(t)
+	old := DebugCacheDir
+	defer func() { DebugCacheDir = old }()
+	DebugCacheDir = "" // the cache would decompress all of it once
 	m := &Module{Name: "libc.so.6", Path: path, OpenPath: path, Start: 0, End: 1 << 48}
 	defer m.Close()
 	a, _, ok := m.LookupSymbol("__libc_start_call_main")
@@ -232,5 +235,71 @@ func BenchmarkLibcFrameNames(b *testing.B) {
 			}
 			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 		})
+	}
+}
+
+// compressedFixture is testdata/compressed/inline2-v3-O2-zlib
+// (scripts/build-compressed-fixtures.sh): two units, inline functions,
+// every .debug_* section zlib-compressed.
+const compressedFixture = "../testdata/compressed/inline2-v3-O2-zlib"
+
+// TestOneUnitLookupsInCompressedDWARF is TestOneUnitLookupsMatchTheWholeDWARF
+// on the committed fixture with compressed sections, read without the cache
+// (prefixes of the streams) and with it.
+func TestOneUnitLookupsInCompressedDWARF(t *testing.T) {
+	old := DebugCacheDir
+	defer func() { DebugCacheDir = old }()
+	DebugCacheDir = ""
+	t.Run("streams", func(t *testing.T) { compareLazyWithWhole(t, compressedFixture, 1<<20) })
+	DebugCacheDir = t.TempDir()
+	t.Run("writing the cache", func(t *testing.T) { compareLazyWithWhole(t, compressedFixture, 1<<20) })
+	t.Run("reading the cache", func(t *testing.T) { compareLazyWithWhole(t, compressedFixture, 1<<20) })
+}
+
+// TestDecompressedSectionsAreCachedByBuildID checks that a compressed
+// section is decompressed once into the cache, read from there at random
+// by the next module, and that a cache file of the wrong size is ignored
+// (and replaced).
+func TestDecompressedSectionsAreCachedByBuildID(t *testing.T) {
+	old := DebugCacheDir
+	defer func() { DebugCacheDir = old }()
+	DebugCacheDir = t.TempDir()
+	names := func() (string, *sparseDWARF) {
+		m := &Module{Name: "inline2", Path: compressedFixture, OpenPath: compressedFixture, Start: 0, End: 1 << 48}
+		t.Cleanup(func() { m.Close() })
+		var out string
+		for _, pc := range samplePCs(t, m, 1<<20) {
+			out += describe(m, pc) + "\n"
+		}
+		d, _ := m.load()
+		return out, m.lineData(d).sparse
+	}
+	first, sp := names()
+	if sp == nil || sp.secs.sec[secInfo].ra != nil {
+		t.Fatal("the first module did not decompress .debug_info")
+	}
+	files, _ := filepath.Glob(filepath.Join(DebugCacheDir, "dwarf", "*", "*.debug_info-*"))
+	if len(files) != 1 {
+		t.Fatalf("cache files of .debug_info: %v", files)
+	}
+	second, sp := names()
+	if sp.secs.sec[secInfo].ra == nil {
+		t.Error("the second module did not read .debug_info from the cache")
+	}
+	if second != first {
+		t.Errorf("names from the cache differ:\n%s\nfrom the sections:\n%s", second, first)
+	}
+	if err := os.WriteFile(files[0], []byte("short"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	third, sp := names()
+	if sp.secs.sec[secInfo].ra != nil {
+		t.Error("a cache file of the wrong size was read")
+	}
+	if third != first {
+		t.Errorf("names with a damaged cache differ:\n%s\nfrom the sections:\n%s", third, first)
+	}
+	if st, err := os.Stat(files[0]); err != nil || uint64(st.Size()) != sp.secs.sec[secInfo].size() {
+		t.Errorf("the damaged cache file was not replaced: %v", err)
 	}
 }
