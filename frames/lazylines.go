@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/sirupsen/logrus"
 )
@@ -243,6 +244,7 @@ func (sp *sparseDWARF) unit(off uint64) *sparseUnit {
 	}
 	su := &sparseUnit{}
 	var err error
+	t0 := time.Now()
 	func() {
 		defer func() {
 			if r := recover(); r != nil { // debug/dwarf on hostile input
@@ -254,6 +256,8 @@ func (sp *sparseDWARF) unit(off uint64) *sparseUnit {
 	if err != nil {
 		su.u = nil
 		logrus.Debugf("frames: unit at %#x of .debug_info: %v: the whole file answers for it", off, err)
+	} else {
+		logrus.Debugf("frames: unit at %#x of .debug_info read in %v", off, time.Since(t0))
 	}
 	sp.units[off] = su
 	return su
@@ -303,12 +307,14 @@ func (sp *sparseDWARF) readUnit(off uint64) (*lineUnit, [][2]uint64, error) {
 		return nil, nil, &dwarfFormatError{".debug_info", int(off), fmt.Sprintf("DWARF version %d", version)}
 	}
 	var abbrevOff uint64
+	abbrevAt := off + at + 2 // where the header holds it
 	p := at + 2
 	if version >= 5 {
 		if ut := b[p]; ut != 1 && ut != 3 { // DW_UT_compile, DW_UT_partial
 			return nil, nil, &dwarfFormatError{".debug_info", int(off), fmt.Sprintf("unit type %#x", ut)}
 		}
 		p += 2 // unit_type, address_size
+		abbrevAt += 2
 	}
 	if is64 {
 		abbrevOff = sp.order.Uint64(b[p:])
@@ -336,11 +342,17 @@ func (sp *sparseDWARF) readUnit(off uint64) (*lineUnit, [][2]uint64, error) {
 		buf = make([]byte, end) // the stream's prefix, shared
 		copy(buf[off:], unitBytes[off:])
 	}
+	// Its abbreviation table is passed alone, at offset 0.
+	if is64 {
+		sp.order.PutUint64(buf[abbrevAt:], 0)
+	} else {
+		sp.order.PutUint32(buf[abbrevAt:], 0)
+	}
 	if off > 0 {
 		if off < 24 {
 			return nil, nil, &dwarfFormatError{".debug_info", int(off), "no room for the units before it"}
 		}
-		sp.padding(buf[:off], uint16(version), abbrevOff)
+		sp.padding(buf[:off], uint16(version))
 	}
 	newData := func(line []byte) (*dwarf.Data, error) {
 		c := sp.common
@@ -401,10 +413,11 @@ func (sp *sparseDWARF) readUnit(off uint64) (*lineUnit, [][2]uint64, error) {
 
 // padding writes into b (the bytes before a unit, at least 24 of them) the
 // header of one empty unit that spans them: 32-bit (or, past 4 GiB,
-// 64-bit) DWARF of the given version, with the abbreviation table of the
-// unit after it (so that debug/dwarf parses no other) and address size 8.
+// 64-bit) DWARF of the given version, with the abbreviation table at
+// offset 0, the unit's own (so that debug/dwarf parses no other), and
+// address size 8.
 // Its contents are zeros: null entries, never read.
-func (sp *sparseDWARF) padding(b []byte, version uint16, abbrevOff uint64) {
+func (sp *sparseDWARF) padding(b []byte, version uint16) {
 	o := sp.order
 	n := uint64(len(b))
 	p := 4
@@ -421,11 +434,9 @@ func (sp *sparseDWARF) padding(b []byte, version uint16, abbrevOff uint64) {
 		b[p], b[p+1] = 1, 8 // DW_UT_compile, address size
 		p += 2
 	}
-	if n-4 < 0xfffffff0 {
-		o.PutUint32(b[p:], uint32(abbrevOff))
+	if n-4 < 0xfffffff0 { // abbreviation table offset: 0
 		p += 4
 	} else {
-		o.PutUint64(b[p:], abbrevOff)
 		p += 8
 	}
 	if version < 5 {
@@ -433,7 +444,7 @@ func (sp *sparseDWARF) padding(b []byte, version uint16, abbrevOff uint64) {
 	}
 }
 
-// abbrevTable returns .debug_abbrev up to the end of the table at off
+// abbrevTable returns the abbreviation table at off in .debug_abbrev
 // (DWARF 5 section 7.5.3: declarations of code, tag, children flag and
 // (attribute, form) pairs ending in (0, 0), the table ending in code 0),
 // reading it a chunk at a time. A table using a form that refers outside
@@ -447,7 +458,7 @@ func (sp *sparseDWARF) abbrevTable(off uint64) ([]byte, error) {
 			if crossUnit {
 				return nil, fmt.Errorf("abbreviation table at %#x uses a form that refers outside its unit", off)
 			}
-			return b[:end], nil
+			return b[off:end:end], nil
 		}
 		if err != nil {
 			return nil, err

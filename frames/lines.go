@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sirupsen/logrus"
 )
@@ -78,8 +79,10 @@ func (m *Module) lineData(d *moduleData) *lineTable {
 			}
 		}
 		if !m.eagerDWARF {
+			t0 := time.Now()
 			if sp, ok := loadSparse(f); ok {
 				d.lines = &lineTable{sparse: sp}
+				logrus.Debugf("frames: %s: %d address ranges of units in %v", m.Name, len(sp.ranges), time.Since(t0))
 				return
 			}
 		}
