@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	"github.com/sirupsen/logrus"
+	"golang.org/x/sys/unix"
 )
 
 // lazySectionChunk is the granularity of a lazySection's stream reads: a
@@ -40,11 +41,13 @@ type lazySection struct {
 	// cachePath, when set, is where the decompressed section is to be
 	// kept for later runs: its first read decompresses all of it.
 	cachePath string
+	cacheFile *os.File // the cache file ra reads, closed by close
 
 	mu  sync.Mutex
 	r   io.ReadSeeker // the section's stream from len(buf) on; nil before the first read
 	buf []byte        // the section's first len(buf) bytes
 	err error         // what stopped the stream before the section's size
+	maps [][]byte     // mappings of zeroed, unmapped by close
 }
 
 // newLazySection returns the section name of f, or a lazySection that
@@ -64,7 +67,7 @@ func newLazySection(f *elf.File, name, id string) *lazySection {
 		path := filepath.Join(dir, "dwarf", id[:2], fmt.Sprintf("%s%s-%x-%x", id[2:], name, s.FileSize, s.Size))
 		if fh, err := os.Open(path); err == nil {
 			if st, err := fh.Stat(); err == nil && st.Mode().IsRegular() && uint64(st.Size()) == s.Size {
-				ls.ra = fh // kept open for the life of the process, as the ELF file is
+				ls.ra, ls.cacheFile = fh, fh
 				return ls
 			}
 			fh.Close()
@@ -103,12 +106,44 @@ func (s *lazySection) span(off, end uint64) ([]byte, error) {
 		return s.prefix(end)
 	}
 	s.mu.Unlock()
-	// Pages before off are never touched: they cost no memory.
-	b := make([]byte, end)
+	b := s.zeroed(end)
 	if n, err := s.ra.ReadAt(b[off:], int64(off)); uint64(n) < end-off {
 		return nil, fmt.Errorf("section %s: reading bytes %#x-%#x: %w", s.sec.Name, off, end, err)
 	}
 	return b, nil
+}
+
+// zeroed returns n zero bytes. Past 64 KB they are an anonymous mapping
+// outside the Go heap, unmapped by close: a span's bytes before its
+// offset are never touched, so they cost neither memory nor clearing,
+// and a few megabytes of them do not set off a garbage collection.
+func (s *lazySection) zeroed(n uint64) []byte {
+	if n <= 64<<10 || n > 1<<40 {
+		return make([]byte, n)
+	}
+	b, err := unix.Mmap(-1, 0, int(n), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	if err != nil {
+		return make([]byte, n)
+	}
+	s.mu.Lock()
+	s.maps = append(s.maps, b)
+	s.mu.Unlock()
+	return b
+}
+
+// close unmaps the buffers of zeroed: nothing read from the section may
+// be used afterwards.
+func (s *lazySection) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, b := range s.maps {
+		unix.Munmap(b)
+	}
+	s.maps = nil
+	if s.cacheFile != nil {
+		s.cacheFile.Close()
+		s.cacheFile = nil
+	}
 }
 
 // prefix returns the section's first n bytes, or all of them when n is
@@ -266,6 +301,13 @@ func newDWARFSections(f *elf.File) *dwarfSections {
 		ds.sec[i] = newLazySection(f, ".debug_"+n, id)
 	}
 	return ds
+}
+
+// close releases what the sections hold (lazySection.close).
+func (ds *dwarfSections) close() {
+	for _, s := range ds.sec {
+		s.close()
+	}
 }
 
 // whole reads the given sections completely, in parallel (each stream is

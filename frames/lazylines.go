@@ -339,7 +339,7 @@ func (sp *sparseDWARF) readUnit(off uint64) (*lineUnit, [][2]uint64, error) {
 	// version over the units before it.
 	buf := unitBytes // read at random: a buffer of its own
 	if info.ra == nil || uint64(len(info.buf)) >= end {
-		buf = make([]byte, end) // the stream's prefix, shared
+		buf = info.zeroed(end) // the stream's prefix is shared
 		copy(buf[off:], unitBytes[off:])
 	}
 	// Its abbreviation table is passed alone, at offset 0.
