@@ -43,11 +43,11 @@ type lazySection struct {
 	cachePath string
 	cacheFile *os.File // the cache file ra reads, closed by close
 
-	mu  sync.Mutex
-	r   io.ReadSeeker // the section's stream from len(buf) on; nil before the first read
-	buf []byte        // the section's first len(buf) bytes
-	err error         // what stopped the stream before the section's size
-	maps [][]byte     // mappings of zeroed, unmapped by close
+	mu   sync.Mutex
+	r    io.ReadSeeker // the section's stream from len(buf) on; nil before the first read
+	buf  []byte        // the section's first len(buf) bytes
+	err  error         // what stopped the stream before the section's size
+	maps [][]byte      // mappings of zeroed, unmapped by close
 }
 
 // newLazySection returns the section name of f, or a lazySection that
