@@ -222,7 +222,10 @@ func (sp *sparseDWARF) unitAt(pc uint64) (u *lineUnit, ok bool) {
 	case n > 1:
 		return nil, false
 	}
-	su := sp.unit(unit)
+	su, ok := sp.unit(unit)
+	if !ok {
+		return nil, false // many units read: the whole file is cheaper
+	}
 	if su.u == nil {
 		return nil, false
 	}
@@ -234,13 +237,22 @@ func (sp *sparseDWARF) unitAt(pc uint64) (u *lineUnit, ok bool) {
 	return nil, false // the unit's DIE does not claim pc: ask the whole file
 }
 
+// maxSparseUnits is how many units a module reads one at a time: past
+// it (a walk over much of a module's code rather than a backtrace), its
+// lookups take the whole-file table, which then costs less than the
+// units left, each with its dwarf.Data and its mapping.
+var maxSparseUnits = 256
+
 // unit returns the unit whose header is at off in .debug_info, read on
-// first use.
-func (sp *sparseDWARF) unit(off uint64) *sparseUnit {
+// first use; ok is false when maxSparseUnits are read already.
+func (sp *sparseDWARF) unit(off uint64) (_ *sparseUnit, ok bool) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if su, ok := sp.units[off]; ok {
-		return su
+		return su, true
+	}
+	if len(sp.units) >= maxSparseUnits {
+		return nil, false
 	}
 	su := &sparseUnit{}
 	var err error
@@ -260,7 +272,7 @@ func (sp *sparseDWARF) unit(off uint64) *sparseUnit {
 		logrus.Debugf("frames: unit at %#x of .debug_info read in %v", off, time.Since(t0))
 	}
 	sp.units[off] = su
-	return su
+	return su, true
 }
 
 // Forms whose value is an offset outside the unit (another unit, a

@@ -70,6 +70,9 @@ func samplePCs(t *testing.T, m *Module, limit int) []uint64 {
 // compareLazyWithWhole checks that a module reading one unit at a time
 // (.debug_aranges) names every PC as one reading the whole DWARF does.
 func compareLazyWithWhole(t *testing.T, path string, maxFuncs int) {
+	old := maxSparseUnits
+	maxSparseUnits = 1 << 30 // every PC's unit read alone
+	defer func() { maxSparseUnits = old }()
 	lazy := &Module{Name: filepath.Base(path), Path: path, OpenPath: path, Start: 0, End: 1 << 48}
 	whole := &Module{Name: filepath.Base(path), Path: path, OpenPath: path, Start: 0, End: 1 << 48, eagerDWARF: true}
 	defer lazy.Close()
@@ -301,5 +304,28 @@ func TestDecompressedSectionsAreCachedByBuildID(t *testing.T) {
 	}
 	if st, err := os.Stat(files[0]); err != nil || uint64(st.Size()) != sp.secs.sec[secInfo].size() {
 		t.Errorf("the damaged cache file was not replaced: %v", err)
+	}
+}
+
+// TestManyUnitsTakeTheWholeFile checks that past maxSparseUnits units, a
+// module's lookups go to the whole-file table, with the same answers.
+func TestManyUnitsTakeTheWholeFile(t *testing.T) {
+	path := libcWithDebugFile(t)
+	old := maxSparseUnits
+	maxSparseUnits = 4
+	defer func() { maxSparseUnits = old }()
+	lazy := &Module{Name: "libc.so.6", Path: path, OpenPath: path, Start: 0, End: 1 << 48}
+	whole := &Module{Name: "libc.so.6", Path: path, OpenPath: path, Start: 0, End: 1 << 48, eagerDWARF: true}
+	defer lazy.Close()
+	defer whole.Close()
+	for _, pc := range samplePCs(t, whole, 40) {
+		if w, g := describe(whole, pc), describe(lazy, pc); w != g {
+			t.Errorf("%#x: %s, whole DWARF: %s", pc, g, w)
+		}
+	}
+	d, _ := lazy.load()
+	sp := lazy.lineData(d).sparse
+	if len(sp.units) > 4 || sp.full == nil {
+		t.Errorf("%d units read alone, whole-file table built: %v", len(sp.units), sp.full != nil)
 	}
 }
