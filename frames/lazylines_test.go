@@ -1,6 +1,7 @@
 package frames
 
 import (
+	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -327,5 +329,72 @@ func TestManyUnitsTakeTheWholeFile(t *testing.T) {
 	sp := lazy.lineData(d).sparse
 	if len(sp.units) > 4 || sp.full == nil {
 		t.Errorf("%d units read alone, whole-file table built: %v", len(sp.units), sp.full != nil)
+	}
+}
+
+// memSection is a lazySection over b, an uncompressed section in memory.
+func memSection(name string, b []byte) *lazySection {
+	if b == nil {
+		return &lazySection{}
+	}
+	r := bytes.NewReader(b)
+	return &lazySection{sec: &elf.Section{SectionHeader: elf.SectionHeader{Name: name, Type: elf.SHT_PROGBITS, Size: uint64(len(b))}, ReaderAt: r}, ra: r}
+}
+
+// FuzzSparseUnit reads .debug_aranges, .debug_info, .debug_abbrev and
+// .debug_line as a module reading one unit at a time does, and looks up
+// the start of every range: never a panic, and nothing allocated past
+// what the sections hold.
+func FuzzSparseUnit(f *testing.F) {
+	for _, p := range []string{"../testdata/bin/inline-v3-O2", "../testdata/bin/deep-v3-O2", compressedFixture} {
+		file, err := elf.Open(p)
+		if err != nil {
+			continue
+		}
+		var secs [4][]byte
+		for i, n := range []string{".debug_aranges", ".debug_info", ".debug_abbrev", ".debug_line"} {
+			if s := file.Section(n); s != nil {
+				secs[i], _ = s.Data()
+			}
+		}
+		f.Add(secs[0], secs[1], secs[2], secs[3])
+		file.Close()
+	}
+	f.Fuzz(fuzzSparseUnit)
+}
+
+func fuzzSparseUnit(t *testing.T, aranges, info, abbrev, line []byte) {
+	{
+		ranges, err := parseAranges(aranges, binary.LittleEndian)
+		if err != nil {
+			return
+		}
+		ds := &dwarfSections{}
+		for i := range ds.sec {
+			ds.sec[i] = &lazySection{}
+		}
+		ds.sec[secInfo], ds.sec[secAbbrev], ds.sec[secLine] = memSection(".debug_info", info), memSection(".debug_abbrev", abbrev), memSection(".debug_line", line)
+		sp := &sparseDWARF{secs: ds, order: binary.LittleEndian, ranges: ranges, units: map[uint64]*sparseUnit{}}
+		sp.common = make([][]byte, len(dwarfSectionNames))
+		sort.Slice(sp.ranges, func(i, j int) bool { return sp.ranges[i].lo < sp.ranges[j].lo })
+		sp.maxHi = make([]uint64, len(sp.ranges))
+		var hi uint64
+		for i, r := range sp.ranges {
+			hi = max(hi, r.hi)
+			sp.maxHi[i] = hi
+		}
+		defer ds.close()
+		for i, r := range sp.ranges {
+			if i >= 64 {
+				break
+			}
+			if u, ok := sp.unitAt(r.lo); ok && u != nil {
+				u.table().find(r.lo)
+				u.inlinedAt(r.lo)
+				if f, ok := u.subprogramAt(r.lo); ok {
+					subprogramName(u.d, f.off)
+				}
+			}
+		}
 	}
 }
