@@ -28,6 +28,11 @@ import (
 // prefix is decompressed up to the next multiple of it (bytes).
 const lazySectionChunk = 64 << 10
 
+// maxCachedSection bounds the decompressed size of a section that is
+// decompressed whole for the cache (bytes): a larger one, or a hostile
+// ch_size, is read as a stream, only as far as lookups need.
+const maxCachedSection = 512 << 20
+
 // lazySection is one section of an ELF file, read (and decompressed) on
 // demand. An uncompressed section, or a compressed one whose decompressed
 // bytes a previous run left in the cache (DebugCacheDir), is read where
@@ -63,7 +68,7 @@ func newLazySection(f *elf.File, name, id string) *lazySection {
 		ls.ra = s.ReaderAt
 		return ls
 	}
-	if dir := DebugCacheDir; dir != "" && len(id) > 2 {
+	if dir := DebugCacheDir; dir != "" && len(id) > 2 && s.Size <= maxCachedSection {
 		path := filepath.Join(dir, "dwarf", id[:2], fmt.Sprintf("%s%s-%x-%x", id[2:], name, s.FileSize, s.Size))
 		if fh, err := os.Open(path); err == nil {
 			if st, err := fh.Stat(); err == nil && st.Mode().IsRegular() && uint64(st.Size()) == s.Size {
