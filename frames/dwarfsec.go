@@ -315,14 +315,20 @@ func (ds *dwarfSections) close() {
 	}
 }
 
-// whole reads the given sections completely, in parallel (each stream is
-// decompressed on its own core), and returns their bytes by index.
+// whole reads the given sections completely, the streams in parallel
+// (each decompressed on its own core), and returns their bytes by index.
 func (ds *dwarfSections) whole(which ...int) ([len(dwarfSectionNames)][]byte, error) {
 	var data [len(dwarfSectionNames)][]byte
 	var errs [len(dwarfSectionNames)]error
 	var wg sync.WaitGroup
 	for _, i := range which {
 		if !ds.sec[i].present() {
+			continue
+		}
+		if ds.sec[i].ra != nil && ds.sec[i].cachePath == "" {
+			// Read at random (uncompressed, or from the cache): a
+			// copy, not worth a goroutine's hand-over.
+			data[i], errs[i] = ds.sec[i].all()
 			continue
 		}
 		wg.Add(1)
