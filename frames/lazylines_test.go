@@ -398,3 +398,33 @@ func fuzzSparseUnit(t *testing.T, aranges, info, abbrev, line []byte) {
 		}
 	}
 }
+
+// TestWholeDataGivesTheFileOffsets checks that the whole DWARF of a
+// module reading units one at a time finds each unit's DIEs at the
+// offsets the unit's own Data gives them.
+func TestWholeDataGivesTheFileOffsets(t *testing.T) {
+	m := &Module{Name: "inline2", Path: compressedFixture, OpenPath: compressedFixture, Start: 0, End: 1 << 48}
+	defer m.Close()
+	n := 0
+	for _, pc := range samplePCs(t, m, 1<<20) {
+		d, _ := m.load()
+		lt := m.lineData(d)
+		for u := range lt.units(pc) {
+			f, ok := u.subprogramAt(pc)
+			if !ok {
+				continue
+			}
+			w := lt.wholeData()
+			if w == nil {
+				t.Fatal("no whole DWARF")
+			}
+			if a, b := subprogramName(u.d, f.off), subprogramName(w, f.off); a != b || a == "??" {
+				t.Errorf("%#x: DIE at %#x is %q in its unit, %q in the whole DWARF", pc, f.off, a, b)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Error("no subprogram found")
+	}
+}

@@ -31,6 +31,7 @@ type lineTable struct {
 	// sparse, when set, finds units through .debug_aranges and reads
 	// them one at a time (lazylines.go); the fields below are then empty.
 	sparse  *sparseDWARF
+	whole   *dwarf.Data // all of the DWARF (see wholeData)
 	ranges  []cuRange   // sorted by lo
 	maxHi   []uint64    // maxHi[i] is the largest hi of ranges[:i+1]
 	noRange []*lineUnit // units without an address range
@@ -68,6 +69,20 @@ type lineRows struct {
 
 // noFile marks a row that covers no code: the end of a sequence.
 const noFile = ^uint32(0)
+
+// wholeData returns the module's whole DWARF, for walks over all of it
+// (every unit's types or globals). With units read one at a time it
+// reads all of it, once, and may return nil when that fails. A unit's own
+// lookups use its lineUnit.d: the offsets of both are the file's.
+func (lt *lineTable) wholeData() *dwarf.Data {
+	if lt.sparse != nil {
+		if full := lt.sparse.fullTable(); full != nil {
+			return full.whole
+		}
+		return nil
+	}
+	return lt.whole
+}
 
 // lineData loads the DWARF line information once; nil when there is none.
 func (m *Module) lineData(d *moduleData) *lineTable {
@@ -128,7 +143,7 @@ func unitRanges(d *dwarf.Data) (lt *lineTable, err error) {
 			lt, err = nil, fmt.Errorf("DWARF: %v", r)
 		}
 	}()
-	lt = &lineTable{}
+	lt = &lineTable{whole: d}
 	r := d.Reader()
 	for last := dwarf.Offset(0); ; {
 		e, err := r.Next()
