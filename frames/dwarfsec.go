@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
 
 	"github.com/sirupsen/logrus"
 	"golang.org/x/sys/unix"
@@ -119,7 +120,8 @@ func (s *lazySection) span(off, end uint64) ([]byte, error) {
 }
 
 // zeroed returns n zero bytes. Past 64 KB they are an anonymous mapping
-// outside the Go heap, unmapped by close: a span's bytes before its
+// outside the Go heap, unmapped by close (Module.Close; a module never
+// closed keeps them to the end of the process): a span's bytes before its
 // offset are never touched, so they cost neither memory nor clearing,
 // and a few megabytes of them do not set off a garbage collection.
 func (s *lazySection) zeroed(n uint64) []byte {
@@ -220,13 +222,16 @@ func (s *lazySection) all() ([]byte, error) { return s.prefix(s.size()) }
 // that needs a compressed section decompresses all of it and writes it
 // there; later runs read only the bytes they need. It is
 // $SFDBG_CACHE_DIR when set (set and empty: no cache), else
-// $XDG_CACHE_HOME/sfdbg, else ~/.cache/sfdbg. Set it before the first
-// module is loaded.
+// $XDG_CACHE_HOME/sfdbg, else ~/.cache/sfdbg; in a test binary, unset.
+// Set it before the first module is loaded.
 var DebugCacheDir = defaultCacheDir()
 
 func defaultCacheDir() string {
 	if d, ok := os.LookupEnv("SFDBG_CACHE_DIR"); ok {
 		return d
+	}
+	if testing.Testing() {
+		return "" // a test binary leaves the user's cache alone unless told
 	}
 	if d := os.Getenv("XDG_CACHE_HOME"); filepath.IsAbs(d) {
 		return filepath.Join(d, "sfdbg")
