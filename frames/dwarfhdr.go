@@ -173,3 +173,32 @@ func scanAbbrevTable(b []byte, off uint64) (end uint64, crossUnit, complete bool
 		}
 	}
 }
+
+// arangeSetUnits returns the .debug_info offsets of the units that
+// .debug_aranges has a set for, those with no range included, in the
+// order of the sets; nil for malformed sets (parseAranges tells why).
+func arangeSetUnits(b []byte, order binary.ByteOrder) []uint64 {
+	var out []uint64
+	for off := 0; off < len(b); {
+		if len(b)-off < 4 {
+			return nil
+		}
+		length, offSize, at := uint64(order.Uint32(b[off:])), 4, off+4
+		if length == 0xffffffff {
+			if len(b)-off < 12 {
+				return nil
+			}
+			length, offSize, at = order.Uint64(b[off+4:]), 8, off+12
+		}
+		if length > uint64(len(b)-at) || length < uint64(2+offSize) {
+			return nil
+		}
+		if offSize == 8 {
+			out = append(out, order.Uint64(b[at+2:]))
+		} else {
+			out = append(out, uint64(order.Uint32(b[at+2:])))
+		}
+		off = at + int(length)
+	}
+	return out
+}

@@ -27,6 +27,8 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"io"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -46,6 +48,9 @@ type sparseDWARF struct {
 
 	mu    sync.Mutex
 	units map[uint64]*sparseUnit // by header offset
+
+	listedOnce sync.Once
+	listed     bool // every unit of .debug_info has a set in .debug_aranges
 
 	fullOnce sync.Once
 	full     *lineTable // the whole-file table, built on first need
@@ -120,7 +125,10 @@ func (sp *sparseDWARF) unitAt(pc uint64) (u *lineUnit, ok bool) {
 	}
 	switch {
 	case n == 0:
-		return nil, true
+		// In no unit, if every unit has its set in .debug_aranges (GCC
+		// writes one for each); else the units without one (clang
+		// writes none) may hold pc: ask the whole file.
+		return nil, sp.everyUnitListed()
 	case n > 1:
 		return nil, false
 	}
@@ -144,6 +152,50 @@ func (sp *sparseDWARF) unitAt(pc uint64) (u *lineUnit, ok bool) {
 // lookups take the whole-file table, which then costs less than the
 // units left, each with its dwarf.Data and its mapping.
 var maxSparseUnits = 256
+
+// everyUnitListed reports whether every unit of .debug_info has a set in
+// .debug_aranges: the sets' units, in order of offset, follow one another
+// from offset 0 to the section's end, by their headers' unit_length. It
+// reads the headers once, one small read each, from a section read at
+// random (uncompressed, or from the DWARF cache); a stream would have to
+// be decompressed whole, so there it reports false.
+func (sp *sparseDWARF) everyUnitListed() bool {
+	sp.listedOnce.Do(func() {
+		info := sp.secs.sec[secInfo]
+		if info.ra == nil {
+			return
+		}
+		units := arangeSetUnits(sp.common[secAranges], sp.order)
+		if units == nil {
+			return
+		}
+		slices.Sort(units)
+		units = slices.Compact(units)
+		var hdr [12]byte
+		next, size := uint64(0), info.size()
+		for _, u := range units {
+			if u != next || size-next < 4 {
+				return
+			}
+			if _, err := info.ra.ReadAt(hdr[:min(12, size-next)], int64(next)); err != nil && err != io.EOF {
+				return
+			}
+			length, at := uint64(sp.order.Uint32(hdr[:])), uint64(4)
+			if length == 0xffffffff {
+				if size-next < 12 {
+					return
+				}
+				length, at = sp.order.Uint64(hdr[4:]), 12
+			}
+			if length > size-next-at {
+				return
+			}
+			next += at + length
+		}
+		sp.listed = next == size
+	})
+	return sp.listed
+}
 
 // unit returns the unit whose header is at off in .debug_info, read on
 // first use; ok is false when maxSparseUnits are read already.

@@ -94,7 +94,9 @@ func compareLazyWithWhole(t *testing.T, path string, maxFuncs int) {
 	d, _ := lazy.load()
 	if lt := lazy.lineData(d); lt == nil || lt.sparse == nil {
 		t.Fatalf("%s: the line table does not read units one at a time", path)
-	} else if lt.sparse.full != nil {
+	} else if lt.sparse.full != nil && lt.sparse.secs.sec[secInfo].ra != nil {
+		// (A stream cannot tell a PC in no unit from one in a unit
+		// .debug_aranges leaves out: it asks the whole file.)
 		t.Errorf("%s: the whole-file table was built for some PC", path)
 	}
 }
@@ -369,21 +371,8 @@ func fuzzSparseUnit(t *testing.T, aranges, info, abbrev, line []byte) {
 		if err != nil {
 			return
 		}
-		ds := &dwarfSections{}
-		for i := range ds.sec {
-			ds.sec[i] = &lazySection{}
-		}
-		ds.sec[secInfo], ds.sec[secAbbrev], ds.sec[secLine] = memSection(".debug_info", info), memSection(".debug_abbrev", abbrev), memSection(".debug_line", line)
-		sp := &sparseDWARF{secs: ds, order: binary.LittleEndian, ranges: ranges, units: map[uint64]*sparseUnit{}}
-		sp.common = make([][]byte, len(dwarfSectionNames))
-		sort.Slice(sp.ranges, func(i, j int) bool { return sp.ranges[i].lo < sp.ranges[j].lo })
-		sp.maxHi = make([]uint64, len(sp.ranges))
-		var hi uint64
-		for i, r := range sp.ranges {
-			hi = max(hi, r.hi)
-			sp.maxHi[i] = hi
-		}
-		defer ds.close()
+		sp := memSparse(ranges, aranges, info, abbrev, line, nil)
+		defer sp.secs.close()
 		for i, r := range sp.ranges {
 			if i >= 64 {
 				break
@@ -426,5 +415,82 @@ func TestWholeDataGivesTheFileOffsets(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("no subprogram found")
+	}
+}
+
+// memSparse is a sparseDWARF over sections in memory, uncompressed;
+// common holds the sections read whole (nil: none).
+func memSparse(ranges []arange, aranges, info, abbrev, line []byte, common [][]byte) *sparseDWARF {
+	ds := &dwarfSections{}
+	for i := range ds.sec {
+		ds.sec[i] = &lazySection{}
+	}
+	ds.sec[secInfo], ds.sec[secAbbrev], ds.sec[secLine] = memSection(".debug_info", info), memSection(".debug_abbrev", abbrev), memSection(".debug_line", line)
+	sp := &sparseDWARF{secs: ds, order: binary.LittleEndian, ranges: ranges, units: map[uint64]*sparseUnit{}}
+	sp.common = make([][]byte, len(dwarfSectionNames))
+	copy(sp.common, common)
+	sp.common[secAranges] = aranges
+	sort.Slice(sp.ranges, func(i, j int) bool { return sp.ranges[i].lo < sp.ranges[j].lo })
+	sp.maxHi = make([]uint64, len(sp.ranges))
+	var hi uint64
+	for i, r := range sp.ranges {
+		hi = max(hi, r.hi)
+		sp.maxHi[i] = hi
+	}
+	return sp
+}
+
+// TestUnitsLeftOutOfArangesAskTheWholeFile checks that when
+// .debug_aranges has no set for some unit (clang writes none; a binary
+// may mix objects), a PC in no listed range is looked up in the whole
+// file, while with every unit listed it is in no unit.
+func TestUnitsLeftOutOfArangesAskTheWholeFile(t *testing.T) {
+	f, err := elf.Open(compressedFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var secs [len(dwarfSectionNames)][]byte
+	for i, n := range dwarfSectionNames {
+		if s := f.Section(".debug_" + n); s != nil {
+			if secs[i], err = s.Data(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ranges, err := parseAranges(secs[secAranges], binary.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := arangeSetUnits(secs[secAranges], binary.LittleEndian)
+	if len(sets) != 2 {
+		t.Fatalf("sets of units %v, want two", sets)
+	}
+	// The bytes of the first set alone: the second unit left out.
+	first := secs[secAranges][:4+binary.LittleEndian.Uint32(secs[secAranges])]
+	var kept []arange
+	var lost uint64 // a PC of the second unit
+	for _, r := range ranges {
+		if r.unit == sets[0] {
+			kept = append(kept, r)
+		} else {
+			lost = r.lo
+		}
+	}
+	all := memSparse(ranges, secs[secAranges], secs[secInfo], secs[secAbbrev], secs[secLine], secs[:])
+	defer all.secs.close()
+	if !all.everyUnitListed() {
+		t.Fatal("both units listed, but not every unit found listed")
+	}
+	part := memSparse(kept, first, secs[secInfo], secs[secAbbrev], secs[secLine], secs[:])
+	defer part.secs.close()
+	if part.everyUnitListed() {
+		t.Fatal("the second unit left out, but every unit found listed")
+	}
+	if u, ok := part.unitAt(lost); ok {
+		t.Errorf("%#x, in the unit left out: %v, not the whole file", lost, u)
+	}
+	if u, ok := part.unitAt(kept[0].lo); !ok || u == nil {
+		t.Errorf("%#x, in the listed unit: %v, %v", kept[0].lo, u, ok)
 	}
 }
