@@ -172,6 +172,9 @@ func (m *Module) Close() error {
 	if m.data == nil {
 		return nil
 	}
+	if lt := m.data.lines; lt != nil && lt.sparse != nil {
+		lt.sparse.secs.close()
+	}
 	if m.data.debug != nil {
 		m.data.debug.Close()
 	}

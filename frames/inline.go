@@ -82,7 +82,7 @@ func (m *Module) InlinedAt(pc uint64) []InlinedCall {
 	}
 	link := pc - m.Bias
 	for u := range lt.units(link) {
-		if calls, ok := u.inlinedAt(lt.d, link); ok {
+		if calls, ok := u.inlinedAt(link); ok {
 			return calls
 		}
 	}
@@ -94,6 +94,18 @@ func (m *Module) InlinedAt(pc uint64) []InlinedCall {
 // allocating: it runs for every frame named.
 func (lt *lineTable) units(pc uint64) iter.Seq[*lineUnit] {
 	return func(yield func(*lineUnit) bool) {
+		if lt.sparse != nil {
+			u, ok := lt.sparse.unitAt(pc)
+			if ok {
+				if u != nil {
+					yield(u)
+				}
+				return
+			}
+			if lt = lt.sparse.fullTable(); lt == nil {
+				return
+			}
+		}
 		i := sort.Search(len(lt.ranges), func(i int) bool { return lt.ranges[i].lo > pc })
 		inUnit := false
 		for k := i - 1; k >= 0 && lt.maxHi[k] > pc; k-- {
@@ -116,10 +128,10 @@ func (lt *lineTable) units(pc uint64) iter.Seq[*lineUnit] {
 }
 
 // index returns the unit's inline index, building it on first use.
-func (u *lineUnit) index(d *dwarf.Data) *inlineIndex {
+func (u *lineUnit) index() *inlineIndex {
 	u.inlOnce.Do(func() {
 		var err error
-		if u.inl, err = buildInlineIndex(d, u.cu); err != nil {
+		if u.inl, err = buildInlineIndex(u.d, u.cu); err != nil {
 			name, _ := u.cu.Val(dwarf.AttrName).(string)
 			logrus.Debugf("frames: inline index of %q: %v", name, err)
 		}
@@ -182,8 +194,8 @@ func buildInlineIndex(d *dwarf.Data, cu *dwarf.Entry) (idx inlineIndex, err erro
 
 // subprogramAt returns the subprogram of the unit whose ranges contain
 // link-time address pc; ok is false when there is none.
-func (u *lineUnit) subprogramAt(d *dwarf.Data, pc uint64) (f funcRange, ok bool) {
-	idx := u.index(d)
+func (u *lineUnit) subprogramAt(pc uint64) (f funcRange, ok bool) {
+	idx := u.index()
 	i := sort.Search(len(idx.funcs), func(i int) bool { return idx.funcs[i].lo > pc })
 	for k := i - 1; k >= 0; k-- {
 		if f := idx.funcs[k]; pc < f.hi {
@@ -195,12 +207,12 @@ func (u *lineUnit) subprogramAt(d *dwarf.Data, pc uint64) (f funcRange, ok bool)
 
 // inlinedAt returns the inline chain at link-time address pc in this
 // unit; ok is false when no subprogram of the unit contains pc.
-func (u *lineUnit) inlinedAt(d *dwarf.Data, pc uint64) (calls []InlinedCall, ok bool) {
-	if f, ok := u.subprogramAt(d, pc); ok {
+func (u *lineUnit) inlinedAt(pc uint64) (calls []InlinedCall, ok bool) {
+	if f, ok := u.subprogramAt(pc); ok {
 		if !f.children {
 			return nil, true
 		}
-		calls, err := inlineChain(d, f.off, pc, u.index(d).files)
+		calls, err := inlineChain(u.d, f.off, pc, u.index().files)
 		if err != nil {
 			logrus.Debugf("frames: inline frames at %#x: %v", pc, err)
 		}
@@ -311,8 +323,8 @@ func (m *Module) FunctionName(pc uint64) (name string, ok bool) {
 	}
 	link := pc - m.Bias
 	for u := range lt.units(link) {
-		if f, ok := u.subprogramAt(lt.d, link); ok {
-			return subprogramName(lt.d, f.off), true
+		if f, ok := u.subprogramAt(link); ok {
+			return subprogramName(u.d, f.off), true
 		}
 	}
 	return "", false
@@ -388,7 +400,7 @@ func (m *Module) StmtAt(pc uint64) bool {
 	}
 	link := pc - m.Bias
 	for u := range lt.units(link) {
-		if stmtAt(lt.d, u.cu, link) {
+		if stmtAt(u.d, u.cu, link) {
 			return true
 		}
 	}
@@ -440,19 +452,20 @@ func (m *Module) ReturnType(pc uint64) (t dwarf.Type, ok bool) {
 	}()
 	link := pc - m.Bias
 	for u := range lt.units(link) {
-		f, found := u.subprogramAt(lt.d, link)
+		f, found := u.subprogramAt(link)
 		if !found {
 			continue
 		}
-		r := lt.d.Reader()
+		d := u.d
+		r := d.Reader()
 		r.Seek(f.off)
 		e, err := r.Next()
 		for hop := 0; err == nil && e != nil && hop < maxOriginHops; hop++ {
 			if off, has := e.Val(dwarf.AttrType).(dwarf.Offset); has {
-				if !typeChainEnds(lt.d, off) {
+				if !typeChainEnds(d, off) {
 					return nil, false
 				}
-				ty, err := lt.d.Type(off)
+				ty, err := d.Type(off)
 				return ty, err == nil
 			}
 			off, has := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)

@@ -195,10 +195,16 @@ func TestInlineLookupIsLazy(t *testing.T) {
 	if u[0].inl.funcs == nil {
 		t.Fatal("Symbolize did not index the unit of the PC")
 	}
-	for _, r := range lt.ranges {
-		if r.unit != u[0] && r.unit.inl.funcs != nil {
-			t.Fatalf("Symbolize indexed a unit at %#x that does not hold %#x", r.lo, pc)
+	if lt.sparse == nil {
+		t.Fatal("the line table reads the whole DWARF, not the unit of the PC (.debug_aranges)")
+	}
+	for off, su := range lt.sparse.units {
+		if su.u != u[0] {
+			t.Errorf("Symbolize read a unit at %#x that does not hold %#x", off, pc)
 		}
+	}
+	if lt.sparse.full != nil {
+		t.Error("Symbolize read the whole DWARF")
 	}
 	m.InlinedAt(pc)
 	want := []InlinedCall(nil)

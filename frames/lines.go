@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sirupsen/logrus"
 )
@@ -27,7 +28,10 @@ import (
 // outside them, so an answer does not depend on which units earlier
 // lookups happened to decode.
 type lineTable struct {
-	d       *dwarf.Data
+	// sparse, when set, finds units through .debug_aranges and reads
+	// them one at a time (lazylines.go); the fields below are then empty.
+	sparse  *sparseDWARF
+	whole   *dwarf.Data // all of the DWARF (see wholeData)
 	ranges  []cuRange   // sorted by lo
 	maxHi   []uint64    // maxHi[i] is the largest hi of ranges[:i+1]
 	noRange []*lineUnit // units without an address range
@@ -45,6 +49,7 @@ type cuRange struct {
 // its inline index (inline.go).
 type lineUnit struct {
 	cu   *dwarf.Entry
+	d    *dwarf.Data // the DWARF the unit is read from
 	once sync.Once
 	rows lineRows
 	inlineState
@@ -67,12 +72,34 @@ type lineRows struct {
 // noFile marks a row that covers no code: the end of a sequence.
 const noFile = ^uint32(0)
 
+// wholeData returns the module's whole DWARF, for walks over all of it
+// (every unit's types or globals). With units read one at a time it
+// reads all of it, once, and may return nil when that fails. A unit's own
+// lookups use its lineUnit.d: the offsets of both are the file's.
+func (lt *lineTable) wholeData() *dwarf.Data {
+	if lt.sparse != nil {
+		if full := lt.sparse.fullTable(); full != nil {
+			return full.whole
+		}
+		return nil
+	}
+	return lt.whole
+}
+
 // lineData loads the DWARF line information once; nil when there is none.
 func (m *Module) lineData(d *moduleData) *lineTable {
 	d.lineOnce.Do(func() {
 		f := d.file
 		if !hasSection(f, ".debug_line") && !hasSection(f, ".zdebug_line") {
 			if f = m.debugFile(d); f == nil || !hasSection(f, ".debug_line") && !hasSection(f, ".zdebug_line") {
+				return
+			}
+		}
+		if !m.eagerDWARF {
+			t0 := time.Now()
+			if sp, ok := loadSparse(f); ok {
+				d.lines = &lineTable{sparse: sp}
+				logrus.Debugf("frames: %s: %d address ranges of units in %v", m.Name, len(sp.ranges), time.Since(t0))
 				return
 			}
 		}
@@ -89,16 +116,36 @@ func (m *Module) lineData(d *moduleData) *lineTable {
 // programs. A panic in debug/dwarf on malformed DWARF is returned as an
 // error.
 func loadLines(f *elf.File) (lt *lineTable, err error) {
+	for _, s := range f.Sections {
+		if strings.HasPrefix(s.Name, ".zdebug_") {
+			// GNU's old compressed sections: debug/elf knows them.
+			d, err := f.DWARF()
+			if err != nil {
+				return nil, err
+			}
+			return unitRanges(d)
+		}
+	}
+	return loadLinesFrom(newDWARFSections(f))
+}
+
+// loadLinesFrom is loadLines over the sections of secs, each read whole.
+func loadLinesFrom(secs *dwarfSections) (*lineTable, error) {
+	d, err := lineDWARF(secs)
+	if err != nil {
+		return nil, err
+	}
+	return unitRanges(d)
+}
+
+// unitRanges reads the address ranges of every unit of d.
+func unitRanges(d *dwarf.Data) (lt *lineTable, err error) {
 	defer func() {
 		if r := recover(); r != nil { // debug/dwarf on hostile input
 			lt, err = nil, fmt.Errorf("DWARF: %v", r)
 		}
 	}()
-	d, err := lineDWARF(f)
-	if err != nil {
-		return nil, err
-	}
-	lt = &lineTable{d: d}
+	lt = &lineTable{whole: d}
 	r := d.Reader()
 	for last := dwarf.Offset(0); ; {
 		e, err := r.Next()
@@ -117,7 +164,7 @@ func loadLines(f *elf.File) (lt *lineTable, err error) {
 			r.SkipChildren()
 			continue
 		}
-		u := &lineUnit{cu: e}
+		u := &lineUnit{cu: e, d: d}
 		ranges, _ := d.Ranges(e)
 		n := len(lt.ranges)
 		for _, rg := range ranges {
@@ -145,7 +192,7 @@ func loadLines(f *elf.File) (lt *lineTable, err error) {
 // line when the row names no file.
 func (lt *lineTable) find(pc uint64) (file string, line int) {
 	for u := range lt.units(pc) {
-		if file, line, ok := u.table(lt.d).find(pc); ok {
+		if file, line, ok := u.table().find(pc); ok {
 			return file, line
 		}
 	}
@@ -154,10 +201,10 @@ func (lt *lineTable) find(pc uint64) (file string, line int) {
 
 // table returns the unit's line table, decoding it on first use. It is
 // empty when the unit has no line program or it cannot be read.
-func (u *lineUnit) table(d *dwarf.Data) *lineRows {
+func (u *lineUnit) table() *lineRows {
 	u.once.Do(func() {
 		var err error
-		if u.rows, err = decodeLines(d, u.cu); err != nil {
+		if u.rows, err = decodeLines(u.d, u.cu); err != nil {
 			name, _ := u.cu.Val(dwarf.AttrName).(string)
 			logrus.Debugf("frames: line program of %q: %v", name, err)
 		}
@@ -373,46 +420,22 @@ func fullPath(name string, cu *dwarf.Entry) string {
 	return name
 }
 
-// lineDWARF loads the DWARF data line tables need: the sections of units,
-// names and line programs, not the location lists, types or macros
-// debug/elf's DWARF loads too. Compressed sections (SHF_COMPRESSED, as in
-// the separate debug files of distributions) are decompressed in
-// parallel: for libc's debug file this is most of the time a backtrace
-// with source lines takes.
-func lineDWARF(f *elf.File) (*dwarf.Data, error) {
-	for _, s := range f.Sections {
-		if strings.HasPrefix(s.Name, ".zdebug_") {
-			return f.DWARF() // GNU's old compressed sections: debug/elf knows them
-		}
-	}
-	names := [...]string{"abbrev", "info", "line", "str", "ranges", "line_str", "rnglists", "str_offsets", "addr"}
-	var data [len(names)][]byte
-	var errs [len(names)]error
-	var wg sync.WaitGroup
-	for i, n := range names {
-		s := f.Section(".debug_" + n)
-		if s == nil || s.Type == elf.SHT_NOBITS {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			data[i], errs[i] = s.Data()
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf(".debug_%s: %w", names[i], err)
-		}
-	}
-	d, err := dwarf.New(data[0], nil, nil, data[1], data[2], nil, data[4], data[3])
+// lineDWARF loads the DWARF data line tables need, every section whole
+// (dwarfSectionNames: not the location lists, types or macros debug/elf's
+// DWARF loads too). Compressed sections (SHF_COMPRESSED, as in the
+// separate debug files of distributions) are decompressed in parallel.
+func lineDWARF(secs *dwarfSections) (*dwarf.Data, error) {
+	data, err := secs.whole(secAbbrev, secInfo, secLine, secStr, secRanges, secLineStr, secRnglists, secStrOffsets, secAddr)
 	if err != nil {
 		return nil, err
 	}
-	for i := 5; i < len(names); i++ {
+	d, err := dwarf.New(data[secAbbrev], nil, nil, data[secInfo], data[secLine], nil, data[secRanges], data[secStr])
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range [...]int{secLineStr, secRnglists, secStrOffsets, secAddr} {
 		if data[i] != nil {
-			if err := d.AddSection(".debug_"+names[i], data[i]); err != nil {
+			if err := d.AddSection(".debug_"+dwarfSectionNames[i], data[i]); err != nil {
 				return nil, err
 			}
 		}

@@ -48,6 +48,10 @@ type Module struct {
 	memo     sync.Map    // Memo's values, by key
 	data     *moduleData
 	err      error // the error opening the file (set early by ModulesFromMappings when it cannot be opened)
+	// eagerDWARF makes the line table read the whole of the DWARF
+	// (loadLines) rather than the units asked for (loadSparse): the
+	// reference tests compare the two against.
+	eagerDWARF bool
 }
 
 // Memo returns the value stored under key on the module, building it with

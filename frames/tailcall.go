@@ -41,6 +41,7 @@ const (
 type callSite struct {
 	ret    uint64
 	origin dwarf.Offset // the DIE of the called function (DW_AT_call_origin)
+	d      *dwarf.Data  // the DWARF origin is an offset in
 	tail   bool
 }
 
@@ -79,12 +80,12 @@ func (m *Module) TailCallsBetween(ra, calleeStart uint64) []TailCall {
 		return cs
 	}
 	targetsOf := map[dwarf.Offset][]uint64{}
-	targets := func(origin dwarf.Offset) []uint64 {
-		if t, ok := targetsOf[origin]; ok {
+	targets := func(cs *callSite) []uint64 {
+		if t, ok := targetsOf[cs.origin]; ok {
 			return t
 		}
-		t := lt.entries(m, origin)
-		targetsOf[origin] = t
+		t := entries(m, cs.d, cs.origin)
+		targetsOf[cs.origin] = t
 		return t
 	}
 	var site *callSite
@@ -97,7 +98,7 @@ func (m *Module) TailCallsBetween(ra, calleeStart uint64) []TailCall {
 	if site == nil {
 		return nil
 	}
-	siteTargets := targets(site.origin)
+	siteTargets := targets(site)
 	if len(siteTargets) == 0 || slices.Contains(siteTargets, callee) {
 		return nil
 	}
@@ -116,7 +117,7 @@ func (m *Module) TailCallsBetween(ra, calleeStart uint64) []TailCall {
 			if !cs.tail {
 				continue
 			}
-			to := targets(cs.origin)
+			to := targets(&cs)
 			next := append(slices.Clip(path), cs)
 			if slices.Contains(to, callee) {
 				chains = append(chains, next)
@@ -175,7 +176,7 @@ func (m *Module) TailCallsBetween(ra, calleeStart uint64) []TailCall {
 func onPath(path []callSite, fn uint64, lt *lineTable) bool {
 	for _, cs := range path {
 		for u := range lt.units(cs.ret - 1) {
-			if f, ok := u.subprogramAt(lt.d, cs.ret-1); ok && f.lo == fn {
+			if f, ok := u.subprogramAt(cs.ret - 1); ok && f.lo == fn {
 				return true
 			}
 		}
@@ -191,7 +192,7 @@ func onPath(path []callSite, fn uint64, lt *lineTable) bool {
 // gives what was read before it.
 func (lt *lineTable) callSites(pc uint64) []callSite {
 	for u := range lt.units(pc) {
-		f, ok := u.subprogramAt(lt.d, pc)
+		f, ok := u.subprogramAt(pc)
 		if !ok || !f.children {
 			continue
 		}
@@ -203,7 +204,7 @@ func (lt *lineTable) callSites(pc uint64) []callSite {
 				}
 			}()
 			var err error
-			if sites, err = readCallSites(lt.d, f.off, &sites); err != nil {
+			if sites, err = readCallSites(u.d, f.off, &sites); err != nil {
 				logrus.Debugf("frames: call sites of the subprogram at %#x: %v", f.off, err)
 			}
 		}()
@@ -248,7 +249,7 @@ func readCallSites(d *dwarf.Data, off dwarf.Offset, out *[]callSite) ([]callSite
 			if len(sites) >= maxCallSites {
 				return sites, fmt.Errorf("more than %d call sites under the subprogram at %#x", maxCallSites, off)
 			}
-			cs := callSite{}
+			cs := callSite{d: d}
 			ret, ok := e.Val(dwarf.AttrCallReturnPC).(uint64)
 			if !ok {
 				ret, ok = e.Val(dwarf.AttrLowpc).(uint64) // GNU: the return address
@@ -277,8 +278,8 @@ func readCallSites(d *dwarf.Data, off dwarf.Offset, out *[]callSite) ([]callSite
 // DIE is at off (a call site's DW_AT_call_origin, often a declaration):
 // its DW_AT_low_pc, else those of the function of its name and the
 // clones GCC made of it (Module.LookupFunction).
-func (lt *lineTable) entries(m *Module, off dwarf.Offset) []uint64 {
-	r := lt.d.Reader()
+func entries(m *Module, d *dwarf.Data, off dwarf.Offset) []uint64 {
+	r := d.Reader()
 	r.Seek(off)
 	e, err := r.Next()
 	if err != nil || e == nil {
@@ -287,7 +288,7 @@ func (lt *lineTable) entries(m *Module, off dwarf.Offset) []uint64 {
 	if lo, ok := e.Val(dwarf.AttrLowpc).(uint64); ok {
 		return []uint64{lo}
 	}
-	name := originName(lt.d, e)
+	name := originName(d, e)
 	if name == "??" {
 		return nil
 	}

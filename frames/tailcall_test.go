@@ -35,12 +35,12 @@ func TestTailCallsAreGdbsVirtualFrames(t *testing.T) {
 	main, _ := entry("main")
 	var ra, mainRA uint64 // stage1's call to stage2, main's to stage1
 	for _, cs := range lt.callSites(stage1) {
-		if t := lt.entries(m, cs.origin); len(t) == 1 && t[0] == stage2 && !cs.tail {
+		if t := entries(m, cs.d, cs.origin); len(t) == 1 && t[0] == stage2 && !cs.tail {
 			ra = cs.ret
 		}
 	}
 	for _, cs := range lt.callSites(main) {
-		if t := lt.entries(m, cs.origin); len(t) == 1 && t[0] == stage1 {
+		if t := entries(m, cs.d, cs.origin); len(t) == 1 && t[0] == stage1 {
 			mainRA = cs.ret
 		}
 	}

@@ -219,3 +219,32 @@ func TestBtJSONAndExitStatus(t *testing.T) {
 	})
 	checkRunning(t, pid)
 }
+
+// TestBtReadsOnlyTheUnitsOfItsPCs checks, on a threaded process whose
+// libc has its separate debug file (libc6-dbg; skipped without it), that
+// a one-shot bt names libc's frames from their compilation units alone
+// (.debug_aranges), never reading the whole of libc's DWARF.
+func TestBtReadsOnlyTheUnitsOfItsPCs(t *testing.T) {
+	path, _ := filepathAbs(dumpFixture(t, "deep-v3-O2"))
+	fx := startFixture(t, path, "threads")
+	pid := fx.Process.Pid
+	requirePtrace(t, pid)
+	for _, method := range []string{"sframe", "all"} {
+		code, out, errOut := runSfdbg("--log-level=debug", "bt", "--method", method, strconv.Itoa(pid))
+		if code > exitFindings {
+			t.Fatalf("bt --method %s: status %d: %s", method, code, errOut)
+		}
+		if !strings.Contains(errOut, "separate debug file") {
+			t.Skip("libc has no separate debug file here (install libc6-dbg)")
+		}
+		if !strings.Contains(errOut, "libc.so.6: ") || !strings.Contains(errOut, "address ranges of units") {
+			t.Errorf("bt --method %s: libc's units not found through .debug_aranges:\n%s", method, errOut)
+		}
+		if strings.Contains(errOut, "DWARF: reading all of it") {
+			t.Errorf("bt --method %s read a whole DWARF:\n%s", method, errOut)
+		}
+		if method == "sframe" && !strings.Contains(out, "start_thread () at nptl/pthread_create.c:") {
+			t.Errorf("bt --method %s: no source line for start_thread:\n%s", method, out)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sfdbg/sfdbg/debugger"
+	"github.com/sfdbg/sfdbg/frames"
 )
 
 var (
@@ -43,9 +44,20 @@ func sfdbgBinary(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	// The decompressed DWARF sfdbg caches (frames.DebugCacheDir) goes to
+	// a temporary directory, for this process and the sfdbg it starts,
+	// not to the user's cache.
+	cache, err := os.MkdirTemp("", "sfdbg-cmd-cache-")
+	if err == nil {
+		os.Setenv("SFDBG_CACHE_DIR", cache)
+		frames.DebugCacheDir = cache
+	}
 	code := m.Run()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
+	}
+	if cache != "" {
+		os.RemoveAll(cache)
 	}
 	os.Exit(code)
 }

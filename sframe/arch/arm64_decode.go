@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sfdbg/sfdbg/sframe/rule"
 	"golang.org/x/arch/arm64/arm64asm"
@@ -487,10 +488,12 @@ func arm64AddSub(w uint32, inst *Inst) bool {
 	return false
 }
 
-// arm64NoDest lists arm64asm mnemonics whose first operand is not written.
-var arm64NoDest = map[arm64asm.Op]bool{}
-
-func init() {
+// arm64NoDest lists arm64asm mnemonics whose first operand is not written,
+// built on first use: naming arm64asm's 4096 op codes costs most of a
+// millisecond, which every sfdbg command would pay at start-up (a one-shot
+// bt takes a few).
+var arm64NoDest = sync.OnceValue(func() map[arm64asm.Op]bool {
+	noDest := map[arm64asm.Op]bool{}
 	names := map[string]bool{}
 	for _, name := range strings.Fields(`CMP CMN TST CCMP CCMN FCMP FCMPE FCCMP FCCMPE
 		MSR SYS DC IC AT TLBI DMB DSB ISB SB CLREX NOP YIELD WFE WFI SEV SEVL HINT
@@ -501,10 +504,11 @@ func init() {
 	// arm64asm's Op values are dense from 1 (its tables.go); 4096 covers them.
 	for op := arm64asm.Op(1); op < 4096; op++ {
 		if names[op.String()] {
-			arm64NoDest[op] = true
+			noDest[op] = true
 		}
 	}
-}
+	return noDest
+})
 
 // arm64Generic decodes the rest with arm64asm: the first operand is the
 // destination (two for loads of pairs), unless the mnemonic is a store or
@@ -518,7 +522,7 @@ func arm64Generic(w uint32, code []byte, inst *Inst) {
 	}
 	name := d.Op.String()
 	store := strings.HasPrefix(name, "ST")
-	if !store && !arm64NoDest[d.Op] {
+	if !store && !arm64NoDest()[d.Op] {
 		n := 1
 		if strings.HasPrefix(name, "LD") && strings.Contains(name, "P") {
 			n = 2 // ldp-like: two destinations

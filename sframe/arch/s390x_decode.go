@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/sfdbg/sfdbg/sframe/rule"
 	"golang.org/x/arch/s390x/s390xasm"
@@ -158,7 +159,12 @@ func s390xKey(b []byte) uint16 {
 	return op
 }
 
-func init() {
+// s390xOpsOnce fills s390xOps on first use (buildS390XOps): parsing the
+// table costs a fraction of a millisecond that every sfdbg command would
+// otherwise pay at start-up.
+var s390xOpsOnce sync.Once
+
+func buildS390XOps() {
 	// Each line: format, effect, then opcodes (hex, as in s390xKey).
 	table := []struct {
 		format, effect uint8
@@ -371,6 +377,7 @@ func (S390X) Decode(code []byte, pc uint64, inst *Inst) error {
 		return nil
 	}
 	key := s390xKey(b)
+	s390xOpsOnce.Do(buildS390XOps)
 	e := &s390xOps[key]
 	if !e.known {
 		inst.Class = Unknown
