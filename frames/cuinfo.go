@@ -36,7 +36,7 @@ func (m *Module) CompUnitAt(pc uint64) (cu CompUnit, ok bool) {
 	}
 	link := pc - m.Bias
 	for u := range lt.units(link) {
-		if _, _, found := u.table(lt.d).find(link); !found {
+		if _, _, found := u.table().find(link); !found {
 			continue
 		}
 		e := u.cu

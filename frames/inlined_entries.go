@@ -33,7 +33,9 @@ func (m *Module) InlinedEntries(name string) []uint64 {
 		return nil
 	}
 	lt.inlinedIdx.once.Do(func() {
-		lt.inlinedIdx.byName = indexInlined(lt.d)
+		if d := lt.wholeData(); d != nil {
+			lt.inlinedIdx.byName = indexInlined(d)
+		}
 	})
 	var out []uint64
 	for _, a := range lt.inlinedIdx.byName[name] {

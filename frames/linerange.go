@@ -35,7 +35,7 @@ func (m *Module) LineRange(pc uint64) (file string, line int, start, end uint64,
 	}
 	link := pc - m.Bias
 	for u := range lt.units(link) {
-		tables := gdbLineTables(lt.d, u.cu)
+		tables := gdbLineTables(u.d, u.cu)
 		if f, l, s, e, found := gdbFind(tables, link); found {
 			if e != 0 {
 				e += m.Bias

@@ -24,7 +24,11 @@ func (m *Module) GlobalType(name string) (t dwarf.Type, ok bool) {
 			t, ok = nil, false
 		}
 	}()
-	r := lt.d.Reader()
+	dd := lt.wholeData()
+	if dd == nil {
+		return nil, false
+	}
+	r := dd.Reader()
 	for last := dwarf.Offset(0); ; {
 		e, err := r.Next()
 		if err != nil || e == nil {
@@ -46,7 +50,7 @@ func (m *Module) GlobalType(name string) (t dwarf.Type, ok bool) {
 			n, _ := e.Val(dwarf.AttrName).(string)
 			off, has := e.Val(dwarf.AttrType).(dwarf.Offset)
 			if spec, isDef := e.Val(dwarf.AttrSpecification).(dwarf.Offset); isDef {
-				sr := lt.d.Reader()
+				sr := dd.Reader()
 				sr.Seek(spec)
 				if se, err := sr.Next(); err == nil && se != nil {
 					if n == "" {
@@ -58,10 +62,10 @@ func (m *Module) GlobalType(name string) (t dwarf.Type, ok bool) {
 				}
 			}
 			if n == name {
-				if !has || !typeChainEnds(lt.d, off) {
+				if !has || !typeChainEnds(dd, off) {
 					return nil, false
 				}
-				ty, err := lt.d.Type(off)
+				ty, err := dd.Type(off)
 				return ty, err == nil
 			}
 		}
