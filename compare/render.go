@@ -66,6 +66,13 @@ type TextOptions struct {
 	// functions by ELF symbol (faster: no DWARF).
 	NoLines bool
 	Style   Style
+	// Args, when set, gives the argument list of the frame shown as s,
+	// printed between the parentheses of its location as gdb prints it
+	// ("weigh (r=0x7ffd...) at ..."); ok false leaves "()".
+	Args func(s Shown) (args string, ok bool)
+	// After, when set, writes what follows the line of the frame shown
+	// as s (the locals of gdb's "bt full").
+	After func(w io.Writer, s Shown)
 }
 
 // levelWidth is the width of the level column: "#" and the largest level
@@ -95,6 +102,11 @@ func (t *Trace) appendFrameLine(b []byte, s Shown, width int, opts TextOptions, 
 		loc = Location(t.space, f.PC, f.LookupPC(), !opts.NoLines)
 		if locs != nil && len(locs) < 1<<16 {
 			locs[k] = loc
+		}
+	}
+	if opts.Args != nil && !sig {
+		if args, ok := opts.Args(s); ok {
+			loc = strings.Replace(loc, " ()", " ("+args+")", 1)
 		}
 	}
 	n := len(b)
@@ -274,6 +286,9 @@ func (t *Trace) WriteText(w io.Writer, opts TextOptions) {
 		line = t.appendFrameLine(line[:0], s, width, opts, locs)
 		line = wrapFrameLine(line)
 		bw.Write(append(line, '\n'))
+		if opts.After != nil {
+			opts.After(bw, s)
+		}
 	}
 	if opts.NoLines {
 		for i := lo; i < hi; i++ {

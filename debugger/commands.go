@@ -213,7 +213,7 @@ func newCommandTable() *commandTable {
 	t := &commandTable{}
 	setSettings, showSettings := settingCommands()
 	t.cmds = []*command{
-		{aliases: []string{"backtrace", "bt", "where"}, args: "[N|-N] [" + compare.MethodNames("|") + "|all|compare]", needsTarget: true,
+		{aliases: []string{"backtrace", "bt", "where"}, args: "[full] [N|-N] [" + compare.MethodNames("|") + "|all|compare]", needsTarget: true,
 			help: `Print the backtrace of the selected thread.
 N prints the innermost N frames, -N the outermost N; the words may come in
 any order. The method says how the stack is unwound: sframe (the .sframe
@@ -228,7 +228,8 @@ end: both say outermost); FP is the same check for the frame-pointer
 chain (ok, differs). It prints what "sfdbg bt" prints for the thread: one
 engine. "frame", "up" and "down" then select in the list it printed.
 A trace stops at the backtrace limit (256 frames; "set backtrace limit").
-"bt full" is refused: locals are not supported yet.`,
+Frame lines show the arguments as gdb does (r=0x..., n=n@entry=5,
+<optimized out>); "bt full" adds each frame's locals.`,
 			complete: completeWords("sframe", "cfi", "fp", "all", "compare"),
 			run:      cmdBacktraceNotes},
 		{aliases: []string{"frame", "f"}, args: "[N]", needsTarget: true,
@@ -252,6 +253,7 @@ Shows where the frame's return address and saved frame pointer are, and
 the rules each method used to find its caller: the SFrame FDE and FRE,
 the DWARF CFI row, the frame-pointer record, with the caller each found.`,
 					run: cmdInfoFrame},
+				localsCommands[0], localsCommands[1],
 				{aliases: []string{"sframe", "sf"}, args: "[PC]", needsTarget: true,
 					help: `Decode the SFrame FDE and FREs at PC (=> the FRE in effect).
 PC defaults to the selected frame's lookup PC (PC-1 for a return
@@ -325,6 +327,7 @@ F: x hex, d signed, u unsigned, o octal, t binary, a address, c char.`,
 			complete: completeFunctions,
 			repeat:   sameArgs,
 			run:      cmdPrint},
+		localsCommands[2],
 		{aliases: []string{"x"}, args: "/NFU ADDR", needsTarget: true,
 			help: `Examine memory at ADDR: N units of size U in format F.
 N units (default 1) of size U (b 1, h 2, w 4, g 8 bytes; default w) in
@@ -451,6 +454,7 @@ see only those frames. N is 1 to 1000000; unlimited (or 0, as in gdb) is
 program's main; on shows the frames past it (__libc_start_call_main,
 _start), as one-shot "sfdbg bt" always does.`,
 					run: cmdSetBacktrace},
+				localsCommands[3],
 			}, setSettings...)},
 		{aliases: []string{"show"},
 			help: "Show a setting: backtrace limit, pagination, confirm, ...",

@@ -472,6 +472,9 @@ func cmdPrint(s *Session, args string) error {
 		}
 		args = "$"
 	}
+	if handled, err := s.printVar(args, letter); handled || err != nil {
+		return err
+	}
 	v, err := s.evalExpr(args)
 	if err != nil {
 		return err

@@ -10,8 +10,8 @@ import (
 // were not there ("bt full" printed a plain bt).
 func TestNoCommandDropsWordsItDoesNotUnderstand(t *testing.T) {
 	for _, tc := range []struct{ line, want string }{
-		{"bt full", "bt full: locals are not supported yet"},
-		{"bt 3 full", "bt full: locals are not supported yet"},
+		{"bt full junk", `"junk" is neither a frame count`},
+		{"bt 3 full junk", `"junk" is neither a frame count`},
 		{"bt 3 junk", `"junk" is neither a frame count`},
 		{"frame 1 junk", `Invalid number "1 junk"`},
 		{"up 1 junk", `Invalid number "1 junk"`},

@@ -31,6 +31,12 @@ type lineTable struct {
 	ranges  []cuRange   // sorted by lo
 	maxHi   []uint64    // maxHi[i] is the largest hi of ranges[:i+1]
 	noRange []*lineUnit // units without an address range
+	// file is the ELF file d was read from; locs its location-list
+	// sections, read on the first variable lookup (varloc.go).
+	file     *elf.File
+	locsOnce sync.Once
+	locs     locSections
+	globalState
 }
 
 // cuRange is one address range [lo, hi) of a compilation unit.
@@ -96,7 +102,7 @@ func loadLines(f *elf.File) (lt *lineTable, err error) {
 	if err != nil {
 		return nil, err
 	}
-	lt = &lineTable{d: d}
+	lt = &lineTable{d: d, file: f}
 	r := d.Reader()
 	for last := dwarf.Offset(0); ; {
 		e, err := r.Next()

@@ -1,0 +1,723 @@
+package debugger
+
+// Locals, arguments and values of C programs, as gdb prints them: info
+// locals, info args, bt full and the arguments in frame lines, print VAR,
+// ptype and set var. The variables are frames.Scope's (DWARF); the
+// registers of each frame come from the listed trace, replayed once
+// (compare.Trace.FramesTo).
+
+import (
+	"debug/dwarf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/frames"
+)
+
+// localsCommands are the command table's entries of this file: info
+// locals, info args, ptype and set variable.
+var localsCommands = []*command{
+	{aliases: []string{"locals"}, needsTarget: true,
+		help: `Print the selected frame's local variables, as gdb does.
+Innermost block first, from the DWARF of C programs: base types,
+pointers (char * with its string), structures, arrays, enums;
+<optimized out> where DWARF gives no location at the PC.`,
+		run: cmdInfoLocals},
+	{aliases: []string{"args"}, needsTarget: true,
+		help: "Print the selected frame's arguments, as gdb does.",
+		run:  cmdInfoArgs},
+	{aliases: []string{"ptype"}, args: "EXPR | struct|union|enum NAME | TYPE", needsTarget: true,
+		help: `Print the type of a variable expression or a type name, as gdb does.
+EXPR is a variable of the selected frame or a global, with .FIELD,
+->FIELD, [N], * and &.`,
+		run: cmdPtype},
+	{aliases: []string{"variable", "var"}, args: "VAR = VALUE", needsTarget: true,
+		help: `Assign VALUE to the variable VAR in the selected frame.
+VAR is a local, an argument or a global in memory, with .FIELD, ->FIELD,
+[N] and *; VALUE a number or expression as print takes it, an enumerator
+or a character ('a'). Integers, pointers, enums, characters and
+floating-point values; a variable held in a register is refused.`,
+		run: cmdSetVar},
+}
+
+// entryValueFrames is how many callers of a frame are recovered with it
+// for its entry values (frames' recursion bound, plus one).
+const entryValueFrames = 9
+
+// errNoSymtab is gdb's answer where a frame has no DWARF function.
+var errNoSymtab = errors.New("No symbol table info available.")
+
+// varContext reads the variables of a trace's frames.
+type varContext struct {
+	tr  *compare.Trace
+	sp  *frames.Space
+	f   *cFormatter
+	fs  []frames.Frame
+	vfs []frames.VarFrame
+}
+
+func (s *Session) varContext(tr *compare.Trace) (*varContext, error) {
+	sp, err := s.space()
+	if err != nil {
+		return nil, err
+	}
+	return &varContext{tr: tr, sp: sp, f: &cFormatter{sp: sp}}, nil
+}
+
+// varFrame returns physical frame i as its variables are read, with its
+// callers (an entry value's call site may pass on an entry value of the
+// caller's, up to entryValueFrames frames up); the registers of frames 0
+// to i+entryValueFrames are recovered on first need.
+func (c *varContext) varFrame(i int) (*frames.VarFrame, error) {
+	if i+entryValueFrames >= len(c.fs) && len(c.fs) < len(c.tr.Frames) {
+		c.fs = c.tr.FramesTo(max(i+entryValueFrames, len(c.fs)*2))
+		c.vfs = make([]frames.VarFrame, len(c.fs))
+		for k := range c.fs {
+			c.vfs[k] = frames.VarFrame{Frame: &c.fs[k], CFA: c.fs[k].CFA, Space: c.sp}
+			if k > 0 {
+				c.vfs[k-1].Caller = &c.vfs[k]
+			}
+		}
+	}
+	if i >= len(c.vfs) {
+		return nil, fmt.Errorf("cannot recompute the registers of frame %d", c.tr.Level(i))
+	}
+	return &c.vfs[i], nil
+}
+
+// scope returns the variables of the frame shown as sh and the frame they
+// are read in.
+func (c *varContext) scope(sh compare.Shown) (*frames.Scope, *frames.VarFrame, error) {
+	f := &c.tr.Frames[sh.Frame]
+	if sh.TailCall || f.Module == nil || f.SignalTrampoline() {
+		return nil, nil, errNoSymtab
+	}
+	depth := 0
+	if sh.Inline {
+		depth = c.tr.Level(sh.Frame) - sh.Level
+	}
+	sc, err := f.Module.FrameScope(f.LookupPC(), depth)
+	if err != nil {
+		return nil, nil, errNoSymtab
+	}
+	vf, err := c.varFrame(sh.Frame)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sc, vf, nil
+}
+
+// valueError is how a value that cannot be read is printed.
+func valueError(err error) string {
+	var me *frames.MemoryError
+	switch {
+	case errors.Is(err, frames.ErrOptimizedOut):
+		return "<optimized out>"
+	case errors.As(err, &me):
+		return fmt.Sprintf("<error: Cannot access memory at address %#x>", me.Addr)
+	}
+	return "<error: " + err.Error() + ">"
+}
+
+// varText reads v and formats it.
+func (c *varContext) varText(sc *frames.Scope, v *frames.Var, vf *frames.VarFrame, mode valueMode) (string, frames.Value, error) {
+	val, err := sc.Read(v, vf)
+	if err != nil {
+		return valueError(err), val, err
+	}
+	return c.f.format(v.Type, val.Bytes, mode, 0), val, nil
+}
+
+// argsText is the argument list of a frame line, as gdb prints it with
+// "print entry-values default": r=0x..., n=n@entry=5 where the value at
+// entry (from the caller's call site) is known and the same, "v=6,
+// v@entry=5" where it differs.
+func (c *varContext) argsText(sh compare.Shown) (string, bool) {
+	sc, vf, err := c.scope(sh)
+	if err != nil {
+		return "", false
+	}
+	var parts []string
+	for i := range sc.Params {
+		p := &sc.Params[i]
+		text, val, err := c.varText(sc, p, vf, modeArg)
+		ent, entOK := sc.ReadEntry(p, vf)
+		switch {
+		case !entOK:
+			parts = append(parts, p.Name+"="+text)
+		case err == nil && string(val.Bytes) == string(ent.Bytes):
+			parts = append(parts, p.Name+"="+p.Name+"@entry="+text)
+		default:
+			parts = append(parts, p.Name+"="+text, p.Name+"@entry="+c.f.format(p.Type, ent.Bytes, modeArg, 0))
+		}
+	}
+	return strings.Join(parts, ", "), true
+}
+
+// writeLocals writes "name = value" for the frame's locals, each line
+// prefixed by indent; "No locals." when there are none.
+func (c *varContext) writeLocals(w io.Writer, sh compare.Shown, indent string) {
+	sc, vf, err := c.scope(sh)
+	if err != nil {
+		fmt.Fprintf(w, "%s%s\n", indent, err)
+		return
+	}
+	if len(sc.Locals) == 0 {
+		fmt.Fprintf(w, "%sNo locals.\n", indent)
+		return
+	}
+	for i := range sc.Locals {
+		v := &sc.Locals[i]
+		text, _, _ := c.varText(sc, v, vf, modeNested)
+		fmt.Fprintf(w, "%s%s = %s\n", indent, v.Name, text)
+	}
+}
+
+// cmdInfoLocals implements "info locals".
+func cmdInfoLocals(s *Session, args string) error {
+	if strings.TrimSpace(args) != "" {
+		return fmt.Errorf("info locals: sfdbg takes no arguments (%q)", args)
+	}
+	sh, tr, err := s.selectedShown()
+	if err != nil {
+		return err
+	}
+	c, err := s.varContext(tr)
+	if err != nil {
+		return err
+	}
+	if _, _, err := c.scope(sh); err != nil {
+		return err
+	}
+	c.writeLocals(s.ui, sh, "")
+	return nil
+}
+
+// cmdInfoArgs implements "info args".
+func cmdInfoArgs(s *Session, args string) error {
+	if strings.TrimSpace(args) != "" {
+		return fmt.Errorf("info args: sfdbg takes no arguments (%q)", args)
+	}
+	sh, tr, err := s.selectedShown()
+	if err != nil {
+		return err
+	}
+	c, err := s.varContext(tr)
+	if err != nil {
+		return err
+	}
+	sc, vf, err := c.scope(sh)
+	if err != nil {
+		return err
+	}
+	if len(sc.Params) == 0 {
+		s.printf("No arguments.\n")
+		return nil
+	}
+	for i := range sc.Params {
+		text, _, _ := c.varText(sc, &sc.Params[i], vf, modeNested)
+		s.printf("%s = %s\n", sc.Params[i].Name, text)
+	}
+	return nil
+}
+
+// typed is a value of an expression on variables: its type, bytes and,
+// for an lvalue, where it lives.
+type typed struct {
+	t     dwarf.Type
+	b     []byte
+	addr  uint64
+	inMem bool
+	reg   bool // the whole value in a register (not assignable by sfdbg)
+}
+
+// varPath is a C expression sfdbg evaluates on variables: [*...|&] NAME
+// followed by .FIELD, ->FIELD and [N].
+type varPath struct {
+	derefs int
+	addrOf bool
+	name   string
+	steps  []pathStep
+}
+
+type pathStep struct {
+	kind  byte // '.', '>' (->) or '['
+	field string
+	index int64
+}
+
+// parseVarPath parses expr as a varPath; ok is false when it is not one
+// (it is then left to the integer expression evaluator).
+func parseVarPath(expr string) (varPath, bool) {
+	var p varPath
+	e := strings.TrimSpace(expr)
+	for strings.HasPrefix(e, "*") {
+		p.derefs++
+		e = strings.TrimSpace(e[1:])
+	}
+	if p.derefs == 0 && strings.HasPrefix(e, "&") {
+		p.addrOf = true
+		e = strings.TrimSpace(e[1:])
+	}
+	ident := func(s string) (string, string) {
+		i := 0
+		for i < len(s) && (s[i] == '_' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || i > 0 && s[i] >= '0' && s[i] <= '9') {
+			i++
+		}
+		return s[:i], s[i:]
+	}
+	p.name, e = ident(e)
+	if p.name == "" {
+		return p, false
+	}
+	for e = strings.TrimSpace(e); e != ""; e = strings.TrimSpace(e) {
+		var st pathStep
+		switch {
+		case strings.HasPrefix(e, "."):
+			st.kind = '.'
+			st.field, e = ident(strings.TrimSpace(e[1:]))
+		case strings.HasPrefix(e, "->"):
+			st.kind = '>'
+			st.field, e = ident(strings.TrimSpace(e[2:]))
+		case strings.HasPrefix(e, "["):
+			end := strings.IndexByte(e, ']')
+			if end < 0 {
+				return p, false
+			}
+			n, err := strconv.ParseInt(strings.TrimSpace(e[1:end]), 0, 64)
+			if err != nil {
+				return p, false
+			}
+			st.kind, st.index, e = '[', n, e[end+1:]
+		default:
+			return p, false
+		}
+		if st.kind != '[' && st.field == "" {
+			return p, false
+		}
+		p.steps = append(p.steps, st)
+	}
+	return p, true
+}
+
+// lookupVar finds a variable by name as gdb does in the selected frame:
+// its locals (innermost block first) and arguments, then the DWARF
+// globals of the frame's module, then of every module (the main
+// executable first). ok is false when there is none.
+func (s *Session) lookupVar(name string) (c *varContext, sc *frames.Scope, v *frames.Var, vf *frames.VarFrame, ok bool, err error) {
+	sh, tr, err := s.selectedShown()
+	if err != nil {
+		return nil, nil, nil, nil, false, err
+	}
+	c, err = s.varContext(tr)
+	if err != nil {
+		return nil, nil, nil, nil, false, err
+	}
+	var frameMod *frames.Module
+	if sc, vf, err := c.scope(sh); err == nil {
+		for i := range sc.Locals {
+			if sc.Locals[i].Name == name {
+				return c, sc, &sc.Locals[i], vf, true, nil
+			}
+		}
+		for i := range sc.Params {
+			if sc.Params[i].Name == name {
+				return c, sc, &sc.Params[i], vf, true, nil
+			}
+		}
+		frameMod = tr.Frames[sh.Frame].Module
+	}
+	vf, _ = c.varFrame(sh.Frame)
+	if vf == nil {
+		vf = &frames.VarFrame{Frame: &frames.Frame{}, Space: c.sp}
+	}
+	mods := mainFirst(c.sp)
+	if frameMod != nil {
+		mods = append([]*frames.Module{frameMod}, mods...)
+	}
+	for _, m := range mods {
+		if gsc, gv, ok := m.LookupGlobal(name); ok {
+			return c, gsc, gv, vf, true, nil
+		}
+	}
+	return c, nil, nil, nil, false, nil
+}
+
+// evalPath evaluates p on variables; ok is false when p's name is no
+// variable (the caller then tries symbols and registers).
+func (s *Session) evalPath(p varPath) (t typed, c *varContext, ok bool, err error) {
+	c, sc, v, vf, found, err := s.lookupVar(p.name)
+	if err != nil || !found {
+		return typed{}, c, false, err
+	}
+	val, err := sc.Read(v, vf)
+	if err != nil {
+		if v.TypeErr != nil {
+			return typed{}, c, true, v.TypeErr
+		}
+		return typed{}, c, true, err
+	}
+	t = typed{t: v.Type, b: val.Bytes, addr: val.Addr, inMem: val.InMemory, reg: val.InReg}
+	for _, st := range p.steps {
+		if t, err = c.step(t, st); err != nil {
+			return typed{}, c, true, err
+		}
+	}
+	for range p.derefs {
+		if t, err = c.deref(t, 0); err != nil {
+			return typed{}, c, true, err
+		}
+	}
+	if p.addrOf {
+		if !t.inMem {
+			return typed{}, c, true, errors.New("Attempt to take address of value not located in memory.")
+		}
+		b := make([]byte, 8)
+		binary.LittleEndian.PutUint64(b, t.addr)
+		t = typed{t: &dwarf.PtrType{CommonType: dwarf.CommonType{ByteSize: 8}, Type: t.t}, b: b}
+	}
+	return t, c, true, nil
+}
+
+// read reads a value of type t at addr.
+func (c *varContext) read(t dwarf.Type, addr uint64) (typed, error) {
+	n := under(t).Size()
+	if n < 0 || n > frames.MaxValueSize {
+		return typed{}, fmt.Errorf("cannot read a value of type %s (%d bytes)", cTypeName(t), n)
+	}
+	b := make([]byte, n)
+	if k, err := c.sp.Mem.ReadAt(b, addr); k < int(n) {
+		_ = err
+		return typed{}, fmt.Errorf("Cannot access memory at address %#x", addr)
+	}
+	return typed{t: t, b: b, addr: addr, inMem: true}, nil
+}
+
+// deref follows a pointer (element index of it) or takes an array's
+// element index.
+func (c *varContext) deref(v typed, index int64) (typed, error) {
+	switch tt := under(v.t).(type) {
+	case *dwarf.PtrType:
+		et := tt.Type
+		if et == nil || isVoid(et) {
+			return typed{}, errors.New("Attempt to take contents of a non-pointer value.")
+		}
+		size := under(et).Size()
+		return c.read(et, uintOf(v.b)+uint64(index*size))
+	case *dwarf.ArrayType:
+		size := under(tt.Type).Size()
+		if size <= 0 {
+			return typed{}, errors.New("array elements without a size")
+		}
+		off := index * size
+		if v.inMem {
+			return c.read(tt.Type, v.addr+uint64(off))
+		}
+		if off < 0 || off+size > int64(len(v.b)) {
+			return typed{}, fmt.Errorf("no element %d in a value not in memory", index)
+		}
+		return typed{t: tt.Type, b: v.b[off : off+size]}, nil
+	}
+	return typed{}, errors.New("Attempt to take contents of a non-pointer value.")
+}
+
+func isVoid(t dwarf.Type) bool {
+	_, ok := under(t).(*dwarf.VoidType)
+	return ok
+}
+
+// step applies one path step to v.
+func (c *varContext) step(v typed, st pathStep) (typed, error) {
+	switch st.kind {
+	case '[':
+		return c.deref(v, st.index)
+	case '>':
+		if _, ok := under(v.t).(*dwarf.PtrType); !ok {
+			return typed{}, fmt.Errorf("The -> operator needs a pointer; %s is %s.", st.field, cTypeName(v.t))
+		}
+		p, err := c.deref(v, 0)
+		if err != nil {
+			return typed{}, err
+		}
+		v = p
+	}
+	st2, ok := under(v.t).(*dwarf.StructType)
+	if !ok {
+		return typed{}, fmt.Errorf("Attempt to extract a component of a value that is not a structure.")
+	}
+	for _, f := range st2.Field {
+		if f.Name != st.field {
+			continue
+		}
+		if f.BitSize != 0 {
+			return typed{}, fmt.Errorf("sfdbg does not select bit-fields (%s); print the structure", f.Name)
+		}
+		size := under(f.Type).Size()
+		if f.ByteOffset < 0 || size < 0 || f.ByteOffset+size > int64(len(v.b)) {
+			return typed{}, fmt.Errorf("member %s lies outside its structure", f.Name)
+		}
+		return typed{t: f.Type, b: v.b[f.ByteOffset : f.ByteOffset+size], addr: v.addr + uint64(f.ByteOffset), inMem: v.inMem}, nil
+	}
+	return typed{}, fmt.Errorf("There is no member named %s.", st.field)
+}
+
+// printVar prints expr when it is an expression on variables, as gdb's
+// print does; handled is false otherwise.
+func (s *Session) printVar(expr string, letter byte) (handled bool, err error) {
+	p, ok := parseVarPath(expr)
+	if !ok {
+		return false, nil
+	}
+	t, c, found, err := s.evalPath(p)
+	if !found {
+		return false, err
+	}
+	if err != nil {
+		if errors.Is(err, frames.ErrOptimizedOut) {
+			s.printf("$%d = <optimized out>\n", len(s.history)+1)
+			s.history = append(s.history, value{})
+			return true, nil
+		}
+		var me *frames.MemoryError
+		if errors.As(err, &me) {
+			return true, fmt.Errorf("Cannot access memory at address %#x", me.Addr)
+		}
+		return true, err
+	}
+	hv, scalar := historyValue(t)
+	var text string
+	if letter != 0 {
+		if !scalar {
+			return true, fmt.Errorf("print/%c: sfdbg formats scalars only; %s is %s", letter, expr, cTypeName(t.t))
+		}
+		text, err = formatValue(c.sp, hv, letter)
+		if err != nil {
+			return true, err
+		}
+	} else {
+		text = c.f.format(t.t, t.b, modeTop, 0)
+	}
+	s.history = append(s.history, hv)
+	s.printf("$%d = %s\n", len(s.history), text)
+	return true, nil
+}
+
+// historyValue is what the value history keeps of a typed value: a
+// scalar's value, an aggregate's address (sfdbg's history holds numbers).
+func historyValue(t typed) (value, bool) {
+	switch tt := under(t.t).(type) {
+	case *dwarf.PtrType:
+		kind := kindData
+		if isFunc(under(tt.Type)) {
+			kind = kindCode
+		}
+		return value{uintOf(t.b), kind}, true
+	case *dwarf.IntType, *dwarf.CharType, *dwarf.EnumType:
+		return value{uint64(intOf(t.b)), kindInt}, true
+	case *dwarf.UintType, *dwarf.UcharType, *dwarf.BoolType:
+		return value{uintOf(t.b), kindInt}, true
+	}
+	return value{t.addr, kindData}, false
+}
+
+// cmdPtype implements "ptype EXPR" and "ptype struct|union|enum NAME",
+// "ptype TYPENAME".
+func cmdPtype(s *Session, args string) error {
+	expr := strings.TrimSpace(args)
+	if expr == "" {
+		return errors.New("Argument required (one or more choice items).")
+	}
+	if p, ok := parseVarPath(expr); ok {
+		t, _, found, err := s.evalPath(p)
+		if found && err == nil {
+			s.printf("type = %s\n", ptypeText(t.t))
+			return nil
+		}
+		if found && !errors.Is(err, frames.ErrOptimizedOut) {
+			return err
+		}
+		if found {
+			// The type of a value that is not available is known.
+			_, _, v, _, _, _ := s.lookupVar(p.name)
+			if v != nil && len(p.steps) == 0 && p.derefs == 0 && !p.addrOf && v.Type != nil {
+				s.printf("type = %s\n", ptypeText(v.Type))
+				return nil
+			}
+			return err
+		}
+	}
+	sp, err := s.space()
+	if err != nil {
+		return err
+	}
+	name := strings.Join(strings.Fields(expr), " ")
+	for _, m := range mainFirst(sp) {
+		if t, ok := m.LookupType(name); ok {
+			s.printf("type = %s\n", ptypeText(t))
+			return nil
+		}
+		for long, short := range cBaseNames {
+			if short == name {
+				if t, ok := m.LookupType(long); ok {
+					s.printf("type = %s\n", ptypeText(t))
+					return nil
+				}
+			}
+		}
+	}
+	if kind, tag, ok := strings.Cut(name, " "); ok && (kind == "struct" || kind == "union" || kind == "enum") {
+		return fmt.Errorf("No %s type named %s.", kind, tag)
+	}
+	return fmt.Errorf("No symbol \"%s\" in current context.", expr)
+}
+
+// memoryWriter is a target whose memory sfdbg can write (set var).
+type memoryWriter interface {
+	WriteMemory(addr uint64, b []byte) error
+}
+
+// cmdSetVar implements "set var VAR = VALUE": VAR an expression on
+// variables (set var r->key = 3), VALUE an expression print takes, an
+// enumerator of VAR's enum, a character literal or, for a floating-point
+// VAR, a number.
+func cmdSetVar(s *Session, args string) error {
+	lhs, rhs, ok := strings.Cut(args, "=")
+	if !ok || strings.TrimSpace(lhs) == "" || strings.TrimSpace(rhs) == "" {
+		return errors.New("set var: usage: set var VARIABLE = VALUE")
+	}
+	p, ok := parseVarPath(lhs)
+	if !ok || p.addrOf {
+		return fmt.Errorf("set var: %q is not a variable sfdbg can assign (NAME, NAME.FIELD, NAME->FIELD, NAME[N], *NAME)", strings.TrimSpace(lhs))
+	}
+	t, _, found, err := s.evalPath(p)
+	if !found && err == nil {
+		return fmt.Errorf("No symbol \"%s\" in current context.", p.name)
+	}
+	if err != nil {
+		return err
+	}
+	if !t.inMem {
+		if t.reg {
+			return errors.New("set var: the variable is in a register; sfdbg assigns only variables in memory")
+		}
+		return errors.New("Left operand of assignment is not an lvalue.")
+	}
+	b, err := s.assignBytes(t.t, strings.TrimSpace(rhs))
+	if err != nil {
+		return err
+	}
+	w, ok := s.tgt.(memoryWriter)
+	if !ok {
+		return errors.New("set var: this target's memory cannot be written (a process kept stopped, a snapshot or a core)")
+	}
+	if err := w.WriteMemory(t.addr, b); err != nil {
+		return fmt.Errorf("Cannot access memory at address %#x: %v", t.addr, err)
+	}
+	s.invalidate()
+	return nil
+}
+
+// assignBytes encodes the value text rhs for a variable of type t.
+func (s *Session) assignBytes(t dwarf.Type, rhs string) ([]byte, error) {
+	u := under(t)
+	size := u.Size()
+	b := make([]byte, 8)
+	switch tt := u.(type) {
+	case *dwarf.FloatType:
+		x, err := strconv.ParseFloat(rhs, 64)
+		if err != nil {
+			v, err2 := s.evalExpr(rhs)
+			if err2 != nil {
+				return nil, err2
+			}
+			x = float64(int64(v.v))
+		}
+		switch size {
+		case 4:
+			binary.LittleEndian.PutUint32(b, math.Float32bits(float32(x)))
+		case 8:
+			binary.LittleEndian.PutUint64(b, math.Float64bits(x))
+		default:
+			return nil, fmt.Errorf("set var: sfdbg does not write %d-byte floating-point values", size)
+		}
+		return b[:size], nil
+	case *dwarf.EnumType:
+		for _, e := range tt.Val {
+			if e.Name == rhs {
+				binary.LittleEndian.PutUint64(b, uint64(e.Val))
+				return b[:size], nil
+			}
+		}
+	case *dwarf.StructType, *dwarf.ArrayType:
+		return nil, fmt.Errorf("set var: sfdbg assigns scalars only; %s is %s", rhs, cTypeName(t))
+	}
+	if size < 1 || size > 8 {
+		return nil, fmt.Errorf("set var: sfdbg does not write values of type %s", cTypeName(t))
+	}
+	var x uint64
+	if len(rhs) >= 3 && rhs[0] == '\'' && rhs[len(rhs)-1] == '\'' {
+		c, _, tail, err := strconv.UnquoteChar(rhs[1:len(rhs)-1], '\'')
+		if err != nil || tail != "" || c > 0xff {
+			return nil, fmt.Errorf("Invalid character constant %s.", rhs)
+		}
+		x = uint64(c)
+	} else if rp, ok := parseVarPath(rhs); ok && !strings.HasPrefix(rhs, "$") {
+		if v, _, found, err := s.evalPath(rp); found {
+			if err != nil {
+				return nil, err
+			}
+			hv, scalar := historyValue(v)
+			if !scalar {
+				return nil, fmt.Errorf("set var: %s is not a scalar", rhs)
+			}
+			x = hv.v
+		} else {
+			v, err := s.evalExpr(rhs)
+			if err != nil {
+				return nil, err
+			}
+			x = v.v
+		}
+	} else {
+		v, err := s.evalExpr(rhs)
+		if err != nil {
+			return nil, err
+		}
+		x = v.v
+	}
+	binary.LittleEndian.PutUint64(b, x)
+	return b[:size], nil
+}
+
+// btVarOptions returns the text options that print arguments in frame
+// lines and, with full, each frame's locals after its line (bt full).
+func (s *Session) btVarOptions(tr *compare.Trace, full bool) (func(compare.Shown) (string, bool), func(io.Writer, compare.Shown)) {
+	c, err := s.varContext(tr)
+	if err != nil {
+		return nil, nil
+	}
+	var after func(io.Writer, compare.Shown)
+	if full {
+		after = func(w io.Writer, sh compare.Shown) { c.writeLocals(w, sh, "        ") }
+	}
+	return c.argsText, after
+}
+
+// locationWithArgs is the location of the frame shown as sh with its
+// arguments, as gdb's frame line has them: "leaf (r=0x..., n=5) at
+// locals.c:59".
+func (s *Session) locationWithArgs(tr *compare.Trace, sh compare.Shown) string {
+	loc := tr.ShownLocation(sh)
+	if c, err := s.varContext(tr); err == nil {
+		if args, ok := c.argsText(sh); ok {
+			loc = strings.Replace(loc, " ()", " ("+args+")", 1)
+		}
+	}
+	return loc
+}
