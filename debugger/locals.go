@@ -161,15 +161,16 @@ func (c *varContext) argsText(sh compare.Shown) (string, bool) {
 }
 
 // writeLocals writes "name = value" for the frame's locals, each line
-// prefixed by indent; "No locals." when there are none.
+// prefixed by indent; "No locals." or why there are none, not indented,
+// as gdb's bt full writes them.
 func (c *varContext) writeLocals(w io.Writer, sh compare.Shown, indent string) {
 	sc, vf, err := c.scope(sh)
 	if err != nil {
-		fmt.Fprintf(w, "%s%s\n", indent, err)
+		fmt.Fprintf(w, "%s\n", err)
 		return
 	}
 	if len(sc.Locals) == 0 {
-		fmt.Fprintf(w, "%sNo locals.\n", indent)
+		fmt.Fprintf(w, "No locals.\n")
 		return
 	}
 	for i := range sc.Locals {
@@ -181,9 +182,6 @@ func (c *varContext) writeLocals(w io.Writer, sh compare.Shown, indent string) {
 
 // cmdInfoLocals implements "info locals".
 func cmdInfoLocals(s *Session, args string) error {
-	if strings.TrimSpace(args) != "" {
-		return fmt.Errorf("info locals: sfdbg takes no arguments (%q)", args)
-	}
 	sh, tr, err := s.selectedShown()
 	if err != nil {
 		return err
@@ -201,9 +199,6 @@ func cmdInfoLocals(s *Session, args string) error {
 
 // cmdInfoArgs implements "info args".
 func cmdInfoArgs(s *Session, args string) error {
-	if strings.TrimSpace(args) != "" {
-		return fmt.Errorf("info args: sfdbg takes no arguments (%q)", args)
-	}
 	sh, tr, err := s.selectedShown()
 	if err != nil {
 		return err

@@ -1,12 +1,12 @@
 /*
  * locals.c - fixture for the REPL's locals, arguments and values
  * (info locals, info args, bt full, print, ptype, set var), compared
- * with gdb's (scripts/build-locals-fixtures.sh: testdata/bin/locals-v3-O0
- * and locals-v3-O2).
+ * with gdb's (scripts/build-locals-fixtures.sh: testdata/bin/locals-v3-O0,
+ * locals-v3-O2 and locals-v3-O2-dwarf4).
  *
  * It prints "ready", then main -> outer -> middle -> leaf, and leaf spins
  * until the variable `go` is set (set var go = 1 in a debugger), then
- * returns. Arguments and locals of every C kind a gdb user prints: base
+ * returns; with an argument ("locals exit") it does not spin. Arguments and locals of every C kind a gdb user prints: base
  * types, pointers (char * with its string), structs, nested structs,
  * arrays (with repeats), enums, a union, a function pointer, a bit-field.
  * At -O2, middle's argument `unused` is not used at all, so DWARF says
@@ -80,6 +80,7 @@ KEEP int outer(int depth)
 int main(int argc, char **argv)
 {
 	(void)argv;
+	go = argc > 1;
 	setvbuf(stdout, NULL, _IONBF, 0);
 	printf("ready\n");
 	return outer(argc) == 0;
