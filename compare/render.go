@@ -224,6 +224,10 @@ func wrapFrameLine(b []byte) []byte {
 	return append(b, rest...)
 }
 
+// WrapFrameLine is wrapFrameLine for a frame line printed on its own
+// ("frame", "up", a stop), so that it wraps where bt's lines do.
+func WrapFrameLine(line string) string { return string(wrapFrameLine([]byte(line))) }
+
 // pad appends spaces to b up to length n.
 func pad(b []byte, n int) []byte {
 	for len(b) < n {

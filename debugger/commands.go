@@ -253,7 +253,6 @@ Shows where the frame's return address and saved frame pointer are, and
 the rules each method used to find its caller: the SFrame FDE and FRE,
 the DWARF CFI row, the frame-pointer record, with the caller each found.`,
 					run: cmdInfoFrame},
-				localsCommands[0], localsCommands[1],
 				{aliases: []string{"sframe", "sf"}, args: "[PC]", needsTarget: true,
 					help: `Decode the SFrame FDE and FREs at PC (=> the FRE in effect).
 PC defaults to the selected frame's lookup PC (PC-1 for a return
@@ -306,6 +305,7 @@ symbols. ADDR is an expression, as print takes it.`,
 				{aliases: []string{"breakpoints", "b", "break"},
 					help: "List the breakpoints.",
 					run:  cmdInfoBreakpoints},
+				localsCommands[0], localsCommands[1],
 			}},
 		{aliases: []string{"thread", "t"}, args: "[N] | apply all|LIST CMD", needsTarget: true,
 			help: `Select thread N, or run a command in threads (thread apply).

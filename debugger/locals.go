@@ -33,7 +33,7 @@ pointers (char * with its string), structures, arrays, enums;
 		help: "Print the selected frame's arguments, as gdb does.",
 		run:  cmdInfoArgs},
 	{aliases: []string{"ptype"}, args: "EXPR | struct|union|enum NAME | TYPE", needsTarget: true,
-		help: `Print the type of a variable expression or a type name, as gdb does.
+		help: `Print the type of a variable or a type name, as gdb does.
 EXPR is a variable of the selected frame or a global, with .FIELD,
 ->FIELD, [N], * and &.`,
 		run: cmdPtype},
@@ -46,20 +46,22 @@ floating-point values; a variable held in a register is refused.`,
 		run: cmdSetVar},
 }
 
-// entryValueFrames is how many callers of a frame are recovered with it
-// for its entry values (frames' recursion bound, plus one).
-const entryValueFrames = 9
-
 // errNoSymtab is gdb's answer where a frame has no DWARF function.
 var errNoSymtab = errors.New("No symbol table info available.")
 
 // varContext reads the variables of a trace's frames.
 type varContext struct {
-	tr  *compare.Trace
-	sp  *frames.Space
-	f   *cFormatter
-	fs  []frames.Frame
-	vfs []frames.VarFrame
+	tr *compare.Trace
+	sp *frames.Space
+	f  *cFormatter
+	fs []frames.Frame // physical frames 0..len-1, with their registers
+	// chain holds the frames in call order, innermost first: physical
+	// frames and, between two, the tail-call frames gdb shows; each one's
+	// Caller is the next. phys[i] and tails[{i, pc}] index it.
+	chain []frames.VarFrame
+	tf    []frames.Frame // the tail-call frames' own frames
+	phys  []int
+	tails map[[2]uint64]int
 }
 
 func (s *Session) varContext(tr *compare.Trace) (*varContext, error) {
@@ -70,43 +72,111 @@ func (s *Session) varContext(tr *compare.Trace) (*varContext, error) {
 	return &varContext{tr: tr, sp: sp, f: &cFormatter{sp: sp}}, nil
 }
 
-// varFrame returns physical frame i as its variables are read, with its
-// callers (an entry value's call site may pass on an entry value of the
-// caller's, up to entryValueFrames frames up); the registers of frames 0
-// to i+entryValueFrames are recovered on first need.
-func (c *varContext) varFrame(i int) (*frames.VarFrame, error) {
-	if i+entryValueFrames >= len(c.fs) && len(c.fs) < len(c.tr.Frames) {
-		c.fs = c.tr.FramesTo(max(i+entryValueFrames, len(c.fs)*2))
-		c.vfs = make([]frames.VarFrame, len(c.fs))
-		for k := range c.fs {
-			c.vfs[k] = frames.VarFrame{Frame: &c.fs[k], CFA: c.fs[k].CFA, Space: c.sp}
-			if k > 0 {
-				c.vfs[k-1].Caller = &c.vfs[k]
-			}
+// entryValueFrames is how many callers of a frame are recovered with it
+// for its entry values (frames' recursion bound, plus one).
+const entryValueFrames = 9
+
+// build recovers the registers of physical frames 0 to n and links them,
+// with the tail-call frames between them, into the call chain.
+func (c *varContext) build(n int) {
+	c.fs = c.tr.FramesTo(n)
+	// The tail-call frames of each physical frame, innermost first.
+	byFrame := map[int][]compare.Shown{}
+	for l := 0; ; l++ {
+		sh, ok := c.tr.ShownAt(l)
+		if !ok || sh.Frame >= len(c.fs) {
+			break
+		}
+		if sh.TailCall {
+			byFrame[sh.Frame] = append(byFrame[sh.Frame], sh)
 		}
 	}
-	if i >= len(c.vfs) {
+	c.chain, c.tf, c.phys = nil, nil, make([]int, len(c.fs))
+	c.tails = map[[2]uint64]int{}
+	type pending struct {
+		sh compare.Shown
+		k  int
+	}
+	var tailsAt []pending
+	for k := range c.fs {
+		for _, sh := range byFrame[k] {
+			// A function that left by a jump: the callee-saved registers
+			// are its caller's (k's), the others unknown; its SP is not
+			// kept.
+			regs := frames.NewRegs(hostArch)
+			for _, r := range hostArch.CalleeSaved {
+				if v, ok := c.fs[k].Regs.Get(r); ok {
+					regs.Set(r, v)
+				}
+			}
+			regs.Set(regs.PCReg, sh.PC)
+			f := frames.Frame{Level: c.fs[k].Level, PC: sh.PC, Regs: regs, Method: c.fs[k].Method, Module: c.tr.Frames[k].Module}
+			if k > 0 {
+				f.CFA = c.fs[k-1].CFA
+			}
+			c.tf = append(c.tf, f)
+			tailsAt = append(tailsAt, pending{sh, len(c.chain)})
+			c.tails[[2]uint64{uint64(k), sh.PC}] = len(c.chain)
+			c.chain = append(c.chain, frames.VarFrame{Space: c.sp})
+		}
+		c.phys[k] = len(c.chain)
+		c.chain = append(c.chain, frames.VarFrame{Frame: &c.fs[k], CFA: c.fs[k].CFA, Space: c.sp})
+	}
+	for i, p := range tailsAt {
+		c.chain[p.k].Frame = &c.tf[i]
+		c.chain[p.k].CFA = c.tf[i].CFA
+	}
+	for i := range c.chain {
+		if i+1 < len(c.chain) {
+			c.chain[i].Caller = &c.chain[i+1]
+		}
+	}
+}
+
+// varFrame returns the frame shown as sh as its variables are read (a
+// physical frame, or a tail-call frame), linked to its callers: an entry
+// value's call site may pass on an entry value of the caller's, up to
+// entryValueFrames frames up. Registers are recovered on first need.
+func (c *varContext) varFrame(sh compare.Shown) (*frames.VarFrame, error) {
+	i := sh.Frame
+	if i+entryValueFrames >= len(c.fs) && len(c.fs) < len(c.tr.Frames) {
+		c.build(max(i+entryValueFrames, len(c.fs)*2))
+	}
+	if i >= len(c.fs) {
 		return nil, fmt.Errorf("cannot recompute the registers of frame %d", c.tr.Level(i))
 	}
-	return &c.vfs[i], nil
+	if sh.TailCall {
+		k, ok := c.tails[[2]uint64{uint64(i), sh.PC}]
+		if !ok {
+			return nil, errNoSymtab
+		}
+		return &c.chain[k], nil
+	}
+	return &c.chain[c.phys[i]], nil
 }
 
 // scope returns the variables of the frame shown as sh and the frame they
 // are read in.
 func (c *varContext) scope(sh compare.Shown) (*frames.Scope, *frames.VarFrame, error) {
 	f := &c.tr.Frames[sh.Frame]
-	if sh.TailCall || f.Module == nil || f.SignalTrampoline() {
+	if f.Module == nil || f.SignalTrampoline() {
 		return nil, nil, errNoSymtab
 	}
-	depth := 0
-	if sh.Inline {
+	pc, depth := f.LookupPC(), 0
+	switch {
+	case sh.TailCall:
+		// The function that made the jump: the innermost one at the
+		// jump, as gdb names the frame.
+		pc = sh.PC - 1
+		depth = len(f.Module.InlinedAt(pc))
+	case sh.Inline:
 		depth = c.tr.Level(sh.Frame) - sh.Level
 	}
-	sc, err := f.Module.FrameScope(f.LookupPC(), depth)
+	sc, err := f.Module.FrameScope(pc, depth)
 	if err != nil {
 		return nil, nil, errNoSymtab
 	}
-	vf, err := c.varFrame(sh.Frame)
+	vf, err := c.varFrame(sh)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -328,7 +398,7 @@ func (s *Session) lookupVar(name string) (c *varContext, sc *frames.Scope, v *fr
 		}
 		frameMod = tr.Frames[sh.Frame].Module
 	}
-	vf, _ = c.varFrame(sh.Frame)
+	vf, _ = c.varFrame(sh)
 	if vf == nil {
 		vf = &frames.VarFrame{Frame: &frames.Frame{}, Space: c.sp}
 	}
@@ -350,6 +420,19 @@ func (s *Session) evalPath(p varPath) (t typed, c *varContext, ok bool, err erro
 	c, sc, v, vf, found, err := s.lookupVar(p.name)
 	if err != nil || !found {
 		return typed{}, c, false, err
+	}
+	if p.addrOf && len(p.steps) == 0 {
+		// &NAME: its address, without reading it.
+		if v.TypeErr != nil {
+			return typed{}, c, true, v.TypeErr
+		}
+		a, err := sc.Address(v, vf)
+		if err != nil {
+			return typed{}, c, true, err
+		}
+		b := make([]byte, 8)
+		binary.LittleEndian.PutUint64(b, a)
+		return typed{t: &dwarf.PtrType{CommonType: dwarf.CommonType{ByteSize: 8}, Type: v.Type}, b: b}, c, true, nil
 	}
 	val, err := sc.Read(v, vf)
 	if err != nil {

@@ -78,7 +78,7 @@ func TestGDBScriptSettingsAreAccepted(t *testing.T) {
 		{"set pagination maybe", `set pagination: "maybe" is not on or off.`},
 		{"set width -1", `set width: "-1" is not a number of columns`},
 		{"set print ugly on", "Usage: set print pretty on|off."},
-		{"set var x = 1", `Undefined command: "set var"`},
+		{"set var x = 1", `No symbol "x" in current context.`},
 	} {
 		got, ok := transcript(t, "deep-spin", []string{tc.line})
 		if ok || !strings.Contains(got, tc.want) {

@@ -82,11 +82,41 @@ func (sc *Scope) Read(v *Var, f *VarFrame) (Value, error) {
 	return sc.readLoc(v.loc, size, f)
 }
 
+// Address returns the address of v in frame f when v lives in memory
+// there (gdb's &v), without reading it. Errors: as Read's, and one for a
+// variable that is not in memory (a register, a computed value).
+func (sc *Scope) Address(v *Var, f *VarFrame) (uint64, error) {
+	switch v.loc.kind {
+	case locNone:
+		return 0, ErrOptimizedOut
+	case locError:
+		return 0, v.loc.err
+	case locConst:
+		return 0, errors.New("Can't take address of a constant.")
+	}
+	x, err := sc.env(f)
+	if err != nil {
+		return 0, err
+	}
+	prog, err := sc.substEntryValues(v.loc.expr, f, 0)
+	if err != nil {
+		return 0, err
+	}
+	addr, pieces, err := x.exec(prog)
+	if err != nil {
+		return 0, exprError(err)
+	}
+	if pieces != nil {
+		return 0, errors.New("Attempt to take address of value not located in memory.")
+	}
+	return uint64(addr), nil
+}
+
 // ReadEntry returns the value parameter v had at the function's entry,
 // through the caller's call site (gdb's "v@entry"). ok is false when it
 // is not known.
 func (sc *Scope) ReadEntry(v *Var, f *VarFrame) (Value, bool) {
-	if !v.Param || sc.Inline || v.entry.kind != locExpr || v.TypeErr != nil {
+	if !v.Param || v.entry.kind != locExpr || v.TypeErr != nil {
 		return Value{}, false
 	}
 	size, err := typeSize(v.Type)
@@ -291,17 +321,21 @@ func singleReg(expr []byte) (rule.Reg, bool) {
 const (
 	opEntryValue    = 0xa3
 	opGNUEntryValue = 0xf3
-	opBra           = 0x28
-	opSkip          = 0x2f
+	// DW_OP_GNU_parameter_ref: the value a removed parameter had at the
+	// call (a unit-relative DIE offset, 4 bytes).
+	opGNUParameterRef = 0xfa
+	opBra             = 0x28
+	opSkip            = 0x2f
 )
 
 // substEntryValues returns expr with every DW_OP_entry_value(DW_OP_regN)
 // replaced by DW_OP_const8u of the register's value at the function's
-// entry (entryValue). An entry value of another form, or one in an
+// entry (entryValue), and every DW_OP_GNU_parameter_ref by the value the
+// call site gave the parameter (paramRefValue). An entry value of another form, or one in an
 // expression with branches (whose offsets the substitution would break),
 // is an error.
 func (sc *Scope) substEntryValues(expr []byte, f *VarFrame, depth int) ([]byte, error) {
-	if bytes.IndexByte(expr, opEntryValue) < 0 && bytes.IndexByte(expr, opGNUEntryValue) < 0 {
+	if bytes.IndexByte(expr, opEntryValue) < 0 && bytes.IndexByte(expr, opGNUEntryValue) < 0 && bytes.IndexByte(expr, opGNUParameterRef) < 0 {
 		return expr, nil // the common case, without decoding
 	}
 	var out []byte
@@ -315,6 +349,19 @@ func (sc *Scope) substEntryValues(expr []byte, f *VarFrame, depth int) ([]byte, 
 		switch o {
 		case opBra, opSkip:
 			branches = true
+		case opGNUParameterRef:
+			ref := uint64(ByteOrder(f.Space.Mem).Uint32(expr[pc+1:]))
+			v, err := sc.paramRefValue(ref, f, depth)
+			if err != nil {
+				return nil, err
+			}
+			var b [9]byte
+			b[0] = byte(op.DW_OP_const8u)
+			ByteOrder(f.Space.Mem).PutUint64(b[1:], v)
+			out = append(out, b[:]...)
+			subst = true
+			pc += n
+			continue
 		case opEntryValue, opGNUEntryValue:
 			r := &locReader{b: expr, off: pc + 1, ls: &locSections{}}
 			l := r.uleb()
@@ -350,6 +397,36 @@ func (sc *Scope) substEntryValues(expr []byte, f *VarFrame, depth int) ([]byte, 
 // one whose return address is the caller's PC, and it must call this
 // function (a tail call in between would make it another's).
 func (sc *Scope) entryValue(reg rule.Reg, f *VarFrame, depth int) (uint64, error) {
+	return sc.callerValue(f, depth, hostRegName(reg), func(e *dwarf.Entry) bool {
+		loc, _ := e.Val(dwarf.AttrLocation).([]byte)
+		r, ok := singleReg(loc)
+		return ok && r == reg
+	})
+}
+
+// paramRefValue returns the value of DW_OP_GNU_parameter_ref's parameter
+// (the DIE at unit offset ref, a parameter GCC removed from a clone): the
+// DW_AT_call_value of the caller's call site parameter whose
+// DW_AT_call_parameter (GNU: DW_AT_abstract_origin) is that DIE.
+func (sc *Scope) paramRefValue(ref uint64, f *VarFrame, depth int) (uint64, error) {
+	start, err := sc.lt.unitStart(sc.unit.cu.Offset)
+	if err != nil {
+		return 0, err
+	}
+	target := dwarf.Offset(start + ref)
+	return sc.callerValue(f, depth, fmt.Sprintf("the parameter at %#x", target), func(e *dwarf.Entry) bool {
+		for _, a := range [...]dwarf.Attr{dwarf.AttrCallParameter, dwarf.AttrAbstractOrigin} {
+			if off, ok := e.Val(a).(dwarf.Offset); ok && off == target {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// callerValue returns the DW_AT_call_value of the parameter match selects
+// at the caller's call site (entryValue), evaluated in the caller's frame.
+func (sc *Scope) callerValue(f *VarFrame, depth int, what string, match func(*dwarf.Entry) bool) (uint64, error) {
 	if depth >= maxEntryValueRecursion {
 		return 0, fmt.Errorf("%w (entry values nested more than %d deep)", ErrOptimizedOut, maxEntryValueRecursion)
 	}
@@ -386,7 +463,7 @@ func (sc *Scope) entryValue(reg rule.Reg, f *VarFrame, depth int) (uint64, error
 			}
 		}
 	}
-	value, err := callSiteValue(clt.d, site.off, reg)
+	value, err := callSiteValue(clt.d, site.off, what, match)
 	if err != nil {
 		return 0, err
 	}
@@ -430,8 +507,8 @@ func containsAddr(s []uint64, a uint64) bool {
 }
 
 // callSiteValue returns the DW_AT_call_value of the parameter of the call
-// site at off whose DW_AT_location is register reg.
-func callSiteValue(d *dwarf.Data, off dwarf.Offset, reg rule.Reg) (v []byte, err error) {
+// site at off that match selects (what names it in errors).
+func callSiteValue(d *dwarf.Data, off dwarf.Offset, what string, match func(*dwarf.Entry) bool) (v []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			v, err = nil, fmt.Errorf("DWARF call site at %#x: %v", off, r)
@@ -449,8 +526,7 @@ func callSiteValue(d *dwarf.Data, off dwarf.Offset, reg rule.Reg) (v []byte, err
 			break
 		}
 		if e.Tag == dwarf.TagCallSiteParameter || e.Tag == tagGNUCallSiteParam {
-			loc, _ := e.Val(dwarf.AttrLocation).([]byte)
-			if r2, ok := singleReg(loc); ok && r2 == reg {
+			if match(e) {
 				val, ok := e.Val(dwarf.AttrCallValue).([]byte)
 				if !ok {
 					val, ok = e.Val(attrGNUCallSiteValue).([]byte)
@@ -464,7 +540,7 @@ func callSiteValue(d *dwarf.Data, off dwarf.Offset, reg rule.Reg) (v []byte, err
 			r.SkipChildren()
 		}
 	}
-	return nil, fmt.Errorf("%w (the call site does not give the value of %s)", ErrOptimizedOut, hostRegName(reg))
+	return nil, fmt.Errorf("%w (the call site does not give the value of %s)", ErrOptimizedOut, what)
 }
 
 // hostRegName names an AMD64 DWARF register.

@@ -12,6 +12,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 )
 
 const maxLocListEntries = 1 << 16
@@ -64,6 +65,32 @@ func (lt *lineTable) loadLocs() *locSections {
 		}
 	})
 	return &lt.locs
+}
+
+// unitStart returns the offset in .debug_info of the header of the unit
+// whose DIE is at off (32-bit DWARF: 12 bytes before it for version 5, 11
+// for versions 2-4), reading the header's bytes.
+func (lt *lineTable) unitStart(off dwarf.Offset) (uint64, error) {
+	s := lt.file.Section(".debug_info")
+	if s == nil || off < 12 {
+		return 0, fmt.Errorf("no .debug_info header before the unit at %#x", off)
+	}
+	var h [12]byte
+	r := s.Open()
+	if _, err := r.Seek(int64(off)-12, io.SeekStart); err != nil {
+		return 0, fmt.Errorf(".debug_info: %w", err)
+	}
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return 0, fmt.Errorf(".debug_info: unit header at %#x: %w", int64(off)-12, err)
+	}
+	order := lt.file.ByteOrder
+	switch {
+	case order.Uint16(h[4:]) == 5:
+		return uint64(off) - 12, nil
+	case order.Uint16(h[5:]) >= 2 && order.Uint16(h[5:]) <= 4:
+		return uint64(off) - 11, nil
+	}
+	return 0, fmt.Errorf(".debug_info: no DWARF 2-5 unit header before the unit at %#x", off)
 }
 
 // unitVersion returns the DWARF version of the unit whose DIE is at off,

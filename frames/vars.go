@@ -131,7 +131,8 @@ func (m *Module) FrameScope(pc uint64, depth int) (sc *Scope, err error) {
 		}
 		w.funcs = []*scopeFunc{{off: f.off, blocks: [][]Var{nil}}}
 		if sub.Children {
-			if err := w.children(w.funcs[0], 0, 0); err != nil {
+			origin, _ := sub.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+			if err := w.children(w.funcs[0], 0, 0, origin); err != nil {
 				logrus.Debugf("frames: variables at %#x: %v", pc, err)
 				return nil, err
 			}
@@ -148,11 +149,13 @@ func (m *Module) FrameScope(pc uint64, depth int) (sc *Scope, err error) {
 		w.r.Seek(f.off)
 		if sub, err := w.r.Next(); err == nil && sub != nil {
 			sc.frameBase = w.location(sub, dwarf.AttrFrameBase, link, u)
-			if depth == 0 {
-				// Parameters at the function's entry: gdb's entry values.
-				if entry, ok := functionEntry(lt.d, sub); ok && sub.Children {
-					w.entryLocs(sc.Params, entry, u)
-				}
+		}
+		// The parameters at the function's entry (an inlined function's:
+		// its entry PC), for gdb's entry values.
+		w.r.Seek(fn.off)
+		if fe, err := w.r.Next(); err == nil && fe != nil && fe.Children {
+			if entry, ok := functionEntry(lt.d, fe); ok {
+				w.entryLocs(sc.Params, entry, u)
 			}
 		}
 		for i := range sc.Params {
@@ -194,10 +197,18 @@ type scopeWalk struct {
 
 // children reads the children of the entry just read, which belong to
 // function fn and its block number block (0: the function's own), at
-// nesting level level.
-func (w *scopeWalk) children(fn *scopeFunc, block, level int) error {
+// nesting level level. origin is the entry's DW_AT_abstract_origin (0:
+// none): the parameters and variables of the abstract instance that no
+// child refers to are the concrete instance's too, with no location (DWARF
+// 5 section 3.3.8.2; gdb's inherit_abstract_dies), such as a parameter
+// GCC removed from a clone.
+func (w *scopeWalk) children(fn *scopeFunc, block, level int, origin dwarf.Offset) error {
 	if level > maxScopeDepth {
 		return fmt.Errorf("more than %d nested scopes", maxScopeDepth)
+	}
+	var referenced map[dwarf.Offset]bool
+	if origin != 0 {
+		referenced = map[dwarf.Offset]bool{}
 	}
 	for {
 		e, err := w.r.Next()
@@ -210,8 +221,16 @@ func (w *scopeWalk) children(fn *scopeFunc, block, level int) error {
 		if w.entries++; w.entries > maxInlineEntries {
 			return fmt.Errorf("more than %d entries under one subprogram", maxInlineEntries)
 		}
+		if referenced != nil {
+			if o, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); ok {
+				referenced[o] = true
+			}
+		}
 		switch e.Tag {
 		case 0:
+			if origin != 0 {
+				return w.inherit(origin, referenced, fn, block)
+			}
 			return nil
 		case dwarf.TagFormalParameter, dwarf.TagVariable:
 			if w.nvars++; w.nvars > maxScopeVars {
@@ -229,7 +248,8 @@ func (w *scopeWalk) children(fn *scopeFunc, block, level int) error {
 		case dwarf.TagLexDwarfBlock:
 			if e.Children && w.contains(e) {
 				fn.blocks = append(fn.blocks, nil)
-				if err := w.children(fn, len(fn.blocks)-1, level+1); err != nil {
+				o, _ := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+				if err := w.children(fn, len(fn.blocks)-1, level+1, o); err != nil {
 					return err
 				}
 				continue
@@ -238,8 +258,13 @@ func (w *scopeWalk) children(fn *scopeFunc, block, level int) error {
 			if w.contains(e) {
 				nf := &scopeFunc{off: e.Offset, blocks: [][]Var{nil}}
 				w.funcs = append(w.funcs, nf)
+				o, _ := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
 				if e.Children {
-					if err := w.children(nf, 0, level+1); err != nil {
+					if err := w.children(nf, 0, level+1, o); err != nil {
+						return err
+					}
+				} else if o != 0 {
+					if err := w.inherit(o, nil, nf, 0); err != nil {
 						return err
 					}
 				}
@@ -248,6 +273,49 @@ func (w *scopeWalk) children(fn *scopeFunc, block, level int) error {
 		}
 		if e.Children {
 			w.r.SkipChildren()
+		}
+	}
+}
+
+// inherit adds to function fn's block the parameters (block 0 only) and
+// variables of the abstract instance at origin that referenced does not
+// hold, without a location (optimized out).
+func (w *scopeWalk) inherit(origin dwarf.Offset, referenced map[dwarf.Offset]bool, fn *scopeFunc, block int) error {
+	r := w.d.Reader()
+	r.Seek(origin)
+	e, err := r.Next()
+	if err != nil || e == nil || !e.Children {
+		return err
+	}
+	for {
+		c, err := r.Next()
+		if err != nil {
+			return err
+		}
+		if c == nil || c.Tag == 0 {
+			return nil
+		}
+		if w.entries++; w.entries > maxInlineEntries {
+			return fmt.Errorf("more than %d entries under one subprogram", maxInlineEntries)
+		}
+		if !referenced[c.Offset] && (c.Tag == dwarf.TagVariable || c.Tag == dwarf.TagFormalParameter && block == 0) {
+			if w.nvars++; w.nvars > maxScopeVars {
+				return fmt.Errorf("more than %d variables", maxScopeVars)
+			}
+			if _, decl := c.Val(dwarf.AttrDeclaration).(bool); !decl || c.Tag == dwarf.TagFormalParameter {
+				v := w.variable(c)
+				if v.loc.kind != locConst {
+					v.loc = varLoc{kind: locNone}
+				}
+				if v.Param {
+					fn.params = append(fn.params, v)
+				} else {
+					fn.blocks[block] = append(fn.blocks[block], v)
+				}
+			}
+		}
+		if c.Children {
+			r.SkipChildren()
 		}
 	}
 }

@@ -4,9 +4,11 @@
  * with gdb's (scripts/build-locals-fixtures.sh: testdata/bin/locals-v3-O0,
  * locals-v3-O2 and locals-v3-O2-dwarf4).
  *
- * It prints "ready", then main -> outer -> middle -> leaf, and leaf spins
- * until the variable `go` is set (set var go = 1 in a debugger), then
- * returns; with an argument ("locals exit") it does not spin. Arguments and locals of every C kind a gdb user prints: base
+ * main -> outer -> middle -> leaf; leaf sets its locals, prints "ready",
+ * and spins until the variable `go` is set (set var go = 1 in a
+ * debugger), then returns; with an argument ("locals exit") it does not
+ * spin. "ready" comes after the locals are set, so that a debugger
+ * attaching then sees them as they stay. Arguments and locals of every C kind a gdb user prints: base
  * types, pointers (char * with its string), structs, nested structs,
  * arrays (with repeats), enums, a union, a function pointer, a bit-field.
  * At -O2, middle's argument `unused` is not used at all, so DWARF says
@@ -56,6 +58,7 @@ KEEP long leaf(struct rec *r, int n, const char *label)
 	zeros[1] = 7;
 	strcpy(buf, label);
 	w.u = 0x01020304;
+	printf("ready\n");
 	while (!go)
 		sink++;
 	total += r->key + buf[0] + zeros[1] + fn(n) + w.b[0] + small + ok;
@@ -82,6 +85,5 @@ int main(int argc, char **argv)
 	(void)argv;
 	go = argc > 1;
 	setvbuf(stdout, NULL, _IONBF, 0);
-	printf("ready\n");
 	return outer(argc) == 0;
 }
