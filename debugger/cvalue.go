@@ -183,8 +183,10 @@ func (f *cFormatter) field(fl *dwarf.StructField, b []byte, depth int) string {
 		return f.format(fl.Type, b[fl.ByteOffset:fl.ByteOffset+size], modeNested, depth+1)
 	}
 	bit := fl.DataBitOffset
-	if fl.BitOffset != 0 || fl.DataBitOffset == 0 && fl.ByteOffset != 0 {
-		bit = fl.ByteOffset*8 + size*8 - fl.BitOffset - fl.BitSize
+	if fl.ByteSize != 0 {
+		// DWARF 2-4: DW_AT_byte_size, and DW_AT_bit_offset counted from
+		// the most significant bit of that storage unit (little-endian).
+		bit = fl.ByteOffset*8 + fl.ByteSize*8 - fl.BitOffset - fl.BitSize
 	}
 	if bit < 0 || fl.BitSize > 64 || (bit+fl.BitSize+7)/8 > int64(len(b)) {
 		return "<error: bit-field outside its structure>"
@@ -286,6 +288,12 @@ func (f *cFormatter) cStringAt(a uint64) string {
 			}
 		}
 	}
+	// As gdb's val_print_string: a NUL just after the limit ends the
+	// string there, without "...".
+	var next [1]byte
+	if k, _ := f.sp.Mem.ReadAt(next[:], a+uint64(len(s))); k == 1 && next[0] == 0 {
+		return stringText(s, false)
+	}
 	return stringText(s, true)
 }
 
@@ -302,7 +310,7 @@ func (f *cFormatter) array(at *dwarf.ArrayType, b []byte, depth int) string {
 		}
 		return fmt.Sprintf("<error: elements of type %s have no size>", cTypeName(at.Type))
 	}
-	if n*esize > int64(len(b)) {
+	if n > int64(len(b))/esize {
 		return "<error: array larger than its value>"
 	}
 	if isChar(at.Type) {
@@ -310,11 +318,7 @@ func (f *cFormatter) array(at *dwarf.ArrayType, b []byte, depth int) string {
 		if len(s) > 0 && s[len(s)-1] == 0 {
 			s = s[:len(s)-1]
 		}
-		trunc := false
-		if len(s) > printElements {
-			s, trunc = s[:printElements], true
-		}
-		return stringText(s, trunc)
+		return stringText(s, false)
 	}
 	var parts []string
 	printed := 0
@@ -342,9 +346,11 @@ func (f *cFormatter) array(at *dwarf.ArrayType, b []byte, depth int) string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-// stringText quotes s as gdb prints a string: runs of more than
-// repeatsMinimum equal characters as 'c' <repeats N times>, the rest in
-// double quotes, joined by ", "; "..." after it when trunc.
+// stringText quotes s as gdb prints a string (valprint.c,
+// generic_printstr): runs of more than repeatsMinimum equal characters as
+// 'c' <repeats N times>, the rest in double quotes, joined by ", ". Whole
+// runs are taken until they hold printElements characters; "..." follows
+// when s goes on after them, or when trunc says it went on in memory.
 func stringText(s []byte, trunc bool) string {
 	if len(s) == 0 {
 		if trunc {
@@ -360,7 +366,8 @@ func stringText(s []byte, trunc bool) string {
 			cur = nil
 		}
 	}
-	for i := 0; i < len(s); {
+	i := 0
+	for i < len(s) && i < printElements {
 		reps := 1
 		for i+reps < len(s) && s[i+reps] == s[i] {
 			reps++
@@ -378,7 +385,7 @@ func stringText(s []byte, trunc bool) string {
 	}
 	flush()
 	out := strings.Join(parts, ", ")
-	if trunc {
+	if trunc || i < len(s) {
 		out += "..."
 	}
 	return out
@@ -454,8 +461,15 @@ var cBaseNames = map[string]string{
 // "int (*)(int)", "const char *".
 func cTypeName(t dwarf.Type) string { return cDecl(t, "", false) }
 
+// maxTypeNesting bounds the types named inside a type's name (function
+// parameters, qualifiers), against cyclic types in hostile DWARF.
+const maxTypeNesting = 16
+
 // baseName is the name of a type that is not a pointer, array or function.
-func baseName(t dwarf.Type, expand bool) string {
+func baseName(t dwarf.Type, expand bool, depth int) string {
+	if depth > maxTypeNesting {
+		return "<type nested too deep>"
+	}
 	switch tt := t.(type) {
 	case nil:
 		return "void"
@@ -463,7 +477,7 @@ func baseName(t dwarf.Type, expand bool) string {
 		return "void"
 	case *dwarf.StructType:
 		if expand {
-			return structBody(tt)
+			return structBody(tt, depth)
 		}
 		if tt.StructName == "" {
 			return tt.Kind + " {...}"
@@ -480,7 +494,7 @@ func baseName(t dwarf.Type, expand bool) string {
 	case *dwarf.TypedefType:
 		return tt.Name
 	case *dwarf.QualType:
-		return tt.Qual + " " + baseName(tt.Type, expand)
+		return tt.Qual + " " + baseName(tt.Type, expand, depth+1)
 	}
 	name := t.String()
 	if n, ok := cBaseNames[name]; ok {
@@ -492,7 +506,13 @@ func baseName(t dwarf.Type, expand bool) string {
 // cDecl returns the C declaration of name with type t ("char buf[32]",
 // "int (*fn)(int)"), name "" for the type alone; expand prints the body
 // of the structure, union or enum at its base (ptype).
-func cDecl(t dwarf.Type, name string, expand bool) string {
+func cDecl(t dwarf.Type, name string, expand bool) string { return cDeclAt(t, name, expand, 0) }
+
+// cDeclAt is cDecl for a type named inside another, depth levels down.
+func cDeclAt(t dwarf.Type, name string, expand bool, depth int) string {
+	if depth > maxTypeNesting {
+		return "<type nested too deep>"
+	}
 	inner := name
 	for range 64 {
 		switch tt := t.(type) {
@@ -525,7 +545,7 @@ func cDecl(t dwarf.Type, name string, expand bool) string {
 		case *dwarf.FuncType:
 			var ps []string
 			for _, p := range tt.ParamType {
-				ps = append(ps, cTypeName(p))
+				ps = append(ps, cDeclAt(p, "", false, depth+1))
 			}
 			if len(ps) == 0 {
 				ps = []string{"void"}
@@ -536,7 +556,7 @@ func cDecl(t dwarf.Type, name string, expand bool) string {
 		}
 		break
 	}
-	base := baseName(t, expand)
+	base := baseName(t, expand, depth)
 	switch {
 	case inner == "":
 		return base
@@ -550,7 +570,7 @@ func cDecl(t dwarf.Type, name string, expand bool) string {
 
 // structBody is a structure or union with its members, as ptype prints
 // it.
-func structBody(st *dwarf.StructType) string {
+func structBody(st *dwarf.StructType, depth int) string {
 	var b strings.Builder
 	b.WriteString(st.Kind)
 	if st.StructName != "" {
@@ -562,7 +582,7 @@ func structBody(st *dwarf.StructType) string {
 	}
 	b.WriteString(" {\n")
 	for _, f := range st.Field {
-		b.WriteString("    " + cDecl(f.Type, f.Name, false))
+		b.WriteString("    " + cDeclAt(f.Type, f.Name, false, depth+1))
 		if f.BitSize != 0 {
 			fmt.Fprintf(&b, " : %d", f.BitSize)
 		}
