@@ -323,7 +323,10 @@ or 8 bytes), &sym (its address), *EXPR (the 64-bit word at EXPR, gdb's
 *(long *)EXPR), unary -, + - * / and parentheses. Pointer arithmetic is in
 bytes. Without DWARF types, an integer prints in decimal, $sp as
 (void *) 0x..., $pc and functions with their symbol. /F prints in format
-F: x hex, d signed, u unsigned, o octal, t binary, a address, c char.`,
+F: x hex, d signed, u unsigned, o octal, t binary, a address, c char.
+C variables (the selected frame's locals and arguments, globals) print
+as gdb prints them, from DWARF: VAR, *VAR, &VAR, VAR.F, VAR->F, VAR[N];
+in arithmetic, a scalar's value or an array's address.`,
 			complete: completeFunctions,
 			repeat:   sameArgs,
 			run:      cmdPrint},

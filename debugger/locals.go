@@ -62,6 +62,15 @@ type varContext struct {
 	tf    []frames.Frame // the tail-call frames' own frames
 	phys  []int
 	tails map[[2]uint64]int
+	// scopes caches the scopes looked up, by module, lookup PC and inline
+	// depth: a deep recursion shows the same few functions.
+	scopes map[scopeKey]*frames.Scope
+}
+
+type scopeKey struct {
+	m     *frames.Module
+	pc    uint64
+	depth int
 }
 
 func (s *Session) varContext(tr *compare.Trace) (*varContext, error) {
@@ -172,8 +181,19 @@ func (c *varContext) scope(sh compare.Shown) (*frames.Scope, *frames.VarFrame, e
 	case sh.Inline:
 		depth = c.tr.Level(sh.Frame) - sh.Level
 	}
-	sc, err := f.Module.FrameScope(pc, depth)
-	if err != nil {
+	key := scopeKey{f.Module, pc, depth}
+	sc, ok := c.scopes[key]
+	if !ok {
+		var err error
+		if sc, err = f.Module.FrameScope(pc, depth); err != nil {
+			sc = nil
+		}
+		if c.scopes == nil {
+			c.scopes = map[scopeKey]*frames.Scope{}
+		}
+		c.scopes[key] = sc
+	}
+	if sc == nil {
 		return nil, nil, errNoSymtab
 	}
 	vf, err := c.varFrame(sh)
@@ -402,16 +422,47 @@ func (s *Session) lookupVar(name string) (c *varContext, sc *frames.Scope, v *fr
 	if vf == nil {
 		vf = &frames.VarFrame{Frame: &frames.Frame{}, Space: c.sp}
 	}
+	// A global or file-static variable has a data symbol: its module's
+	// DWARF is searched for it only then (the frame's module first).
 	mods := mainFirst(c.sp)
 	if frameMod != nil {
 		mods = append([]*frames.Module{frameMod}, mods...)
 	}
 	for _, m := range mods {
+		if _, found := moduleDataSyms(m).byName[name]; !found {
+			continue
+		}
 		if gsc, gv, ok := m.LookupGlobal(name); ok {
 			return c, gsc, gv, vf, true, nil
 		}
 	}
 	return c, nil, nil, nil, false, nil
+}
+
+// varNumber is a variable's value as the integer expression evaluator
+// takes it (print n + 1, x &buf, set var go = n): a scalar's value, an
+// array's address (C's decay to a pointer), with addr its address. ok is
+// false when name is no variable of the selected frame or global.
+func (s *Session) varNumber(name string, addr bool) (v value, ok bool, err error) {
+	t, _, found, err := s.evalPath(varPath{name: name, addrOf: addr})
+	switch {
+	case !found:
+		return value{}, false, err
+	case errors.Is(err, frames.ErrOptimizedOut):
+		return value{}, true, errors.New("value has been optimized out")
+	case err != nil:
+		return value{}, true, err
+	case addr:
+		return value{uintOf(t.b), kindData}, true, nil
+	}
+	if _, arr := under(t.t).(*dwarf.ArrayType); arr && t.inMem {
+		return value{t.addr, kindData}, true, nil
+	}
+	hv, scalar := historyValue(t)
+	if !scalar {
+		return value{}, true, fmt.Errorf("Argument to arithmetic operation not a number or boolean (%s is %s).", name, cTypeName(t.t))
+	}
+	return hv, true, nil
 }
 
 // evalPath evaluates p on variables; ok is false when p's name is no

@@ -20,7 +20,13 @@ var localsGdbCommands = []string{
 	"frame 0", "print buf", "print zeros", "print zeros[1]", "print fn", "print w", "print label",
 	"print small", "print ok", "print total", "ptype fn", "ptype buf", "ptype w", "ptype label",
 	"print counter", "print &counter", "print greeting", "print *greeting", "ptype enum color", "ptype int",
+	"print counter + 1",
 }
+
+// localsGdbCommandsO0 are the commands on variables in memory that gdb
+// and sfdbg evaluate as integer expressions (the -O0 fixture only: at
+// -O2 these variables are optimized out).
+var localsGdbCommandsO0 = []string{"print n + 1", "print total * 2", "x/4xw zeros", "print &buf", "x/s label", "print *label"}
 
 // gdbCommand is gdb's spelling of an sfdbg command ("bt cfi": gdb's bt).
 func gdbCommand(c string) string {
@@ -65,12 +71,16 @@ func TestLocalsMatchGdbOnTheSameProcess(t *testing.T) {
 		t.Skip("gdb not installed: nothing to compare with")
 	}
 	for _, name := range []string{"locals-v3-O0", "locals-v3-O2", "locals-v3-O2-dwarf4"} {
+		cmds := localsGdbCommands
+		if name == "locals-v3-O0" {
+			cmds = append(append([]string(nil), cmds...), localsGdbCommandsO0...)
+		}
 		t.Run(name, func(t *testing.T) {
 			cmd := startFixture(t, name)
 			pid := cmd.Process.Pid
 			requirePtraceOf(t, pid)
 			args := []string{"-nx", "-batch", "-iex", "set debuginfod enabled off", "-p", strconv.Itoa(pid)}
-			for _, c := range localsGdbCommands {
+			for _, c := range cmds {
 				args = append(args, "-ex", "echo ==="+c+"\\n", "-ex", gdbCommand(c))
 			}
 			g, err := exec.Command(gdb, args...).CombinedOutput()
@@ -85,12 +95,12 @@ func TestLocalsMatchGdbOnTheSameProcess(t *testing.T) {
 				order = append(order, key)
 				gdbOut[key] = comparable(out)
 			}
-			if len(order) != len(localsGdbCommands) {
-				t.Fatalf("gdb ran %d of %d commands:\n%s", len(order), len(localsGdbCommands), g)
+			if len(order) != len(cmds) {
+				t.Fatalf("gdb ran %d of %d commands:\n%s", len(order), len(cmds), g)
 			}
 			s, ui := attachBatch(t, pid)
 			defer s.Close()
-			for i, c := range localsGdbCommands {
+			for i, c := range cmds {
 				n := ui.Out.Len()
 				if err := s.Execute(c); err != nil {
 					t.Errorf("%s: %v", c, err)
