@@ -330,7 +330,7 @@ in arithmetic, a scalar's value or an array's address.`,
 			complete: completeFunctions,
 			repeat:   sameArgs,
 			run:      cmdPrint},
-		localsCommands[2],
+		localsCommands[2], localsCommands[3],
 		{aliases: []string{"x"}, args: "/NFU ADDR", needsTarget: true,
 			help: `Examine memory at ADDR: N units of size U in format F.
 N units (default 1) of size U (b 1, h 2, w 4, g 8 bytes; default w) in
@@ -457,7 +457,7 @@ see only those frames. N is 1 to 1000000; unlimited (or 0, as in gdb) is
 program's main; on shows the frames past it (__libc_start_call_main,
 _start), as one-shot "sfdbg bt" always does.`,
 					run: cmdSetBacktrace},
-				localsCommands[3],
+				localsCommands[4],
 			}, setSettings...)},
 		{aliases: []string{"show"},
 			help: "Show a setting: backtrace limit, pagination, confirm, ...",

@@ -613,6 +613,10 @@ func enumBody(et *dwarf.EnumType) string {
 	return name + "{" + strings.Join(parts, ", ") + "}"
 }
 
+// whatisText is whatis's "type = ..." text of an expression's type t: its
+// name, as gdb's whatis prints it.
+func whatisText(t dwarf.Type) string { return cTypeName(t) }
+
 // ptypeText is ptype's "type = ..." text of t: typedefs at the top level
 // resolved, the structure, union or enum at its base with its body.
 func ptypeText(t dwarf.Type) string {

@@ -36,7 +36,11 @@ pointers (char * with its string), structures, arrays, enums;
 		help: `Print the type of a variable or a type name, as gdb does.
 EXPR is a variable of the selected frame or a global, with .FIELD,
 ->FIELD, [N], * and &.`,
-		run: cmdPtype},
+		run: func(s *Session, a string) error { return cmdPtypeOrWhatis(s, a, true) }},
+	{aliases: []string{"whatis"}, args: "EXPR | TYPE", needsTarget: true,
+		help: `Print the type of a variable or a type name, as gdb does.
+As ptype, without expanding a structure, union or enum, or a typedef.`,
+		run: func(s *Session, a string) error { return cmdPtypeOrWhatis(s, a, false) }},
 	{aliases: []string{"variable", "var"}, args: "VAR = VALUE", needsTarget: true,
 		help: `Assign VALUE to the variable VAR in the selected frame.
 VAR is a local, an argument or a global in memory, with .FIELD, ->FIELD,
@@ -655,9 +659,14 @@ func historyValue(t typed) (value, bool) {
 	return value{t.addr, kindData}, false
 }
 
-// cmdPtype implements "ptype EXPR" and "ptype struct|union|enum NAME",
-// "ptype TYPENAME".
-func cmdPtype(s *Session, args string) error {
+// cmdPtypeOrWhatis implements "ptype EXPR", "ptype struct|union|enum
+// NAME" and "ptype TYPENAME" (expand), and whatis with the same
+// arguments: the type's name only.
+func cmdPtypeOrWhatis(s *Session, args string, expand bool) error {
+	typeText := ptypeText
+	if !expand {
+		typeText = whatisText
+	}
 	expr := strings.TrimSpace(args)
 	if expr == "" {
 		return errors.New("Argument required (one or more choice items).")
@@ -665,7 +674,7 @@ func cmdPtype(s *Session, args string) error {
 	if p, ok := parseVarPath(expr); ok {
 		t, _, found, err := s.evalPath(p)
 		if found && err == nil {
-			s.printf("type = %s\n", ptypeText(t.t))
+			s.printf("type = %s\n", typeText(t.t))
 			return nil
 		}
 		if found && !errors.Is(err, frames.ErrOptimizedOut) {
@@ -675,7 +684,7 @@ func cmdPtype(s *Session, args string) error {
 			// The type of a value that is not available is known.
 			_, _, v, _, _, _ := s.lookupVar(p.name)
 			if v != nil && len(p.steps) == 0 && p.derefs == 0 && !p.addrOf && v.Type != nil {
-				s.printf("type = %s\n", ptypeText(v.Type))
+				s.printf("type = %s\n", typeText(v.Type))
 				return nil
 			}
 			return err
@@ -688,13 +697,16 @@ func cmdPtype(s *Session, args string) error {
 	name := strings.Join(strings.Fields(expr), " ")
 	for _, m := range mainFirst(sp) {
 		if t, ok := m.LookupType(name); ok {
-			s.printf("type = %s\n", ptypeText(t))
+			if td, ok := t.(*dwarf.TypedefType); ok && !expand {
+				t = td.Type // whatis of a typedef's name: one level unrolled
+			}
+			s.printf("type = %s\n", typeText(t))
 			return nil
 		}
 		for long, short := range cBaseNames {
 			if short == name {
 				if t, ok := m.LookupType(long); ok {
-					s.printf("type = %s\n", ptypeText(t))
+					s.printf("type = %s\n", typeText(t))
 					return nil
 				}
 			}
