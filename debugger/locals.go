@@ -38,7 +38,7 @@ EXPR is a variable of the selected frame or a global, with .FIELD,
 ->FIELD, [N], * and &.`,
 		run: func(s *Session, a string) error { return cmdPtypeOrWhatis(s, a, true) }},
 	{aliases: []string{"whatis"}, args: "EXPR | TYPE", needsTarget: true,
-		help: `Print the type of a variable or a type name, as gdb does.
+		help: `Print the name of an expression's type, as gdb does.
 As ptype, without expanding a structure, union or enum, or a typedef.`,
 		run: func(s *Session, a string) error { return cmdPtypeOrWhatis(s, a, false) }},
 	{aliases: []string{"variable", "var"}, args: "VAR = VALUE", needsTarget: true,
