@@ -172,7 +172,7 @@ func (m *Module) LookupGlobal(name string) (sc *Scope, v *Var, ok bool) {
 	if vr.loc.err == errLocListPending {
 		vr.loc = varLoc{kind: locError, err: fmt.Errorf("global %s has a location list", name)}
 	}
-	return &Scope{Function: "", m: m, lt: lt, unit: ref.unit}, &vr, true
+	return &Scope{m: m, lt: lt, unit: ref.unit}, &vr, true
 }
 
 // LookupType returns the type named name in the module's DWARF: "struct

@@ -116,7 +116,7 @@ func (sc *Scope) Address(v *Var, f *VarFrame) (uint64, error) {
 // through the caller's call site (gdb's "v@entry"). ok is false when it
 // is not known.
 func (sc *Scope) ReadEntry(v *Var, f *VarFrame) (Value, bool) {
-	if !v.Param || v.entry.kind != locExpr || v.TypeErr != nil {
+	if !v.param || v.entry.kind != locExpr || v.TypeErr != nil {
 		return Value{}, false
 	}
 	size, err := typeSize(v.Type)
@@ -397,7 +397,7 @@ func (sc *Scope) substEntryValues(expr []byte, f *VarFrame, depth int) ([]byte, 
 // one whose return address is the caller's PC, and it must call this
 // function (a tail call in between would make it another's).
 func (sc *Scope) entryValue(reg rule.Reg, f *VarFrame, depth int) (uint64, error) {
-	return sc.callerValue(f, depth, hostRegName(reg), func(e *dwarf.Entry) bool {
+	return sc.callerValue(f, depth, f.Frame.Regs.arch().RegName(reg), func(e *dwarf.Entry) bool {
 		loc, _ := e.Val(dwarf.AttrLocation).([]byte)
 		r, ok := singleReg(loc)
 		return ok && r == reg
@@ -542,9 +542,6 @@ func callSiteValue(d *dwarf.Data, off dwarf.Offset, what string, match func(*dwa
 	}
 	return nil, fmt.Errorf("%w (the call site does not give the value of %s)", ErrOptimizedOut, what)
 }
-
-// hostRegName names an AMD64 DWARF register.
-func hostRegName(r rule.Reg) string { return archOr(nil).RegName(r) }
 
 // opLen returns the length of the DWARF expression operation at pc of
 // expr, operands included (DWARF 5 section 7.7.1, table 7.9, and the GNU

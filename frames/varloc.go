@@ -33,9 +33,9 @@ const (
 
 // locSections are the raw sections location lists need.
 type locSections struct {
-	loc, loclists, addr, info []byte
-	order                     binary.ByteOrder
-	addrSize                  int
+	loc, loclists, addr []byte
+	order               binary.ByteOrder
+	addrSize            int
 }
 
 // loadLocs reads the location-list sections of the line table's file once.
@@ -59,9 +59,6 @@ func (lt *lineTable) loadLocs() *locSections {
 		lt.locs = locSections{loc: read(".debug_loc"), loclists: read(".debug_loclists"), addr: read(".debug_addr"), order: f.ByteOrder, addrSize: 8}
 		if f.Class == elf.ELFCLASS32 {
 			lt.locs.addrSize = 4
-		}
-		if lt.locs.loc != nil && lt.locs.loclists != nil {
-			lt.locs.info = read(".debug_info") // units of both versions: their headers say which
 		}
 	})
 	return &lt.locs
@@ -93,24 +90,6 @@ func (lt *lineTable) unitStart(off dwarf.Offset) (uint64, error) {
 	return 0, fmt.Errorf(".debug_info: no DWARF 2-5 unit header before the unit at %#x", off)
 }
 
-// unitVersion returns the DWARF version of the unit whose DIE is at off,
-// from its header in .debug_info (32-bit DWARF: a version 5 header is 12
-// bytes before the DIE, a version 2-4 header 11).
-func (ls *locSections) unitVersion(off dwarf.Offset) int {
-	o := int64(off)
-	if o >= 12 && o <= int64(len(ls.info)) {
-		if v := ls.order.Uint16(ls.info[o-12+4:]); v == 5 {
-			return 5
-		}
-	}
-	if o >= 11 && o <= int64(len(ls.info)) {
-		if v := ls.order.Uint16(ls.info[o-11+4:]); v >= 2 && v <= 4 {
-			return int(v)
-		}
-	}
-	return 0
-}
-
 // locList returns the expression of the location list of unit u at off
 // (a DW_FORM_loclistx index when index is set) that covers link-time pc;
 // found is false when no entry covers it (optimized out there).
@@ -118,7 +97,12 @@ func (lt *lineTable) locList(u *lineUnit, off int64, index bool, pc uint64) (exp
 	ls := lt.loadLocs()
 	v5 := index || ls.loc == nil
 	if !v5 && ls.loclists != nil {
-		v5 = ls.unitVersion(u.cu.Offset) == 5
+		// Units of both versions: the unit's header says which.
+		start, err := lt.unitStart(u.cu.Offset)
+		if err != nil {
+			return nil, false, err
+		}
+		v5 = uint64(u.cu.Offset)-start == 12
 	}
 	base, _ := u.cu.Val(dwarf.AttrLowpc).(uint64)
 	if !v5 {

@@ -36,8 +36,8 @@ const (
 type Var struct {
 	// Name is its DW_AT_name (through DW_AT_abstract_origin).
 	Name string
-	// Param is set for a formal parameter.
-	Param bool
+	// param is set for a formal parameter.
+	param bool
 	// Type is its DWARF type; nil with TypeErr when it cannot be read.
 	Type    dwarf.Type
 	TypeErr error
@@ -72,15 +72,11 @@ type varLoc struct {
 // function (physical or inlined) at a lookup PC, its frame base and the
 // module they come from.
 type Scope struct {
-	// Function is the name gdb gives the function (originName).
-	Function string
 	// Params are the formal parameters in declaration order; Locals the
 	// local variables, innermost lexical block first, each block's in
 	// declaration order.
 	Params []Var
 	Locals []Var
-	// Inline is set for the scope of an inlined subroutine.
-	Inline bool
 
 	m         *Module
 	lt        *lineTable
@@ -141,8 +137,7 @@ func (m *Module) FrameScope(pc uint64, depth int) (sc *Scope, err error) {
 			return nil, fmt.Errorf("no inlined function at depth %d at %#x (%d)", depth, pc, len(w.funcs)-1)
 		}
 		fn := w.funcs[depth]
-		sc := &Scope{m: m, lt: lt, unit: u, Inline: depth > 0, Params: fn.params}
-		sc.Function = subprogramName(lt.d, fn.off)
+		sc := &Scope{m: m, lt: lt, unit: u, Params: fn.params}
 		for i := len(fn.blocks) - 1; i >= 0; i-- {
 			sc.Locals = append(sc.Locals, fn.blocks[i]...)
 		}
@@ -307,7 +302,7 @@ func (w *scopeWalk) inherit(origin dwarf.Offset, referenced map[dwarf.Offset]boo
 				if v.loc.kind != locConst {
 					v.loc = varLoc{kind: locNone}
 				}
-				if v.Param {
+				if v.param {
 					fn.params = append(fn.params, v)
 				} else {
 					fn.blocks[block] = append(fn.blocks[block], v)
@@ -339,7 +334,7 @@ func (w *scopeWalk) contains(e *dwarf.Entry) bool {
 // DW_AT_abstract_origin, its location attribute as it stands (resolved to
 // the PC by resolve).
 func (w *scopeWalk) variable(e *dwarf.Entry) Var {
-	v := Var{Param: e.Tag == dwarf.TagFormalParameter}
+	v := Var{param: e.Tag == dwarf.TagFormalParameter}
 	v.loc = rawLocation(e, dwarf.AttrLocation)
 	if cv := e.AttrField(dwarf.AttrConstValue); cv != nil {
 		v.loc = constLocation(cv)
