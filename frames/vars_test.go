@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -108,4 +109,66 @@ func TestFrameScopeOfTheLocalsFixture(t *testing.T) {
 	if _, err := m.FrameScope(leaf+0x40, 5); err == nil {
 		t.Error("an inline depth deeper than the chain: no error")
 	}
+}
+
+// FuzzFrameScope flips bytes of the locals fixture's .debug_info,
+// .debug_abbrev and .debug_loclists and reads every variable of three
+// frames, the globals and a type: hostile DWARF gives errors, never a
+// panic, a hang or an unbounded allocation.
+func FuzzFrameScope(f *testing.F) {
+	path := fixture(f, "locals-v3-O2")
+	bin, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	ef, err := elf.NewFile(bytes.NewReader(bin))
+	if err != nil {
+		f.Fatal(err)
+	}
+	var secs []*elf.Section
+	for _, n := range []string{".debug_info", ".debug_abbrev", ".debug_loclists"} {
+		s := ef.Section(n)
+		if s == nil || s.Size == 0 {
+			f.Fatalf("%s has no %s", path, n)
+		}
+		secs = append(secs, s)
+	}
+	f.Add(uint8(0), uint32(0), byte(0), uint8(2), uint32(0), byte(0))
+	f.Add(uint8(0), uint32(0x620), byte(0xff), uint8(2), uint32(0x40), byte(0x80))
+	f.Fuzz(func(t *testing.T, s1 uint8, off1 uint32, x1 byte, s2 uint8, off2 uint32, x2 byte) {
+		b := append([]byte(nil), bin...)
+		for _, m := range []struct {
+			s   uint8
+			off uint32
+			x   byte
+		}{{s1, off1, x1}, {s2, off2, x2}} {
+			sec := secs[int(m.s)%len(secs)]
+			b[sec.Offset+uint64(m.off)%sec.Size] ^= m.x
+		}
+		m := &Module{Name: "fuzz", ELF: b, Start: 0, End: 1 << 40}
+		defer m.Close()
+		space := &Space{Mem: fileMemory{ef}, Modules: NewModules(m)}
+		for _, pc := range []uint64{0x11e0, 0x1240, 0x12d0} {
+			sc, err := m.FrameScope(pc, 0)
+			if err != nil {
+				continue
+			}
+			regs := NewRegs(arch.AMD64Arch)
+			regs.Set(RIP, pc)
+			fr := &Frame{PC: pc, Regs: regs, Interrupted: true, Module: m}
+			caller := &Frame{Level: 1, PC: 0x12db, Regs: regs, Module: m}
+			vf := &VarFrame{Frame: fr, CFA: 0x7fff0100, Space: space, Caller: &VarFrame{Frame: caller, CFA: 0x7fff1000, Space: space}}
+			for _, vs := range [][]Var{sc.Params, sc.Locals} {
+				for i := range vs {
+					sc.Read(&vs[i], vf)
+					sc.ReadEntry(&vs[i], vf)
+					sc.Address(&vs[i], vf)
+				}
+			}
+		}
+		if gsc, g, ok := m.LookupGlobal("counter"); ok {
+			gsc.Read(g, &VarFrame{Frame: &Frame{Regs: NewRegs(arch.AMD64Arch)}, Space: space})
+		}
+		m.LookupType("struct rec")
+	})
 }
