@@ -18,6 +18,7 @@ import (
 
 	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // localsCommands are the command table's entries of this file: info
@@ -43,10 +44,11 @@ As ptype, without expanding a structure, union or enum, or a typedef.`,
 		run: func(s *Session, a string) error { return cmdPtypeOrWhatis(s, a, false) }},
 	{aliases: []string{"variable", "var"}, args: "VAR = VALUE", needsTarget: true,
 		help: `Assign VALUE to the variable VAR in the selected frame.
-VAR is a local, an argument or a global in memory, with .FIELD, ->FIELD,
-[N] and *; VALUE a number or expression as print takes it, an enumerator
-or a character ('a'). Integers, pointers, enums, characters and
-floating-point values; a variable held in a register is refused.`,
+VAR is a local, an argument or a global, with .FIELD, ->FIELD, [N] and
+*; VALUE a number or expression as print takes it, an enumerator or a
+character ('a'). Integers, pointers, enums, characters and
+floating-point values; in memory, or in a register of frame 0 (one of
+an outer frame is refused).`,
 		run: cmdSetVar},
 }
 
@@ -323,7 +325,12 @@ type typed struct {
 	b     []byte
 	addr  uint64
 	inMem bool
-	reg   bool // the whole value in a register (not assignable by sfdbg)
+	// reg: the whole value is in register regNo, whose full value is
+	// regVal, of frame 0 when frame0.
+	reg    bool
+	regNo  rule.Reg
+	regVal uint64
+	frame0 bool
 }
 
 // varPath is a C expression sfdbg evaluates on variables: [*...|&] NAME
@@ -496,7 +503,10 @@ func (s *Session) evalPath(p varPath) (t typed, c *varContext, ok bool, err erro
 		}
 		return typed{}, c, true, err
 	}
-	t = typed{t: v.Type, b: val.Bytes, addr: val.Addr, inMem: val.InMemory, reg: val.InReg}
+	t = typed{t: v.Type, b: val.Bytes, addr: val.Addr, inMem: val.InMemory, reg: val.InReg, regNo: val.Reg, frame0: vf.Frame.Level == 0}
+	if t.reg {
+		t.regVal, _ = vf.Frame.Regs.Get(val.Reg)
+	}
 	for _, st := range p.steps {
 		if t, err = c.step(t, st); err != nil {
 			return typed{}, c, true, err
@@ -718,6 +728,12 @@ func cmdPtypeOrWhatis(s *Session, args string, expand bool) error {
 	return fmt.Errorf("No symbol \"%s\" in current context.", expr)
 }
 
+// registerWriter is a target whose threads' registers sfdbg can write
+// (set var on a variable held in a register of frame 0).
+type registerWriter interface {
+	SetRegister(tid int, reg rule.Reg, v uint64) error
+}
+
 // memoryWriter is a target whose memory sfdbg can write (set var).
 type memoryWriter interface {
 	WriteMemory(addr uint64, b []byte) error
@@ -743,15 +759,31 @@ func cmdSetVar(s *Session, args string) error {
 	if err != nil {
 		return err
 	}
-	if !t.inMem {
-		if t.reg {
-			return errors.New("set var: the variable is in a register; sfdbg assigns only variables in memory")
-		}
+	if !t.inMem && !t.reg {
 		return errors.New("Left operand of assignment is not an lvalue.")
 	}
 	b, err := s.assignBytes(t.t, strings.TrimSpace(rhs))
 	if err != nil {
 		return err
+	}
+	if t.reg {
+		// gdb writes the register's low bytes and keeps the others.
+		name := hostArch.RegName(t.regNo)
+		if !t.frame0 {
+			return fmt.Errorf("set var: %s is in register %s of an outer frame; sfdbg assigns registers in frame 0 only", p.name, name)
+		}
+		w, ok := s.tgt.(registerWriter)
+		if !ok || len(b) > 8 {
+			return fmt.Errorf("set var: this target's register %s cannot be written", name)
+		}
+		full := make([]byte, 8)
+		binary.LittleEndian.PutUint64(full, t.regVal)
+		copy(full, b)
+		if err := w.SetRegister(s.thread, t.regNo, binary.LittleEndian.Uint64(full)); err != nil {
+			return fmt.Errorf("set var: %v", err)
+		}
+		s.invalidate()
+		return nil
 	}
 	w, ok := s.tgt.(memoryWriter)
 	if !ok {

@@ -158,12 +158,27 @@ func TestLocalsArgsAndSetVarOnTheFixture(t *testing.T) {
 			{"print label", []string{"= <optimized out>"}},
 			{"up", []string{"middle"}},
 			{"print unused", []string{"= 1000"}},
+			{"set var r = 0", nil}, // r is an entry value here: refused below
+			// leaf's r is in r13: set var writes the register.
+			{"frame 0", nil},
+			{"print r", []string{"$3 = (struct rec *) 0x"}},
+			{"set var r = 0x1234", nil},
+			{"print r", []string{"= (struct rec *) 0x1234"}},
+			{"print $r13", []string{"= 4660"}},
+			{"set var r = $3", nil},
+			{"print r->key", []string{"= 13"}},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := startFixture(t, tc.name)
 			s, ui := attachBatch(t, cmd.Process.Pid)
 			for _, st := range tc.steps {
+				if st.cmd == "set var r = 0" {
+					if err := s.Execute(st.cmd); err == nil || !strings.Contains(err.Error(), "not an lvalue") {
+						t.Errorf("set var r = 0 in middle, where r is an entry value: %v", err)
+					}
+					continue
+				}
 				out := run(t, s, ui, st.cmd)
 				for _, w := range st.want {
 					if !strings.Contains(out, w) {
