@@ -550,6 +550,7 @@ func cmdInfoThreads(s *Session, _ string) error {
 			// gdb's frame 0: an inline function's, when one is
 			// inlined at the PC.
 			loc, showPC := compare.InnermostLocation(sp, regs.PC())
+			loc = s.innermostArgs(tid, loc)
 			where = loc
 			if showPC {
 				where = fmt.Sprintf("0x%016x in %s", regs.PC(), loc)

@@ -882,6 +882,28 @@ func (s *Session) btVarOptions(tr *compare.Trace, full bool) (func(compare.Shown
 	return c.argsText, after
 }
 
+// innermostArgs puts the arguments of thread tid's frame 0 (as gdb
+// numbers frames: an inline function's when one is inlined at the PC)
+// into its location loc, as gdb's "info threads" prints them.
+func (s *Session) innermostArgs(tid int, loc string) string {
+	tr, err := s.trace(tid, compare.All)
+	if err != nil {
+		return loc
+	}
+	sh, ok := tr.ShownAt(0)
+	if !ok {
+		return loc
+	}
+	c, err := s.varContext(tr)
+	if err != nil {
+		return loc
+	}
+	if args, ok := c.argsText(sh); ok {
+		loc = strings.Replace(loc, " ()", " ("+args+")", 1)
+	}
+	return loc
+}
+
 // locationWithArgs is the location of the frame shown as sh with its
 // arguments, as gdb's frame line has them: "leaf (r=0x..., n=5) at
 // locals.c:59".
