@@ -386,9 +386,15 @@ func parseVarPath(expr string) (varPath, bool) {
 			if end < 0 {
 				return p, false
 			}
-			n, err := strconv.ParseInt(strings.TrimSpace(e[1:end]), 0, 64)
+			idx := strings.TrimSpace(e[1:end])
+			n, err := strconv.ParseInt(idx, 0, 64)
 			if err != nil {
-				return p, false
+				// An index expression (zeros[n - 4]), evaluated with
+				// the path.
+				if idx == "" || strings.ContainsAny(idx, "[]") {
+					return p, false
+				}
+				st.field = idx
 			}
 			st.kind, st.index, e = '[', n, e[end+1:]
 		default:
@@ -508,6 +514,13 @@ func (s *Session) evalPath(p varPath) (t typed, c *varContext, ok bool, err erro
 		t.regVal, _ = vf.Frame.Regs.Get(val.Reg)
 	}
 	for _, st := range p.steps {
+		if st.kind == '[' && st.field != "" {
+			iv, err := s.evalExpr(st.field)
+			if err != nil {
+				return typed{}, c, true, err
+			}
+			st.index = int64(iv.v)
+		}
 		if t, err = c.step(t, st); err != nil {
 			return typed{}, c, true, err
 		}
