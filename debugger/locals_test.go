@@ -231,3 +231,34 @@ func TestLocalsCommandsRefuseWhatTheyDoNotTake(t *testing.T) {
 		}
 	}
 }
+
+// TestSetVarUnderRun: under "sfdbg run" (Delve's native backend) set var
+// writes memory (the global go) and a register (leaf's n, in rsi at its
+// entry at -O2), and the program then runs to its end.
+func TestSetVarUnderRun(t *testing.T) {
+	tg, err := Launch([]string{fixture(t, "locals-v3-O2")}, "")
+	skipIfNoPtrace(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ui := &ScriptUI{Echo: true}
+	s := NewSession(tg, ui)
+	s.Batch = true
+	defer s.Close()
+	run(t, s, ui, "break leaf")
+	if out := run(t, s, ui, "continue"); !strings.Contains(out, "in leaf (r=r@entry=0x") {
+		t.Fatalf("continue did not stop in leaf with its arguments:\n%s", out)
+	}
+	run(t, s, ui, "set var n = 9")
+	if out := run(t, s, ui, "print n"); out != "$1 = 9\n" {
+		t.Errorf("print n after set var n = 9: %q", out)
+	}
+	if out := run(t, s, ui, "print $rsi"); out != "$2 = 9\n" {
+		t.Errorf("print $rsi after set var n = 9: %q", out)
+	}
+	run(t, s, ui, "delete")
+	run(t, s, ui, "set var go = 1")
+	if out := run(t, s, ui, "continue"); !strings.Contains(out, "exited normally") {
+		t.Errorf("after set var go = 1 the program did not run to its end:\n%s", out)
+	}
+}
