@@ -34,6 +34,46 @@ const (
 // cFormatter prints C values read from a target.
 type cFormatter struct {
 	sp *frames.Space
+	// letter is print's /F format (x d u o t a c), 0 for none: scalars,
+	// members and elements are printed in it, as gdb does.
+	letter byte
+}
+
+// letterText formats the bits-wide raw value v in format letter, as gdb's
+// print/F: x hex, d signed, u unsigned, o octal, t binary, c a character,
+// a an address with its symbol.
+func (f *cFormatter) letterText(v uint64, bits int) string {
+	if bits > 0 && bits < 64 {
+		v &= 1<<uint(bits) - 1
+	}
+	signed := int64(v)
+	if bits > 0 && bits < 64 {
+		signed = int64(v<<uint(64-bits)) >> uint(64-bits)
+	}
+	switch f.letter {
+	case 'x':
+		return fmt.Sprintf("%#x", v)
+	case 'd':
+		return strconv.FormatInt(signed, 10)
+	case 'u':
+		return strconv.FormatUint(v, 10)
+	case 'o':
+		if v == 0 {
+			return "0"
+		}
+		return "0" + strconv.FormatUint(v, 8)
+	case 't':
+		return strconv.FormatUint(v, 2)
+	case 'c':
+		return fmt.Sprintf("%d %s", int8(v), charLiteral(byte(v)))
+	case 'a':
+		text := fmt.Sprintf("%#x", v)
+		if f.sp != nil && v != 0 {
+			text += symbolSuffix(f.sp, v)
+		}
+		return text
+	}
+	return fmt.Sprintf("<error: undefined output format %q>", f.letter)
 }
 
 // under returns t without its typedefs and qualifiers (gdb's
@@ -107,6 +147,15 @@ func (f *cFormatter) format(t dwarf.Type, b []byte, mode valueMode, depth int) s
 	u := under(t)
 	if int64(len(b)) < u.Size() {
 		return fmt.Sprintf("<error: %d bytes of a %d-byte value>", len(b), u.Size())
+	}
+	if f.letter != 0 {
+		switch u.(type) {
+		case *dwarf.BoolType, *dwarf.CharType, *dwarf.UcharType, *dwarf.IntType, *dwarf.UintType,
+			*dwarf.EnumType, *dwarf.FloatType, *dwarf.PtrType:
+			if n := u.Size(); n >= 1 && n <= 8 {
+				return f.letterText(uintOf(b[:n]), int(8*n))
+			}
+		}
 	}
 	switch tt := u.(type) {
 	case *dwarf.BoolType:
@@ -197,6 +246,9 @@ func (f *cFormatter) field(fl *dwarf.StructField, b []byte, depth int) string {
 		if b[p/8]>>(p%8)&1 != 0 {
 			v |= 1 << i
 		}
+	}
+	if f.letter != 0 {
+		return f.letterText(v, int(fl.BitSize))
 	}
 	switch ut := under(fl.Type).(type) {
 	case *dwarf.IntType, *dwarf.CharType:
@@ -313,7 +365,7 @@ func (f *cFormatter) array(at *dwarf.ArrayType, b []byte, depth int) string {
 	if n > int64(len(b))/esize {
 		return "<error: array larger than its value>"
 	}
-	if isChar(at.Type) {
+	if isChar(at.Type) && f.letter == 0 {
 		s := b[:n]
 		if len(s) > 0 && s[len(s)-1] == 0 {
 			s = s[:len(s)-1]

@@ -646,16 +646,14 @@ func (s *Session) printVar(expr string, letter byte) (handled bool, err error) {
 		}
 		return true, err
 	}
-	hv, scalar := historyValue(t)
+	hv, _ := historyValue(t)
 	var text string
 	if letter != 0 {
-		if !scalar {
-			return true, fmt.Errorf("print/%c: sfdbg formats scalars only; %s is %s", letter, expr, cTypeName(t.t))
+		if !strings.ContainsRune("xduotac", rune(letter)) {
+			return true, fmt.Errorf("Undefined output format \"%c\".", letter)
 		}
-		text, err = formatValue(c.sp, hv, letter)
-		if err != nil {
-			return true, err
-		}
+		c.f.letter = letter
+		text = c.f.format(t.t, t.b, modeNested, 0)
 	} else {
 		text = c.f.format(t.t, t.b, modeTop, 0)
 	}

@@ -26,7 +26,8 @@ var localsGdbCommands = []string{
 // localsGdbCommandsO0 are the commands on variables in memory that gdb
 // and sfdbg evaluate as integer expressions (the -O0 fixture only: at
 // -O2 these variables are optimized out).
-var localsGdbCommandsO0 = []string{"print zeros[n - 4]", "print r->tags[n - 3]", "print n + 1", "print total * 2", "x/4xw zeros", "print &buf", "x/s label", "print *label"}
+var localsGdbCommandsO0 = []string{"print/x *r", "print/x zeros", "print/d small", "print/x buf", "print/x label", "print/c n",
+	"print/x w", "print/t n", "print/o n", "print/x ok", "print/u small", "print/a fn", "print/x fn", "print/d r->col", "print zeros[n - 4]", "print r->tags[n - 3]", "print n + 1", "print total * 2", "x/4xw zeros", "print &buf", "x/s label", "print *label"}
 
 // gdbCommand is gdb's spelling of an sfdbg command ("bt cfi": gdb's bt).
 func gdbCommand(c string) string {
