@@ -733,6 +733,29 @@ func cmdPtypeOrWhatis(s *Session, args string, expand bool) error {
 			}
 		}
 	}
+	// A function: its return type and its parameters' types (DWARF),
+	// "long (struct rec *, int, const char *)" as gdb prints it.
+	if addrs, m := lookupFunctions(sp, name); len(addrs) > 0 && m != nil {
+		if ret, ok := m.ReturnType(addrs[0]); ok {
+			if sc, err := m.FrameScope(addrs[0], 0); err == nil {
+				ft := &dwarf.FuncType{ReturnType: ret}
+				if _, void := ret.(*dwarf.VoidType); void {
+					ft.ReturnType = nil
+				}
+				for _, p := range sc.Params {
+					if p.Type == nil {
+						ft = nil
+						break
+					}
+					ft.ParamType = append(ft.ParamType, p.Type)
+				}
+				if ft != nil {
+					s.printf("type = %s\n", cTypeName(ft))
+					return nil
+				}
+			}
+		}
+	}
 	if kind, tag, ok := strings.Cut(name, " "); ok && (kind == "struct" || kind == "union" || kind == "enum") {
 		return fmt.Errorf("No %s type named %s.", kind, tag)
 	}

@@ -20,7 +20,7 @@ var localsGdbCommands = []string{
 	"frame 0", "print buf", "print zeros", "print zeros[1]", "print fn", "print w", "print label",
 	"print small", "print ok", "print total", "ptype fn", "ptype buf", "ptype w", "ptype label",
 	"print counter", "print &counter", "print greeting", "print *greeting", "ptype enum color", "ptype int",
-	"print counter + 1", "whatis r", "whatis zeros", "whatis fn", "whatis struct rec", "whatis w",
+	"print counter + 1", "ptype leaf", "whatis leaf", "ptype main", "ptype outer", "whatis r", "whatis zeros", "whatis fn", "whatis struct rec", "whatis w",
 }
 
 // localsGdbCommandsO0 are the commands on variables in memory that gdb
