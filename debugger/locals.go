@@ -36,7 +36,7 @@ pointers (char * with its string), structures, arrays, enums;
 	{aliases: []string{"ptype"}, args: "EXPR | struct|union|enum NAME | TYPE", needsTarget: true,
 		help: `Print the type of a variable or a type name, as gdb does.
 EXPR is a variable of the selected frame or a global, with .FIELD,
-->FIELD, [N], * and &.`,
+->FIELD, [N], * and &, or a function (its return and parameter types).`,
 		run: func(s *Session, a string) error { return cmdPtypeOrWhatis(s, a, true) }},
 	{aliases: []string{"whatis"}, args: "EXPR | TYPE", needsTarget: true,
 		help: `Print the name of an expression's type, as gdb does.
