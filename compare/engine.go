@@ -790,6 +790,29 @@ func (t *Trace) FrameAt(n int) (frames.Frame, bool) {
 	return frames.Frame{}, false
 }
 
+// FramesTo returns frames 0 to n of the trace as FrameAt returns them,
+// in one replay of the trace's path (FrameAt for each would replay it n
+// times); fewer when the path cannot be retraced that far. Each frame's
+// CFA is the trace's (Frame.CFA).
+func (t *Trace) FramesTo(n int) []frames.Frame {
+	n = min(n, len(t.Frames)-1)
+	if n < 0 {
+		return nil
+	}
+	u := set.newUnwinders(t.space)
+	s := frames.NewStack(&replay{t: t, u: u}, t.regs, t.space, frames.StackOptions{MaxDepth: n + 1})
+	out := make([]frames.Frame, 0, n+1)
+	for s.Next() {
+		f := s.Frame()
+		if f.Level != len(out) || f.PC != t.Frames[f.Level].PC {
+			break
+		}
+		f.CFA = t.Frames[f.Level].CFA
+		out = append(out, f)
+	}
+	return out
+}
+
 // replay follows a trace's recorded path: at each frame the method that
 // found the next frame.
 type replay struct {

@@ -66,6 +66,13 @@ type TextOptions struct {
 	// functions by ELF symbol (faster: no DWARF).
 	NoLines bool
 	Style   Style
+	// Args, when set, gives the argument list of the frame shown as s,
+	// printed between the parentheses of its location as gdb prints it
+	// ("weigh (r=0x7ffd...) at ..."); ok false leaves "()".
+	Args func(s Shown) (args string, ok bool)
+	// After, when set, writes what follows the line of the frame shown
+	// as s (the locals of gdb's "bt full").
+	After func(w io.Writer, s Shown)
 }
 
 // levelWidth is the width of the level column: "#" and the largest level
@@ -95,6 +102,11 @@ func (t *Trace) appendFrameLine(b []byte, s Shown, width int, opts TextOptions, 
 		loc = Location(t.space, f.PC, f.LookupPC(), !opts.NoLines)
 		if locs != nil && len(locs) < 1<<16 {
 			locs[k] = loc
+		}
+	}
+	if opts.Args != nil && !sig {
+		if args, ok := opts.Args(s); ok {
+			loc = strings.Replace(loc, " ()", " ("+args+")", 1)
 		}
 	}
 	n := len(b)
@@ -212,6 +224,10 @@ func wrapFrameLine(b []byte) []byte {
 	return append(b, rest...)
 }
 
+// WrapFrameLine is wrapFrameLine for a frame line printed on its own
+// ("frame", "up", a stop), so that it wraps where bt's lines do.
+func WrapFrameLine(line string) string { return string(wrapFrameLine([]byte(line))) }
+
 // pad appends spaces to b up to length n.
 func pad(b []byte, n int) []byte {
 	for len(b) < n {
@@ -284,6 +300,9 @@ func (t *Trace) WriteText(w io.Writer, opts TextOptions) {
 		line = t.appendFrameLine(line[:0], s, width, opts, locs)
 		line = wrapFrameLine(line)
 		bw.Write(append(line, '\n'))
+		if opts.After != nil {
+			opts.After(bw, s)
+		}
 	}
 	if opts.NoLines {
 		for i := lo; i < hi; i++ {

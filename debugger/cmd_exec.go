@@ -346,7 +346,7 @@ func cmdFinish(s *Session, _ string) error {
 	}
 	ra, cfa := caller.PC, caller.SP
 	tid := s.thread
-	s.printf("Run till exit from #%-3d0x%016x in %s\n", sh.Level, f.PC, tr.ShownLocation(sh))
+	s.printf("Run till exit from #%-3d0x%016x in %s\n", sh.Level, f.PC, s.locationWithArgs(tr, sh))
 	temp := s.bpAt(ra) == nil
 	if temp {
 		if err := s.tgt.SetBreakpoint(ra); err != nil {

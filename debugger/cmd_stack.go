@@ -16,18 +16,21 @@ import (
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
-// cmdBacktrace implements "bt [N|-N] [sframe|cfi|fp|all|compare]", the
-// words in any order: N innermost frames, -N outermost frames.
+// cmdBacktrace implements "bt [full] [N|-N] [sframe|cfi|fp|all|compare]",
+// the words in any order: N innermost frames, -N outermost frames, full
+// each frame's locals after its line (locals.go).
 func cmdBacktrace(s *Session, args string) error {
 	limit := 0
 	methods := compare.All
+	full := false
 	for _, w := range strings.Fields(args) {
 		if m, err := compare.ParseMethods(w); err == nil {
 			methods = m
 			continue
 		}
 		if w == "full" || w == "-full" {
-			return errBtFull
+			full = true
+			continue
 		}
 		n, err := strconv.Atoi(w)
 		if err != nil || n == 0 {
@@ -42,7 +45,9 @@ func cmdBacktrace(s *Session, args string) error {
 	if s.listed != tr {
 		s.listed, s.frame = tr, 0
 	}
-	tr.WriteText(s.ui, compare.TextOptions{Limit: limit})
+	opts := compare.TextOptions{Limit: limit}
+	opts.Args, opts.After = s.btVarOptions(tr, full)
+	tr.WriteText(s.ui, opts)
 	return nil
 }
 
@@ -54,9 +59,9 @@ func (s *Session) printFrameLine(tr *compare.Trace, sh compare.Shown) {
 	case f.SignalTrampoline():
 		s.printf("#%-3d<signal handler called>\n", sh.Level)
 	case !tr.ShowPC(sh):
-		s.printf("#%-3d%s\n", sh.Level, tr.ShownLocation(sh))
+		s.printf("%s\n", compare.WrapFrameLine(fmt.Sprintf("#%-3d%s", sh.Level, s.locationWithArgs(tr, sh))))
 	default:
-		s.printf("#%-3d0x%016x in %s\n", sh.Level, tr.ShownPC(sh), tr.ShownLocation(sh))
+		s.printf("%s\n", compare.WrapFrameLine(fmt.Sprintf("#%-3d0x%016x in %s", sh.Level, tr.ShownPC(sh), s.locationWithArgs(tr, sh))))
 	}
 	if sum := frameSummary(tr, sh); sum != "" {
 		s.printf("    %s\n", sum)
@@ -548,6 +553,7 @@ func cmdInfoThreads(s *Session, _ string) error {
 			// gdb's frame 0: an inline function's, when one is
 			// inlined at the PC.
 			loc, showPC := compare.InnermostLocation(sp, regs.PC())
+			loc = s.innermostArgs(tid, loc)
 			where = loc
 			if showPC {
 				where = fmt.Sprintf("0x%016x in %s", regs.PC(), loc)

@@ -213,7 +213,7 @@ func newCommandTable() *commandTable {
 	t := &commandTable{}
 	setSettings, showSettings := settingCommands()
 	t.cmds = []*command{
-		{aliases: []string{"backtrace", "bt", "where"}, args: "[N|-N] [" + compare.MethodNames("|") + "|all|compare]", needsTarget: true,
+		{aliases: []string{"backtrace", "bt", "where"}, args: "[full] [N|-N] [" + compare.MethodNames("|") + "|all|compare]", needsTarget: true,
 			help: `Print the backtrace of the selected thread.
 N prints the innermost N frames, -N the outermost N; the words may come in
 any order. The method says how the stack is unwound: sframe (the .sframe
@@ -228,7 +228,8 @@ end: both say outermost); FP is the same check for the frame-pointer
 chain (ok, differs). It prints what "sfdbg bt" prints for the thread: one
 engine. "frame", "up" and "down" then select in the list it printed.
 A trace stops at the backtrace limit (256 frames; "set backtrace limit").
-"bt full" is refused: locals are not supported yet.`,
+Frame lines show the arguments as gdb does (r=0x..., n=n@entry=5,
+<optimized out>); "bt full" adds each frame's locals.`,
 			complete: completeWords("sframe", "cfi", "fp", "all", "compare"),
 			run:      cmdBacktraceNotes},
 		{aliases: []string{"frame", "f"}, args: "[N]", needsTarget: true,
@@ -321,6 +322,7 @@ symbols. ADDR is an expression, as print takes it.`,
 				{aliases: []string{"watchpoints"},
 					help: "List the watchpoints.",
 					run:  cmdInfoWatchpoints},
+				localsCommands[0], localsCommands[1],
 			}},
 		{aliases: []string{"thread", "t"}, args: "[N] | apply all|LIST CMD", needsTarget: true,
 			help: `Select thread N, or run a command in threads (thread apply).
@@ -338,10 +340,14 @@ or 8 bytes), &sym (its address), *EXPR (the 64-bit word at EXPR, gdb's
 *(long *)EXPR), unary -, + - * / and parentheses. Pointer arithmetic is in
 bytes. Without DWARF types, an integer prints in decimal, $sp as
 (void *) 0x..., $pc and functions with their symbol. /F prints in format
-F: x hex, d signed, u unsigned, o octal, t binary, a address, c char.`,
+F: x hex, d signed, u unsigned, o octal, t binary, a address, c char.
+C variables (the selected frame's locals and arguments, globals) print
+as gdb prints them, from DWARF: VAR, *VAR, &VAR, VAR.F, VAR->F, VAR[N];
+in arithmetic, a scalar's value or an array's address.`,
 			complete: completeFunctions,
 			repeat:   sameArgs,
 			run:      cmdPrint},
+		localsCommands[2], localsCommands[3],
 		{aliases: []string{"x"}, args: "/NFU ADDR", needsTarget: true,
 			help: `Examine memory at ADDR: N units of size U in format F.
 N units (default 1) of size U (b 1, h 2, w 4, g 8 bytes; default w) in
@@ -478,6 +484,7 @@ see only those frames. N is 1 to 1000000; unlimited (or 0, as in gdb) is
 program's main; on shows the frames past it (__libc_start_call_main,
 _start), as one-shot "sfdbg bt" always does.`,
 					run: cmdSetBacktrace},
+				localsCommands[4],
 			}, setSettings...)},
 		{aliases: []string{"show"},
 			help: "Show a setting: backtrace limit, pagination, confirm, ...",

@@ -303,6 +303,11 @@ func (s *Session) symbolValue(name string, addr bool) (value, error) {
 	if err != nil {
 		return value{}, err
 	}
+	// A C variable of the selected frame (or a global with DWARF) first,
+	// as gdb looks names up (locals.go).
+	if v, ok, err := s.varNumber(name, addr); ok {
+		return v, err
+	}
 	if a, _, ok := lookupFunction(sp, name); ok {
 		return value{a, kindCode}, nil
 	}
@@ -471,6 +476,9 @@ func cmdPrint(s *Session, args string) error {
 			return errors.New("Argument required (expression to compute).")
 		}
 		args = "$"
+	}
+	if handled, err := s.printVar(args, letter); handled || err != nil {
+		return err
 	}
 	v, err := s.evalExpr(args)
 	if err != nil {

@@ -34,7 +34,7 @@ func TestAttachContinueStopsAtAFatalSignal(t *testing.T) {
 	if st := ProcState(pid); st != 't' {
 		t.Errorf("process in state %q at the signal, want traced-stopped 't'", st)
 	}
-	if bt := run(t, s, ui, "bt cfi"); !strings.Contains(bt, "main ()") {
+	if bt := run(t, s, ui, "bt cfi"); !strings.Contains(bt, "main (argc=") {
 		t.Errorf("bt at the signal does not reach main:\n%s", bt)
 	}
 	run(t, s, ui, "detach")

@@ -29,7 +29,7 @@ func TestBacktraceLimitIsSetShownAndBounded(t *testing.T) {
 		{"unlimited is sfdbg's bound", []string{"set backtrace limit unlimited", "show backtrace limit", "bt"}, true, "0 1 2 3 4 5 6 7 8 9 10",
 			[]string{"Backtrace limit: unlimited (at most 1000000 frames)."}, ""},
 		{"past-main off (gdb's default) ends the trace at main", []string{"show backtrace past-main", "bt"}, true, "0 1 2 3 4 5 6 7 8 9 10",
-			[]string{`Whether backtraces should continue past "main" is off.`, " main () at "}, "_start"},
+			[]string{`Whether backtraces should continue past "main" is off.`, " main (argc=2, argv=<optimized out>)"}, "_start"},
 		{"past-main on shows the frames past main", []string{"set backtrace past-main on", "show backtrace past-main", "bt"}, true, "0 1 2 3 4 5 6 7 8 9 10 11",
 			[]string{`Whether backtraces should continue past "main" is on.`, "\n#11 "}, ""},
 		{"past-main takes on or off", []string{"set backtrace past-main maybe"}, false, "",

@@ -33,7 +33,7 @@ func TestLiveExpressionsLinesAndUntil(t *testing.T) {
 		}
 		expect("p exit_after_ms", `= 60000\n`)
 		expect("p spin_release", `= 0\n`)
-		expect("p &spin_count", `= \(void \*\) 0x[0-9a-f]+ <spin_count>\n`)
+		expect("p &spin_count", `= \(volatile unsigned long \*\) 0x[0-9a-f]+ <spin_count>\n`) // its DWARF type, as gdb prints it
 		expect("p/x exit_after_ms * 2", `= 0x1d4c0\n`)
 		expect("x/dg &exit_after_ms", `<exit_after_ms>:\t60000\n`)
 		expect("info symbol &spin_count", `^spin_count in section \.bss of /\S+/deep-v3-O2\n`)
@@ -42,7 +42,7 @@ func TestLiveExpressionsLinesAndUntil(t *testing.T) {
 	t.Run("tbreak FILE:LINE stops once and is deleted", func(t *testing.T) {
 		t0 = t
 		expect("tbreak deep.c:88", `^Temporary breakpoint 1 at 0x[0-9a-f]+: spin_until \(\) at testdata/src/deep.c:88\n`)
-		expect("continue", `hit Temporary breakpoint 1 at`, `#0 .* in spin_until \(\) at testdata/src/deep.c:88`)
+		expect("continue", `hit Temporary breakpoint 1 at`, `#0 .* in spin_until \(ms=.*\) at testdata/src/deep.c:88`)
 		expect("info breakpoints", `No breakpoints.`)
 		expect("info line", `^Line 88 of "testdata/src/deep.c" starts at address 0x[0-9a-f]+ <spin_until\+\d+>[ \n]and ends at 0x[0-9a-f]+ <spin_until\+\d+>\.\n`)
 		expect("list", `(?m)^88\t\t\tspin_count\+\+;$`, `(?m)^83\t`, `(?m)^92\t`)
@@ -51,13 +51,13 @@ func TestLiveExpressionsLinesAndUntil(t *testing.T) {
 	t.Run("break LINE uses the listed file", func(t *testing.T) {
 		t0 = t
 		expect("break 89", `^Breakpoint 2 at 0x[0-9a-f]+: spin_until \(\) at testdata/src/deep.c:89\n`)
-		expect("continue", `hit Breakpoint 2 at`, `spin_until \(\) at testdata/src/deep.c:89`)
+		expect("continue", `hit Breakpoint 2 at`, `spin_until \(ms=.*\) at testdata/src/deep.c:89`)
 		expect("delete")
 	})
 	t.Run("until LINE stops in the selected frame", func(t *testing.T) {
 		t0 = t
-		expect("until 90", `(?m)^#0 .* in spin_until \(\) at testdata/src/deep.c:9[01]\n`)
-		expect("advance deep.c:88", `(?m)^#0 .* in spin_until \(\) at testdata/src/deep.c:88\n`)
+		expect("until 90", `(?m)^#0 .* in spin_until \(ms=.*\) at testdata/src/deep.c:9[01]\n`)
+		expect("advance deep.c:88", `(?m)^#0 .* in spin_until \(ms=.*\) at testdata/src/deep.c:88\n`)
 	})
 	t.Run("until stops where the selected frame returns", func(t *testing.T) {
 		t0 = t
@@ -65,7 +65,7 @@ func TestLiveExpressionsLinesAndUntil(t *testing.T) {
 		expect("continue", `hit Breakpoint 3`)
 		expect("delete")
 		// spin_here is never called in this mode: clock_gettime returns first.
-		expect("until spin_here", `(?m)^#0 .* in spin_until \(\) at testdata/src/deep.c:(89|90)\n`)
+		expect("until spin_here", `(?m)^#0 .* in spin_until \(ms=.*\) at testdata/src/deep.c:(89|90)\n`)
 		expect("info breakpoints", `No breakpoints.`)
 	})
 }

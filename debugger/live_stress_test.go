@@ -91,7 +91,7 @@ func TestLiveBreakpointInShortLivedThreads(t *testing.T) {
 	seen := map[string]bool{}
 	for i := 0; i < 3; i++ {
 		out := run(t, s, ui, "continue")
-		if !strings.Contains(out, "hit Breakpoint 1") || !strings.Contains(out, " in f ()") {
+		if !strings.Contains(out, "hit Breakpoint 1") || !strings.Contains(out, " in f (n=") {
 			t.Fatalf("continue %d did not stop at f:\n%s", i+1, out)
 		}
 		// The event names the thread that hit it, and it is selected.
@@ -103,7 +103,7 @@ func TestLiveBreakpointInShortLivedThreads(t *testing.T) {
 		}
 	}
 	run(t, s, ui, "info threads")
-	if out := run(t, s, ui, "stepi"); !strings.Contains(out, " in f ()") {
+	if out := run(t, s, ui, "stepi"); !strings.Contains(out, " in f (n=") {
 		t.Errorf("stepi left f:\n%s", out)
 	}
 	run(t, s, ui, "detach")
@@ -139,7 +139,7 @@ func TestLiveAttachToAZombieLeader(t *testing.T) {
 	if !strings.Contains(intro, "3 threads") || !strings.Contains(intro, "The main thread ("+strconv.Itoa(pid)+") has exited (pthread_exit)") {
 		t.Errorf("intro:\n%s", intro)
 	}
-	if out := run(t, s, ui, "thread apply all bt"); strings.Count(out, "worker ()") != 3 {
+	if out := run(t, s, ui, "thread apply all bt"); strings.Count(out, "worker (arg=") != 3 {
 		t.Errorf("thread apply all bt does not show the three workers:\n%s", out)
 	}
 	run(t, s, ui, "break g")

@@ -44,9 +44,10 @@ func run(t *testing.T, s *Session, ui *ScriptUI, line string) string {
 }
 
 // functions returns the function names of a gdb-style backtrace, innermost
-// first.
+// first. A frame line has the function's arguments between its
+// parentheses (strings quoted, which may hold parentheses).
 func functions(bt string) []string {
-	re := regexp.MustCompile(`(?m)^#\d+\s+0x[0-9a-f]+\s+(?:\S+\s+){0,5}?(?:in )?(\S+) \(\)`)
+	re := regexp.MustCompile(`(?m)^#\d+\s+0x[0-9a-f]+\s+(?:\S+\s+){0,5}?(?:in )?(\S+) \((?:[^()"]|"(?:[^"\\]|\\.)*")*\)`)
 	var out []string
 	for _, m := range re.FindAllStringSubmatch(bt, -1) {
 		out = append(out, m[1])
@@ -87,7 +88,7 @@ func TestLiveBreakContinueFinishDetach(t *testing.T) {
 	// vDSO's, which libc's calls. Delete it so finish returns.
 	run(t, s, ui, "delete")
 	out = run(t, s, ui, "finish")
-	if !regexp.MustCompile(`(?m)^#0 .* in spin_until \(\)`).MatchString(out) {
+	if !regexp.MustCompile(`(?m)^#0 .* in spin_until \(ms=`).MatchString(out) {
 		t.Errorf("finish did not return to spin_until:\n%s", out)
 	}
 	out = run(t, s, ui, "stepi")
@@ -113,7 +114,7 @@ func TestLiveThreadsAndSignalFrames(t *testing.T) {
 		}
 		out = run(t, s, ui, "thread apply all bt sframe")
 		for _, fn := range []string{"alpha_2", "alpha_1", "thread_alpha", "beta_3", "beta_1", "thread_beta", "gamma_1", "thread_gamma"} {
-			if !strings.Contains(out, " "+fn+" ()") {
+			if !strings.Contains(out, " "+fn+" (") {
 				t.Errorf("thread apply all bt lacks %s:\n%s", fn, out)
 			}
 		}

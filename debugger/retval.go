@@ -5,7 +5,6 @@ import (
 	"debug/dwarf"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
 )
@@ -121,24 +120,4 @@ func dataPointerText(sp *frames.Space, t *dwarf.PtrType, v uint64) string {
 		text += symbolSuffix(sp, v)
 	}
 	return text
-}
-
-// cTypeName spells a DWARF type as C does: "struct rec *", "char **",
-// "const char *" (debug/dwarf's String spells pointers as Go does,
-// "*struct rec").
-func cTypeName(t dwarf.Type) string {
-	if p, ok := t.(*dwarf.PtrType); ok {
-		if p.Type == nil {
-			return "void *"
-		}
-		if _, isVoid := p.Type.(*dwarf.VoidType); isVoid {
-			return "void *"
-		}
-		inner := cTypeName(p.Type)
-		if strings.HasSuffix(inner, "*") {
-			return inner + "*"
-		}
-		return inner + " *"
-	}
-	return t.String()
 }

@@ -2,7 +2,6 @@ package debugger
 
 import (
 	"debug/dwarf"
-	"io"
 	"strings"
 	"testing"
 
@@ -88,7 +87,7 @@ func TestReturnedPointersFormatAsGdbs(t *testing.T) {
 		{ptr(&dwarf.QualType{Qual: "const", Type: char}), `0x1000 "hi"`},
 		{ptr(char), `0x1000 "hi"`},
 	} {
-		sp := &frames.Space{Mem: memBytes{0x1000: []byte("hi\x00")}, Modules: frames.NewModules()}
+		sp := &frames.Space{Mem: memBytes{0x1000, []byte("hi\x00")}, Modules: frames.NewModules()}
 		text, _, why, ok := returnValue(sp, tc.t, 0x1000)
 		if !ok || text != tc.want {
 			t.Errorf("%s: %q (%s), want %q", tc.t, text, why, tc.want)
@@ -98,16 +97,4 @@ func TestReturnedPointersFormatAsGdbs(t *testing.T) {
 	if text, _, _, _ := returnValue(sp, ptr(char), 0); text != "0x0" {
 		t.Errorf("NULL char pointer: %q, want 0x0", text)
 	}
-}
-
-// memBytes is memory holding byte strings at addresses.
-type memBytes map[uint64][]byte
-
-func (m memBytes) ReadAt(p []byte, addr uint64) (int, error) {
-	for a, b := range m {
-		if addr >= a && addr < a+uint64(len(b)) {
-			return copy(p, b[addr-a:]), nil
-		}
-	}
-	return 0, io.EOF
 }

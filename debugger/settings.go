@@ -1,7 +1,6 @@
 package debugger
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -115,8 +114,6 @@ func (s *Session) confirmOff() bool { return s.setting(&gdbSettings[1]) == "off"
 func errNoArgs(c *command, prefix, args string) error {
 	return fmt.Errorf("%q takes no arguments (%q was given).", prefix+c.name(), args)
 }
-
-var errBtFull = errors.New(`bt full: locals are not supported yet (sfdbg reads no DWARF variables); "bt" prints the frames.`)
 
 // commandPrefix is "info " for a subcommand of info, "" for a command.
 func commandPrefix(t *commandTable, c *command) string {

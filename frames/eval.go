@@ -115,10 +115,49 @@ func (e *evaluator) value(r rule.Rule) (uint64, error) {
 // expr evaluates a DWARF expression with Delve's op package, the frame's
 // known registers and the target's memory, behind recover.
 func (e *evaluator) expr(expr string, pushCFA bool) (v uint64, err error) {
+	prog := []byte(expr)
+	if pushCFA {
+		prog = make([]byte, 9+len(expr))
+		prog[0] = byte(op.DW_OP_const8u)
+		ByteOrder(e.mem).PutUint64(prog[1:], e.cfa)
+		copy(prog[9:], expr)
+	}
+	x := exprEnv{regs: &e.f.Regs, pc: e.f.PC, mem: e.mem}
+	if pushCFA {
+		x.cfa = e.cfa
+	}
+	res, pieces, err := x.exec(prog)
+	if err != nil {
+		return 0, err
+	}
+	if pieces != nil {
+		return 0, fmt.Errorf("DWARF expression %x names a location, not an address", expr)
+	}
+	return uint64(res), nil
+}
+
+// exprEnv is what a DWARF expression is evaluated with: a frame's known
+// registers and PC, its CFA (0: unknown) and frame base, the module's
+// load bias (DW_OP_addr's static base) and the target's memory.
+type exprEnv struct {
+	regs       *Regs
+	pc         uint64
+	cfa        uint64
+	frameBase  int64
+	staticBase uint64
+	mem        Memory
+}
+
+// exec evaluates prog with Delve's op package (pkg/dwarf/op), behind
+// recover: the one DWARF expression evaluator, for unwind rules and
+// variable locations. It returns op.ExecuteStackProgram's address or
+// pieces; errors are *MemoryError for unreadable memory, errBadExpr
+// for an expression that made the evaluator panic, or op's own.
+func (x *exprEnv) exec(prog []byte) (v int64, pieces []op.Piece, err error) {
 	var memErr error
 	defer func() {
 		if r := recover(); r != nil {
-			v, err = 0, fmt.Errorf("%w: DWARF expression %x: evaluation panicked: %v", errBadExpr, expr, r)
+			v, pieces, err = 0, nil, fmt.Errorf("%w: DWARF expression %x: evaluation panicked: %v", errBadExpr, prog, r)
 		}
 		if memErr != nil {
 			err = memErr
@@ -126,23 +165,17 @@ func (e *evaluator) expr(expr string, pushCFA bool) (v uint64, err error) {
 	}()
 	regs := make([]*op.DwarfRegister, MaxReg)
 	for r := range regs {
-		if v, ok := e.f.Regs.Get(rule.Reg(r)); ok {
+		if v, ok := x.regs.Get(rule.Reg(r)); ok {
 			regs[r] = op.DwarfRegisterFromUint64(v)
 		}
 	}
-	pcReg := e.f.Regs.PCReg
-	regs[pcReg] = op.DwarfRegisterFromUint64(e.f.PC)
-	order := ByteOrder(e.mem)
-	dr := op.NewDwarfRegisters(0, regs, order, uint64(pcReg), uint64(e.f.Regs.SPReg), uint64(e.f.Regs.FPReg), 0)
-	prog := []byte(expr)
-	if pushCFA {
-		dr.CFA = int64(e.cfa)
-		prog = make([]byte, 9+len(expr))
-		prog[0] = byte(op.DW_OP_const8u)
-		order.PutUint64(prog[1:], e.cfa)
-		copy(prog[9:], expr)
-	}
-	mem := e.mem // the closure must not capture e, which would escape
+	pcReg := x.regs.PCReg
+	regs[pcReg] = op.DwarfRegisterFromUint64(x.pc)
+	order := ByteOrder(x.mem)
+	dr := op.NewDwarfRegisters(x.staticBase, regs, order, uint64(pcReg), uint64(x.regs.SPReg), uint64(x.regs.FPReg), 0)
+	dr.CFA = int64(x.cfa)
+	dr.FrameBase = x.frameBase
+	mem := x.mem // the closure must not capture x, which would escape
 	read := func(buf []byte, addr uint64) (int, error) {
 		n, err := mem.ReadAt(buf, addr)
 		if err != nil || n < len(buf) {
@@ -154,14 +187,11 @@ func (e *evaluator) expr(expr string, pushCFA bool) (v uint64, err error) {
 		}
 		return n, nil
 	}
-	res, pieces, err := op.ExecuteStackProgram(*dr, prog, e.f.Regs.arch().PtrSize, read)
+	res, pieces, err := op.ExecuteStackProgram(*dr, prog, x.regs.arch().PtrSize, read)
 	if err != nil {
-		return 0, fmt.Errorf("DWARF expression %x: %w", expr, err)
+		return 0, nil, fmt.Errorf("DWARF expression %x: %w", prog, err)
 	}
-	if pieces != nil {
-		return 0, fmt.Errorf("DWARF expression %x names a location, not an address", expr)
-	}
-	return uint64(res), nil
+	return res, pieces, nil
 }
 
 // apply sets register r of the caller's regs by rule. A rule that cannot

@@ -37,6 +37,13 @@ type lineTable struct {
 	noRange []*lineUnit // units without an address range
 
 	inlinedIdx inlinedEntries // the inlined copies of functions (inlined_entries.go)
+
+	// file is the ELF file the DWARF was read from; locs its location-list
+	// sections, read on the first variable lookup (varloc.go).
+	file     *elf.File
+	locsOnce sync.Once
+	locs     locSections
+	globalState
 }
 
 // cuRange is one address range [lo, hi) of a compilation unit.
@@ -98,7 +105,7 @@ func (m *Module) lineData(d *moduleData) *lineTable {
 		if !m.eagerDWARF {
 			t0 := time.Now()
 			if sp, ok := loadSparse(f); ok {
-				d.lines = &lineTable{sparse: sp}
+				d.lines = &lineTable{sparse: sp, file: f}
 				logrus.Debugf("frames: %s: %d address ranges of units in %v", m.Name, len(sp.ranges), time.Since(t0))
 				return
 			}
@@ -107,6 +114,8 @@ func (m *Module) lineData(d *moduleData) *lineTable {
 		d.lines, err = loadLines(f)
 		if err != nil {
 			logrus.Debugf("frames: %s: no line table: %v", m.Name, err)
+		} else if d.lines != nil {
+			d.lines.file = f
 		}
 	})
 	return d.lines

@@ -43,6 +43,7 @@ type callSite struct {
 	origin dwarf.Offset // the DIE of the called function (DW_AT_call_origin)
 	d      *dwarf.Data  // the DWARF origin is an offset in
 	tail   bool
+	off    dwarf.Offset // the call site's own DIE (its parameters are its children)
 }
 
 // maxTailChains bounds the chains a search keeps: where that many fit,
@@ -256,7 +257,7 @@ func readCallSites(d *dwarf.Data, off dwarf.Offset, out *[]callSite) ([]callSite
 			}
 			tail, _ := e.Val(dwarf.AttrCallTailCall).(bool)
 			gnuTail, _ := e.Val(attrGNUTailCall).(bool)
-			cs.ret, cs.tail = ret, tail || gnuTail
+			cs.ret, cs.tail, cs.off = ret, tail || gnuTail, e.Offset
 			origin, hasOrigin := e.Val(dwarf.AttrCallOrigin).(dwarf.Offset)
 			if !hasOrigin {
 				origin, hasOrigin = e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)

@@ -23,7 +23,7 @@ func TestAttachBatchRunsCommandsInOrderAndDetaches(t *testing.T) {
 		t.Fatalf("status %d, stderr:\n%s", code, errOut)
 	}
 	iBt, iShared, iThreads, iAlpha := strings.Index(out, "(More stack frames follow...)"), strings.Index(out, "Load bias"),
-		strings.Index(out, "Target Id"), strings.Index(out, "in alpha_2 ()")
+		strings.Index(out, "Target Id"), strings.Index(out, "in alpha_2 (x=")
 	if iBt < 0 || iShared < iBt || iThreads < iShared || iAlpha < iThreads {
 		t.Errorf("commands did not run in order (-ex, then -x):\n%s", out)
 	}

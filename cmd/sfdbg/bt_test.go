@@ -39,7 +39,7 @@ func exeRange(t *testing.T, pid int, path string) (lo, hi uint64) {
 var (
 	threadRE   = regexp.MustCompile(`^Thread \d+ \((?:Thread 0x[0-9a-f]+ \(LWP (\d+)\)|Thread (\d+)) `)
 	frameRE    = regexp.MustCompile(`^#(\d+)\s+(?:(0x[0-9a-f]+)\s+in\s+)?(\S+) \(`)
-	ourFrameRE = regexp.MustCompile(`^#(\d+)\s+(0x[0-9a-f]+)(?:\s+\S+){0,4}?\s+(?:in\s+)?(\S+) \(\)`)
+	ourFrameRE = regexp.MustCompile(`^#(\d+)\s+(0x[0-9a-f]+)(?:\s+\S+){0,4}?\s+(?:in\s+)?(\S+) \(`)
 )
 
 type btFrame struct {

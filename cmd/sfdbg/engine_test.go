@@ -25,6 +25,17 @@ func threadBlock(t *testing.T, out string) []string {
 	return strings.Split(strings.TrimRight(block, "\n"), "\n")
 }
 
+// argListRE matches a frame line's argument list (strings quoted, which
+// may hold parentheses).
+var argListRE = regexp.MustCompile(`(\S) \((?:[^()"]|"(?:[^"\\]|\\.)*")+\)`)
+
+// withoutArgs joins wrapped frame lines ("\n    at FILE:LINE") and empties
+// their argument lists.
+func withoutArgs(s string) string {
+	s = strings.NewReplacer("\n    at ", " at ", "\n    from ", " from ").Replace(s)
+	return argListRE.ReplaceAllString(s, "$1 ()")
+}
+
 // containsLines reports whether want appears in out as consecutive lines.
 func containsLines(out string, want []string) bool {
 	return strings.Contains("\n"+out, "\n"+strings.Join(want, "\n")+"\n")
@@ -55,7 +66,12 @@ func TestREPLAndCLIRenderTheSameTrace(t *testing.T) {
 			if code != exitOK {
 				t.Fatalf("attach: status %d: %s", code, errOut)
 			}
-			if !containsLines(repl, want) {
+			// The REPL's frame lines carry the arguments, as gdb's do
+			// (one-shot bt does not read them), so a line may wrap where
+			// the CLI's does not: both are compared joined and without
+			// the argument lists.
+			want = strings.Split(withoutArgs(strings.Join(want, "\n")), "\n")
+			if !containsLines(withoutArgs(repl), want) {
 				t.Errorf("the REPL's bt differs from sfdbg bt.\nsfdbg bt:\n%s\nREPL:\n%s", strings.Join(want, "\n"), repl)
 			}
 		})

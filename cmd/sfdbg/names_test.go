@@ -38,6 +38,9 @@ var (
 func btThreads(text string) map[int][]namedFrame {
 	out := map[int][]namedFrame{}
 	n := -1
+	// A frame line too long for the terminal continues with its
+	// location on the next line, as gdb wraps it.
+	text = strings.NewReplacer("\n    at ", " at ", "\n    from ", " from ").Replace(text)
 	for _, line := range strings.Split(text, "\n") {
 		if m := btThreadRE.FindStringSubmatch(line); m != nil {
 			n, _ = strconv.Atoi(m[1])

@@ -110,7 +110,7 @@ func TestCommandsMarkdownListsTheREPLCommands(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("status %d", code)
 	}
-	for _, want := range []string{"| `backtrace [N\\|-N] [sframe\\|cfi\\|fp\\|code\\|ehabi\\|all\\|compare]` |", "| `info frame [N]` |", "| `x/NFU ADDR` |", "| `finish` |", "### backtrace"} {
+	for _, want := range []string{"| `backtrace [full] [N\\|-N] [sframe\\|cfi\\|fp\\|code\\|ehabi\\|all\\|compare]` |", "| `info frame [N]` |", "| `x/NFU ADDR` |", "| `finish` |", "### backtrace"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("markdown lacks %q", want)
 		}
