@@ -306,13 +306,23 @@ func (w *walker) target(addr uint64) int {
 // leave handles a jump from off to addr outside the function: into
 // another part of it (an Exit) or a tail call, which must leave the
 // caller's frame as at the entry.
-func (w *walker) leave(off int, addr uint64, st *State) {
+//
+// A conditional jump out of the function with the frame modified is a
+// coverage note (KindUnknown), not a finding: it is how GCC and clang
+// compile __builtin_unreachable (a switch's default that cannot happen,
+// dav1d's), a jump to whatever the linker placed after the label, which
+// may be the start of another function.
+func (w *walker) leave(off int, addr uint64, st *State, cond bool) {
 	w.f.Returns = true // a tail call, or a part that may return
 	if w.opts.Partition != nil && w.opts.Partition(addr) {
 		w.f.Exits = append(w.f.Exits, Exit{PC: w.pc0 + uint64(off), Target: addr, State: *st})
 		return
 	}
 	if why := frameAtEntry(w.t, w.a, st, false); why != "" {
+		if cond {
+			w.find(KindUnknown, off, fmt.Sprintf("a conditional jump out of the function, to %#x, with the stack frame modified (__builtin_unreachable's jump to what follows, or a fault): %s", addr, why), st, nil)
+			return
+		}
 		w.find(KindTailCall, off, fmt.Sprintf("tail call to %#x with the stack frame modified: %s", addr, why), st, nil)
 	}
 }
@@ -330,7 +340,7 @@ func (w *walker) branch(off int, addr uint64, st *State) {
 		w.stack = append(w.stack, item{to, -1, *st})
 		return
 	}
-	w.leave(off, addr, st)
+	w.leave(off, addr, st, true)
 }
 
 // path walks one path from off with state st until it ends, meets an
@@ -506,7 +516,7 @@ func (w *walker) path(off, fromCall int, st State) {
 		case arch.Jump:
 			to := w.target(in.Target)
 			if to < 0 {
-				w.leave(off, in.Target, ns)
+				w.leave(off, in.Target, ns, false)
 				return
 			}
 			off, last = to, -1
