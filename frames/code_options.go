@@ -34,8 +34,9 @@ type CodeAnalyzer struct {
 	layout *elfobj.Layout
 
 	mu sync.Mutex
-	// dead memoizes noReturn's answers by callee address.
-	dead map[uint64]bool
+	// dead memoizes noReturn's answers by callee address; entered
+	// intoSibling's at FDE starts (NotCallEntry of the first row).
+	dead, entered map[uint64]bool
 	// hot holds the walks of hot parts made for their cold parts'
 	// entries, by start, until the hot part's own turn (at most
 	// maxCodeFuncs).
@@ -144,8 +145,22 @@ func (c *CodeAnalyzer) intoSibling(target uint64) bool {
 	if start != target {
 		return true
 	}
+	c.mu.Lock()
+	v, ok := c.entered[target]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
 	r, err := c.m.CFIRow(target + c.m.Bias)
-	return err == nil && NotCallEntry(c.a, &r.Row)
+	v = err == nil && NotCallEntry(c.a, &r.Row)
+	c.mu.Lock()
+	if c.entered == nil {
+		// One entry per FDE jumped to: bounded by the module's CFI.
+		c.entered = map[uint64]bool{}
+	}
+	c.entered[target] = v
+	c.mu.Unlock()
+	return v
 }
 
 // padding reports whether the instruction at the link-time address addr
