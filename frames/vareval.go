@@ -355,12 +355,7 @@ func (sc *Scope) substEntryValues(expr []byte, f *VarFrame, depth int) ([]byte, 
 			if err != nil {
 				return nil, err
 			}
-			var b [9]byte
-			b[0] = byte(op.DW_OP_const8u)
-			ByteOrder(f.Space.Mem).PutUint64(b[1:], v)
-			out = append(out, b[:]...)
-			subst = true
-			pc += n
+			out, subst, pc = appendConst8(out, f, v), true, pc+n
 			continue
 		case opEntryValue, opGNUEntryValue:
 			r := &locReader{b: expr, off: pc + 1, ls: &locSections{}}
@@ -374,12 +369,7 @@ func (sc *Scope) substEntryValues(expr []byte, f *VarFrame, depth int) ([]byte, 
 			if err != nil {
 				return nil, err
 			}
-			var b [9]byte
-			b[0] = byte(op.DW_OP_const8u)
-			ByteOrder(f.Space.Mem).PutUint64(b[1:], v)
-			out = append(out, b[:]...)
-			subst = true
-			pc += n
+			out, subst, pc = appendConst8(out, f, v), true, pc+n
 			continue
 		}
 		out = append(out, expr[pc:pc+n]...)
@@ -586,4 +576,14 @@ func opLen(expr []byte, pc int) (int, error) {
 		return 0, fmt.Errorf("DWARF expression %x: truncated operation %#x", expr, o)
 	}
 	return r.off - pc, nil
+}
+
+// appendConst8 appends DW_OP_const8u v, in the target's byte order: a value
+// found outside the expression (an entry value, a parameter reference)
+// put in its place.
+func appendConst8(out []byte, f *VarFrame, v uint64) []byte {
+	var b [9]byte
+	b[0] = byte(op.DW_OP_const8u)
+	ByteOrder(f.Space.Mem).PutUint64(b[1:], v)
+	return append(out, b[:]...)
 }

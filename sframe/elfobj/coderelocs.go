@@ -66,18 +66,7 @@ func (l *Layout) readCodeRelocs() {
 		}
 		base := l.addrs[rs.Info]
 		for e := rd; len(e) >= entSize; e = e[entSize:] {
-			var roff uint64
-			var add int64
-			var symi, typ uint32
-			if entSize == rela32Size {
-				info := bo.Uint32(e[4:])
-				roff, add = uint64(bo.Uint32(e)), int64(int32(bo.Uint32(e[8:])))
-				symi, typ = info>>8, info&0xff
-			} else {
-				info := bo.Uint64(e[8:])
-				roff, add = bo.Uint64(e), int64(bo.Uint64(e[16:]))
-				symi, typ = uint32(info>>32), uint32(info)
-			}
+			roff, add, symi, typ := relaEntry(bo, e, entSize)
 			if roff >= s.Size || symi == 0 || int(symi) > len(syms) {
 				continue
 			}

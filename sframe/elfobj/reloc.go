@@ -107,19 +107,7 @@ func (l *Layout) relocate(rs, s *elf.Section, base uint64, data []byte, pcrel32 
 	bo := l.f.ByteOrder
 	var syms []elf.Symbol
 	for i := 0; i < len(rd)/entSize; i++ {
-		e := rd[i*entSize:]
-		var roff uint64
-		var add int64
-		var symi, typ uint32
-		if entSize == rela32Size {
-			info := bo.Uint32(e[4:])
-			roff, add = uint64(bo.Uint32(e)), int64(int32(bo.Uint32(e[8:])))
-			symi, typ = info>>8, info&0xff
-		} else {
-			info := bo.Uint64(e[8:])
-			roff, add = bo.Uint64(e), int64(bo.Uint64(e[16:]))
-			symi, typ = uint32(info>>32), uint32(info)
-		}
+		roff, add, symi, typ := relaEntry(bo, rd[i*entSize:], entSize)
 		size, pcrel, ok := relocKind(l.f.Machine, l.f.ByteOrder, typ)
 		switch {
 		case !ok:
@@ -175,4 +163,16 @@ func relocKind(m elf.Machine, order binary.ByteOrder, typ uint32) (size int, pcr
 	}
 	r, ok := a.Relocs[typ]
 	return r.Size, r.PCRel, ok
+}
+
+// relaEntry decodes one Elf32_Rela or Elf64_Rela entry (entSize
+// rela32Size or rela64Size bytes at e): the offset it patches, its addend,
+// its symbol index and its type (ELF gABI, "Relocation Entries").
+func relaEntry(bo binary.ByteOrder, e []byte, entSize int) (roff uint64, add int64, symi, typ uint32) {
+	if entSize == rela32Size {
+		info := bo.Uint32(e[4:])
+		return uint64(bo.Uint32(e)), int64(int32(bo.Uint32(e[8:]))), info >> 8, info & 0xff
+	}
+	info := bo.Uint64(e[8:])
+	return bo.Uint64(e), int64(bo.Uint64(e[16:])), uint32(info >> 32), uint32(info)
 }
