@@ -104,8 +104,14 @@ func (t *tracer) run(f func()) {
 	}
 }
 
-// close ends the tracer thread. It must not be used afterwards.
+// close ends the tracer thread and waits for it to end. It must not be
+// used afterwards.
 func (t *tracer) close() {
 	close(t.reqs)
 	<-t.done
 }
+
+// release ends the tracer thread without waiting for the thread to exit
+// (the exit of a thread locked to its goroutine took 4 ms of a one-shot
+// bt's 28 under load): for a tracer that traces nothing any more.
+func (t *tracer) release() { close(t.reqs) }

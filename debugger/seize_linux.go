@@ -504,7 +504,9 @@ func (s *Stop) Detach() error {
 	})
 	s.threads = map[int]*seizedThread{}
 	s.closed = true
-	s.tr.close()
+	// Every thread is detached (or gone): the tracer thread's own exit
+	// need not be waited for.
+	s.tr.release()
 	return errors.Join(errs...)
 }
 
