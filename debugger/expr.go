@@ -492,6 +492,9 @@ func cmdPrint(s *Session, args string) error {
 	if err != nil {
 		return err
 	}
+	if letter == 0 && strings.TrimSpace(args) == "$eflags" {
+		text = eflagsText(v.v) // gdb's i386_eflags type: "[ PF ZF IF ]"
+	}
 	s.history = append(s.history, v)
 	s.printf("$%d = %s\n", len(s.history), text)
 	return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -54,5 +55,23 @@ func TestEverydayCommandsAreGdbsOnTheSameProcess(t *testing.T) {
 				t.Errorf("%s:\nsfdbg:\n%s\ngdb:\n%s", cmd, strings.Join(ours, "\n"), strings.Join(theirs, "\n"))
 			}
 		})
+	}
+	// The flags change from one stop of the spinning target to the next:
+	// the shape is gdb's (its i386_eflags type), "[ PF ZF IF ]".
+	flags := regexp.MustCompile(`^\$1 = \[ ((CF|PF|AF|ZF|SF|TF|IF|DF|OF) )*\]$`)
+	for _, run := range []func() string{
+		func() string { _, out, _ := runSfdbg("attach", "-batch", "-ex", "p $eflags", pid); return out },
+		func() string {
+			g, _ := exec.Command(gdb, "-nx", "-batch", "-p", pid, "-ex", "p $eflags").CombinedOutput()
+			return string(g)
+		},
+	} {
+		l := lines(run())
+		if n := len(l); n > 0 && strings.HasPrefix(l[n-1], "[Inferior 1 (process") {
+			l = l[:n-1]
+		}
+		if len(l) == 0 || !flags.MatchString(l[len(l)-1]) {
+			t.Errorf("p $eflags: %q, want gdb's form [ PF ZF IF ]", l)
+		}
 	}
 }
