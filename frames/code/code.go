@@ -113,9 +113,10 @@ const (
 	// KindRet: at a return the stack is not the caller's: SP is not back
 	// at the return address's slot or RA is not where the call put it (A).
 	KindRet
-	// KindTailCall: a jump out of the function (a sibling call) with the
-	// stack frame still modified (A), as objtool's "sibling call from
-	// callable instruction with modified stack frame".
+	// KindTailCall: an unconditional jump out of the function (a sibling
+	// call) with the stack frame still modified (A), as objtool's "sibling
+	// call from callable instruction with modified stack frame". A
+	// conditional one is KindUnknown (__builtin_unreachable's jump).
 	KindTailCall
 	// KindUnknown: the walk cannot follow the code from PC: an undecodable
 	// or unmodelled instruction, an indirect jump whose targets are not
