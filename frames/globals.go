@@ -138,11 +138,7 @@ func (lt *lineTable) indexGlobals() (err error) {
 // location is an address, DW_OP_addr). ok is false when the module's
 // DWARF has no such variable.
 func (m *Module) LookupGlobal(name string) (sc *Scope, v *Var, ok bool) {
-	d, err := m.load()
-	if err != nil {
-		return nil, nil, false
-	}
-	lt := m.lineData(d)
+	lt := m.lines()
 	if lt == nil {
 		return nil, nil, false
 	}
@@ -190,11 +186,7 @@ func (m *Module) LookupGlobal(name string) (sc *Scope, v *Var, ok bool) {
 // LookupType returns the type named name in the module's DWARF: "struct
 // rec", "union word", "enum color", a typedef's or a base type's name.
 func (m *Module) LookupType(name string) (dwarf.Type, bool) {
-	d, err := m.load()
-	if err != nil {
-		return nil, false
-	}
-	lt := m.lineData(d)
+	lt := m.lines()
 	if lt == nil {
 		return nil, false
 	}

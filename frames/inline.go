@@ -72,11 +72,7 @@ type inlineIndex struct {
 // cannot be read (malformed data is logged at debug level, never a panic).
 // The DWARF of a compilation unit is indexed on its first lookup.
 func (m *Module) InlinedAt(pc uint64) []InlinedCall {
-	d, err := m.load()
-	if err != nil {
-		return nil
-	}
-	lt := m.lineData(d)
+	lt := m.lines()
 	if lt == nil {
 		return nil
 	}
@@ -313,11 +309,7 @@ func inlineChain(d *dwarf.Data, off dwarf.Offset, pc uint64, files []string) (ca
 // then name the frame by its ELF symbol, as gdb falls back on minimal
 // symbols.
 func (m *Module) FunctionName(pc uint64) (name string, ok bool) {
-	d, err := m.load()
-	if err != nil {
-		return "", false
-	}
-	lt := m.lineData(d)
+	lt := m.lines()
 	if lt == nil {
 		return "", false
 	}
@@ -390,11 +382,7 @@ func originName(d *dwarf.Data, e *dwarf.Entry) string {
 // unit holding pc again, rows are not kept: it is for the few frames
 // printed, not for lookups in bulk.
 func (m *Module) StmtAt(pc uint64) bool {
-	d, err := m.load()
-	if err != nil {
-		return false
-	}
-	lt := m.lineData(d)
+	lt := m.lines()
 	if lt == nil {
 		return false
 	}
@@ -437,11 +425,7 @@ type inlineState struct {
 // following DW_AT_abstract_origin and DW_AT_specification; ok is false
 // when no DWARF subprogram covers pc or its type cannot be read.
 func (m *Module) ReturnType(pc uint64) (t dwarf.Type, ok bool) {
-	d, err := m.load()
-	if err != nil {
-		return nil, false
-	}
-	lt := m.lineData(d)
+	lt := m.lines()
 	if lt == nil {
 		return nil, false
 	}

@@ -24,11 +24,7 @@ type inlinedEntries struct {
 // first call; malformed DWARF ends the index where it was read (logged at
 // debug level).
 func (m *Module) InlinedEntries(name string) []uint64 {
-	d, err := m.load()
-	if err != nil {
-		return nil
-	}
-	lt := m.lineData(d)
+	lt := m.lines()
 	if lt == nil {
 		return nil
 	}

@@ -25,11 +25,7 @@ type gdbEntry struct {
 // line. ok is false where no line covers pc. It decodes the unit's line
 // program again: for a command, not for lookups in bulk.
 func (m *Module) LineRange(pc uint64) (file string, line int, start, end uint64, ok bool) {
-	d, err := m.load()
-	if err != nil {
-		return "", 0, 0, 0, false
-	}
-	lt := m.lineData(d)
+	lt := m.lines()
 	if lt == nil {
 		return "", 0, 0, 0, false
 	}

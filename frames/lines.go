@@ -93,6 +93,16 @@ func (lt *lineTable) wholeData() *dwarf.Data {
 	return lt.whole
 }
 
+// lines returns the module's line table (lineData), nil when the module
+// cannot be read or has no DWARF line information.
+func (m *Module) lines() *lineTable {
+	d, err := m.load()
+	if err != nil {
+		return nil
+	}
+	return m.lineData(d)
+}
+
 // lineData loads the DWARF line information once; nil when there is none.
 func (m *Module) lineData(d *moduleData) *lineTable {
 	d.lineOnce.Do(func() {

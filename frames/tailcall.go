@@ -60,11 +60,7 @@ const maxTailChains = 64
 // from the called function to the callee. Where several chains do, only
 // the frames all chains share at either end are given, as gdb does.
 func (m *Module) TailCallsBetween(ra, calleeStart uint64) []TailCall {
-	d, err := m.load()
-	if err != nil {
-		return nil
-	}
-	lt := m.lineData(d)
+	lt := m.lines()
 	if lt == nil || ra < m.Bias || calleeStart < m.Bias {
 		return nil
 	}
