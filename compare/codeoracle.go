@@ -8,9 +8,6 @@ package compare
 
 import (
 	"sort"
-	"strings"
-
-	"golang.org/x/arch/x86/x86asm"
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/frames/code"
@@ -147,21 +144,10 @@ func alt(a *arch.Arch, st code.State, reg rule.Reg, cur rule.Rule) rule.Rule {
 }
 
 // padding reports whether the unreached instruction at pc is alignment
-// padding: a nop, int3 or ud2 (x86-64), a nop elsewhere.
+// padding (code.IsPadding).
 func (r *funcRows) padding(pc uint64) bool {
 	off := pc - r.f.Start
-	if off >= uint64(len(r.text)) {
-		return false
-	}
-	if r.a == arch.AMD64Arch {
-		if x86Padding(r.text[off:]) {
-			return true
-		}
-		in, err := x86asm.Decode(r.text[off:], 64)
-		return err == nil && (in.Op == x86asm.NOP || in.Op == x86asm.INT || in.Op == x86asm.UD2)
-	}
-	t := r.a.Decoder.Text(r.text[off:], pc)
-	return strings.HasPrefix(t, "nop") || strings.HasPrefix(t, "bcr\t0,") || strings.HasPrefix(t, "bcr 0,")
+	return off < uint64(len(r.text)) && code.IsPadding(r.a, r.text[off:], pc)
 }
 
 // FirstInstruction returns the address of the function's first
@@ -179,17 +165,10 @@ func (r *funcRows) FirstInstruction() uint64 {
 	return r.f.Start
 }
 
-// nop reports whether the instruction at pc is a nop.
+// nop reports whether the instruction at pc is a nop (code.IsNop).
 func (r *funcRows) nop(pc uint64) bool {
 	off := pc - r.f.Start
-	if off >= uint64(len(r.text)) {
-		return false
-	}
-	if r.a == arch.AMD64Arch {
-		in, err := x86asm.Decode(r.text[off:], 64)
-		return err == nil && in.Op == x86asm.NOP
-	}
-	return strings.HasPrefix(r.a.Decoder.Text(r.text[off:], pc), "nop")
+	return off < uint64(len(r.text)) && code.IsNop(r.a, r.text[off:], pc)
 }
 
 // walked gives the instructions the walk decoded (walkedInsts).
@@ -220,48 +199,4 @@ func (r *funcRows) CFAVia(pc uint64, reg rule.Reg) (int64, bool) {
 func (r *funcRows) States() []CodeNote {
 	sort.SliceStable(r.notes, func(i, j int) bool { return r.notes[i].PC < r.notes[j].PC })
 	return r.notes
-}
-
-// x86Padding reports whether code starts with one of the padding forms
-// assemblers emit, known from its bytes without a full decode: int3
-// (cc), ud2 (0f 0b), nop (90) and the long nops (0f 1f /0 with its
-// ModRM, SIB and displacement, after 66 and 2e prefixes, as GNU as pads
-// with "66 2e 0f 1f 84 00 00 00 00 00"). false means "decode it": each
-// form it accepts is one x86asm.Decode calls NOP, INT or UD2.
-func x86Padding(code []byte) bool {
-	if len(code) == 0 {
-		return false
-	}
-	switch {
-	case code[0] == 0xcc, code[0] == 0x90:
-		return true
-	case len(code) >= 2 && code[0] == 0x0f && code[1] == 0x0b:
-		return true
-	}
-	i := 0
-	for i < len(code) && i < 14 && (code[i] == 0x66 || code[i] == 0x2e) {
-		i++
-	}
-	c := code[i:]
-	if len(c) < 3 || c[0] != 0x0f || c[1] != 0x1f || (c[2]>>3)&7 != 0 {
-		return false
-	}
-	n := 3 // 0f 1f ModRM
-	mod, rm := c[2]>>6, c[2]&7
-	if mod != 3 && rm == 4 { // SIB
-		if len(c) < 4 {
-			return false
-		}
-		n++
-		if mod == 0 && c[3]&7 == 5 {
-			n += 4
-		}
-	}
-	switch {
-	case mod == 0 && rm == 5, mod == 2:
-		n += 4
-	case mod == 1:
-		n++
-	}
-	return i+n <= len(code) && i+n <= 15
 }

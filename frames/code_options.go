@@ -164,7 +164,7 @@ func (c *CodeAnalyzer) intoSibling(target uint64) bool {
 }
 
 // padding reports whether the instruction at the link-time address addr
-// is alignment padding: a nop, int3 or ud2.
+// is alignment padding (code.IsPadding).
 func (c *CodeAnalyzer) padding(addr uint64) bool {
 	b := c.m.codeBytes(addr, 16)
 	if b == nil {
@@ -174,12 +174,7 @@ func (c *CodeAnalyzer) padding(addr uint64) bool {
 			}
 		}
 	}
-	if len(b) == 0 {
-		return false
-	}
-	t := c.a.Decoder.Text(b, addr)
-	return strings.Contains(t, "nop") || strings.HasPrefix(t, "int3") || strings.HasPrefix(t, "ud2") ||
-		strings.HasPrefix(t, "bcr\t0,") || strings.HasPrefix(t, "bcr 0,")
+	return len(b) > 0 && code.IsPadding(c.a, b, addr)
 }
 
 // NotCallEntry reports whether a CFI row at a function's first

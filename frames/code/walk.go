@@ -4,7 +4,6 @@ import (
 	"debug/elf"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/sfdbg/sfdbg/sframe/arch"
@@ -585,7 +584,7 @@ func (w *walker) presume(c, off int) bool {
 		return false
 	}
 	for o := c + int(w.lens[c]); o < off; o += int(w.lens[o]) {
-		if w.lens[o] == 0 || !isNop(w.text1(o)) {
+		if w.lens[o] == 0 || !IsNop(w.a, w.text[o:], w.pc0+uint64(o)) {
 			return false
 		}
 	}
@@ -634,13 +633,6 @@ func isSyscall(a *arch.Arch, code []byte) bool {
 		return code[0] == 0x0a
 	}
 	return false
-}
-
-// isNop reports whether an instruction's text (objdump's) is a no-op used
-// as padding: nop, nopl, nopw, xchg %ax,%ax (x86-64), nop (AArch64), nopr
-// or bcr 0,... (s390x).
-func isNop(t string) bool {
-	return strings.Contains(t, "nop") || strings.HasPrefix(t, "xchg   %ax,%ax") || strings.HasPrefix(t, "bcr\t0,") || strings.HasPrefix(t, "bcr 0,")
 }
 
 // decode runs the decoder, turning a panic into an error so that a
