@@ -101,6 +101,8 @@ func (fakeISA) Decode(code []byte, pc uint64, in *arch.Inst) error {
 		in.Why = arch.WhyPAuthAuthA
 	case 0x1b:
 		in.Class, in.Why = arch.Return, arch.WhyPAuthAuthA
+	case 0x0f:
+		in.Syscall = true
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package code
 
 import (
-	"debug/elf"
 	"fmt"
 	"sort"
 	"sync"
@@ -611,28 +610,15 @@ func (w *walker) presume1(c int) {
 // exit_group in a clone child's inline assembly (the sanitizers'
 // internal_clone: syscall; then the parent's label). Like presume.
 func (w *walker) presumeSyscall(c, off int) bool {
-	if c < 0 || w.lens[c] == 0 || w.lens[c] > 4 || c+int(w.lens[c]) != off {
-		return false // syscall and svc are 2 or 4 bytes long
+	if c < 0 || w.lens[c] == 0 || c+int(w.lens[c]) != off {
+		return false
 	}
-	if !isSyscall(w.a, w.text[c:c+int(w.lens[c])]) {
+	var in arch.Inst
+	if w.decode(c, &in) != nil || !in.Syscall {
 		return false
 	}
 	w.presume1(c)
 	return true
-}
-
-// isSyscall reports whether code is one system call instruction: x86-64
-// syscall (0f 05), AArch64 svc #imm, s390x svc imm (0a ii).
-func isSyscall(a *arch.Arch, code []byte) bool {
-	switch {
-	case a.Machine == elf.EM_X86_64 && len(code) == 2:
-		return code[0] == 0x0f && code[1] == 0x05
-	case a.Machine == elf.EM_AARCH64 && len(code) == 4 && a.ByteOrder != nil:
-		return a.ByteOrder.Uint32(code)&0xFFE0001F == 0xD4000001
-	case a.Machine == elf.EM_S390 && len(code) == 2:
-		return code[0] == 0x0a
-	}
-	return false
 }
 
 // decode runs the decoder, turning a panic into an error so that a

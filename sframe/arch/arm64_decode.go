@@ -75,6 +75,7 @@ func (i *Inst) reset(n int) {
 	i.Target = 0
 	i.NOps = 0
 	i.Why = ""
+	i.Syscall = false
 }
 
 // clobber appends OpClobber of r when the oracle follows r.
@@ -207,6 +208,7 @@ func arm64Branch(w uint32, pc uint64, inst *Inst) bool {
 		}
 		return true
 	case w&0xFFE0001F == 0xD4000001: // svc: the kernel returns in x0
+		inst.Syscall = true
 		inst.Add(StackOp{Kind: OpClobber, Reg: 0})
 		return true
 	case w&0xFFE0001F == 0xD4200000: // brk

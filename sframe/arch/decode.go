@@ -108,6 +108,10 @@ type Inst struct {
 	// Why says why the stack effect is not known (Class Unknown), or why
 	// an indirect jump cannot be followed.
 	Why string
+	// Syscall is set for a system call (x86-64 syscall, AArch64 and s390x
+	// svc): the kernel returns to the next instruction, unless the call
+	// ends the thread (exit), which the encoding does not say.
+	Syscall bool
 }
 
 // Add appends a stack operation; it reports false when Ops is full.

@@ -215,3 +215,25 @@ func topReasons(m map[string]int, k int) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// The decoders mark system calls (the code walk presumes one that meets
+// another path's state does not return: exit).
+func TestDecodersMarkSystemCalls(t *testing.T) {
+	for _, c := range []struct {
+		d    Decoder
+		code []byte
+		want bool
+	}{
+		{X86{}, []byte{0x0f, 0x05}, true},                // syscall
+		{X86{}, []byte{0x90}, false},                     // nop
+		{ARM64{}, []byte{0x01, 0x00, 0x00, 0xd4}, true},  // svc #0
+		{ARM64{}, []byte{0x1f, 0x20, 0x03, 0xd5}, false}, // nop
+		{S390X{}, []byte{0x0a, 0x01}, true},              // svc 1
+		{S390X{}, []byte{0x07, 0x07}, false},             // nopr
+	} {
+		in := Inst{Syscall: !c.want}
+		if err := c.d.Decode(c.code, 0x1000, &in); err != nil || in.Syscall != c.want {
+			t.Errorf("%T % x: Syscall %v (err %v), want %v", c.d, c.code, in.Syscall, err, c.want)
+		}
+	}
+}

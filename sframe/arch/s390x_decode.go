@@ -589,6 +589,7 @@ func (S390X) Decode(code []byte, pc uint64, inst *Inst) error {
 		inst.Class = JumpIndirect
 		inst.Why = "compare and branch to a computed address"
 	case seSVC:
+		inst.Syscall = true
 		inst.Add(StackOp{Kind: OpClobber, Reg: 2})
 	case seBCTR:
 		inst.clobberIf(r1, s390xTracked)

@@ -88,7 +88,7 @@ var ErrX86Invalid = errors.New("not an x86-64 instruction")
 // (arch.Decoder). It returns ErrX86Invalid when neither the opcode tables
 // nor x86asm delimit an instruction.
 func (X86) Decode(code []byte, pc uint64, inst *Inst) error {
-	inst.Class, inst.Target, inst.NOps, inst.Why = Other, 0, 0, ""
+	inst.Class, inst.Target, inst.NOps, inst.Why, inst.Syscall = Other, 0, 0, "", false
 	var in x86Insn
 	if !x86Scan(code, &in) {
 		x, err := x86asm.Decode(code, 64)
@@ -702,6 +702,7 @@ func (d x86Dec) twoByte(pc uint64) {
 	case op == 0x0b || op == 0xb9 || op == 0xff: // ud2, ud1, ud0
 		d.inst.Class = Stop
 	case op == 0x05: // syscall: rax, rcx and r11 (x86TwoByteImplicit)
+		d.inst.Syscall = true
 	case op == 0x07 || op == 0x34 || op == 0x35:
 		d.unknown("context switch (sysret, sysenter, sysexit)")
 	case op == 0x06: // clts
