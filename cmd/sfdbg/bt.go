@@ -18,7 +18,7 @@ func init() {
 	c := &command{
 		name:    "bt",
 		usage:   "bt [--method " + compare.MethodNames("|") + "|all] [--json] [--max-depth N] [--independent] PID",
-		summary: "print every thread's backtrace, past main too, like eu-stack -p; SFrame checked against CFI",
+		summary: "print every thread's backtrace, past main too, like eu-stack -p; every other method checked against CFI at every frame",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int {
 		fs := newFlagSet(c, stderr)
