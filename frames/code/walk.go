@@ -66,6 +66,9 @@ type walker struct {
 	// state may have reached other joins and made presumptions there.
 	presumed, confirmed map[int]bool
 	rewalk              bool
+	// syscalls holds the offsets of the system calls walked
+	// (arch.Inst.Syscall), for presumeSyscall.
+	syscalls map[int]bool
 }
 
 // maxWalks bounds the walks of one function: the first, and one more each
@@ -149,6 +152,7 @@ func (w *walker) walk(entry State) {
 	w.via = grow(w.via, len(w.text))
 	w.rewalk = false
 	clear(w.presumed)
+	clear(w.syscalls)
 	for c := range w.confirmed {
 		w.presume1(c)
 	}
@@ -218,6 +222,7 @@ func (w *walker) release() {
 	clear(w.reported)
 	clear(w.presumed)
 	clear(w.confirmed)
+	clear(w.syscalls)
 	w.rewalk = false
 	w.later, w.next = w.later[:0], 0
 	w.a, w.t, w.text, w.f, w.opts = nil, nil, nil, nil, Options{}
@@ -405,7 +410,7 @@ func (w *walker) path(off, fromCall int, st State) {
 		w.f.Visits++
 		first := w.at[off] == 0
 		in := &w.inst
-		in.Len, in.Class, in.Target, in.NOps, in.Why = 0, arch.Other, 0, 0, ""
+		in.Len, in.Class, in.Target, in.NOps, in.Why, in.Syscall = 0, arch.Other, 0, 0, "", false
 		err := w.decode(off, in)
 		if err == nil && (in.Len <= 0 || in.Len > len(w.text)-off || in.Len > 255) {
 			err = fmt.Errorf("decoder returned length %d with %d bytes left", in.Len, len(w.text)-off)
@@ -432,6 +437,12 @@ func (w *walker) path(off, fromCall int, st State) {
 			w.via[off] = int32(-1 - last)
 		}
 		w.at[off] = 1 + idx
+		if in.Syscall {
+			if w.syscalls == nil {
+				w.syscalls = map[int]bool{}
+			}
+			w.syscalls[off] = true
+		}
 		if len(w.presumed) > 0 && w.presumed[off] {
 			return // a system call presumed not to return
 		}
@@ -613,8 +624,7 @@ func (w *walker) presumeSyscall(c, off int) bool {
 	if c < 0 || w.lens[c] == 0 || c+int(w.lens[c]) != off {
 		return false
 	}
-	var in arch.Inst
-	if w.decode(c, &in) != nil || !in.Syscall {
+	if !w.syscalls[c] {
 		return false
 	}
 	w.presume1(c)
