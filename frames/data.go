@@ -435,8 +435,19 @@ func (m *Module) symbols(d *moduleData) *symTable {
 				symtab = df
 			}
 		}
-		d.syms, d.symtab = loadSymbols(d.layout, symtab), symtab
+		d.symtab = symtab
+		path := symCachePath(d.file, symtab)
+		if path != "" {
+			if d.syms = readSymCache(path); d.syms != nil {
+				logrus.Debugf("frames: %s: %d symbols from the cache in %v", m.Name, len(d.syms.addrs), time.Since(t0))
+				return
+			}
+		}
+		d.syms = loadSymbols(d.layout, symtab)
 		logrus.Debugf("frames: %s: %d symbols in %v", m.Name, len(d.syms.addrs), time.Since(t0))
+		if path != "" {
+			writeCacheFile(path, encodeSymCache(d.syms))
+		}
 	})
 	return d.syms
 }

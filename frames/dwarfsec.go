@@ -11,6 +11,7 @@ package frames
 // .debug_info costs half of it, and a later lookup carries on from there.
 
 import (
+	"bytes"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -48,6 +49,11 @@ type lazySection struct {
 	// kept for later runs: its first read decompresses all of it.
 	cachePath string
 	cacheFile *os.File // the cache file ra reads, closed by close
+	// mapped is the cache file mapped read-only (unmapped by close), nil
+	// if it is read with pread. prefix and span return views of it. The
+	// file is never truncated in place (writeCacheFile renames a new one
+	// over it), so its pages stay valid while mapped.
+	mapped []byte
 
 	mu   sync.Mutex
 	r    io.ReadSeeker // the section's stream from len(buf) on; nil before the first read
@@ -73,6 +79,15 @@ func newLazySection(f *elf.File, name, id string) *lazySection {
 		path := filepath.Join(dir, "dwarf", id[:2], fmt.Sprintf("%s%s-%x-%x", id[2:], name, s.FileSize, s.Size))
 		if fh, err := os.Open(path); err == nil {
 			if st, err := fh.Stat(); err == nil && st.Mode().IsRegular() && uint64(st.Size()) == s.Size {
+				// Mapped, not read: the sections read whole (strings,
+				// range lists: 400 KB for libc) then cost no copy, and
+				// only the pages a lookup touches are faulted in.
+				if b, err := unix.Mmap(int(fh.Fd()), 0, int(s.Size), unix.PROT_READ, unix.MAP_SHARED); err == nil {
+					fh.Close()
+					ls.mapped = b
+					ls.ra = bytes.NewReader(b)
+					return ls
+				}
 				ls.ra, ls.cacheFile = fh, fh
 				return ls
 			}
@@ -82,6 +97,11 @@ func newLazySection(f *elf.File, name, id string) *lazySection {
 	}
 	return ls
 }
+
+// shared reports whether span's results are views shared with other
+// callers (a stream's prefix, a mapped cache file), which a caller that
+// modifies them must copy first.
+func (s *lazySection) shared() bool { return s.ra == nil || s.mapped != nil }
 
 // present reports whether the file has the section.
 func (s *lazySection) present() bool { return s.sec != nil && s.sec.Size > 0 }
@@ -106,6 +126,9 @@ func (s *lazySection) span(off, end uint64) ([]byte, error) {
 	}
 	end = min(end, s.sec.Size)
 	off = min(off, end)
+	if s.mapped != nil {
+		return s.mapped[:end:end], nil
+	}
 	s.mu.Lock()
 	if s.ra == nil || uint64(len(s.buf)) >= end {
 		s.mu.Unlock()
@@ -147,6 +170,10 @@ func (s *lazySection) close() {
 		unix.Munmap(b)
 	}
 	s.maps = nil
+	if s.mapped != nil {
+		unix.Munmap(s.mapped)
+		s.mapped, s.ra = nil, nil
+	}
 	if s.cacheFile != nil {
 		s.cacheFile.Close()
 		s.cacheFile = nil
@@ -163,9 +190,12 @@ func (s *lazySection) prefix(n uint64) ([]byte, error) {
 	if s.sec == nil {
 		return nil, nil
 	}
+	n = min(n, s.sec.Size)
+	if s.mapped != nil {
+		return s.mapped[:n:n], nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n = min(n, s.sec.Size)
 	if uint64(len(s.buf)) >= n {
 		return s.buf[:n:n], nil
 	}
@@ -249,12 +279,12 @@ func defaultCacheDir() string {
 func writeCacheFile(path string, data []byte) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		logrus.Debugf("frames: DWARF cache: %v", err)
+		logrus.Debugf("frames: cache: %v", err)
 		return
 	}
 	tmp, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
-		logrus.Debugf("frames: DWARF cache: %v", err)
+		logrus.Debugf("frames: cache: %v", err)
 		return
 	}
 	_, err = tmp.Write(data)
@@ -266,10 +296,10 @@ func writeCacheFile(path string, data []byte) {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		logrus.Debugf("frames: DWARF cache: %v", err)
+		logrus.Debugf("frames: cache: %v", err)
 		return
 	}
-	logrus.Debugf("frames: DWARF cache: wrote %s (%d bytes)", path, len(data))
+	logrus.Debugf("frames: cache: wrote %s (%d bytes)", path, len(data))
 }
 
 // dwarfSectionNames are the sections lineTable reads, in the order

@@ -294,8 +294,8 @@ func (sp *sparseDWARF) readUnit(off uint64) (*lineUnit, [][2]uint64, error) {
 	// The unit at its own offset, behind one empty unit of the same
 	// version over the units before it.
 	buf := unitBytes // read at random: a buffer of its own
-	if info.ra == nil || uint64(len(info.buf)) >= end {
-		buf = info.zeroed(end) // the stream's prefix is shared
+	if info.shared() || uint64(len(info.buf)) >= end {
+		buf = info.zeroed(end) // the stream's prefix, or the mapped cache file, is shared
 		copy(buf[off:], unitBytes[off:])
 	}
 	// Its abbreviation table is passed alone, at offset 0.
