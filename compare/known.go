@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe/arch"
@@ -62,9 +63,10 @@ func (k *knownFault) Text() string {
 //go:embed known_faults.json
 var knownFaultsJSON []byte
 
-// knownFaults is known_faults.json, read once; a malformed file is a
+// knownFaults returns known_faults.json, decoded on first use (not at
+// start-up: most commands never judge a finding); a malformed file is a
 // build defect, caught by the tests (TestKnownFaultsData).
-var knownFaults = mustKnownFaults(knownFaultsJSON)
+var knownFaults = sync.OnceValue(func() []knownFault { return mustKnownFaults(knownFaultsJSON) })
 
 func mustKnownFaults(b []byte) []knownFault {
 	k, err := parseKnownFaults(b)
@@ -95,7 +97,7 @@ func parseKnownFaults(b []byte) ([]knownFault, error) {
 }
 
 // allKnownFaults returns the table of known producer faults.
-func allKnownFaults() []knownFault { return slices.Clone(knownFaults) }
+func allKnownFaults() []knownFault { return slices.Clone(knownFaults()) }
 
 // evidence is what a static finding was judged on: the SFrame and CFI rows
 // compared at its first PC and the CFI row before, kept for matching known
@@ -290,8 +292,9 @@ func matchKnown(f *Finding, p producerSet, a *arch.Arch) (*knownFault, string) {
 	if f.ev == nil {
 		return nil, ""
 	}
-	for i := range knownFaults {
-		k := &knownFaults[i]
+	known := knownFaults()
+	for i := range known {
+		k := &known[i]
 		if !slices.Contains(k.Kinds, f.Kind) || (k.Section != "" && f.place != k.Section) {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/sfdbg/sfdbg/frames"
 )
@@ -20,10 +21,12 @@ type watchpoint struct {
 }
 
 // castRE matches gdb's "*(TYPE *)ADDR".
-var castRE = regexp.MustCompile(`^\*\s*\(\s*([A-Za-z_][A-Za-z0-9_ ]*?)\s*(\*+)\s*\)\s*(.+)$`)
+var castRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\*\s*\(\s*([A-Za-z_][A-Za-z0-9_ ]*?)\s*(\*+)\s*\)\s*(.+)$`)
+})
 
 // identRE matches a C identifier.
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*$`)
+var identRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*$`) })
 
 // cTypes are the C types "*(TYPE *)ADDR" may name, with their sizes on
 // AMD64 (System V psABI table 3.1) and signedness.
@@ -65,7 +68,7 @@ func (s *Session) watchLocation(expr string) (*watchpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m := castRE.FindStringSubmatch(expr); m != nil {
+	if m := castRE().FindStringSubmatch(expr); m != nil {
 		addr, err := s.evalAddr(m[3])
 		if err != nil {
 			return nil, err
@@ -87,7 +90,7 @@ func (s *Session) watchLocation(expr string) (*watchpoint, error) {
 		}
 		return &watchpoint{addr: addr, size: 4, typ: intType("int", 4, true)}, nil
 	}
-	if !identRE.MatchString(expr) {
+	if !identRE().MatchString(expr) {
 		return nil, fmt.Errorf("watch %s: sfdbg watches a variable (VAR), *ADDR or *(TYPE *)ADDR", expr)
 	}
 	addr, size, ok := lookupData(sp, expr)

@@ -388,14 +388,16 @@ func (m *Module) LookupSymbol(name string) (addr, size uint64, ok bool) {
 // specializes (gcc/ipa-*.cc): weigh.isra.0, scale.constprop.0,
 // check.part.0, add_path.constprop.0.isra.0, f.lto_priv.0. A .cold
 // partition is not a copy: it has no entry of its own.
-var cloneSuffix = regexp.MustCompile(`^(\.(isra|constprop|part|lto_priv|localalias|specialized)\.[0-9]+)+$`)
+var cloneSuffix = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\.(isra|constprop|part|lto_priv|localalias|specialized)\.[0-9]+)+$`)
+})
 
 // CloneBase returns the name of the function a GCC clone was made of
 // ("weigh" for weigh.isra.0); ok is false for a name without a clone
 // suffix.
 func CloneBase(name string) (base string, ok bool) {
 	for i := 1; i < len(name); i++ {
-		if name[i] == '.' && cloneSuffix.MatchString(name[i:]) {
+		if name[i] == '.' && cloneSuffix().MatchString(name[i:]) {
 			return name[:i], true
 		}
 	}
@@ -417,7 +419,7 @@ func (m *Module) LookupFunction(name string) []uint64 {
 		return addrs
 	}
 	for n, a := range d.byName { // filled by LookupSymbol
-		if rest, ok := strings.CutPrefix(n, name); ok && cloneSuffix.MatchString(rest) {
+		if rest, ok := strings.CutPrefix(n, name); ok && cloneSuffix().MatchString(rest) {
 			addrs = append(addrs, a+m.Bias)
 		}
 	}

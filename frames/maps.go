@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sirupsen/logrus"
 )
@@ -104,7 +105,7 @@ func parseMapsLine(line string) (Mapping, error) {
 	return m, nil
 }
 
-var procRootRE = regexp.MustCompile(`^(/proc/[0-9]+(?:/task/[0-9]+)?)/root/?$`)
+var procRootRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(/proc/[0-9]+(?:/task/[0-9]+)?)/root/?$`) })
 
 // ModulesFromMaps reads /proc/PID/maps and builds the modules of process
 // pid: each ELF file opened through /proc/PID/root, deleted files through
@@ -181,7 +182,7 @@ func ModulesFromMappings(maps []Mapping, root string, mem Memory) (*Modules, err
 		g.hasZero = g.hasZero || m.Offset == 0
 	}
 	pidDir := ""
-	if sm := procRootRE.FindStringSubmatch(root); sm != nil {
+	if sm := procRootRE().FindStringSubmatch(root); sm != nil {
 		pidDir = sm[1]
 	}
 	root = strings.TrimSuffix(root, "/")
