@@ -56,6 +56,17 @@ func TraceProcess(s *Stop, opts compare.Options) (*ProcessTrace, error) {
 		}
 		p.Threads = append(p.Threads, tt)
 	}
+	if opts.Prefetch {
+		// Look up each trace's inline frames now, one goroutine a
+		// thread, while the caller starts to print the first: the units
+		// of different threads' PCs are read at once (the caller's
+		// lookups wait for, then share, what these find).
+		for _, tt := range p.Threads {
+			if tt.Trace != nil {
+				go tt.Trace.Levels()
+			}
+		}
+	}
 	return p, nil
 }
 

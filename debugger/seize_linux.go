@@ -83,6 +83,7 @@ type seizedThread struct {
 	interrupted bool // PTRACE_INTERRUPT sent in this stop
 	regsOK      bool // regs were read in this stop
 	pendingSig  int  // a signal to pass on at the next resume
+	running     bool // /proc said R (running) when it was seized
 	regs        frames.Regs
 	regsErr     error
 	raw         unix.PtraceRegs
@@ -327,7 +328,8 @@ func (s *Stop) stopAll() error {
 			if _, ok := s.threads[tid]; ok {
 				continue
 			}
-			if st := s.ops.state(s.pid, tid); st == 'Z' || st == 'X' || st == 0 {
+			st := s.ops.state(s.pid, tid)
+			if st == 'Z' || st == 'X' || st == 0 {
 				continue // exited (the leader after pthread_exit), or gone
 			}
 			err := s.ops.seize(tid)
@@ -355,7 +357,7 @@ func (s *Stop) stopAll() error {
 				}
 				return fmt.Errorf("seize thread %d of process %d: %w", tid, s.pid, err)
 			}
-			s.threads[tid] = &seizedThread{tid: tid, want: true}
+			s.threads[tid] = &seizedThread{tid: tid, want: true, running: st == 'R'}
 			unsettled = true
 		}
 		for _, t := range s.threads {
@@ -478,7 +480,32 @@ func (s *Stop) Detach() error {
 				errs = append(errs, err)
 			}
 		}
-		for tid, t := range s.threads {
+		// A thread sfdbg lost count of must not be let go by the tracer
+		// thread's exit while in a signal-delivery stop (the kernel would
+		// then deliver the signal it stopped for): detach whatever is
+		// listed; ESRCH for a thread that is not in a stop of sfdbg's.
+		// Listed first: once a busy thread is let go it takes a CPU, and
+		// on a loaded machine every later request waits for one.
+		if tids, err := s.ops.tasks(s.pid); err == nil {
+			for _, tid := range tids {
+				if _, ok := s.threads[tid]; !ok {
+					s.ops.detach(tid, 0)
+				}
+			}
+		}
+		// The threads that were sleeping first, the busy ones last, for
+		// the same reason.
+		order := make([]*seizedThread, 0, len(s.threads))
+		for _, t := range s.threads {
+			order = append(order, t)
+		}
+		sort.Slice(order, func(i, j int) bool {
+			if order[i].running != order[j].running {
+				return !order[i].running
+			}
+			return order[i].tid < order[j].tid
+		})
+		for _, t := range order {
 			if !t.stopped {
 				// Exited, or never stopped: the kernel lets it go (and
 				// releases an exited one) when the tracer thread ends.
@@ -486,19 +513,8 @@ func (s *Stop) Detach() error {
 			}
 			// A signal held for the user (a fatal one sfdbg stopped at)
 			// is delivered: the process ends as it would have.
-			if err := s.ops.detach(tid, t.pendingSig); err != nil && !errors.Is(err, syscall.ESRCH) {
-				errs = append(errs, fmt.Errorf("detach thread %d: %w", tid, err))
-			}
-		}
-		// A thread sfdbg lost count of must not be let go by the tracer
-		// thread's exit while in a signal-delivery stop (the kernel would
-		// then deliver the signal it stopped for): detach whatever is
-		// listed; ESRCH for a thread that is not in a stop of sfdbg's.
-		if tids, err := s.ops.tasks(s.pid); err == nil {
-			for _, tid := range tids {
-				if _, ok := s.threads[tid]; !ok {
-					s.ops.detach(tid, 0)
-				}
+			if err := s.ops.detach(t.tid, t.pendingSig); err != nil && !errors.Is(err, syscall.ESRCH) {
+				errs = append(errs, fmt.Errorf("detach thread %d: %w", t.tid, err))
 			}
 		}
 	})
