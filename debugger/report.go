@@ -38,7 +38,11 @@ type ThreadTrace struct {
 }
 
 // TraceProcess unwinds every thread of a Stop with compare.Unwind. Only
-// the modules the stacks pass through load their unwind data.
+// the modules the stacks pass through load their unwind data. With
+// opts.Prefetch, the modules' symbols and lines load on other goroutines
+// as the stacks reach them, and each trace's inline frames are looked up
+// on a goroutine of its own, started before TraceProcess returns (they
+// read the module files, not the process).
 func TraceProcess(s *Stop, opts compare.Options) (*ProcessTrace, error) {
 	sp, err := s.Space()
 	if err != nil {

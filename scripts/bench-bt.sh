@@ -11,9 +11,9 @@
 # median, quartiles and the two ratios of medians:
 #   bt/eu-stack-s  (issue 22's target: <= 0.5)
 #   sframe/eu-stack (issue 22's target: <= 1.3)
-# sfdbg reads its own DWARF cache (SFDBG_CACHE_DIR, in the temporary
-# directory): the first run fills it and is timed once; bt is also timed
-# without it.
+# sfdbg reads its own cache (SFDBG_CACHE_DIR, in the temporary directory:
+# decompressed DWARF sections and large symbol tables, by build ID): the
+# first run fills it and is timed once; bt is also timed without it.
 # Ratios from one run of this script are what count: the machine's cores may
 # be shared and absolute times move with its load.
 #
@@ -63,18 +63,19 @@ else
   note "no separate debug file for $LIBC (Debian: apt-get install libc6-dbg): these are figures without debug info"
 fi
 
-# sfdbg keeps the decompressed DWARF of compressed debug files in a cache
-# (frames.DebugCacheDir); the script uses one of its own, filled by the
-# checked runs below, and also times bt without it (SFDBG_CACHE_DIR set
-# and empty: every run decompresses what it reads).
+# sfdbg keeps the decompressed DWARF of compressed debug files, and the
+# symbol tables of large modules, in a cache (frames.DebugCacheDir); the
+# script uses one of its own, filled by the checked runs below, and also
+# times bt without it (SFDBG_CACHE_DIR set and empty: every run
+# decompresses what it reads and builds the symbol tables).
 export SFDBG_CACHE_DIR=$TMP/cache
 t0=$EPOCHREALTIME
 "$SFDBG" bt "$PID" > /dev/null 2>&1 || true
 t1=$EPOCHREALTIME
 COLD=$(python3 -c "print(f'{($t1 - $t0) * 1000:.1f}')")
-note "first run, filling the DWARF cache: $COLD ms ($(du -sh "$SFDBG_CACHE_DIR" | cut -f1) in $SFDBG_CACHE_DIR)"
+note "first run, filling the cache: $COLD ms ($(du -sh "$SFDBG_CACHE_DIR" | cut -f1) in $SFDBG_CACHE_DIR)"
 CMDS=("$SFDBG bt --method sframe $PID" "eu-stack -p $PID" "$SFDBG bt $PID" "eu-stack -s -p $PID" "env SFDBG_CACHE_DIR= $SFDBG bt $PID")
-NAMES=("sfdbg bt --method sframe PID" "eu-stack -p PID" "sfdbg bt PID" "eu-stack -s -p PID" "sfdbg bt PID, no DWARF cache")
+NAMES=("sfdbg bt --method sframe PID" "eu-stack -p PID" "sfdbg bt PID" "eu-stack -s -p PID" "sfdbg bt PID, no cache")
 # Each command once, checked: sfdbg exits 0 or 1 (1: SFrame disagrees somewhere).
 for i in "${!CMDS[@]}"; do
   st=0; ${CMDS[$i]} > "$TMP/out.$i" 2>&1 || st=$?
@@ -118,5 +119,5 @@ for i, n in enumerate(names):
 print()
 print(f"sfdbg bt / eu-stack -s -p: {med[2] / med[3]:.2f}x (issue 22: <= 0.5x)")
 print(f"sfdbg bt --method sframe / eu-stack -p: {med[0] / med[1]:.2f}x (issue 22: <= 1.3x)")
-print(f"sfdbg bt without the DWARF cache / eu-stack -s -p: {med[4] / med[3]:.2f}x")
+print(f"sfdbg bt without the cache / eu-stack -s -p: {med[4] / med[3]:.2f}x")
 EOF
