@@ -6,31 +6,9 @@ import (
 	"unsafe"
 
 	"github.com/go-delve/delve/pkg/proc/amd64util"
-	"github.com/go-delve/delve/pkg/proc/linutil"
 	"github.com/go-delve/delve/pkg/proc/native/cpuid"
 	"golang.org/x/sys/unix"
 )
-
-// XState implements xstateReader: Delve's native backend reads the XSAVE
-// area (PTRACE_GETREGSET NT_X86_XSTATE) with the floating-point registers.
-func (t *DelveTarget) XState(tid int) (*amd64util.AMD64Xstate, error) {
-	th, _, err := t.thread(tid)
-	if err != nil {
-		return nil, err
-	}
-	r, err := th.Registers()
-	if err != nil {
-		return nil, err
-	}
-	if _, err := r.Slice(true); err != nil {
-		return nil, err
-	}
-	ar, ok := r.(*linutil.AMD64Registers)
-	if !ok || ar.Fpregset == nil {
-		return nil, fmt.Errorf("Delve gave no x87/SSE state for thread %d", tid)
-	}
-	return ar.Fpregset, nil
-}
 
 // XState implements xstateReader.
 func (t *liveTarget) XState(tid int) (*amd64util.AMD64Xstate, error) {

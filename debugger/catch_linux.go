@@ -173,10 +173,28 @@ func (c *catcher) run(path string, argv []string) error {
 }
 
 // seize turns the PTRACE_TRACEME tracee pid, in its stop after execve,
-// into a PTRACE_SEIZE one: detach it into a SIGSTOP group stop, seize it
-// with the options, and end the group stop with a SIGCONT whose delivery
-// is suppressed (the program sees neither signal). It leaves it running.
+// into a PTRACE_SEIZE one (seizeAfterExec) and leaves it running.
 func (c *catcher) seize(pid int) error {
+	o := unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_TRACEEXEC
+	if c.opts.FollowFork {
+		o |= unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK
+	}
+	if err := seizeAfterExec(pid, o, true); err != nil {
+		return err
+	}
+	c.threads[pid] = &catchThread{tid: pid}
+	return nil
+}
+
+// seizeAfterExec turns the PTRACE_TRACEME tracee pid, in its stop after
+// execve, into a PTRACE_SEIZE one with the options o: it detaches it into
+// a SIGSTOP group stop, seizes it, and ends the group stop with a SIGCONT
+// whose delivery is suppressed (the program sees neither signal). With
+// run it leaves the program running; else stopped at its first
+// instruction, in the SIGCONT's signal-delivery stop (resumed with
+// PTRACE_CONT and no signal, the SIGCONT is dropped). It runs on the
+// tracer thread.
+func seizeAfterExec(pid int, o int, run bool) error {
 	if err := ptrace4(unix.PTRACE_DETACH, pid, 0, uintptr(syscall.SIGSTOP)); err != nil {
 		return fmt.Errorf("detach: %w", err)
 	}
@@ -193,14 +211,9 @@ func (c *catcher) seize(pid int) error {
 			break
 		}
 	}
-	o := unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_TRACEEXEC
-	if c.opts.FollowFork {
-		o |= unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK
-	}
 	if err := ptrace4(unix.PTRACE_SEIZE, pid, 0, uintptr(o)); err != nil {
 		return fmt.Errorf("seize: %w", err)
 	}
-	c.threads[pid] = &catchThread{tid: pid}
 	// Seizing a stopped process makes it report its group stop.
 	for {
 		if _, err := wait4(pid, &ws, unix.WALL); err != nil {
@@ -229,10 +242,13 @@ func (c *catcher) seize(pid int) error {
 			return fmt.Errorf("process %d ended before it ran (%v)", pid, ws)
 		}
 		sig := ws.StopSignal()
-		cont(pid, 0)
 		if sig == syscall.SIGCONT && int(ws)>>16 == 0 {
+			if run {
+				cont(pid, 0)
+			}
 			return nil
 		}
+		cont(pid, 0)
 	}
 }
 

@@ -182,14 +182,9 @@ func (s *Session) resume(fn func() (Event, error)) (Event, error) {
 		case ev.Status == 0:
 			s.printf("[Process %d exited normally]\n", pid)
 		case ev.Status < 0:
-			// gdb's words. The program could not be stopped before the
-			// signal was delivered (see "info signals").
+			// gdb's words, once the signal it stopped at was delivered.
 			sig := syscall.Signal(-ev.Status)
 			s.printf("\nProgram terminated with signal %s.\nThe program no longer exists.\n", signalText(sig))
-			if fatalSignals[sig] {
-				s.printf("(sfdbg cannot stop at the signal here, see \"info signals\"; to see where\n" +
-					"it came from, run the program with: sfdbg catch -- PROG ARGS)\n")
-			}
 		default:
 			s.printf("[Process %d exited with code %d]\n", pid, ev.Status)
 		}
@@ -222,9 +217,15 @@ func (s *Session) reportStop(ev Event) error {
 	case EventInterrupt:
 		s.printf("\nThread %d \"%s\" stopped (interrupted).\n", s.threadNo[s.thread], s.tgt.ThreadName(s.thread))
 	case EventSignal:
-		// gdb: `Thread 1 "prog" received signal SIGSEGV, Segmentation fault.`
+		// gdb: `Thread 1 "prog" received signal SIGSEGV, Segmentation
+		// fault.` once the program has had two threads, else "Program
+		// received signal ..." (infrun.c, show_thread_that_caused_stop).
 		s.thread = ev.Thread
-		s.printf("\nThread %d \"%s\" received signal %s.\n", s.threadNo[ev.Thread], s.tgt.ThreadName(ev.Thread), ev.Signal)
+		if s.nextNo > 2 {
+			s.printf("\nThread %d \"%s\" received signal %s.\n", s.threadNo[ev.Thread], s.tgt.ThreadName(ev.Thread), ev.Signal)
+		} else {
+			s.printf("\nProgram received signal %s.\n", ev.Signal)
+		}
 	}
 	return s.printSelected()
 }

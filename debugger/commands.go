@@ -292,12 +292,10 @@ Modules are the executable, the shared libraries and the vDSO.`,
 				{aliases: []string{"signals", "sig", "handle"}, args: "[SIG]",
 					help: `Show how signals are handled: stop, print, pass, as gdb does.
 sfdbg passes signals to the program at once, without stopping or
-printing, except SIGTRAP (its breakpoints and steps) and, in a process it
-attached to, a fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
-SIGSYS): the program stops there, as in gdb, and continue, stepi or
-detach deliver it. Under run, Delve's native backend allows no other stop:
-a fatal signal ends the program, reported as gdb does ("Program
-terminated with signal ..."); "sfdbg catch" stops at it instead.`,
+printing, except SIGTRAP (its breakpoints and steps) and a fatal signal
+(SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS): the program stops
+there, as in gdb, and continue, stepi or detach deliver it; the program
+then ends as it would have ("Program terminated with signal ...").`,
 					run: cmdInfoSignals},
 				{aliases: []string{"line"}, args: "[LOCATION]", needsTarget: true,
 					help: `Show the addresses of a source line, as gdb does.
@@ -401,8 +399,8 @@ ADDR, an expression as print takes it.`,
 			run:      cmdTbreak},
 		{aliases: []string{"watch"}, args: "VAR | *ADDR | *(TYPE *)ADDR", needsTarget: true,
 			help: `Stop when the program writes a new value to VAR or ADDR.
-A hardware watchpoint (a debug register, DR0-DR3): under run through
-Delve's native backend, under attach set by sfdbg in every thread. VAR
+A hardware watchpoint (a debug register, DR0-DR3), set by sfdbg in
+every thread, those created later too. VAR
 is a global or static variable; *ADDR
 watches the int at ADDR, *(TYPE *)ADDR the TYPE (int, long, uint64_t,
 ...). 1, 2, 4 or 8 bytes at an address that is a multiple of the size.

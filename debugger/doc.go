@@ -14,17 +14,16 @@
 //     (TraceProcess) and sampling, where Delve's full attach (100 ms and
 //     more on a large binary) would dominate. New threads are traced from
 //     birth, exits reaped and an exec reported (Stop.Execs).
-//   - The interactive debugger: on a process sfdbg attached to (Attach),
-//     the same Stop with int3 breakpoints (liveTarget, which says why
-//     Delve's attach is not used); on a program it starts (Launch),
-//     Delve's native backend (DelveTarget: pkg/proc/native, pkg/proc) for
-//     threads, registers, breakpoints, continue, stepi and detach.
+//   - The interactive debugger: on a process sfdbg attached to (Attach)
+//     and on a program it starts (Launch), the same Stop with int3
+//     breakpoints, hardware watchpoints and a stop at fatal signals
+//     (liveTarget, which says why Delve's attach is not used; Launch says
+//     why its launch is not).
 //
 // and one way to run a program: Catch ("sfdbg catch"), its own ptrace loop
 // on golang.org/x/sys/unix (PTRACE_SEIZE, wait4 with __WALL,
 // PTRACE_GETSIGINFO) that passes every signal on and holds the process on
-// a fatal one, since Delve's native backend passes every signal but
-// SIGTRAP to the program without telling its caller.
+// a fatal one until it has printed the backtrace.
 //
 // A Session runs debugger commands against a Target through one command
 // table, from which help, completion and the README's Markdown list

@@ -27,7 +27,7 @@ func TestAttachContinueStopsAtAFatalSignal(t *testing.T) {
 		syscall.Kill(pid, syscall.SIGSEGV)
 	}()
 	out := run(t, s, ui, "continue")
-	if !regexp.MustCompile(`(?m)^Thread 1 "deep-v3-O2" received signal SIGSEGV, Segmentation fault\.$`).MatchString(out) ||
+	if !regexp.MustCompile(`(?m)^Program received signal SIGSEGV, Segmentation fault\.$`).MatchString(out) ||
 		!regexp.MustCompile(`(?m)^#0 `).MatchString(out) {
 		t.Fatalf("continue did not stop at the SIGSEGV:\n%s", out)
 	}

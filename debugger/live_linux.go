@@ -31,7 +31,8 @@ import (
 // SIGILL (6 of 6 runs of break f; continue x3; detach on
 // testdata/src/live-shortthreads.c).
 type liveTarget struct {
-	st *Stop
+	st       *Stop
+	launched bool // started by Launch: quit kills it
 
 	mu     sync.Mutex
 	dead   bool // detached, killed or exited
@@ -48,7 +49,7 @@ type liveTarget struct {
 func (t *liveTarget) Pid() int { return t.st.Pid() }
 
 // Launched implements Target.
-func (t *liveTarget) Launched() bool { return false }
+func (t *liveTarget) Launched() bool { return t.launched }
 
 // Exited implements Target.
 func (t *liveTarget) Exited() (bool, int) {
@@ -207,10 +208,6 @@ func (t *liveTarget) Continue() (Event, error) {
 	}
 	return Event{Kind: EventInterrupt}, nil
 }
-
-// StopsAtFatalSignals reports that attach's loop stops at a fatal signal
-// (Stop.TakeFatal), as "info signals" says.
-func (t *liveTarget) StopsAtFatalSignals() bool { return true }
 
 // ended returns the event or error for a process that exited or called
 // execve during a resume (then sfdbg detaches: the new program runs on).

@@ -3,25 +3,8 @@ package debugger
 import (
 	"fmt"
 
-	"github.com/go-delve/delve/pkg/dwarf/op"
-
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
-
-// WriteMemory writes b at addr in the process (set var), through Delve's
-// native backend, and drops the memory cache.
-func (t *DelveTarget) WriteMemory(addr uint64, b []byte) error {
-	tgt, err := t.live()
-	if err != nil {
-		return err
-	}
-	n, err := tgt.Memory().WriteMemory(addr, b)
-	t.mem.Invalidate()
-	if err == nil && n < len(b) {
-		err = fmt.Errorf("wrote %d of %d bytes", n, len(b))
-	}
-	return err
-}
 
 // WriteMemory writes b at addr in the attached process (set var).
 func (t *liveTarget) WriteMemory(addr uint64, b []byte) error {
@@ -89,13 +72,4 @@ func (s *Stop) SetRegister(tid int, reg rule.Reg, v uint64) error {
 	t.raw = raw
 	t.regs = regsFromPtrace(&t.raw)
 	return nil
-}
-
-// SetRegister sets DWARF register reg of thread tid through Delve.
-func (t *DelveTarget) SetRegister(tid int, reg rule.Reg, v uint64) error {
-	th, _, err := t.thread(tid)
-	if err != nil {
-		return err
-	}
-	return th.SetReg(uint64(reg), op.DwarfRegisterFromUint64(v))
 }

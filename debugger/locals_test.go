@@ -233,7 +233,7 @@ func TestLocalsCommandsRefuseWhatTheyDoNotTake(t *testing.T) {
 	}
 }
 
-// TestSetVarUnderRun: under "sfdbg run" (Delve's native backend) set var
+// TestSetVarUnderRun: under "sfdbg run" set var
 // writes memory (the global go) and a register (leaf's n, in rsi at its
 // entry at -O2), and the program then runs to its end.
 func TestSetVarUnderRun(t *testing.T) {

@@ -623,7 +623,11 @@ func (s *Session) Intro(msg string) {
 		}
 	}
 	if s.ui.IsTerminal() {
-		s.printf("Type \"help\" for the commands, \"bt\" for the backtrace, \"quit\" to detach and leave.\n")
+		leave := "detach and leave"
+		if s.tgt.Launched() {
+			leave = "kill it and leave" // as gdb's quit does to a program it started
+		}
+		s.printf("Type \"help\" for the commands, \"bt\" for the backtrace, \"quit\" to %s.\n", leave)
 	}
 	s.printSelected() // no stack: nothing to show
 }

@@ -102,40 +102,26 @@ func signalText(sig syscall.Signal) string {
 	return fmt.Sprintf("signal %d, %v", int(sig), sig)
 }
 
-// How sfdbg handles signals: under run, Delve's native backend stops the
-// program only for SIGTRAP (breakpoints, steps, Ctrl-C) and passes every
-// other signal on at once, without telling its caller. attach's own loop
-// (liveTarget) also stops at a fatal signal (fatalSignal), as gdb does,
-// and passes the others on at once.
+// How sfdbg handles signals: its own ptrace loop (liveTarget, under run
+// and attach alike) stops the program for SIGTRAP (breakpoints, steps,
+// Ctrl-C) and at a fatal signal (fatalSignal), as gdb does, and passes
+// every other signal on at once.
 const (
 	signalHandling = "No\tNo\tYes\t"
 	signalStop     = "Yes\tYes\tYes\t"
 	signalNote     = `sfdbg passes signals to the program at once, without stopping or printing. It
-stops the program for SIGTRAP (breakpoints, stepi, Ctrl-C) and, in a process it
-attached to, at a fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
-SIGSYS), as gdb does: continue, stepi or detach then deliver it. Under run,
-Delve's native backend allows no other stop: a fatal signal ends the program
-before a backtrace can be taken; break before the fault, or run the program
-with "sfdbg catch -- PROG ARGS", which stops on it and prints the backtrace.
+stops the program for SIGTRAP (breakpoints, stepi, Ctrl-C) and at a fatal signal
+(SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS), as gdb does: continue,
+stepi or detach then deliver it, and the program ends as it would have.
 `
 )
-
-// fatalStopper is a Target that stops at fatal signals (attach's loop).
-type fatalStopper interface{ StopsAtFatalSignals() bool }
-
-// stopsAtFatal reports whether the session's target stops at fatal
-// signals.
-func (s *Session) stopsAtFatal() bool {
-	f, ok := s.tgt.(fatalStopper)
-	return ok && f.StopsAtFatalSignals()
-}
 
 func (s *Session) signalRow(si signalInfo) {
 	h := signalHandling
 	switch {
 	case si.sig == syscall.SIGTRAP:
 		h = "Yes\tYes\tNo\t" // the debugger's own: breakpoints and steps
-	case fatalSignal(si.sig) && s.stopsAtFatal():
+	case fatalSignal(si.sig):
 		h = signalStop
 	}
 	s.printf("%-13s %s\t%s\n", si.name, h, si.desc)
@@ -181,11 +167,11 @@ func cmdHandle(s *Session, args string) error {
 		if si.sig == syscall.SIGTRAP {
 			return fmt.Errorf("handle SIGTRAP: sfdbg keeps SIGTRAP for its breakpoints and steps.")
 		}
-		stops := fatalSignal(si.sig) && s.stopsAtFatal()
+		stops := fatalSignal(si.sig)
 		switch a = strings.ToLower(a); {
 		case stops && (a == "stop" || a == "print" || a == "pass" || a == "noignore"):
 		case stops:
-			return fmt.Errorf("handle %s %s: not possible in sfdbg: in an attached process %s stops the program, is printed and is passed on (see \"info signals\").", si.name, a, si.name)
+			return fmt.Errorf("handle %s %s: not possible in sfdbg: %s stops the program, is printed and is passed on (see \"info signals\").", si.name, a, si.name)
 		case a == "nostop" || a == "noprint" || a == "pass" || a == "noignore":
 		case a == "stop" || a == "print" || a == "nopass" || a == "ignore":
 			return fmt.Errorf("handle %s %s: not possible in sfdbg: %s is passed to the program at once, without stopping or printing (see \"info signals\").", si.name, a, si.name)

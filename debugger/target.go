@@ -8,8 +8,9 @@ import (
 
 // Target is a process as the debugger's commands see it: threads,
 // registers, memory and modules while it is stopped, and execution control.
-// DelveTarget implements it over Delve's native backend for a live process;
-// snapshots implement it for tests and offline transcripts.
+// liveTarget implements it on sfdbg's own ptrace loop for a live process
+// (attached or started), stoppedTarget for a process kept in its group
+// stop; snapshots implement it for tests and offline transcripts.
 //
 // A Target is used from one goroutine, except Interrupt, which may be
 // called from any goroutine while Continue or Finish runs.

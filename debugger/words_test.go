@@ -37,7 +37,7 @@ func TestNoCommandDropsWordsItDoesNotUnderstand(t *testing.T) {
 		{"detach junk", `"detach" takes no arguments ("junk" was given).`},
 		{"kill junk", `"kill" takes no arguments ("junk" was given).`},
 		{"quit 3", `"quit" takes no arguments ("3" was given).`},
-		{"handle SIGSEGV nostop junk", `Unrecognized action "junk"`},
+		{"handle SIGUSR1 nostop junk", `Unrecognized action "junk"`},
 		{"set backtrace limit 5 junk", `"5 junk" is not a frame count`},
 		{"show backtrace limit junk", "Usage: show backtrace limit"},
 		{"set pagination off junk", `set pagination: want one value (on|off), got "off junk".`},

@@ -107,8 +107,7 @@ func n16(name string) int {
 	return n
 }
 
-// TestInfoAllRegistersUnderRunIsGdbsList: under run (Delve's native
-// backend) "info registers all" (gdb's other spelling) prints gdb's
+// TestInfoAllRegistersUnderRunIsGdbsList: under run "info registers all" (gdb's other spelling) prints gdb's
 // registers, in gdb's order, with no Linux-only
 // orig_rax, and the x87 control registers have their values at a
 // breakpoint of a program that used no x87 code.

@@ -69,20 +69,46 @@ func crasher(t *testing.T) []string {
 	return nil
 }
 
-func TestRunReportsAFatalSignalAsGdbDoes(t *testing.T) {
+// TestRunStopsAtAFatalSignalAsGdbDoes: under run, a SIGSEGV stops the
+// program where it arrives, with gdb's line and the faulting frame; the
+// next continue delivers it and the program dies of it, as in gdb (Delve's
+// native backend passed the signal on at once: the program was gone
+// before a backtrace could be taken). With gdb installed, the lines are
+// compared with its own on the same program.
+func TestRunStopsAtAFatalSignalAsGdbDoes(t *testing.T) {
 	argv := crasher(t)
-	args := append([]string{"run", "-batch", "-ex", "continue", "-ex", "info signals SIGSEGV", "--"}, argv...)
+	args := append([]string{"run", "-batch", "-ex", "continue", "-ex", "bt", "-ex", "continue", "-ex", "info signals SIGSEGV", "--"}, argv...)
 	code, out, errOut := runSfdbg(args...)
 	if strings.Contains(errOut, "operation not permitted") {
 		t.Skipf("ptrace not permitted: %s", errOut)
 	}
-	for _, want := range []string{"\nProgram terminated with signal SIGSEGV, Segmentation fault.\n", "The program no longer exists.\n",
-		"SIGSEGV       No\tNo\tYes\t\tSegmentation fault\n"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q; status %d, stdout:\n%s\nstderr:\n%s", want, code, out, errOut)
+	want := []string{"\nProgram received signal SIGSEGV, Segmentation fault.\n",
+		"\nProgram terminated with signal SIGSEGV, Segmentation fault.\nThe program no longer exists.\n",
+		"SIGSEGV       Yes\tYes\tYes\t\tSegmentation fault\n"}
+	if strings.HasSuffix(argv[0], "segv") {
+		want = append(want, " in main () at ")
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q; status %d, stdout:\n%s\nstderr:\n%s", w, code, out, errOut)
 		}
+	}
+	if i, j := strings.Index(out, "received signal"), strings.Index(out, "terminated with signal"); i < 0 || j < i {
+		t.Errorf("the program did not stop at the signal before it died of it:\n%s", out)
 	}
 	if code != exitOK {
 		t.Errorf("status %d, want 0 (every command succeeded); stderr:\n%s", code, errOut)
+	}
+	gdb, err := exec.LookPath("gdb")
+	if err != nil || !strings.HasSuffix(argv[0], "segv") {
+		return
+	}
+	g, _ := exec.Command(gdb, "-nx", "-batch", "-ex", "run", "-ex", "continue", "-ex", "info signals SIGSEGV", argv[0]).CombinedOutput()
+	for _, line := range strings.Split(string(g), "\n") {
+		if strings.Contains(line, "signal SIGSEGV") || strings.HasPrefix(line, "SIGSEGV ") || strings.HasPrefix(line, "The program no longer") {
+			if !strings.Contains(out, line+"\n") {
+				t.Errorf("gdb prints %q, sfdbg does not:\n%s", line, out)
+			}
+		}
 	}
 }

@@ -1,0 +1,108 @@
+package debugger
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Launch starts argv[0] with arguments argv[1:] stopped at its first
+// instruction (the dynamic loader's entry for a dynamic executable), to be
+// debugged on sfdbg's own ptrace loop as attach's processes are (a
+// liveTarget, Launched): a fatal signal then stops it where it arrives,
+// as in gdb, which Delve's native backend cannot do (v1.27.2's
+// trapWaitInternal resumes every signal but SIGTRAP itself). The program
+// is started with PTRACE_TRACEME in a process group of its own, as Delve
+// started it (the terminal's Ctrl-C reaches sfdbg, which stops it), and
+// seized with PTRACE_SEIZE after its execve (seizeAfterExec), so that
+// PTRACE_INTERRUPT and job control work. Its standard streams are
+// sfdbg's; wd is its working directory ("" for sfdbg's).
+func Launch(argv []string, wd string) (Target, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("launch: no program given")
+	}
+	path := argv[0]
+	if !strings.Contains(path, "/") {
+		if _, err := os.Stat(path); err != nil {
+			// A relative $PATH entry is fine here (exec.ErrDot): the user
+			// named the program, as in a shell.
+			if p, err := exec.LookPath(path); err == nil || errors.Is(err, exec.ErrDot) {
+				path = p
+			}
+		}
+	}
+	if st, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("cannot run %s: %w", argv[0], err)
+	} else if st.IsDir() || st.Mode()&0o111 == 0 {
+		return nil, fmt.Errorf("cannot run %s: not an executable file", argv[0])
+	}
+	tr := newTracer()
+	var pid int
+	var err error
+	tr.do(func() { pid, err = startStopped(path, argv, wd) })
+	if err != nil {
+		tr.close()
+		return nil, fmt.Errorf("cannot run %s: %w", argv[0], err)
+	}
+	s := &Stop{
+		pid:     pid,
+		tr:      tr,
+		ops:     sysOps{},
+		threads: map[int]*seizedThread{pid: {tid: pid, want: true, stopped: true}},
+		mem:     NewProcMemory(pid),
+		Timeout: 2 * time.Second,
+		held:    true,
+	}
+	tr.do(func() {
+		t := s.threads[pid]
+		t.regsOK = true
+		if t.regsErr = s.ops.regs(pid, &t.raw); t.regsErr == nil {
+			t.regs = regsFromPtrace(&t.raw)
+		} else {
+			t.regsErr = fmt.Errorf("read registers of thread %d: %w", pid, t.regsErr)
+		}
+		s.mem.readThrough(pid)
+	})
+	return &liveTarget{st: s, launched: true}, nil
+}
+
+// startStopped starts path on the tracer thread and returns its process
+// ID with the program stopped at its first instruction, seized; on an
+// error no process is left behind.
+func startStopped(path string, argv []string, wd string) (int, error) {
+	p, err := os.StartProcess(path, argv, &os.ProcAttr{Dir: wd, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		Sys: &syscall.SysProcAttr{Ptrace: true, Setpgid: true}})
+	if errors.Is(err, syscall.EPERM) {
+		// PTRACE_TRACEME failed in the child (exec itself fails with EACCES).
+		return 0, fmt.Errorf("ptrace is not permitted here (a seccomp filter or a container's policy forbids it): %w", err)
+	}
+	if err != nil {
+		return 0, err
+	}
+	pid := p.Pid
+	p.Release() // waited for with wait4 on this thread
+	// PTRACE_TRACEME: the child stops with SIGTRAP after its execve.
+	var ws unix.WaitStatus
+	if _, err := wait4(pid, &ws, unix.WALL); err != nil {
+		return 0, fmt.Errorf("wait for process %d: %w", pid, err)
+	}
+	if !ws.Stopped() {
+		return 0, fmt.Errorf("process %d ended before it ran (%v)", pid, ws)
+	}
+	if err := seizeAfterExec(pid, unix.PTRACE_O_TRACECLONE|unix.PTRACE_O_TRACEEXEC, false); err != nil {
+		unix.Kill(pid, syscall.SIGKILL)
+		for {
+			if _, err := wait4(pid, &ws, unix.WALL); err != nil || ws.Exited() || ws.Signaled() {
+				break
+			}
+		}
+		return 0, fmt.Errorf("trace process %d: %w", pid, err)
+	}
+	return pid, nil
+}
