@@ -264,9 +264,14 @@ func (t *Trace) pcDigits() int {
 // unless opts.NoLines. It ends with why the trace stopped, or "(More stack
 // frames follow...)" when the depth limit or opts.Limit cut it.
 func (t *Trace) WriteText(w io.Writer, opts TextOptions) {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	defer bw.Flush()
-	w = bw
+	bw, ok := w.(*bufio.Writer)
+	if !ok {
+		// Buffered once here unless the caller does it (a process's
+		// threads share one buffer: debugger.ProcessTrace.WriteText).
+		bw = bufio.NewWriterSize(w, 16<<10)
+		defer bw.Flush()
+		w = bw
+	}
 	// The levels, inline frames counted: "bt N" looks up the frames it
 	// prints only, and then numbers the level column for them.
 	levels, more := len(t.Frames), false

@@ -1,6 +1,7 @@
 package debugger
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -165,6 +166,9 @@ func (p *ProcessTrace) methodsText() string {
 
 // WriteText prints every thread's trace, gdb's "thread apply all bt" style.
 func (p *ProcessTrace) WriteText(w io.Writer, opts compare.TextOptions) {
+	bw := bufio.NewWriterSize(w, 64<<10) // one buffer for every thread's trace
+	defer bw.Flush()
+	w = bw
 	threads := plural(len(p.Threads), "thread", "threads")
 	if p.Total > len(p.Threads) {
 		threads = fmt.Sprintf("%d of %d threads", len(p.Threads), p.Total)

@@ -43,7 +43,7 @@ func (m *Mapping) Exec() bool { return len(m.Perms) > 2 && m.Perms[2] == 'x' }
 func ReadMaps(r io.Reader) ([]Mapping, error) {
 	var out []Mapping
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20) // grows for a longer line
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
 		if strings.TrimSpace(line) == "" {
