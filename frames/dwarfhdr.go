@@ -27,7 +27,9 @@ const maxArangeEntries = 1 << 24
 // out. A set with segment selectors or an address size other than 4 or 8
 // is an error, as is a set running past the section.
 func parseAranges(b []byte, order binary.ByteOrder) ([]arange, error) {
-	var out []arange
+	// A pair takes at least 16 bytes with 8-byte addresses: one
+	// allocation for a 64-bit file's section (libc's: 2,083 sets).
+	out := make([]arange, 0, min(len(b)/16, maxArangeEntries))
 	for off := 0; off < len(b); {
 		start := off
 		if len(b)-off < 4 {

@@ -23,6 +23,7 @@ package frames
 // (DW_FORM_ref_addr and its kin), is looked up there, built once.
 
 import (
+	"cmp"
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
@@ -98,7 +99,7 @@ func loadSparse(f *elf.File) (sp *sparseDWARF, ok bool) {
 		logrus.Debugf("frames: .debug_aranges: %v: reading all of the DWARF", err)
 		return nil, false
 	}
-	sort.Slice(sp.ranges, func(i, j int) bool { return sp.ranges[i].lo < sp.ranges[j].lo })
+	slices.SortFunc(sp.ranges, func(a, b arange) int { return cmp.Compare(a.lo, b.lo) })
 	sp.maxHi = make([]uint64, len(sp.ranges))
 	var hi uint64
 	for i, r := range sp.ranges {
