@@ -5,16 +5,14 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
-
-	"github.com/go-delve/delve/pkg/proc/amd64util"
 )
 
 // xstateReader is a Target that reads a thread's x87, SSE and AVX
-// registers: its XSAVE area (Intel SDM vol. 1, 13.4), decoded by Delve's
-// amd64util (legacy region, the AVX upper halves, the ZMM upper halves of
-// zmm0-15).
+// registers: its XSAVE area (Intel SDM vol. 1, 13.4), decoded by
+// decodeXSave (legacy region, the AVX upper halves, the ZMM upper halves
+// of zmm0-15).
 type xstateReader interface {
-	XState(tid int) (*amd64util.AMD64Xstate, error)
+	XState(tid int) (*xstate, error)
 }
 
 // XSAVE state-component bits of XCR0 (Intel SDM vol. 1, 13.1).
@@ -33,8 +31,8 @@ const xsaveXCR0Offset = 464
 // registers as "info registers" prints them, then, as gdb prints them on
 // amd64, st0-st7, fctrl, fstat, ftag, fiseg, fioff, foseg, fooff, fop,
 // mxcsr and the vector registers: zmm0-zmm15 on a machine with AVX-512,
-// ymm0-ymm15 with AVX, else xmm0-xmm15. Delve's decoder stops at zmm15 and
-// does not read the opmask registers: those are named, not printed.
+// ymm0-ymm15 with AVX, else xmm0-xmm15. The opmask registers, zmm16-31
+// and PKRU (whose offsets only CPUID gives) are named, not printed.
 func cmdInfoAllRegisters(s *Session, args string) error {
 	if strings.TrimSpace(args) != "" {
 		return fmt.Errorf("info all-registers takes no argument (\"info registers REG...\" prints some)")
@@ -63,20 +61,13 @@ func cmdInfoAllRegisters(s *Session, args string) error {
 // fpRegLines formats the x87, SSE and AVX registers of x as gdb's "info
 // all-registers" does on amd64 (gdb/i387-tdep.c i387_supply_fxsave,
 // gdb/i386-tdep.c's vector types).
-func fpRegLines(x *amd64util.AMD64Xstate) []string {
+func fpRegLines(x *xstate) []string {
 	var out []string
 	line := func(name, raw, natural string) {
 		out = append(out, regLine(name, raw, natural))
 	}
-	f := &x.AMD64PtraceFpRegs
-	top := int(f.Swd>>11) & 7
-	st := func(i int) []byte {
-		b := make([]byte, 10)
-		binary.LittleEndian.PutUint32(b[0:], f.StSpace[4*i])
-		binary.LittleEndian.PutUint32(b[4:], f.StSpace[4*i+1])
-		binary.LittleEndian.PutUint16(b[8:], uint16(f.StSpace[4*i+2]))
-		return b
-	}
+	top := int(x.fsw>>11) & 7
+	st := func(i int) []byte { return x.st[i][:] }
 	for i := 0; i < 8; i++ {
 		b := st(i)
 		line(fmt.Sprintf("st%d", i), extendedText(b), fmt.Sprintf("(raw 0x%s)", hexBE(b)))
@@ -86,7 +77,7 @@ func fpRegLines(x *amd64util.AMD64Xstate) []string {
 	ftag := 0
 	for reg := 7; reg >= 0; reg-- {
 		tag := 3
-		if f.Ftw&(1<<reg) != 0 {
+		if x.ftw&(1<<reg) != 0 {
 			tag = x87Tag(st((reg + 8 - top) % 8))
 		}
 		ftag |= tag << (2 * reg)
@@ -95,31 +86,28 @@ func fpRegLines(x *amd64util.AMD64Xstate) []string {
 		name string
 		v    uint64
 	}{
-		{"fctrl", uint64(f.Cwd)}, {"fstat", uint64(f.Swd)}, {"ftag", uint64(ftag)},
+		{"fctrl", uint64(x.fcw)}, {"fstat", uint64(x.fsw)}, {"ftag", uint64(ftag)},
 		// In 64-bit mode FXSAVE64 stores 64-bit instruction and operand
 		// pointers: gdb shows their high halves as fiseg and foseg.
-		{"fiseg", f.Rip >> 32}, {"fioff", f.Rip & 0xffffffff},
-		{"foseg", f.Rdp >> 32}, {"fooff", f.Rdp & 0xffffffff},
-		{"fop", uint64(f.Fop) & 0x7ff},
+		{"fiseg", x.fip >> 32}, {"fioff", x.fip & 0xffffffff},
+		{"foseg", x.fdp >> 32}, {"fooff", x.fdp & 0xffffffff},
+		{"fop", uint64(x.fop) & 0x7ff},
 	} {
 		line(r.name, fmt.Sprintf("%#x", r.v), fmt.Sprint(r.v))
 	}
-	line("mxcsr", fmt.Sprintf("%#x", f.Mxcsr), mxcsrText(f.Mxcsr))
+	line("mxcsr", fmt.Sprintf("%#x", x.mxcsr), mxcsrText(x.mxcsr))
 
-	var xcr0 uint64
-	if len(x.Xsave) >= xsaveXCR0Offset+8 {
-		xcr0 = binary.LittleEndian.Uint64(x.Xsave[xsaveXCR0Offset:])
-	}
+	xcr0 := x.xcr0
 	for n := 0; n < 16; n++ {
-		v := append([]byte(nil), f.XmmSpace[16*n:16*n+16]...)
+		v := append([]byte(nil), x.xmm[n][:]...)
 		name := "xmm"
 		if xcr0&xcr0AVX != 0 {
 			name = "ymm"
-			v = append(v, x.YmmSpace[16*n:16*n+16]...)
+			v = append(v, x.ymmHi[n][:]...)
 		}
 		if xcr0&xcr0AVX512 == xcr0AVX512 {
 			name = "zmm"
-			v = append(v, x.ZmmSpace[32*n:32*n+32]...)
+			v = append(v, x.zmmHi[n][:]...)
 		}
 		line(fmt.Sprintf("%s%d", name, n), vectorText(v), "")
 	}
@@ -131,7 +119,7 @@ func fpRegLines(x *amd64util.AMD64Xstate) []string {
 		unread = append(unread, "pkru")
 	}
 	if unread != nil {
-		out = append(out, "("+strings.Join(unread, ", ")+": not read; Delve's XSAVE decoder stops at zmm15)")
+		out = append(out, "("+strings.Join(unread, ", ")+": not read; sfdbg decodes the XSAVE area up to zmm15)")
 	}
 	return out
 }

@@ -5,13 +5,12 @@ import (
 	"syscall"
 	"unsafe"
 
-	"github.com/go-delve/delve/pkg/proc/amd64util"
 	"github.com/go-delve/delve/pkg/proc/native/cpuid"
 	"golang.org/x/sys/unix"
 )
 
 // XState implements xstateReader.
-func (t *liveTarget) XState(tid int) (*amd64util.AMD64Xstate, error) {
+func (t *liveTarget) XState(tid int) (*xstate, error) {
 	if err := t.live(); err != nil {
 		return nil, err
 	}
@@ -19,14 +18,13 @@ func (t *liveTarget) XState(tid int) (*amd64util.AMD64Xstate, error) {
 }
 
 // XState implements xstateReader.
-func (t *stoppedTarget) XState(tid int) (*amd64util.AMD64Xstate, error) { return t.st.XState(tid) }
+func (t *stoppedTarget) XState(tid int) (*xstate, error) { return t.st.XState(tid) }
 
 // XState reads the XSAVE area of stopped thread tid (PTRACE_GETREGSET
 // NT_X86_XSTATE, in the standard format; arch/x86/kernel/fpu/regset.c)
-// and decodes it with Delve's amd64util.AMD64XstateRead, legacy region
-// included. Errors: ErrRunning, a thread that is not stopped, the ptrace
-// errno.
-func (s *Stop) XState(tid int) (*amd64util.AMD64Xstate, error) {
+// and decodes it (decodeXSave). Errors: ErrRunning, a thread that is not
+// stopped, the ptrace errno, an area shorter than its legacy region.
+func (s *Stop) XState(tid int) (*xstate, error) {
 	s.mu.Lock()
 	running := s.running
 	th := s.threads[tid]
@@ -47,12 +45,9 @@ func (s *Stop) XState(tid int) (*amd64util.AMD64Xstate, error) {
 	if errno != 0 {
 		return nil, fmt.Errorf("PTRACE_GETREGSET NT_X86_XSTATE of thread %d: %w", tid, errno)
 	}
-	x := &amd64util.AMD64Xstate{Xsave: buf[:iov.Len]}
-	if iov.Len < 512 {
-		return nil, fmt.Errorf("thread %d: the kernel gave %d bytes of XSAVE area, less than its 512-byte legacy region", tid, iov.Len)
-	}
-	if err := amd64util.AMD64XstateRead(x.Xsave, true, x, cpuid.AMD64XstateZMMHi256Offset()); err != nil {
-		return nil, fmt.Errorf("thread %d's XSAVE area: %w", tid, err)
+	x, err := decodeXSave(buf[:iov.Len], cpuid.AMD64XstateZMMHi256Offset())
+	if err != nil {
+		return nil, fmt.Errorf("thread %d: %w", tid, err)
 	}
 	return x, nil
 }

@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"strings"
 	"testing"
-
-	"github.com/go-delve/delve/pkg/proc/amd64util"
 )
 
 // TestRegisterLinesUseGdbsTabStops: gdb prints the raw value from column
@@ -29,22 +27,27 @@ func TestRegisterLinesUseGdbsTabStops(t *testing.T) {
 // word, MXCSR's flags and a vector register's union against lines gdb
 // 13.1 printed on amd64 (info all-registers).
 func TestX87AndVectorRegistersFormatAsGdbs(t *testing.T) {
-	x := &amd64util.AMD64Xstate{}
-	x.Cwd, x.Mxcsr = 0x37f, 0x1f80
+	// An XSAVE area as Linux gives it, decoded by decodeXSave: FCW, MXCSR,
 	// st0 = 1.5 (exponent 0x3fff, significand 0xc000000000000000), st1 =
 	// -inf; two registers in use, top 6: physical registers 6 and 7.
+	b := make([]byte, 576)
+	le := binary.LittleEndian
+	le.PutUint16(b[0:], 0x37f)
+	le.PutUint32(b[24:], 0x1f80)
 	put := func(i int, mant uint64, se uint16) {
-		x.StSpace[4*i] = uint32(mant)
-		x.StSpace[4*i+1] = uint32(mant >> 32)
-		x.StSpace[4*i+2] = uint32(se)
+		le.PutUint64(b[32+16*i:], mant)
+		le.PutUint16(b[40+16*i:], se)
 	}
 	put(0, 0xc000000000000000, 0x3fff)
 	put(1, 0x8000000000000000, 0xffff)
-	x.Swd = 6 << 11
-	x.Ftw = 0xc0
-	copy(x.XmmSpace[:], []byte{0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0xff, 0, 0xff, 0, 0xff})
-	x.Xsave = make([]byte, 576)
-	binary.LittleEndian.PutUint64(x.Xsave[xsaveXCR0Offset:], 0x2e7) // x87, SSE, AVX, AVX-512, PKRU
+	le.PutUint16(b[2:], 6<<11)
+	b[4] = 0xc0
+	copy(b[160:], []byte{0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0xff, 0, 0xff, 0, 0xff})
+	le.PutUint64(b[xsaveXCR0Offset:], 0x2e7) // x87, SSE, AVX, AVX-512, PKRU
+	x, err := decodeXSave(b, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	got := strings.Join(fpRegLines(x), "\n")
 	for _, want := range []string{
 		"st0            1.5                 (raw 0x3fffc000000000000000)\n",
@@ -62,12 +65,53 @@ func TestX87AndVectorRegistersFormatAsGdbs(t *testing.T) {
 		}
 	}
 	// Without AVX: xmm registers, whose last view is a scalar uint128.
-	binary.LittleEndian.PutUint64(x.Xsave[xsaveXCR0Offset:], 3)
+	le.PutUint64(b[xsaveXCR0Offset:], 3)
+	if x, err = decodeXSave(b, 0); err != nil {
+		t.Fatal(err)
+	}
 	got = strings.Join(fpRegLines(x), "\n")
 	if want := "xmm0           {v8_bfloat16 = {0x0, 0x0, 0x0, 0xffff, 0xffff, 0xff00, 0xff00, 0xff00}, v8_half = {0x0, 0x0, 0x0, 0xffff, 0xffff, 0xff00, 0xff00, 0xff00}, v4_float = {0x0, 0xffff0000, 0xff00ffff, 0xff00ff00}, v2_double = {0xffff000000000000, 0xff00ff00ff00ffff}, v16_int8 = {0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0xff, 0xff, 0xff, 0xff, 0x0, 0xff, 0x0, 0xff, 0x0, 0xff}, v8_int16 = {0x0, 0x0, 0x0, 0xffff, 0xffff, 0xff00, 0xff00, 0xff00}, v4_int32 = {0x0, 0xffff0000, 0xff00ffff, 0xff00ff00}, v2_int64 = {0xffff000000000000, 0xff00ff00ff00ffff}, uint128 = 0xff00ff00ff00ffffffff000000000000}\n"; !strings.Contains(got+"\n", want) {
 		t.Errorf("lacks %q:\n%s", want, got)
 	}
 	if strings.Contains(got, "not read") || strings.Contains(got, "ymm") {
 		t.Errorf("an SSE-only machine shows xmm0-15 and nothing else:\n%s", got)
+	}
+}
+
+// TestDecodeXSaveReadsTheComponentsPresent checks the extended components:
+// a register's upper halves are read when XSTATE_BV says the component is
+// in use (AVX at 576, ZMM_Hi256 at the offset given), read as zero when it
+// is in its initial state, not read from a compacted area, and an area
+// shorter than the legacy region is an error.
+func TestDecodeXSaveReadsTheComponentsPresent(t *testing.T) {
+	le := binary.LittleEndian
+	b := make([]byte, 1152+16*32)
+	for i := range b[xsaveYMMHi:] {
+		b[xsaveYMMHi+i] = byte(i%251) + 1
+	}
+	b[160] = 0x42 // xmm0's first byte
+	for _, c := range []struct {
+		name      string
+		bv, comp  uint64
+		ymm1, zmm byte // ymmHi[1][0], zmmHi[15][31]
+	}{
+		{"initial state", 0, 0, 0, 0},
+		{"AVX", xstateAVX, 0, b[xsaveYMMHi+16], 0},
+		{"AVX and ZMM_Hi256", xstateAVX | xstateZMMHi256, 0, b[xsaveYMMHi+16], b[1152+15*32+31]},
+		{"compacted", xstateAVX | xstateZMMHi256, xcompCompacted | 0x66, 0, 0},
+	} {
+		le.PutUint64(b[xsaveHeader:], c.bv)
+		le.PutUint64(b[xsaveHeader+8:], c.comp)
+		x, err := decodeXSave(b, 1152)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if x.xmm[0][0] != 0x42 || x.ymmHi[1][0] != c.ymm1 || x.zmmHi[15][31] != c.zmm {
+			t.Errorf("%s: xmm0[0] %#x, ymm1 upper[0] %#x (want %#x), zmm15 upper[31] %#x (want %#x)",
+				c.name, x.xmm[0][0], x.ymmHi[1][0], c.ymm1, x.zmmHi[15][31], c.zmm)
+		}
+	}
+	if _, err := decodeXSave(b[:511], 0); err == nil {
+		t.Error("a 511-byte area decoded")
 	}
 }

@@ -5,14 +5,7 @@ import (
 	"slices"
 	"syscall"
 	"time"
-
-	"github.com/go-delve/delve/pkg/logflags"
 )
-
-func init() {
-	// Delve logs through its own loggers; keep them quiet unless asked.
-	logflags.Setup(false, "", "")
-}
 
 // Attach attaches to process pid, stopping it, for a debugging session.
 // Every thread is seized with PTRACE_SEIZE (Stop), which sends no signal:

@@ -271,8 +271,8 @@ registers all" is "info all-registers".`,
 					help: `Print every register: general, x87, SSE and AVX, as gdb does.
 The general registers as "info registers"; then st0-st7, fctrl ... fop,
 mxcsr and zmm0-15 (AVX-512), ymm0-15 (AVX) or xmm0-15, from the thread's
-XSAVE area through Delve's decoder. k0-k7 and zmm16-31 are named, not
-read (Delve's decoder stops at zmm15); a snapshot has none of them.`,
+XSAVE area (PTRACE_GETREGSET). k0-k7, zmm16-31 and pkru are named, not
+read; a snapshot has none of them.`,
 					run: cmdInfoAllRegisters},
 				{aliases: []string{"threads", "thr"}, needsTarget: true,
 					help: "List the threads and their innermost frames; * is selected.",

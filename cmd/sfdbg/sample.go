@@ -10,8 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
 	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/debugger"
 	"github.com/sfdbg/sfdbg/frames"
@@ -62,10 +60,9 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 
-	var bar *progressbar.ProgressBar
+	var bar *progressLine
 	if isTerminal(stderr) && !*jsonOut {
-		bar = progressbar.NewOptions(*n, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("sampling"),
-			progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
+		bar = newProgressLine(stderr, "sampling", *n)
 	}
 	agg := compare.NewAggregate()
 	opts := compare.Options{Independent: *independent}

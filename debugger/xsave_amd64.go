@@ -1,0 +1,93 @@
+package debugger
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// xstate is a thread's x87, SSE and AVX state, decoded from its XSAVE area
+// in the standard (non-compacted) format: the legacy region as FXSAVE lays
+// it out (Intel SDM vol. 1, 10.5.1, Table 10-2), the XSAVE header at byte
+// 512 and the extended components at their offsets (13.4-13.5).
+type xstate struct {
+	fcw, fsw, fop uint16
+	ftw           uint8 // the abridged tag word: bit i set when physical register i is in use
+	fip, fdp      uint64
+	mxcsr         uint32
+	st            [8][10]byte // ST(0)-ST(7), in stack order
+	xmm           [16][16]byte
+	ymmHi         [16][16]byte // bits 128-255 of ymm0-15 (AVX); zero in their initial state
+	zmmHi         [16][32]byte // bits 256-511 of zmm0-15 (AVX-512 ZMM_Hi256)
+	// xcr0 is the enabled state components, as Linux records them for
+	// PTRACE_GETREGSET (xsaveXCR0Offset).
+	xcr0 uint64
+}
+
+// Offsets in the XSAVE area (Intel SDM vol. 1, 13.4.1-13.4.3; the AVX
+// component's offset is architectural, the others' come from CPUID leaf
+// 0DH).
+const (
+	xsaveHeader = 512 // XSTATE_BV, then XCOMP_BV
+	xsaveYMMHi  = 576 // state component 2: YMM_Hi128, 16 bytes a register
+)
+
+// XSTATE_BV bits of the components decoded (and XCOMP_BV's compacted-
+// format bit).
+const (
+	xstateAVX       = 1 << 2
+	xstateZMMHi256  = 1 << 6
+	xcompCompacted  = 1 << 63
+	zmmHi256Default = 1152 // ZMM_Hi256's offset on Intel processors (gdb's i387-tdep.c)
+	zmmHi256AMDPKRU = 896  // on AMD processors with PKRU and a 2,440-byte area (ibid.)
+)
+
+// decodeXSave decodes the XSAVE area b that Linux gives PTRACE_GETREGSET
+// NT_X86_XSTATE. zmmHi256Off is ZMM_Hi256's offset (CPUID.(EAX=0DH,ECX=6)
+// .EBX), 0 if unknown (then gdb's defaults). Components in their initial
+// state (their XSTATE_BV bit clear) read as zero; a compacted area yields
+// the legacy region only. An area shorter than the legacy region is an
+// error.
+func decodeXSave(b []byte, zmmHi256Off int) (*xstate, error) {
+	if len(b) < xsaveHeader {
+		return nil, fmt.Errorf("%d bytes of XSAVE area, less than its %d-byte legacy region", len(b), xsaveHeader)
+	}
+	le := binary.LittleEndian
+	x := &xstate{
+		fcw: le.Uint16(b[0:]), fsw: le.Uint16(b[2:]), ftw: b[4], fop: le.Uint16(b[6:]),
+		fip: le.Uint64(b[8:]), fdp: le.Uint64(b[16:]), mxcsr: le.Uint32(b[24:]),
+		xcr0: le.Uint64(b[xsaveXCR0Offset:]),
+	}
+	for i := range x.st {
+		copy(x.st[i][:], b[32+16*i:])
+	}
+	for i := range x.xmm {
+		copy(x.xmm[i][:], b[160+16*i:])
+	}
+	if len(b) < xsaveHeader+16 {
+		return x, nil
+	}
+	bv, comp := le.Uint64(b[xsaveHeader:]), le.Uint64(b[xsaveHeader+8:])
+	if comp&xcompCompacted != 0 {
+		return x, nil
+	}
+	if bv&xstateAVX != 0 && len(b) >= xsaveYMMHi+16*16 {
+		for i := range x.ymmHi {
+			copy(x.ymmHi[i][:], b[xsaveYMMHi+16*i:])
+		}
+	}
+	if bv&xstateZMMHi256 != 0 {
+		off := zmmHi256Off
+		if off <= 0 {
+			off = zmmHi256Default
+			if x.xcr0&xcr0PKRU != 0 && len(b) == 2440 {
+				off = zmmHi256AMDPKRU
+			}
+		}
+		if off >= xsaveHeader+64 && len(b) >= off+16*32 {
+			for i := range x.zmmHi {
+				copy(x.zmmHi[i][:], b[off+32*i:])
+			}
+		}
+	}
+	return x, nil
+}
