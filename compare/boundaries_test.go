@@ -102,14 +102,20 @@ func TestCheckBoundariesAreObjdumps(t *testing.T) {
 // wall-second and per CPU-second (issue 22: at least 5 M/s), on the
 // fixtures and on the host's libc.so.6 when it has an .sframe section
 // (glibc 2.42+ built with --enable-sframe; skipped otherwise: without one
-// check compares nothing). The collector runs at GOGC=400, as sfdbg check
-// sets it (cmd/sfdbg check.go) unless GOGC is set.
+// check compares nothing), or on the libc named by $SFDBG_BENCH_LIBC
+// (scripts/build-sframe-libc.sh builds one). The collector runs at
+// GOGC=400, as sfdbg check sets it (cmd/sfdbg check.go) unless GOGC is
+// set.
 func BenchmarkCheckFile(b *testing.B) {
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
+	libc := "/lib/x86_64-linux-gnu/libc.so.6"
+	if p := os.Getenv("SFDBG_BENCH_LIBC"); p != "" {
+		libc = p
+	}
 	paths := []string{filepath.Join(fixtures, "sqlite-v3"), filepath.Join(fixtures, "deep-cet-v3-O2"),
-		filepath.Join(fixtures, "cet-v3"), "/lib/x86_64-linux-gnu/libc.so.6"}
+		filepath.Join(fixtures, "cet-v3"), libc}
 	for _, path := range paths {
 		b.Run(filepath.Base(path), func(b *testing.B) {
 			if f, err := elf.Open(path); err != nil {
