@@ -34,5 +34,7 @@ CC="gcc -B$TC/v3/bin/ -Wa,--gsframe"
   "$SRC/configure" --prefix=/usr --disable-werror --disable-profile --without-selinux > configure.log 2>&1 ||
   die "configure failed: see $DIR/build/configure.log"
 make -j"$(nproc)" > make.log 2>&1 || die "make failed: see $DIR/build/make.log"
-readelf -S -W libc.so | grep -q ' \.sframe ' || die "$DIR/build/libc.so has no .sframe section"
-note "$DIR/build/libc.so: $("$TC/v3/bin/objdump" --sframe=.sframe libc.so | grep -m1 -i 'version')"
+SECS=$(readelf -S -W libc.so)
+grep -q ' \.sframe ' <<< "$SECS" || die "$DIR/build/libc.so has no .sframe section"
+DUMP=$("$TC/v3/bin/objdump" --sframe=.sframe libc.so)
+note "$DIR/build/libc.so: $(grep -m1 'Version:' <<< "$DUMP" | xargs), $(grep -m1 'Num FDEs:' <<< "$DUMP" | xargs)"
