@@ -127,37 +127,24 @@ func (c *catcher) run(path string, argv []string) error {
 	if files == nil {
 		files = []*os.File{os.Stdin, os.Stdout, os.Stderr}
 	}
-	p, err := os.StartProcess(path, argv, &os.ProcAttr{Env: c.opts.Env, Files: files,
-		Sys: &syscall.SysProcAttr{Ptrace: true}})
-	if errors.Is(err, syscall.EPERM) {
-		// PTRACE_TRACEME failed in the child (exec itself fails with EACCES).
-		return fmt.Errorf("cannot trace %s: ptrace is not permitted here (a seccomp filter or a container's policy forbids it): %w", path, err)
+	o := unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_TRACEEXEC
+	if c.opts.FollowFork {
+		o |= unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK
 	}
+	pid, ws, ended, err := startTraced(path, argv, &os.ProcAttr{Env: c.opts.Env, Files: files}, o, true)
 	if err != nil {
+		if errors.Is(err, syscall.EPERM) {
+			return fmt.Errorf("cannot trace %s: %w", path, err)
+		}
 		return err
 	}
-	pid := p.Pid
-	p.Release() // waited for with wait4 on this thread
 	c.first = pid
 	c.res = &CatchResult{Pid: pid}
-	// PTRACE_TRACEME: the child stops with SIGTRAP after its execve.
-	var ws unix.WaitStatus
-	if _, err := wait4(pid, &ws, unix.WALL); err != nil {
-		return fmt.Errorf("wait for process %d: %w", pid, err)
-	}
-	if !ws.Stopped() {
+	if ended {
 		c.ended(ws)
 		return nil
 	}
-	if err := c.seize(pid); err != nil {
-		unix.Kill(pid, syscall.SIGKILL)
-		for {
-			if _, err := wait4(pid, &ws, unix.WALL); err != nil || ws.Exited() || ws.Signaled() {
-				break
-			}
-		}
-		return fmt.Errorf("trace process %d: %w", pid, err)
-	}
+	c.threads[pid] = &catchThread{tid: pid}
 	if c.opts.Started != nil {
 		c.opts.Started(pid)
 	}
@@ -172,18 +159,47 @@ func (c *catcher) run(path string, argv []string) error {
 	}
 }
 
-// seize turns the PTRACE_TRACEME tracee pid, in its stop after execve,
-// into a PTRACE_SEIZE one (seizeAfterExec) and leaves it running.
-func (c *catcher) seize(pid int) error {
-	o := unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_TRACEEXEC
-	if c.opts.FollowFork {
-		o |= unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK
+// startTraced starts path with arguments argv under PTRACE_TRACEME, on
+// the tracer thread, and seizes it after its execve (seizeAfterExec with
+// the options o; run: leave it running, else stopped at its first
+// instruction). A program that ends before that stop is not an error:
+// ended is true, with pid and its wait status ws. On an error no process
+// is left behind; EPERM means ptrace is refused.
+func startTraced(path string, argv []string, attr *os.ProcAttr, o int, run bool) (pid int, ws unix.WaitStatus, ended bool, err error) {
+	a := *attr
+	sys := syscall.SysProcAttr{}
+	if a.Sys != nil {
+		sys = *a.Sys
 	}
-	if err := seizeAfterExec(pid, o, true); err != nil {
-		return err
+	sys.Ptrace = true
+	a.Sys = &sys
+	p, err := os.StartProcess(path, argv, &a)
+	if errors.Is(err, syscall.EPERM) {
+		// PTRACE_TRACEME failed in the child (exec itself fails with EACCES).
+		return 0, 0, false, fmt.Errorf("ptrace is not permitted here (a seccomp filter or a container's policy forbids it): %w", err)
 	}
-	c.threads[pid] = &catchThread{tid: pid}
-	return nil
+	if err != nil {
+		return 0, 0, false, err
+	}
+	pid = p.Pid
+	p.Release() // waited for with wait4 on this thread
+	// PTRACE_TRACEME: the child stops with SIGTRAP after its execve.
+	if _, err := wait4(pid, &ws, unix.WALL); err != nil {
+		return 0, 0, false, fmt.Errorf("wait for process %d: %w", pid, err)
+	}
+	if !ws.Stopped() {
+		return pid, ws, true, nil
+	}
+	if err := seizeAfterExec(pid, o, run); err != nil {
+		unix.Kill(pid, syscall.SIGKILL)
+		for {
+			if _, err := wait4(pid, &ws, unix.WALL); err != nil || ws.Exited() || ws.Signaled() {
+				break
+			}
+		}
+		return 0, 0, false, fmt.Errorf("trace process %d: %w", pid, err)
+	}
+	return pid, 0, false, nil
 }
 
 // seizeAfterExec turns the PTRACE_TRACEME tracee pid, in its stop after

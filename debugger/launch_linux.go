@@ -45,7 +45,15 @@ func Launch(argv []string, wd string) (Target, error) {
 	tr := newTracer()
 	var pid int
 	var err error
-	tr.do(func() { pid, err = startStopped(path, argv, wd) })
+	var ws unix.WaitStatus
+	var ended bool
+	tr.do(func() {
+		pid, ws, ended, err = startTraced(path, argv, &os.ProcAttr{Dir: wd, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+			Sys: &syscall.SysProcAttr{Setpgid: true}}, unix.PTRACE_O_TRACECLONE|unix.PTRACE_O_TRACEEXEC, false)
+	})
+	if err == nil && ended {
+		err = fmt.Errorf("process %d ended before it ran (%v)", pid, ws)
+	}
 	if err != nil {
 		tr.close()
 		return nil, fmt.Errorf("cannot run %s: %w", argv[0], err)
@@ -70,39 +78,4 @@ func Launch(argv []string, wd string) (Target, error) {
 		s.mem.readThrough(pid)
 	})
 	return &liveTarget{st: s, launched: true}, nil
-}
-
-// startStopped starts path on the tracer thread and returns its process
-// ID with the program stopped at its first instruction, seized; on an
-// error no process is left behind.
-func startStopped(path string, argv []string, wd string) (int, error) {
-	p, err := os.StartProcess(path, argv, &os.ProcAttr{Dir: wd, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
-		Sys: &syscall.SysProcAttr{Ptrace: true, Setpgid: true}})
-	if errors.Is(err, syscall.EPERM) {
-		// PTRACE_TRACEME failed in the child (exec itself fails with EACCES).
-		return 0, fmt.Errorf("ptrace is not permitted here (a seccomp filter or a container's policy forbids it): %w", err)
-	}
-	if err != nil {
-		return 0, err
-	}
-	pid := p.Pid
-	p.Release() // waited for with wait4 on this thread
-	// PTRACE_TRACEME: the child stops with SIGTRAP after its execve.
-	var ws unix.WaitStatus
-	if _, err := wait4(pid, &ws, unix.WALL); err != nil {
-		return 0, fmt.Errorf("wait for process %d: %w", pid, err)
-	}
-	if !ws.Stopped() {
-		return 0, fmt.Errorf("process %d ended before it ran (%v)", pid, ws)
-	}
-	if err := seizeAfterExec(pid, unix.PTRACE_O_TRACECLONE|unix.PTRACE_O_TRACEEXEC, false); err != nil {
-		unix.Kill(pid, syscall.SIGKILL)
-		for {
-			if _, err := wait4(pid, &ws, unix.WALL); err != nil || ws.Exited() || ws.Signaled() {
-				break
-			}
-		}
-		return 0, fmt.Errorf("trace process %d: %w", pid, err)
-	}
-	return pid, nil
 }
