@@ -31,8 +31,8 @@ const xsaveXCR0Offset = 464
 // registers as "info registers" prints them, then, as gdb prints them on
 // amd64, st0-st7, fctrl, fstat, ftag, fiseg, fioff, foseg, fooff, fop,
 // mxcsr and the vector registers: zmm0-zmm15 on a machine with AVX-512,
-// ymm0-ymm15 with AVX, else xmm0-xmm15. The opmask registers, zmm16-31
-// and PKRU (whose offsets only CPUID gives) are named, not printed.
+// ymm0-ymm15 with AVX, else xmm0-xmm15; with AVX-512, k0-k7 before them
+// and zmm16-zmm31 after, as gdb does (PKRU is not in gdb's list).
 func cmdInfoAllRegisters(s *Session, args string) error {
 	if strings.TrimSpace(args) != "" {
 		return fmt.Errorf("info all-registers takes no argument (\"info registers REG...\" prints some)")
@@ -98,6 +98,12 @@ func fpRegLines(x *xstate) []string {
 	line("mxcsr", fmt.Sprintf("%#x", x.mxcsr), mxcsrText(x.mxcsr))
 
 	xcr0 := x.xcr0
+	avx512 := xcr0&xcr0AVX512 == xcr0AVX512
+	if avx512 {
+		for i, k := range x.k {
+			line(fmt.Sprintf("k%d", i), fmt.Sprintf("%#x", k), fmt.Sprint(k))
+		}
+	}
 	for n := 0; n < 16; n++ {
 		v := append([]byte(nil), x.xmm[n][:]...)
 		name := "xmm"
@@ -105,21 +111,16 @@ func fpRegLines(x *xstate) []string {
 			name = "ymm"
 			v = append(v, x.ymmHi[n][:]...)
 		}
-		if xcr0&xcr0AVX512 == xcr0AVX512 {
+		if avx512 {
 			name = "zmm"
 			v = append(v, x.zmmHi[n][:]...)
 		}
 		line(fmt.Sprintf("%s%d", name, n), vectorText(v), "")
 	}
-	var unread []string
-	if xcr0&xcr0AVX512 == xcr0AVX512 {
-		unread = append(unread, "k0-k7", "zmm16-zmm31")
-	}
-	if xcr0&xcr0PKRU != 0 {
-		unread = append(unread, "pkru")
-	}
-	if unread != nil {
-		out = append(out, "("+strings.Join(unread, ", ")+": not read; sfdbg decodes the XSAVE area up to zmm15)")
+	if avx512 {
+		for n := range x.zmm16 {
+			line(fmt.Sprintf("zmm%d", 16+n), vectorText(x.zmm16[n][:]), "")
+		}
 	}
 	return out
 }

@@ -57,8 +57,10 @@ func TestX87AndVectorRegistersFormatAsGdbs(t *testing.T) {
 		"ftag           0x8fff              36863\n",
 		"mxcsr          0x1f80              [ IM DM ZM OM UM PM ]\n",
 		"zmm0           {v32_bfloat16 = {0x0, 0x0, 0x0, 0xffff, 0xffff, 0xff00, 0xff00, 0xff00, 0x0 <repeats 24 times>}, v32_half = {0x0, 0x0, 0x0, 0xffff, 0xffff, 0xff00, 0xff00, 0xff00, 0x0 <repeats 24 times>}, v16_float = {0x0, 0xffff0000, 0xff00ffff, 0xff00ff00, 0x0 <repeats 12 times>}, v8_double = {0xffff000000000000, 0xff00ff00ff00ffff, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0}, v64_int8 = {0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0xff, 0xff, 0xff, 0xff, 0x0, 0xff, 0x0, 0xff, 0x0, 0xff, 0x0 <repeats 48 times>}, v32_int16 = {0x0, 0x0, 0x0, 0xffff, 0xffff, 0xff00, 0xff00, 0xff00, 0x0 <repeats 24 times>}, v16_int32 = {0x0, 0xffff0000, 0xff00ffff, 0xff00ff00, 0x0 <repeats 12 times>}, v8_int64 = {0xffff000000000000, 0xff00ff00ff00ffff, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0}, v4_int128 = {0xff00ff00ff00ffffffff000000000000, 0x0, 0x0, 0x0}}\n",
+		"k0             0x0                 0\n",
+		"k7             0x0                 0\n",
 		"zmm15          {",
-		"(k0-k7, zmm16-zmm31, pkru: not read;",
+		"zmm31          {",
 	} {
 		if !strings.Contains(got+"\n", want) {
 			t.Errorf("lacks %q:\n%s", want, got)
@@ -73,32 +75,35 @@ func TestX87AndVectorRegistersFormatAsGdbs(t *testing.T) {
 	if want := "xmm0           {v8_bfloat16 = {0x0, 0x0, 0x0, 0xffff, 0xffff, 0xff00, 0xff00, 0xff00}, v8_half = {0x0, 0x0, 0x0, 0xffff, 0xffff, 0xff00, 0xff00, 0xff00}, v4_float = {0x0, 0xffff0000, 0xff00ffff, 0xff00ff00}, v2_double = {0xffff000000000000, 0xff00ff00ff00ffff}, v16_int8 = {0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0xff, 0xff, 0xff, 0xff, 0x0, 0xff, 0x0, 0xff, 0x0, 0xff}, v8_int16 = {0x0, 0x0, 0x0, 0xffff, 0xffff, 0xff00, 0xff00, 0xff00}, v4_int32 = {0x0, 0xffff0000, 0xff00ffff, 0xff00ff00}, v2_int64 = {0xffff000000000000, 0xff00ff00ff00ffff}, uint128 = 0xff00ff00ff00ffffffff000000000000}\n"; !strings.Contains(got+"\n", want) {
 		t.Errorf("lacks %q:\n%s", want, got)
 	}
-	if strings.Contains(got, "not read") || strings.Contains(got, "ymm") {
+	if strings.Contains(got, "k0") || strings.Contains(got, "ymm") || strings.Contains(got, "zmm") {
 		t.Errorf("an SSE-only machine shows xmm0-15 and nothing else:\n%s", got)
 	}
 }
 
-// TestDecodeXSaveReadsTheComponentsPresent checks the extended components:
+// TestDecodeXSaveReadsTheComponentsPresent checks the extended components
 // a register's upper halves are read when XSTATE_BV says the component is
 // in use (AVX at 576, ZMM_Hi256 at the offset given), read as zero when it
 // is in its initial state, not read from a compacted area, and an area
 // shorter than the legacy region is an error.
 func TestDecodeXSaveReadsTheComponentsPresent(t *testing.T) {
 	le := binary.LittleEndian
-	b := make([]byte, 1152+16*32)
+	b := make([]byte, 1664+16*64)
 	for i := range b[xsaveYMMHi:] {
 		b[xsaveYMMHi+i] = byte(i%251) + 1
 	}
 	b[160] = 0x42 // xmm0's first byte
+	all := uint64(xstateAVX | xstateOpmask | xstateZMMHi256 | xstateHi16ZMM)
 	for _, c := range []struct {
-		name      string
-		bv, comp  uint64
-		ymm1, zmm byte // ymmHi[1][0], zmmHi[15][31]
+		name           string
+		bv, comp       uint64
+		ymm1, zmm, z16 byte   // ymmHi[1][0], zmmHi[15][31], zmm16[15][63]
+		k7             uint64 // k[7]
 	}{
-		{"initial state", 0, 0, 0, 0},
-		{"AVX", xstateAVX, 0, b[xsaveYMMHi+16], 0},
-		{"AVX and ZMM_Hi256", xstateAVX | xstateZMMHi256, 0, b[xsaveYMMHi+16], b[1152+15*32+31]},
-		{"compacted", xstateAVX | xstateZMMHi256, xcompCompacted | 0x66, 0, 0},
+		{"initial state", 0, 0, 0, 0, 0, 0},
+		{"AVX", xstateAVX, 0, b[xsaveYMMHi+16], 0, 0, 0},
+		{"AVX and ZMM_Hi256", xstateAVX | xstateZMMHi256, 0, b[xsaveYMMHi+16], b[1152+15*32+31], 0, 0},
+		{"AVX-512", all, 0, b[xsaveYMMHi+16], b[1152+15*32+31], b[1664+15*64+63], le.Uint64(b[1088+7*8:])},
+		{"compacted", all, xcompCompacted | 0x66, 0, 0, 0, 0},
 	} {
 		le.PutUint64(b[xsaveHeader:], c.bv)
 		le.PutUint64(b[xsaveHeader+8:], c.comp)
@@ -106,10 +111,16 @@ func TestDecodeXSaveReadsTheComponentsPresent(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if x.xmm[0][0] != 0x42 || x.ymmHi[1][0] != c.ymm1 || x.zmmHi[15][31] != c.zmm {
-			t.Errorf("%s: xmm0[0] %#x, ymm1 upper[0] %#x (want %#x), zmm15 upper[31] %#x (want %#x)",
-				c.name, x.xmm[0][0], x.ymmHi[1][0], c.ymm1, x.zmmHi[15][31], c.zmm)
+		if x.xmm[0][0] != 0x42 || x.ymmHi[1][0] != c.ymm1 || x.zmmHi[15][31] != c.zmm || x.zmm16[15][63] != c.z16 || x.k[7] != c.k7 {
+			t.Errorf("%s: xmm0[0] %#x, ymm1 upper[0] %#x (want %#x), zmm15 upper[31] %#x (want %#x), zmm31[63] %#x (want %#x), k7 %#x (want %#x)",
+				c.name, x.xmm[0][0], x.ymmHi[1][0], c.ymm1, x.zmmHi[15][31], c.zmm, x.zmm16[15][63], c.z16, x.k[7], c.k7)
 		}
+	}
+	// A short area: the components past its end read as zero.
+	le.PutUint64(b[xsaveHeader:], all)
+	le.PutUint64(b[xsaveHeader+8:], 0)
+	if x, err := decodeXSave(b[:1700], 1152); err != nil || x.zmm16[0][0] != 0 || x.zmmHi[0][0] == 0 {
+		t.Errorf("short area: %v, zmm16[0] %#x, zmm0 upper %#x", err, x.zmm16[0][0], x.zmmHi[0][0])
 	}
 	if _, err := decodeXSave(b[:511], 0); err == nil {
 		t.Error("a 511-byte area decoded")

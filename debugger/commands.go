@@ -270,9 +270,8 @@ registers all" is "info all-registers".`,
 				{aliases: []string{"all-registers"}, needsTarget: true,
 					help: `Print every register: general, x87, SSE and AVX, as gdb does.
 The general registers as "info registers"; then st0-st7, fctrl ... fop,
-mxcsr and zmm0-15 (AVX-512), ymm0-15 (AVX) or xmm0-15, from the thread's
-XSAVE area (PTRACE_GETREGSET). k0-k7, zmm16-31 and pkru are named, not
-read; a snapshot has none of them.`,
+mxcsr, then k0-k7 and zmm0-31 (AVX-512), ymm0-15 (AVX) or xmm0-15, from
+the thread's XSAVE area (PTRACE_GETREGSET); a snapshot has none of them.`,
 					run: cmdInfoAllRegisters},
 				{aliases: []string{"threads", "thr"}, needsTarget: true,
 					help: "List the threads and their innermost frames; * is selected.",

@@ -8,7 +8,8 @@ import (
 // xstate is a thread's x87, SSE and AVX state, decoded from its XSAVE area
 // in the standard (non-compacted) format: the legacy region as FXSAVE lays
 // it out (Intel SDM vol. 1, 10.5.1, Table 10-2), the XSAVE header at byte
-// 512 and the extended components at their offsets (13.4-13.5).
+// 512 and the extended components at their offsets (13.4-13.5): AVX, and
+// AVX-512's opmask, ZMM_Hi256 and Hi16_ZMM.
 type xstate struct {
 	fcw, fsw, fop uint16
 	ftw           uint8 // the abridged tag word: bit i set when physical register i is in use
@@ -18,6 +19,8 @@ type xstate struct {
 	xmm           [16][16]byte
 	ymmHi         [16][16]byte // bits 128-255 of ymm0-15 (AVX); zero in their initial state
 	zmmHi         [16][32]byte // bits 256-511 of zmm0-15 (AVX-512 ZMM_Hi256)
+	k             [8]uint64    // the opmask registers k0-k7 (AVX-512)
+	zmm16         [16][64]byte // zmm16-31 whole (AVX-512 Hi16_ZMM)
 	// xcr0 is the enabled state components, as Linux records them for
 	// PTRACE_GETREGSET (xsaveXCR0Offset).
 	xcr0 uint64
@@ -35,10 +38,21 @@ const (
 // format bit).
 const (
 	xstateAVX       = 1 << 2
+	xstateOpmask    = 1 << 5
 	xstateZMMHi256  = 1 << 6
+	xstateHi16ZMM   = 1 << 7
 	xcompCompacted  = 1 << 63
 	zmmHi256Default = 1152 // ZMM_Hi256's offset on Intel processors (gdb's i387-tdep.c)
 	zmmHi256AMDPKRU = 896  // on AMD processors with PKRU and a 2,440-byte area (ibid.)
+)
+
+// The AVX-512 components lie together in the standard format, in both
+// layouts gdb knows (i387-tdep.c: Intel's opmask at 1088, ZMM_Hi256 at
+// 1152, Hi16_ZMM at 1664; AMD Zen's at 832, 896, 1408): opmask 64 bytes
+// before ZMM_Hi256, Hi16_ZMM 512 bytes after it.
+const (
+	opmaskBeforeZMMHi256 = 64
+	hi16ZMMAfterZMMHi256 = 16 * 32
 )
 
 // decodeXSave decodes the XSAVE area b that Linux gives PTRACE_GETREGSET
@@ -75,18 +89,29 @@ func decodeXSave(b []byte, zmmHi256Off int) (*xstate, error) {
 			copy(x.ymmHi[i][:], b[xsaveYMMHi+16*i:])
 		}
 	}
-	if bv&xstateZMMHi256 != 0 {
-		off := zmmHi256Off
-		if off <= 0 {
-			off = zmmHi256Default
-			if x.xcr0&xcr0PKRU != 0 && len(b) == 2440 {
-				off = zmmHi256AMDPKRU
-			}
+	off := zmmHi256Off
+	if off <= 0 {
+		off = zmmHi256Default
+		if x.xcr0&xcr0PKRU != 0 && len(b) == 2440 {
+			off = zmmHi256AMDPKRU
 		}
-		if off >= xsaveHeader+64 && len(b) >= off+16*32 {
-			for i := range x.zmmHi {
-				copy(x.zmmHi[i][:], b[off+32*i:])
-			}
+	}
+	if off < xsaveYMMHi+16*16+opmaskBeforeZMMHi256 {
+		return x, nil // not an offset the standard format can have
+	}
+	if o := off - opmaskBeforeZMMHi256; bv&xstateOpmask != 0 && len(b) >= o+8*8 {
+		for i := range x.k {
+			x.k[i] = le.Uint64(b[o+8*i:])
+		}
+	}
+	if bv&xstateZMMHi256 != 0 && len(b) >= off+16*32 {
+		for i := range x.zmmHi {
+			copy(x.zmmHi[i][:], b[off+32*i:])
+		}
+	}
+	if o := off + hi16ZMMAfterZMMHi256; bv&xstateHi16ZMM != 0 && len(b) >= o+16*64 {
+		for i := range x.zmm16 {
+			copy(x.zmm16[i][:], b[o+64*i:])
 		}
 	}
 	return x, nil
