@@ -49,7 +49,7 @@ func Launch(argv []string, wd string) (Target, error) {
 	var ended bool
 	tr.do(func() {
 		pid, ws, ended, err = startTraced(path, argv, &os.ProcAttr{Dir: wd, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
-			Sys: &syscall.SysProcAttr{Setpgid: true}}, unix.PTRACE_O_TRACECLONE|unix.PTRACE_O_TRACEEXEC, false)
+			Sys: &syscall.SysProcAttr{Setpgid: true}}, seizeOptions, false)
 	})
 	if err == nil && ended {
 		err = fmt.Errorf("process %d ended before it ran (%v)", pid, ws)
@@ -65,7 +65,10 @@ func Launch(argv []string, wd string) (Target, error) {
 		threads: map[int]*seizedThread{pid: {tid: pid, want: true, stopped: true}},
 		mem:     NewProcMemory(pid),
 		Timeout: 2 * time.Second,
-		held:    true,
+		// As Seize leaves a Stop: held, and stopping until the first
+		// resume (a thread created before it stays stopped).
+		held:     true,
+		stopping: true,
 	}
 	tr.do(func() {
 		t := s.threads[pid]

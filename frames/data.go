@@ -172,8 +172,13 @@ func (m *Module) Close() error {
 	if m.data == nil {
 		return nil
 	}
-	if lt := m.data.lines; lt != nil && lt.sparse != nil {
-		lt.sparse.secs.close()
+	if lt := m.data.lines; lt != nil {
+		if lt.sparse != nil {
+			lt.sparse.secs.close() // its whole-file table's too
+		}
+		if lt.secs != nil {
+			lt.secs.close()
+		}
 	}
 	if m.data.debug != nil {
 		m.data.debug.Close()

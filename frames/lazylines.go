@@ -75,6 +75,11 @@ func loadSparse(f *elf.File) (sp *sparseDWARF, ok bool) {
 		}
 	}
 	secs := newDWARFSections(f)
+	defer func() {
+		if !ok {
+			secs.close() // nothing read from them is kept
+		}
+	}()
 	if !secs.sec[secAranges].present() || !secs.sec[secInfo].present() {
 		return nil, false
 	}

@@ -31,10 +31,11 @@ type lineTable struct {
 	// sparse, when set, finds units through .debug_aranges and reads
 	// them one at a time (lazylines.go); the fields below are then empty.
 	sparse  *sparseDWARF
-	whole   *dwarf.Data // all of the DWARF (see wholeData)
-	ranges  []cuRange   // sorted by lo
-	maxHi   []uint64    // maxHi[i] is the largest hi of ranges[:i+1]
-	noRange []*lineUnit // units without an address range
+	whole   *dwarf.Data    // all of the DWARF (see wholeData)
+	secs    *dwarfSections // the sections whole was read from, closed by Module.Close
+	ranges  []cuRange      // sorted by lo
+	maxHi   []uint64       // maxHi[i] is the largest hi of ranges[:i+1]
+	noRange []*lineUnit    // units without an address range
 
 	inlinedIdx inlinedEntries // the inlined copies of functions (inlined_entries.go)
 
@@ -145,10 +146,19 @@ func loadLines(f *elf.File) (lt *lineTable, err error) {
 			return unitRanges(d)
 		}
 	}
-	return loadLinesFrom(newDWARFSections(f))
+	secs := newDWARFSections(f)
+	lt, err = loadLinesFrom(secs)
+	if lt == nil {
+		secs.close() // nothing read from them is kept
+	} else {
+		lt.secs = secs // for Module.Close
+	}
+	return lt, err
 }
 
 // loadLinesFrom is loadLines over the sections of secs, each read whole.
+// The caller keeps secs open while the table is used: its data are views
+// of them.
 func loadLinesFrom(secs *dwarfSections) (*lineTable, error) {
 	d, err := lineDWARF(secs)
 	if err != nil {

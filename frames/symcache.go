@@ -120,7 +120,9 @@ func decodeSymCache(words []uint64, b []byte) (*symTable, error) {
 		return nil, fmt.Errorf("version %d, want %d", v, symCacheVersion)
 	}
 	n, blob := words[2], words[3]
-	if n > uint64(len(b))/24 || uint64(len(b)) != symCacheHeader+24*n+blob {
+	// Checked without overflow: n and blob are the file's, any values.
+	rest := uint64(len(b)) - symCacheHeader
+	if n > rest/24 || blob != rest-24*n {
 		return nil, fmt.Errorf("%d entries and %d bytes of names do not make %d bytes", n, blob, len(b))
 	}
 	w := words[symCacheHeader/8:]
@@ -133,7 +135,7 @@ func decodeSymCache(words []uint64, b []byte) (*symTable, error) {
 		if t.sizes[i] == 0 {
 			return nil, fmt.Errorf("entry %d: size 0", i)
 		}
-		if t.refs[i] >= blob {
+		if t.refs[i] >= blob || t.refs[i] >= 1<<32 { // a ref's high half would be its source
 			return nil, fmt.Errorf("entry %d: name at %d of %d bytes", i, t.refs[i], blob)
 		}
 	}

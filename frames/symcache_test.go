@@ -91,6 +91,14 @@ func TestSymbolCacheRejectsDamage(t *testing.T) {
 		}},
 		{"size 0", "size 0", func(b []byte) []byte { put(b, size(1), 0); return b }},
 		{"name past the blob", "name at", func(b []byte) []byte { put(b, ref(1), 1<<40); return b }},
+		{"sizes that wrap", "do not make", func(b []byte) []byte {
+			// 2 entries and a blob of 2^64-32 bytes "add up" to 48 in
+			// 64-bit arithmetic.
+			b = b[:48]
+			put(b, 16, 2)
+			put(b, 24, 1<<64-32)
+			return b
+		}},
 	} {
 		b := c.damage(append([]byte(nil), good...))
 		if _, err := decodeBytes(b); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -192,6 +200,12 @@ func FuzzSymbolCache(f *testing.F) {
 		fx.Close()
 	}
 	f.Add([]byte(symCacheMagic))
+	wrap := make([]byte, 48) // sizes that add up only in wrapping arithmetic
+	copy(wrap, symCacheMagic)
+	binary.NativeEndian.PutUint32(wrap[8:], symCacheVersion)
+	binary.NativeEndian.PutUint64(wrap[16:], 2)
+	binary.NativeEndian.PutUint64(wrap[24:], 1<<64-32)
+	f.Add(wrap)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tab, err := decodeBytes(b)
 		if err != nil {
