@@ -180,13 +180,14 @@ func (s *Session) resume(fn func() (Event, error)) (Event, error) {
 		s.bps = nil
 		switch {
 		case ev.Status == 0:
-			s.printf("[Process %d exited normally]\n", pid)
+			s.printf("[Inferior 1 (process %d) exited normally]\n", pid)
 		case ev.Status < 0:
 			// gdb's words, once the signal it stopped at was delivered.
 			sig := syscall.Signal(-ev.Status)
 			s.printf("\nProgram terminated with signal %s.\nThe program no longer exists.\n", signalText(sig))
 		default:
-			s.printf("[Process %d exited with code %d]\n", pid, ev.Status)
+			// gdb prints the code in octal (infrun.c print_exited_reason).
+			s.printf("[Inferior 1 (process %d) exited with code %#o]\n", pid, ev.Status)
 		}
 		return ev, nil
 	}

@@ -112,3 +112,42 @@ func TestRunStopsAtAFatalSignalAsGdbDoes(t *testing.T) {
 		}
 	}
 }
+
+// TestRunReportsTheExitAsGdbDoes: a program's exit is reported with gdb's
+// line, its code in octal as gdb prints it, compared with gdb's own when
+// it is installed.
+func TestRunReportsTheExitAsGdbDoes(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler")
+	}
+	pidRE := regexp.MustCompile(`process \d+`)
+	for _, code := range []int{0, 3, 10} {
+		dir := t.TempDir()
+		src, bin := filepath.Join(dir, "ex.c"), filepath.Join(dir, "ex")
+		os.WriteFile(src, []byte("int main(void) { return "+strconv.Itoa(code)+"; }\n"), 0o644)
+		if out, err := exec.Command(cc, "-o", bin, src).CombinedOutput(); err != nil {
+			t.Skipf("cc: %v: %s", err, out)
+		}
+		st, out, errOut := runSfdbg("run", "-batch", "-ex", "continue", "--", bin)
+		if strings.Contains(errOut, "operation not permitted") {
+			t.Skipf("ptrace not permitted: %s", errOut)
+		}
+		want := map[int]string{0: "exited normally]", 3: "exited with code 03]", 10: "exited with code 012]"}[code]
+		line := ""
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "[Inferior 1 (process ") {
+				line = pidRE.ReplaceAllString(l, "process N")
+			}
+		}
+		if !strings.HasSuffix(line, want) || st != exitOK {
+			t.Errorf("exit %d: line %q (want one ending %q), status %d:\n%s", code, line, want, st, out)
+		}
+		if gdb, err := exec.LookPath("gdb"); err == nil {
+			g, _ := exec.Command(gdb, "-nx", "-batch", "-ex", "run", bin).CombinedOutput()
+			if gl := pidRE.ReplaceAllString(strings.TrimSpace(string(g)[strings.LastIndex(string(g), "[Inferior"):]), "process N"); gl != line {
+				t.Errorf("exit %d: gdb prints %q, sfdbg %q", code, gl, line)
+			}
+		}
+	}
+}

@@ -65,7 +65,7 @@ func TestWatchIsGdbs(t *testing.T) {
 		t.Errorf("watchpoint lines:\nsfdbg:\n%s\ngdb:\n%s\n\nsfdbg's transcript:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), out)
 	}
 	for _, re := range []string{`(?m)^2   0x[0-9a-f]{16}  1     hw watchpoint: \*\(unsigned long \*\)&spin_count$`,
-		`(?m)^3   0x[0-9a-f]{16}  0     hw watchpoint: \*&spin_release$`, `\[Process \d+ exited normally\]`} {
+		`(?m)^3   0x[0-9a-f]{16}  0     hw watchpoint: \*&spin_release$`, `\[Inferior 1 \(process \d+\) exited normally\]`} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("transcript lacks %s:\n%s", re, out)
 		}
