@@ -160,6 +160,15 @@ func (s *Stop) handle(tid int, ws unix.WaitStatus) {
 		// the signal pending, and Continue stops the other threads.
 		// A second thread's fatal signal is held too (it would end the
 		// process while the first is shown); the first one is reported.
+		if ws.StopSignal() == syscall.SIGINT && s.sigintStops {
+			// The terminal's Ctrl-C, which reached the program that has
+			// the terminal (run): it stops the process, and is dropped.
+			t.stopped, t.want, t.pendingSig, t.regsOK = true, true, 0, false
+			if s.sigint == 0 {
+				s.sigint = tid
+			}
+			return
+		}
 		if sig := ws.StopSignal(); fatalSignal(sig) {
 			t.stopped, t.want, t.pendingSig, t.regsOK = true, true, int(sig), false
 			if s.fatal == 0 {

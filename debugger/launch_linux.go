@@ -80,5 +80,7 @@ func Launch(argv []string, wd string) (Target, error) {
 		}
 		s.mem.readThrough(pid)
 	})
-	return &liveTarget{st: s, launched: true}, nil
+	lt := &liveTarget{st: s, launched: true, term: newTerminal(pid)}
+	s.sigintStops = lt.term != nil
+	return lt, nil
 }

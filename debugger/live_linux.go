@@ -32,7 +32,8 @@ import (
 // testdata/src/live-shortthreads.c).
 type liveTarget struct {
 	st       *Stop
-	launched bool // started by Launch: quit kills it
+	launched bool      // started by Launch: quit kills it
+	term     *terminal // the terminal it has while it runs (Launch), nil if none
 
 	mu     sync.Mutex
 	dead   bool // detached, killed or exited
@@ -168,16 +169,18 @@ func (t *liveTarget) Continue() (Event, error) {
 	t.resumed()
 	t.interrupt.Store(false)
 	st := t.st
+	t.term.give()
+	defer t.term.take()
 	if err := st.Resume(); err != nil {
 		return Event{}, err
 	}
 	for {
 		// The condition runs with st.mu held, on the tracer thread.
 		st.Wait(5*time.Millisecond, func() bool {
-			return len(st.bp.hits) > 0 || len(st.watch.hits) > 0 || t.interrupt.Load() || st.exitedNow || len(st.execs) > 0 || len(st.threads) == 0 || st.fatal != 0
+			return len(st.bp.hits) > 0 || len(st.watch.hits) > 0 || t.interrupt.Load() || st.exitedNow || len(st.execs) > 0 || len(st.threads) == 0 || st.fatal != 0 || st.sigint != 0
 		})
 		st.mu.Lock()
-		done := len(st.bp.hits) > 0 || len(st.watch.hits) > 0 || t.interrupt.Load() || st.exitedNow || len(st.execs) > 0 || len(st.threads) == 0 || st.fatal != 0
+		done := len(st.bp.hits) > 0 || len(st.watch.hits) > 0 || t.interrupt.Load() || st.exitedNow || len(st.execs) > 0 || len(st.threads) == 0 || st.fatal != 0 || st.sigint != 0
 		st.mu.Unlock()
 		if done {
 			break
@@ -195,6 +198,9 @@ func (t *liveTarget) Continue() (Event, error) {
 	}
 	if tid, sig := st.TakeFatal(); tid != 0 {
 		return Event{Kind: EventSignal, Thread: tid, Signal: signalText(syscall.Signal(sig))}, nil
+	}
+	if tid := st.TakeSIGINT(); tid != 0 {
+		return Event{Kind: EventSignal, Thread: tid, Signal: signalText(syscall.SIGINT)}, nil
 	}
 	for _, tid := range st.Hits() {
 		if regs, err := st.Regs(tid); err == nil {
@@ -260,6 +266,10 @@ func (t *liveTarget) StepInstruction(tid int) (Event, error) {
 	return Event{Kind: EventStopped, Thread: tid, PC: regs.PC()}, nil
 }
 
+// StopsAtSIGINT reports whether a SIGINT stops the program and is dropped:
+// a program run by sfdbg that has the terminal while it runs.
+func (t *liveTarget) StopsAtSIGINT() bool { return t.term != nil }
+
 // Interrupt implements Target: Continue stops the process and returns.
 func (t *liveTarget) Interrupt() error {
 	t.interrupt.Store(true)
@@ -282,6 +292,7 @@ func (t *liveTarget) Detach() error {
 	if !t.end() {
 		return nil
 	}
+	t.term.take()
 	err := t.st.Detach()
 	if err != nil && !processExists(t.st.Pid()) {
 		return nil
@@ -295,6 +306,7 @@ func (t *liveTarget) Kill() error {
 	if !t.end() {
 		return nil
 	}
+	t.term.take()
 	pid := t.st.Pid()
 	tids, _ := listTasks(pid)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {

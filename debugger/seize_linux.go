@@ -60,6 +60,22 @@ type Stop struct {
 	// (fatalSignal), 0 for none: the process is stopped there, as gdb
 	// stops, and the signal is delivered when it resumes or is detached.
 	fatal int
+	// sigintStops, for a program started by sfdbg that has the terminal
+	// while it runs (terminal), makes a SIGINT stop the process and be
+	// dropped, as gdb's default "handle SIGINT" does: it is the
+	// terminal's Ctrl-C. sigint is the thread that got one, 0 for none.
+	sigintStops bool
+	sigint      int
+}
+
+// TakeSIGINT returns the thread stopped at a SIGINT (sigintStops) since
+// the last call, or 0. The signal is dropped.
+func (s *Stop) TakeSIGINT() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tid := s.sigint
+	s.sigint = 0
+	return tid
 }
 
 // TakeFatal returns the thread held at a fatal signal since the last call
@@ -267,7 +283,7 @@ func (s *Stop) Resume() error {
 		}
 	})
 	// The held signals were delivered above: none is to be reported.
-	s.running, s.stopping, s.fatal = true, false, 0
+	s.running, s.stopping, s.fatal, s.sigint = true, false, 0, 0
 	s.tr.setIdle(s.idlePoll)
 	return errors.Join(errs...)
 }

@@ -112,15 +112,27 @@ const (
 	signalNote     = `sfdbg passes signals to the program at once, without stopping or printing. It
 stops the program for SIGTRAP (breakpoints, stepi, Ctrl-C) and at a fatal signal
 (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS), as gdb does: continue,
-stepi or detach then deliver it, and the program ends as it would have.
+stepi or detach then deliver it, and the program ends as it would have. A
+program sfdbg started has the terminal while it runs: Ctrl-C then sends it
+SIGINT, which stops it and is not passed on, as in gdb.
 `
 )
+
+// stopsAtSIGINT reports whether the session's program stops at a SIGINT
+// and does not get it: a program run by sfdbg that has the terminal while
+// it runs (the terminal's Ctrl-C reaches it, not sfdbg).
+func (s *Session) stopsAtSIGINT() bool {
+	t, ok := s.tgt.(interface{ StopsAtSIGINT() bool })
+	return ok && t.StopsAtSIGINT()
+}
 
 func (s *Session) signalRow(si signalInfo) {
 	h := signalHandling
 	switch {
 	case si.sig == syscall.SIGTRAP:
 		h = "Yes\tYes\tNo\t" // the debugger's own: breakpoints and steps
+	case si.sig == syscall.SIGINT && s.stopsAtSIGINT():
+		h = "Yes\tYes\tNo\t" // gdb's default for the terminal's Ctrl-C
 	case fatalSignal(si.sig):
 		h = signalStop
 	}
@@ -166,6 +178,12 @@ func cmdHandle(s *Session, args string) error {
 	for _, a := range words[1:] {
 		if si.sig == syscall.SIGTRAP {
 			return fmt.Errorf("handle SIGTRAP: sfdbg keeps SIGTRAP for its breakpoints and steps.")
+		}
+		if si.sig == syscall.SIGINT && s.stopsAtSIGINT() {
+			if a = strings.ToLower(a); a != "stop" && a != "print" && a != "nopass" && a != "ignore" {
+				return fmt.Errorf("handle SIGINT %s: not possible in sfdbg: the terminal's Ctrl-C stops the program it started, is printed and is not passed on (see \"info signals\").", a)
+			}
+			continue
 		}
 		stops := fatalSignal(si.sig)
 		switch a = strings.ToLower(a); {

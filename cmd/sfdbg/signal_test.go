@@ -254,3 +254,63 @@ func quitAtTerminal(t *testing.T, s *session, master *os.File) {
 	}
 	noPanic(t, s.text())
 }
+
+// TestRunGivesTheProgramTheTerminal: under run at a terminal, the program
+// has the terminal while it runs, as in gdb: it reads what is typed (in
+// the terminal modes it started with, not the line editor's), and Ctrl-C
+// stops it with gdb's "Program received signal SIGINT, Interrupt." without
+// killing it; continue resumes it, and quit kills it.
+func TestRunGivesTheProgramTheTerminal(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler")
+	}
+	dir := t.TempDir()
+	src, bin := dir+"/ask.c", dir+"/ask"
+	os.WriteFile(src, []byte(`#include <stdio.h>
+int main(void) {
+  char b[64];
+  printf("name? "); fflush(stdout);
+  if (!fgets(b, sizeof b, stdin)) return 1;
+  printf("hello %s", b); fflush(stdout);
+  for (volatile int i = 0;; i++) ;
+}
+`), 0o644)
+	if out, err := exec.Command(cc, "-g", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Skipf("cc: %v: %s", err, out)
+	}
+	master, slave := openPTY(t)
+	s := &session{seen: make(chan struct{}, 1)}
+	s.cmd = exec.Command(sfdbgBinary(t), "run", bin)
+	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = slave, slave, slave
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	home := t.TempDir()
+	s.cmd.Env = append(os.Environ(), "TERM=xterm", "HOME="+home, "XDG_STATE_HOME="+home)
+	go s.collect(master)
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	s.waitFor(t, "Started process")
+	if strings.Contains(s.text(), "operation not permitted") {
+		t.Skip("ptrace not permitted")
+	}
+	s.waitPrompt(t)
+	master.Write([]byte("continue\r"))
+	s.waitFor(t, "name? ")
+	master.Write([]byte("bob\r"))
+	s.waitFor(t, "hello bob")
+	master.Write([]byte{3}) // Ctrl-C: the terminal sends SIGINT to the program
+	s.waitFor(t, "Program received signal SIGINT, Interrupt.")
+	s.waitPrompt(t)
+	n := len(s.text())
+	master.Write([]byte("continue\r"))
+	s.waitFor(t, "Continuing.")
+	time.Sleep(200 * time.Millisecond)
+	master.Write([]byte{3})
+	s.waitPromptAfter(t, n)
+	if c := strings.Count(s.text(), "Program received signal SIGINT, Interrupt."); c != 2 {
+		t.Errorf("%d SIGINT stops, want 2 (the program must survive the first):\n%s", c, s.text())
+	}
+	quitAtTerminal(t, s, master)
+}
