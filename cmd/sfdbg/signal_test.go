@@ -184,9 +184,18 @@ func startPiped(t *testing.T, args ...string) *session {
 
 func startAtTerminal(t *testing.T, pid int) (*session, *os.File) {
 	t.Helper()
+	s, master := startSfdbgAtTerminal(t, "attach", strconv.Itoa(pid))
+	s.waitFor(t, "(sfdbg) ")
+	return s, master
+}
+
+// startSfdbgAtTerminal starts sfdbg with args and a pseudo-terminal as its
+// standard streams and controlling terminal, in a session of its own.
+func startSfdbgAtTerminal(t *testing.T, args ...string) (*session, *os.File) {
+	t.Helper()
 	master, slave := openPTY(t)
 	s := &session{seen: make(chan struct{}, 1)}
-	s.cmd = exec.Command(sfdbgBinary(t), "attach", strconv.Itoa(pid))
+	s.cmd = exec.Command(sfdbgBinary(t), args...)
 	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = slave, slave, slave
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	home := t.TempDir()
@@ -196,7 +205,6 @@ func startAtTerminal(t *testing.T, pid int) (*session, *os.File) {
 		t.Fatal(err)
 	}
 	slave.Close()
-	s.waitFor(t, "(sfdbg) ")
 	return s, master
 }
 
@@ -279,18 +287,7 @@ int main(void) {
 	if out, err := exec.Command(cc, "-g", "-o", bin, src).CombinedOutput(); err != nil {
 		t.Skipf("cc: %v: %s", err, out)
 	}
-	master, slave := openPTY(t)
-	s := &session{seen: make(chan struct{}, 1)}
-	s.cmd = exec.Command(sfdbgBinary(t), "run", bin)
-	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = slave, slave, slave
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	home := t.TempDir()
-	s.cmd.Env = append(os.Environ(), "TERM=xterm", "HOME="+home, "XDG_STATE_HOME="+home)
-	go s.collect(master)
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	slave.Close()
+	s, master := startSfdbgAtTerminal(t, "run", bin)
 	s.waitFor(t, "Started process")
 	if strings.Contains(s.text(), "operation not permitted") {
 		t.Skip("ptrace not permitted")
