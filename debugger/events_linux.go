@@ -158,21 +158,16 @@ func (s *Stop) handle(tid int, ws unix.WaitStatus) {
 		// A fatal signal (SIGSEGV, ...) stops the process as gdb's
 		// default "handle" does: the thread stays in its delivery stop,
 		// the signal pending, and Continue stops the other threads.
-		// A second thread's fatal signal is held too (it would end the
+		// A second thread's signal is held too (a fatal one would end the
 		// process while the first is shown); the first one is reported.
-		if ws.StopSignal() == syscall.SIGINT && s.sigintStops {
-			// The terminal's Ctrl-C, which reached the program that has
-			// the terminal (run): it stops the process, and is dropped.
+		// The terminal's SIGINT under run stops it too, and is dropped.
+		if stop, pass := s.stopsAt(ws.StopSignal()); stop {
 			t.stopped, t.want, t.pendingSig, t.regsOK = true, true, 0, false
-			if s.sigint == 0 {
-				s.sigint = tid
+			if pass {
+				t.pendingSig = int(ws.StopSignal())
 			}
-			return
-		}
-		if sig := ws.StopSignal(); fatalSignal(sig) {
-			t.stopped, t.want, t.pendingSig, t.regsOK = true, true, int(sig), false
-			if s.fatal == 0 {
-				s.fatal = tid
+			if s.signaled == 0 {
+				s.signaled, s.signal = tid, int(ws.StopSignal())
 			}
 			return
 		}

@@ -177,10 +177,10 @@ func (t *liveTarget) Continue() (Event, error) {
 	for {
 		// The condition runs with st.mu held, on the tracer thread.
 		st.Wait(5*time.Millisecond, func() bool {
-			return len(st.bp.hits) > 0 || len(st.watch.hits) > 0 || t.interrupt.Load() || st.exitedNow || len(st.execs) > 0 || len(st.threads) == 0 || st.fatal != 0 || st.sigint != 0
+			return len(st.bp.hits) > 0 || len(st.watch.hits) > 0 || t.interrupt.Load() || st.exitedNow || len(st.execs) > 0 || len(st.threads) == 0 || st.signaled != 0
 		})
 		st.mu.Lock()
-		done := len(st.bp.hits) > 0 || len(st.watch.hits) > 0 || t.interrupt.Load() || st.exitedNow || len(st.execs) > 0 || len(st.threads) == 0 || st.fatal != 0 || st.sigint != 0
+		done := len(st.bp.hits) > 0 || len(st.watch.hits) > 0 || t.interrupt.Load() || st.exitedNow || len(st.execs) > 0 || len(st.threads) == 0 || st.signaled != 0
 		st.mu.Unlock()
 		if done {
 			break
@@ -196,11 +196,8 @@ func (t *liveTarget) Continue() (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
-	if tid, sig := st.TakeFatal(); tid != 0 {
+	if tid, sig := st.TakeSignal(); tid != 0 {
 		return Event{Kind: EventSignal, Thread: tid, Signal: signalText(syscall.Signal(sig))}, nil
-	}
-	if tid := st.TakeSIGINT(); tid != 0 {
-		return Event{Kind: EventSignal, Thread: tid, Signal: signalText(syscall.SIGINT)}, nil
 	}
 	for _, tid := range st.Hits() {
 		if regs, err := st.Regs(tid); err == nil {

@@ -56,39 +56,41 @@ type Stop struct {
 	// Timeout bounds how long Interrupt waits for one thread to stop (a
 	// thread in uninterruptible sleep stops only when it leaves it).
 	Timeout time.Duration
-	// fatal is the thread held in the delivery stop of a fatal signal
-	// (fatalSignal), 0 for none: the process is stopped there, as gdb
-	// stops, and the signal is delivered when it resumes or is detached.
-	fatal int
+	// signaled is the thread held in the delivery stop of a signal that
+	// stops the process as gdb's default "handle" does (stopsAt), 0 for
+	// none, and signal that signal. A fatal one stays pending, delivered
+	// when the process resumes or is detached; the terminal's SIGINT is
+	// dropped.
+	signaled, signal int
 	// sigintStops, for a program started by sfdbg that has the terminal
-	// while it runs (terminal), makes a SIGINT stop the process and be
-	// dropped, as gdb's default "handle SIGINT" does: it is the
-	// terminal's Ctrl-C. sigint is the thread that got one, 0 for none.
+	// while it runs (terminal), makes a SIGINT stop the process: it is
+	// the terminal's Ctrl-C, which gdb stops at and does not pass on.
 	sigintStops bool
-	sigint      int
 }
 
-// TakeSIGINT returns the thread stopped at a SIGINT (sigintStops) since
-// the last call, or 0. The signal is dropped.
-func (s *Stop) TakeSIGINT() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	tid := s.sigint
-	s.sigint = 0
-	return tid
-}
-
-// TakeFatal returns the thread held at a fatal signal since the last call
-// and the signal, or 0, 0. The signal stays pending: Resume or Detach
-// delivers it.
-func (s *Stop) TakeFatal() (tid, sig int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	tid, s.fatal = s.fatal, 0
-	if t := s.threads[tid]; tid != 0 && t != nil {
-		return tid, t.pendingSig
+// stopsAt reports whether signal sig stops the process, and whether it is
+// passed on when the process resumes.
+func (s *Stop) stopsAt(sig syscall.Signal) (stop, pass bool) {
+	switch {
+	case fatalSignal(sig):
+		return true, true
+	case sig == syscall.SIGINT && s.sigintStops:
+		return true, false
 	}
-	return 0, 0
+	return false, true
+}
+
+// TakeSignal returns the thread held at a signal that stops the process
+// (stopsAt) since the last call and the signal, or 0, 0. A fatal signal
+// stays pending: Resume or Detach delivers it.
+func (s *Stop) TakeSignal() (tid, sig int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tid, sig, s.signaled, s.signal = s.signaled, s.signal, 0, 0
+	if s.threads[tid] == nil {
+		return 0, 0
+	}
+	return tid, sig
 }
 
 type seizedThread struct {
@@ -283,7 +285,7 @@ func (s *Stop) Resume() error {
 		}
 	})
 	// The held signals were delivered above: none is to be reported.
-	s.running, s.stopping, s.fatal, s.sigint = true, false, 0, 0
+	s.running, s.stopping, s.signaled, s.signal = true, false, 0, 0
 	s.tr.setIdle(s.idlePoll)
 	return errors.Join(errs...)
 }
