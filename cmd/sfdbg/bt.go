@@ -75,12 +75,13 @@ func init() {
 			return exitError
 		}
 		out := newHeldWriter(stdout, holdBytes, stop.Detach)
-		if holdFor <= 0 {
+		if holdFor > 0 {
+			hold := time.AfterFunc(holdFor, func() { out.release("after " + holdFor.String()) })
+			defer hold.Stop()
+		} else {
 			out.release("no hold") // the tests' way to name after the resume
 		}
-		hold := time.AfterFunc(max(holdFor, 0), func() { out.release("after " + holdFor.String()) })
 		status := tf.print(pt, "bt", out, stderr)
-		hold.Stop()
 		if btNamed != nil {
 			btNamed(pid)
 		}
