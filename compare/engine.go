@@ -8,9 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
@@ -40,14 +38,17 @@ type Options struct {
 	StopAtMain bool
 }
 
-// sharedObject matches a shared library's file name: libc.so.6, ld-linux-x86-64.so.2, libfoo.so.
-var sharedObject = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\.so($|\.)`) })
+// sharedObject reports whether base names a shared library: libc.so.6,
+// ld-linux-x86-64.so.2, libfoo.so.
+func sharedObject(base string) bool {
+	return strings.HasSuffix(base, ".so") || strings.Contains(base, ".so.")
+}
 
 // isMain reports whether f is the frame of the program's main: its
 // function is the symbol "main" of a module that is not a shared library
 // (gdb's inside_main_func looks "main" up in the executable's objfile).
 func isMain(f *Frame) bool {
-	if f.Module == nil || sharedObject().MatchString(filepath.Base(f.Module.Name)) || strings.HasPrefix(f.Module.Name, "[") {
+	if f.Module == nil || sharedObject(filepath.Base(f.Module.Name)) || strings.HasPrefix(f.Module.Name, "[") {
 		return false
 	}
 	name, _, ok := f.Module.FuncName(f.LookupPC())
