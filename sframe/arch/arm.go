@@ -54,10 +54,7 @@ func newARM(order binary.ByteOrder) *Arch {
 		slots = append(slots, rule.Reg(i))
 	}
 	slots = append(slots, armCPSR, -1)
-	regs := make(map[rule.Reg]string, len(names)+1+64) // sized once: this runs at start-up
-	for i, n := range names {
-		regs[rule.Reg(i)] = n
-	}
+	regs := namesOf(names, 0)
 	regs[armCPSR] = "cpsr"
 	for i := range 32 {
 		regs[ARMS0+rule.Reg(i)] = "s" + strconv.Itoa(i)
