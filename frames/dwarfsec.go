@@ -48,11 +48,9 @@ type lazySection struct {
 	// cachePath, when set, is where the decompressed section is to be
 	// kept for later runs: its first read decompresses all of it.
 	cachePath string
-	cacheFile *os.File // the cache file ra reads, closed by close
-	// mapped is the cache file mapped read-only (unmapped by close), nil
-	// if it is read with pread. prefix and span return views of it. The
-	// file is never truncated in place (writeCacheFile renames a new one
-	// over it), so its pages stay valid while mapped.
+	// mapped is the cache file, mapped read-only (mapCacheFile;
+	// unmapped by close), that ra reads; nil for a section read from the
+	// ELF file. prefix and span return views of it.
 	mapped []byte
 
 	mu   sync.Mutex
@@ -77,21 +75,12 @@ func newLazySection(f *elf.File, name, id string) *lazySection {
 	}
 	if dir := DebugCacheDir; dir != "" && len(id) > 2 && s.Size <= maxCachedSection {
 		path := filepath.Join(dir, "dwarf", id[:2], fmt.Sprintf("%s%s-%x-%x", id[2:], name, s.FileSize, s.Size))
-		if fh, err := os.Open(path); err == nil {
-			if st, err := fh.Stat(); err == nil && st.Mode().IsRegular() && uint64(st.Size()) == s.Size {
-				// Mapped, not read: the sections read whole (strings,
-				// range lists: 400 KB for libc) then cost no copy, and
-				// only the pages a lookup touches are faulted in.
-				if b, err := unix.Mmap(int(fh.Fd()), 0, int(s.Size), unix.PROT_READ, unix.MAP_SHARED); err == nil {
-					fh.Close()
-					ls.mapped = b
-					ls.ra = bytes.NewReader(b)
-					return ls
-				}
-				ls.ra, ls.cacheFile = fh, fh
-				return ls
-			}
-			fh.Close()
+		// Mapped, not read: the sections read whole (strings, range
+		// lists: 400 KB for libc) then cost no copy, and only the pages a
+		// lookup touches are faulted in.
+		if b := mapCacheFile(path, func(n int64) bool { return uint64(n) == s.Size }); b != nil {
+			ls.mapped, ls.ra = b, bytes.NewReader(b)
+			return ls
 		}
 		ls.cachePath = path
 	}
@@ -173,10 +162,6 @@ func (s *lazySection) close() {
 	if s.mapped != nil {
 		unix.Munmap(s.mapped)
 		s.mapped, s.ra = nil, nil
-	}
-	if s.cacheFile != nil {
-		s.cacheFile.Close()
-		s.cacheFile = nil
 	}
 }
 
@@ -270,6 +255,27 @@ func defaultCacheDir() string {
 		return filepath.Join(h, ".cache", "sfdbg")
 	}
 	return ""
+}
+
+// mapCacheFile maps the cache file at path read-only when it is a regular
+// file of a size ok accepts; nil otherwise. Cache files are never
+// truncated in place (writeCacheFile renames a new one over the old), so
+// a mapping's pages stay valid.
+func mapCacheFile(path string, ok func(size int64) bool) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() <= 0 || st.Size() > maxCachedSection || !ok(st.Size()) {
+		return nil
+	}
+	b, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // writeCacheFile writes data to path through a temporary file renamed

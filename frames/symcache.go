@@ -25,7 +25,6 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
-	"os"
 	"path/filepath"
 	"unsafe"
 
@@ -81,22 +80,12 @@ func symCachePath(file, symtab *elf.File) string {
 }
 
 // readSymCache returns the table cached at path, nil when there is none
-// or it does not check out. The file is mapped read-only and its arrays
-// are views of the mapping, never unmapped: a table lives as long as its
-// module. The file is never truncated in place (writeCacheFile renames a
-// new one over it), so its pages stay valid.
+// or it does not check out. The file is mapped read-only (mapCacheFile)
+// and its arrays are views of the mapping, never unmapped: a table lives
+// as long as its module.
 func readSymCache(path string) *symTable {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() < symCacheHeader || st.Size() > 1<<30 {
-		return nil
-	}
-	b, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
+	b := mapCacheFile(path, func(n int64) bool { return n >= symCacheHeader })
+	if b == nil {
 		return nil
 	}
 	// The mapping starts on a page: its words are 8-byte aligned.
