@@ -18,11 +18,11 @@ import (
 // liveTarget, Launched): a fatal signal then stops it where it arrives,
 // as in gdb, which Delve's native backend cannot do (v1.27.2's
 // trapWaitInternal resumes every signal but SIGTRAP itself). The program
-// is started with PTRACE_TRACEME in a process group of its own, as Delve
-// started it (the terminal's Ctrl-C reaches sfdbg, which stops it), and
-// seized with PTRACE_SEIZE after its execve (seizeAfterExec), so that
+// is started with PTRACE_TRACEME in a process group of its own, and seized
+// with PTRACE_SEIZE after its execve (startTraced), so that
 // PTRACE_INTERRUPT and job control work. Its standard streams are
-// sfdbg's; wd is its working directory ("" for sfdbg's).
+// sfdbg's, and at a terminal it has the terminal while it runs
+// (terminal); wd is its working directory ("" for sfdbg's).
 func Launch(argv []string, wd string) (Target, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("launch: no program given")
