@@ -32,7 +32,8 @@ const xsaveXCR0Offset = 464
 // amd64, st0-st7, fctrl, fstat, ftag, fiseg, fioff, foseg, fooff, fop,
 // mxcsr and the vector registers: zmm0-zmm15 on a machine with AVX-512,
 // ymm0-ymm15 with AVX, else xmm0-xmm15; with AVX-512, k0-k7 before them
-// and zmm16-zmm31 after, as gdb does (PKRU is not in gdb's list).
+// and zmm16-zmm31 after, and pkru before them where the kernel enabled
+// protection keys, as gdb does.
 func cmdInfoAllRegisters(s *Session, args string) error {
 	if strings.TrimSpace(args) != "" {
 		return fmt.Errorf("info all-registers takes no argument (\"info registers REG...\" prints some)")
@@ -56,6 +57,29 @@ func cmdInfoAllRegisters(s *Session, args string) error {
 		s.printf("(x87, SSE and AVX registers: thread %d's, as in frame 0; no unwind rule saves them)\n", s.thread)
 	}
 	return nil
+}
+
+// vectorRegLine returns the "info all-registers" line of the x87, SSE,
+// AVX, AVX-512 or PKRU register named name (st0, fctrl, mxcsr, xmm3,
+// zmm20, k1, pkru ...) in the selected thread, as "info registers NAME"
+// prints it. Errors: gdb's "Invalid register" for a name this processor
+// does not have, or the XSAVE area that could not be read.
+func (s *Session) vectorRegLine(name string) (string, error) {
+	invalid := fmt.Errorf("Invalid register `%s'", name)
+	xr, ok := s.tgt.(xstateReader)
+	if !ok {
+		return "", invalid
+	}
+	x, err := xr.XState(s.thread)
+	if err != nil {
+		return "", fmt.Errorf("cannot read the x87, SSE and AVX registers of thread %d: %w", s.thread, err)
+	}
+	for _, l := range fpRegLines(x) {
+		if n, _, _ := strings.Cut(l, " "); n == name {
+			return l, nil
+		}
+	}
+	return "", invalid
 }
 
 // fpRegLines formats the x87, SSE and AVX registers of x as gdb's "info
@@ -103,6 +127,12 @@ func fpRegLines(x *xstate) []string {
 		for i, k := range x.k {
 			line(fmt.Sprintf("k%d", i), fmt.Sprintf("%#x", k), fmt.Sprint(k))
 		}
+	}
+	// PKRU is a raw register numbered after the opmask ones, the vector
+	// registers gdb shows here are pseudo registers numbered after all raw
+	// ones (gdb/amd64-tdep.h, AMD64_PKRU_REGNUM).
+	if xcr0&xcr0PKRU != 0 {
+		line("pkru", fmt.Sprintf("%#x", x.pkru), fmt.Sprint(x.pkru))
 	}
 	for n := 0; n < 16; n++ {
 		v := append([]byte(nil), x.xmm[n][:]...)

@@ -2,6 +2,7 @@ package debugger
 
 import (
 	"encoding/binary"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -44,7 +45,7 @@ func TestX87AndVectorRegistersFormatAsGdbs(t *testing.T) {
 	b[4] = 0xc0
 	copy(b[160:], []byte{0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0xff, 0, 0xff, 0, 0xff})
 	le.PutUint64(b[xsaveXCR0Offset:], 0x2e7) // x87, SSE, AVX, AVX-512, PKRU
-	x, err := decodeXSave(b, 0)
+	x, err := decodeXSave(b, xsaveLayout{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestX87AndVectorRegistersFormatAsGdbs(t *testing.T) {
 	}
 	// Without AVX: xmm registers, whose last view is a scalar uint128.
 	le.PutUint64(b[xsaveXCR0Offset:], 3)
-	if x, err = decodeXSave(b, 0); err != nil {
+	if x, err = decodeXSave(b, xsaveLayout{}); err != nil {
 		t.Fatal(err)
 	}
 	got = strings.Join(fpRegLines(x), "\n")
@@ -107,7 +108,7 @@ func TestDecodeXSaveReadsTheComponentsPresent(t *testing.T) {
 	} {
 		le.PutUint64(b[xsaveHeader:], c.bv)
 		le.PutUint64(b[xsaveHeader+8:], c.comp)
-		x, err := decodeXSave(b, 1152)
+		x, err := decodeXSave(b, xsaveLayout{zmmHi256: 1152})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -119,10 +120,63 @@ func TestDecodeXSaveReadsTheComponentsPresent(t *testing.T) {
 	// A short area: the components past its end read as zero.
 	le.PutUint64(b[xsaveHeader:], all)
 	le.PutUint64(b[xsaveHeader+8:], 0)
-	if x, err := decodeXSave(b[:1700], 1152); err != nil || x.zmm16[0][0] != 0 || x.zmmHi[0][0] == 0 {
+	if x, err := decodeXSave(b[:1700], xsaveLayout{zmmHi256: 1152}); err != nil || x.zmm16[0][0] != 0 || x.zmmHi[0][0] == 0 {
 		t.Errorf("short area: %v, zmm16[0] %#x, zmm0 upper %#x", err, x.zmm16[0][0], x.zmmHi[0][0])
 	}
-	if _, err := decodeXSave(b[:511], 0); err == nil {
+	if _, err := decodeXSave(b[:511], xsaveLayout{}); err == nil {
 		t.Error("a 511-byte area decoded")
 	}
+}
+
+// TestPKRUIsReadAndPrintedWhereGdbPrintsIt: where XCR0 enables protection
+// keys, "info all-registers" prints pkru after k7 (a raw register, numbered
+// after the opmask ones) and before the vector registers (gdb's pseudo
+// registers), read at the offset CPUID gives, or at Intel's or AMD's
+// default; in its initial state (XSTATE_BV bit 9 clear) it reads 0.
+func TestPKRUIsReadAndPrintedWhereGdbPrintsIt(t *testing.T) {
+	le := binary.LittleEndian
+	for _, tc := range []struct {
+		name      string
+		size, off int
+		lay       xsaveLayout
+		bv        uint64
+		want      string
+	}{
+		{"Intel's layout, offset from CPUID", 2696, 2688, xsaveLayout{zmmHi256: 1152, pkru: 2688}, xstatePKRU, "0x55555554          1431655764"},
+		{"Intel's layout, default offset", 2696, 2688, xsaveLayout{}, xstatePKRU, "0x55555554          1431655764"},
+		{"AMD's 2,440-byte layout, default offset", 2440, 2432, xsaveLayout{}, xstatePKRU, "0x55555554          1431655764"},
+		{"an offset CPUID gives that no default has", 3000, 2900, xsaveLayout{pkru: 2900}, xstatePKRU, "0x55555554          1431655764"},
+		{"initial state", 2696, 2688, xsaveLayout{}, 0, "0x0                 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := make([]byte, tc.size)
+			le.PutUint64(b[xsaveXCR0Offset:], 0x2e7) // x87, SSE, AVX, AVX-512, PKRU
+			le.PutUint64(b[xsaveHeader:], tc.bv)
+			le.PutUint32(b[tc.off:], 0x55555554)
+			x, err := decodeXSave(b, tc.lay)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := fpRegLines(x)
+			names := make([]string, len(lines))
+			for i, l := range lines {
+				names[i], _, _ = strings.Cut(l, " ")
+			}
+			i := slices.Index(names, "pkru")
+			if i < 0 || names[i-1] != "k7" || names[i+1] != "zmm0" {
+				t.Fatalf("pkru is not between k7 and zmm0: %v", names)
+			}
+			if want := "pkru           " + tc.want; lines[i] != want {
+				t.Errorf("%q, want %q", lines[i], want)
+			}
+		})
+	}
+	t.Run("without protection keys in XCR0 there is no pkru", func(t *testing.T) {
+		b := make([]byte, 2696)
+		le.PutUint64(b[xsaveXCR0Offset:], 0xe7)
+		x, _ := decodeXSave(b, xsaveLayout{})
+		if got := strings.Join(fpRegLines(x), "\n"); strings.Contains(got, "pkru") {
+			t.Errorf("pkru printed:\n%s", got)
+		}
+	})
 }

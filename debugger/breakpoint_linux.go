@@ -115,6 +115,14 @@ func (s *Stop) Hits() []int {
 	return slices.Clone(s.bp.hits)
 }
 
+// WaitHit lets the resumed process run until a thread hits a breakpoint,
+// handling its events as Wait does, or until d passes (a bound for a
+// program that never gets there). It reports whether a thread hit one.
+func (s *Stop) WaitHit(d time.Duration) bool {
+	s.Wait(d, func() bool { return len(s.bp.hits) > 0 })
+	return len(s.Hits()) > 0
+}
+
 // anyStopped returns a stopped thread to read or write memory with, the
 // leader first; 0 if none.
 func (s *Stop) anyStopped() int {

@@ -444,10 +444,19 @@ func cmdInfoRegisters(s *Session, args string) error {
 	if len(want) == 1 && want[0] == "general" {
 		want = nil
 	}
-	for _, w := range want {
-		if !isRegisterName(w) {
-			return fmt.Errorf("Invalid register `%s'", w)
+	var vector []string // lines of the named x87, SSE, AVX and PKRU registers, by index in want
+	for i, w := range want {
+		if isRegisterName(w) {
+			continue
 		}
+		line, err := s.vectorRegLine(w)
+		if err != nil {
+			return err
+		}
+		if vector == nil {
+			vector = make([]string, len(want))
+		}
+		vector[i] = line
 	}
 	sp := tr.Space()
 	var list []RegValue
@@ -483,7 +492,11 @@ func cmdInfoRegisters(s *Session, args string) error {
 		}
 		return nil
 	}
-	for _, w := range want {
+	for i, w := range want {
+		if vector != nil && vector[i] != "" {
+			s.printf("%s\n", vector[i])
+			continue
+		}
 		name := map[string]string{"pc": "rip", "sp": "rsp", "fp": "rbp"}[w]
 		if name == "" {
 			name = w

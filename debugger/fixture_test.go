@@ -3,6 +3,7 @@ package debugger
 import (
 	"bufio"
 	"errors"
+	"github.com/sfdbg/sfdbg/frames/livetest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,9 +84,11 @@ func startReady(t testing.TB, name string, cmd *exec.Cmd) *exec.Cmd {
 	case <-time.After(10 * time.Second):
 		t.Fatalf("%s did not print ready", name)
 	}
-	// "ready" is written just before the last call: let the thread get
-	// from write(2) into its deepest function.
-	time.Sleep(50 * time.Millisecond)
+	// "ready" is written just before the last call: wait for the thread
+	// to get from write(2) into its deepest function.
+	if err := livetest.Settle(cmd.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
 	return cmd
 }
 
@@ -102,7 +105,7 @@ func skipIfNoPtrace(t testing.TB, err error) {
 func checkRunning(t testing.TB, pid int) {
 	t.Helper()
 	// Give a thread that was just resumed a moment to be scheduled.
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		bad := ""
 		tids, _ := listTasks(pid)

@@ -21,6 +21,7 @@ type xstate struct {
 	zmmHi         [16][32]byte // bits 256-511 of zmm0-15 (AVX-512 ZMM_Hi256)
 	k             [8]uint64    // the opmask registers k0-k7 (AVX-512)
 	zmm16         [16][64]byte // zmm16-31 whole (AVX-512 Hi16_ZMM)
+	pkru          uint32       // the protection-key rights register (PKRU component); 0 in its initial state
 	// xcr0 is the enabled state components, as Linux records them for
 	// PTRACE_GETREGSET (xsaveXCR0Offset).
 	xcr0 uint64
@@ -41,10 +42,23 @@ const (
 	xstateOpmask    = 1 << 5
 	xstateZMMHi256  = 1 << 6
 	xstateHi16ZMM   = 1 << 7
+	xstatePKRU      = 1 << 9
 	xcompCompacted  = 1 << 63
 	zmmHi256Default = 1152 // ZMM_Hi256's offset on Intel processors (gdb's i387-tdep.c)
 	zmmHi256AMDPKRU = 896  // on AMD processors with PKRU and a 2,440-byte area (ibid.)
+	pkruDefault     = 2688 // PKRU's offset on Intel processors (gdb's i387-tdep.c)
+	pkruAMD         = 2432 // on AMD processors with a 2,440-byte area (ibid.)
+	amdXSaveSize    = 2440
 )
+
+// xsaveLayout is where the components whose offset is not architectural
+// lie in the standard format: CPUID.(EAX=0DH,ECX=i).EBX for component i
+// (Intel SDM vol. 1, 13.2). A zero offset is unknown: decodeXSave then
+// uses gdb's defaults for Intel's and AMD's layouts.
+type xsaveLayout struct {
+	zmmHi256 int // component 6; opmask lies 64 bytes before, Hi16_ZMM 512 after
+	pkru     int // component 9
+}
 
 // The AVX-512 components lie together in the standard format, in both
 // layouts gdb knows (i387-tdep.c: Intel's opmask at 1088, ZMM_Hi256 at
@@ -56,12 +70,11 @@ const (
 )
 
 // decodeXSave decodes the XSAVE area b that Linux gives PTRACE_GETREGSET
-// NT_X86_XSTATE. zmmHi256Off is ZMM_Hi256's offset (CPUID.(EAX=0DH,ECX=6)
-// .EBX), 0 if unknown (then gdb's defaults). Components in their initial
+// NT_X86_XSTATE, its components laid out as lay says. Components in their initial
 // state (their XSTATE_BV bit clear) read as zero; a compacted area yields
 // the legacy region only. An area shorter than the legacy region is an
 // error.
-func decodeXSave(b []byte, zmmHi256Off int) (*xstate, error) {
+func decodeXSave(b []byte, lay xsaveLayout) (*xstate, error) {
 	if len(b) < xsaveHeader {
 		return nil, fmt.Errorf("%d bytes of XSAVE area, less than its %d-byte legacy region", len(b), xsaveHeader)
 	}
@@ -89,10 +102,21 @@ func decodeXSave(b []byte, zmmHi256Off int) (*xstate, error) {
 			copy(x.ymmHi[i][:], b[xsaveYMMHi+16*i:])
 		}
 	}
-	off := zmmHi256Off
+	if o := lay.pkru; bv&xstatePKRU != 0 {
+		if o <= 0 {
+			o = pkruDefault
+			if len(b) == amdXSaveSize {
+				o = pkruAMD
+			}
+		}
+		if o >= xsaveYMMHi+16*16 && len(b) >= o+4 {
+			x.pkru = le.Uint32(b[o:])
+		}
+	}
+	off := lay.zmmHi256
 	if off <= 0 {
 		off = zmmHi256Default
-		if x.xcr0&xcr0PKRU != 0 && len(b) == 2440 {
+		if x.xcr0&xcr0PKRU != 0 && len(b) == amdXSaveSize {
 			off = zmmHi256AMDPKRU
 		}
 	}

@@ -753,12 +753,11 @@ type cfiLiveStop struct {
 	space  *Space
 }
 
-// cfiStartFixture starts bin with args, waits for its "ready" line and a
-// little more (the chain goes on to spin_here after printing it), and
-// returns the running command.
+// cfiStartFixture starts bin with args, waits for its "ready" line and for
+// its threads to settle (startReady), and returns the running command.
 func cfiStartFixture(t testing.TB, bin string, args ...string) *exec.Cmd {
 	t.Helper()
-	return startReady(t, bin, 100*time.Millisecond, args...)
+	return startReady(t, bin, args...)
 }
 
 // cfiProcState returns the state letter of /proc/PID/stat.

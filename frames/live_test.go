@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sfdbg/sfdbg/frames/livetest"
 	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
@@ -56,14 +57,15 @@ func startDeep(t *testing.T, bin, mode string) *liveProc {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skip("live tests need linux/amd64")
 	}
-	cmd := startReady(t, fixture(t, bin), 50*time.Millisecond, mode)
+	cmd := startReady(t, fixture(t, bin), mode)
 	return &liveProc{cmd: cmd, pid: cmd.Process.Pid}
 }
 
 // startReady starts path with args, waits for its "ready" line, then for
-// settle more (the chain goes on to spin_here after printing it), and
-// returns the running command, killed at the end of the test.
-func startReady(t testing.TB, path string, settle time.Duration, args ...string) *exec.Cmd {
+// its threads to settle (the chain goes on to spin_here after printing
+// it: livetest.Settle), and returns the running command, killed at the end
+// of the test.
+func startReady(t testing.TB, path string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(path, args...)
 	out, err := cmd.StdoutPipe()
@@ -94,7 +96,9 @@ func startReady(t testing.TB, path string, settle time.Duration, args ...string)
 	case <-time.After(10 * time.Second):
 		t.Fatalf("%s %v did not print ready", path, args)
 	}
-	time.Sleep(settle)
+	if err := livetest.Settle(cmd.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
 	return cmd
 }
 
@@ -515,7 +519,7 @@ func TestLiveSignalFrame(t *testing.T) {
 	if out, err := exec.Command(gcc, "-B", tc, "-Wa,--gsframe", "-O2", "-fomit-frame-pointer", "-o", bin, src).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
-	cmd := startReady(t, bin, 30*time.Millisecond)
+	cmd := startReady(t, bin)
 	p := &liveProc{cmd: cmd, pid: cmd.Process.Pid}
 	var sf liveTrace
 	p.stopped(t, func(sp *Space, ths []threadRegs) {

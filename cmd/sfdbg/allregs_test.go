@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -95,6 +96,31 @@ func TestInfoAllRegistersIsGdbsOnTheSameProcess(t *testing.T) {
 		t.Errorf("gdb prints %s, sfdbg does not:\n%s", name, out)
 	}
 	t.Logf("%d registers compared with gdb's lines, %d printed by gdb", compared, len(gorder))
+
+	// "info registers NAME" prints any of them, as gdb does (it said
+	// "Invalid register" for pkru): the x87, vector, opmask and PKRU
+	// registers this processor has, one line each as in the list.
+	var names []string
+	for _, name := range sorder[slices.Index(sorder, "st0"):] {
+		if strings.HasPrefix(name, "st") || name == "mxcsr" || name == "pkru" || strings.HasPrefix(name, "k") || strings.HasSuffix(name, "mm1") {
+			names = append(names, name)
+		}
+	}
+	code, one, errOut := runSfdbg("attach", "-batch", "-ex", "info registers "+strings.Join(names, " "), strconv.Itoa(pid))
+	if code != exitOK {
+		t.Fatalf("info registers %s: status %d: %s", strings.Join(names, " "), code, errOut)
+	}
+	var want []string
+	for _, n := range names {
+		want = append(want, s[n])
+	}
+	if !strings.Contains(one, strings.Join(want, "\n")) {
+		t.Errorf("info registers %s:\n%s\nwant the lines of info all-registers:\n%s", strings.Join(names, " "), one, strings.Join(want, "\n"))
+	}
+	cpuinfo, _ := os.ReadFile("/proc/cpuinfo")
+	if _, ok := s["pkru"]; ok != strings.Contains(string(cpuinfo), " ospke") {
+		t.Errorf("pkru printed: %v; the kernel enabled protection keys: %v", ok, !ok)
+	}
 }
 
 // avx512Upper matches the registers of the AVX-512 components that gdb 13

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bufio"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,11 +89,12 @@ func TestAttachExplainsWhyItCannotAttach(t *testing.T) {
 // TestSIGINTDuringBatchDetachesAndRemovesBreakpoints interrupts sfdbg while
 // a batch waits in "continue", with a breakpoint on exit(): sfdbg must stop
 // the target, remove the breakpoint, detach and exit; the target must run
-// on and later exit normally (a breakpoint left behind would kill it with
-// SIGTRAP).
+// on, and once the test lets it return from spin_here it exits normally
+// (a breakpoint left behind would kill it with SIGTRAP).
 func TestSIGINTDuringBatchDetachesAndRemovesBreakpoints(t *testing.T) {
-	bin := sfdbgBinary(t) // built before the 1.5 s of the fixture start
-	fx := startFixture(t, dumpFixture(t, "deep-v3-O2"), "exit", "1500")
+	bin := sfdbgBinary(t)
+	path := dumpFixture(t, "deep-v3-O2")
+	fx := startFixture(t, path, "spin")
 	pid := fx.Process.Pid
 	requirePtrace(t, pid)
 	cmd := exec.Command(bin, "attach", "-batch", "-ex", "break exit", "-ex", "continue", "-ex", "bt", strconv.Itoa(pid))
@@ -133,7 +137,8 @@ func TestSIGINTDuringBatchDetachesAndRemovesBreakpoints(t *testing.T) {
 		t.Errorf("sfdbg after SIGINT: %v, want exit status 130; stderr:\n%s", err, stderr.String())
 	}
 	checkRunning(t, pid)
-	// The target finishes its 1.5 s spin and exits through exit(3).
+	// Let it return: it exits through exit(3).
+	pokeInt32(t, pid, path, "spin_release", 1)
 	done := make(chan error, 1)
 	go func() { done <- fx.Wait() }()
 	select {
@@ -143,5 +148,61 @@ func TestSIGINTDuringBatchDetachesAndRemovesBreakpoints(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Error("target did not exit within 10 s")
+	}
+}
+
+// pokeInt32 writes v to the 4-byte variable sym of the program at path,
+// running as process pid, through /proc/PID/mem (the test is the
+// process's parent, so it may). The load bias is the start of the
+// program's first mapping less its first PT_LOAD's page.
+func pokeInt32(t *testing.T, pid int, path, sym string, v int32) {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var addr uint64
+	for _, s := range syms {
+		if s.Name == sym {
+			addr = s.Value
+		}
+	}
+	var first uint64
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD {
+			first = p.Vaddr &^ 0xfff
+			break
+		}
+	}
+	if addr == 0 {
+		t.Fatalf("%s has no symbol %s", path, sym)
+	}
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(path)
+	var bias uint64
+	for _, l := range strings.Split(string(maps), "\n") {
+		if fs := strings.Fields(l); len(fs) == 6 && fs[5] == abs && fs[2] == "00000000" {
+			start, _ := strconv.ParseUint(strings.Split(fs[0], "-")[0], 16, 64)
+			bias = start - first
+			break
+		}
+	}
+	mem, err := os.OpenFile(fmt.Sprintf("/proc/%d/mem", pid), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], uint32(v))
+	if _, err := mem.WriteAt(b[:], int64(addr+bias)); err != nil {
+		t.Fatalf("write %s at %#x: %v", sym, addr+bias, err)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -218,16 +219,20 @@ func TestCatchPassesSignalsAsAShellWould(t *testing.T) {
 		{"SIGINT sent to sfdbg alone is the terminal's to send: sfdbg waits on, the program ends on its own", syscall.SIGINT, 0, "done\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			flag := filepath.Join(t.TempDir(), "started")
-			prog := `trap 'echo term; exit 3' TERM; : > "$1"; i=0; while [ $i -lt 20 ]; do sleep 0.05; i=$((i+1)); done; echo done`
-			cmd := exec.Command(bin, "catch", "--", sh, "-c", prog, "sh", flag)
+			dir := t.TempDir()
+			flag, finish := filepath.Join(dir, "started"), filepath.Join(dir, "finish")
+			// The program runs until the test tells it to finish (at most
+			// a minute), so the signal finds it running however loaded
+			// the machine.
+			prog := `trap 'echo term; exit 3' TERM; : > "$1"; i=0; while [ ! -e "$2" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done; echo done`
+			cmd := exec.Command(bin, "catch", "--", sh, "-c", prog, "sh", flag, finish)
 			var out, errOut strings.Builder
 			cmd.Stdout, cmd.Stderr = &out, &errOut
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
 			defer cmd.Process.Kill()
-			deadline := time.Now().Add(10 * time.Second)
+			deadline := time.Now().Add(30 * time.Second)
 			for {
 				if _, err := os.Stat(flag); err == nil {
 					break
@@ -238,6 +243,15 @@ func TestCatchPassesSignalsAsAShellWould(t *testing.T) {
 				time.Sleep(10 * time.Millisecond)
 			}
 			cmd.Process.Signal(tc.sig)
+			if tc.sig == syscall.SIGINT {
+				// Once sfdbg has taken the signal (it is no longer
+				// pending), the program may finish: had sfdbg passed it
+				// on, or died of it, the program would be gone.
+				if err := waitNotPending(cmd.Process.Pid, tc.sig); err != nil {
+					t.Fatal(err)
+				}
+				os.WriteFile(finish, nil, 0o644)
+			}
 			err := cmd.Wait()
 			code := 0
 			if ee, ok := err.(*exec.ExitError); ok {
@@ -295,4 +309,32 @@ func TestCatchOutlivesAReportCutShort(t *testing.T) {
 			t.Errorf("sfdbg exit %d (%v), want 139 (the program's SIGSEGV)", code, err)
 		}
 	})
+}
+
+// waitNotPending waits until signal sig is no longer pending for process
+// pid (SigPnd and ShdPnd of /proc/PID/status): it has been delivered, to
+// a handler or to its default action.
+func waitNotPending(pid int, sig syscall.Signal) error {
+	bit := uint64(1) << (sig - 1)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			return err
+		}
+		pending := false
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && (k == "SigPnd" || k == "ShdPnd") {
+				m, _ := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+				pending = pending || m&bit != 0
+			}
+		}
+		if !pending {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("signal %v still pending for process %d", sig, pid)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }

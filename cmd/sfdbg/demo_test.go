@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestDemoShowsComparedStacksAndLeavesNothingBehind(t *testing.T) {
@@ -39,11 +38,6 @@ func TestDemoShowsComparedStacksAndLeavesNothingBehind(t *testing.T) {
 }
 
 func TestDemoShowsGNULdsPLTGOTFaultInTheFileAndLive(t *testing.T) {
-	// What is tested is that the demo shows the fault, not how soon: a
-	// loaded machine (2 s at load 4 here, 1,081 stops) may need longer.
-	oldStops, oldTime := faultStops, faultTime
-	faultStops, faultTime = 50000, 20*time.Second
-	defer func() { faultStops, faultTime = oldStops, oldTime }()
 	code, out, errOut := runSfdbg("demo", "--mode", "fault")
 	if code != exitOK {
 		if strings.Contains(errOut, "not permitted") {
@@ -69,7 +63,7 @@ func TestDemoShowsGNULdsPLTGOTFaultInTheFileAndLive(t *testing.T) {
 			t.Errorf("demo --mode fault lacks %q:\n%s", want, out)
 		}
 	}
-	m := regexp.MustCompile(`sfdbg stopped process (\d+) `).FindStringSubmatch(out)
+	m := regexp.MustCompile(`in process (\d+) and`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("demo does not say which process it stopped:\n%s", out)
 	}

@@ -12,19 +12,17 @@ import (
 	"github.com/sfdbg/sfdbg/cmd/sfdbg/demotarget"
 	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/debugger"
+	"github.com/sfdbg/sfdbg/frames"
 )
 
 // The fault section of the demo: GNU ld's SFrame for .plt.got stubs.
 const faultStub = "labs@plt"
 
-// faultStops bounds how often the demo stops the program to find it
-// inside the stub, and faultTime how long it tries: the demo stays under
-// 5 s. Variables for the tests, which on a loaded machine (a CI run)
-// give it longer: there one stop in the stub took up to 2 s.
-var (
-	faultStops = 2000
-	faultTime  = 2 * time.Second
-)
+// faultTime bounds how long the demo waits for the program to reach the
+// stub after it put a breakpoint there: the loop reaches it within
+// microseconds, so this is a bound for a program that stopped calling it,
+// not a pace.
+const faultTime = 10 * time.Second
 
 const faultIntro = `
 The bundled program %s (testdata/src/pltgot.c, built with GNU as and
@@ -88,7 +86,7 @@ func demoFault(dir string, asJSON bool, stdout io.Writer, setCur func(*exec.Cmd)
 	}
 	setCur(c)
 	defer stopCur()
-	pt, stops, err := catchInStub(c.Process.Pid, stubRange(rep))
+	pt, err := catchInStub(c.Process.Pid, stubRange(rep))
 	if err != nil {
 		return err
 	}
@@ -99,15 +97,11 @@ func demoFault(dir string, asJSON bool, stdout io.Writer, setCur func(*exec.Cmd)
 		return nil
 	}
 	if pt == nil {
-		fmt.Fprintf(stdout, "\n2. In %d stops of process %d none found it inside %s (one instruction of\n"+
-			"the loop); run the demo again to see the live trace.\n\n", stops, c.Process.Pid, faultStub)
+		fmt.Fprintf(stdout, "\n2. Process %d did not reach %s within %v, or SFrame agreed with\n"+
+			"CFI there: this is not the program GNU ld 2.47.50 built.\n\n", c.Process.Pid, faultStub, faultTime)
 	} else {
-		times := "once"
-		if stops > 1 {
-			times = fmt.Sprintf("%d times", stops)
-		}
-		fmt.Fprintf(stdout, "\n2. A live trace: sfdbg stopped process %d %s, until a stop found it\n"+
-			"inside %s; frame #0 is where SFrame and CFI part ways:\n\n", c.Process.Pid, times, faultStub)
+		fmt.Fprintf(stdout, "\n2. A live trace: sfdbg put a breakpoint on %s in process %d and\n"+
+			"unwound it there; frame #0 is where SFrame and CFI part ways:\n\n", faultStub, c.Process.Pid)
 		pt.WriteText(stdout, compare.TextOptions{Style: compare.Style{Color: isTerminal(stdout)}})
 		fmt.Fprintln(stdout)
 	}
@@ -129,72 +123,53 @@ func stubRange(rep *compare.FileReport) [2]uint64 {
 	return [2]uint64{}
 }
 
-// catchInStub stops process pid again and again (PTRACE_INTERRUPT, look
-// at the PC, resume) until a stop finds a thread in stub (link-time PCs of
-// the program) with SFrame disagreeing there, within faultStops stops and
-// faultTime; only such a stop is unwound. It returns that trace (nil if
-// none) and the number of stops.
-func catchInStub(pid int, stub [2]uint64) (*debugger.ProcessTrace, int, error) {
+// catchInStub stops process pid at the first instruction of stub (link-
+// time PCs of the program) with a breakpoint, waits up to faultTime for a
+// thread to hit it, and unwinds every thread there. It returns that trace
+// if SFrame disagrees in the stub (nil if not, or if no thread came). The
+// breakpoint is removed before the trace and the process runs on after.
+func catchInStub(pid int, stub [2]uint64) (*debugger.ProcessTrace, error) {
+	if stub[1] == 0 {
+		return nil, nil
+	}
 	stop, err := debugger.Seize(pid)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	defer stop.Detach()
-	var found *debugger.ProcessTrace
-	stops := 0
-	deadline := time.Now().Add(faultTime)
-	stop.Run(func() {
-		for stops < faultStops && time.Now().Before(deadline) {
-			if stops > 0 {
-				if err = stop.Resume(); err != nil {
-					return
-				}
-				// Let it run a little, a varying while from the last stop.
-				time.Sleep(time.Duration(100+stops%7*30) * time.Microsecond)
-				if err = stop.Interrupt(); err != nil {
-					return
-				}
-			}
-			stops++
-			if !pcInStub(stop, stub) {
-				continue
-			}
-			var pt *debugger.ProcessTrace
-			pt, err = debugger.TraceProcess(stop, compare.Options{MaxDepth: 16})
-			if err != nil {
-				return
-			}
-			if pt.Disagreements() > 0 && inStub(pt) {
-				found = pt
-				return
-			}
-		}
-	})
-	return found, stops, err
-}
-
-// pcInStub reports whether a stopped thread's PC is in the stub (any PC,
-// when the stub's range is unknown).
-func pcInStub(stop *debugger.Stop, stub [2]uint64) bool {
-	if stub[1] == 0 {
-		return true
-	}
 	sp, err := stop.Space()
 	if err != nil {
-		return false
+		return nil, err
 	}
-	for _, tid := range stop.Threads() {
-		regs, err := stop.Regs(tid)
-		if err != nil {
-			continue
-		}
-		pc := regs.PC()
-		if m := sp.Modules.Find(pc); m != nil && m.Name == demotarget.FaultName &&
-			pc-m.Bias >= stub[0] && pc-m.Bias < stub[1] {
-			return true
+	var mod *frames.Module
+	for _, m := range sp.Modules.List() {
+		if m.Name == demotarget.FaultName {
+			mod = m
 		}
 	}
-	return false
+	if mod == nil {
+		return nil, fmt.Errorf("process %d has no module %s", pid, demotarget.FaultName)
+	}
+	at := stub[0] + mod.Bias
+	if err := stop.InsertBreakpoint(at); err != nil {
+		return nil, err
+	}
+	if err := stop.Resume(); err != nil {
+		return nil, err
+	}
+	stop.WaitHit(faultTime)
+	if err := stop.Interrupt(); err != nil {
+		return nil, err
+	}
+	hit := len(stop.Hits()) > 0
+	if err := stop.RemoveBreakpoint(at); err != nil || !hit {
+		return nil, err
+	}
+	pt, err := debugger.TraceProcess(stop, compare.Options{MaxDepth: 16})
+	if err != nil || pt.Disagreements() == 0 || !inStub(pt) {
+		return nil, err
+	}
+	return pt, nil
 }
 
 // inStub reports whether a thread's frame 0 is the stub, judged by SFrame

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/frames/livetest"
 )
 
 // threadBlock returns the lines of thread 1's trace in the output of
@@ -49,6 +50,14 @@ func TestREPLAndCLIRenderTheSameTrace(t *testing.T) {
 	fx := startFixture(t, dumpFixture(t, "deep-v3-O2"), "sleep")
 	pid := strconv.Itoa(fx.Process.Pid)
 	requirePtrace(t, fx.Process.Pid)
+	// Held in a group stop, the thread cannot move between the traces:
+	// a thread resumed by one tool and not yet back in nanosleep when the
+	// next one stops it shows another PC (the syscall instruction, the
+	// kernel having moved the PC back to restart the call).
+	thaw, err := livetest.Freeze(fx.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	for _, m := range []string{"all", "sframe", "cfi", "fp"} {
 		t.Run("method "+m+": the REPL's bt prints the CLI's lines", func(t *testing.T) {
@@ -121,6 +130,9 @@ func TestREPLAndCLIRenderTheSameTrace(t *testing.T) {
 			t.Errorf("want #13 after bt and no frame 13 after bt sframe:\n%s\n%s", out, errOut)
 		}
 	})
+	if err := thaw(); err != nil {
+		t.Fatal(err)
+	}
 	checkRunning(t, fx.Process.Pid)
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/debugger"
+	"github.com/sfdbg/sfdbg/frames/livetest"
 	"github.com/sfdbg/sfdbg/sframe"
 )
 
@@ -47,7 +48,9 @@ func startFixture(t *testing.T, path string, args ...string) *exec.Cmd {
 	case <-time.After(10 * time.Second):
 		t.Fatalf("%s: no ready line within 10s", path)
 	}
-	time.Sleep(50 * time.Millisecond) // let it reach spin_here
+	if err := livetest.Settle(cmd.Process.Pid); err != nil { // let it reach spin_here
+		t.Fatal(err)
+	}
 	return cmd
 }
 

@@ -79,7 +79,7 @@ func requirePtrace(t *testing.T, pid int) {
 // checkRunning fails unless pid is neither stopped nor traced.
 func checkRunning(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		st := debugger.ProcState(pid)
 		status, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
