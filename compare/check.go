@@ -97,8 +97,13 @@ type FileReport struct {
 	// Err is set when the file could not be checked (unreadable, not ELF,
 	// no .sframe); then the rest is empty.
 	Err string `json:"error,omitempty"`
-	// NoSFrame is set when Err is because the file has no SFrame section.
+	// NoSFrame is set when the file has no SFrame section: then either its
+	// CFI alone was judged against the code (no Err), or Err says why not.
 	NoSFrame bool `json:"no_sframe,omitempty"`
+	// NoUnwindTables is set, with NoSFrame and Err, when the file has
+	// neither SFrame nor CFI that could be judged (a Go or Free Pascal
+	// program, a stub): nothing in it claims anything about the stack.
+	NoUnwindTables bool `json:"no_unwind_tables,omitempty"`
 	// Acceptance holds, when check computed them (CheckOptions.Consumers),
 	// the verdicts of the Linux kernel's loader and of libsframe on the
 	// section (AddAcceptance).

@@ -17,6 +17,10 @@ import (
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
+// ErrNoUnwindTables is returned (wrapped, with ErrNoSFrame) by CheckFile
+// for an ELF file with neither SFrame nor CFI to judge against the code.
+var ErrNoUnwindTables = errors.New("no usable CFI to judge against the code")
+
 // ErrNoSFrame is returned (wrapped) by CheckFile for an ELF file without an
 // SFrame section.
 var ErrNoSFrame = sframe.ErrNoSection
@@ -133,6 +137,7 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 		// No SFrame: CFI alone is judged against the code; without CFI
 		// either, there is nothing to check.
 		if err := c.runCFIOnly(); err != nil {
+			rep.NoUnwindTables = errors.Is(err, ErrNoUnwindTables)
 			return fail(fmt.Errorf("%s: %w", name, err))
 		}
 		return rep, nil
@@ -160,7 +165,7 @@ func (c *checker) runCFIOnly() error {
 		return fmt.Errorf("reading CFI: %w", err)
 	}
 	if err != nil || len(cfiRanges) == 0 {
-		return fmt.Errorf("%w, and no usable CFI to judge against the code", sframe.ErrNoSection)
+		return fmt.Errorf("%w, and %w", sframe.ErrNoSection, ErrNoUnwindTables)
 	}
 	sort.Slice(cfiRanges, func(i, j int) bool { return cfiRanges[i].Start < cfiRanges[j].Start })
 	sum := &c.rep.Summary

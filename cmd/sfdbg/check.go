@@ -25,7 +25,7 @@ import (
 func init() {
 	c := &command{
 		name:    "check",
-		usage:   "check [--json] [--junit FILE] [--recursive] [-j N] [--no-code] [--profile kernel] [--ignore-known] [--suppressions FILE] [--baseline REPORT.json] [--reproduce DIR [--assembler PATH]] FILE|DIR...",
+		usage:   "check [--json] [--junit FILE] [--recursive [--all]] [-j N] [--no-code] [--profile kernel] [--ignore-known] [--suppressions FILE] [--baseline REPORT.json] [--reproduce DIR [--assembler PATH]] FILE|DIR...",
 		summary: "validate binaries' SFrame against their own DWARF CFI, instruction by instruction",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int { return runCheck(c, args, stdout, stderr) }
@@ -37,6 +37,7 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	jsonOut := fset.Bool("json", false, "JSON output: one document for one file, JSON Lines (one report per file as it is done, then the totals) for several or --recursive")
 	junit := fset.String("junit", "", "also write a JUnit XML report to `FILE` (one test case per binary)")
 	recursive := fset.Bool("recursive", false, "check every ELF file and ar archive with .sframe below the given directories (other files are skipped)")
+	all := fset.Bool("all", false, "with --recursive, also judge the CFI of ELF files without SFrame against the code (a distribution's files); a file with no unwind tables at all is counted as skipped, not an error")
 	jobs := fset.Int("j", runtime.NumCPU(), "check `N` files in parallel")
 	noCode := fset.Bool("no-code", false, "do not judge SFrame and CFI against the machine code (the code oracle: code-cfa, code-ra, code-fp, code-state findings and the judged share)")
 	profile := fset.String("profile", "", "with `kernel`, every rule the Linux kernel's SFrame loader fails counts as a disagreement (exit 1)")
@@ -75,6 +76,10 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	if fset.NArg() == 0 {
 		fset.Usage()
+		return exitError
+	}
+	if *all && (!*recursive || *noCode) {
+		fmt.Fprintf(stderr, "sfdbg check: --all goes with --recursive, and not with --no-code (it judges CFI against the code)\n")
 		return exitError
 	}
 	named := map[string]bool{}
@@ -120,7 +125,7 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	walked := &walkResult{skipped: map[string]int{}, stderr: stderr}
 	total := compare.NewCheckDocument(nil)
-	noSFrame := 0
+	noSFrame, noTables := 0, 0
 	opts := compare.CheckOptions{Consumers: true, KernelProfile: *profile == "kernel"}
 	if !*noCode {
 		opts.Code = compare.FramesCode
@@ -128,8 +133,12 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	// Each report is written as soon as it and those before it are done,
 	// then dropped: only the totals stay (compare.CheckFiles).
 	compare.CheckFiles(walked.files(fset.Args()), *jobs, opts, func(r *compare.FileReport) {
-		if skipped(r, named) {
+		switch skipped(r, named, *all) {
+		case skipNoSFrame:
 			noSFrame++
+			return
+		case skipNoTables:
+			noTables++
 			return
 		}
 		gate.Classify(r)
@@ -140,6 +149,7 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 		}
 	})
 	walked.skipped[skipNoSFrame] += noSFrame
+	walked.skipped[skipNoTables] += noTables
 	var summary io.Writer // where --recursive's file counts go
 	if *recursive {
 		summary = stdout
@@ -188,10 +198,20 @@ func newGate(ignoreKnown bool, suppressions, baseline string) (*compare.Gate, er
 	return g, nil
 }
 
-// skipped reports whether a report is for a file found by --recursive that
-// carries no SFrame section: such files are skipped, not failed.
-func skipped(r *compare.FileReport, named map[string]bool) bool {
-	return !named[r.File] && r.NoSFrame
+// skipped returns why --recursive skips the report of a file it found
+// (not one named on the command line), or "": a file without SFrame
+// unless all is set (with all, its CFI was judged), and one with no
+// unwind tables at all (with all; without, it lacks SFrame too).
+func skipped(r *compare.FileReport, named map[string]bool, all bool) string {
+	switch {
+	case named[r.File] || !r.NoSFrame:
+		return ""
+	case !all:
+		return skipNoSFrame
+	case r.NoUnwindTables:
+		return skipNoTables
+	}
+	return ""
 }
 
 // A checkSink writes the reports of a check run: file is called with each
@@ -284,6 +304,7 @@ func (t teeSink) end(total *compare.CheckDocument, walked *walkResult, summary i
 const (
 	skipNotELF     = "not ELF"
 	skipNoSFrame   = "ELF without SFrame"
+	skipNoTables   = "ELF without SFrame or CFI"
 	skipSymlink    = "symbolic link (not followed)"
 	skipNotRegular = "not a regular file"
 )
@@ -365,7 +386,7 @@ func (w *walkResult) cannotRead(p string, err error) {
 func (w *walkResult) writeSummary(out io.Writer, checked int) {
 	total := 0
 	var why []string
-	for _, r := range []string{skipNotELF, skipNoSFrame, skipSymlink, skipNotRegular} {
+	for _, r := range []string{skipNotELF, skipNoSFrame, skipNoTables, skipSymlink, skipNotRegular} {
 		if n := w.skipped[r]; n > 0 {
 			total += n
 			why = append(why, fmt.Sprintf("%s: %d", r, n))

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -127,19 +128,41 @@ func TestCheckRecursiveWritesJSONLinesAndJUnit(t *testing.T) {
 // the .sframe section renamed and typed PROGBITS, PT_GNU_SFRAME made PT_NULL.
 func withoutSFrame(t *testing.T, fixture, path string) {
 	t.Helper()
+	hideSections(t, fixture, path, []string{".sframe"}, []uint32{0x6474e554})
+}
+
+// withoutUnwindTables writes a copy of fixture at path with neither SFrame
+// nor CFI: .sframe, .eh_frame and .debug_frame renamed (".x..."),
+// PT_GNU_SFRAME and PT_GNU_EH_FRAME made PT_NULL.
+func withoutUnwindTables(t *testing.T, fixture, path string) {
+	t.Helper()
+	hideSections(t, fixture, path, []string{".sframe", ".eh_frame", ".debug_frame"}, []uint32{0x6474e554, 0x6474e550})
+}
+
+// hideSections writes a copy of fixture (an ELF64 little-endian file) at
+// path in which the sections named have a name that starts ".x" instead
+// and type SHT_PROGBITS, and the program headers of the types given are
+// PT_NULL: no reader finds them.
+func hideSections(t *testing.T, fixture, path string, names []string, phdrs []uint32) {
+	t.Helper()
 	b, err := os.ReadFile(fixture)
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := layoutOf(t, b)
 	le := binary.LittleEndian
-	h := l.hdr[".sframe"]
 	strOff := int(le.Uint64(b[l.shoff+int(le.Uint16(b[0x3e:]))*l.shentsize+0x18:]))
-	b[strOff+int(le.Uint32(b[h:]))+1] = 'x' // ".xframe"
-	le.PutUint32(b[h+4:], uint32(elf.SHT_PROGBITS))
+	for _, name := range names {
+		h, ok := l.hdr[name]
+		if !ok {
+			continue
+		}
+		b[strOff+int(le.Uint32(b[h:]))+1] = 'x' // ".xframe"
+		le.PutUint32(b[h+4:], uint32(elf.SHT_PROGBITS))
+	}
 	phoff, phent, phnum := int(le.Uint64(b[0x20:])), int(le.Uint16(b[0x36:])), int(le.Uint16(b[0x38:]))
 	for i := 0; i < phnum; i++ {
-		if p := phoff + i*phent; le.Uint32(b[p:]) == 0x6474e554 {
+		if p := phoff + i*phent; slices.Contains(phdrs, le.Uint32(b[p:])) {
 			le.PutUint32(b[p:], uint32(elf.PT_NULL))
 		}
 	}
@@ -185,6 +208,20 @@ func TestCheckRecursiveSaysWhatItCheckedAndSkipped(t *testing.T) {
 			if code != exitOK || !strings.Contains(summary, "0 checked, 2 skipped (not ELF: 1; ELF without SFrame: 1)") {
 				t.Errorf("%v: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out, errOut)
 			}
+		}
+	})
+	t.Run("with --all a file without SFrame has its CFI judged, and one without unwind tables is skipped", func(t *testing.T) {
+		dir := t.TempDir()
+		withoutSFrame(t, dumpFixture(t, "deep-v1-O2"), filepath.Join(dir, "plain"))
+		withoutUnwindTables(t, dumpFixture(t, "deep-v1-O2"), filepath.Join(dir, "bare"))
+		code, out, errOut := runSfdbg("check", "--recursive", "--all", dir)
+		if code != exitOK || !strings.Contains(out, "1 checked, 1 skipped (ELF without SFrame or CFI: 1)") ||
+			!strings.Contains(out, "no SFrame; CFI judged against the machine code") {
+			t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+		}
+		code, _, errOut = runSfdbg("check", "--recursive", "--all", "--no-code", dir)
+		if code != exitError || !strings.Contains(errOut, "--all goes with --recursive, and not with --no-code") {
+			t.Errorf("--all --no-code: exit %d, stderr %q", code, errOut)
 		}
 	})
 	t.Run("links and special files are counted as skipped", func(t *testing.T) {
