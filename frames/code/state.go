@@ -741,10 +741,13 @@ func apply(t *regTable, s *State, in *arch.Inst) (why string, changed bool) {
 			s.sp = unknown
 			s.flags |= flagRealigned
 			why = "stack realignment (SP &= mask) with the CFA on SP: unsupported"
-		case arch.OpSubSPReg:
+		case arch.OpSubSPReg, arch.OpAddSPReg:
 			s.sp = unknown
 			s.flags &^= flagRealigned
 			why = "alloca (SP -= register) with the CFA on SP: unsupported"
+			if op.Kind == arch.OpAddSPReg {
+				why = "SP += register with the CFA on SP: unsupported"
+			}
 		case arch.OpSave:
 			if op.Base == t.sp && s.sp == unknown && s.fp == unknown {
 				if i := t.idx(op.Reg); i >= 0 && s.same(i) {

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/sfdbg/sfdbg/sframe/arch"
+	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // MaxFindings bounds the findings of one function; more are counted in
@@ -354,6 +355,10 @@ func (w *walker) path(off, fromCall int, st State) {
 	// instruction this one follows on the path, or -1 after a jump.
 	idx := int32(-1) // st's index in w.states when known
 	last := -1
+	// kreg holds the constant kval, loaded on this path (arch.Inst.Const)
+	// and not overwritten since, or is -1: `mov x13, #0x4160; sub sp,
+	// sp, x13` allocates a large frame of known size.
+	kreg, kval := rule.Reg(-1), int64(0)
 	for {
 		if at := w.at[off]; at != 0 {
 			if at < 0 {
@@ -410,7 +415,7 @@ func (w *walker) path(off, fromCall int, st State) {
 		w.f.Visits++
 		first := w.at[off] == 0
 		in := &w.inst
-		in.Len, in.Class, in.Target, in.NOps, in.Why, in.Syscall = 0, arch.Other, 0, 0, "", false
+		in.Len, in.Class, in.Target, in.NOps, in.Why, in.Syscall, in.Const = 0, arch.Other, 0, 0, "", false, false
 		err := w.decode(off, in)
 		if err == nil && (in.Len <= 0 || in.Len > len(w.text)-off || in.Len > 255) {
 			err = fmt.Errorf("decoder returned length %d with %d bytes left", in.Len, len(w.text)-off)
@@ -450,6 +455,7 @@ func (w *walker) path(off, fromCall int, st State) {
 		if in.Class != arch.Other || in.NOps > 0 {
 			fromCall = -1
 		}
+		kreg, kval = constants(in, kreg, kval)
 
 		switch in.Class {
 		case arch.Unknown:
@@ -566,6 +572,41 @@ func (w *walker) path(off, fromCall int, st State) {
 			st = *ns
 		}
 	}
+}
+
+// constants follows the constant kval in register kreg (-1: none) across
+// the instruction in, and turns `SP -= kreg` (OpSubSPReg) into `SP +=
+// -kval` (OpAddSP) in it. It returns what holds after the instruction:
+// the constant it loads, or the one before unless it overwrote the
+// register or branched.
+func constants(in *arch.Inst, kreg rule.Reg, kval int64) (rule.Reg, int64) {
+	if in.Const {
+		switch {
+		case in.ConstKeep == 0:
+			return in.ConstReg, in.Const64
+		case in.ConstReg == kreg:
+			return kreg, int64(uint64(kval)&in.ConstKeep | uint64(in.Const64))
+		}
+		return -1, 0
+	}
+	if kreg < 0 {
+		return -1, 0
+	}
+	for k := 0; k < in.NOps && k < len(in.Ops); k++ {
+		op := &in.Ops[k]
+		switch {
+		case op.Kind == arch.OpSubSPReg && op.Reg == kreg && kval > -maxOff && kval < maxOff:
+			*op = arch.StackOp{Kind: arch.OpAddSP, Imm: -kval}
+		case op.Kind == arch.OpAddSPReg && op.Reg == kreg && kval > -maxOff && kval < maxOff:
+			*op = arch.StackOp{Kind: arch.OpAddSP, Imm: kval}
+		case op.Reg == kreg && op.Kind != arch.OpPush && op.Kind != arch.OpSave && op.Kind != arch.OpSubSPReg && op.Kind != arch.OpAddSPReg:
+			kreg = -1 // overwritten
+		}
+	}
+	if in.Class != arch.Other {
+		return -1, 0
+	}
+	return kreg, kval
 }
 
 // call applies a call's effect to ns (the state after the call at off;

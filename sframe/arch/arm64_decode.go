@@ -28,7 +28,9 @@ import (
 //   - add/sub (immediate) writing sp or a callee-saved register: `sub sp,
 //     sp, #k` is OpAddSP -k, `mov x29, sp` (add x29, sp, #0) and `add x29,
 //     sp, #k` are OpSetReg, `mov sp, x29` and `sub sp, x29, #k` OpSetReg of
-//     sp; `sub sp, sp, xN` (extended register) is OpSubSPReg;
+//     sp; `sub sp, sp, xN` (extended register) is OpSubSPReg, `add sp,
+//     sp, xN` OpAddSPReg;
+//   - movz, movn and movk set Inst.Const (a large frame's size);
 //   - b, bl, blr, br, ret, b.cond, cbz/cbnz, tbz/tbnz, brk, hlt, udf and
 //     the pointer-authenticating forms (retaa, braa, blraa, ...);
 //   - the pointer-authentication hints paciasp, pacibsp, autiasp, autibsp
@@ -76,6 +78,7 @@ func (i *Inst) reset(n int) {
 	i.NOps = 0
 	i.Why = ""
 	i.Syscall = false
+	i.Const = false
 }
 
 // clobber appends OpClobber of r when the oracle follows r.
@@ -109,6 +112,26 @@ func (ARM64) Decode(code []byte, pc uint64, inst *Inst) error {
 		// xzr (a conditional compare's nzcv is at most 15). The tagged
 		// add/sub (addg, subg) alone reads 31 as sp.
 		rd := rule.Reg(w & 31)
+		if w&0x1F800000 == 0x12800000 && (w>>29)&3 != 1 && rd != 31 {
+			// Move wide (Arm ARM C6.2: movn, movz, movk): imm16 at
+			// hw*16; a W destination is zero-extended.
+			shift := 16 * ((w >> 21) & 3)
+			v := uint64((w>>5)&0xFFFF) << shift
+			width := ^uint64(0)
+			if w>>31 == 0 {
+				width = 0xFFFFFFFF
+			}
+			switch (w >> 29) & 3 {
+			case 0: // movn
+				inst.SetConst(rd, int64(^v&width), 0)
+			case 2: // movz
+				inst.SetConst(rd, int64(v), 0)
+			case 3: // movk
+				inst.SetConst(rd, int64(v), width&^(0xFFFF<<shift))
+			}
+			inst.clobberIf(rd, arm64Tracked)
+			return nil
+		}
 		if w&0xFFE0FFE0 == 0xAA0003E0 && rd != 31 { // mov xD, xM (orr xD, xzr, xM)
 			if rm := rule.Reg((w >> 16) & 31); rm != 31 && (arm64Tracked(rd) || arm64Tracked(rm)) {
 				inst.Add(StackOp{Kind: OpSetReg, Reg: rd, Base: rm})
@@ -469,8 +492,12 @@ func arm64AddSub(w uint32, inst *Inst) bool {
 		}
 		option := (w >> 13) & 7
 		shift := (w >> 10) & 7
-		if sf && sub && !setFlags && rd == arm64SP && rn == arm64SP && (option == 3 || option == 7) && shift == 0 && rm != 31 {
-			inst.Add(StackOp{Kind: OpSubSPReg, Reg: rm})
+		if sf && !setFlags && rd == arm64SP && rn == arm64SP && (option == 3 || option == 7) && shift == 0 && rm != 31 {
+			if sub {
+				inst.Add(StackOp{Kind: OpSubSPReg, Reg: rm})
+			} else {
+				inst.Add(StackOp{Kind: OpAddSPReg, Reg: rm})
+			}
 			return true
 		}
 		inst.clobberIf(rd, arm64Tracked)

@@ -31,6 +31,8 @@ func opsText(in *Inst, name func(rule.Reg) string) string {
 			ops = append(ops, fmt.Sprintf("andsp %#x", op.Imm))
 		case OpSubSPReg:
 			ops = append(ops, fmt.Sprintf("subsp %s", name(op.Reg)))
+		case OpAddSPReg:
+			ops = append(ops, fmt.Sprintf("addsp %s", name(op.Reg)))
 		case OpSave:
 			ops = append(ops, fmt.Sprintf("save %s [%s%+d]", name(op.Reg), name(op.Base), op.Imm))
 		case OpRestore:
@@ -118,7 +120,7 @@ var arm64Cases = []struct {
 	{0xf81f83b3, "stur x19, [x29, #-8]", "other | save x19 [x29-8]"},
 	{0xf85f83b3, "ldur x19, [x29, #-8]", "other | restore x19 [x29-8]"},
 	{0x927cec1f, "and sp, x0, #0xfffffffffffffff0", "other | clobber sp"},
-	{0x8b2163ff, "add sp, sp, x1", "other | clobber sp"},
+	{0x8b2163ff, "add sp, sp, x1", "other | addsp x1"},
 	{0xf100067f, "cmp x19, #0x1", "other"},
 	{0xb1000673, "adds x19, x19, #0x1", "other | set x19=x19+1"},
 	{0xc85f7c13, "ldxr x19, [x0]", "other | clobber x19"},

@@ -69,7 +69,8 @@ const (
 	OpSetReg
 	// OpAndSP: SP &= Imm (stack realignment).
 	OpAndSP
-	// OpSubSPReg: SP -= Reg, an amount unknown statically (alloca).
+	// OpSubSPReg: SP -= Reg: alloca, or a large frame whose size a
+	// constant loaded into Reg gives (Inst.Const).
 	OpSubSPReg
 	// OpSave: Reg is saved at [Base + Imm] (mov %rbx,8(%rsp); stp's two
 	// halves; stmg's registers, one op each).
@@ -79,6 +80,9 @@ const (
 	// OpClobber: Reg gets a value the oracle does not follow (any other
 	// write to SP or FP, or to a callee-saved register).
 	OpClobber
+	// OpAddSPReg: SP += Reg (add sp, sp, x13 freeing a large frame whose
+	// size a constant in Reg gives; else an amount unknown statically).
+	OpAddSPReg
 )
 
 // StackOp is one stack operation of an instruction.
@@ -112,6 +116,22 @@ type Inst struct {
 	// svc): the kernel returns to the next instruction, unless the call
 	// ends the thread (exit), which the encoding does not say.
 	Syscall bool
+	// Const says the instruction loads a constant into register
+	// ConstReg (besides its OpClobber of it): the register becomes
+	// (old & ConstKeep) | Const, ConstKeep 0 for a whole value (x86 mov
+	// $imm,%reg; AArch64 movz, movn; s390x lghi, lgfi) and the bits to
+	// keep for an insertion (AArch64 movk). The walk follows it to the
+	// next `sub sp, sp, xN` (OpSubSPReg) of a large frame.
+	Const     bool
+	ConstReg  rule.Reg
+	Const64   int64
+	ConstKeep uint64
+}
+
+// SetConst records that the instruction sets reg to (old & keep) | v
+// (Inst.Const).
+func (i *Inst) SetConst(reg rule.Reg, v int64, keep uint64) {
+	i.Const, i.ConstReg, i.Const64, i.ConstKeep = true, reg, v, keep
 }
 
 // Add appends a stack operation; it reports false when Ops is full.

@@ -30,7 +30,7 @@ func checkInst(t *testing.T, code []byte, in *Inst, lens ...int) {
 		t.Fatalf("%x: NOps %d (MaxOps %d: an operation may have been dropped)", code, in.NOps, MaxOps)
 	}
 	for _, op := range in.Ops[:in.NOps] {
-		if op.Kind < OpPush || op.Kind > OpClobber {
+		if op.Kind < OpPush || op.Kind > OpAddSPReg {
 			t.Fatalf("%x: op kind %d", code, op.Kind)
 		}
 	}

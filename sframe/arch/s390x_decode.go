@@ -41,7 +41,8 @@ import (
 //   - la/lay r1,d(r2) and aghik r1,r2,i into a followed register: OpSetReg;
 //   - lgr, ldgr, lgdr, ldr between two registers, one of them followed:
 //     OpSetReg (lgr %r11,%r15 is r11 = r15+0; ldgr %f0,%r14 saves r14 in f0);
-//   - sgr or slgr %r15,%rN: OpSubSPReg;
+//   - sgr or slgr %r15,%rN: OpSubSPReg; agr %r15,%rN: OpAddSPReg;
+//   - lghi and lgfi set Inst.Const;
 //   - brasl/bras (Call), basr/bas (CallIndirect; both clobber their link
 //     register; with a link register other than r14 (or r0 for brasl)
 //     they are Jump and JumpIndirect: bras %r5,1f jumps over a literal
@@ -110,6 +111,7 @@ const (
 	seAddUI                // algfi: R1 += unsigned I
 	seAGHIK                // aghik: R1 = R3 + I2
 	seSGR                  // sgr: R1 -= R2
+	seAGR                  // agr: R1 += R2
 	seLGR                  // lgr: R1 = R2
 	seLDGR                 // ldgr: FPR R1 = GPR R2
 	seLGDR                 // lgdr: GPR R1 = FPR R2
@@ -244,12 +246,13 @@ func buildS390XOps() {
 		{sfRRE, seLDGR, "B3C1"},
 		{sfRRE, seLGDR, "B3CD"},
 		// 0xB9 (RRE, RRF).
-		{sfRRE, seW1, "B900 B901 B902 B903 B906 B907 B908 B90A B90C B90F B910 B911 B912 B913 B914 B916 B917 B918 B919 B91A B91B B91C B91F B926 B927 B980 B981 B982 B984 B985 B988 B989 B994 B995 B998 B999"},
+		{sfRRE, seW1, "B900 B901 B902 B903 B906 B907 B90A B90C B90F B910 B911 B912 B913 B914 B916 B917 B918 B919 B91A B91B B91C B91F B926 B927 B980 B981 B982 B984 B985 B988 B989 B994 B995 B998 B999"},
 		{sfRRE, seW1P, "B90D B91D B983 B986 B987 B996 B997"}, // dsgr dsgfr flogr mlgr dlgr mlr dlr
 		{sfRRE, seW12, "B98D"},                               // epsw
 		{sfRRE, seW1P2P, "B9B0 B9B1 B9B2 B9B3"},              // cu14 cu24 cu41 cu42
 		{sfRRE, seLGR, "B904"},
 		{sfRRE, seSGR, "B909 B90B"}, // sgr slgr
+		{sfRRE, seAGR, "B908"},      // agr
 		{sfRRE, seBCTR, "B946"},     // bctgr
 		{sfRRE, seNone, "B920 B921 B930 B931 B960 B961 B972 B973 B9CD B9CF B9DD B9DF"},
 		{sfRRF, seW1, "B9C0 B9C8 B9C9 B9CA B9CB B9D8 B9D9 B9DA B9DB B9E0 B9E1 B9E2 B9E3 B9E4 B9E5 B9E6 B9E7 B9E8 B9E9 B9EA B9EB B9ED B9F0 B9F2 B9F4 B9F5 B9F6 B9F7 B9F8 B9F9 B9FA B9FB B9FD B964 B965 B966 B967 B974 B975 B976 B977"},
@@ -390,6 +393,12 @@ func (S390X) Decode(code []byte, pc uint64, inst *Inst) error {
 	case seNone:
 	case seW1:
 		inst.clobberIf(r1, s390xTracked)
+		switch key {
+		case 0xA709: // lghi: R1 = sign-extended I2 (16 bits)
+			inst.SetConst(r1, int64(int16(binary.BigEndian.Uint16(b[2:]))), 0)
+		case 0xC001: // lgfi: R1 = sign-extended I2 (32 bits)
+			inst.SetConst(r1, int64(int32(binary.BigEndian.Uint32(b[2:]))), 0)
+		}
 	case seW1P:
 		inst.clobberIf(r1, s390xTracked)
 		inst.clobberIf(rule.Reg((f.r1+1)&15), s390xTracked)
@@ -480,11 +489,14 @@ func (S390X) Decode(code []byte, pc uint64, inst *Inst) error {
 		if s390xTracked(r1) {
 			inst.Add(StackOp{Kind: OpSetReg, Reg: r1, Base: rule.Reg(f.r3), Imm: k})
 		}
-	case seSGR:
-		if r1 == s390xSP {
-			inst.Add(StackOp{Kind: OpSubSPReg, Reg: rule.Reg(f.r2)})
-		} else {
+	case seSGR, seAGR:
+		switch {
+		case r1 != s390xSP:
 			inst.clobberIf(r1, s390xTracked)
+		case e.effect == seSGR:
+			inst.Add(StackOp{Kind: OpSubSPReg, Reg: rule.Reg(f.r2)})
+		default:
+			inst.Add(StackOp{Kind: OpAddSPReg, Reg: rule.Reg(f.r2)})
 		}
 	case seLGR:
 		s390xCopy(inst, r1, rule.Reg(f.r2))

@@ -63,7 +63,7 @@ var s390xCases = []struct {
 	{"eb2310000004", "lmg %r2,%r3,0(%r1)", "other | restore r2 [r1+0]; restore r3 [r1+8]"},
 	{"eb6710000004", "lmg %r6,%r7,0(%r1)", "other | restore r6 [r1+0]; restore r7 [r1+8]"},
 	{"b90900f1", "sgr %r15,%r1", "other | subsp r1"},
-	{"b90800f1", "agr %r15,%r1", "other | clobber r15"},
+	{"b90800f1", "agr %r15,%r1", "other | addsp r1"},
 	{"c0e5ffffffa0", "brasl %r14,0", "call 0x0 | clobber r14"},
 	{"a7e5ff9d", "bras %r14,0", "call 0x0 | clobber r14"},
 	{"0de1", "basr %r14,%r1", "callind | clobber r14"},

@@ -381,6 +381,14 @@ func (d x86Dec) oneByte(pc uint64) {
 	kind := x86OneByteW[op]
 	if kind != wSpecial {
 		d.generic(kind)
+		if op >= 0xb8 && op <= 0xbf && !d.op16() {
+			// mov $imm32,%r32 (zero-extended) or movabs $imm64,%r64.
+			v := in.imm(d.code)
+			if !d.w() {
+				v &= 0xffffffff
+			}
+			d.inst.SetConst(x86Dwarf[d.opReg()], v, 0)
+		}
 		return
 	}
 	switch {
@@ -459,6 +467,14 @@ func (d x86Dec) oneByte(pc uint64) {
 				d.generic(wRM | wByte)
 			} else {
 				d.generic(wRM)
+				if d.mod() == 3 && !d.op16() {
+					// mov $imm32,%r64 (sign-extended) or %r32 (zero-extended).
+					v := in.imm(d.code)
+					if !d.w() {
+						v &= 0xffffffff
+					}
+					d.inst.SetConst(x86Dwarf[d.rmField()], v, 0)
+				}
 			}
 		default:
 			d.unknown("opcode not modelled")
@@ -582,8 +598,12 @@ func (d x86Dec) addSubReg() {
 		return
 	}
 	sub := op == 0x29 || op == 0x2b
-	if sub && d.w() && srcReg && src != xRSP {
-		d.op(OpSubSPReg, x86Dwarf[src], 0, 0)
+	if d.w() && srcReg && src != xRSP {
+		if sub {
+			d.op(OpSubSPReg, x86Dwarf[src], 0, 0)
+		} else {
+			d.op(OpAddSPReg, x86Dwarf[src], 0, 0)
+		}
 		return
 	}
 	if sub {

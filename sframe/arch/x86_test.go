@@ -65,7 +65,7 @@ var x86Forms = []struct{ text, hex, want string }{
 	{"or $0x1,%rsp", "48 83 cc 01", "clobber rsp; why: or, adc, sbb or xor on rsp"},
 	{"sub %rax,%rsp", "48 29 c4", "sp-=rax"},
 	{"sub %rax,%rsp", "48 2b e0", "sp-=rax"},
-	{"add %rax,%rsp", "48 01 c4", "clobber rsp; why: adds a register or memory to rsp"},
+	{"add %rax,%rsp", "48 01 c4", "sp+=rax"},
 	{"sub (%rax),%rsp", "48 2b 20", "clobber rsp; why: subtracts memory or a 32-bit value from rsp"},
 	{"mov %rbx,0x8(%rsp)", "48 89 5c 24 08", "save rbx@rsp+8"},
 	{"mov %r12,0x10(%rsp)", "4c 89 64 24 10", "save r12@rsp+16"},

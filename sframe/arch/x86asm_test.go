@@ -106,7 +106,7 @@ func x86asmDisagreement(code []byte, pc uint64, want int, in *Inst) (string, boo
 	touched := map[rule.Reg]bool{}
 	for _, o := range in.Ops[:in.NOps] {
 		switch o.Kind {
-		case OpAddSP, OpAndSP, OpSubSPReg:
+		case OpAddSP, OpAndSP, OpSubSPReg, OpAddSPReg:
 			touched[x86RSP] = true
 		case OpPop, OpRestore, OpSetReg, OpClobber:
 			touched[o.Reg] = true

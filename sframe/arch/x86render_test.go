@@ -55,6 +55,8 @@ func renderInst(in *Inst) string {
 			parts = append(parts, fmt.Sprintf("sp&=%d", o.Imm))
 		case OpSubSPReg:
 			parts = append(parts, fmt.Sprintf("sp-=%s", x86TestReg(o.Reg)))
+		case OpAddSPReg:
+			parts = append(parts, fmt.Sprintf("sp+=%s", x86TestReg(o.Reg)))
 		case OpSave:
 			parts = append(parts, fmt.Sprintf("save %s@%s%+d", x86TestReg(o.Reg), x86TestReg(o.Base), o.Imm))
 		case OpRestore:

@@ -1,0 +1,108 @@
+package code
+
+import (
+	"testing"
+
+	"github.com/sfdbg/sfdbg/sframe/arch"
+	"github.com/sfdbg/sfdbg/sframe/rule"
+)
+
+// TestLargeFrameSizedByAConstant: a frame too large for an immediate is
+// allocated by loading its size into a register first (AArch64 `mov x13,
+// #0x4160; sub sp, sp, x13`, Debian arm64's 948 false findings; x86-64
+// `mov $N,%eax; sub %rax,%rsp`; s390x `lgfi %r1,-N; agr %r15,%r1`). The
+// walk follows the constant to the SP update, so SP stays known and the
+// CFI's CFA=sp+16832 agrees, as does x29+96: both are true.
+func TestLargeFrameSizedByAConstant(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		a        *arch.Arch
+		code     []byte
+		at       uint64 // where the frame is allocated
+		cfa      int64  // CFA - SP there
+		fp       rule.Reg
+		fpCFA    int64 // CFA - FP there (when fp >= 0)
+		freed    uint64
+		freedCFA int64
+	}{
+		{"aarch64 movz, sub and add (extended register)", arm64, words(
+			0xa9ba7bfd, // stp x29, x30, [sp, #-96]!
+			0x910003fd, // mov x29, sp
+			0xd2882c0d, // mov x13, #0x4160
+			0xcb2d63ff, // sub sp, sp, x13
+			0x910043e0, // add x0, sp, #0x10
+			0xd2882c0d, // mov x13, #0x4160
+			0x8b2d63ff, // add sp, sp, x13
+			0xa8c67bfd, // ldp x29, x30, [sp], #96
+			0xd65f03c0, // ret
+		), 0x10, 16832, 29, 96, 0x1c, 96},
+		{"aarch64 movz and movk", arm64, words(
+			0xa9bf7bfd, // stp x29, x30, [sp, #-16]!
+			0xd2800010, // mov x16, #0x0
+			0xf2a00030, // movk x16, #0x1, lsl #16
+			0xcb3063ff, // sub sp, sp, x16
+			0x8b3063ff, // add sp, sp, x16
+			0xa8c17bfd, // ldp x29, x30, [sp], #16
+			0xd65f03c0, // ret
+		), 0x10, 0x10010, -1, 0, 0x14, 16},
+		{"x86-64 mov $imm32,%eax and sub %rax,%rsp", amd64, []byte{
+			0xb8, 0x00, 0x50, 0x00, 0x00, // mov $0x5000,%eax
+			0x48, 0x29, 0xc4, // sub %rax,%rsp
+			0x90,             // nop
+			0x48, 0x01, 0xc4, // add %rax,%rsp
+			0xc3, // ret
+		}, 8, 0x5008, -1, 0, 12, 8},
+		{"s390x lgfi and agr", s390x, []byte{
+			0xc0, 0x11, 0xff, 0xff, 0xb0, 0x00, // lgfi %r1,-20480
+			0xb9, 0x08, 0x00, 0xf1, // agr %r15,%r1
+			0xa7, 0x1b, 0x50, 0x00, // aghi %r1,20480 (r1 is 0 now, not the frame size)
+			0xa7, 0xfb, 0x50, 0x00, // aghi %r15,20480
+			0x07, 0xfe, // br %r14
+		}, 10, 160 + 20480, -1, 0, 18, 160},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Analyze(tc.a, tc.code, base, nil)
+			for _, fd := range f.Findings {
+				t.Errorf("finding: %s", f.Describe(fd))
+			}
+			check := func(pc uint64, reg rule.Reg, want int64) {
+				t.Helper()
+				st, _, ok := f.StateAt(base + pc)
+				if !ok {
+					t.Fatalf("+%#x not walked", pc)
+				}
+				if got, ok := st.CFAVia(tc.a, reg); !ok || got != want {
+					t.Errorf("+%#x: CFA = r%d + %d (known %v), want + %d", pc, reg, got, ok, want)
+				}
+			}
+			check(tc.at, tc.a.SP, tc.cfa)
+			if tc.fp >= 0 {
+				check(tc.at, tc.fp, tc.fpCFA)
+			}
+			check(tc.freed, tc.a.SP, tc.freedCFA)
+		})
+	}
+	t.Run("a constant overwritten before the SP update is not used", func(t *testing.T) {
+		code := words(
+			0xd2882c0d, // mov x13, #0x4160
+			0x9100058d, // add x13, x12, #0x1
+			0xcb2d63ff, // sub sp, sp, x13
+			0xd65f03c0, // ret
+		)
+		f := Analyze(arm64, code, base, nil)
+		if st, _, ok := f.StateAt(base + 12); ok {
+			if _, known := st.CFAVia(arm64, arm64.SP); known {
+				t.Errorf("SP known after sub sp, sp, x13 with x13 = x12 + 1")
+			}
+		}
+	})
+}
+
+// words encodes AArch64 instruction words, little-endian.
+func words(ws ...uint32) []byte {
+	b := make([]byte, 0, 4*len(ws))
+	for _, w := range ws {
+		b = append(b, byte(w), byte(w>>8), byte(w>>16), byte(w>>24))
+	}
+	return b
+}
