@@ -106,3 +106,59 @@ func words(ws ...uint32) []byte {
 	}
 	return b
 }
+
+// TestReturnsThroughOtherRegisters: an AArch64 function that keeps the RA
+// in x15 and returns with `ret x15` returns (Debian arm64's false RA
+// findings); one whose x15 does not hold the RA does not. An s390x `br
+// %r14` after r14 was saved and overwritten is a jump through a table
+// (Rust's match on s390x), not a return with the frame modified.
+func TestReturnsThroughOtherRegisters(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		a    *arch.Arch
+		code []byte
+		want []Kind
+	}{
+		{"ret x15 with the RA copied to x15", arm64, words(
+			0xaa1e03ef, // mov x15, x30
+			0xd280001e, // mov x30, #0x0 (x30 as scratch)
+			0xd65f01e0, // ret x15
+		), nil},
+		{"ret x15 without the RA in x15", arm64, words(
+			0xd280001e, // mov x30, #0x0
+			0xd65f01e0, // ret x15
+		), []Kind{KindRet}},
+		{"ret x15 after a call, which may overwrite x15", arm64, words(
+			0xaa1e03ef, // mov x15, x30
+			0x94000002, // bl +8
+			0xd65f01e0, // ret x15
+			0xd65f03c0, // ret (the callee)
+		), []Kind{KindRet}},
+		{"s390x br %r14 through a jump table after stmg", s390x, []byte{
+			0xeb, 0xdf, 0xf0, 0x68, 0x00, 0x24, // stmg %r13,%r15,104(%r15)
+			0xc0, 0xe0, 0x00, 0x00, 0x00, 0x10, // larl %r14,.+32
+			0xe3, 0xee, 0x10, 0x00, 0x00, 0x18, // agf %r14,0(%r14,%r1)
+			0x07, 0xfe, // br %r14
+		}, nil},
+		{"s390x br %r14 after lmg restored it", s390x, []byte{
+			0xeb, 0xdf, 0xf0, 0x68, 0x00, 0x24, // stmg %r13,%r15,104(%r15)
+			0xa7, 0xe9, 0x00, 0x00, // lghi %r14,0
+			0xeb, 0xdf, 0xf0, 0x68, 0x00, 0x04, // lmg %r13,%r15,104(%r15)
+			0x07, 0xfe, // br %r14
+		}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Analyze(tc.a, tc.code, base, nil)
+			var got []Kind
+			for _, fd := range f.Findings {
+				if fd.Kind != KindUnknown {
+					got = append(got, fd.Kind)
+				}
+				t.Log(f.Describe(fd))
+			}
+			if len(got) != len(tc.want) || len(got) > 0 && got[0] != tc.want[0] {
+				t.Errorf("findings %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -416,6 +416,7 @@ func (w *walker) path(off, fromCall int, st State) {
 		first := w.at[off] == 0
 		in := &w.inst
 		in.Len, in.Class, in.Target, in.NOps, in.Why, in.Syscall, in.Const = 0, arch.Other, 0, 0, "", false, false
+		in.RetOther, in.RetJump = false, false
 		err := w.decode(off, in)
 		if err == nil && (in.Len <= 0 || in.Len > len(w.text)-off || in.Len > 255) {
 			err = fmt.Errorf("decoder returned length %d with %d bytes left", in.Len, len(w.text)-off)
@@ -467,8 +468,23 @@ func (w *walker) path(off, fromCall int, st State) {
 			return
 		case arch.Return, arch.CondReturn:
 			w.f.Returns = true
+			if in.RetJump && !st.same(w.t.ra) {
+				// br %r14 with r14 not holding the RA: a jump through a
+				// table (larl %r14,TABLE; agf %r14,...), not a return.
+				if why := frameAtEntry(w.t, w.a, &st, false); why != "" {
+					w.find(KindUnknown, off, "indirect jump through the link register, which no longer holds the RA (a jump table), with the stack frame modified: "+why, &st, nil)
+				}
+				if in.Class == arch.Return {
+					return
+				}
+				break
+			}
 			auth := st
-			if why := frameAtEntry(w.t, w.a, &st, auth.pauth(in.Why)); why != "" {
+			if why := frameAtEntry(w.t, w.a, &st, auth.pauth(in.Why)); why == "" && in.RetOther {
+				if r, ok := st.CopiedTo(w.a, w.a.RA); !ok || r != in.RetReg {
+					w.find(KindRet, off, fmt.Sprintf("return through %s, which does not hold the RA", w.a.Format(rule.Rule{Kind: rule.Register, Reg: in.RetReg})), &st, nil)
+				}
+			} else if why != "" && !(in.RetOther && retVia(w.t, w.a, &st, in.RetReg)) {
 				w.find(KindRet, off, "return with the stack frame modified: "+why, &st, nil)
 			}
 			if in.Class == arch.Return {
@@ -572,6 +588,17 @@ func (w *walker) path(off, fromCall int, st State) {
 			st = *ns
 		}
 	}
+}
+
+// retVia reports whether a return through register r (AArch64 `ret
+// x15`) leaves the caller's frame as at the entry: SP back, and the RA's
+// caller value in r (mov x15, x30 before x30 was overwritten).
+func retVia(t *regTable, a *arch.Arch, s *State, r rule.Reg) bool {
+	if s.sp != t.entry.sp {
+		return false
+	}
+	c, ok := s.CopiedTo(a, a.RA)
+	return ok && c == r
 }
 
 // constants follows the constant kval in register kreg (-1: none) across

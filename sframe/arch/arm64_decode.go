@@ -79,6 +79,7 @@ func (i *Inst) reset(n int) {
 	i.Why = ""
 	i.Syscall = false
 	i.Const = false
+	i.RetOther, i.RetJump = false, false
 }
 
 // clobber appends OpClobber of r when the oracle follows r.
@@ -215,6 +216,7 @@ func arm64Branch(w uint32, pc uint64, inst *Inst) bool {
 			case 0:
 				if rn != 30 {
 					inst.Why = "ret x" + strconv.Itoa(int(rn))
+					inst.RetOther, inst.RetReg = true, rule.Reg(rn)
 				}
 			case 2:
 				inst.Why = WhyPAuthAuthA

@@ -126,6 +126,15 @@ type Inst struct {
 	ConstReg  rule.Reg
 	Const64   int64
 	ConstKeep uint64
+	// RetOther marks a Return that goes through RetReg rather than the
+	// machine's RA register (AArch64 `ret x15`).
+	RetOther bool
+	RetReg   rule.Reg
+	// RetJump marks a Return or CondReturn that is also the machine's
+	// indirect jump through that register (s390x br %r14, a jump table
+	// after larl %r14 when r14 no longer holds the RA): the walk takes it
+	// for a jump when the register does not hold the RA.
+	RetJump bool
 }
 
 // SetConst records that the instruction sets reg to (old & keep) | v

@@ -558,12 +558,12 @@ func (S390X) Decode(code []byte, pc uint64, inst *Inst) error {
 		switch {
 		case f.r1 == 0 || f.r2 == 0: // nopr; bcr 15,0 serializes
 		case f.r1 == 15 && f.r2 == 14:
-			inst.Class = Return
+			inst.Class, inst.RetJump = Return, true
 		case f.r1 == 15:
 			inst.Class = JumpIndirect
 			inst.Why = fmt.Sprintf("br %%r%d", f.r2)
 		case f.r2 == 14:
-			inst.Class = CondReturn
+			inst.Class, inst.RetJump = CondReturn, true
 		default:
 			inst.Class = JumpIndirect
 			inst.Why = fmt.Sprintf("conditional indirect jump (bcr %d,%%r%d)", f.r1, f.r2)
