@@ -104,6 +104,9 @@ type FileReport struct {
 	// neither SFrame nor CFI that could be judged (a Go or Free Pascal
 	// program, a stub): nothing in it claims anything about the stack.
 	NoUnwindTables bool `json:"no_unwind_tables,omitempty"`
+	// OtherMachine is set, with Err, when the file is for a machine sfdbg
+	// does not know (i386 in a multilib package; a Go object's EM_NONE).
+	OtherMachine bool `json:"other_machine,omitempty"`
 	// Acceptance holds, when check computed them (CheckOptions.Consumers),
 	// the verdicts of the Linux kernel's loader and of libsframe on the
 	// section (AddAcceptance).

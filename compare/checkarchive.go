@@ -57,9 +57,12 @@ func checkArchive(f *elfobj.File, opts CheckOptions) ([]*FileReport, error) {
 		}
 		out = append(out, rep)
 	}
+	if opts.AllMembers && opts.Code != nil && len(out) > 0 {
+		return out, nil
+	}
 	if withSFrame == 0 {
 		err := fmt.Errorf("%s: none of its %d ELF members has SFrame: %w", path, len(elfMembers), sframe.ErrNoSection)
-		return []*FileReport{{File: path, Findings: []Finding{}, Err: err.Error(), NoSFrame: true}}, nil
+		return []*FileReport{{File: path, Findings: []Finding{}, Err: err.Error(), NoSFrame: true, NoUnwindTables: len(elfMembers) == 0}}, nil
 	}
 	return out, nil
 }

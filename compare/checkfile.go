@@ -41,6 +41,11 @@ type CheckOptions struct {
 	// codecheck.go). nil: SFrame against CFI only. A batch (CheckFiles)
 	// calls it from several goroutines at once.
 	Code CodeOracle
+	// AllMembers makes CheckArchive judge the CFI of every ELF member
+	// against the code (with Code set), SFrame or not, as CheckFile does
+	// for a file (check --recursive --all); without it an archive none of
+	// whose members has SFrame gets one report with Err.
+	AllMembers bool
 }
 
 // CheckFile validates the SFrame section of the ELF file at path against
@@ -105,6 +110,8 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 		if inner := errors.Unwrap(err); inner != nil {
 			err = inner // "module NAME: ...": the file's path names it better
 		}
+		var um *arch.UnknownMachineError
+		rep.OtherMachine = errors.As(err, &um)
 		return fail(fmt.Errorf("%s: %w", name, err))
 	}
 	if hasEHABI(f) {

@@ -37,7 +37,7 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	jsonOut := fset.Bool("json", false, "JSON output: one document for one file, JSON Lines (one report per file as it is done, then the totals) for several or --recursive")
 	junit := fset.String("junit", "", "also write a JUnit XML report to `FILE` (one test case per binary)")
 	recursive := fset.Bool("recursive", false, "check every ELF file and ar archive with .sframe below the given directories (other files are skipped)")
-	all := fset.Bool("all", false, "with --recursive, also judge the CFI of ELF files without SFrame against the code (a distribution's files); a file with no unwind tables at all is counted as skipped, not an error")
+	all := fset.Bool("all", false, "with --recursive, also judge the CFI of ELF files without SFrame against the code (a distribution's files); a file with no unwind tables at all, or for a machine sfdbg does not know, is counted as skipped, not an error")
 	jobs := fset.Int("j", runtime.NumCPU(), "check `N` files in parallel")
 	noCode := fset.Bool("no-code", false, "do not judge SFrame and CFI against the machine code (the code oracle: code-cfa, code-ra, code-fp, code-state findings and the judged share)")
 	profile := fset.String("profile", "", "with `kernel`, every rule the Linux kernel's SFrame loader fails counts as a disagreement (exit 1)")
@@ -125,8 +125,8 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	walked := &walkResult{skipped: map[string]int{}, stderr: stderr}
 	total := compare.NewCheckDocument(nil)
-	noSFrame, noTables := 0, 0
-	opts := compare.CheckOptions{Consumers: true, KernelProfile: *profile == "kernel"}
+	noSFrame, noTables, otherMachine := 0, 0, 0
+	opts := compare.CheckOptions{Consumers: true, KernelProfile: *profile == "kernel", AllMembers: *all}
 	if !*noCode {
 		opts.Code = compare.FramesCode
 	}
@@ -140,6 +140,9 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 		case skipNoTables:
 			noTables++
 			return
+		case skipOtherMachine:
+			otherMachine++
+			return
 		}
 		gate.Classify(r)
 		total.Add(r)
@@ -150,6 +153,7 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	})
 	walked.skipped[skipNoSFrame] += noSFrame
 	walked.skipped[skipNoTables] += noTables
+	walked.skipped[skipOtherMachine] += otherMachine
 	var summary io.Writer // where --recursive's file counts go
 	if *recursive {
 		summary = stdout
@@ -200,11 +204,15 @@ func newGate(ignoreKnown bool, suppressions, baseline string) (*compare.Gate, er
 
 // skipped returns why --recursive skips the report of a file it found
 // (not one named on the command line), or "": a file without SFrame
-// unless all is set (with all, its CFI was judged), and one with no
-// unwind tables at all (with all; without, it lacks SFrame too).
+// unless all is set (with all, its CFI was judged), and, with all, one
+// with no unwind tables at all or for a machine sfdbg does not know.
 func skipped(r *compare.FileReport, named map[string]bool, all bool) string {
 	switch {
-	case named[r.File] || !r.NoSFrame:
+	case named[r.File]:
+		return ""
+	case all && r.OtherMachine:
+		return skipOtherMachine
+	case !r.NoSFrame:
 		return ""
 	case !all:
 		return skipNoSFrame
@@ -302,11 +310,12 @@ func (t teeSink) end(total *compare.CheckDocument, walked *walkResult, summary i
 
 // Reasons --recursive skips a file, as the summary names them.
 const (
-	skipNotELF     = "not ELF"
-	skipNoSFrame   = "ELF without SFrame"
-	skipNoTables   = "ELF without SFrame or CFI"
-	skipSymlink    = "symbolic link (not followed)"
-	skipNotRegular = "not a regular file"
+	skipNotELF       = "not ELF"
+	skipNoSFrame     = "ELF without SFrame"
+	skipNoTables     = "ELF without SFrame or CFI"
+	skipOtherMachine = "ELF for another machine"
+	skipSymlink      = "symbolic link (not followed)"
+	skipNotRegular   = "not a regular file"
 )
 
 // walkResult is what --recursive found below the directories it walked:
@@ -386,7 +395,7 @@ func (w *walkResult) cannotRead(p string, err error) {
 func (w *walkResult) writeSummary(out io.Writer, checked int) {
 	total := 0
 	var why []string
-	for _, r := range []string{skipNotELF, skipNoSFrame, skipNoTables, skipSymlink, skipNotRegular} {
+	for _, r := range []string{skipNotELF, skipNoSFrame, skipNoTables, skipOtherMachine, skipSymlink, skipNotRegular} {
 		if n := w.skipped[r]; n > 0 {
 			total += n
 			why = append(why, fmt.Sprintf("%s: %d", r, n))

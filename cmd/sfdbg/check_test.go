@@ -214,8 +214,17 @@ func TestCheckRecursiveSaysWhatItCheckedAndSkipped(t *testing.T) {
 		dir := t.TempDir()
 		withoutSFrame(t, dumpFixture(t, "deep-v1-O2"), filepath.Join(dir, "plain"))
 		withoutUnwindTables(t, dumpFixture(t, "deep-v1-O2"), filepath.Join(dir, "bare"))
+		// An i386 file (a multilib package's) and an archive of no ELF
+		// member (a Go package archive) are skipped too.
+		b, err := os.ReadFile(dumpFixture(t, "deep-v1-O2"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		binary.LittleEndian.PutUint16(b[0x12:], uint16(elf.EM_386))
+		os.WriteFile(filepath.Join(dir, "i386"), b, 0o644)
+		os.WriteFile(filepath.Join(dir, "go.a"), []byte("!<arch>\n__.PKGDEF       0           0     0     644     4         `\ngo o"), 0o644)
 		code, out, errOut := runSfdbg("check", "--recursive", "--all", dir)
-		if code != exitOK || !strings.Contains(out, "1 checked, 1 skipped (ELF without SFrame or CFI: 1)") ||
+		if code != exitOK || !strings.Contains(out, "1 checked, 3 skipped (ELF without SFrame or CFI: 2; ELF for another machine: 1)") ||
 			!strings.Contains(out, "no SFrame; CFI judged against the machine code") {
 			t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 		}
