@@ -518,9 +518,23 @@ func (j *codeJudge) flush() {
 	}
 	for _, k := range r.key.ref.Kinds() {
 		f.Kind = subjectKind(frames.MethodCode, k)
-		f.Message = fmt.Sprintf("%s %s: %s%s", k.Title(), where, j.says(k, r, code), after)
+		title := k.Title()
+		if k == KindFP && scratch(refRow.FP, code.FP) {
+			// FP overwritten where the table says it keeps its value:
+			// nothing is found through it.
+			f.Kind, title = KindCodeScratch, "FP used as scratch"
+		}
+		f.Message = fmt.Sprintf("%s %s: %s%s", title, where, j.says(k, r, code), after)
 		c.add(f)
 	}
+}
+
+// scratch reports whether a table's rule t for a register, and the
+// code's rule c for it, say only that the code uses the register as
+// scratch: the table says "same value" (its default) and the code says
+// the caller's value is overwritten and not saved (undefined).
+func scratch(t, c rule.Rule) bool {
+	return t.Kind == rule.SameValue && c.Kind == rule.Undefined
 }
 
 // says tells what each table and the code say about the part k (CFA, RA

@@ -84,7 +84,7 @@ func codeFindings(rep *FileReport) []Finding {
 	var out []Finding
 	for _, f := range rep.Findings {
 		switch f.Kind {
-		case KindCodeCFA, KindCodeRA, KindCodeFP, KindCodeState, KindCodeUnknown:
+		case KindCodeCFA, KindCodeRA, KindCodeFP, KindCodeState, KindCodeUnknown, KindCodeScratch:
 			out = append(out, f)
 		}
 	}

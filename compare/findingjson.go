@@ -36,6 +36,9 @@ type findingJSON struct {
 	KnownID      string                   `json:"known_id,omitempty"`
 	Suppressed   string                   `json:"suppressed,omitempty"`
 	Baselined    bool                     `json:"baselined,omitempty"`
+	// Misleads is Kind.Misleads for the code oracle's findings (derived;
+	// absent for other kinds).
+	Misleads *bool `json:"misleads_unwinder,omitempty"`
 }
 
 // MarshalJSON writes the finding as findingJSON.
@@ -45,6 +48,11 @@ func (f Finding) MarshalJSON() ([]byte, error) {
 		SFrame: f.Rules[frames.MethodSFrame], CFI: f.Rules[frames.MethodCFI], FP: f.Rules[frames.MethodFP],
 		Message: f.Message, Section: f.Section, SectionOff: f.SectionOff, Known: f.Known, KnownID: f.KnownID,
 		Suppressed: f.Suppressed, Baselined: f.Baselined}
+	switch f.Kind {
+	case KindCodeCFA, KindCodeRA, KindCodeFP, KindCodeState, KindCodeScratch:
+		m := f.Kind.Misleads()
+		w.Misleads = &m
+	}
 	for m, r := range f.Rules {
 		if r != "" {
 			if w.Rules == nil {

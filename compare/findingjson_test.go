@@ -34,7 +34,7 @@ func TestFindingJSONKeepsTheSchema2RuleKeysAndAddsRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"kind":"code-cfa","module":"m","func_start":0,"pc":16,"frame":-1,"sframe":"cfa=rsp+16 ra=c-8 fp=u","cfi":"cfa=rsp+16 ra=c-8 fp=u",` +
-		`"rules":{"cfi":"cfa=rsp+16 ra=c-8 fp=u","code":"cfa=rsp+24 ra=c-8 fp=u","sframe":"cfa=rsp+16 ra=c-8 fp=u"},"message":"x"}`
+		`"rules":{"cfi":"cfa=rsp+16 ra=c-8 fp=u","code":"cfa=rsp+24 ra=c-8 fp=u","sframe":"cfa=rsp+16 ra=c-8 fp=u"},"message":"x","misleads_unwinder":true}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}

@@ -121,6 +121,11 @@ const (
 	// FP from different places (compared where the subject says where
 	// each saved register is: EHABI's pops against CFI's rules).
 	KindRegs
+	// KindCodeScratch: the code uses a register as scratch (FP: OCaml
+	// code, CRYPTOGAMS helpers) where the tables say "same value" for it.
+	// Literally untrue, but no unwinder is misled: nothing in the frame
+	// is found through it. A note; it fails no gate (Misleads).
+	KindCodeScratch
 	kindEnd
 )
 
@@ -150,6 +155,7 @@ var kindNames = [...]string{
 	KindCodeState:         "code-state",
 	KindCodeUnknown:       "code-unknown",
 	KindRegs:              "regs",
+	KindCodeScratch:       "code-scratch",
 }
 
 var kindTitles = [...]string{
@@ -178,6 +184,7 @@ var kindTitles = [...]string{
 	KindCodeState:         "two paths reach an instruction with different stack states",
 	KindCodeUnknown:       "code the oracle could not follow (coverage note)",
 	KindRegs:              "saved registers differ",
+	KindCodeScratch:       "a register the code uses as scratch, which the tables say keeps its value (misleads no unwinder)",
 }
 
 // String returns the stable short name ("cfa", "fre-boundary", ...).
@@ -202,10 +209,23 @@ func (k Kind) Title() string {
 // disagreements; sfdbg check exits 1 only for disagreements.
 func (k Kind) Disagreement() bool {
 	switch k {
-	case KindNoFDE, KindSkipped, KindExtraFDE, KindFPChain, KindGap, KindNoCFI, KindSignalUndescribed, KindCodeUnknown:
+	case KindNoFDE, KindSkipped, KindExtraFDE, KindFPChain, KindGap, KindNoCFI, KindSignalUndescribed, KindCodeUnknown, KindCodeScratch:
 		return false
 	}
 	return true
+}
+
+// Misleads reports whether a code oracle finding of this kind says the
+// tables mislead an unwinder (the CFA, the RA, a register they say is
+// saved, or no single row for two paths): code-cfa, code-ra, code-fp and
+// code-state; not code-scratch (a "same value" for a register the code
+// uses as scratch) nor the coverage note code-unknown.
+func (k Kind) Misleads() bool {
+	switch k {
+	case KindCodeCFA, KindCodeRA, KindCodeFP, KindCodeState:
+		return true
+	}
+	return false
 }
 
 // subjectKind is the kind of a finding of kind k about the method subj

@@ -121,6 +121,7 @@ func (d fakeISA) Text(code []byte, pc uint64) string {
 }
 
 const (
+	rDX = 1 // DWARF 1: rdx
 	rBX = 3
 	rBP = 6
 	rSP = 7

@@ -493,7 +493,13 @@ func join(t *regTable, a, b State) (State, bool) {
 			j.restored &^= bit
 		case xs && ys: // in the register on both paths, a copy in different places
 			j.regs[i], j.inreg, j.restored = slotSame, j.inreg&^bit, j.restored&^bit
-		case (xs || x == slotLost) && (ys || y == slotLost):
+		case (xs || x == slotLost) && (ys || y == slotLost), i != t.ra:
+			// Two paths keep the caller's value in different places
+			// (OCaml saves no register, PHP's VM keeps globals in
+			// r14/r15): after they meet it is in neither for sure. Only
+			// the RA's place is a fault of the code's frame; the tables'
+			// rules for the other registers are not judged, so a
+			// disagreement there is no finding (issue 30's first class).
 			j.regs[i], j.inreg, j.restored = slotLost, j.inreg&^bit, j.restored&^bit
 		default:
 			return a, false
