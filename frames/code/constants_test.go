@@ -162,3 +162,63 @@ func TestReturnsThroughOtherRegisters(t *testing.T) {
 		})
 	}
 }
+
+// TestInlineStackProbeLoop: LLVM's inline stack probe moves SP by a page
+// each turn until it equals the bound in r11 (its CFI puts the CFA on r11
+// meanwhile). The loop's head meets itself with another SP: SP is not
+// known there, the CFA is r11's; on the way out of `cmp %r11,%rsp; jne`
+// SP equals r11, so the epilogue is judged with the whole frame (issue
+// 30's third class: it was judged with one turn's).
+func TestInlineStackProbeLoop(t *testing.T) {
+	code := []byte{
+		0x55,             // push %rbp
+		0x53,             // push %rbx
+		0x49, 0x89, 0xe3, // mov %rsp,%r11
+		0x49, 0x81, 0xeb, 0x00, 0x50, 0x00, 0x00, // sub $0x5000,%r11
+		0x48, 0x81, 0xec, 0x00, 0x10, 0x00, 0x00, // 0xc: sub $0x1000,%rsp
+		0x48, 0xc7, 0x04, 0x24, 0x00, 0x00, 0x00, 0x00, // movq $0x0,(%rsp)
+		0x4c, 0x39, 0xdc, // cmp %r11,%rsp
+		0x75, 0xec, // jne 0xc
+		0x48, 0x83, 0xec, 0x28, // 0x20: sub $0x28,%rsp
+		0x48, 0x89, 0xe7, // mov %rsp,%rdi
+		0xe8, 0x00, 0x00, 0x00, 0x00, // call
+		0x48, 0x81, 0xc4, 0x28, 0x50, 0x00, 0x00, // add $0x5028,%rsp
+		0x5b, // pop %rbx
+		0x5d, // pop %rbp
+		0xc3, // ret
+	}
+	f := Analyze(amd64, code, base, nil)
+	for _, fd := range f.Findings {
+		t.Errorf("finding: %s", f.Describe(fd))
+	}
+	for _, c := range []struct {
+		pc  uint64
+		reg rule.Reg
+		cfa int64
+	}{
+		{0xc, 11, 24 + 0x5000},      // the loop's head: CFA = r11 + 20504
+		{0x20, 7, 24 + 0x5000},      // out of the loop: rsp = r11
+		{0x24, 7, 24 + 0x5000 + 40}, // the CFI's rsp+20544
+		{0x35, 7, 8},                // ret
+	} {
+		st, _, ok := f.StateAt(base + c.pc)
+		if !ok {
+			t.Fatalf("+%#x not walked", c.pc)
+		}
+		if got, ok := st.CFAVia(amd64, c.reg); !ok || got != c.cfa {
+			t.Errorf("+%#x: CFA = r%d + %d (known %v), want + %d", c.pc, c.reg, got, ok, c.cfa)
+		}
+	}
+	if _, ok := mustState(t, f, 0xc).CFAVia(amd64, 7); ok {
+		t.Error("SP known at the loop's head, where each turn has another")
+	}
+}
+
+func mustState(t *testing.T, f *Func, off uint64) State {
+	t.Helper()
+	st, _, ok := f.StateAt(base + off)
+	if !ok {
+		t.Fatalf("+%#x not walked", off)
+	}
+	return st
+}

@@ -512,6 +512,40 @@ func join(t *regTable, a, b State) (State, bool) {
 	return j, ok
 }
 
+// joinBound joins a and b, states whose SP differs where a loop meets
+// itself (LLVM's inline stack probe: sub $0x1000,%rsp each turn until
+// rsp equals r11), when register r, which the loop compares with SP, holds
+// the same CFA-relative value in both, at or below both SPs: SP is not
+// known after, and the CFA is on the copies of SP (the table's CFA rule
+// is r11-based there). It reports false when that does not hold or the
+// states differ otherwise too.
+func joinBound(t *regTable, a, b State, r rule.Reg) (State, bool) {
+	if a.sp == b.sp || a.sp == unknown || b.sp == unknown || r == t.sp || r == t.fpReg {
+		return a, false
+	}
+	v := a.value(t, r)
+	if v == unknown || v != b.value(t, r) || v > a.sp || v > b.sp {
+		return a, false
+	}
+	a.sp, b.sp = unknown, unknown
+	a.flags |= flagRealigned
+	b.flags |= flagRealigned
+	return join(t, a, b)
+}
+
+// learnSP sets SP to register r's value, which a compare and the way of a
+// conditional jump it took say SP equals; it reports false when r's value
+// is not known relative to the CFA (then s is unchanged).
+func (s *State) learnSP(t *regTable, r rule.Reg) bool {
+	v := s.value(t, r)
+	if v == unknown || r == t.sp {
+		return false
+	}
+	s.sp = v
+	s.flags &^= flagRealigned
+	return true
+}
+
 // AtEntry reports whether s is the caller's frame as at a call's entry
 // on a: SP at the return address's slot, RA where the call put it, and
 // every tracked register holding the caller's value. A jump with such a

@@ -2,6 +2,7 @@ package code
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -70,6 +71,9 @@ type walker struct {
 	// syscalls holds the offsets of the system calls walked
 	// (arch.Inst.Syscall), for presumeSyscall.
 	syscalls map[int]bool
+	// spBound lists the registers the walk saw compared with SP
+	// (arch.Inst.CmpSP): a loop's bound for joinBound.
+	spBound []rule.Reg
 }
 
 // maxWalks bounds the walks of one function: the first, and one more each
@@ -224,6 +228,7 @@ func (w *walker) release() {
 	clear(w.presumed)
 	clear(w.confirmed)
 	clear(w.syscalls)
+	w.spBound = w.spBound[:0]
 	w.rewalk = false
 	w.later, w.next = w.later[:0], 0
 	w.a, w.t, w.text, w.f, w.opts = nil, nil, nil, nil, Options{}
@@ -359,6 +364,9 @@ func (w *walker) path(off, fromCall int, st State) {
 	// and not overwritten since, or is -1: `mov x13, #0x4160; sub sp,
 	// sp, x13` allocates a large frame of known size.
 	kreg, kval := rule.Reg(-1), int64(0)
+	// cmpReg is the register the instruction before compared with SP
+	// (arch.Inst.CmpSP), or -1.
+	cmpReg := rule.Reg(-1)
 	for {
 		if at := w.at[off]; at != 0 {
 			if at < 0 {
@@ -369,6 +377,12 @@ func (w *walker) path(off, fromCall int, st State) {
 				return
 			}
 			j, ok := join(w.t, old, st)
+			for _, r := range w.spBound {
+				if ok {
+					break
+				}
+				j, ok = joinBound(w.t, old, st, r)
+			}
 			if ok && j == old {
 				return
 			}
@@ -416,7 +430,7 @@ func (w *walker) path(off, fromCall int, st State) {
 		first := w.at[off] == 0
 		in := &w.inst
 		in.Len, in.Class, in.Target, in.NOps, in.Why, in.Syscall, in.Const = 0, arch.Other, 0, 0, "", false, false
-		in.RetOther, in.RetJump = false, false
+		in.RetOther, in.RetJump, in.CmpSP, in.Cond = false, false, false, arch.CondOther
 		err := w.decode(off, in)
 		if err == nil && (in.Len <= 0 || in.Len > len(w.text)-off || in.Len > 255) {
 			err = fmt.Errorf("decoder returned length %d with %d bytes left", in.Len, len(w.text)-off)
@@ -457,6 +471,14 @@ func (w *walker) path(off, fromCall int, st State) {
 			fromCall = -1
 		}
 		kreg, kval = constants(in, kreg, kval)
+		cmp := cmpReg
+		cmpReg = -1
+		if in.CmpSP {
+			cmpReg = in.CmpReg
+			if !slices.Contains(w.spBound, cmpReg) {
+				w.spBound = append(w.spBound, cmpReg)
+			}
+		}
 
 		switch in.Class {
 		case arch.Unknown:
@@ -556,7 +578,20 @@ func (w *walker) path(off, fromCall int, st State) {
 			}
 			continue
 		case arch.CondJump:
-			w.branch(off, in.Target, ns)
+			taken := ns
+			if cmp >= 0 && in.Cond != arch.CondOther {
+				// After cmp %r11,%rsp: on the way where they are
+				// equal, SP is r11's value.
+				eq := *ns
+				if eq.learnSP(w.t, cmp) {
+					if in.Cond == arch.CondEQ {
+						taken = &eq
+					} else {
+						w.nst, ns, idx = eq, &w.nst, -1
+					}
+				}
+			}
+			w.branch(off, in.Target, taken)
 		case arch.JumpIndirect:
 			var targets []uint64
 			if w.opts.JumpTable != nil {

@@ -80,6 +80,7 @@ func (i *Inst) reset(n int) {
 	i.Syscall = false
 	i.Const = false
 	i.RetOther, i.RetJump = false, false
+	i.CmpSP, i.Cond = false, CondOther
 }
 
 // clobber appends OpClobber of r when the oracle follows r.

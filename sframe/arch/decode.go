@@ -135,7 +135,25 @@ type Inst struct {
 	// after larl %r14 when r14 no longer holds the RA): the walk takes it
 	// for a jump when the register does not hold the RA.
 	RetJump bool
+	// CmpSP marks a compare of SP with register CmpReg (x86-64 cmp
+	// %r11,%rsp, the end test of LLVM's inline stack probe loop); a
+	// CondJump right after it with Cond CondEQ or CondNE tells the walk
+	// that SP equals CmpReg on one of its two ways.
+	CmpSP  bool
+	CmpReg rule.Reg
+	// Cond is a CondJump's condition where the walk may use it.
+	Cond Cond
 }
+
+// Cond is a conditional jump's condition, as far as the walk uses it.
+type Cond uint8
+
+// Conditions.
+const (
+	CondOther Cond = iota
+	CondEQ         // taken when the operands compared were equal (je, b.eq)
+	CondNE         // taken when they differed (jne, b.ne)
+)
 
 // SetConst records that the instruction sets reg to (old & keep) | v
 // (Inst.Const).

@@ -115,6 +115,18 @@ func (X86) Decode(code []byte, pc uint64, inst *Inst) error {
 	return nil
 }
 
+// x86Cond is the condition of the short jcc op (0x70-0x7f): je and jne
+// (Intel SDM vol. 2, Jcc); loop and jrcxz are CondOther.
+func x86Cond(op uint8) Cond {
+	switch op {
+	case 0x74:
+		return CondEQ
+	case 0x75:
+		return CondNE
+	}
+	return CondOther
+}
+
 // x86Dec turns the fields of one instruction into inst.
 type x86Dec struct {
 	in   *x86Insn
@@ -378,6 +390,15 @@ func (d x86Dec) oneByte(pc uint64) {
 	if op == 0xdf && in.modrm == 0xe0 { // fnstsw %ax
 		d.implicit(mRAX)
 	}
+	if (op == 0x39 || op == 0x3b) && d.mod() == 3 && d.w() {
+		// cmp between two 64-bit registers: one of them rsp?
+		switch a, b := d.rmField(), d.regField(); {
+		case a == xRSP && b != xRSP:
+			d.inst.CmpSP, d.inst.CmpReg = true, x86Dwarf[b]
+		case b == xRSP && a != xRSP:
+			d.inst.CmpSP, d.inst.CmpReg = true, x86Dwarf[a]
+		}
+	}
 	kind := x86OneByteW[op]
 	if kind != wSpecial {
 		d.generic(kind)
@@ -406,6 +427,7 @@ func (d x86Dec) oneByte(pc uint64) {
 		d.popNoReg()
 	case op >= 0x70 && op <= 0x7f, op >= 0xe0 && op <= 0xe3: // jcc, loop, jrcxz
 		d.target(CondJump, pc)
+		d.inst.Cond = x86Cond(op)
 	case op == 0xe8:
 		d.target(Call, pc)
 	case op == 0xe9 || op == 0xeb:
@@ -719,6 +741,7 @@ func (d x86Dec) twoByte(pc uint64) {
 	switch {
 	case op >= 0x80 && op <= 0x8f:
 		d.target(CondJump, pc)
+		d.inst.Cond = x86Cond(op - 0x10)
 	case op == 0x0b || op == 0xb9 || op == 0xff: // ud2, ud1, ud0
 		d.inst.Class = Stop
 	case op == 0x05: // syscall: rax, rcx and r11 (x86TwoByteImplicit)
