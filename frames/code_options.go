@@ -14,9 +14,11 @@ package frames
 import (
 	"debug/elf"
 	"errors"
+	"sort"
 	"strings"
 	"sync"
 
+	"github.com/sfdbg/sfdbg/frames/cfi"
 	"github.com/sfdbg/sfdbg/frames/code"
 	"github.com/sfdbg/sfdbg/sframe/arch"
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
@@ -120,6 +122,17 @@ func (c *CodeAnalyzer) options(text []byte, start uint64, depth int) *code.Optio
 		return op
 	}
 	op.Partition = c.intoSibling
+	if pads := c.m.callSites(start); len(pads) > 0 {
+		op.LandingPad = func(pc uint64) uint64 {
+			// The table is sorted by Start (the ABI requires it); the
+			// calls are asked in no order.
+			i := sort.Search(len(pads), func(i int) bool { return pads[i].End > pc })
+			if i < len(pads) && pads[i].Start <= pc {
+				return pads[i].LandingPad
+			}
+			return 0
+		}
+	}
 	if c.a == arch.AMD64Arch {
 		op.JumpTable = code.X86JumpTables(text, start, c.m.codeBytes)
 	}
@@ -385,4 +398,56 @@ func (c *CodeAnalyzer) setDead(target uint64, v bool) {
 	}
 	c.dead[target] = v
 	c.mu.Unlock()
+}
+
+// callSites returns the call-site table of the LSDA of the .eh_frame FDE
+// that starts at the link-time address start (cfi.ParseLSDA), sorted by
+// Start, with the entries that have a landing pad only; nil when the FDE
+// has no LSDA, or it cannot be read (a relocatable object's LSDA pointer
+// is not relocated: its table is not read).
+func (m *Module) callSites(start uint64) []cfi.CallSite {
+	t, err := m.cfiTableOf(start+m.Bias, true)
+	if err != nil {
+		return nil
+	}
+	fd, err := t.lookup(start)
+	if err != nil || fd.Start != start || fd.LSDA == 0 || fd.CIE == nil || fd.CIE.LSDAEncoding&cfi.DW_EH_PE_indirect != 0 {
+		return nil
+	}
+	l, err := m.Layout()
+	if err != nil || l.Synthetic() {
+		return nil
+	}
+	s, off, ok := l.Locate(fd.LSDA)
+	if !ok || s.Type == elf.SHT_NOBITS {
+		return nil
+	}
+	// An LSDA is small: its call-site table has an entry per call that
+	// may throw. Read what the section holds, up to 64 KiB.
+	n := min(s.Size-off, 64<<10)
+	b := make([]byte, n)
+	if _, err := s.ReadAt(b, int64(off)); err != nil {
+		return nil
+	}
+	f := l.File()
+	sites, err := cfi.ParseLSDA(b, fd.LSDA, int64(off), f.ByteOrder, ptrSize(f), start)
+	if err != nil {
+		return nil // a table cut short may name pads wrongly
+	}
+	out := sites[:0]
+	for _, cs := range sites {
+		if cs.LandingPad != 0 && cs.End > cs.Start {
+			out = append(out, cs)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	return out
+}
+
+// ptrSize is the size of an address in f, in bytes.
+func ptrSize(f *elf.File) int {
+	if f.Class == elf.ELFCLASS32 {
+		return 4
+	}
+	return 8
 }

@@ -70,6 +70,12 @@ type Options struct {
 	// table read through relocations or .rodata), or nil when they are not
 	// known.
 	JumpTable func(pc uint64) []uint64
+	// LandingPad returns the landing pad of the call at pc (the C++ or
+	// Rust cleanup or catch block an exception thrown through the call
+	// enters, from the function's LSDA), or 0. The walk enters it with
+	// the state after the call: the unwinder restores the frame as the
+	// call left it.
+	LandingPad func(pc uint64) uint64
 	// Partition reports whether a jump to target, outside the function,
 	// enters another part of the same function (foo.cold, or foo from
 	// foo.cold) rather than being a tail call. Such jumps are recorded in

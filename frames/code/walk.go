@@ -546,6 +546,15 @@ func (w *walker) path(off, fromCall int, st State) {
 
 		switch in.Class {
 		case arch.Call, arch.CallIndirect:
+			if w.opts.LandingPad != nil {
+				if pad := w.opts.LandingPad(w.pc0 + uint64(off)); pad != 0 && w.target(pad) >= 0 {
+					landing := *ns
+					landing.call(w.t)
+					if _, _, ok := landing.cfa(w.t); ok {
+						w.branch(off, pad, &landing)
+					}
+				}
+			}
 			if in.Class == arch.Call && (w.opts.NoReturnCall != nil && w.opts.NoReturnCall(w.pc0+uint64(off), in.Target) ||
 				w.opts.NoReturnCall == nil && w.opts.NoReturn != nil && w.opts.NoReturn(in.Target)) || w.presumed[off] {
 				return
