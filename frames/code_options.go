@@ -122,6 +122,9 @@ func (c *CodeAnalyzer) options(text []byte, start uint64, depth int) *code.Optio
 		return op
 	}
 	op.Partition = c.intoSibling
+	if c.layout.Synthetic() {
+		op.BranchReloc = c.branchReloc
+	}
 	if pads := c.m.callSites(start); len(pads) > 0 {
 		op.LandingPad = func(pc uint64) uint64 {
 			// The table is sorted by Start (the ABI requires it); the
@@ -321,6 +324,29 @@ func (c *CodeAnalyzer) noReturnCall(text []byte, start, pc, target uint64, depth
 		}
 	}
 	return c.noReturn(target, depth)
+}
+
+// branchReloc gives the target of the branch of n bytes at pc of a
+// relocatable object from the relocation in its bytes
+// (code.Options.BranchReloc): S + A + (base - F), the field F's value
+// being S + A - F relative to base, the end of the instruction on x86-64
+// (R_X86_64_PLT32, PC32), its start on AArch64 (JUMP26, CONDBR19) and
+// s390x (PC32DBL, PLT32DBL: the halving undone). A symbol the object does
+// not define leaves the function: the all-ones address.
+func (c *CodeAnalyzer) branchReloc(pc uint64, n int) (uint64, bool) {
+	r, ok := c.layout.CodeRelocIn(pc, pc+uint64(n))
+	if !ok {
+		return 0, false
+	}
+	s := r.Sym
+	if s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE {
+		return ^uint64(0), true
+	}
+	base := pc
+	if c.a.Machine == elf.EM_X86_64 {
+		base = pc + uint64(n)
+	}
+	return c.layout.SymbolAddr(s.Value, s.Section) + uint64(r.Addend) + base - r.Addr, true
 }
 
 // noReturnSym reports whether the function a relocation's symbol names

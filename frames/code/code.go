@@ -70,6 +70,12 @@ type Options struct {
 	// table read through relocations or .rodata), or nil when they are not
 	// known.
 	JumpTable func(pc uint64) []uint64
+	// BranchReloc returns the target of the direct jump or call of n
+	// bytes at pc when a relocation gives it (a relocatable object, where
+	// the instruction's own displacement is 0: jmp f is e9 00 00 00 00
+	// with R_X86_64_PLT32 f-4), and ok; a symbol the object does not
+	// define gives an address outside every function (a tail call).
+	BranchReloc func(pc uint64, n int) (target uint64, ok bool)
 	// LandingPad returns the landing pad of the call at pc (the C++ or
 	// Rust cleanup or catch block an exception thrown through the call
 	// enters, from the function's LSDA), or 0. The walk enters it with

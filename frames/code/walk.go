@@ -470,6 +470,11 @@ func (w *walker) path(off, fromCall int, st State) {
 		if in.Class != arch.Other || in.NOps > 0 {
 			fromCall = -1
 		}
+		if w.opts.BranchReloc != nil && (in.Class == arch.Jump || in.Class == arch.CondJump) {
+			if t, ok := w.opts.BranchReloc(w.pc0+uint64(off), in.Len); ok {
+				in.Target = t
+			}
+		}
 		kreg, kval = constants(in, kreg, kval)
 		cmp := cmpReg
 		cmpReg = -1
