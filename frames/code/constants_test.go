@@ -45,6 +45,17 @@ func TestLargeFrameSizedByAConstant(t *testing.T) {
 			0xa8c17bfd, // ldp x29, x30, [sp], #16
 			0xd65f03c0, // ret
 		), 0x10, 0x10010, -1, 0, 0x14, 16},
+		{"aarch64 the size loaded early, another constant between (rsync's prologue)", arm64, words(
+			0xa9ba7bfd, // stp x29, x30, [sp, #-96]!
+			0xd284600d, // mov x13, #0x2300
+			0x910003fd, // mov x29, sp
+			0x52800054, // mov w20, #0x2
+			0xa90573fb, // stp x27, x28, [sp, #80]
+			0xcb2d63ff, // sub sp, sp, x13
+			0x910003bf, // mov sp, x29
+			0xa8c67bfd, // ldp x29, x30, [sp], #96
+			0xd65f03c0, // ret
+		), 0x18, 96 + 0x2300, 29, 96, 0x20, 96},
 		{"x86-64 mov $imm32,%eax and sub %rax,%rsp", amd64, []byte{
 			0xb8, 0x00, 0x50, 0x00, 0x00, // mov $0x5000,%eax
 			0x48, 0x29, 0xc4, // sub %rax,%rsp

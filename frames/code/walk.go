@@ -360,10 +360,10 @@ func (w *walker) path(off, fromCall int, st State) {
 	// instruction this one follows on the path, or -1 after a jump.
 	idx := int32(-1) // st's index in w.states when known
 	last := -1
-	// kreg holds the constant kval, loaded on this path (arch.Inst.Const)
-	// and not overwritten since, or is -1: `mov x13, #0x4160; sub sp,
-	// sp, x13` allocates a large frame of known size.
-	kreg, kval := rule.Reg(-1), int64(0)
+	// ks holds the constants loaded on this path (arch.Inst.Const) and
+	// not overwritten since: `mov x13, #0x2300 ... mov w20, #0x2 ... sub
+	// sp, sp, x13` allocates a large frame of known size.
+	var ks consts
 	// cmpReg is the register the instruction before compared with SP
 	// (arch.Inst.CmpSP), or -1.
 	cmpReg := rule.Reg(-1)
@@ -475,7 +475,7 @@ func (w *walker) path(off, fromCall int, st State) {
 				in.Target = t
 			}
 		}
-		kreg, kval = constants(in, kreg, kval)
+		ks.apply(in)
 		cmp := cmpReg
 		cmpReg = -1
 		if in.CmpSP {
@@ -650,39 +650,62 @@ func retVia(t *regTable, a *arch.Arch, s *State, r rule.Reg) bool {
 	return ok && c == r
 }
 
-// constants follows the constant kval in register kreg (-1: none) across
-// the instruction in, and turns `SP -= kreg` (OpSubSPReg) into `SP +=
-// -kval` (OpAddSP) in it. It returns what holds after the instruction:
-// the constant it loads, or the one before unless it overwrote the
-// register or branched.
-func constants(in *arch.Inst, kreg rule.Reg, kval int64) (rule.Reg, int64) {
+// consts are the registers known to hold a constant on a path: the few
+// most recently loaded (a prologue loads its frame's size a few
+// instructions before it uses it).
+type consts struct {
+	reg [4]rule.Reg // 0: empty; else 1 + the register
+	val [4]int64
+	n   int // the next slot to fill
+}
+
+// apply follows the constants across the instruction in: records the one
+// it loads, forgets those it overwrites (all of them at a branch), and
+// turns `SP -= reg` and `SP += reg` (OpSubSPReg, OpAddSPReg) of a register
+// with a known constant into OpAddSP in it.
+func (k *consts) apply(in *arch.Inst) {
 	if in.Const {
+		i := k.find(in.ConstReg)
 		switch {
 		case in.ConstKeep == 0:
-			return in.ConstReg, in.Const64
-		case in.ConstReg == kreg:
-			return kreg, int64(uint64(kval)&in.ConstKeep | uint64(in.Const64))
+			if i < 0 {
+				i, k.n = k.n, (k.n+1)%len(k.reg)
+			}
+			k.reg[i], k.val[i] = in.ConstReg+1, in.Const64
+		case i >= 0:
+			k.val[i] = int64(uint64(k.val[i])&in.ConstKeep | uint64(in.Const64))
 		}
-		return -1, 0
+		return
 	}
-	if kreg < 0 {
-		return -1, 0
+	if *k == (consts{}) {
+		return
 	}
-	for k := 0; k < in.NOps && k < len(in.Ops); k++ {
-		op := &in.Ops[k]
+	for j := 0; j < in.NOps && j < len(in.Ops); j++ {
+		op := &in.Ops[j]
+		i := k.find(op.Reg)
 		switch {
-		case op.Kind == arch.OpSubSPReg && op.Reg == kreg && kval > -maxOff && kval < maxOff:
-			*op = arch.StackOp{Kind: arch.OpAddSP, Imm: -kval}
-		case op.Kind == arch.OpAddSPReg && op.Reg == kreg && kval > -maxOff && kval < maxOff:
-			*op = arch.StackOp{Kind: arch.OpAddSP, Imm: kval}
-		case op.Reg == kreg && op.Kind != arch.OpPush && op.Kind != arch.OpSave && op.Kind != arch.OpSubSPReg && op.Kind != arch.OpAddSPReg:
-			kreg = -1 // overwritten
+		case i < 0:
+		case op.Kind == arch.OpSubSPReg && k.val[i] > -maxOff && k.val[i] < maxOff:
+			*op = arch.StackOp{Kind: arch.OpAddSP, Imm: -k.val[i]}
+		case op.Kind == arch.OpAddSPReg && k.val[i] > -maxOff && k.val[i] < maxOff:
+			*op = arch.StackOp{Kind: arch.OpAddSP, Imm: k.val[i]}
+		case op.Kind != arch.OpPush && op.Kind != arch.OpSave && op.Kind != arch.OpSubSPReg && op.Kind != arch.OpAddSPReg:
+			k.reg[i] = 0 // overwritten
 		}
 	}
 	if in.Class != arch.Other {
-		return -1, 0
+		*k = consts{}
 	}
-	return kreg, kval
+}
+
+// find returns the slot of register r, or -1.
+func (k *consts) find(r rule.Reg) int {
+	for i, x := range k.reg {
+		if x == r+1 && x != 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // call applies a call's effect to ns (the state after the call at off;
