@@ -55,7 +55,7 @@ func TestLargeFrameSizedByAConstant(t *testing.T) {
 			0x910003bf, // mov sp, x29
 			0xa8c67bfd, // ldp x29, x30, [sp], #96
 			0xd65f03c0, // ret
-		), 0x18, 96 + 0x2300, 29, 96, 0x20, 96},
+		), 0x18, 96 + 0x2300, 29, 96, 0x1c, 96},
 		{"x86-64 mov $imm32,%eax and sub %rax,%rsp", amd64, []byte{
 			0xb8, 0x00, 0x50, 0x00, 0x00, // mov $0x5000,%eax
 			0x48, 0x29, 0xc4, // sub %rax,%rsp
