@@ -124,6 +124,8 @@ func (c *CodeAnalyzer) options(text []byte, start uint64, depth int) *code.Optio
 	op.Partition = c.intoSibling
 	if c.layout.Synthetic() {
 		op.BranchReloc = c.branchReloc
+	} else {
+		op.Stub = c.stub
 	}
 	if pads := c.m.callSites(start); len(pads) > 0 {
 		op.LandingPad = func(pc uint64) uint64 {
@@ -324,6 +326,16 @@ func (c *CodeAnalyzer) noReturnCall(text []byte, start, pc, target uint64, depth
 		}
 	}
 	return c.noReturn(target, depth)
+}
+
+// stub gives the bytes at the link-time address target for the walk to
+// follow as a linker-made stub (code.Options.Stub): 16 of them, where no
+// CFI FDE covers target (a veneer has none) and it is not padding.
+func (c *CodeAnalyzer) stub(target uint64) []byte {
+	if _, ok := c.m.cfiFDEStart(target); ok || c.padding(target) {
+		return nil
+	}
+	return c.m.codeBytes(target, 16)
 }
 
 // branchReloc gives the target of the branch of n bytes at pc of a

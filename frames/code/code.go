@@ -76,6 +76,12 @@ type Options struct {
 	// with R_X86_64_PLT32 f-4), and ok; a symbol the object does not
 	// define gives an address outside every function (a tail call).
 	BranchReloc func(pc uint64, n int) (target uint64, ok bool)
+	// Stub returns the bytes at target, a jump's target outside the
+	// function that no FDE covers, when they may be a linker-made stub
+	// (AArch64's erratum 843419 veneer: the copied load, then b back), or
+	// nil. The walk follows a stub of at most four instructions without
+	// stack effect that jumps back into the function as part of it.
+	Stub func(target uint64) []byte
 	// LandingPad returns the landing pad of the call at pc (the C++ or
 	// Rust cleanup or catch block an exception thrown through the call
 	// enters, from the function's LSDA), or 0. The walk enters it with

@@ -233,3 +233,37 @@ func mustState(t *testing.T, f *Func, off uint64) State {
 	}
 	return st
 }
+
+// TestVeneerBranchesBack: GNU ld's erratum 843419 veneer, outside every
+// FDE, holds the load it moved out of the function and branches back;
+// the walk follows it as part of the function, where it took `b veneer`
+// for a tail call with the frame modified (perl, libicu, libprotobuf on
+// Debian arm64).
+func TestVeneerBranchesBack(t *testing.T) {
+	code := words(
+		0xa9bf7bfd, // stp x29, x30, [sp, #-16]!
+		0x1400003f, // b base+0x100 (the veneer)
+		0xa8c17bfd, // ldp x29, x30, [sp], #16
+		0xd65f03c0, // ret
+	)
+	veneer := words(
+		0xf94002e0, // ldr x0, [x23]
+		0x17ffffc1, // b base+8
+	)
+	f := Analyze(arm64, code, base, &Options{Stub: func(target uint64) []byte {
+		if target == base+0x100 {
+			return veneer
+		}
+		return nil
+	}})
+	for _, fd := range f.Findings {
+		t.Errorf("finding: %s", f.Describe(fd))
+	}
+	if got, ok := mustState(t, f, 8).CFAVia(arm64, arm64.SP); !ok || got != 16 {
+		t.Errorf("after the veneer: CFA = sp + %d (known %v), want sp + 16", got, ok)
+	}
+	f = Analyze(arm64, code, base, nil)
+	if len(f.Findings) == 0 || f.Findings[0].Kind != KindTailCall {
+		t.Errorf("without the stub's bytes: findings %v, want a tail call with the frame modified", kinds(f))
+	}
+}

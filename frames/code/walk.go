@@ -583,8 +583,10 @@ func (w *walker) path(off, fromCall int, st State) {
 		case arch.Jump:
 			to := w.target(in.Target)
 			if to < 0 {
-				w.leave(off, in.Target, ns, false)
-				return
+				if to = w.stub(in.Target, ns); to < 0 {
+					w.leave(off, in.Target, ns, false)
+					return
+				}
 			}
 			off, last = to, -1
 			if ns != &st {
@@ -704,6 +706,44 @@ func (k *consts) find(r rule.Reg) int {
 		if x == r+1 && x != 0 {
 			return i
 		}
+	}
+	return -1
+}
+
+// stub returns the offset in the function that the linker-made stub at
+// target (outside the function: Options.Stub) jumps back to, after
+// applying its instructions to st, or -1 when target is no such stub: at
+// most four instructions, each without a branch, unknown effect or change
+// of the CFA, then a direct jump into the function.
+func (w *walker) stub(target uint64, st *State) int {
+	if w.opts.Stub == nil {
+		return -1
+	}
+	b := w.opts.Stub(target)
+	s := *st
+	var in arch.Inst
+	for i, off := 0, 0; i < 4 && off < len(b); i++ {
+		in = arch.Inst{}
+		if err := w.a.Decoder.Decode(b[off:], target+uint64(off), &in); err != nil || in.Len <= 0 {
+			return -1
+		}
+		switch in.Class {
+		case arch.Jump:
+			to := w.target(in.Target)
+			if to >= 0 {
+				*st = s
+			}
+			return to
+		case arch.Other:
+		default:
+			return -1
+		}
+		if in.NOps > 0 {
+			if why, _ := apply(w.t, &s, &in); why != "" {
+				return -1
+			}
+		}
+		off += in.Len
 	}
 	return -1
 }
