@@ -18,7 +18,7 @@
 #       JOBS   check's -j (default 2)
 # Output: OUTDIR/json/PKG.jsonl (check's JSON Lines), OUTDIR/packages.tsv
 #   (one line a package), OUTDIR/summary.txt (printed too), and
-#   OUTDIR/findings.tsv (every code-cfa/ra/fp/state/note finding, for triage).
+#   OUTDIR/findings.tsv (every code-cfa/ra/fp/state/scratch finding, for triage).
 # Needs: apt-get, dpkg-deb, go, python3.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -60,7 +60,7 @@ for line in open(listfile):
     if line:
         pkgs.append((line[0], lang))
 
-CODE = ("code-cfa", "code-ra", "code-fp", "code-state", "code-note")
+CODE = ("code-cfa", "code-ra", "code-fp", "code-state", "code-scratch")
 rows, total = [], collections.Counter()
 bylang = collections.defaultdict(collections.Counter)
 kinds_total = collections.Counter()
@@ -117,8 +117,8 @@ lines.append("instructions %d, judged %s; %.1f CPU-s (%.2f M instructions per CP
     total["insns"], share(total), total["cpu"], total["insns"] / max(total["cpu"], 1e-9) / 1e6, total["peak"], jobs))
 lines.append("by language: " + ", ".join("%s %s of %d" % (lg, share(c), c["insns"]) for lg, c in sorted(bylang.items())))
 lines.append("findings by kind: " + ", ".join("%s %d" % kv for kv in sorted(kinds_total.items())))
-lines.append("code findings that mislead an unwinder or contradict a table (code-cfa/ra/fp/state): %d; notes (code-note): %d" % (
-    sum(kinds_total[k] for k in CODE[:4]), kinds_total["code-note"]))
+lines.append("code findings that mislead an unwinder or contradict a table (code-cfa/ra/fp/state): %d; notes that mislead no unwinder (code-scratch): %d" % (
+    sum(kinds_total[k] for k in CODE[:4]), kinds_total["code-scratch"]))
 top = sorted(rows, key=lambda r: -sum(r[3][k] for k in CODE[:4]))[:15]
 lines.append("packages with most code findings: " + ", ".join("%s %d" % (r[0], sum(r[3][k] for k in CODE[:4])) for r in top if sum(r[3][k] for k in CODE[:4])))
 open(os.path.join(out, "summary.txt"), "w").write("\n".join(lines) + "\n")
