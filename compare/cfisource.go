@@ -14,12 +14,17 @@ import (
 // addresses (the module's less its Bias: a live module is checked as its
 // file). Rows are those of the FDE a lookup picks at each PC
 // (frames.Module.CFIRow: the greatest start at or below the PC), so that
-// overlapping CFI FDEs cost each PC one row, not one per FDE.
+// overlapping CFI FDEs cost each PC one row, not one per FDE. The rows of
+// a range are built when asked and not kept (frames.Module.CFIRowsOfFDE):
+// a check holds one function's rows at a time.
 type moduleCFI struct {
 	m    *frames.Module
 	once sync.Once
-	rows []frames.Row // every picked row by address, disjoint; valid when all is set
-	all  bool
+	// own[k] is where the k-th FDE of the module (CFIFDEs's order,
+	// sorted by start) is the one a lookup picks: its range up to the
+	// next FDE's start, link-time; disjoint and sorted. nil when the
+	// module's FDEs cannot be listed.
+	own []Range
 }
 
 func (c *moduleCFI) FDERanges() ([]Range, error) {
@@ -49,70 +54,54 @@ func (c *moduleCFI) linkRows(start, end uint64) ([]frames.Row, error) {
 	return rows, err
 }
 
-// Rows returns the picked rows that overlap [start, end). When the rows of
-// the whole module cannot be built (a malformed FDE somewhere), each call
-// asks the module for the range instead, so that the error stays with the
-// functions it concerns.
+// Rows returns the picked rows that overlap [start, end), clipped to
+// the range where their FDE is the one picked. When the module's FDEs
+// cannot be listed it asks the module for the range's rows instead, so
+// that the error stays with the functions it concerns.
 func (c *moduleCFI) Rows(start, end uint64) ([]frames.Row, error) {
 	c.once.Do(c.resolve)
-	if !c.all {
+	if c.own == nil {
 		return c.linkRows(start, end)
 	}
-	i := sort.Search(len(c.rows), func(i int) bool { return c.rows[i].End > start })
-	j := i + sort.Search(len(c.rows)-i, func(k int) bool { return c.rows[i+k].Start >= end })
-	return c.rows[i:j:j], nil
-}
-
-// resolve builds the picked rows of the whole module: the rows of each
-// FDE up to the next FDE's start, ends clipped there.
-func (c *moduleCFI) resolve() {
-	all, err := c.linkRows(0, math.MaxUint64)
-	if err != nil {
-		return
-	}
-	// The rows of one FDE are consecutive; FDE starts are distinct.
-	var fdes []Range // FDE range of each group, then the rows' [lo, hi)
-	var spans [][2]int
-	for i := 0; i < len(all); {
-		j := i + 1
-		for j < len(all) && all[j].Src.FDEStart == all[i].Src.FDEStart && all[j].Src.FDE == all[i].Src.FDE && all[j].Src.Section == all[i].Src.Section {
-			j++
+	bias := c.m.Bias
+	var out []frames.Row
+	for k := sort.Search(len(c.own), func(k int) bool { return c.own[k].End > start }); k < len(c.own) && c.own[k].Start < end; k++ {
+		own := c.own[k]
+		if own.End <= own.Start {
+			continue
 		}
-		fdes = append(fdes, Range{all[i].Src.FDEStart, all[i].Src.FDEEnd})
-		spans = append(spans, [2]int{i, j})
-		i = j
-	}
-	order := make([]int, len(fdes))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return fdes[order[a]].Start < fdes[order[b]].Start })
-	// The groups come in address order (CFIRows sorts FDEs by start): the
-	// picked rows are then written over all in place, never ahead of the
-	// row being read. Otherwise into a new slice.
-	rows := all[:0]
-	for k, g := range order {
-		if g != k {
-			rows = make([]frames.Row, 0, len(all))
-			break
+		rows, err := c.m.CFIRowsOfFDE(k)
+		if err != nil {
+			return nil, err
 		}
-	}
-	for k, g := range order {
-		own := fdes[g]
-		if k+1 < len(order) {
-			if next := fdes[order[k+1]].Start; next < own.End {
-				own.End = next
-			}
-		}
-		for _, r := range all[spans[g][0]:spans[g][1]] {
+		for _, r := range rows {
+			r.Start, r.End, r.Src.FDEStart, r.Src.FDEEnd = r.Start-bias, r.End-bias, r.Src.FDEStart-bias, r.Src.FDEEnd-bias
 			if r.Start >= own.End || r.End <= own.Start {
 				continue
 			}
 			r.Start, r.End = max(r.Start, own.Start), min(r.End, own.End)
-			rows = append(rows, r)
+			out = append(out, r)
 		}
 	}
-	c.rows, c.all = rows, true
+	return out, nil
+}
+
+// resolve lists where each FDE is the one picked (own).
+func (c *moduleCFI) resolve() {
+	fdes, err := c.m.CFIFDEs()
+	if err != nil {
+		return
+	}
+	own := make([]Range, len(fdes))
+	for k, f := range fdes {
+		own[k] = Range{f.Start - c.m.Bias, f.End - c.m.Bias}
+		if k+1 < len(fdes) {
+			// Sorted by start: an FDE nested in this one, or starting
+			// inside it, is the one picked from its start on.
+			own[k].End = min(own[k].End, fdes[k+1].Start-c.m.Bias)
+		}
+	}
+	c.own = own
 }
 
 // pathModule returns a module for the ELF file at path, opened on first

@@ -295,6 +295,23 @@ func (t *cfiTable) rowIn(fd *cfi.FDE, pc uint64) (Row, error) {
 	return rows[i], nil
 }
 
+// rowsOnce returns fd's rows in the one row form: the cached ones when
+// rowsOf made them, else built for this call and not kept.
+func (t *cfiTable) rowsOnce(fd *cfi.FDE) ([]Row, error) {
+	if _, ok := t.rows.Load(fd); ok {
+		return t.rowsOf(fd) // made, or being made, by rowsOf
+	}
+	raw, err := fd.AppendRowsBefore(nil, t.rowsEnd(fd))
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]Row, len(raw))
+	for i := range raw {
+		rows[i] = t.convert(fd, &raw[i])
+	}
+	return rows, nil
+}
+
 // rowsOf returns fd's rows in the one row form, converted once.
 func (t *cfiTable) rowsOf(fd *cfi.FDE) ([]Row, error) {
 	v, ok := t.rows.Load(fd)
