@@ -20,7 +20,11 @@ cd "$REPO/testdata/codeoracle/realworld"
 rm -f ./*.o
 n=0
 for s in *.s; do
-  "$AS" --64 --gsframe -o "${s%.s}.o" "$s"
+  case $s in
+    *_aarch64.s) ensure_cross; "$(tool aarch64 3 as)" --gsframe -o "${s%.s}.o" "$s" ;;
+    *_s390x.s) ensure_cross; "$(tool s390x 3 as)" --gsframe -o "${s%.s}.o" "$s" ;;
+    *) "$AS" --64 --gsframe -o "${s%.s}.o" "$s" ;;
+  esac
   n=$((n + 1))
 done
 note "built $n objects in $PWD"
