@@ -37,11 +37,12 @@ fi
 
 pkgs=$(sed -e 's/#.*//' "$LIST" | awk 'NF {print $1}')
 cd "$OUT/debs"
+debof() { { compgen -G "${1}_*_$ARCH.deb" || compgen -G "${1}_*_all.deb" || true; } | head -1; }
 for p in $pkgs; do
-  if ! ls "${p}"_*_"$ARCH".deb "${p}"_*_all.deb >/dev/null 2>&1; then
+  if [ -z "$(debof "$p")" ]; then
     apt-get download -qq "$p:$ARCH" 2>"$OUT/debs/$p.err" || echo "distro-scan: cannot download $p:$ARCH: $(tail -1 "$OUT/debs/$p.err")" >&2
   fi
-  deb=$(ls "${p}"_*_"$ARCH".deb "${p}"_*_all.deb 2>/dev/null | head -1 || true)
+  deb=$(debof "$p")
   if [ -n "$deb" ] && [ ! -d "$OUT/root/$p" ]; then
     mkdir -p "$OUT/root/$p.tmp" && dpkg-deb -x "$deb" "$OUT/root/$p.tmp" && mv "$OUT/root/$p.tmp" "$OUT/root/$p"
   fi
