@@ -457,11 +457,29 @@ func diffCode(rows CodeRows, code *CodeState, table frames.Row, pc uint64) RowDi
 		return d
 	}
 	d.CFA = !codeCFAMatches(rows, code, table.CFA, pc)
-	d.RA = !valueRuleEqual(code.Row.RA, table.RA) && (code.AltRA.Kind == rule.Undefined || !valueRuleEqual(code.AltRA, table.RA))
+	ra, fp := onCFA(rows, pc, table.RA), onCFA(rows, pc, table.FP)
+	d.RA = !valueRuleEqual(code.Row.RA, ra) && (code.AltRA.Kind == rule.Undefined || !valueRuleEqual(code.AltRA, ra))
 	if table.FP.Kind != rule.Undefined {
-		d.FP = !valueRuleEqual(code.Row.FP, table.FP) && (code.AltFP.Kind == rule.Undefined || !valueRuleEqual(code.AltFP, table.FP))
+		d.FP = !valueRuleEqual(code.Row.FP, fp) && (code.AltFP.Kind == rule.Undefined || !valueRuleEqual(code.AltFP, fp))
 	}
 	return d
+}
+
+// onCFA rewrites a table's rule for a register that is based on another
+// register (libgcrypt's AArch64 CFI: RA in memory at sp+8, a DWARF
+// expression), where the code knows that register relative to the CFA
+// (CodeRows.CFAVia), as the same value based on the CFA: two rules that
+// give the caller the same value are equal (issue 30: rules judged by
+// value, not text). Other rules are returned as they are.
+func onCFA(rows CodeRows, pc uint64, t rule.Rule) rule.Rule {
+	if (t.Kind != rule.Offset && t.Kind != rule.ValOffset) || t.Reg == rule.CFA {
+		return t
+	}
+	d, ok := rows.CFAVia(pc, t.Reg) // CFA = reg + d
+	if !ok {
+		return t
+	}
+	return rule.Rule{Kind: t.Kind, Reg: rule.CFA, Offset: t.Offset - d}
 }
 
 // codeCFAMatches reports whether the code's CFA is the table's CFA rule t

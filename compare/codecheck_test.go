@@ -522,3 +522,22 @@ func TestLandingPadsAreWalked(t *testing.T) {
 		t.Errorf("code summary %+v: want every instruction judged", c)
 	}
 }
+
+// TestRulesOnOtherRegistersAreJudgedByValue: libgcrypt's AArch64 CFI says
+// "x29 at (sp+8)" (DW_CFA_expression breg31 8); where the code knows CFA
+// = sp + 16 that is the code's c-8, where SP moved on (CFA = sp + 32) it
+// is c-24, not where x29 is.
+func TestRulesOnOtherRegistersAreJudgedByValue(t *testing.T) {
+	const sp = 31
+	onSP := rule.Rule{Kind: rule.Offset, Reg: sp, Offset: 8}
+	code := rule.Rule{Kind: rule.Offset, Reg: rule.CFA, Offset: -8}
+	if got := onCFA(viaRows{sp: 16}, 0, onSP); !valueRuleEqual(got, code) {
+		t.Errorf("CFA = sp+16: %v, want %v", got, code)
+	}
+	if got := onCFA(viaRows{sp: 32}, 0, onSP); valueRuleEqual(got, code) {
+		t.Errorf("CFA = sp+32: %v equals the code's %v", got, code)
+	}
+	if got := onCFA(viaRows{}, 0, onSP); got != onSP {
+		t.Errorf("SP not known: %v, want the rule unchanged", got)
+	}
+}
