@@ -127,15 +127,21 @@ func (c *CodeAnalyzer) options(text []byte, start uint64, depth int) *code.Optio
 	} else {
 		op.Stub = c.stub
 	}
-	if pads := c.m.callSites(start); len(pads) > 0 {
-		op.LandingPad = func(pc uint64) uint64 {
+	if pads, args := c.m.callSites(start); len(pads) > 0 {
+		op.LandingPad = func(pc uint64) (uint64, int64) {
 			// The table is sorted by Start (the ABI requires it); the
 			// calls are asked in no order.
 			i := sort.Search(len(pads), func(i int) bool { return pads[i].End > pc })
-			if i < len(pads) && pads[i].Start <= pc {
-				return pads[i].LandingPad
+			if i >= len(pads) || pads[i].Start > pc {
+				return 0, 0
 			}
-			return 0
+			// The args size in effect at the call: the last one at or
+			// before it.
+			n := int64(0)
+			if k := sort.Search(len(args), func(k int) bool { return args[k].PC > pc }); k > 0 {
+				n = int64(args[k-1].Size)
+			}
+			return pads[i].LandingPad, n
 		}
 	}
 	if c.a == arch.AMD64Arch {
@@ -440,37 +446,38 @@ func (c *CodeAnalyzer) setDead(target uint64, v bool) {
 
 // callSites returns the call-site table of the LSDA of the .eh_frame FDE
 // that starts at the link-time address start (cfi.ParseLSDA), sorted by
-// Start, with the entries that have a landing pad only; nil when the FDE
-// has no LSDA, or it cannot be read (a relocatable object's LSDA pointer
-// is not relocated: its table is not read).
-func (m *Module) callSites(start uint64) []cfi.CallSite {
+// Start, with the entries that have a landing pad only, and the FDE's
+// DW_CFA_GNU_args_size (cfi.FDE.ArgsSizes); nil when the FDE has no LSDA,
+// or it cannot be read (a relocatable object's LSDA pointer is not
+// relocated: its table is not read).
+func (m *Module) callSites(start uint64) ([]cfi.CallSite, []cfi.ArgsSize) {
 	t, err := m.cfiTableOf(start+m.Bias, true)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	fd, err := t.lookup(start)
 	if err != nil || fd.Start != start || fd.LSDA == 0 || fd.CIE == nil || fd.CIE.LSDAEncoding&cfi.DW_EH_PE_indirect != 0 {
-		return nil
+		return nil, nil
 	}
 	l, err := m.Layout()
 	if err != nil || l.Synthetic() {
-		return nil
+		return nil, nil
 	}
 	s, off, ok := l.Locate(fd.LSDA)
 	if !ok || s.Type == elf.SHT_NOBITS {
-		return nil
+		return nil, nil
 	}
 	// An LSDA is small: its call-site table has an entry per call that
 	// may throw. Read what the section holds, up to 64 KiB.
 	n := min(s.Size-off, 64<<10)
 	b := make([]byte, n)
 	if _, err := s.ReadAt(b, int64(off)); err != nil {
-		return nil
+		return nil, nil
 	}
 	f := l.File()
 	sites, err := cfi.ParseLSDA(b, fd.LSDA, int64(off), f.ByteOrder, ptrSize(f), start)
 	if err != nil {
-		return nil // a table cut short may name pads wrongly
+		return nil, nil // a table cut short may name pads wrongly
 	}
 	out := sites[:0]
 	for _, cs := range sites {
@@ -479,7 +486,11 @@ func (m *Module) callSites(start uint64) []cfi.CallSite {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
-	return out
+	args, err := fd.ArgsSizes()
+	if err != nil {
+		return nil, nil
+	}
+	return out, args
 }
 
 // ptrSize is the size of an address in f, in bytes.

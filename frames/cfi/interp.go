@@ -123,6 +123,9 @@ type interp struct {
 	loc   uint64
 	end   uint64
 	rows  rowBuilder
+	// args, when not nil, collects each DW_CFA_GNU_args_size with the
+	// location it takes effect at (FDE.ArgsSizes).
+	args *[]ArgsSize
 }
 
 // undoEntry is the rule a change replaced: of register Reg, or of the CFA
@@ -364,7 +367,10 @@ func (in *interp) exec(c *cursor, op cfaOp) (msg string, unsup bool) {
 		in.setCFA(rule.Rule{Kind: rule.ValExpression, Reg: rule.CFA,
 			Expr: string(c.bytes(c.uleb("expression length"), "expression"))})
 	case cfaGNUArgsSize:
-		c.uleb("argument size") // for the personality routine only
+		n := c.uleb("argument size") // for the unwinder, at a landing pad only
+		if in.args != nil && len(*in.args) < maxInstructions {
+			*in.args = append(*in.args, ArgsSize{PC: in.loc, Size: n})
+		}
 	case cfaAArch64NegateRAState:
 		// AArch64: the RA is signed (or no longer signed) from here on.
 		// SPARC's DW_CFA_GNU_window_save has the same opcode and no

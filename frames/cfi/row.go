@@ -138,6 +138,24 @@ func (f *FDE) RowAt(pc uint64) (Row, error) {
 // and their rules cost memory linear in the FDE's instructions (RegSet).
 func (f *FDE) AppendRows(dst []Row) ([]Row, error) { return f.AppendRowsBefore(dst, f.End) }
 
+// ArgsSize is a DW_CFA_GNU_args_size: from PC on (link-time), Size bytes
+// of outgoing arguments are on the stack; an unwinder that enters a
+// landing pad from a call there pops them (libgcc's uw_install_context:
+// SP + args_size).
+type ArgsSize struct {
+	PC, Size uint64
+}
+
+// ArgsSizes returns the DW_CFA_GNU_args_size of f's instructions, in
+// order, each with where it takes effect (LLVM emits one before each call
+// with pushed arguments in a function with landing pads). Errors as
+// AppendRowsBefore's.
+func (f *FDE) ArgsSizes() ([]ArgsSize, error) {
+	var out []ArgsSize
+	_, err := f.appendRows(nil, f.End, &out)
+	return out, err
+}
+
 // AppendRowsBefore is AppendRows for the part of the FDE below address
 // end: the rows end there, and no more rows are built than the range
 // [Start, min(End, end)) has bytes. A caller passes the end of the code
@@ -145,6 +163,10 @@ func (f *FDE) AppendRows(dst []Row) ([]Row, error) { return f.AppendRowsBefore(d
 // declaring gigabytes of range, or instructions that advance by one byte
 // millions of times, costs the code that exists, not what it declares.
 func (f *FDE) AppendRowsBefore(dst []Row, end uint64) ([]Row, error) {
+	return f.appendRows(dst, end, nil)
+}
+
+func (f *FDE) appendRows(dst []Row, end uint64, args *[]ArgsSize) ([]Row, error) {
 	end = min(end, f.End)
 	if end <= f.Start {
 		return dst, nil
@@ -160,7 +182,7 @@ func (f *FDE) AppendRowsBefore(dst []Row, end uint64) ([]Row, error) {
 	n := len(dst)
 	// A row covers at least one byte of [Start, end).
 	dst = slices.Grow(dst, int(min(uint64(rowBound(f.Instructions)), end-f.Start)))
-	in := interp{cie: f.CIE, init: init, loc: f.Start, end: end}
+	in := interp{cie: f.CIE, init: init, loc: f.Start, end: end, args: args}
 	in.rows = rowBuilder{rows: dst, tmpl: Row{RAReg: f.CIE.RAReg, BKey: f.CIE.BKey, Signal: f.CIE.Signal,
 		Section: f.Kind, FDEOff: f.Off, CIEOff: f.CIE.Off}}
 	in.rows.start(init)

@@ -84,10 +84,12 @@ type Options struct {
 	Stub func(target uint64) []byte
 	// LandingPad returns the landing pad of the call at pc (the C++ or
 	// Rust cleanup or catch block an exception thrown through the call
-	// enters, from the function's LSDA), or 0. The walk enters it with
-	// the state after the call: the unwinder restores the frame as the
-	// call left it.
-	LandingPad func(pc uint64) uint64
+	// enters, from the function's LSDA), or 0, and the bytes of pushed
+	// arguments the unwinder pops on the way (the CFI's
+	// DW_CFA_GNU_args_size at the call). The walk enters the pad with the
+	// state after the call, less those bytes: the unwinder restores the
+	// frame as the call left it.
+	LandingPad func(pc uint64) (pad uint64, argsSize int64)
 	// Partition reports whether a jump to target, outside the function,
 	// enters another part of the same function (foo.cold, or foo from
 	// foo.cold) rather than being a tail call. Such jumps are recorded in

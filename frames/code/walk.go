@@ -552,9 +552,10 @@ func (w *walker) path(off, fromCall int, st State) {
 		switch in.Class {
 		case arch.Call, arch.CallIndirect:
 			if w.opts.LandingPad != nil {
-				if pad := w.opts.LandingPad(w.pc0 + uint64(off)); pad != 0 && w.target(pad) >= 0 {
+				if pad, args := w.opts.LandingPad(w.pc0 + uint64(off)); pad != 0 && w.target(pad) >= 0 {
 					landing := *ns
 					landing.call(w.t)
+					landing.sp = addOff(landing.sp, args)
 					if _, _, ok := landing.cfa(w.t); ok {
 						w.branch(off, pad, &landing)
 					}

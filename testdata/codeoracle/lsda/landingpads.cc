@@ -18,3 +18,12 @@ int work(int x) {
   return 0;
 }
 void maythrow(int x) { if (x > 100) throw std::runtime_error("x"); }
+// Eight arguments: the last two are pushed, and GCC marks the call with
+// DW_CFA_GNU_args_size, which the unwinder pops before the landing pad.
+void take8(long, long, long, long, long, long, long, long);
+int pushed(long a, long b) {
+  Guard g("a third long string that needs the heap");
+  take8(a, b, a + 1, b + 1, a + 2, b + 2, a * b, a - b);
+  take8(b, a, a + 1, b + 1, a + 2, b + 2, a * b, a - b);
+  return 3;
+}
