@@ -267,3 +267,35 @@ func TestVeneerBranchesBack(t *testing.T) {
 		t.Errorf("without the stub's bytes: findings %v, want a tail call with the frame modified", kinds(f))
 	}
 }
+
+// TestLandingPadKeepsTheUnwindersState: two calls of one call-site range
+// share a landing pad; the first has an argument still pushed and cannot
+// throw (GCC covers it with the range but writes no DW_CFA_GNU_args_size
+// for it: libgdal), the second can. The pad is entered with the state
+// that has the fewest bytes on the stack, the one the unwinder leaves, not
+// with the first one met (a false code-state and code-ret before).
+func TestLandingPadKeepsTheUnwindersState(t *testing.T) {
+	code := []byte{
+		0x53,                         // push %rbx
+		0x50,                         // push %rax (an argument)
+		0xe8, 0x00, 0x10, 0x00, 0x00, // 0x2: call (cannot throw)
+		0x58,                         // pop %rax
+		0xe8, 0x00, 0x10, 0x00, 0x00, // 0x8: call (may throw)
+		0x5b, // pop %rbx
+		0xc3, // ret
+		0x5b, // 0xf: the pad: pop %rbx
+		0xc3, // ret
+	}
+	f := Analyze(amd64, code, base, &Options{LandingPad: func(pc uint64) (uint64, int64) {
+		if pc == base+2 || pc == base+8 {
+			return base + 0xf, 0
+		}
+		return 0, 0
+	}})
+	for _, fd := range f.Findings {
+		t.Errorf("finding: %s", f.Describe(fd))
+	}
+	if got, ok := mustState(t, f, 0xf).CFAVia(amd64, 7); !ok || got != 16 {
+		t.Errorf("the pad: CFA = rsp + %d (known %v), want rsp + 16", got, ok)
+	}
+}

@@ -74,6 +74,20 @@ type walker struct {
 	// spBound lists the registers the walk saw compared with SP
 	// (arch.Inst.CmpSP): a loop's bound for joinBound.
 	spBound []rule.Reg
+	// pads holds the state each landing pad will be entered with, by
+	// offset, and whether it was walked: pads are walked after the rest
+	// (see addPad).
+	pads map[int]*pad
+	// padBest keeps, across the walks of one function, the state a pad
+	// must be entered with when a better one (fewer bytes on the stack)
+	// came after the pad was walked: the function is walked again.
+	padBest map[int]State
+}
+
+// pad is a landing pad's state for the walk, and whether it was walked.
+type pad struct {
+	st     State
+	walked bool
 }
 
 // maxWalks bounds the walks of one function: the first, and one more each
@@ -158,6 +172,7 @@ func (w *walker) walk(entry State) {
 	w.rewalk = false
 	clear(w.presumed)
 	clear(w.syscalls)
+	clear(w.pads)
 	for c := range w.confirmed {
 		w.presume1(c)
 	}
@@ -182,8 +197,10 @@ func (w *walker) walk(entry State) {
 			// fewer calls first.
 			it = w.later[w.next]
 			w.next++
-		} else {
+		} else if !w.flushPads() {
 			break
+		} else {
+			continue
 		}
 		w.path(it.off, it.call, it.st)
 	}
@@ -228,6 +245,8 @@ func (w *walker) release() {
 	clear(w.presumed)
 	clear(w.confirmed)
 	clear(w.syscalls)
+	clear(w.pads)
+	clear(w.padBest)
 	w.spBound = w.spBound[:0]
 	w.rewalk = false
 	w.later, w.next = w.later[:0], 0
@@ -557,7 +576,7 @@ func (w *walker) path(off, fromCall int, st State) {
 					landing.call(w.t)
 					landing.sp = addOff(landing.sp, args)
 					if _, _, ok := landing.cfa(w.t); ok {
-						w.branch(off, pad, &landing)
+						w.addPad(w.target(pad), &landing)
 					}
 				}
 			}
@@ -640,6 +659,75 @@ func (w *walker) path(off, fromCall int, st State) {
 			st = *ns
 		}
 	}
+}
+
+// addPad records that the landing pad at offset to may be entered with
+// state st (the state after a call of its call-site range, its pushed
+// arguments popped). Calls that differ only in SP are a call that cannot
+// throw with arguments still pushed (GCC covers it with the range, and
+// writes DW_CFA_GNU_args_size only for calls that can throw): the pad
+// keeps the state with the fewest bytes on the stack, the one the unwinder
+// leaves. Pads are walked when nothing else is left (flushPads).
+func (w *walker) addPad(to int, st *State) {
+	if to < 0 {
+		return
+	}
+	if w.pads == nil {
+		w.pads = map[int]*pad{}
+	}
+	better := func(x, y State) bool {
+		// x has fewer bytes on the stack than y, and keeps the caller's
+		// registers in the same slots (whether a saved register still
+		// holds its value too, and the pointers into the frame that other
+		// registers hold, may differ).
+		a, b := x, y
+		for _, s := range []*State{&a, &b} {
+			s.sp, s.val, s.spSlot, s.spVal = 0, [MaxVals]int16{}, 0, 0
+			s.inreg, s.restored, s.cp = 0, 0, [MaxRegs]uint8{}
+			if s.flags&flagFPFrame == 0 {
+				s.fp = 0 // FP is not the frame pointer: a pointer like the others
+			}
+		}
+		return a == b && x.sp != unknown && (y.sp == unknown || x.sp > y.sp)
+	}
+	p := w.pads[to]
+	if p == nil {
+		p = &pad{st: *st}
+		if best, ok := w.padBest[to]; ok && better(best, *st) {
+			p.st = best
+		}
+		w.pads[to] = p
+		return
+	}
+	switch {
+	case p.st == *st:
+	case better(*st, p.st) && !p.walked:
+		p.st = *st
+	case better(*st, p.st):
+		// Walked with a state that had more on the stack: walk the
+		// function again with this one.
+		if w.padBest == nil {
+			w.padBest = map[int]State{}
+		}
+		w.padBest[to], w.rewalk = *st, true
+	case better(p.st, *st):
+	case !p.walked:
+		// Another state: the walk meets it at the pad (a finding).
+		w.stack = append(w.stack, item{to, -1, *st})
+	}
+}
+
+// flushPads queues the walk of every landing pad not walked with its
+// state yet, and reports whether it queued any.
+func (w *walker) flushPads() bool {
+	any := false
+	for to, p := range w.pads {
+		if !p.walked {
+			p.walked, any = true, true
+			w.stack = append(w.stack, item{to, -1, p.st})
+		}
+	}
+	return any
 }
 
 // retVia reports whether a return through register r (AArch64 `ret
