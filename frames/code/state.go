@@ -732,7 +732,10 @@ func apply(t *regTable, s *State, in *arch.Inst) (why string, changed bool) {
 			}
 		case arch.OpPop:
 			if s.sp != unknown {
-				s.restore(t, op.Reg, s.sp, true)
+				// A pop frees its slot, unless the red zone keeps it: then
+				// the value is there and in the register (the RA popped
+				// into rsi: CFI may still say c-8).
+				s.restore(t, op.Reg, s.sp, t.redZone == 0)
 			} else {
 				s.write(t, op.Reg)
 			}
@@ -953,6 +956,14 @@ func (s *State) call(t *regTable) {
 			}
 		}
 	}
+	s.dropBelowSP(t)
+}
+
+// dropBelowSP forgets the copies of caller values in slots below SP: a
+// call's own return address and its callee's frame overwrite them, and
+// so may a vfork child, which runs on the same stack before the system
+// call returns in the parent.
+func (s *State) dropBelowSP(t *regTable) {
 	if s.sp == unknown {
 		return
 	}

@@ -557,6 +557,14 @@ func (w *walker) path(off, fromCall int, st State) {
 				idx = -1
 			}
 		}
+		if in.Syscall {
+			// vfork's child runs on this stack before the parent's system
+			// call returns: a slot below SP holds no copy after it.
+			below := *ns
+			if below.dropBelowSP(w.t); below != *ns {
+				w.nst, ns, idx = below, &w.nst, -1
+			}
+		}
 		if in.NOps > 0 {
 			why, changed := apply(w.t, ns, in)
 			if why != "" {
