@@ -299,3 +299,32 @@ func TestLandingPadKeepsTheUnwindersState(t *testing.T) {
 		t.Errorf("the pad: CFA = rsp + %d (known %v), want rsp + 16", got, ok)
 	}
 }
+
+// TestPaddingAfterACallThatDoesNotReturn: `push %rax; call vpanic; nopl`
+// and then a jump table's target that returns (valgrind's objects, where
+// vpanic is an undefined symbol no list names): the fall-through would
+// return with the frame modified; a compiler pads after a call only when
+// the call ends its block, so the call is presumed not to return (issue
+// 30's fourth class) instead of a code-ret finding.
+func TestPaddingAfterACallThatDoesNotReturn(t *testing.T) {
+	code := []byte{
+		0x50,                         // push %rax
+		0xe8, 0x00, 0x10, 0x00, 0x00, // call vpanic
+		0x0f, 0x1f, 0x40, 0x00, // nopl 0x0(%rax)
+		0x48, 0x8d, 0x05, 0x00, 0x00, 0x00, 0x00, // lea 0x0(%rip),%rax
+		0xc3, // ret
+	}
+	f := Analyze(amd64, code, base, nil)
+	for _, fd := range f.Findings {
+		t.Errorf("finding: %s", f.Describe(fd))
+	}
+	if len(f.PresumedNoReturn) != 1 || f.PresumedNoReturn[0] != base+1 {
+		t.Errorf("presumed not to return: %#x, want the call at %#x", f.PresumedNoReturn, base+1)
+	}
+	// Without the padding the fall-through is code: a return with the
+	// frame modified is a finding.
+	code = append(code[:6:6], code[10:]...)
+	if f = Analyze(amd64, code, base, nil); len(f.Findings) == 0 || f.Findings[0].Kind != KindRet {
+		t.Errorf("without padding: findings %v, want a code-ret", kinds(f))
+	}
+}

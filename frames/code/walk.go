@@ -386,6 +386,9 @@ func (w *walker) path(off, fromCall int, st State) {
 	// cmpReg is the register the instruction before compared with SP
 	// (arch.Inst.CmpSP), or -1.
 	cmpReg := rule.Reg(-1)
+	// padCall is the call whose fall-through this path is, when alignment
+	// padding follows it and SP has not moved since (presumePadded), or -1.
+	padCall := fromCall
 	for {
 		if at := w.at[off]; at != 0 {
 			if at < 0 {
@@ -495,6 +498,9 @@ func (w *walker) path(off, fromCall int, st State) {
 			}
 		}
 		ks.apply(in)
+		if padCall >= 0 && (in.Class != arch.Other && in.Class != arch.Return || movesSP(w.t, in)) {
+			padCall = -1
+		}
 		cmp := cmpReg
 		cmpReg = -1
 		if in.CmpSP {
@@ -531,6 +537,9 @@ func (w *walker) path(off, fromCall int, st State) {
 					w.find(KindRet, off, fmt.Sprintf("return through %s, which does not hold the RA", w.a.Format(rule.Rule{Kind: rule.Register, Reg: in.RetReg})), &st, nil)
 				}
 			} else if why != "" && !(in.RetOther && retVia(w.t, w.a, &st, in.RetReg)) {
+				if w.presumePadded(padCall) {
+					return
+				}
 				w.find(KindRet, off, "return with the stack frame modified: "+why, &st, nil)
 			}
 			if in.Class == arch.Return {
@@ -890,6 +899,46 @@ func (w *walker) presume1(c int) {
 		w.presumed = map[int]bool{}
 	}
 	w.presumed[c] = true
+}
+
+// movesSP reports whether an instruction's stack operations change SP.
+func movesSP(t *regTable, in *arch.Inst) bool {
+	for k := 0; k < in.NOps && k < len(in.Ops); k++ {
+		switch op := in.Ops[k]; op.Kind {
+		case arch.OpPush, arch.OpPop, arch.OpAddSP, arch.OpAndSP, arch.OpSubSPReg, arch.OpAddSPReg:
+			return true
+		case arch.OpSetReg, arch.OpRestore, arch.OpClobber:
+			if op.Reg == t.sp {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// presumePadded reports whether the call at offset c (c < 0: none), whose
+// fall-through this path is (with no stack effect since), is followed by
+// alignment padding and so presumed not to return, now that the path
+// returns with the frame it had modified before the call: `push %rax;
+// call vpanic; nopl` then a jump table's target that returns (valgrind's
+// objects, where vpanic is an undefined symbol; issue 30's fourth class).
+// A compiler pads after a call only when the call ends its block. The
+// function is then walked again without the fall-through.
+func (w *walker) presumePadded(c int) bool {
+	if c < 0 || w.lens[c] == 0 || w.presumed[c] {
+		return false
+	}
+	next := c + int(w.lens[c])
+	if next >= len(w.text) || w.lens[next] == 0 || !IsNop(w.a, w.text[next:], w.pc0+uint64(next)) {
+		return false
+	}
+	if w.confirmed == nil {
+		w.confirmed = map[int]bool{}
+	}
+	w.confirmed[c] = true
+	w.rewalk = true
+	w.stack, w.later, w.next = w.stack[:0], w.later[:0], 0
+	return true
 }
 
 // presumeSyscall reports whether the system call at offset c, the
