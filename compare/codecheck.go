@@ -603,8 +603,16 @@ func (j *codeJudge) finish() {
 	var states []CodeNote
 	if j.entered == "" {
 		// The walk's own findings; none when it started from a call's
-		// state at an entry a call does not make.
-		states = j.rows.States()
+		// state at an entry a call does not make, and none where the
+		// table says there is no caller (RA undefined: _start's tail
+		// call into __libc_start_main), about which it claims nothing.
+		for _, n := range j.rows.States() {
+			rows := j.ref.rows
+			if i := sort.Search(len(rows), func(i int) bool { return rows[i].End > n.PC }); i < len(rows) && rows[i].Start <= n.PC && rows[i].RA.Kind == rule.Undefined {
+				continue
+			}
+			states = append(states, n)
+		}
 	}
 	for i, n := range states {
 		if i == maxFindingsPerFDE {

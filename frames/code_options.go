@@ -205,10 +205,17 @@ func (c *CodeAnalyzer) padding(addr uint64) bool {
 // instruction says that no call enters it: the CFA is not the machine's
 // after a call (arch.Arch.Entry), and the row has a return address and is
 // not a signal frame's. A cold part or a trampoline a jump enters
-// (glibc's _dl_runtime_resolve, from PLT0 with two words pushed), or a C++
-// landing pad the unwinder enters.
+// (glibc's _dl_runtime_resolve, from PLT0 with two words pushed, on AArch64
+// with the RA stored), or a C++ landing pad the unwinder enters.
 func NotCallEntry(a *arch.Arch, r *rule.Row) bool {
-	return a != nil && r.RA.Kind != rule.Undefined && !r.Signal && r.CFA != a.Entry.CFA
+	if a == nil || r.RA.Kind == rule.Undefined || r.Signal {
+		return false
+	}
+	// On a machine whose call leaves the RA in a register (AArch64 x30,
+	// s390x r14), a first row that has it in memory says the entry is
+	// not a call's too: glibc's AArch64 _dl_runtime_resolve, entered
+	// from PLT0 with x16 and x30 stored at [sp] (RA=c+8).
+	return r.CFA != a.Entry.CFA || a.Entry.RA.Kind != rule.Offset && r.RA.Kind == rule.Offset
 }
 
 // codePartition is a function split by the compiler into a hot part (foo)

@@ -762,8 +762,8 @@ func retVia(t *regTable, a *arch.Arch, s *State, r rule.Reg) bool {
 // most recently loaded (a prologue loads its frame's size a few
 // instructions before it uses it).
 type consts struct {
-	reg [4]rule.Reg // 0: empty; else 1 + the register
-	val [4]int64
+	reg [8]rule.Reg // 0: empty; else 1 + the register
+	val [8]int64
 	n   int // the next slot to fill
 }
 
