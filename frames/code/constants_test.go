@@ -58,6 +58,7 @@ func TestLargeFrameSizedByAConstant(t *testing.T) {
 		), 0x18, 96 + 0x2300, 29, 96, 0x1c, 96},
 		{"aarch64 five constants after the size (glibc's largest frames)", arm64, words(
 			0xa9ba7bfd, // stp x29, x30, [sp, #-96]!
+			0x910003fd, // mov x29, sp
 			0xd282380d, // mov x13, #0x11c0
 			0xd2800009, // mov x9, #0x0
 			0xd280000f, // mov x15, #0x0
@@ -68,7 +69,7 @@ func TestLargeFrameSizedByAConstant(t *testing.T) {
 			0x910003bf, // mov sp, x29
 			0xa8c67bfd, // ldp x29, x30, [sp], #96
 			0xd65f03c0, // ret
-		), 0x20, 96 + 0x11c0, -1, 0, 0x24, 96},
+		), 0x24, 96 + 0x11c0, 29, 96, 0x28, 96},
 		{"x86-64 mov $imm32,%eax and sub %rax,%rsp", amd64, []byte{
 			0xb8, 0x00, 0x50, 0x00, 0x00, // mov $0x5000,%eax
 			0x48, 0x29, 0xc4, // sub %rax,%rsp
