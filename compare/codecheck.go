@@ -302,6 +302,8 @@ type codeJudge struct {
 	checked, judged  int
 	listed, unlisted int
 	more             Finding
+	// scratchListed counts the code-scratch notes listed (as listed).
+	scratchListed int
 	unknown          int
 	reasons          []codeReason
 	// entered is why no instruction of the function is judged
@@ -507,18 +509,27 @@ func (j *codeJudge) flush() {
 	if r.n == 0 || !r.key.ref.Any() {
 		return
 	}
-	if j.listed >= maxFindingsPerFDE {
+	refRow := j.ref.rows[r.key.ci]
+	switch kinds := r.key.ref.Kinds(); {
+	case len(kinds) == 1 && kinds[0] == KindFP && scratch(refRow.FP, r.key.row.FP):
+		// A note (code-scratch): listed up to the same bound, never
+		// counted among the disagreements not listed.
+		if j.scratchListed >= maxFindingsPerFDE {
+			return
+		}
+		j.scratchListed++
+	case j.listed >= maxFindingsPerFDE:
 		if j.unlisted == 0 {
-			j.more = Finding{Kind: subjectKind(frames.MethodCode, r.key.ref.Kinds()[0]), Function: j.fn.name, FuncStart: j.fn.start, PC: r.start}
+			j.more = Finding{Kind: subjectKind(frames.MethodCode, kinds[0]), Function: j.fn.name, FuncStart: j.fn.start, PC: r.start}
 		}
 		j.more.PCEnd, j.more.Instructions = r.end, j.more.Instructions+r.n
 		j.unlisted++
 		return
+	default:
+		j.listed++
 	}
-	j.listed++
 	c, fn := j.c, j.fn
 	code := frames.Row{Row: r.key.row, Src: frames.Source{Arch: j.arch}}
-	refRow := j.ref.rows[r.key.ci]
 	f := Finding{Function: fn.name, FuncStart: fn.start, PC: r.start, PCEnd: r.end, Instructions: r.n}
 	f.Rules[frames.MethodCode], f.Rules[j.ref.m] = ruleText(code), ruleText(refRow)
 	f.Rules[j.subj.m] = j.subj.none

@@ -277,10 +277,10 @@ func TestX86JumpTablesPIC(t *testing.T) {
 			binary.LittleEndian.PutUint32(b[4*i:], uint32(int32(tg-tab)))
 		}
 		return func(a uint64, n int) []byte {
-			if a != tab || n > len(b) {
+			if a < tab || a-tab+uint64(n) > uint64(len(b)) {
 				return nil
 			}
-			return b[:n]
+			return b[a-tab : a-tab+uint64(n)]
 		}
 	}
 	jt := X86JumpTables(code, start, entries(0x1015, 0x1016, 0x1017))
@@ -304,11 +304,16 @@ func TestX86JumpTablesPIC(t *testing.T) {
 	if got := X86JumpTables(code, start, entries(0x1015, 0x1016))(start + 19); got != nil {
 		t.Errorf("short table accepted: %v", got)
 	}
-	// Without the bound (cmp/ja made nops) nothing is guessed.
+	// Without the bound (cmp/ja made nops: OCaml's and LLVM's switches
+	// on a tag or an enum) the table ends at its first entry that is not
+	// an instruction of the function (or at the next table, or 256).
 	nb := append([]byte{}, code...)
 	copy(nb, []byte{0x90, 0x90, 0x90, 0x90, 0x90})
-	if got := X86JumpTables(nb, start, entries(0x1015, 0x1016, 0x1017))(start + 19); got != nil {
-		t.Errorf("unbounded table accepted: %v", got)
+	if got := fmt.Sprint(X86JumpTables(nb, start, entries(0x1015, 0x1016, 0x1017))(start + 19)); got != "[4117 4118 4119]" {
+		t.Errorf("unbounded table: %s, want the three entries the section holds", got)
+	}
+	if got := fmt.Sprint(X86JumpTables(nb, start, entries(0x1015, 0x1006, 0x1017))(start + 19)); got != "[4117]" {
+		t.Errorf("unbounded table with an entry inside an instruction: %s, want it ended there", got)
 	}
 	// The bound on another register than the index: nothing.
 	ob := append([]byte{}, code...)

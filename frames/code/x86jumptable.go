@@ -385,7 +385,15 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 		}
 	}
 	if n <= 0 {
-		return nil
+		if entry != 4 || index < 0 {
+			return nil
+		}
+		// No bound checked on the index: OCaml switches on a constructor
+		// tag (cmp $N,%rax; jl only) and LLVM on an enum the type
+		// bounds. The table then ends where the function's next table
+		// starts, at its first entry that is not an instruction of the
+		// function, or at 256 entries (a byte's values).
+		return x86OpenTable(base, start, size, isStart, all, read)
 	}
 	b := read(base, n*entry)
 	if len(b) < n*entry {
@@ -409,6 +417,39 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 	}
 	if len(targets) == 0 {
 		return nil // none here: not a table of this function's cases
+	}
+	return targets
+}
+
+// x86OpenTable reads the relative table at base of a jump whose index
+// no compare bounds (x86Table): entries up to the next table the function
+// loads with lea T(%rip) after base, or 256 of them, each a target in the
+// function at an instruction of its linear decoding; the first entry that
+// is not ends the table. nil when no entry is.
+func x86OpenTable(base, start, size uint64, isStart func(uint64) bool, all func() []x86Inst, read func(uint64, int) []byte) []uint64 {
+	limit := uint64(256)
+	for i := range all() {
+		in := &all()[i]
+		if !in.ok || in.in.Op != x86asm.LEA {
+			continue
+		}
+		if mem, ok := in.in.Args[1].(x86asm.Mem); ok && mem.Base == x86asm.RIP && mem.Index == 0 {
+			if t := in.pc + uint64(in.in.Len) + uint64(mem.Disp); t > base && (t-base)/4 < limit {
+				limit = (t - base) / 4
+			}
+		}
+	}
+	var targets []uint64
+	for i := uint64(0); i < limit; i++ {
+		b := read(base+4*i, 4) // the section may end sooner
+		if len(b) < 4 {
+			break
+		}
+		t := base + uint64(int64(int32(binary.LittleEndian.Uint32(b))))
+		if t < start || t-start >= size || !isStart(t) {
+			break
+		}
+		targets = append(targets, t)
 	}
 	return targets
 }
