@@ -304,8 +304,8 @@ type codeJudge struct {
 	more             Finding
 	// scratchListed counts the code-scratch notes listed (as listed).
 	scratchListed int
-	unknown          int
-	reasons          []codeReason
+	unknown       int
+	reasons       []codeReason
 	// entered is why no instruction of the function is judged
 	// (enteredOtherwise), or "".
 	entered string
