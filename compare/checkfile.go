@@ -177,22 +177,46 @@ func (c *checker) runCFIOnly() error {
 	sort.Slice(cfiRanges, func(i, j int) bool { return cfiRanges[i].Start < cfiRanges[j].Start })
 	sum := &c.rep.Summary
 	sum.FunctionsCFI = len(cfiRanges)
+	// An FDE that no call enters (a cold part, a trampoline) is judged
+	// last: the code oracle walks it from the jumps into it that the
+	// walks of the others found (frames.CodeAnalyzer).
+	var last []Range
 	for _, r := range cfiRanges {
 		sum.BytesCFI += r.End - r.Start
 		if r.End <= r.Start || c.inPLT(r.Start) {
 			continue
 		}
-		name := c.funcName(r.Start)
-		rows, err := c.cfi.Rows(r.Start, r.End)
-		if err != nil {
-			c.add(Finding{Kind: KindFormat, Function: name, FuncStart: r.Start, PC: r.Start,
-				Message: fmt.Sprintf("CFI for %s unreadable: %v", c.orLoc(name, r.Start), err)})
+		if c.oracle != nil && c.notCallEntry(r.Start) {
+			last = append(last, r)
 			continue
 		}
-		c.judgeCFIOnly(fnRef{name: name, start: r.Start}, r, rows)
+		c.judgeCFIOnlyRange(r)
+	}
+	for _, r := range last {
+		c.judgeCFIOnlyRange(r)
 	}
 	c.codeSummary()
 	return nil
+}
+
+// judgeCFIOnlyRange judges the CFI FDE r alone against the code
+// (judgeCFIOnly), or says that its CFI cannot be read.
+func (c *checker) judgeCFIOnlyRange(r Range) {
+	name := c.funcName(r.Start)
+	rows, err := c.cfi.Rows(r.Start, r.End)
+	if err != nil {
+		c.add(Finding{Kind: KindFormat, Function: name, FuncStart: r.Start, PC: r.Start,
+			Message: fmt.Sprintf("CFI for %s unreadable: %v", c.orLoc(name, r.Start), err)})
+		return
+	}
+	c.judgeCFIOnly(fnRef{name: name, start: r.Start}, r, rows)
+}
+
+// notCallEntry reports whether the CFI row at the link-time address pc
+// says that no call enters there (frames.NotCallEntry).
+func (c *checker) notCallEntry(pc uint64) bool {
+	rows, err := c.cfi.Rows(pc, pc+1)
+	return err == nil && len(rows) > 0 && rows[0].Start <= pc && frames.NotCallEntry(c.arch, &rows[0].Row)
 }
 
 func (c *checker) run() error {

@@ -547,3 +547,22 @@ func TestRulesOnOtherRegistersAreJudgedByValue(t *testing.T) {
 		t.Errorf("SP not known: %v, want the rule unchanged", got)
 	}
 }
+
+// TestStrippedColdPartIsWalked: in a stripped program no symbol pairs
+// work.cold with work; the cold part's FDE, which no call enters, is
+// judged last, walked from the jumps of work into it (Debian's stripped
+// C++ libraries: 887,000 instructions not judged; libgdal 95.2% ->
+// 99.3%).
+func TestStrippedColdPartIsWalked(t *testing.T) {
+	rep, err := CheckFile(filepath.Join("..", "testdata", "codeoracle", "cold", "cold-stripped"), CheckOptions{Code: FramesCode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range codeFindings(rep) {
+		if f.Kind != KindCodeUnknown {
+			t.Errorf("%s: %s", f.Kind, f.Message)
+		} else if strings.Contains(f.Message, "not by a call") {
+			t.Errorf("the cold part is not judged: %s", f.Message)
+		}
+	}
+}

@@ -14,6 +14,7 @@ package frames
 import (
 	"debug/elf"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -43,7 +44,16 @@ type CodeAnalyzer struct {
 	// entries, by start, until the hot part's own turn (at most
 	// maxCodeFuncs).
 	hot map[uint64]*code.Func
+	// into holds, by the start of the FDE they jump into, the jumps of
+	// the functions walked so far into another FDE that no call enters
+	// (a cold part no symbol names, in a stripped file), with their
+	// states: that FDE is walked from them when its turn comes after
+	// (compare checks such FDEs last). At most maxInto a target.
+	into map[uint64][]code.Exit
 }
+
+// maxInto bounds the jumps recorded into one FDE (CodeAnalyzer.into).
+const maxInto = 64
 
 // codeAnalyzerKey keys a module's CodeAnalyzer (Module.Memo).
 type codeAnalyzerKey struct{}
@@ -88,6 +98,10 @@ func (c *CodeAnalyzer) Analyze(text []byte, start uint64) (fn *code.Func, entere
 		}
 	} else if c.isCold(start) {
 		return nil, false, "a cold part whose hot part is not known"
+	} else if ex := c.jumpsInto(start); len(ex) > 0 {
+		// An FDE no call enters, no symbol pairs with its hot part:
+		// walked from the jumps into it seen so far.
+		op.Entries = ex
 	}
 	c.mu.Lock()
 	fn = c.hot[start]
@@ -102,7 +116,40 @@ func (c *CodeAnalyzer) Analyze(text []byte, start uint64) (fn *code.Func, entere
 	if fn == nil {
 		fn = code.Analyze(c.a, text, start, op)
 	}
+	c.recordJumps(fn)
 	return fn, len(op.Entries) > 0, ""
+}
+
+// recordJumps keeps fn's jumps into other FDEs that no call enters
+// (CodeAnalyzer.into), distinct states only.
+func (c *CodeAnalyzer) recordJumps(fn *code.Func) {
+	if fn == nil || len(fn.Exits) == 0 {
+		return
+	}
+	for _, e := range fn.Exits {
+		s, ok := c.m.cfiFDEStart(e.Target)
+		if !ok || s == fn.Start || !c.intoSibling(s) {
+			continue
+		}
+		c.mu.Lock()
+		if c.into == nil {
+			c.into = map[uint64][]code.Exit{}
+		}
+		if l := c.into[s]; len(l) < maxInto && !slices.ContainsFunc(l, func(x code.Exit) bool { return x.Target == e.Target && x.State == e.State }) {
+			c.into[s] = append(l, e)
+		}
+		c.mu.Unlock()
+	}
+}
+
+// jumpsInto returns the jumps recorded into the FDE that starts at start
+// (CodeAnalyzer.into), and forgets them.
+func (c *CodeAnalyzer) jumpsInto(start uint64) []code.Exit {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ex := c.into[start]
+	delete(c.into, start)
+	return ex
 }
 
 // options returns the walk's options for the function whose code is text
