@@ -191,8 +191,11 @@ func (c *CodeAnalyzer) options(text []byte, start uint64, depth int) *code.Optio
 			return pads[i].LandingPad, n
 		}
 	}
-	if c.a == arch.AMD64Arch {
+	switch c.a {
+	case arch.AMD64Arch:
 		op.JumpTable = code.X86JumpTables(text, start, c.m.codeBytes)
+	case arch.ARM64Arch:
+		op.JumpTable = code.ARM64JumpTables(text, start, c.m.codeBytes)
 	}
 	return op
 }
