@@ -196,6 +196,8 @@ func (c *CodeAnalyzer) options(text []byte, start uint64, depth int) *code.Optio
 		op.JumpTable = code.X86JumpTables(text, start, c.m.codeBytes)
 	case arch.ARM64Arch:
 		op.JumpTable = code.ARM64JumpTables(text, start, c.m.codeBytes)
+	case arch.S390XArch:
+		op.JumpTable = code.S390XJumpTables(text, start, c.m.codeBytes)
 	}
 	return op
 }

@@ -1,0 +1,192 @@
+package code
+
+import "encoding/binary"
+
+// S390XJumpTables returns an Options.JumpTable for the s390x function
+// whose code is text at address start. It recognises the switch form GCC
+// emits, a table of offsets from its own start:
+//
+//	clfi %rI,N; jh default (or jle/jnh to the table: N+1 cases)
+//	sllg %rX,%rI,3 (or risbgz %rX,%rI,..,3)   the index scaled
+//	larl %rT,T
+//	lg %rE,0(%rX,%rT) (lgf: 4-byte entries)
+//	b 0(%rE,%rT)       or agr %rE,%rT; br %rE
+//
+// without the bound nothing is guessed. read returns size bytes at a
+// link-time address (nil when they are not in the file).
+func S390XJumpTables(text []byte, start uint64, read func(addr uint64, size int) []byte) func(pc uint64) []uint64 {
+	return func(pc uint64) []uint64 {
+		if pc < start || pc-start >= uint64(len(text)) {
+			return nil
+		}
+		// Decode forward from up to s390xWindow bytes before: s390x
+		// instructions say their length in their first byte, so a window
+		// start inside an instruction is found by decoding from the
+		// function's start.
+		var offs []int
+		for o := 0; o <= int(pc-start); {
+			offs = append(offs, o)
+			n := s390xLen(text[o])
+			if n <= 0 || o+n > len(text) {
+				return nil
+			}
+			o += n
+		}
+		if offs[len(offs)-1] != int(pc-start) {
+			return nil
+		}
+		lo := max(len(offs)-s390xWindow, 0)
+		return s390xTable(text, start, offs[lo:], uint64(len(text)), read)
+	}
+}
+
+// s390xWindow is how many instructions before an indirect jump are
+// followed for its table, index and bound.
+const s390xWindow = 16
+
+// s390xLen is the length of the instruction whose first byte is b
+// (z/Architecture Principles of Operation: the first two bits).
+func s390xLen(b byte) int {
+	switch b >> 6 {
+	case 0:
+		return 2
+	case 1, 2:
+		return 4
+	}
+	return 6
+}
+
+// s390xVal is what the window knows of a register (kinds as arm64Val).
+type s390xVal struct {
+	kind  uint8 // 0, valConst, valEntry, valTarget, valScaled
+	c     uint64
+	size  uint8 // entry
+	idx   uint8 // entry, scaled: the register scaled
+	table uint64
+}
+
+const valScaled = valTarget + 1
+
+// s390xTable follows the instructions at offs (the last the jump) and
+// returns the jump's targets in the function, or nil.
+func s390xTable(text []byte, start uint64, offs []int, size uint64, read func(uint64, int) []byte) []uint64 {
+	var regs [16]s390xVal
+	bound := map[uint8]int{}
+	cmpReg, cmpN := -1, 0
+	for k, o := range offs {
+		b := text[o:]
+		pc := start + uint64(o)
+		r1, r2 := b[1]>>4, b[1]&15
+		cmp := -1
+		switch {
+		case b[0] == 0xC0 && r2 == 0: // larl
+			regs[r1] = s390xVal{kind: valConst, c: pc + uint64(int64(int32(binary.BigEndian.Uint32(b[2:])))*2)}
+		case b[0] == 0xEB && b[5] == 0x0D && b[2]>>4 == 0: // sllg r1,r3,d2
+			r3 := b[1] & 15
+			if sh := int(b[2]&15)<<8 | int(b[3]); sh == 3 || sh == 2 {
+				regs[r1] = s390xVal{kind: valScaled, idx: r3, size: uint8(1) << sh}
+			} else {
+				regs[r1] = s390xVal{}
+			}
+		case b[0] == 0xEC && b[5] == 0x55: // risbg(z) r1,r2,I3,I4,I5
+			if sh := int(b[4]); (sh == 3 || sh == 2) && int(b[3]&63) == 63-sh {
+				regs[r1] = s390xVal{kind: valScaled, idx: r2, size: uint8(1) << sh}
+			} else {
+				regs[r1] = s390xVal{}
+			}
+		case b[0] == 0xE3 && (b[5] == 0x04 || b[5] == 0x14): // lg, lgf r1,d2(x2,b2)
+			x2, b2 := r2, b[2]>>4
+			d2 := int(b[2]&15)<<8 | int(b[3]) | int(int8(b[4]))<<12
+			t, x := regs[b2], regs[x2]
+			if x.kind == valConst && t.kind == valScaled {
+				t, x = x, t
+			}
+			sz := uint8(8)
+			if b[5] == 0x14 {
+				sz = 4
+			}
+			if d2 == 0 && t.kind == valConst && x.kind == valScaled && x.size == sz {
+				regs[r1] = s390xVal{kind: valEntry, table: t.c, size: sz, idx: x.idx}
+			} else {
+				regs[r1] = s390xVal{}
+			}
+		case b[0] == 0xB9 && b[1] == 0x08: // agr r1,r2
+			d, s := b[3]>>4, b[3]&15
+			if e, t := regs[d], regs[s]; e.kind == valEntry && t.kind == valConst && t.c == e.table {
+				regs[d] = s390xVal{kind: valTarget, table: e.table, size: e.size, idx: e.idx}
+			} else {
+				regs[d] = s390xVal{}
+			}
+		case b[0] == 0xC2 && (r2 == 0xF || r2 == 0xE): // clfi, clgfi r1,I2
+			cmp, cmpN = int(r1), int(binary.BigEndian.Uint32(b[2:]))
+		case b[0] == 0xA7 && r2 == 4 || b[0] == 0xC0 && r2 == 4: // brc, brcl M1
+			if cmpReg >= 0 && cmpN >= 0 {
+				switch r1 {
+				case 2, 0xC, 0xD: // jh out, jnh/jle in: at most N
+					bound[uint8(cmpReg)] = cmpN + 1
+				case 0xA, 4, 5: // jhe out, jl in: below N
+					bound[uint8(cmpReg)] = cmpN
+				}
+			}
+		case k == len(offs)-1 && b[0] == 0x47 && r1 == 15: // b d2(x2,b2): the jump
+			x2, b2 := r2, b[2]>>4
+			if d2 := int(b[2]&15)<<8 | int(b[3]); d2 != 0 {
+				return nil
+			}
+			e, t := regs[x2], regs[b2]
+			if e.kind != valEntry || t.kind != valConst || t.c != e.table {
+				return nil
+			}
+			return s390xTargets(e, bound, start, size, read)
+		case k == len(offs)-1 && b[0] == 0x07 && r1 == 15: // br r2: the jump
+			if e := regs[r2]; e.kind == valTarget {
+				return s390xTargets(e, bound, start, size, read)
+			}
+			return nil
+		case b[0] == 0xC0 && r2 == 5, b[0] == 0xA7 && r2 == 5, b[0] == 0x0D, b[0] == 0x4D: // brasl, bras, basr, bas
+			regs = [16]s390xVal{} // a call may change any of them
+		case b[0] == 0xEB && b[5] == 0x04, b[0] == 0x98, b[0] == 0xEB && b[5] == 0x98: // lmg, lm, lmy
+			regs = [16]s390xVal{}
+		case b[0] == 0xB2 || b[0] == 0xB3 || b[0] == 0xB9: // RRE, RRF: R1 in the fourth byte
+			regs[b[3]>>4] = s390xVal{}
+		default:
+			// Anything else may write R1 (stores and compares do not:
+			// that only costs a table not resolved).
+			regs[r1] = s390xVal{}
+		}
+		if k == len(offs)-1 {
+			return nil
+		}
+		cmpReg = cmp
+	}
+	return nil
+}
+
+// s390xTargets reads the bounded table of e: table + entry for each of the
+// entries the compare counts, targets outside the function left out.
+func s390xTargets(e s390xVal, bound map[uint8]int, start, size uint64, read func(uint64, int) []byte) []uint64 {
+	n, ok := bound[e.idx]
+	if !ok || n <= 0 || n > maxTable {
+		return nil
+	}
+	var out []uint64
+	for i := 0; i < n; i++ {
+		b := read(e.table+uint64(i)*uint64(e.size), int(e.size))
+		if len(b) < int(e.size) {
+			return nil
+		}
+		v := int64(binary.BigEndian.Uint64(append(make([]byte, 8-len(b)), b...)))
+		if e.size == 4 {
+			v = int64(int32(binary.BigEndian.Uint32(b)))
+		}
+		t := e.table + uint64(v)
+		if t < start || t-start >= size || (t-start)%2 != 0 {
+			continue
+		}
+		out = append(out, t)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}

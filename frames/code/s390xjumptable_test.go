@@ -1,0 +1,54 @@
+package code
+
+import (
+	"encoding/binary"
+	"fmt"
+	"testing"
+)
+
+// TestS390XJumpTables: GCC's switch on s390x (clfi; jle to the table; the
+// index scaled by sllg; larl of the table; lg of the entry; b 0(entry,
+// table)) is resolved to its cases, bounded by the compare; without the
+// bound nothing is guessed, and the walk judges every case.
+func TestS390XJumpTables(t *testing.T) {
+	const start = 0x1000
+	const tab = start + 0x16 + 0x1000
+	code := []byte{
+		0xc2, 0x2f, 0x00, 0x00, 0x00, 0x02, // clfi %r2,2
+		0xa7, 0xc4, 0x00, 0x05, // jle 0x10
+		0xc0, 0xe5, 0x00, 0x00, 0x10, 0x00, // brasl %r14,abort (outside)
+		0xeb, 0x32, 0x00, 0x03, 0x00, 0x0d, // 0x10: sllg %r3,%r2,3
+		0xc0, 0x20, 0x00, 0x00, 0x08, 0x00, // larl %r2,the table
+		0xe3, 0x33, 0x20, 0x00, 0x00, 0x04, // lg %r3,0(%r3,%r2)
+		0x47, 0xf3, 0x20, 0x00, // b 0(%r3,%r2)
+		0x07, 0xfe, // 0x26: br %r14 (case 0)
+		0x07, 0xfe, // 0x28: br %r14 (case 1)
+		0x07, 0xfe, // 0x2a: br %r14 (case 2)
+	}
+	table := make([]byte, 8*3)
+	for i, off := range []int64{0x26, 0x28, 0x2a} {
+		binary.BigEndian.PutUint64(table[8*i:], uint64(start+off-tab))
+	}
+	read := func(a uint64, n int) []byte {
+		if a < tab || a-tab+uint64(n) > uint64(len(table)) {
+			return nil
+		}
+		return table[a-tab : a-tab+uint64(n)]
+	}
+	jt := S390XJumpTables(code, start, read)
+	if got := fmt.Sprint(jt(start + 0x22)); got != "[4134 4136 4138]" {
+		t.Errorf("targets %s, want the three cases the compare bounds", got)
+	}
+	nb := append([]byte{}, code...)
+	copy(nb[6:], []byte{0x07, 0x00, 0x07, 0x00}) // jle made two nopr
+	if got := S390XJumpTables(nb, start, read)(start + 0x22); got != nil {
+		t.Errorf("unbounded table resolved: %v", got)
+	}
+	f := Analyze(s390x, code, start, &Options{JumpTable: jt})
+	for _, fd := range f.Findings {
+		t.Errorf("finding: %s", f.Describe(fd))
+	}
+	if f.Judged != 10 {
+		t.Errorf("%d of 10 instructions judged", f.Judged)
+	}
+}
