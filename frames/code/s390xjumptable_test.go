@@ -52,3 +52,31 @@ func TestS390XJumpTables(t *testing.T) {
 		t.Errorf("%d of 10 instructions judged", f.Judged)
 	}
 }
+
+// FuzzJumpTables: the AArch64 and s390x table readers, on any bytes at
+// any PC with any table, return targets in the function or nil, never
+// panic, and never more than the table's bound.
+func FuzzJumpTables(f *testing.F) {
+	f.Add(uint16(0x1c), words(0x7100081f, 0x54000128, 0xb0000001, 0x91004021, 0x38604822, 0x10000063, 0x8b020863, 0xd61f0060), []byte{0, 1, 2})
+	f.Add(uint16(0x22), []byte{0xc2, 0x2f, 0, 0, 0, 2, 0xa7, 0xc4, 0, 5, 0xc0, 0xe5, 0, 0, 0x10, 0, 0xeb, 0x32, 0, 3, 0, 0x0d, 0xc0, 0x20, 0, 0, 8, 0, 0xe3, 0x33, 0x20, 0, 0, 4, 0x47, 0xf3, 0x20, 0}, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xf0, 0x10})
+	f.Fuzz(func(t *testing.T, pc uint16, text, table []byte) {
+		const start = 0x1000
+		read := func(a uint64, n int) []byte {
+			if n < 0 || a < 0x2000 || a-0x2000+uint64(n) > uint64(len(table)) {
+				return nil
+			}
+			return table[a-0x2000 : a-0x2000+uint64(n)]
+		}
+		for _, jt := range []func(uint64) []uint64{ARM64JumpTables(text, start, read), S390XJumpTables(text, start, read)} {
+			ts := jt(start + uint64(pc))
+			if len(ts) > maxTable {
+				t.Fatalf("%d targets", len(ts))
+			}
+			for _, tg := range ts {
+				if tg < start || tg-start >= uint64(len(text)) {
+					t.Fatalf("target %#x outside [%#x, %#x)", tg, start, start+len(text))
+				}
+			}
+		}
+	})
+}
