@@ -191,12 +191,16 @@ func (c *CodeAnalyzer) options(text []byte, start uint64, depth int) *code.Optio
 			return pads[i].LandingPad, n
 		}
 	}
-	switch c.a {
-	case arch.AMD64Arch:
+	// The tables of a relocatable object are not read: its lea of a table
+	// and the table's entries hold relocations, not addresses
+	// (valgrind's archives gave tail calls to nowhere).
+	switch a := c.a; {
+	case c.layout.Synthetic():
+	case a == arch.AMD64Arch:
 		op.JumpTable = code.X86JumpTables(text, start, c.m.codeBytes)
-	case arch.ARM64Arch:
+	case a == arch.ARM64Arch:
 		op.JumpTable = code.ARM64JumpTables(text, start, c.m.codeBytes)
-	case arch.S390XArch:
+	case a == arch.S390XArch:
 		op.JumpTable = code.S390XJumpTables(text, start, c.m.codeBytes)
 	}
 	return op

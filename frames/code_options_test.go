@@ -79,3 +79,28 @@ func TestCodeUnwinderColdParts(t *testing.T) {
 		t.Errorf("%d cold parts walked from their hot parts' jumps, %d not", walked, failed)
 	}
 }
+
+// TestObjectJumpTablesAreNotRead: in a relocatable object a table's lea
+// and its entries hold relocations, not addresses, so the walk reads no
+// jump table there (valgrind's archives: a table read at the lea's zero
+// displacement sent the walk to tail calls to nowhere); in a linked file
+// it does.
+func TestObjectJumpTablesAreNotRead(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{filepath.Join("..", "testdata", "obj", "objlib-v3.o"), false},
+		{filepath.Join("..", "testdata", "bin", "deep-v3-O2"), true},
+	} {
+		m := &Module{Name: filepath.Base(tc.path), OpenPath: tc.path, Path: tc.path, Start: 0, End: 1 << 40}
+		c, err := m.CodeAnalyzer()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.options(nil, 0, 0).JumpTable != nil; got != tc.want {
+			t.Errorf("%s: jump tables read %v, want %v", tc.path, got, tc.want)
+		}
+		m.Close()
+	}
+}
