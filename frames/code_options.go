@@ -48,7 +48,8 @@ type CodeAnalyzer struct {
 	// the functions walked so far into another FDE that no call enters
 	// (a cold part no symbol names, in a stripped file), with their
 	// states: that FDE is walked from them when its turn comes after
-	// (compare checks such FDEs last). At most maxInto a target.
+	// (compare checks such FDEs last), when each agrees with the FDE's CFA
+// where it jumps (jumpsInto). At most maxInto a target.
 	into map[uint64][]code.Exit
 }
 
@@ -128,7 +129,7 @@ func (c *CodeAnalyzer) recordJumps(fn *code.Func) {
 	}
 	for _, e := range fn.Exits {
 		s, ok := c.m.cfiFDEStart(e.Target)
-		if !ok || s == fn.Start || !c.intoSibling(s) {
+		if !ok || s == fn.Start || !c.intoSibling(s) || !c.directJump(e.PC) {
 			continue
 		}
 		c.mu.Lock()
@@ -142,13 +143,48 @@ func (c *CodeAnalyzer) recordJumps(fn *code.Func) {
 	}
 }
 
+// directJump reports whether the instruction at the link-time address pc
+// is a direct jump (an exit read from a jump table is not kept: a table
+// read too far could name another function's cold part).
+func (c *CodeAnalyzer) directJump(pc uint64) bool {
+	var b []byte
+	for n := 16; b == nil && n >= 2; n /= 2 { // near a section's end, fewer
+		b = c.m.codeBytes(pc, n)
+	}
+	var in arch.Inst
+	if b == nil || c.a.Decoder.Decode(b, pc, &in) != nil {
+		return false
+	}
+	return in.Class == arch.Jump || in.Class == arch.CondJump
+}
+
 // jumpsInto returns the jumps recorded into the FDE that starts at start
-// (CodeAnalyzer.into), and forgets them.
+// (CodeAnalyzer.into), and forgets them; none when two of them enter one
+// address with different states (the FDE is then entered from more than
+// one frame, as no compiler's cold part is: which one its CFI describes
+// cannot be told).
 func (c *CodeAnalyzer) jumpsInto(start uint64) []code.Exit {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ex := c.into[start]
 	delete(c.into, start)
+	for i := range ex {
+		for j := range i {
+			if ex[i].Target == ex[j].Target && ex[i].State != ex[j].State {
+				return nil
+			}
+		}
+		// A jump with another CFA than the FDE's at its target is not
+		// its hot part's (a stripped file's cold parts lie together, and
+		// a jump read wrong would enter the wrong one): none is taken.
+		r, err := c.m.CFIRow(ex[i].Target + c.m.Bias)
+		if err != nil || r.CFA.Kind != rule.ValOffset {
+			return nil
+		}
+		if k, ok := ex[i].State.CFAVia(c.a, r.CFA.Reg); !ok || k != r.CFA.Offset {
+			return nil
+		}
+	}
 	return ex
 }
 
