@@ -49,7 +49,7 @@ type CodeAnalyzer struct {
 	// (a cold part no symbol names, in a stripped file), with their
 	// states: that FDE is walked from them when its turn comes after
 	// (compare checks such FDEs last), when each agrees with the FDE's CFA
-// where it jumps (jumpsInto). At most maxInto a target.
+	// where it jumps (jumpsInto). At most maxInto a target.
 	into map[uint64][]code.Exit
 }
 
