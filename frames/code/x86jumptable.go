@@ -385,14 +385,15 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 		}
 	}
 	if n <= 0 {
-		if entry != 4 || index < 0 {
+		if entry != 4 || index < 0 || !byteIndex(insts, firstUse-1, lo, index) {
 			return nil
 		}
 		// No bound checked on the index: OCaml switches on a constructor
 		// tag (cmp $N,%rax; jl only) and LLVM on an enum the type
-		// bounds. The table then ends where the function's next table
-		// starts, at its first entry that is not an instruction of the
-		// function, or at 256 entries (a byte's values).
+		// bounds, both loaded from a byte. The table then ends where the
+		// function's next table starts, at its first entry that is not an
+		// instruction of the function, or at 256 entries (a byte's
+		// values). An index not loaded from a byte: nothing is guessed.
 		return x86OpenTable(base, start, size, isStart, all, read)
 	}
 	b := read(base, n*entry)
@@ -419,6 +420,43 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 		return nil // none here: not a table of this function's cases
 	}
 	return targets
+}
+
+// byteIndex reports whether the index register family f reaching
+// insts[from] was loaded from a byte (movzbl/movzbq: an OCaml constructor
+// tag, a Rust enum's discriminant) and moved since only by constants
+// (OCaml's add $-28: the tag less the first case's) and register copies,
+// so that a table with no compare on it still has at most 256 entries.
+func byteIndex(insts []x86Inst, from, lo, f int) bool {
+	for steps := 0; steps < 8; steps++ {
+		i := prevWriting(insts, from, lo, f)
+		if i < 0 {
+			return false
+		}
+		in := &insts[i].in
+		switch in.Op {
+		case x86asm.MOVZX:
+			if m, ok := in.Args[1].(x86asm.Mem); ok {
+				return in.MemBytes == 1 && m.Segment == 0
+			}
+			r, ok := regArg(in.Args[1])
+			return ok && (r >= x86asm.AL && r <= x86asm.R15B)
+		case x86asm.ADD, x86asm.SUB:
+			if _, ok := in.Args[1].(x86asm.Imm); !ok {
+				return false
+			}
+		case x86asm.MOV:
+			r, ok := regArg(in.Args[1])
+			if !ok || !wide(r) {
+				return false
+			}
+			f = family(r)
+		default:
+			return false
+		}
+		from = i - 1
+	}
+	return false
 }
 
 // x86OpenTable reads the relative table at base of a jump whose index
