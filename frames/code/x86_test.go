@@ -304,19 +304,23 @@ func TestX86JumpTablesPIC(t *testing.T) {
 	if got := X86JumpTables(code, start, entries(0x1015, 0x1016))(start + 19); got != nil {
 		t.Errorf("short table accepted: %v", got)
 	}
-	// Without the bound (cmp/ja made nops) and an index not loaded from
-	// a byte (librsvg's mov (%rdi),%eax), nothing is guessed; with one
-	// loaded from a byte (OCaml's tag, LLVM's enum: movzbl (%rsi),%edi)
-	// the table ends at its first entry that is not an instruction of the
-	// function (or at the next table, or 256).
+	// Without the bound (cmp/ja made nops) and an index not an OCaml tag
+	// (librsvg's mov (%rdi),%eax; rav1e's movzbl (%rdi),%eax), nothing is
+	// guessed; with an OCaml tag (movzbl -0x8(%rsi),%edi) the table ends
+	// at its first entry that is not an instruction of the function (or
+	// at the next table, or 256).
 	nb := append([]byte{}, code...)
 	copy(nb, []byte{0x90, 0x90, 0x90, 0x90, 0x90})
 	if got := X86JumpTables(nb, start, entries(0x1015, 0x1016, 0x1017))(start + 19); got != nil {
 		t.Errorf("unbounded table of a word's index: %v", got)
 	}
 	copy(nb, []byte{0x0f, 0xb6, 0x3e, 0x90, 0x90}) // movzbl (%rsi),%edi
+	if got := X86JumpTables(nb, start, entries(0x1015, 0x1016, 0x1017))(start + 19); got != nil {
+		t.Errorf("unbounded table of a byte not a tag: %v", got)
+	}
+	copy(nb, []byte{0x0f, 0xb6, 0x7e, 0xf8, 0x90}) // movzbl -0x8(%rsi),%edi
 	if got := fmt.Sprint(X86JumpTables(nb, start, entries(0x1015, 0x1016, 0x1017))(start + 19)); got != "[4117 4118 4119]" {
-		t.Errorf("unbounded table of a byte's index: %s, want the three entries the section holds", got)
+		t.Errorf("unbounded table of an OCaml tag: %s, want the three entries the section holds", got)
 	}
 	if got := fmt.Sprint(X86JumpTables(nb, start, entries(0x1015, 0x1006, 0x1017))(start + 19)); got != "[4117]" {
 		t.Errorf("unbounded table with an entry inside an instruction: %s, want it ended there", got)

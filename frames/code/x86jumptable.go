@@ -385,15 +385,14 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 		}
 	}
 	if n <= 0 {
-		if entry != 4 || index < 0 || !byteIndex(insts, firstUse-1, lo, index) {
+		if entry != 4 || index < 0 || !tagIndex(insts, firstUse-1, lo, index) {
 			return nil
 		}
 		// No bound checked on the index: OCaml switches on a constructor
-		// tag (cmp $N,%rax; jl only) and LLVM on an enum the type
-		// bounds, both loaded from a byte. The table then ends where the
+		// tag (cmp $N,%rax; jl only). The table then ends where the
 		// function's next table starts, at its first entry that is not an
 		// instruction of the function, or at 256 entries (a byte's
-		// values). An index not loaded from a byte: nothing is guessed.
+		// values). Any other index: nothing is guessed (tagIndex).
 		return x86OpenTable(base, start, size, isStart, all, read)
 	}
 	b := read(base, n*entry)
@@ -422,12 +421,15 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 	return targets
 }
 
-// byteIndex reports whether the index register family f reaching
-// insts[from] was loaded from a byte (movzbl/movzbq: an OCaml constructor
-// tag, a Rust enum's discriminant) and moved since only by constants
-// (OCaml's add $-28: the tag less the first case's) and register copies,
-// so that a table with no compare on it still has at most 256 entries.
-func byteIndex(insts []x86Inst, from, lo, f int) bool {
+// tagIndex reports whether the index register family f reaching
+// insts[from] is an OCaml block's constructor tag, the byte 8 before the
+// block (movzbq -0x8(%rX)), moved since only by constants (add $-28: the
+// tag less the first case's) and register copies: ocamlopt's switch on a
+// variant, whose table has one entry per constructor and no compare on
+// the index. Other tables without a compare (LLVM's on a Rust enum's
+// discriminant, read past its end by rav1e's and librsvg's, named blocks
+// in the middle of an epilogue) are not read.
+func tagIndex(insts []x86Inst, from, lo, f int) bool {
 	for steps := 0; steps < 8; steps++ {
 		i := prevWriting(insts, from, lo, f)
 		if i < 0 {
@@ -436,11 +438,8 @@ func byteIndex(insts []x86Inst, from, lo, f int) bool {
 		in := &insts[i].in
 		switch in.Op {
 		case x86asm.MOVZX:
-			if m, ok := in.Args[1].(x86asm.Mem); ok {
-				return in.MemBytes == 1 && m.Segment == 0
-			}
-			r, ok := regArg(in.Args[1])
-			return ok && (r >= x86asm.AL && r <= x86asm.R15B)
+			m, ok := in.Args[1].(x86asm.Mem)
+			return ok && in.MemBytes == 1 && m.Segment == 0 && m.Disp == -8 && m.Base != 0 && m.Base != x86asm.RIP && m.Index == 0
 		case x86asm.ADD, x86asm.SUB:
 			if _, ok := in.Args[1].(x86asm.Imm); !ok {
 				return false
