@@ -186,37 +186,34 @@ func (c *checker) runCFIOnly() error {
 		if r.End <= r.Start || c.inPLT(r.Start) {
 			continue
 		}
-		if c.oracle != nil && c.notCallEntry(r.Start) {
+		if !c.judgeCFIOnlyRange(r, c.oracle != nil) {
 			last = append(last, r)
-			continue
 		}
-		c.judgeCFIOnlyRange(r)
 	}
 	for _, r := range last {
-		c.judgeCFIOnlyRange(r)
+		c.judgeCFIOnlyRange(r, false)
 	}
 	c.codeSummary()
 	return nil
 }
 
 // judgeCFIOnlyRange judges the CFI FDE r alone against the code
-// (judgeCFIOnly), or says that its CFI cannot be read.
-func (c *checker) judgeCFIOnlyRange(r Range) {
+// (judgeCFIOnly), or says that its CFI cannot be read. With later set,
+// an FDE whose first row says no call enters it (frames.NotCallEntry) is
+// not judged yet, and it returns false.
+func (c *checker) judgeCFIOnlyRange(r Range, later bool) bool {
 	name := c.funcName(r.Start)
 	rows, err := c.cfi.Rows(r.Start, r.End)
 	if err != nil {
 		c.add(Finding{Kind: KindFormat, Function: name, FuncStart: r.Start, PC: r.Start,
 			Message: fmt.Sprintf("CFI for %s unreadable: %v", c.orLoc(name, r.Start), err)})
-		return
+		return true
+	}
+	if later && len(rows) > 0 && rows[0].Start <= r.Start && frames.NotCallEntry(c.arch, &rows[0].Row) {
+		return false
 	}
 	c.judgeCFIOnly(fnRef{name: name, start: r.Start}, r, rows)
-}
-
-// notCallEntry reports whether the CFI row at the link-time address pc
-// says that no call enters there (frames.NotCallEntry).
-func (c *checker) notCallEntry(pc uint64) bool {
-	rows, err := c.cfi.Rows(pc, pc+1)
-	return err == nil && len(rows) > 0 && rows[0].Start <= pc && frames.NotCallEntry(c.arch, &rows[0].Row)
+	return true
 }
 
 func (c *checker) run() error {
