@@ -567,14 +567,19 @@ func (m *Module) callSites(start uint64) ([]cfi.CallSite, []cfi.ArgsSize) {
 		return nil, nil
 	}
 	// An LSDA is small: its call-site table has an entry per call that
-	// may throw. Read what the section holds, up to 64 KiB.
-	n := min(s.Size-off, 64<<10)
-	b := make([]byte, n)
-	if _, err := s.ReadAt(b, int64(off)); err != nil {
-		return nil, nil
-	}
+	// may throw. Read 512 bytes of the section, then up to 64 KiB for a
+	// table longer than that.
 	f := l.File()
-	sites, err := cfi.ParseLSDA(b, fd.LSDA, int64(off), f.ByteOrder, ptrSize(f), start)
+	var sites []cfi.CallSite
+	for _, n := range []uint64{512, 64 << 10} {
+		b := make([]byte, min(s.Size-off, n))
+		if _, err = s.ReadAt(b, int64(off)); err != nil {
+			return nil, nil
+		}
+		if sites, err = cfi.ParseLSDA(b, fd.LSDA, int64(off), f.ByteOrder, ptrSize(f), start); err == nil || uint64(len(b)) < n {
+			break
+		}
+	}
 	if err != nil {
 		return nil, nil // a table cut short may name pads wrongly
 	}
