@@ -369,6 +369,12 @@ func (j *codeJudge) judge(pc, next uint64, si, ci int) {
 		if why != "" && c.Kind == rule.ValOffset {
 			if _, ok := j.rows.CFAVia(pc, c.Reg); ok {
 				why = "" // a copy of SP or FP the code follows (lea (%rsp),%rax; CFA=rax+8)
+			} else if h, ok := j.rows.(interface{ HoldsCaller(uint64, rule.Reg) bool }); ok && h.HoldsCaller(pc, c.Reg) {
+				// Not a DRAP register: one is set from SP before the
+				// realignment; this one still holds the caller's value
+				// (.cfi_def_cfa_register %rbx while the frame is on rbp).
+				// Judged, it differs from the code's CFA.
+				why = ""
 			}
 		}
 	}

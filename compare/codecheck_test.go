@@ -566,3 +566,24 @@ func TestStrippedColdPartIsWalked(t *testing.T) {
 		}
 	}
 }
+
+// TestCFAOnARegisterTheCodeNeverSet: `.cfi_def_cfa_register %rbx` where
+// the frame is on rbp is a code-cfa finding, not a "DRAP register" the
+// oracle cannot judge: rbx still holds the caller's value, and a DRAP
+// register is one the code sets from SP before it realigns (issue 30). A
+// GCC-style DRAP prologue (r10 from SP) gives no finding.
+func TestCFAOnARegisterTheCodeNeverSet(t *testing.T) {
+	rep, err := CheckFile(filepath.Join("..", "testdata", "codeoracle", "drap", "cfa_on_unset_register.o"), CheckOptions{Code: FramesCode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range codeFindings(rep) {
+		if f.Kind != KindCodeUnknown {
+			got = append(got, f.Function+" "+f.Kind.String())
+		}
+	}
+	if want := "f code-cfa"; strings.Join(got, ", ") != want {
+		t.Errorf("findings %q, want %q", got, want)
+	}
+}

@@ -195,6 +195,17 @@ func (r *funcRows) CFAVia(pc uint64, reg rule.Reg) (int64, bool) {
 	return st.CFAVia(r.a, reg)
 }
 
+// HoldsCaller reports whether callee-saved register reg (not SP, FP or
+// the RA's) still holds the caller's value before the instruction at pc:
+// the code never set it, so no CFA can be based on it.
+func (r *funcRows) HoldsCaller(pc uint64, reg rule.Reg) bool {
+	if reg == r.a.SP || reg == r.a.FP || reg == r.a.RA {
+		return false
+	}
+	st, _, ok := r.f.StateAt(pc)
+	return ok && st.InRegister(r.a, reg)
+}
+
 // States lists the walk's own findings (CodeRows).
 func (r *funcRows) States() []CodeNote {
 	sort.SliceStable(r.notes, func(i, j int) bool { return r.notes[i].PC < r.notes[j].PC })
