@@ -21,7 +21,7 @@ import (
 // another form gives nil: the walk reports it as not followed.
 func ARM64JumpTables(text []byte, start uint64, read func(addr uint64, size int) []byte) func(pc uint64) []uint64 {
 	return func(pc uint64) []uint64 {
-		if pc < start || pc-start >= uint64(len(text)) || (pc-start)%4 != 0 {
+		if pc < start || pc-start+4 > uint64(len(text)) || (pc-start)%4 != 0 {
 			return nil
 		}
 		end := int(pc - start)
