@@ -24,13 +24,7 @@ func TestARM64JumpTables(t *testing.T) {
 		0xd65f03c0, // 0x24: ret (case 1)
 		0xd65f03c0, // 0x28: ret (case 2, and the default)
 	)
-	table := []byte{0, 1, 2, 7, 9}
-	read := func(a uint64, n int) []byte {
-		if a < tab || a-tab+uint64(n) > uint64(len(table)) {
-			return nil
-		}
-		return table[a-tab : a-tab+uint64(n)]
-	}
+	read := readAt(tab, []byte{0, 1, 2, 7, 9})
 	jt := ARM64JumpTables(code, start, read)
 	if got := fmt.Sprint(jt(start + 0x1c)); got != "[4128 4132 4136]" {
 		t.Errorf("targets %s, want the three cases the compare bounds", got)
@@ -49,5 +43,16 @@ func TestARM64JumpTables(t *testing.T) {
 	}
 	if f.Judged != len(code)/4 {
 		t.Errorf("%d of %d instructions judged", f.Judged, len(code)/4)
+	}
+}
+
+// readAt is a table reader (the read of the JumpTables functions) that
+// holds b at address at, and nothing else.
+func readAt(at uint64, b []byte) func(uint64, int) []byte {
+	return func(a uint64, n int) []byte {
+		if n < 0 || a < at || a-at+uint64(n) > uint64(len(b)) {
+			return nil
+		}
+		return b[a-at : a-at+uint64(n)]
 	}
 }

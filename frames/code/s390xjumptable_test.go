@@ -29,12 +29,7 @@ func TestS390XJumpTables(t *testing.T) {
 	for i, off := range []int64{0x26, 0x28, 0x2a} {
 		binary.BigEndian.PutUint64(table[8*i:], uint64(start+off-tab))
 	}
-	read := func(a uint64, n int) []byte {
-		if a < tab || a-tab+uint64(n) > uint64(len(table)) {
-			return nil
-		}
-		return table[a-tab : a-tab+uint64(n)]
-	}
+	read := readAt(tab, table)
 	jt := S390XJumpTables(code, start, read)
 	if got := fmt.Sprint(jt(start + 0x22)); got != "[4134 4136 4138]" {
 		t.Errorf("targets %s, want the three cases the compare bounds", got)
@@ -61,12 +56,7 @@ func FuzzJumpTables(f *testing.F) {
 	f.Add(uint16(0x22), []byte{0xc2, 0x2f, 0, 0, 0, 2, 0xa7, 0xc4, 0, 5, 0xc0, 0xe5, 0, 0, 0x10, 0, 0xeb, 0x32, 0, 3, 0, 0x0d, 0xc0, 0x20, 0, 0, 8, 0, 0xe3, 0x33, 0x20, 0, 0, 4, 0x47, 0xf3, 0x20, 0}, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xf0, 0x10})
 	f.Fuzz(func(t *testing.T, pc uint16, text, table []byte) {
 		const start = 0x1000
-		read := func(a uint64, n int) []byte {
-			if n < 0 || a < 0x2000 || a-0x2000+uint64(n) > uint64(len(table)) {
-				return nil
-			}
-			return table[a-0x2000 : a-0x2000+uint64(n)]
-		}
+		read := readAt(0x2000, table)
 		for _, jt := range []func(uint64) []uint64{ARM64JumpTables(text, start, read), S390XJumpTables(text, start, read)} {
 			ts := jt(start + uint64(pc))
 			if len(ts) > maxTable {
