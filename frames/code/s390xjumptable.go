@@ -36,7 +36,7 @@ func S390XJumpTables(text []byte, start uint64, read func(addr uint64, size int)
 			return nil
 		}
 		lo := max(len(offs)-s390xWindow, 0)
-		return s390xTable(text, start, offs[lo:], uint64(len(text)), read)
+		return s390xTable(text, start, offs[lo:], offs, uint64(len(text)), read)
 	}
 }
 
@@ -69,7 +69,11 @@ const valScaled = valTarget + 1
 
 // s390xTable follows the instructions at offs (the last the jump) and
 // returns the jump's targets in the function, or nil.
-func s390xTable(text []byte, start uint64, offs []int, size uint64, read func(uint64, int) []byte) []uint64 {
+func s390xTable(text []byte, start uint64, offs, all []int, size uint64, read func(uint64, int) []byte) []uint64 {
+	// block is where the jump's block starts in the window: after its
+	// last unconditional branch (the case before it ends so), or the
+	// window's start.
+	block := offs[0]
 	var regs [16]s390xVal
 	bound := map[uint8]int{}
 	cmpReg, cmpN := -1, 0
@@ -119,6 +123,12 @@ func s390xTable(text []byte, start uint64, offs []int, size uint64, read func(ui
 			}
 		case b[0] == 0xC2 && (r2 == 0xF || r2 == 0xE): // clfi, clgfi r1,I2
 			cmp, cmpN = int(r1), int(binary.BigEndian.Uint32(b[2:]))
+		case b[0] == 0xA7 && r2 == 4 && r1 == 15 || b[0] == 0xC0 && r2 == 4 && r1 == 15 || b[0] == 0x07 && r1 == 15 && k < len(offs)-1:
+			// j, jg, br: the jump's block starts after it.
+			if k+1 < len(offs) {
+				block = offs[k+1]
+			}
+			regs = [16]s390xVal{}
 		case b[0] == 0xA7 && r2 == 4 || b[0] == 0xC0 && r2 == 4: // brc, brcl M1
 			if cmpReg >= 0 && cmpN >= 0 {
 				switch r1 {
@@ -137,9 +147,15 @@ func s390xTable(text []byte, start uint64, offs []int, size uint64, read func(ui
 			if e.kind != valEntry || t.kind != valConst || t.c != e.table {
 				return nil
 			}
+			if _, ok := bound[e.idx]; !ok {
+				s390xFarBound(text, all, block, e.idx, bound)
+			}
 			return s390xTargets(e, bound, start, size, read)
 		case k == len(offs)-1 && b[0] == 0x07 && r1 == 15: // br r2: the jump
 			if e := regs[r2]; e.kind == valTarget {
+				if _, ok := bound[e.idx]; !ok {
+					s390xFarBound(text, all, block, e.idx, bound)
+				}
 				return s390xTargets(e, bound, start, size, read)
 			}
 			return nil
@@ -160,6 +176,41 @@ func s390xTable(text []byte, start uint64, offs []int, size uint64, read func(ui
 		cmpReg = cmp
 	}
 	return nil
+}
+
+// s390xFarBound finds the bound of the index register idx where the
+// table's block is entered by a branch from elsewhere in the function
+// (clfi %rI,N; jle block: GCC places the table after other cases), the
+// compare right before it, and records it in bound. block is the block's
+// offset; all the function's instruction offsets.
+func s390xFarBound(text []byte, all []int, block int, idx uint8, bound map[uint8]int) {
+	if block < 0 {
+		return
+	}
+	for k := 1; k < len(all); k++ {
+		b, c := text[all[k]:], text[all[k-1]:]
+		var t int64
+		switch {
+		case b[0] == 0xA7 && b[1]&15 == 4: // brc M,I2
+			t = int64(int16(binary.BigEndian.Uint16(b[2:]))) * 2
+		case b[0] == 0xC0 && b[1]&15 == 4: // brcl M,I2
+			t = int64(int32(binary.BigEndian.Uint32(b[2:]))) * 2
+		default:
+			continue
+		}
+		if all[k]+int(t) != block || c[0] != 0xC2 || (c[1]&15 != 0xF && c[1]&15 != 0xE) || c[1]>>4 != idx {
+			continue
+		}
+		n := int(binary.BigEndian.Uint32(c[2:]))
+		switch b[1] >> 4 {
+		case 0xC, 0xD: // jle/jnh to the block: at most N
+			bound[idx] = n + 1
+			return
+		case 4, 5: // jl: below N
+			bound[idx] = n
+			return
+		}
+	}
 }
 
 // s390xTargets reads the bounded table of e: table + entry for each of the

@@ -70,3 +70,34 @@ func FuzzJumpTables(f *testing.F) {
 		}
 	})
 }
+
+// TestS390XJumpTableBoundFarAway: GCC places the table's block after
+// other code, entered by `clfi %rI,N; jle block` from further than the
+// window before the jump (bash's expand_arith_string): the bound is the
+// compare before the branch that enters the block.
+func TestS390XJumpTableBoundFarAway(t *testing.T) {
+	const start = 0x1000
+	const tab = start + 0x54 + 0x1000
+	code := []byte{
+		0xc2, 0x2f, 0x00, 0x00, 0x00, 0x02, // clfi %r2,2
+		0xa7, 0xc4, 0x00, 0x24, // jle 0x4e (the table's block)
+	}
+	for i := 0; i < 16; i++ {
+		code = append(code, 0xb9, 0x04, 0x00, 0x00) // lgr %r0,%r0
+	}
+	code = append(code,
+		0xa7, 0xf4, 0x00, 0x0d, // 0x4a: j 0x64
+		0xeb, 0x32, 0x00, 0x03, 0x00, 0x0d, // 0x4e: sllg %r3,%r2,3
+		0xc0, 0x20, 0x00, 0x00, 0x08, 0x00, // 0x54: larl %r2,the table
+		0xe3, 0x33, 0x20, 0x00, 0x00, 0x04, // lg %r3,0(%r3,%r2)
+		0x47, 0xf3, 0x20, 0x00, // 0x60: b 0(%r3,%r2)
+		0x07, 0xfe, 0x07, 0xfe, 0x07, 0xfe, // 0x64: the cases
+	)
+	table := make([]byte, 8*4)
+	for i, off := range []int64{0x64, 0x66, 0x68, 0x10} { // the 4th is past the bound
+		binary.BigEndian.PutUint64(table[8*i:], uint64(start+off-tab))
+	}
+	if got := fmt.Sprint(S390XJumpTables(code, start, readAt(tab, table))(start + 0x60)); got != "[4196 4198 4200]" {
+		t.Errorf("targets %s, want the three cases the far compare bounds", got)
+	}
+}
