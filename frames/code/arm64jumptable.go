@@ -26,7 +26,7 @@ func ARM64JumpTables(text []byte, start uint64, read func(addr uint64, size int)
 		}
 		end := int(pc - start)
 		lo := max(end-4*arm64Window, 0)
-		return arm64Table(text[lo:end+4], start+uint64(lo), start, uint64(len(text)), read)
+		return arm64Table(text[lo:end+4], start+uint64(lo), text, start, read)
 	}
 }
 
@@ -56,7 +56,11 @@ const (
 // arm64Table follows win (the instructions before the br at its end, at
 // address at) and returns the br's targets in the function [start,
 // start+size), or nil.
-func arm64Table(win []byte, at, start, size uint64, read func(uint64, int) []byte) []uint64 {
+func arm64Table(win []byte, at uint64, text []byte, start uint64, read func(uint64, int) []byte) []uint64 {
+	size := uint64(len(text))
+	// block is where the jump's block starts in the window: after its
+	// last unconditional branch, or the window's start.
+	block := at
 	var regs [32]arm64Val
 	bound := map[uint8]int{} // index register -> entries, from cmp #N; b.hi/b.hs
 	var cmpReg, cmpN = -1, 0
@@ -145,7 +149,13 @@ func arm64Table(win []byte, at, start, size uint64, read func(uint64, int) []byt
 			if v.kind != valTarget {
 				return nil
 			}
+			if _, ok := bound[v.idx]; !ok {
+				arm64FarBound(text, start, block, v.idx, bound)
+			}
 			return arm64Targets(v, bound, start, size, read)
+		case w&0xFC000000 == 0x14000000 || w&0xFFFFFC1F == 0xD61F0000 || w&0xFFFFFC1F == 0xD65F0000: // b, br, ret
+			block = pc + 4
+			regs = [32]arm64Val{} // what follows is another block
 		case w&0xFC000000 == 0x94000000 || w&0xFFFFFC1F == 0xD63F0000: // bl, blr
 			regs = [32]arm64Val{} // a call may change any of them
 		case w&0x3A400000 == 0x28400000: // ldp (and ldnp, ldpsw): two destinations
@@ -163,6 +173,38 @@ func arm64Table(win []byte, at, start, size uint64, read func(uint64, int) []byt
 		cmpReg = cmp
 	}
 	return nil
+}
+
+// arm64FarBound finds the bound of the index register idx where the
+// table's block, at block, is entered by a b.ls or b.lo from elsewhere in
+// the function right after `cmp wI, #N` (GCC placing the table after
+// other code), and records it in bound.
+func arm64FarBound(text []byte, start, block uint64, idx uint8, bound map[uint8]int) {
+	for k := 4; k+4 <= len(text); k += 4 {
+		w := binary.LittleEndian.Uint32(text[k:])
+		if w&0xFF000010 != 0x54000000 {
+			continue
+		}
+		if start+uint64(k)+uint64(int64(int32(w>>5&0x7FFFF)<<13)>>11) != block {
+			continue
+		}
+		c := binary.LittleEndian.Uint32(text[k-4:])
+		if c&0x7F80001F != 0x7100001F || uint8(c>>5&31) != idx {
+			continue
+		}
+		n := int(c >> 10 & 0xfff)
+		if c>>22&1 == 1 {
+			n <<= 12
+		}
+		switch w & 15 {
+		case 9: // b.ls to the block: at most N
+			bound[idx] = n + 1
+			return
+		case 3: // b.lo: below N
+			bound[idx] = n
+			return
+		}
+	}
 }
 
 // adrImm is the signed 21-bit immediate of adr and adrp.

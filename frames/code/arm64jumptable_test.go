@@ -56,3 +56,30 @@ func readAt(at uint64, b []byte) func(uint64, int) []byte {
 		return b[a-at : a-at+uint64(n)]
 	}
 }
+
+// TestARM64JumpTableBoundFarAway: the table's block is entered by `cmp
+// w0, #2; b.ls block` from further than the window before the br (GCC
+// placing the table after other code): the bound is that compare.
+func TestARM64JumpTableBoundFarAway(t *testing.T) {
+	const start, tab = 0x1000, 0x2010
+	ws := []uint32{0x7100081f, 0x54000349} // cmp w0, #2; b.ls 0x6c
+	for i := 0; i < 24; i++ {
+		ws = append(ws, 0xd503201f) // nop
+	}
+	ws = append(ws,
+		0x14000007, // 0x68: b 0x84 (the default)
+		0xb0000001, // 0x6c: adrp x1, 0x2000
+		0x91004021, // add x1, x1, #0x10
+		0x38604822, // ldrb w2, [x1, w0, uxtw]
+		0x10000083, // adr x3, 0x88
+		0x8b020863, // add x3, x3, x2, lsl #2
+		0xd61f0060, // 0x80: br x3
+		0xd65f03c0, // 0x84: ret (the default)
+		0xd65f03c0, 0xd65f03c0, 0xd65f03c0, // 0x88: the cases
+	)
+	code := words(ws...)
+	got := fmt.Sprint(ARM64JumpTables(code, start, readAt(tab, []byte{0, 1, 2, 200}))(start + 0x80))
+	if got != "[4232 4236 4240]" {
+		t.Errorf("targets %s, want the three cases the far compare bounds", got)
+	}
+}
