@@ -67,14 +67,14 @@ func TestARM64JumpTableBoundFarAway(t *testing.T) {
 		ws = append(ws, 0xd503201f) // nop
 	}
 	ws = append(ws,
-		0x14000007, // 0x68: b 0x84 (the default)
-		0xb0000001, // 0x6c: adrp x1, 0x2000
-		0x91004021, // add x1, x1, #0x10
-		0x38604822, // ldrb w2, [x1, w0, uxtw]
-		0x10000083, // adr x3, 0x88
-		0x8b020863, // add x3, x3, x2, lsl #2
-		0xd61f0060, // 0x80: br x3
-		0xd65f03c0, // 0x84: ret (the default)
+		0x14000007,                         // 0x68: b 0x84 (the default)
+		0xb0000001,                         // 0x6c: adrp x1, 0x2000
+		0x91004021,                         // add x1, x1, #0x10
+		0x38604822,                         // ldrb w2, [x1, w0, uxtw]
+		0x10000083,                         // adr x3, 0x88
+		0x8b020863,                         // add x3, x3, x2, lsl #2
+		0xd61f0060,                         // 0x80: br x3
+		0xd65f03c0,                         // 0x84: ret (the default)
 		0xd65f03c0, 0xd65f03c0, 0xd65f03c0, // 0x88: the cases
 	)
 	code := words(ws...)
