@@ -304,3 +304,24 @@ func TestDRAPStoreStops(t *testing.T) {
 		t.Errorf("stops at %#x, want the store", f.Findings[0].PC)
 	}
 }
+
+// TestPushRetJumps: `push %reg; ret` with the frame still allocated jumps
+// to the address in the register (gdb's linux_ptrace_test_ret_to_nx, inline
+// asm `pushq %1; retq`); it is no return, so no return finding. With SP at
+// the RA's slot it is a return, judged as before (TestRAPoppedToRegister).
+func TestPushRetJumps(t *testing.T) {
+	code := x86(t,
+		"53",          // 0x0 push %rbx
+		"48 83 ec 20", // 0x1 sub $0x20,%rsp
+		"48 89 fb",    // 0x5 mov %rdi,%rbx
+		"53",          // 0x8 push %rbx
+		"c3",          // 0x9 ret
+	)
+	wantKinds(t, Analyze(amd64, code, base, nil))
+	// Without the push, the same ret returns with the frame allocated.
+	code = x86(t, "53", "48 83 ec 20", "48 89 fb", "c3")
+	wantKinds(t, Analyze(amd64, code, base, nil), KindRet)
+	// A push of the register holding the RA is a return.
+	code = x86(t, "5f", "48 83 ec 20", "57", "c3") // pop %rdi; sub; push %rdi; ret
+	wantKinds(t, Analyze(amd64, code, base, nil), KindRet)
+}

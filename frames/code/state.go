@@ -584,6 +584,17 @@ func frameAtEntry(t *regTable, a *arch.Arch, s *State, authenticates bool) strin
 	return ""
 }
 
+// pushJumps reports whether a return right after a push of register r
+// jumps rather than returns: SP is known and not at the RA's slot of the
+// entry (the frame is still allocated) and r does not hold the RA.
+func pushJumps(t *regTable, a *arch.Arch, s *State, r rule.Reg) bool {
+	if s.sp == unknown || s.sp == t.entry.sp {
+		return false
+	}
+	c, ok := s.CopiedTo(a, a.RA)
+	return !ok || c != r
+}
+
 // pauth applies an AArch64 pointer-authentication hint, which the decoder
 // reports in Inst.Why (arch.WhyPAuthSignA ...). It reports whether the
 // instruction authenticates the RA.

@@ -386,6 +386,8 @@ func (w *walker) path(off, fromCall int, st State) {
 	// cmpReg is the register the instruction before compared with SP
 	// (arch.Inst.CmpSP), or -1.
 	cmpReg := rule.Reg(-1)
+	// pushReg is the register the instruction before pushed, or -1.
+	pushReg := rule.Reg(-1)
 	// padCall is the call whose fall-through this path is, when alignment
 	// padding follows it and SP has not moved since (presumePadded), or -1.
 	padCall := fromCall
@@ -503,6 +505,11 @@ func (w *walker) path(off, fromCall int, st State) {
 		}
 		cmp := cmpReg
 		cmpReg = -1
+		pushed := pushReg
+		pushReg = -1
+		if in.Class == arch.Other && in.NOps == 1 && in.Ops[0].Kind == arch.OpPush {
+			pushReg = in.Ops[0].Reg
+		}
 		if in.CmpSP {
 			cmpReg = in.CmpReg
 			if !slices.Contains(w.spBound, cmpReg) {
@@ -538,6 +545,12 @@ func (w *walker) path(off, fromCall int, st State) {
 				}
 			} else if why != "" && !(in.RetOther && retVia(w.t, w.a, &st, in.RetReg)) {
 				if w.presumePadded(padCall) {
+					return
+				}
+				if pushed >= 0 && w.a.CallPushesRA && in.Class == arch.Return && pushJumps(w.t, w.a, &st, pushed) {
+					// push %reg; ret with the frame still allocated: a
+					// jump to the address in reg (inline asm), not a
+					// return.
 					return
 				}
 				w.find(KindRet, off, "return with the stack frame modified: "+why, &st, nil)
