@@ -1,6 +1,7 @@
 package code
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/sfdbg/sfdbg/sframe/arch"
@@ -340,5 +341,56 @@ func TestPaddingAfterACallThatDoesNotReturn(t *testing.T) {
 	code = append(code[:6:6], code[10:]...)
 	if f = Analyze(amd64, code, base, nil); len(f.Findings) == 0 || f.Findings[0].Kind != KindRet {
 		t.Errorf("without padding: findings %v, want a code-ret", kinds(f))
+	}
+}
+
+// TestLandingPadOrderIsFixed: two pads entered with different states run
+// into one block; which reaches it first decides what is judged there. The
+// pads are walked in offset order, so the same code gives the same
+// findings on every run (a Go map's order made librsvg's counts differ).
+func TestLandingPadOrderIsFixed(t *testing.T) {
+	code := []byte{
+		0x53,                         // push %rbx
+		0xe8, 0x00, 0x10, 0x00, 0x00, // 0x1: call (pad A)
+		0x50,                         // 0x6: push %rax
+		0xe8, 0x00, 0x10, 0x00, 0x00, // 0x7: call (pad B)
+		0x58,       // pop %rax
+		0x5b,       // pop %rbx
+		0xc3,       // ret
+		0xeb, 0x01, // 0xf: pad A: jmp 0x12
+		0x90, // 0x11: pad B: nop
+		0x5b, // 0x12: pop %rbx
+		0xc3, // ret
+	}
+	opts := &Options{LandingPad: func(pc uint64) (uint64, int64) {
+		switch pc {
+		case base + 1:
+			return base + 0xf, 0
+		case base + 7:
+			return base + 0x11, 0
+		}
+		return 0, 0
+	}}
+	describe := func() string {
+		f := Analyze(amd64, code, base, opts)
+		var b strings.Builder
+		for _, fd := range f.Findings {
+			b.WriteString(f.Describe(fd) + "\n")
+		}
+		return b.String()
+	}
+	first := describe()
+	if first == "" {
+		t.Fatal("no finding where two pads meet with different SPs")
+	}
+	for i := 0; i < 50; i++ {
+		if got := describe(); got != first {
+			t.Fatalf("run %d judged differently:\n%s\nwant\n%s", i+2, got, first)
+		}
+	}
+	// Pad A (the lower offset) is walked first: its path returns cleanly
+	// and pad B meets it with SP 8 bytes lower.
+	if strings.Contains(first, "return with the stack frame modified") {
+		t.Errorf("pad B walked first:\n%s", first)
 	}
 }

@@ -750,14 +750,22 @@ func (w *walker) addPad(to int, st *State) {
 // flushPads queues the walk of every landing pad not walked with its
 // state yet, and reports whether it queued any.
 func (w *walker) flushPads() bool {
-	any := false
+	// In offset order, highest first on the stack so the lowest is walked
+	// first: the walk, and so what it judges, must not depend on a map's
+	// order.
+	tos := make([]int, 0, len(w.pads))
 	for to, p := range w.pads {
 		if !p.walked {
-			p.walked, any = true, true
-			w.stack = append(w.stack, item{to, -1, p.st})
+			tos = append(tos, to)
 		}
 	}
-	return any
+	slices.Sort(tos)
+	for i := len(tos) - 1; i >= 0; i-- {
+		p := w.pads[tos[i]]
+		p.walked = true
+		w.stack = append(w.stack, item{tos[i], -1, p.st})
+	}
+	return len(tos) > 0
 }
 
 // retVia reports whether a return through register r (AArch64 `ret
