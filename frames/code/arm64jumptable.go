@@ -225,15 +225,11 @@ func arm64Targets(v arm64Val, bound map[uint8]int, start, size uint64, read func
 	if !ok || n <= 0 || n > maxTable {
 		return nil
 	}
-	exact := true
 	var out []uint64
 	for i := 0; i < n; i++ {
 		b := read(v.table+uint64(i)*uint64(v.size), int(v.size))
 		if len(b) < int(v.size) {
-			if exact {
-				return nil
-			}
-			break
+			return nil
 		}
 		var e int64
 		switch v.size {
@@ -255,10 +251,7 @@ func arm64Targets(v arm64Val, bound map[uint8]int, start, size uint64, read func
 		}
 		t := v.base + uint64(e<<v.shift)
 		if t < start || t-start >= size || (t-start)%4 != 0 {
-			if exact {
-				continue // a case outside (a cold part): left out
-			}
-			break
+			continue // a case outside (a cold part): left out
 		}
 		out = append(out, t)
 	}

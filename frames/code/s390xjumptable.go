@@ -1,6 +1,10 @@
 package code
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/sfdbg/sfdbg/sframe/arch"
+)
 
 // S390XJumpTables returns an Options.JumpTable for the s390x function
 // whose code is text at address start. It recognises the switch form GCC
@@ -26,7 +30,7 @@ func S390XJumpTables(text []byte, start uint64, read func(addr uint64, size int)
 		var offs []int
 		for o := 0; o <= int(pc-start); {
 			offs = append(offs, o)
-			n := s390xLen(text[o])
+			n := arch.S390XLen(text[o])
 			if n <= 0 || o+n > len(text) {
 				return nil
 			}
@@ -43,18 +47,6 @@ func S390XJumpTables(text []byte, start uint64, read func(addr uint64, size int)
 // s390xWindow is how many instructions before an indirect jump are
 // followed for its table, index and bound.
 const s390xWindow = 16
-
-// s390xLen is the length of the instruction whose first byte is b
-// (z/Architecture Principles of Operation: the first two bits).
-func s390xLen(b byte) int {
-	switch b >> 6 {
-	case 0:
-		return 2
-	case 1, 2:
-		return 4
-	}
-	return 6
-}
 
 // s390xVal is what the window knows of a register (kinds as arm64Val).
 type s390xVal struct {

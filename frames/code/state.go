@@ -591,8 +591,13 @@ func pushJumps(t *regTable, a *arch.Arch, s *State, r rule.Reg) bool {
 	if s.sp == unknown || s.sp == t.entry.sp {
 		return false
 	}
+	return !holdsRA(a, s, r)
+}
+
+// holdsRA reports whether register r holds a copy of the caller's RA.
+func holdsRA(a *arch.Arch, s *State, r rule.Reg) bool {
 	c, ok := s.CopiedTo(a, a.RA)
-	return !ok || c != r
+	return ok && c == r
 }
 
 // pauth applies an AArch64 pointer-authentication hint, which the decoder

@@ -540,7 +540,7 @@ func (w *walker) path(off, fromCall int, st State) {
 			}
 			auth := st
 			if why := frameAtEntry(w.t, w.a, &st, auth.pauth(in.Why)); why == "" && in.RetOther {
-				if r, ok := st.CopiedTo(w.a, w.a.RA); !ok || r != in.RetReg {
+				if !holdsRA(w.a, &st, in.RetReg) {
 					w.find(KindRet, off, fmt.Sprintf("return through %s, which does not hold the RA", w.a.Format(rule.Rule{Kind: rule.Register, Reg: in.RetReg})), &st, nil)
 				}
 			} else if why != "" && !(in.RetOther && retVia(w.t, w.a, &st, in.RetReg)) {
@@ -772,11 +772,7 @@ func (w *walker) flushPads() bool {
 // x15`) leaves the caller's frame as at the entry: SP back, and the RA's
 // caller value in r (mov x15, x30 before x30 was overwritten).
 func retVia(t *regTable, a *arch.Arch, s *State, r rule.Reg) bool {
-	if s.sp != t.entry.sp {
-		return false
-	}
-	c, ok := s.CopiedTo(a, a.RA)
-	return ok && c == r
+	return s.sp == t.entry.sp && holdsRA(a, s, r)
 }
 
 // consts are the registers known to hold a constant on a path: the few

@@ -312,10 +312,10 @@ func buildS390XOps() {
 	}
 }
 
-// s390xLen is the length of the instruction whose first byte is b0
-// (Principles of Operation, "Instruction formats": bits 0-1 of the
-// opcode).
-func s390xLen(b0 byte) int {
+// S390XLen is the length in bytes (2, 4 or 6) of the s390x instruction
+// whose first byte is b0 (Principles of Operation, "Instruction formats":
+// bits 0-1 of the opcode).
+func S390XLen(b0 byte) int {
 	switch b0 >> 6 {
 	case 0:
 		return 2
@@ -368,7 +368,7 @@ func (S390X) Decode(code []byte, pc uint64, inst *Inst) error {
 	if len(code) < 2 {
 		return fmt.Errorf("s390x: truncated instruction at %#x: %d of 2 bytes", pc, len(code))
 	}
-	n := s390xLen(code[0])
+	n := S390XLen(code[0])
 	if len(code) < n {
 		return fmt.Errorf("s390x: truncated instruction at %#x: %d of %d bytes", pc, len(code), n)
 	}
@@ -697,7 +697,7 @@ func (S390X) Text(code []byte, pc uint64) string {
 	if len(code) < 2 {
 		return "(bad)"
 	}
-	n := s390xLen(code[0])
+	n := S390XLen(code[0])
 	if len(code) < n {
 		return "(bad)"
 	}
