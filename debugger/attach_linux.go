@@ -29,11 +29,6 @@ func Attach(pid int) (Target, error) {
 	return &liveTarget{st: st}, nil
 }
 
-// gdbRegOrder is the order of gdb's "info registers" on x86-64.
-var gdbRegOrder = []string{"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
-	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "rip", "eflags",
-	"cs", "ss", "ds", "es", "fs", "gs", "fs_base", "gs_base"}
-
 // ExecError says that the process called execve during a resume. sfdbg
 // does not follow an exec (its breakpoints and modules are those of the
 // old program), so it detaches and the new program runs on.
@@ -55,6 +50,7 @@ func reapKilled(pid int, tids []int) error {
 	order := append(slices.DeleteFunc(slices.Clone(tids), func(tid int) bool { return tid == pid }), pid)
 	for _, tid := range order {
 		for {
+			wake := childWake().next()
 			var ws syscall.WaitStatus
 			wpid, err := syscall.Wait4(tid, &ws, syscall.WALL|syscall.WNOHANG, nil)
 			if err == syscall.EINTR {
@@ -63,10 +59,9 @@ func reapKilled(pid int, tids []int) error {
 			if err != nil || (wpid == tid && (ws.Exited() || ws.Signaled())) {
 				break // ECHILD: reaped already, or not ours
 			}
-			if time.Now().After(deadline) {
+			if wpid == 0 && !waitChild(wake, deadline) {
 				return fmt.Errorf("process %d was sent SIGKILL but thread %d has not exited after 5 s", pid, tid)
 			}
-			time.Sleep(time.Millisecond)
 		}
 	}
 	return nil

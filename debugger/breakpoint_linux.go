@@ -146,11 +146,11 @@ func (s *Stop) trapped(t *seizedThread) bool {
 	if len(s.bp.ever) == 0 {
 		return false
 	}
-	var r unix.PtraceRegs
+	var r ptraceRegs
 	if s.ops.regs(t.tid, &r) != nil {
 		return false
 	}
-	addr := ptracePC(&r) - uint64(len(breakInstr))
+	addr := breakPC(ptracePC(&r))
 	if !s.bp.ever[addr] {
 		logrus.Debugf("ptrace: thread %d: SIGTRAP at %#x, not a breakpoint", t.tid, ptracePC(&r))
 		return false
@@ -185,11 +185,11 @@ func (s *Stop) settleTraps() {
 		if !t.stopped {
 			continue
 		}
-		var r unix.PtraceRegs
+		var r ptraceRegs
 		if s.ops.regs(tid, &r) != nil {
 			continue
 		}
-		ours := s.bp.ever[ptracePC(&r)-uint64(len(breakInstr))] || s.watchPending(tid)
+		ours := s.bp.ever[breakPC(ptracePC(&r))] || s.watchPending(tid)
 		if !ours || !s.ops.sigPending(s.pid, tid, syscall.SIGTRAP) {
 			continue
 		}
@@ -205,19 +205,41 @@ func (s *Stop) settleTraps() {
 	}
 }
 
-// waitThread polls until thread t is stopped or gone, or until deadline.
+// waitThread waits until thread t is stopped or gone, or until deadline,
+// blocking until the next SIGCHLD between its events (waitChild).
 func (s *Stop) waitThread(t *seizedThread, deadline time.Time) {
-	for !t.stopped && s.threads[t.tid] == t && time.Now().Before(deadline) {
+	for !t.stopped && s.threads[t.tid] == t {
+		wake := s.ops.wake()
 		wpid, ws, err := s.ops.wait(t.tid)
 		if err != nil {
 			delete(s.threads, t.tid)
 			return
 		}
 		if wpid <= 0 {
-			time.Sleep(20 * time.Microsecond)
+			if !waitChild(wake, deadline) {
+				return
+			}
 			continue
 		}
 		s.handle(wpid, ws)
+	}
+}
+
+// waitChild blocks until wake (an ops.wake channel, taken before the
+// wait4 that found nothing) is closed, or until deadline. It reports false
+// at the deadline.
+func waitChild(wake <-chan struct{}, deadline time.Time) bool {
+	left := time.Until(deadline)
+	if left <= 0 {
+		return false
+	}
+	timer := time.NewTimer(left)
+	defer timer.Stop()
+	select {
+	case <-wake:
+		return true
+	case <-timer.C:
+		return false
 	}
 }
 
@@ -226,7 +248,7 @@ func (s *Stop) waitThread(t *seizedThread, deadline time.Time) {
 // in place for the step. A signal that arrives meanwhile is kept for t's
 // next resume. Runs on the tracer thread. It returns an error if t exited.
 func (s *Stop) stepOver(t *seizedThread) error {
-	var r unix.PtraceRegs
+	var r ptraceRegs
 	if err := s.ops.regs(t.tid, &r); err != nil {
 		return fmt.Errorf("registers of thread %d: %w", t.tid, err)
 	}
@@ -250,10 +272,13 @@ func (s *Stop) stepOver(t *seizedThread) error {
 		return fmt.Errorf("single-step thread %d: %w", t.tid, err)
 	}
 	t.stopped = false
-	for time.Now().Before(deadline) {
+	for {
+		wake := s.ops.wake()
 		wpid, ws, err := s.ops.wait(t.tid)
 		if err == nil && wpid <= 0 {
-			time.Sleep(20 * time.Microsecond)
+			if !waitChild(wake, deadline) {
+				break
+			}
 			continue
 		}
 		if err != nil || ws.Exited() || ws.Signaled() {

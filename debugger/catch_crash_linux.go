@@ -62,17 +62,17 @@ func (c *catcher) hold(pid, tid int) []*catchThread {
 		t := held[i]
 		deadline := time.Now().Add(holdTimeout)
 		for !t.held {
+			wake := childWake().next()
 			var ws unix.WaitStatus
 			wpid, err := wait4(t.tid, &ws, unix.WALL|unix.WNOHANG)
 			if err != nil {
 				break // gone
 			}
 			if wpid == 0 {
-				if time.Now().After(deadline) {
+				if !waitChild(wake, deadline) {
 					logrus.Debugf("catch: thread %d of process %d did not stop", t.tid, pid)
 					break
 				}
-				time.Sleep(200 * time.Microsecond)
 				continue
 			}
 			switch {
@@ -139,12 +139,14 @@ func (c *catcher) trace(pid, tid int, tids []int, num int) (*ProcessTrace, error
 	if err != nil {
 		return nil, err
 	}
-	sp := &frames.Space{Mem: mem, Modules: mods}
+	// tid is stopped at its fatal signal: its regsets are readable here,
+	// on the thread that traces it.
+	sp := &frames.Space{Mem: mem, Modules: mods, PACMask: hostPACMask(tid)}
 	pt := &ProcessTrace{Pid: pid, Name: processName(pid), Methods: c.opts.Trace.Methods, Space: sp, Total: len(tids)}
 	one := func(id, n int) {
 		tt := ThreadTrace{Tid: id, Num: n, Name: threadName(pid, id)}
-		var raw unix.PtraceRegs
-		if err := unix.PtraceGetRegs(id, &raw); err != nil {
+		var raw ptraceRegs
+		if err := getRegs(id, &raw); err != nil {
 			tt.Err = fmt.Errorf("read registers of thread %d: %w", id, err)
 		} else {
 			tt.Trace = compare.Unwind(sp, regsFromPtrace(&raw), c.opts.Trace)

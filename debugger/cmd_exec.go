@@ -721,11 +721,11 @@ func cmdExamine(s *Session, args string) (err error) {
 		case 1:
 			v = uint64(b[0])
 		case 2:
-			v = uint64(binary.LittleEndian.Uint16(b))
+			v = uint64(binary.NativeEndian.Uint16(b))
 		case 4:
-			v = uint64(binary.LittleEndian.Uint32(b))
+			v = uint64(binary.NativeEndian.Uint32(b))
 		default:
-			v = binary.LittleEndian.Uint64(b)
+			v = binary.NativeEndian.Uint64(b)
 		}
 		switch f.format {
 		case 'd':

@@ -474,9 +474,9 @@ func cmdInfoRegisters(s *Session, args string) error {
 	print := func(name string, r RegValue) {
 		natural := fmt.Sprint(int64(r.Value))
 		switch r.Name {
-		case "rip":
+		case hostArch.RegName(hostArch.PC):
 			natural = symAddr(sp, r.Value)
-		case "rsp", "rbp":
+		case hostArch.RegName(hostArch.SP), hostArch.RegName(hostArch.FP):
 			natural = fmt.Sprintf("%#x", r.Value)
 		case "eflags":
 			natural = eflagsText(r.Value)
@@ -497,7 +497,8 @@ func cmdInfoRegisters(s *Session, args string) error {
 			s.printf("%s\n", vector[i])
 			continue
 		}
-		name := map[string]string{"pc": "rip", "sp": "rsp", "fp": "rbp"}[w]
+		name := map[string]string{"pc": hostArch.RegName(hostArch.PC), "sp": hostArch.RegName(hostArch.SP),
+			"fp": hostArch.RegName(hostArch.FP)}[w]
 		if name == "" {
 			name = w
 		}
@@ -522,7 +523,7 @@ func isRegisterName(name string) bool {
 		return true
 	}
 	_, ok := hostArch.RegNamed(name)
-	return ok || slices.Contains(gdbRegOrder, name)
+	return ok || slices.ContainsFunc(ptraceRegList(&ptraceRegs{}), func(r RegValue) bool { return r.Name == name })
 }
 
 func eflagsText(v uint64) string {

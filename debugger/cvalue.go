@@ -116,11 +116,32 @@ func isScalar(t dwarf.Type) bool {
 	return true
 }
 
-// uintOf reads an unsigned little-endian integer of len(b) <= 8 bytes.
+// uintOf reads an unsigned integer of len(b) <= 8 bytes in the host's
+// byte order (the traced process's).
 func uintOf(b []byte) uint64 {
 	var x [8]byte
-	copy(x[:], b)
-	return binary.LittleEndian.Uint64(x[:])
+	if hostBigEndian {
+		copy(x[8-len(b):], b)
+	} else {
+		copy(x[:], b)
+	}
+	return binary.NativeEndian.Uint64(x[:])
+}
+
+// hostBigEndian is set on a big-endian host (s390x): a traced process's
+// values are in the host's byte order.
+var hostBigEndian = binary.NativeEndian.Uint16([]byte{0, 1}) == 1
+
+// nativeLow returns the n (at most 8) low-order bytes of v in the host's
+// byte order: how an n-byte integer of value v is stored.
+func nativeLow(v uint64, n int) []byte {
+	n = min(n, 8)
+	b := make([]byte, 8)
+	binary.NativeEndian.PutUint64(b, v)
+	if hostBigEndian {
+		return b[8-n:]
+	}
+	return b[:n]
 }
 
 // intOf reads a signed integer of len(b) bytes.

@@ -17,19 +17,25 @@ import (
 // (passed on, but for sfdbg's own breakpoint traps).
 
 // idlePoll runs on the tracer thread while the process runs and no request
-// is pending.
-func (s *Stop) idlePoll() {
-	if s.mu.TryLock() {
-		if s.running && !s.closed {
-			s.poll()
-		}
-		s.mu.Unlock()
+// is pending. It returns how many events it handled, or -1 if the Stop was
+// busy (its lock held).
+func (s *Stop) idlePoll() int {
+	if !s.mu.TryLock() {
+		return -1
 	}
+	defer s.mu.Unlock()
+	if s.running && !s.closed {
+		return s.poll()
+	}
+	return 0
 }
 
 // Wait lets the process run for d, handling the events of its threads as
-// they come (polling every 100 us), and returns early when cancel (if not
-// nil) returns true. A sampler calls it between Resume and Interrupt.
+// they come, and returns early when cancel (if not nil) returns true, or
+// at a Kick. It blocks between events (a SIGCHLD, childWake), so a waiting
+// sfdbg uses no CPU. cancel runs after every batch of events, with s.mu
+// held, on the tracer thread. A sampler calls Wait between Resume and
+// Interrupt; continue calls it until a breakpoint hit, an exit or a Kick.
 func (s *Stop) Wait(d time.Duration, cancel func() bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -37,24 +43,46 @@ func (s *Stop) Wait(d time.Duration, cancel func() bool) {
 		return
 	}
 	s.tr.do(func() {
-		end := time.Now().Add(d)
-		pause := 50 * time.Microsecond
+		timer := time.NewTimer(d)
+		defer timer.Stop()
 		for {
-			if s.poll() > 0 {
-				pause = 50 * time.Microsecond
-			} else if pause < time.Millisecond {
-				pause *= 2 // nothing happens: back off to 1 ms
-			}
+			wake := s.ops.wake()
+			handled := s.poll()
 			if cancel != nil && cancel() {
 				return
 			}
-			left := time.Until(end)
-			if left <= 0 {
+			if handled > 0 {
+				// A thread born in these events reports its first stop
+				// on its own, perhaps before wake was taken: look again
+				// before blocking, unless the time is up.
+				select {
+				case <-s.kick:
+					return
+				case <-timer.C:
+					return
+				default:
+					continue
+				}
+			}
+			select {
+			case <-wake:
+			case <-s.kick:
+				return
+			case <-timer.C:
 				return
 			}
-			time.Sleep(min(left, pause))
 		}
 	})
+}
+
+// Kick makes a Wait in progress (or the next one) return at once: for a
+// condition that no event of the process changes, such as the user's
+// interrupt.
+func (s *Stop) Kick() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
 }
 
 // poll collects, on the tracer thread, every pending wait status of the

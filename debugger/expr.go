@@ -1,7 +1,6 @@
 package debugger
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -321,12 +320,12 @@ func (s *Session) symbolValue(name string, addr bool) (value, error) {
 	if size != 1 && size != 2 && size != 4 && size != 8 {
 		return value{}, fmt.Errorf("'%s' is %d bytes, not a number; use &%s, or x/%dxb &%s.", name, size, name, size, name)
 	}
-	b := make([]byte, 8)
-	if n, err := sp.Mem.ReadAt(b[:size], a); n < int(size) {
+	b := make([]byte, size)
+	if n, err := sp.Mem.ReadAt(b, a); n < int(size) {
 		_ = err
 		return value{}, fmt.Errorf("Cannot access memory at address %#x", a)
 	}
-	v := binary.LittleEndian.Uint64(b)
+	v := uintOf(b)
 	shift := 64 - 8*size
 	return value{uint64(int64(v<<shift) >> shift), kindInt}, nil
 }

@@ -64,6 +64,7 @@ func Launch(argv []string, wd string) (Target, error) {
 		ops:     sysOps{},
 		threads: map[int]*seizedThread{pid: {tid: pid, want: true, stopped: true}},
 		mem:     NewProcMemory(pid),
+		kick:    make(chan struct{}, 1),
 		Timeout: 2 * time.Second,
 		// As Seize leaves a Stop: held, and stopping until the first
 		// resume (a thread created before it stays stopped).

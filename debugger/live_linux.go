@@ -118,11 +118,17 @@ func (t *liveTarget) Space() (*frames.Space, error) {
 		t.mods = keepModules(t.mods, mods)
 		t.modsOK = true
 	}
-	return &frames.Space{Mem: origMemory{t.st}, Modules: t.mods}, nil
+	t.st.mu.Lock()
+	pac := t.st.pacMaskLocked()
+	t.st.mu.Unlock()
+	return &frames.Space{Mem: origMemory{t.st}, Modules: t.mods, PACMask: pac}, nil
 }
 
 // origMemory is a Stop's memory with the original bytes under its int3s.
 type origMemory struct{ st *Stop }
+
+// BigEndian implements frames.BigEndianMemory: the process's byte order.
+func (m origMemory) BigEndian() bool { return m.st.mem.BigEndian() }
 
 func (m origMemory) ReadAt(p []byte, addr uint64) (int, error) {
 	n, err := m.st.mem.ReadAt(p, addr)
@@ -175,8 +181,9 @@ func (t *liveTarget) Continue() (Event, error) {
 		return Event{}, err
 	}
 	for {
-		// The condition runs with st.mu held, on the tracer thread.
-		st.Wait(5*time.Millisecond, func() bool {
+		// The condition runs with st.mu held, on the tracer thread, after
+		// every event; Interrupt kicks the wait.
+		st.Wait(time.Hour, func() bool {
 			return len(st.bp.hits) > 0 || len(st.watch.hits) > 0 || t.interrupt.Load() || st.exitedNow || len(st.execs) > 0 || len(st.threads) == 0 || st.signaled != 0
 		})
 		st.mu.Lock()
@@ -270,6 +277,7 @@ func (t *liveTarget) StopsAtSIGINT() bool { return t.term != nil }
 // Interrupt implements Target: Continue stops the process and returns.
 func (t *liveTarget) Interrupt() error {
 	t.interrupt.Store(true)
+	t.st.Kick()
 	return nil
 }
 

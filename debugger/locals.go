@@ -499,7 +499,7 @@ func (s *Session) evalPath(p varPath) (t typed, c *varContext, ok bool, err erro
 			return typed{}, c, true, err
 		}
 		b := make([]byte, 8)
-		binary.LittleEndian.PutUint64(b, a)
+		binary.NativeEndian.PutUint64(b, a)
 		return typed{t: &dwarf.PtrType{CommonType: dwarf.CommonType{ByteSize: 8}, Type: v.Type}, b: b}, c, true, nil
 	}
 	val, err := sc.Read(v, vf)
@@ -535,7 +535,7 @@ func (s *Session) evalPath(p varPath) (t typed, c *varContext, ok bool, err erro
 			return typed{}, c, true, errors.New("Attempt to take address of value not located in memory.")
 		}
 		b := make([]byte, 8)
-		binary.LittleEndian.PutUint64(b, t.addr)
+		binary.NativeEndian.PutUint64(b, t.addr)
 		t = typed{t: &dwarf.PtrType{CommonType: dwarf.CommonType{ByteSize: 8}, Type: t.t}, b: b}
 	}
 	return t, c, true, nil
@@ -811,9 +811,13 @@ func cmdSetVar(s *Session, args string) error {
 			return fmt.Errorf("set var: this target's register %s cannot be written", name)
 		}
 		full := make([]byte, 8)
-		binary.LittleEndian.PutUint64(full, t.regVal)
-		copy(full, b)
-		if err := w.SetRegister(s.thread, t.regNo, binary.LittleEndian.Uint64(full)); err != nil {
+		binary.NativeEndian.PutUint64(full, t.regVal)
+		if hostBigEndian {
+			copy(full[8-len(b):], b) // the register's low-order bytes
+		} else {
+			copy(full, b)
+		}
+		if err := w.SetRegister(s.thread, t.regNo, binary.NativeEndian.Uint64(full)); err != nil {
 			return fmt.Errorf("set var: %v", err)
 		}
 		s.invalidate()
@@ -847,9 +851,9 @@ func (s *Session) assignBytes(t dwarf.Type, rhs string) ([]byte, error) {
 		}
 		switch size {
 		case 4:
-			binary.LittleEndian.PutUint32(b, math.Float32bits(float32(x)))
+			binary.NativeEndian.PutUint32(b, math.Float32bits(float32(x)))
 		case 8:
-			binary.LittleEndian.PutUint64(b, math.Float64bits(x))
+			binary.NativeEndian.PutUint64(b, math.Float64bits(x))
 		default:
 			return nil, fmt.Errorf("set var: sfdbg does not write %d-byte floating-point values", size)
 		}
@@ -857,8 +861,7 @@ func (s *Session) assignBytes(t dwarf.Type, rhs string) ([]byte, error) {
 	case *dwarf.EnumType:
 		for _, e := range tt.Val {
 			if e.Name == rhs {
-				binary.LittleEndian.PutUint64(b, uint64(e.Val))
-				return b[:size], nil
+				return nativeLow(uint64(e.Val), int(size)), nil
 			}
 		}
 	case *dwarf.StructType, *dwarf.ArrayType:
@@ -898,8 +901,7 @@ func (s *Session) assignBytes(t dwarf.Type, rhs string) ([]byte, error) {
 		}
 		x = v.v
 	}
-	binary.LittleEndian.PutUint64(b, x)
-	return b[:size], nil
+	return nativeLow(x, int(size)), nil
 }
 
 // btVarOptions returns the text options that print arguments in frame

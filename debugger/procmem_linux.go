@@ -88,8 +88,8 @@ func (m *ProcMemory) ReadAt(p []byte, addr uint64) (int, error) {
 	return n, nil
 }
 
-// ReadUint64 reads the little-endian 64-bit word at addr (the unwinders'
-// read, frames.WordReader): from the page cache without copying when the
+// ReadUint64 reads the 64-bit word at addr in the host's byte order, the
+// traced process's (the unwinders' read, frames.WordReader): from the page cache without copying when the
 // page is cached and the word lies in it, else through ReadAt. Errors are
 // *frames.MemoryError, as frames.ReadUint64 gives.
 func (m *ProcMemory) ReadUint64(addr uint64) (uint64, error) {
@@ -99,7 +99,7 @@ func (m *ProcMemory) ReadUint64(addr uint64) (uint64, error) {
 		pg := m.pages[base]
 		m.mu.Unlock()
 		if pg != nil {
-			return binary.LittleEndian.Uint64(pg[addr-base:]), nil
+			return binary.NativeEndian.Uint64(pg[addr-base:]), nil
 		}
 	}
 	var b [8]byte
@@ -110,7 +110,7 @@ func (m *ProcMemory) ReadUint64(addr uint64) (uint64, error) {
 		}
 		return 0, &frames.MemoryError{Addr: addr, Err: err}
 	}
-	return binary.LittleEndian.Uint64(b[:]), nil
+	return binary.NativeEndian.Uint64(b[:]), nil
 }
 
 func (m *ProcMemory) readv(p []byte, addr uint64) (int, error) {
@@ -127,3 +127,7 @@ func (m *ProcMemory) readv(p []byte, addr uint64) (int, error) {
 	}
 	return n, err
 }
+
+// BigEndian implements frames.BigEndianMemory: a traced process has the
+// host's byte order (s390x is big-endian).
+func (m *ProcMemory) BigEndian() bool { return hostBigEndian }

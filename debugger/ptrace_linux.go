@@ -18,14 +18,17 @@ type tracer struct {
 	// direct is set while Run's function runs on the tracer thread: its
 	// ptrace requests run in place instead of being handed over.
 	direct bool
-	// idle, if set, runs on the tracer thread whenever no request has
-	// come for idleEvery (a Stop whose process runs handles its threads'
-	// events this way).
-	idle atomic.Pointer[func()]
+	// idle, if set, runs on the tracer thread before it blocks and again
+	// at every SIGCHLD (childWake): a Stop whose process runs handles its
+	// threads' events this way. It returns how many events it handled
+	// (then it runs again at once: a thread born in them reports its own
+	// first stop), or -1 if it could not look (its Stop was busy: it runs
+	// again after idleRetry).
+	idle atomic.Pointer[func() int]
 }
 
-// idleEvery is how often an idle tracer runs its idle function.
-const idleEvery = 200 * time.Microsecond
+// idleRetry is how soon an idle function that could not look runs again.
+const idleRetry = time.Millisecond
 
 func newTracer() *tracer {
 	t := &tracer{reqs: make(chan func()), done: make(chan struct{})}
@@ -37,8 +40,6 @@ func (t *tracer) loop() {
 	runtime.LockOSThread()
 	// No UnlockOSThread: the thread dies with the goroutine.
 	defer close(t.done)
-	timer := time.NewTimer(idleEvery)
-	defer timer.Stop()
 	for {
 		idle := t.idle.Load()
 		if idle == nil {
@@ -49,21 +50,30 @@ func (t *tracer) loop() {
 			f()
 			continue
 		}
-		timer.Reset(idleEvery)
+		// The channel is taken before idle looks, so that a SIGCHLD
+		// after its look wakes the select.
+		wake := childWake().next()
+		var retry <-chan time.Time
+		switch n := (*idle)(); {
+		case n > 0:
+			continue
+		case n < 0:
+			retry = time.After(idleRetry)
+		}
 		select {
 		case f, ok := <-t.reqs:
 			if !ok {
 				return
 			}
 			f()
-		case <-timer.C:
-			(*idle)()
+		case <-wake:
+		case <-retry:
 		}
 	}
 }
 
 // setIdle sets (or, with nil, clears) the function an idle tracer runs.
-func (t *tracer) setIdle(f func()) {
+func (t *tracer) setIdle(f func() int) {
 	if f == nil {
 		t.idle.Store(nil)
 		return

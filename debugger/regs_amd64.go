@@ -13,7 +13,7 @@ var hostArch = arch.AMD64Arch
 
 // regsFromPtrace converts PTRACE_GETREGS's user_regs_struct into registers
 // by DWARF number (System V AMD64 psABI, table 3.36).
-func regsFromPtrace(r *unix.PtraceRegs) frames.Regs {
+func regsFromPtrace(r *ptraceRegs) frames.Regs {
 	regs := frames.NewRegs(hostArch)
 	for i, v := range [...]uint64{
 		r.Rax, r.Rdx, r.Rcx, r.Rbx, r.Rsi, r.Rdi, r.Rbp, r.Rsp,
@@ -26,7 +26,7 @@ func regsFromPtrace(r *unix.PtraceRegs) frames.Regs {
 
 // ptraceRegList lists a thread's registers in the order of gdb's "info
 // registers" on x86-64.
-func ptraceRegList(r *unix.PtraceRegs) []RegValue {
+func ptraceRegList(r *ptraceRegs) []RegValue {
 	return []RegValue{
 		{"rax", r.Rax}, {"rbx", r.Rbx}, {"rcx", r.Rcx}, {"rdx", r.Rdx},
 		{"rsi", r.Rsi}, {"rdi", r.Rdi}, {"rbp", r.Rbp}, {"rsp", r.Rsp},
@@ -52,18 +52,29 @@ func regListFromFrames(r *frames.Regs) []RegValue {
 	return out
 }
 
-// RegValue is one named register value, for "info registers".
-type RegValue struct {
-	Name  string
-	Value uint64
-}
-
 // breakInstr is the software breakpoint (int3). After it traps, the PC is
 // one past it (breakInstrMovesPC).
 var breakInstr = []byte{0xcc}
 
 const breakInstrMovesPC = true
 
+// ptraceRegs is the thread register set sfdbg reads and writes
+// (user_regs_struct, arch/x86/include/asm/user_64.h).
+type ptraceRegs = unix.PtraceRegs
+
+// getRegs and setRegs read and write a stopped thread's ptraceRegs
+// (PTRACE_GETREGS, PTRACE_SETREGS).
+func getRegs(tid int, r *ptraceRegs) error { return unix.PtraceGetRegs(tid, r) }
+func setRegs(tid int, r *ptraceRegs) error { return unix.PtraceSetRegs(tid, r) }
+
 // ptracePC returns the PC of a register set; setPtracePC sets it.
-func ptracePC(r *unix.PtraceRegs) uint64        { return r.Rip }
-func setPtracePC(r *unix.PtraceRegs, pc uint64) { r.Rip = pc }
+func ptracePC(r *ptraceRegs) uint64        { return r.Rip }
+func setPtracePC(r *ptraceRegs, pc uint64) { r.Rip = pc }
+
+// hostPACMask is the PAC mask of a thread's code addresses: none on
+// x86-64.
+func hostPACMask(int) uint64 { return 0 }
+
+// hostHasDebugRegs says whether sfdbg sets hardware watchpoints on this
+// host (watch_seize_linux.go: x86-64's DR0-DR7).
+const hostHasDebugRegs = true

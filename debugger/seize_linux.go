@@ -53,6 +53,8 @@ type Stop struct {
 	exitStatus int
 	mem        *ProcMemory
 	space      *frames.Space
+	pacMask    uint64        // AArch64: NT_ARM_PAC_MASK insn_mask (pacMaskLocked)
+	kick       chan struct{} // Kick: a Wait returns (buffer 1)
 	// Timeout bounds how long Interrupt waits for one thread to stop (a
 	// thread in uninterruptible sleep stops only when it leaves it).
 	Timeout time.Duration
@@ -104,7 +106,7 @@ type seizedThread struct {
 	running     bool // /proc said R (running) when it was seized
 	regs        frames.Regs
 	regsErr     error
-	raw         unix.PtraceRegs
+	raw         ptraceRegs
 }
 
 // Seize attaches to every thread of process pid with PTRACE_SEIZE and stops
@@ -132,6 +134,7 @@ func seizeWith(pid int, ops threadOps) (*Stop, error) {
 		ops:     ops,
 		threads: map[int]*seizedThread{},
 		mem:     NewProcMemory(pid),
+		kick:    make(chan struct{}, 1),
 		Timeout: 2 * time.Second,
 	}
 	s.running = true // nothing stopped yet
@@ -211,9 +214,26 @@ func (s *Stop) Space() (*frames.Space, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.space = &frames.Space{Mem: s.mem, Modules: mods}
+		s.space = &frames.Space{Mem: s.mem, Modules: mods, PACMask: s.pacMaskLocked()}
 	}
 	return s.space, nil
+}
+
+// pacMaskLocked returns the process's PAC mask on AArch64 (NT_ARM_PAC_MASK's
+// insn_mask), read once on the tracer thread from a stopped thread; 0
+// elsewhere or before any thread stopped (frames.Space then uses its
+// default). Called with s.mu held.
+func (s *Stop) pacMaskLocked() uint64 {
+	if s.pacMask != 0 {
+		return s.pacMask
+	}
+	for tid, t := range s.threads {
+		if t.stopped {
+			s.tr.do(func() { s.pacMask = hostPACMask(tid) })
+			break
+		}
+	}
+	return s.pacMask
 }
 
 // Run runs f on the thread that traces the process, so that the Interrupt,
@@ -255,7 +275,7 @@ func (s *Stop) Resume() error {
 				if !t.stopped || t.groupStop {
 					continue
 				}
-				var r unix.PtraceRegs
+				var r ptraceRegs
 				if s.ops.regs(t.tid, &r) == nil {
 					if _, ok := s.bp.inserted[ptracePC(&r)]; ok {
 						if err := s.stepOver(t); err != nil && !errors.Is(err, errExec) {
@@ -319,6 +339,9 @@ func (s *Stop) Interrupt() error {
 // stopped, so a process settles in two or three; a thread that ptrace
 // keeps refusing (EPERM while it exits) is given up on after this many.
 const maxRounds = 64
+
+// stopSpin is how long waitStopped looks for stops without blocking.
+const stopSpin = 100 * time.Microsecond
 
 // stopAll runs on the tracer thread. It handles pending events, then, in
 // rounds: lists /proc/PID/task, seizes the threads it does not trace yet,
@@ -430,15 +453,27 @@ func (s *Stop) stopAll() error {
 	return nil
 }
 
-// waitStopped polls, on the tracer thread, until every thread sfdbg wants
-// stopped has stopped or exited, or until deadline. A running thread stops
-// within microseconds of the interrupt: it polls without sleeping at first
-// (a timer sleep costs 50 us or more), then backs off.
+// waitStopped waits, on the tracer thread, until every thread sfdbg wants
+// stopped has stopped or exited, or until deadline: it collects the
+// threads' events and blocks until the next SIGCHLD between them. For its
+// first stopSpin it looks again without blocking: a running thread stops
+// within microseconds of PTRACE_INTERRUPT, sooner than a SIGCHLD reaches
+// the tracer thread through Go's signal handling (sample: 6,400 stops/s
+// blocking at once, 10,000 with the spin).
 func (s *Stop) waitStopped(deadline time.Time) {
 	start := time.Now()
-	pause := time.Duration(0)
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
 	for {
-		s.poll()
+		wake := s.ops.wake()
+		// A thread born in the events just handled has its own first
+		// stop to report, whose SIGCHLD may have come before wake was
+		// taken: look again before blocking.
+		handled := s.poll()
 		waiting := false
 		for _, t := range s.threads {
 			if t.stopped || !t.want {
@@ -456,17 +491,21 @@ func (s *Stop) waitStopped(deadline time.Time) {
 		if !waiting {
 			return
 		}
-		now := time.Now()
-		if now.After(deadline) {
+		left := time.Until(deadline)
+		if left <= 0 {
 			return
 		}
-		if now.Sub(start) < 500*time.Microsecond {
+		if handled > 0 || time.Since(start) < stopSpin {
 			continue
 		}
-		if pause < time.Millisecond {
-			pause += 50 * time.Microsecond
+		if timer == nil {
+			timer = time.NewTimer(left)
 		}
-		time.Sleep(pause)
+		select {
+		case <-wake:
+		case <-timer.C:
+			return
+		}
 	}
 }
 

@@ -35,7 +35,7 @@ type fakeThread struct {
 	stopped  bool
 	queue    []unix.WaitStatus
 	msg      uint
-	regs     unix.PtraceRegs
+	regs     ptraceRegs
 	trapPend bool // an int3's SIGTRAP not yet reported
 	delay    int  // wait calls that see nothing before the queue is reported
 }
@@ -162,6 +162,11 @@ func (p *fakeProc) eventMsg(tid int) (uint, error) {
 	return t.msg, nil
 }
 
+// wake is always ready: the fake's events are queued, not signalled.
+func (p *fakeProc) wake() <-chan struct{} { return closedChan }
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
 func (p *fakeProc) wait(tid int) (int, unix.WaitStatus, error) {
 	t := p.threads[tid]
 	if t == nil || !t.traced {
@@ -182,7 +187,7 @@ func (p *fakeProc) wait(tid int) (int, unix.WaitStatus, error) {
 	return tid, ws, nil
 }
 
-func (p *fakeProc) regs(tid int, r *unix.PtraceRegs) error {
+func (p *fakeProc) regs(tid int, r *ptraceRegs) error {
 	t, err := p.thread(tid)
 	if err != nil {
 		return err
@@ -191,7 +196,7 @@ func (p *fakeProc) regs(tid int, r *unix.PtraceRegs) error {
 	return nil
 }
 
-func (p *fakeProc) setRegs(tid int, r *unix.PtraceRegs) error {
+func (p *fakeProc) setRegs(tid int, r *ptraceRegs) error {
 	t, err := p.thread(tid)
 	if err != nil {
 		return err
@@ -206,12 +211,32 @@ func (p *fakeProc) singleStep(tid, sig int) error {
 		return err
 	}
 	t.stopped = false
-	if p.mem[ptracePC(&t.regs)] == breakInstr[0] {
-		return errors.New("single-stepped onto an int3")
+	if p.isBreak(ptracePC(&t.regs)) {
+		return errors.New("single-stepped onto a breakpoint instruction")
 	}
 	setPtracePC(&t.regs, ptracePC(&t.regs)+1)
 	t.queue = append(t.queue, wsTrap)
 	return nil
+}
+
+// isBreak reports whether the host's breakpoint instruction is at addr.
+func (p *fakeProc) isBreak(addr uint64) bool {
+	for i, b := range breakInstr {
+		if p.mem[addr+uint64(i)] != b {
+			return false
+		}
+	}
+	return true
+}
+
+// trapPC is the PC of a thread that executed the breakpoint instruction at
+// addr: past it where the host's trap moves the PC (int3), at it where it
+// does not (brk).
+func trapPC(addr uint64) uint64 {
+	if breakInstrMovesPC {
+		return addr + uint64(len(breakInstr))
+	}
+	return addr
 }
 
 func (p *fakeProc) peek(tid int, addr uint64, out []byte) error {
@@ -369,8 +394,8 @@ func TestStopBreakpoints(t *testing.T) {
 	if err := s.InsertBreakpoint(bp); err != nil {
 		t.Fatal(err)
 	}
-	if p.mem[bp] != breakInstr[0] {
-		t.Fatalf("no int3 at %#x", bp)
+	if !p.isBreak(bp) {
+		t.Fatalf("no breakpoint instruction at %#x", bp)
 	}
 	got := []byte{breakInstr[0]}
 	s.OriginalBytes(got, bp)
@@ -382,7 +407,7 @@ func TestStopBreakpoints(t *testing.T) {
 	}
 	// Thread 101 executes the int3.
 	th := p.threads[101]
-	setPtracePC(&th.regs, bp+1)
+	setPtracePC(&th.regs, trapPC(bp))
 	th.queue = append(th.queue, wsTrap)
 	s.Wait(5*time.Millisecond, nil)
 	for _, l := range p.log {
@@ -403,7 +428,7 @@ func TestStopBreakpoints(t *testing.T) {
 	if err := s.Resume(); err != nil {
 		t.Fatal(err)
 	}
-	if pc := ptracePC(&th.regs); pc != bp+1 || p.mem[bp] != breakInstr[0] {
+	if pc := ptracePC(&th.regs); pc != bp+1 || !p.isBreak(bp) {
 		t.Errorf("after the resume thread 101 at %#x, byte %#x: want past the breakpoint, with the int3 back", pc, p.mem[bp])
 	}
 	if err := s.Interrupt(); err != nil {
@@ -412,7 +437,7 @@ func TestStopBreakpoints(t *testing.T) {
 	// The leader executed the int3 but stopped for the interrupt first:
 	// its SIGTRAP is pending. Detach must move it back and drop the trap.
 	lead := p.threads[100]
-	setPtracePC(&lead.regs, bp+1)
+	setPtracePC(&lead.regs, trapPC(bp))
 	lead.trapPend = true
 	if err := s.Detach(); err != nil {
 		t.Fatal(err)

@@ -26,8 +26,11 @@ type threadOps interface {
 	// wait is wait4(tid, __WALL|WNOHANG): wpid 0 when tid has nothing to
 	// report.
 	wait(tid int) (wpid int, ws unix.WaitStatus, err error)
-	regs(tid int, r *unix.PtraceRegs) error
-	setRegs(tid int, r *unix.PtraceRegs) error
+	// wake returns a channel closed when wait may have something new (the
+	// next SIGCHLD: childWake); take it before calling wait.
+	wake() <-chan struct{}
+	regs(tid int, r *ptraceRegs) error
+	setRegs(tid int, r *ptraceRegs) error
 	singleStep(tid, sig int) error
 	peek(tid int, addr uint64, out []byte) error
 	poke(tid int, addr uint64, data []byte) error
@@ -86,8 +89,9 @@ func (sysOps) wait(tid int) (int, unix.WaitStatus, error) {
 		return wpid, ws, err
 	}
 }
-func (sysOps) regs(tid int, r *unix.PtraceRegs) error    { return unix.PtraceGetRegs(tid, r) }
-func (sysOps) setRegs(tid int, r *unix.PtraceRegs) error { return unix.PtraceSetRegs(tid, r) }
+func (sysOps) wake() <-chan struct{}                { return childWake().next() }
+func (sysOps) regs(tid int, r *ptraceRegs) error    { return getRegs(tid, r) }
+func (sysOps) setRegs(tid int, r *ptraceRegs) error { return setRegs(tid, r) }
 func (sysOps) singleStep(tid, sig int) error {
 	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_SINGLESTEP, uintptr(tid), 0, uintptr(sig), 0, 0)
 	if e != 0 {

@@ -86,6 +86,9 @@ func (s *Stop) InsertWatch(addr uint64, size int) error {
 	if s.running || s.closed {
 		return ErrRunning
 	}
+	if !hostHasDebugRegs {
+		return fmt.Errorf("cannot set a hardware watchpoint: sfdbg sets them only through x86-64's debug registers, not yet on %s (NT_ARM_HW_WATCH, s390x PER)", hostArch.Name)
+	}
 	if size != 1 && size != 2 && size != 4 && size != 8 {
 		return fmt.Errorf("cannot watch %d bytes: a hardware watchpoint watches 1, 2, 4 or 8 bytes", size)
 	}

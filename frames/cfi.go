@@ -301,7 +301,11 @@ func (u *CFIUnwinder) Step(f *Frame) (Frame, error) {
 	row, err := m.cfiFrameRow(f)
 	if err != nil {
 		var se *StopError
-		if errors.As(err, &se) && se.Reason == ReasonNoFDE {
+		// No FDE, or a module with no CFI at all: the trampoline by its
+		// code. The arm64 vDSO of Debian 12's kernel (6.1) has no
+		// .eh_frame; without this, its __kernel_rt_sigreturn stopped the
+		// CFI trace (testdata/cores/crash-aarch64-vm.core).
+		if errors.As(err, &se) && (se.Reason == ReasonNoFDE || errors.Is(err, ErrNoCFI)) {
 			if caller, ok, serr := u.sigtramp(f); ok {
 				return caller, serr
 			}

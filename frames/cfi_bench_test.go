@@ -12,7 +12,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sfdbg/sfdbg/sframe/elfobj"
-	"github.com/sfdbg/sfdbg/sframe/rule"
 	"github.com/sfdbg/sfdbg/sframe/sframetest"
 )
 
@@ -60,18 +59,13 @@ func cfiSnapshot(b *testing.B) (Regs, *SliceMemory, []Mapping) {
 			ch <- s
 			return
 		}
-		var pr unix.PtraceRegs
-		if s.err = unix.PtraceGetRegs(pid, &pr); s.err != nil {
+		if s.regs, s.err = threadRegsOf(pid); s.err != nil {
 			ch <- s
 			return
 		}
-		s.regs = AMD64Regs(pr.Rip, pr.Rsp, pr.Rbp)
-		for r, v := range map[rule.Reg]uint64{RBX: pr.Rbx, R12: pr.R12, R13: pr.R13, R14: pr.R14, R15: pr.R15} {
-			s.regs.Set(r, v)
-		}
 		for _, m := range maps {
 			if m.Path == "[stack]" {
-				lo := pr.Rsp - 256
+				lo := s.regs.SP() - 256
 				s.mem = &SliceMemory{Base: lo, Data: make([]byte, m.End-lo)}
 				_, s.err = (&ProcMemory{Pid: pid}).ReadAt(s.mem.Data, lo)
 			}

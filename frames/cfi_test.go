@@ -816,18 +816,12 @@ func cfiStopAndUnwind(t *testing.T, pid int) (map[int]cfiLiveStop, *Space) {
 			}
 			var ws unix.WaitStatus
 			_, err := unix.Wait4(tid, &ws, unix.WALL, nil)
-			var pr unix.PtraceRegs
+			var regs Regs
 			if err == nil {
-				err = unix.PtraceGetRegs(tid, &pr)
+				regs, err = threadRegsOf(tid)
 			}
 			var st cfiLiveStop
 			if err == nil {
-				regs := NewRegs(arch.AMD64Arch)
-				for r, v := range map[rule.Reg]uint64{RAX: pr.Rax, RDX: pr.Rdx, RCX: pr.Rcx, RBX: pr.Rbx,
-					RSI: pr.Rsi, RDI: pr.Rdi, RBP: pr.Rbp, RSP: pr.Rsp, R8: pr.R8, 9: pr.R9, 10: pr.R10,
-					11: pr.R11, R12: pr.R12, R13: pr.R13, R14: pr.R14, R15: pr.R15, RIP: pr.Rip} {
-					regs.Set(r, v)
-				}
 				st.frames, st.err = Trace(&CFIUnwinder{Space: space}, regs, space, StackOptions{})
 			}
 			unix.PtraceDetach(tid)

@@ -5,8 +5,10 @@ package frames
 // compute the caller from it with stepRow.
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/go-delve/delve/pkg/dwarf/op"
 	"github.com/sirupsen/logrus"
@@ -172,6 +174,16 @@ func (x *exprEnv) exec(prog []byte) (v int64, pieces []op.Piece, err error) {
 	pcReg := x.regs.PCReg
 	regs[pcReg] = op.DwarfRegisterFromUint64(x.pc)
 	order := ByteOrder(x.mem)
+	bigEndian := order == binary.BigEndian
+	if bigEndian {
+		// Delve's evaluator reads operands and memory words
+		// little-endian: give it both in that order.
+		le, err := littleEndianOperands(prog)
+		if err != nil {
+			return 0, nil, err
+		}
+		prog = le
+	}
 	dr := op.NewDwarfRegisters(x.staticBase, regs, order, uint64(pcReg), uint64(x.regs.SPReg), uint64(x.regs.FPReg), 0)
 	dr.CFA = int64(x.cfa)
 	dr.FrameBase = x.frameBase
@@ -184,6 +196,9 @@ func (x *exprEnv) exec(prog []byte) (v int64, pieces []op.Piece, err error) {
 			}
 			memErr = &MemoryError{Addr: addr, Err: err}
 			return n, memErr
+		}
+		if bigEndian {
+			slices.Reverse(buf) // a DW_OP_deref's word, read as little-endian
 		}
 		return n, nil
 	}
@@ -352,4 +367,39 @@ func stepStop(f *Frame, r Reason, err error, format string, args ...any) error {
 func EvalRule(r rule.Rule, f *Frame, mem Memory) (uint64, error) {
 	e := evaluator{f: f, mem: mem}
 	return e.value(r)
+}
+
+// littleEndianOperands returns a copy of a big-endian target's DWARF
+// expression with its fixed-size integer operands in little-endian order,
+// the order in which Delve's op package reads them whatever the target
+// (pkg/dwarf/op: binary.LittleEndian for DW_OP_addr, DW_OP_constNu/s,
+// DW_OP_skip and DW_OP_bra, DW_OP_call2/4). The block of a DW_OP_entry_value
+// is converted too. Errors: an operation opLen does not know, a truncated
+// one.
+func littleEndianOperands(prog []byte) ([]byte, error) {
+	out := slices.Clone(prog)
+	for pc := 0; pc < len(out); {
+		n, err := opLen(out, pc)
+		if err != nil {
+			return nil, err
+		}
+		switch o := out[pc]; o {
+		case 0x03, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x28, 0x2f, 0x98, 0x99, 0x9a, 0xfa, 0xfd:
+			// addr, const2u/s, const4u/s, const8u/s, bra, skip, call2,
+			// call4, call_ref, GNU_parameter_ref, GNU_variable_value: one
+			// operand, the rest of the operation.
+			slices.Reverse(out[pc+1 : pc+n])
+		case opEntryValue, opGNUEntryValue:
+			r := &locReader{b: out, off: pc + 1, ls: &locSections{}}
+			l := r.uleb()
+			start := r.off
+			block, err := littleEndianOperands(out[start : start+int(l)])
+			if err != nil {
+				return nil, err
+			}
+			copy(out[start:], block)
+		}
+		pc += n
+	}
+	return out, nil
 }

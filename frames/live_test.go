@@ -20,8 +20,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sfdbg/sfdbg/frames/livetest"
-	"github.com/sfdbg/sfdbg/sframe/arch"
-	"github.com/sfdbg/sfdbg/sframe/rule"
 )
 
 // Live tests: start testdata/bin/deep-*, stop it with ptrace, unwind its
@@ -209,12 +207,12 @@ func (p *liveProc) stopped(t *testing.T, fn func(*Space, []threadRegs)) {
 				ferr = fmt.Errorf("wait4 %d: %w", tid, err)
 				return
 			}
-			var r unix.PtraceRegs
-			if err := unix.PtraceGetRegs(tid, &r); err != nil {
-				ferr = fmt.Errorf("PTRACE_GETREGS %d: %w", tid, err)
+			r, err := threadRegsOf(tid)
+			if err != nil {
+				ferr = err
 				return
 			}
-			out = append(out, threadRegs{tid, regsFromPtrace(&r)})
+			out = append(out, threadRegs{tid, r})
 		}
 		sp, closeSpace, err := p.space()
 		if err != nil {
@@ -247,17 +245,6 @@ func tasks(pid int) ([]int, error) {
 	}
 	sort.Ints(out)
 	return out, nil
-}
-
-func regsFromPtrace(r *unix.PtraceRegs) Regs {
-	g := NewRegs(arch.AMD64Arch)
-	for reg, v := range map[rule.Reg]uint64{
-		RAX: r.Rax, RDX: r.Rdx, RCX: r.Rcx, RBX: r.Rbx, RSI: r.Rsi, RDI: r.Rdi, RBP: r.Rbp, RSP: r.Rsp,
-		R8: r.R8, R9: r.R9, R10: r.R10, R11: r.R11, R12: r.R12, R13: r.R13, R14: r.R14, R15: r.R15, RIP: r.Rip,
-	} {
-		g.Set(reg, v)
-	}
-	return g
 }
 
 // liveTrace is one unwind of a live thread.

@@ -12,6 +12,7 @@ package frames
 import (
 	"bytes"
 	"debug/dwarf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -131,9 +132,21 @@ func (sc *Scope) ReadEntry(v *Var, f *VarFrame) (Value, bool) {
 	if err != nil {
 		return Value{}, false
 	}
+	return Value{Bytes: lowBytes(ByteOrder(f.Space.Mem), x, size)}, true
+}
+
+// lowBytes returns the n (at most 8) low-order bytes of v as the target
+// stores them: the first n of its 8 bytes on a little-endian target, the
+// last n on a big-endian one (s390x: an int in a 64-bit register is its
+// low half, as gdb's value_from_register takes it).
+func lowBytes(order binary.ByteOrder, v uint64, n int) []byte {
+	n = min(n, 8)
 	b := make([]byte, 8)
-	ByteOrder(f.Space.Mem).PutUint64(b, x)
-	return Value{Bytes: b[:size]}, true
+	order.PutUint64(b, v)
+	if order == binary.BigEndian {
+		return b[8-n:]
+	}
+	return b[:n]
 }
 
 // readLoc reads size bytes at location l in frame f.
@@ -146,9 +159,7 @@ func (sc *Scope) readLoc(l varLoc, size int, f *VarFrame) (Value, error) {
 		return Value{}, l.err
 	case locConst:
 		if l.cnstNum {
-			b := make([]byte, 8)
-			order.PutUint64(b, uint64(l.cnst))
-			return Value{Bytes: b[:min(size, 8)]}, nil
+			return Value{Bytes: lowBytes(order, uint64(l.cnst), size)}, nil
 		}
 		if len(l.expr) < size {
 			return Value{}, fmt.Errorf("DW_AT_const_value of %d bytes for a %d-byte type", len(l.expr), size)
@@ -199,12 +210,10 @@ func (sc *Scope) readLoc(l varLoc, size int, f *VarFrame) (Value, error) {
 				}
 				v = f.Frame.PC
 			}
-			b := make([]byte, 8)
-			order.PutUint64(b, v)
 			if psize > 8 {
 				return Value{}, fmt.Errorf("a %d-byte piece of register %s", psize, f.Frame.Regs.arch().RegName(r))
 			}
-			out = append(out, b[:psize]...)
+			out = append(out, lowBytes(order, v, psize)...)
 			if len(pieces) == 1 {
 				val.Reg, val.InReg = r, true
 			}
@@ -217,9 +226,7 @@ func (sc *Scope) readLoc(l varLoc, size int, f *VarFrame) (Value, error) {
 				// part as <optimized out>; sfdbg the whole value.
 				return Value{}, ErrOptimizedOut
 			default:
-				b := make([]byte, 8)
-				order.PutUint64(b, p.Val)
-				out = append(out, b[:min(psize, 8)]...)
+				out = append(out, lowBytes(order, p.Val, psize)...)
 			}
 		case op.AddrPiece:
 			if psize > MaxValueSize {

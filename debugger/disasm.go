@@ -1,24 +1,60 @@
 package debugger
 
 import (
+	"debug/elf"
 	"fmt"
 	"strings"
 
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe/arch"
+	"golang.org/x/arch/arm64/arm64asm"
+	"golang.org/x/arch/s390x/s390xasm"
 )
 
 // insn is one decoded instruction at a runtime address: its length in
-// bytes and its text in GNU (AT&T) syntax as gdb prints it, targets
-// symbolized (arch.X86.Format).
+// bytes and its text in GNU syntax as gdb prints it (AT&T on x86-64,
+// targets symbolized by arch.X86.Format; golang.org/x/arch's GNU syntax
+// on AArch64 and s390x).
 type insn struct {
 	addr uint64
 	len  int
 	text string
 }
 
-// maxInsnLen is the longest AMD64 instruction, in bytes.
+// maxInsnLen is the longest instruction of any host, in bytes (AMD64's
+// 15; A64's are 4, s390x's at most 6).
 const maxInsnLen = 15
+
+// formatInsn decodes one instruction of the host's machine at pc: its
+// text and length, n = 0 where the bytes do not decode.
+func formatInsn(code []byte, pc uint64, symbolize func(uint64) string) (string, int) {
+	switch hostArch.Machine {
+	case elf.EM_AARCH64:
+		if len(code) < 4 {
+			return "", 0
+		}
+		in, err := arm64asm.Decode(code[:4])
+		if err != nil {
+			return "", 0
+		}
+		text := arm64asm.GNUSyntax(in)
+		for _, a := range in.Args {
+			if rel, ok := a.(arm64asm.PCRel); ok {
+				// gdb's "bl 0x4005d0 <f>", not the ".+0x10" of the Go package.
+				target := pc + uint64(int64(rel))
+				text = strings.Replace(text, rel.String(), fmt.Sprintf("%#x", target), 1) + symbolize(target)
+			}
+		}
+		return text, 4
+	case elf.EM_S390:
+		in, err := s390xasm.Decode(code)
+		if err != nil || in.Len == 0 {
+			return "", 0
+		}
+		return s390xasm.GNUSyntax(in, pc), in.Len
+	}
+	return arch.X86{}.Format(code, pc, symbolize)
+}
 
 // disassemble decodes the instructions in [start, end) (count instructions
 // from start when count > 0; end is then ignored). Code is read with
@@ -39,7 +75,7 @@ func disassemble(sp *frames.Space, start, end uint64, count int) ([]insn, bool) 
 			return out, true
 		}
 		pc := start + uint64(off)
-		text, n := arch.X86{}.Format(code[off:], pc, symbolize)
+		text, n := formatInsn(code[off:], pc, symbolize)
 		if n == 0 {
 			if len(code)-off < maxInsnLen && count > 0 && len(code) < size+maxInsnLen {
 				return out, true // cut by unreadable memory
