@@ -3,10 +3,8 @@ package debugger
 import (
 	"fmt"
 	"sync"
-	"syscall"
-	"unsafe"
 
-	"golang.org/x/sys/unix"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 )
 
 // XState implements xstateReader.
@@ -14,39 +12,23 @@ func (t *liveTarget) XState(tid int) (*xstate, error) {
 	if err := t.live(); err != nil {
 		return nil, err
 	}
-	return t.st.XState(tid)
+	return readXState(t.st, tid)
 }
 
 // XState implements xstateReader.
-func (t *stoppedTarget) XState(tid int) (*xstate, error) { return t.st.XState(tid) }
+func (t *stoppedTarget) XState(tid int) (*xstate, error) { return readXState(t.st, tid) }
 
-// XState reads the XSAVE area of stopped thread tid (PTRACE_GETREGSET
+// readXState reads the XSAVE area of stopped thread tid (PTRACE_GETREGSET
 // NT_X86_XSTATE, in the standard format; arch/x86/kernel/fpu/regset.c)
-// and decodes it (decodeXSave). Errors: ErrRunning, a thread that is not
-// stopped, the ptrace errno, an area shorter than its legacy region.
-func (s *Stop) XState(tid int) (*xstate, error) {
-	s.mu.Lock()
-	running := s.running
-	th := s.threads[tid]
-	stopped := th != nil && th.stopped
-	s.mu.Unlock()
-	if running {
-		return nil, ErrRunning
-	}
-	if !stopped {
-		return nil, fmt.Errorf("thread %d of process %d is not stopped", tid, s.pid)
-	}
+// and decodes it (decodeXSave). Errors: those of proc.Stop.RegSet, an area
+// shorter than its legacy region.
+func readXState(st *proc.Stop, tid int) (*xstate, error) {
 	lay := hostXSave()
-	buf := make([]byte, max(lay.size, 512+64))
-	iov := unix.Iovec{Base: &buf[0], Len: uint64(len(buf))}
-	var errno syscall.Errno
-	s.tr.do(func() {
-		_, _, errno = syscall.Syscall6(syscall.SYS_PTRACE, unix.PTRACE_GETREGSET, uintptr(tid), uintptr(elfNTX86XState), uintptr(unsafe.Pointer(&iov)), 0, 0)
-	})
-	if errno != 0 {
-		return nil, fmt.Errorf("PTRACE_GETREGSET NT_X86_XSTATE of thread %d: %w", tid, errno)
+	b, err := st.RegSet(tid, elfNTX86XState, max(lay.size, 512+64))
+	if err != nil {
+		return nil, err
 	}
-	x, err := decodeXSave(buf[:iov.Len], lay.xsaveLayout)
+	x, err := decodeXSave(b, lay.xsaveLayout)
 	if err != nil {
 		return nil, fmt.Errorf("thread %d: %w", tid, err)
 	}

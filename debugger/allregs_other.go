@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"syscall"
-	"unsafe"
 
-	"golang.org/x/sys/unix"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 )
 
 // fpRegsReader is a Target that reads a thread's floating-point and vector
@@ -25,42 +23,16 @@ func (t *liveTarget) FPRegs(tid int) ([]byte, error) {
 	if err := t.live(); err != nil {
 		return nil, err
 	}
-	return t.st.FPRegs(tid)
+	return t.st.RegSet(tid, elfNTPRFPReg, 528) // user_fpsimd_state: 32*16 + 4 + 4 + 8 reserved
 }
 
 // FPRegs implements fpRegsReader.
-func (t *stoppedTarget) FPRegs(tid int) ([]byte, error) { return t.st.FPRegs(tid) }
+func (t *stoppedTarget) FPRegs(tid int) ([]byte, error) {
+	return t.st.RegSet(tid, elfNTPRFPReg, 528)
+}
 
 // elfNTPRFPReg is the floating-point regset (include/uapi/linux/elf.h).
 const elfNTPRFPReg = 2
-
-// FPRegs reads the NT_PRFPREG regset of stopped thread tid, in the host's
-// byte order. Errors: ErrRunning, a thread that is not stopped, the ptrace
-// errno.
-func (s *Stop) FPRegs(tid int) ([]byte, error) {
-	s.mu.Lock()
-	running := s.running
-	th := s.threads[tid]
-	stopped := th != nil && th.stopped
-	s.mu.Unlock()
-	if running {
-		return nil, ErrRunning
-	}
-	if !stopped {
-		return nil, fmt.Errorf("thread %d of process %d is not stopped", tid, s.pid)
-	}
-	buf := make([]byte, 528) // user_fpsimd_state: 32*16 + 4 + 4 + 8 reserved
-	iov := unix.Iovec{Base: &buf[0]}
-	iov.SetLen(len(buf))
-	var errno syscall.Errno
-	s.tr.do(func() {
-		_, _, errno = syscall.Syscall6(syscall.SYS_PTRACE, unix.PTRACE_GETREGSET, uintptr(tid), elfNTPRFPReg, uintptr(unsafe.Pointer(&iov)), 0, 0)
-	})
-	if errno != 0 {
-		return nil, fmt.Errorf("PTRACE_GETREGSET NT_PRFPREG of thread %d: %w", tid, errno)
-	}
-	return buf[:iov.Len], nil
-}
 
 // cmdInfoAllRegisters implements "info all-registers": the general
 // registers as "info registers" prints them, then the floating-point and
@@ -97,7 +69,7 @@ func (s *Session) fpRegLines() ([]string, error) {
 		return nil, fmt.Errorf("cannot read the floating-point registers of thread %d: %w", s.thread, err)
 	}
 	var out []string
-	switch hostArch.Name {
+	switch proc.HostArch.Name {
 	case "s390x":
 		// s390_fp_regs (arch/s390/include/uapi/asm/ptrace.h): fpc (u32),
 		// a pad word, then f0-f15 (u64 each); big-endian.

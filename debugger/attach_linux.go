@@ -2,9 +2,8 @@ package debugger
 
 import (
 	"fmt"
-	"slices"
-	"syscall"
-	"time"
+
+	"github.com/sfdbg/sfdbg/debugger/proc"
 )
 
 // Attach attaches to process pid, stopping it, for a debugging session.
@@ -15,11 +14,11 @@ import (
 // that called pthread_exit is no obstacle: its live threads are debugged.
 // Errors are *AttachError with one sentence for humans.
 func Attach(pid int) (Target, error) {
-	if err := checkPid(pid); err != nil {
+	if err := proc.CheckPid(pid); err != nil {
 		return nil, err
 	}
-	stopped := ProcState(pid) == 'T'
-	st, err := Seize(pid)
+	stopped := proc.ProcState(pid) == 'T'
+	st, err := proc.Seize(pid)
 	if err != nil {
 		return nil, err
 	}
@@ -39,30 +38,4 @@ type ExecError struct {
 
 func (e *ExecError) Error() string {
 	return fmt.Sprintf("process %d is executing new program: %s\nsfdbg does not follow an exec: detached from process %d (it runs on); attach again to debug the new program", e.Pid, e.Path, e.Pid)
-}
-
-// reapKilled waits, as their tracer, for the threads tids of process pid,
-// which was sent SIGKILL: the other threads first, then the leader, which
-// exits last. Any thread of sfdbg may wait for a tracee (wait4 looks at the
-// tracees of every thread of the caller's thread group).
-func reapKilled(pid int, tids []int) error {
-	deadline := time.Now().Add(5 * time.Second)
-	order := append(slices.DeleteFunc(slices.Clone(tids), func(tid int) bool { return tid == pid }), pid)
-	for _, tid := range order {
-		for {
-			wake := childWake().next()
-			var ws syscall.WaitStatus
-			wpid, err := syscall.Wait4(tid, &ws, syscall.WALL|syscall.WNOHANG, nil)
-			if err == syscall.EINTR {
-				continue
-			}
-			if err != nil || (wpid == tid && (ws.Exited() || ws.Signaled())) {
-				break // ECHILD: reaped already, or not ours
-			}
-			if wpid == 0 && !waitChild(wake, deadline) {
-				return fmt.Errorf("process %d was sent SIGKILL but thread %d has not exited after 5 s", pid, tid)
-			}
-		}
-	}
-	return nil
 }

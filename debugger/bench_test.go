@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
 )
 
@@ -32,7 +33,7 @@ func BenchmarkSampleSeizedProcess(b *testing.B) {
 
 func benchSample(b *testing.B, opts compare.Options, onTracer bool) {
 	cmd := startFixture(b, "deep-v3-O2", "spin")
-	s, err := Seize(cmd.Process.Pid)
+	s, err := proc.Seize(cmd.Process.Pid)
 	skipIfNoPtrace(b, err)
 	if err != nil {
 		b.Fatal(err)
@@ -78,7 +79,7 @@ func BenchmarkOneShotBacktrace(b *testing.B) {
 		b.Run(mode.String(), func(b *testing.B) {
 			cmd := startFixture(b, "deep-v3-O2", "sleep")
 			for i := 0; i < b.N; i++ {
-				s, err := Seize(cmd.Process.Pid)
+				s, err := proc.Seize(cmd.Process.Pid)
 				skipIfNoPtrace(b, err)
 				if err != nil {
 					b.Fatal(err)
@@ -102,7 +103,7 @@ func BenchmarkOneShotBacktrace(b *testing.B) {
 // resume.
 func BenchmarkTraceStoppedStack(b *testing.B) {
 	cmd := startFixture(b, "deep-v3-O2", "spin")
-	s, err := Seize(cmd.Process.Pid)
+	s, err := proc.Seize(cmd.Process.Pid)
 	skipIfNoPtrace(b, err)
 	if err != nil {
 		b.Fatal(err)

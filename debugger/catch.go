@@ -6,6 +6,7 @@ import (
 	"syscall"
 
 	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames/corefile"
 )
 
@@ -52,7 +53,7 @@ func (c *Crash) ReceivedLine() string {
 			who += fmt.Sprintf(", thread %d (LWP %d)", c.Thread, c.Tid)
 		}
 	case c.Threads > 1:
-		who = fmt.Sprintf("Thread %d %q", c.Thread, threadName(c.Pid, c.Tid))
+		who = fmt.Sprintf("Thread %d %q", c.Thread, proc.ThreadName(c.Pid, c.Tid))
 		if c.Trace != nil {
 			for _, t := range c.Trace.Threads {
 				if t.Tid == c.Tid {
@@ -61,7 +62,7 @@ func (c *Crash) ReceivedLine() string {
 			}
 		}
 	}
-	return fmt.Sprintf("%s received signal %s.", who, signalText(c.Signal))
+	return fmt.Sprintf("%s received signal %s.", who, proc.SignalText(c.Signal))
 }
 
 // InfoLine says what the siginfo says: the faulting address and si_code,
@@ -121,7 +122,7 @@ func (r *CatchResult) TerminatedLine() string {
 	if r.Signal == 0 {
 		return ""
 	}
-	l := fmt.Sprintf("Program terminated with signal %s.", signalText(r.Signal))
+	l := fmt.Sprintf("Program terminated with signal %s.", proc.SignalText(r.Signal))
 	if r.CoreDumped {
 		l += " (core dumped)"
 	}
@@ -200,7 +201,7 @@ func (r *CatchResult) Document(argv []string) *CatchDocument {
 
 // signalName is SignalName's name of sig ("SIGSEGV", or "SIG64").
 func signalName(sig syscall.Signal) string {
-	name, _ := SignalName(int(sig))
+	name, _ := proc.SignalName(int(sig))
 	return name
 }
 

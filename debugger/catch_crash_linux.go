@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
 )
 
@@ -19,7 +20,7 @@ import (
 // sig, unwinds it and calls OnCrash; then it lets the held threads go
 // (the caller delivers sig).
 func (c *catcher) crash(tid int, sig syscall.Signal, si *siginfo) {
-	pid := tgidOf(tid)
+	pid := proc.TgidOf(tid)
 	cr := &Crash{Pid: pid, Tid: tid, Signal: sig, First: pid == c.first, Code: si.Code}
 	switch {
 	case si.Code > 0 && si.Code != 0x80 && sig != syscall.SIGTRAP && sig != syscall.SIGABRT:
@@ -29,7 +30,7 @@ func (c *catcher) crash(tid int, sig syscall.Signal, si *siginfo) {
 	}
 	held := c.hold(pid, tid)
 	defer c.release(held)
-	tids, _ := listTasks(pid)
+	tids, _ := proc.ListTasks(pid)
 	cr.Threads = max(len(tids), 1)
 	cr.Thread = 1
 	for i, id := range tids {
@@ -50,7 +51,7 @@ func (c *catcher) crash(tid int, sig syscall.Signal, si *siginfo) {
 func (c *catcher) hold(pid, tid int) []*catchThread {
 	var held []*catchThread
 	for id, t := range c.threads {
-		if id == tid || tgidOf(id) != pid {
+		if id == tid || proc.TgidOf(id) != pid {
 			continue
 		}
 		if err := unix.PtraceInterrupt(id); err != nil {
@@ -62,14 +63,14 @@ func (c *catcher) hold(pid, tid int) []*catchThread {
 		t := held[i]
 		deadline := time.Now().Add(holdTimeout)
 		for !t.held {
-			wake := childWake().next()
+			wake := proc.ChildEvent()
 			var ws unix.WaitStatus
-			wpid, err := wait4(t.tid, &ws, unix.WALL|unix.WNOHANG)
+			wpid, err := proc.Wait4(t.tid, &ws, unix.WALL|unix.WNOHANG)
 			if err != nil {
 				break // gone
 			}
 			if wpid == 0 {
-				if !waitChild(wake, deadline) {
+				if !proc.WaitChild(wake, deadline) {
 					logrus.Debugf("catch: thread %d of process %d did not stop", t.tid, pid)
 					break
 				}
@@ -81,7 +82,7 @@ func (c *catcher) hold(pid, tid int) []*catchThread {
 			case !ws.Stopped():
 				continue
 			case int(ws)>>16 == unix.PTRACE_EVENT_STOP:
-				t.groupStop = isStopSignal(ws.StopSignal())
+				t.groupStop = proc.IsStopSignal(ws.StopSignal())
 				t.held = true
 			case ws.StopSignal() == syscall.SIGTRAP && ws.TrapCause() > 0:
 				ev := ws.TrapCause()
@@ -124,32 +125,32 @@ func (c *catcher) release(held []*catchThread) {
 		t.pendingSig = 0
 		if t.groupStop {
 			t.groupStop = false
-			ptrace4(unix.PTRACE_LISTEN, t.tid, 0, 0)
+			proc.Ptrace4(unix.PTRACE_LISTEN, t.tid, 0, 0)
 			continue
 		}
-		cont(t.tid, sig)
+		proc.Cont(t.tid, sig)
 	}
 }
 
 // trace unwinds the crashing thread tid of pid (first) or, with
 // AllThreads, every thread in tids, in gdb's numbering.
 func (c *catcher) trace(pid, tid int, tids []int, num int) (*ProcessTrace, error) {
-	mem := NewProcMemory(pid)
+	mem := proc.NewProcMemory(pid)
 	mods, err := loadModules(pid, mem)
 	if err != nil {
 		return nil, err
 	}
 	// tid is stopped at its fatal signal: its regsets are readable here,
 	// on the thread that traces it.
-	sp := &frames.Space{Mem: mem, Modules: mods, PACMask: hostPACMask(tid)}
-	pt := &ProcessTrace{Pid: pid, Name: processName(pid), Methods: c.opts.Trace.Methods, Space: sp, Total: len(tids)}
+	sp := &frames.Space{Mem: mem, Modules: mods, PACMask: proc.PACMask(tid)}
+	pt := &ProcessTrace{Pid: pid, Name: proc.ProcessName(pid), Methods: c.opts.Trace.Methods, Space: sp, Total: len(tids)}
 	one := func(id, n int) {
-		tt := ThreadTrace{Tid: id, Num: n, Name: threadName(pid, id)}
-		var raw ptraceRegs
-		if err := getRegs(id, &raw); err != nil {
+		tt := ThreadTrace{Tid: id, Num: n, Name: proc.ThreadName(pid, id)}
+		regs, err := proc.ThreadRegs(id)
+		if err != nil {
 			tt.Err = fmt.Errorf("read registers of thread %d: %w", id, err)
 		} else {
-			tt.Trace = compare.Unwind(sp, regsFromPtrace(&raw), c.opts.Trace)
+			tt.Trace = compare.Unwind(sp, regs, c.opts.Trace)
 			tt.Trace.Thread = id
 		}
 		pt.Threads = append(pt.Threads, tt)
@@ -171,7 +172,7 @@ func (c *catcher) trace(pid, tid int, tids []int, num int) (*ProcessTrace, error
 // SigCgt and SigIgn, read at the stop, after the kernel reset a blocked or
 // ignored synchronous fault to its default action).
 func fatalFor(pid int, sig syscall.Signal) bool {
-	st := procStatus(pid)
+	st := proc.ProcStatus(pid)
 	bit := uint64(1) << (uint(sig) - 1)
 	for _, k := range []string{"SigCgt", "SigIgn"} {
 		m, err := strconv.ParseUint(st[k], 16, 64)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 )
 
 // CatchOptions configure Catch.
@@ -100,9 +100,9 @@ func Catch(argv []string, opts CatchOptions) (*CatchResult, error) {
 		return nil, err
 	}
 	c := &catcher{opts: opts, threads: map[int]*catchThread{}}
-	tr := newTracer()
-	defer tr.close()
-	tr.do(func() { err = c.run(path, argv) })
+	tr := proc.NewTracer()
+	defer tr.Close()
+	tr.Do(func() { err = c.run(path, argv) })
 	return c.res, err
 }
 
@@ -131,7 +131,7 @@ func (c *catcher) run(path string, argv []string) error {
 	if c.opts.FollowFork {
 		o |= unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK
 	}
-	pid, ws, ended, err := startTraced(path, argv, &os.ProcAttr{Env: c.opts.Env, Files: files}, o, true)
+	pid, ws, ended, err := proc.StartTraced(path, argv, &os.ProcAttr{Env: c.opts.Env, Files: files}, o, true)
 	if err != nil {
 		if errors.Is(err, syscall.EPERM) {
 			return fmt.Errorf("cannot trace %s: %w", path, err)
@@ -149,122 +149,13 @@ func (c *catcher) run(path string, argv []string) error {
 		c.opts.Started(pid)
 	}
 	for {
-		tid, err := wait4(-1, &ws, unix.WALL)
+		tid, err := proc.Wait4(-1, &ws, unix.WALL)
 		if err != nil {
 			return fmt.Errorf("wait for process %d: %w", pid, err)
 		}
 		if done := c.event(tid, ws); done {
 			return nil
 		}
-	}
-}
-
-// startTraced starts path with arguments argv under PTRACE_TRACEME, on
-// the tracer thread, and seizes it after its execve (seizeAfterExec with
-// the options o; run: leave it running, else stopped at its first
-// instruction). A program that ends before that stop is not an error:
-// ended is true, with pid and its wait status ws. On an error no process
-// is left behind; EPERM means ptrace is refused.
-func startTraced(path string, argv []string, attr *os.ProcAttr, o int, run bool) (pid int, ws unix.WaitStatus, ended bool, err error) {
-	a := *attr
-	sys := syscall.SysProcAttr{}
-	if a.Sys != nil {
-		sys = *a.Sys
-	}
-	sys.Ptrace = true
-	a.Sys = &sys
-	p, err := os.StartProcess(path, argv, &a)
-	if errors.Is(err, syscall.EPERM) {
-		// PTRACE_TRACEME failed in the child (exec itself fails with EACCES).
-		return 0, 0, false, fmt.Errorf("ptrace is not permitted here (a seccomp filter or a container's policy forbids it): %w", err)
-	}
-	if err != nil {
-		return 0, 0, false, err
-	}
-	pid = p.Pid
-	p.Release() // waited for with wait4 on this thread
-	// PTRACE_TRACEME: the child stops with SIGTRAP after its execve.
-	if _, err := wait4(pid, &ws, unix.WALL); err != nil {
-		return 0, 0, false, fmt.Errorf("wait for process %d: %w", pid, err)
-	}
-	if !ws.Stopped() {
-		return pid, ws, true, nil
-	}
-	if err := seizeAfterExec(pid, o, run); err != nil {
-		unix.Kill(pid, syscall.SIGKILL)
-		for {
-			if _, err := wait4(pid, &ws, unix.WALL); err != nil || ws.Exited() || ws.Signaled() {
-				break
-			}
-		}
-		return 0, 0, false, fmt.Errorf("trace process %d: %w", pid, err)
-	}
-	return pid, 0, false, nil
-}
-
-// seizeAfterExec turns the PTRACE_TRACEME tracee pid, in its stop after
-// execve, into a PTRACE_SEIZE one with the options o: it detaches it into
-// a SIGSTOP group stop, seizes it, and ends the group stop with a SIGCONT
-// whose delivery is suppressed (the program sees neither signal). With
-// run it leaves the program running; else stopped at its first
-// instruction, in the SIGCONT's signal-delivery stop (resumed with
-// PTRACE_CONT and no signal, the SIGCONT is dropped). It runs on the
-// tracer thread.
-func seizeAfterExec(pid int, o int, run bool) error {
-	if err := ptrace4(unix.PTRACE_DETACH, pid, 0, uintptr(syscall.SIGSTOP)); err != nil {
-		return fmt.Errorf("detach: %w", err)
-	}
-	var ws unix.WaitStatus
-	for {
-		// As its parent: WUNTRACED reports the group stop.
-		if _, err := wait4(pid, &ws, unix.WUNTRACED); err != nil {
-			return err
-		}
-		if !ws.Stopped() {
-			return fmt.Errorf("process %d ended before it ran (%v)", pid, ws)
-		}
-		if ws.StopSignal() == syscall.SIGSTOP {
-			break
-		}
-	}
-	if err := ptrace4(unix.PTRACE_SEIZE, pid, 0, uintptr(o)); err != nil {
-		return fmt.Errorf("seize: %w", err)
-	}
-	// Seizing a stopped process makes it report its group stop.
-	for {
-		if _, err := wait4(pid, &ws, unix.WALL); err != nil {
-			return err
-		}
-		if !ws.Stopped() {
-			return fmt.Errorf("process %d ended before it ran (%v)", pid, ws)
-		}
-		if int(ws)>>16 == unix.PTRACE_EVENT_STOP {
-			break
-		}
-	}
-	// The SIGCONT ends the group stop as it is sent; its delivery (a
-	// signal-delivery stop) is suppressed below.
-	if err := unix.Kill(pid, syscall.SIGCONT); err != nil {
-		return err
-	}
-	if err := unix.PtraceCont(pid, 0); err != nil {
-		return err
-	}
-	for {
-		if _, err := wait4(pid, &ws, unix.WALL); err != nil {
-			return err
-		}
-		if !ws.Stopped() {
-			return fmt.Errorf("process %d ended before it ran (%v)", pid, ws)
-		}
-		sig := ws.StopSignal()
-		if sig == syscall.SIGCONT && int(ws)>>16 == 0 {
-			if run {
-				cont(pid, 0)
-			}
-			return nil
-		}
-		cont(pid, 0)
 	}
 }
 
@@ -289,21 +180,21 @@ func (c *catcher) event(tid int, ws unix.WaitStatus) bool {
 		// SIGCONT, as without sfdbg. Else a new thread's first stop, the
 		// end of a group stop, or the interrupt of a crash's hold that a
 		// signal stop came before: go on.
-		if isStopSignal(ws.StopSignal()) {
-			ptrace4(unix.PTRACE_LISTEN, tid, 0, 0)
+		if proc.IsStopSignal(ws.StopSignal()) {
+			proc.Ptrace4(unix.PTRACE_LISTEN, tid, 0, 0)
 		} else {
-			cont(tid, 0)
+			proc.Cont(tid, 0)
 		}
 	case ws.StopSignal() == syscall.SIGTRAP && ws.TrapCause() > 0:
 		c.ptraceEvent(tid, ws.TrapCause())
-		cont(tid, 0)
+		proc.Cont(tid, 0)
 	default:
 		sig := ws.StopSignal()
 		si, err := getSiginfo(tid)
-		if err == nil && fatalSignals[sig] && c.reported(tgidOf(tid)) && fatalFor(tgidOf(tid), sig) {
+		if err == nil && fatalSignals[sig] && c.reported(proc.TgidOf(tid)) && fatalFor(proc.TgidOf(tid), sig) {
 			c.crash(tid, sig, si)
 		}
-		cont(tid, sig)
+		proc.Cont(tid, sig)
 	}
 	return false
 }
@@ -313,15 +204,6 @@ func (c *catcher) event(tid int, ws unix.WaitStatus) bool {
 // (PTRACE_O_TRACECLONE also traces a child made by clone with an exit
 // signal other than SIGCHLD, a process of its own.)
 func (c *catcher) reported(pid int) bool { return pid == c.first || c.opts.FollowFork }
-
-// isStopSignal reports whether sig's default action stops the process.
-func isStopSignal(sig syscall.Signal) bool {
-	switch sig {
-	case syscall.SIGSTOP, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU:
-		return true
-	}
-	return false
-}
 
 // ptraceEvent handles a PTRACE_EVENT_* stop of tid.
 func (c *catcher) ptraceEvent(tid int, ev int) {
@@ -340,7 +222,7 @@ func (c *catcher) ptraceEvent(tid int, ev int) {
 		old := int(msg)
 		logrus.Debugf("catch: process %d is executing new program %s", tid, readLink(fmt.Sprintf("/proc/%d/exe", tid)))
 		for id := range c.threads {
-			if id != tid && (id == old || !processExists(id)) {
+			if id != tid && (id == old || !proc.ProcessExists(id)) {
 				delete(c.threads, id)
 			}
 		}
@@ -357,14 +239,6 @@ func (c *catcher) ended(ws unix.WaitStatus) {
 	}
 }
 
-// tgidOf returns the process (thread group) of thread tid, or tid.
-func tgidOf(tid int) int {
-	if n, err := strconv.Atoi(procStatus(tid)["Tgid"]); err == nil && n > 0 {
-		return n
-	}
-	return tid
-}
-
 // siginfo is the start of the kernel's siginfo_t (64-bit layout): 128 bytes.
 type siginfo struct {
 	Signo, Errno, Code, _ int32
@@ -379,15 +253,6 @@ func (s *siginfo) sender() (int, int) {
 	return int(*(*int32)(unsafe.Pointer(&s.Fields[0]))), int(*(*uint32)(unsafe.Pointer(&s.Fields[4])))
 }
 
-// ptrace4 issues a ptrace request with an address and data.
-func ptrace4(req, tid int, addr, data uintptr) error {
-	_, _, e := unix.Syscall6(unix.SYS_PTRACE, uintptr(req), uintptr(tid), addr, data, 0, 0)
-	if e != 0 {
-		return e
-	}
-	return nil
-}
-
 // getSiginfo is PTRACE_GETSIGINFO.
 func getSiginfo(tid int) (*siginfo, error) {
 	var si siginfo
@@ -396,22 +261,6 @@ func getSiginfo(tid int) (*siginfo, error) {
 		return nil, e
 	}
 	return &si, nil
-}
-
-func cont(tid int, sig syscall.Signal) {
-	if err := unix.PtraceCont(tid, int(sig)); err != nil && !errors.Is(err, syscall.ESRCH) {
-		logrus.Debugf("catch: resume thread %d: %v", tid, err)
-	}
-}
-
-// wait4 is unix.Wait4, retried on EINTR.
-func wait4(pid int, ws *unix.WaitStatus, opts int) (int, error) {
-	for {
-		wpid, err := unix.Wait4(pid, ws, opts, nil)
-		if err != syscall.EINTR {
-			return wpid, err
-		}
-	}
 }
 
 func readLink(p string) string {

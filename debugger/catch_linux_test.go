@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 )
 
 // catchFixture runs testdata/bin/sortcrash-v3 MODE under Catch, with the
@@ -68,7 +69,7 @@ func TestCatchStopsOnAFatalSignalThenDeliversIt(t *testing.T) {
 			var seen []string
 			res, _ := catchFixture(t, CatchOptions{OnCrash: func(c *Crash) {
 				// The process is still held: it has not died yet.
-				if st := ProcState(c.Pid); st != 't' {
+				if st := proc.ProcState(c.Pid); st != 't' {
 					t.Errorf("process %d in state %q at OnCrash, want t (traced stop)", c.Pid, st)
 				}
 				seen = append(seen, c.ReceivedLine())
@@ -157,7 +158,7 @@ func TestCatchKeepsJobControl(t *testing.T) {
 		// It stops itself at once; it must still be stopped a while later.
 		time.Sleep(300 * time.Millisecond)
 		for i := 0; i < 3; i++ {
-			if st := ProcState(pid); st != 't' && st != 'T' {
+			if st := proc.ProcState(pid); st != 't' && st != 'T' {
 				t.Fatalf("process %d in state %q after stopping itself, want stopped", pid, st)
 			}
 			select {

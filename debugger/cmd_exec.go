@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
 )
@@ -184,7 +185,7 @@ func (s *Session) resume(fn func() (Event, error)) (Event, error) {
 		case ev.Status < 0:
 			// gdb's words, once the signal it stopped at was delivered.
 			sig := syscall.Signal(-ev.Status)
-			s.printf("\nProgram terminated with signal %s.\nThe program no longer exists.\n", signalText(sig))
+			s.printf("\nProgram terminated with signal %s.\nThe program no longer exists.\n", proc.SignalText(sig))
 		default:
 			// gdb prints the code in octal (infrun.c print_exited_reason).
 			s.printf("[Inferior 1 (process %d) exited with code %#o]\n", pid, ev.Status)

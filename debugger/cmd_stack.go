@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe"
 	"github.com/sfdbg/sfdbg/sframe/rule"
@@ -459,7 +460,7 @@ func cmdInfoRegisters(s *Session, args string) error {
 		vector[i] = line
 	}
 	sp := tr.Space()
-	var list []RegValue
+	var list []proc.RegValue
 	if n == 0 {
 		if list, err = s.tgt.RegList(s.thread); err != nil {
 			return err
@@ -469,14 +470,14 @@ func cmdInfoRegisters(s *Session, args string) error {
 		if !ok {
 			return fmt.Errorf("cannot recompute the registers of frame %d", n)
 		}
-		list = regListFromFrames(&f.Regs)
+		list = proc.RegListFromFrames(&f.Regs)
 	}
-	print := func(name string, r RegValue) {
+	print := func(name string, r proc.RegValue) {
 		natural := fmt.Sprint(int64(r.Value))
 		switch r.Name {
-		case hostArch.RegName(hostArch.PC):
+		case proc.HostArch.RegName(proc.HostArch.PC):
 			natural = symAddr(sp, r.Value)
-		case hostArch.RegName(hostArch.SP), hostArch.RegName(hostArch.FP):
+		case proc.HostArch.RegName(proc.HostArch.SP), proc.HostArch.RegName(proc.HostArch.FP):
 			natural = fmt.Sprintf("%#x", r.Value)
 		case "eflags":
 			natural = eflagsText(r.Value)
@@ -497,12 +498,12 @@ func cmdInfoRegisters(s *Session, args string) error {
 			s.printf("%s\n", vector[i])
 			continue
 		}
-		name := map[string]string{"pc": hostArch.RegName(hostArch.PC), "sp": hostArch.RegName(hostArch.SP),
-			"fp": hostArch.RegName(hostArch.FP)}[w]
+		name := map[string]string{"pc": proc.HostArch.RegName(proc.HostArch.PC), "sp": proc.HostArch.RegName(proc.HostArch.SP),
+			"fp": proc.HostArch.RegName(proc.HostArch.FP)}[w]
 		if name == "" {
 			name = w
 		}
-		i := slices.IndexFunc(list, func(r RegValue) bool { return r.Name == name })
+		i := slices.IndexFunc(list, func(r proc.RegValue) bool { return r.Name == name })
 		switch {
 		case i >= 0:
 			print(w, list[i])
@@ -522,8 +523,8 @@ func isRegisterName(name string) bool {
 	case "pc", "sp", "fp":
 		return true
 	}
-	_, ok := hostArch.RegNamed(name)
-	return ok || slices.ContainsFunc(ptraceRegList(&ptraceRegs{}), func(r RegValue) bool { return r.Name == name })
+	_, ok := proc.HostArch.RegNamed(name)
+	return ok || proc.IsRegisterName(name)
 }
 
 func eflagsText(v uint64) string {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe/arch"
 	"golang.org/x/arch/arm64/arm64asm"
@@ -28,7 +29,7 @@ const maxInsnLen = 15
 // formatInsn decodes one instruction of the host's machine at pc: its
 // text and length, n = 0 where the bytes do not decode.
 func formatInsn(code []byte, pc uint64, symbolize func(uint64) string) (string, int) {
-	switch hostArch.Machine {
+	switch proc.HostArch.Machine {
 	case elf.EM_AARCH64:
 		if len(code) < 4 {
 			return "", 0

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
 )
 
@@ -349,11 +350,11 @@ func (s *Session) register(name string) (uint64, error) {
 	case "pc":
 		return tf.PC, nil
 	case "sp":
-		name = hostArch.RegName(hostArch.SP)
+		name = proc.HostArch.RegName(proc.HostArch.SP)
 	case "fp":
-		name = hostArch.RegName(hostArch.FP)
+		name = proc.HostArch.RegName(proc.HostArch.FP)
 	}
-	if reg, ok := hostArch.RegNamed(name); ok {
+	if reg, ok := proc.HostArch.RegNamed(name); ok {
 		f, ok := tr.FrameAt(n)
 		if !ok {
 			return 0, fmt.Errorf("cannot recompute the registers of frame %d", n)

@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sfdbg/sfdbg/debugger/proc"
 )
 
 // TestAttachContinueStopsAtAFatalSignal checks that an attached process
@@ -31,7 +33,7 @@ func TestAttachContinueStopsAtAFatalSignal(t *testing.T) {
 		!regexp.MustCompile(`(?m)^#0 `).MatchString(out) {
 		t.Fatalf("continue did not stop at the SIGSEGV:\n%s", out)
 	}
-	if st := ProcState(pid); st != 't' {
+	if st := proc.ProcState(pid); st != 't' {
 		t.Errorf("process in state %q at the signal, want traced-stopped 't'", st)
 	}
 	if bt := run(t, s, ui, "bt cfi"); !strings.Contains(bt, "main (argc=") {

@@ -3,7 +3,6 @@ package debugger
 import (
 	"bufio"
 	"errors"
-	"github.com/sfdbg/sfdbg/frames/livetest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sfdbg/sfdbg/debugger/proc"
+	"github.com/sfdbg/sfdbg/frames/livetest"
 )
 
 // fixture returns the path of a committed test binary, skipping the test
@@ -108,13 +110,13 @@ func checkRunning(t testing.TB, pid int) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		bad := ""
-		tids, _ := listTasks(pid)
+		tids, _ := proc.ListTasks(pid)
 		for _, tid := range tids {
-			if st := ProcState(tid); st == 't' || st == 'T' {
+			if st := proc.ProcState(tid); st == 't' || st == 'T' {
 				bad = string(st)
 			}
 		}
-		st := procStatus(pid)
+		st := proc.ProcStatus(pid)
 		if bad == "" && st["TracerPid"] == "0" {
 			return
 		}

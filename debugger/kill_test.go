@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sfdbg/sfdbg/debugger/proc"
 )
 
 // waitExited waits until pid has exited (gone, or a zombie waiting for its
@@ -11,7 +13,7 @@ import (
 func waitExited(pid int) bool {
 	deadline := time.Now().Add(2 * time.Second)
 	for time.Now().Before(deadline) {
-		if st := ProcState(pid); st == 0 || st == 'Z' {
+		if st := proc.ProcState(pid); st == 0 || st == 'Z' {
 			return true
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -31,7 +33,7 @@ func TestLiveKillAfterAttachEndsTheProcess(t *testing.T) {
 			out := run(t, s, ui, "kill")
 			if !waitExited(pid) {
 				t.Fatalf("process %d still alive after kill (state %q, TracerPid %s):\n%s",
-					pid, ProcState(pid), procStatus(pid)["TracerPid"], out)
+					pid, proc.ProcState(pid), proc.ProcStatus(pid)["TracerPid"], out)
 			}
 			if s.Target() != nil {
 				t.Error("target still set after kill")
@@ -60,6 +62,6 @@ func TestLiveKillAtATerminalAsksFirst(t *testing.T) {
 		t.Errorf("kill did not ask, or the answer n did not keep the session:\n%s", out)
 	}
 	if !waitExited(pid) {
-		t.Fatalf("process %d still alive after kill confirmed with y (state %q):\n%s", pid, ProcState(pid), out)
+		t.Fatalf("process %d still alive after kill confirmed with y (state %q):\n%s", pid, proc.ProcState(pid), out)
 	}
 }

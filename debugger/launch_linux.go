@@ -6,10 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
-	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 )
 
 // Launch starts argv[0] with arguments argv[1:] stopped at its first
@@ -42,46 +40,11 @@ func Launch(argv []string, wd string) (Target, error) {
 	} else if st.IsDir() || st.Mode()&0o111 == 0 {
 		return nil, fmt.Errorf("cannot run %s: not an executable file", argv[0])
 	}
-	tr := newTracer()
-	var pid int
-	var err error
-	var ws unix.WaitStatus
-	var ended bool
-	tr.do(func() {
-		pid, ws, ended, err = startTraced(path, argv, &os.ProcAttr{Dir: wd, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
-			Sys: &syscall.SysProcAttr{Setpgid: true}}, seizeOptions, false)
-	})
-	if err == nil && ended {
-		err = fmt.Errorf("process %d ended before it ran (%v)", pid, ws)
-	}
+	s, err := proc.Launch(path, argv, wd)
 	if err != nil {
-		tr.close()
-		return nil, fmt.Errorf("cannot run %s: %w", argv[0], err)
+		return nil, err
 	}
-	s := &Stop{
-		pid:     pid,
-		tr:      tr,
-		ops:     sysOps{},
-		threads: map[int]*seizedThread{pid: {tid: pid, want: true, stopped: true}},
-		mem:     NewProcMemory(pid),
-		kick:    make(chan struct{}, 1),
-		Timeout: 2 * time.Second,
-		// As Seize leaves a Stop: held, and stopping until the first
-		// resume (a thread created before it stays stopped).
-		held:     true,
-		stopping: true,
-	}
-	tr.do(func() {
-		t := s.threads[pid]
-		t.regsOK = true
-		if t.regsErr = s.ops.regs(pid, &t.raw); t.regsErr == nil {
-			t.regs = regsFromPtrace(&t.raw)
-		} else {
-			t.regsErr = fmt.Errorf("read registers of thread %d: %w", pid, t.regsErr)
-		}
-		s.mem.readThrough(pid)
-	})
-	lt := &liveTarget{st: s, launched: true, term: newTerminal(pid)}
-	s.sigintStops = lt.term != nil
+	lt := &liveTarget{st: s, launched: true, term: newTerminal(s.Pid())}
+	s.SetSIGINTStops(lt.term != nil)
 	return lt, nil
 }

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
 )
 
@@ -31,7 +32,7 @@ import (
 // SIGILL (6 of 6 runs of break f; continue x3; detach on
 // testdata/src/live-shortthreads.c).
 type liveTarget struct {
-	st       *Stop
+	st       *proc.Stop
 	launched bool      // started by Launch: quit kills it
 	term     *terminal // the terminal it has while it runs (Launch), nil if none
 
@@ -63,7 +64,7 @@ func (t *liveTarget) live() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.exited {
-		return fmt.Errorf("process %d: %w (status %d)", t.st.Pid(), ErrExited, t.status)
+		return fmt.Errorf("process %d: %w (status %d)", t.st.Pid(), proc.ErrExited, t.status)
 	}
 	if t.dead {
 		return fmt.Errorf("process %d is no longer being debugged", t.st.Pid())
@@ -81,7 +82,7 @@ func (t *liveTarget) Threads() ([]int, error) {
 }
 
 // ThreadName implements Target.
-func (t *liveTarget) ThreadName(tid int) string { return threadName(t.st.Pid(), tid) }
+func (t *liveTarget) ThreadName(tid int) string { return proc.ThreadName(t.st.Pid(), tid) }
 
 // Regs implements Target.
 func (t *liveTarget) Regs(tid int) (frames.Regs, error) {
@@ -92,13 +93,11 @@ func (t *liveTarget) Regs(tid int) (frames.Regs, error) {
 }
 
 // RegList implements Target: the registers read at the stop, in gdb's order.
-func (t *liveTarget) RegList(tid int) ([]RegValue, error) {
+func (t *liveTarget) RegList(tid int) ([]proc.RegValue, error) {
 	if _, err := t.Regs(tid); err != nil {
 		return nil, err
 	}
-	t.st.mu.Lock()
-	defer t.st.mu.Unlock()
-	return ptraceRegList(&t.st.threads[tid].raw), nil
+	return t.st.RegList(tid)
 }
 
 // Space implements Target: memory shows the program's bytes under the
@@ -111,27 +110,25 @@ func (t *liveTarget) Space() (*frames.Space, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.modsOK {
-		mods, err := loadModules(t.st.Pid(), t.st.mem)
+		mods, err := loadModules(t.st.Pid(), t.st.Mem())
 		if err != nil {
 			return nil, fmt.Errorf("modules of process %d: %w", t.st.Pid(), err)
 		}
 		t.mods = keepModules(t.mods, mods)
 		t.modsOK = true
 	}
-	t.st.mu.Lock()
-	pac := t.st.pacMaskLocked()
-	t.st.mu.Unlock()
+	pac := t.st.PACMaskOf()
 	return &frames.Space{Mem: origMemory{t.st}, Modules: t.mods, PACMask: pac}, nil
 }
 
 // origMemory is a Stop's memory with the original bytes under its int3s.
-type origMemory struct{ st *Stop }
+type origMemory struct{ st *proc.Stop }
 
 // BigEndian implements frames.BigEndianMemory: the process's byte order.
-func (m origMemory) BigEndian() bool { return m.st.mem.BigEndian() }
+func (m origMemory) BigEndian() bool { return m.st.Mem().BigEndian() }
 
 func (m origMemory) ReadAt(p []byte, addr uint64) (int, error) {
-	n, err := m.st.mem.ReadAt(p, addr)
+	n, err := m.st.Mem().ReadAt(p, addr)
 	m.st.OriginalBytes(p[:n], addr)
 	return n, err
 }
@@ -183,12 +180,8 @@ func (t *liveTarget) Continue() (Event, error) {
 	for {
 		// The condition runs with st.mu held, on the tracer thread, after
 		// every event; Interrupt kicks the wait.
-		st.Wait(time.Hour, func() bool {
-			return len(st.bp.hits) > 0 || len(st.watch.hits) > 0 || t.interrupt.Load() || st.exitedNow || len(st.execs) > 0 || len(st.threads) == 0 || st.signaled != 0
-		})
-		st.mu.Lock()
-		done := len(st.bp.hits) > 0 || len(st.watch.hits) > 0 || t.interrupt.Load() || st.exitedNow || len(st.execs) > 0 || len(st.threads) == 0 || st.signaled != 0
-		st.mu.Unlock()
+		st.Wait(time.Hour, func() bool { return t.interrupt.Load() || st.EventLocked() })
+		done := t.interrupt.Load() || st.Event()
 		if done {
 			break
 		}
@@ -204,7 +197,7 @@ func (t *liveTarget) Continue() (Event, error) {
 		return Event{}, err
 	}
 	if tid, sig := st.TakeSignal(); tid != 0 {
-		return Event{Kind: EventSignal, Thread: tid, Signal: signalText(syscall.Signal(sig))}, nil
+		return Event{Kind: EventSignal, Thread: tid, Signal: proc.SignalText(syscall.Signal(sig))}, nil
 	}
 	for _, tid := range st.Hits() {
 		if regs, err := st.Regs(tid); err == nil {
@@ -212,8 +205,8 @@ func (t *liveTarget) Continue() (Event, error) {
 		}
 	}
 	for _, h := range st.WatchHits() {
-		if regs, err := st.Regs(h.tid); err == nil {
-			return Event{Kind: EventWatchpoint, Thread: h.tid, PC: regs.PC(), Watch: h.addr}, nil
+		if regs, err := st.Regs(h.Tid); err == nil {
+			return Event{Kind: EventWatchpoint, Thread: h.Tid, PC: regs.PC(), Watch: h.Addr}, nil
 		}
 	}
 	return Event{Kind: EventInterrupt}, nil
@@ -224,16 +217,14 @@ func (t *liveTarget) Continue() (Event, error) {
 func (t *liveTarget) ended() (Event, error, bool) {
 	st := t.st
 	pid := st.Pid()
-	if ex, status := st.Exited(); ex || !processExists(pid) || ProcState(pid) == 'Z' && !hasLiveThread(pid) {
+	if ex, status := st.Exited(); ex || !proc.ProcessExists(pid) || proc.ProcState(pid) == 'Z' && !proc.HasLiveThread(pid) {
 		t.mu.Lock()
 		t.exited, t.dead, t.status = true, true, status
 		t.mu.Unlock()
 		st.Detach()
 		return Event{Kind: EventExited, Status: status}, nil, true
 	}
-	st.mu.Lock()
-	execed := len(st.execs) > 0
-	st.mu.Unlock()
+	execed := st.Execed()
 	if execed {
 		t.mu.Lock()
 		t.execed, t.dead = true, true
@@ -253,7 +244,7 @@ func (t *liveTarget) StepInstruction(tid int) (Event, error) {
 	}
 	t.resumed()
 	err := t.st.Step(tid)
-	if errors.Is(err, errExec) {
+	if errors.Is(err, proc.ErrExec) {
 		_, err, _ := t.ended()
 		return Event{}, err
 	}
@@ -299,7 +290,7 @@ func (t *liveTarget) Detach() error {
 	}
 	t.term.take()
 	err := t.st.Detach()
-	if err != nil && !processExists(t.st.Pid()) {
+	if err != nil && !proc.ProcessExists(t.st.Pid()) {
 		return nil
 	}
 	return err
@@ -313,12 +304,12 @@ func (t *liveTarget) Kill() error {
 	}
 	t.term.take()
 	pid := t.st.Pid()
-	tids, _ := listTasks(pid)
+	tids, _ := proc.ListTasks(pid)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 		t.st.Detach()
 		return fmt.Errorf("kill process %d: %w", pid, err)
 	}
-	err := reapKilled(pid, tids)
+	err := proc.ReapKilled(pid, tids)
 	t.st.Detach()
 	return err
 }
@@ -327,9 +318,9 @@ func (t *liveTarget) Kill() error {
 // is not a live thread (it called pthread_exit); "" otherwise.
 func (t *liveTarget) LeaderNote() string { return leaderNote(t.st) }
 
-func leaderNote(st *Stop) string {
+func leaderNote(st *proc.Stop) string {
 	pid := st.Pid()
-	if st := taskState(pid, pid); st != 'Z' && st != 'X' {
+	if st := proc.TaskState(pid, pid); st != 'Z' && st != 'X' {
 		return ""
 	}
 	return fmt.Sprintf("The main thread (%d) has exited (pthread_exit) and is a zombie until the last thread exits; sfdbg debugs the %d live threads.", pid, len(st.Threads()))

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sfdbg/sfdbg/debugger/proc"
 )
 
 // The live scenarios of scripts/live-stress.sh, once each, as tests: the
@@ -54,7 +56,7 @@ func requirePtraceHere(t *testing.T) {
 		t.Skip(err)
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	st, err := Seize(cmd.Process.Pid)
+	st, err := proc.Seize(cmd.Process.Pid)
 	skipIfNoPtrace(t, err)
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +69,7 @@ func requirePtraceHere(t *testing.T) {
 func checkAlive(t *testing.T, pid int) {
 	t.Helper()
 	time.Sleep(300 * time.Millisecond) // a thread let go at the wrong PC dies within this
-	if st := ProcState(pid); st == 'Z' || st == 0 {
+	if st := proc.ProcState(pid); st == 'Z' || st == 0 {
 		var ws syscall.WaitStatus
 		syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
 		t.Fatalf("process %d was killed (wait status %#x)", pid, uint32(ws))
@@ -120,7 +122,7 @@ func TestLiveAttachToAZombieLeader(t *testing.T) {
 	bin := buildLive(t, "zombie")
 	cmd := startLive(t, bin)
 	pid := cmd.Process.Pid
-	for i := 0; ProcState(pid) != 'Z'; i++ {
+	for i := 0; proc.ProcState(pid) != 'Z'; i++ {
 		if i > 200 {
 			t.Fatalf("the leader of %d did not exit", pid)
 		}
@@ -147,15 +149,15 @@ func TestLiveAttachToAZombieLeader(t *testing.T) {
 		t.Errorf("continue did not stop at g:\n%s", out)
 	}
 	run(t, s, ui, "detach")
-	tids, _ := listTasks(pid)
+	tids, _ := proc.ListTasks(pid)
 	for _, tid := range tids {
 		if tid == pid {
 			continue
 		}
-		if st := ProcState(tid); st == 't' || st == 'T' {
+		if st := proc.ProcState(tid); st == 't' || st == 'T' {
 			t.Errorf("thread %d left in state %c", tid, st)
 		}
-		if tr := statusFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/status")["TracerPid"]; tr != "0" {
+		if tr := proc.StatusFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/status")["TracerPid"]; tr != "0" {
 			t.Errorf("thread %d still traced by %s", tid, tr)
 		}
 	}
@@ -170,13 +172,13 @@ func TestSeizeAcrossAMultiThreadedExec(t *testing.T) {
 	bin := buildLive(t, "exec")
 	out := filepath.Join(t.TempDir(), "exec-time")
 	cmd := startLive(t, bin, "300", out)
-	st, err := Seize(cmd.Process.Pid)
+	st, err := proc.Seize(cmd.Process.Pid)
 	skipIfNoPtrace(t, err)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Detach()
-	var execs []ExecEvent
+	var execs []proc.ExecEvent
 	deadline := time.Now().Add(10 * time.Second)
 	for len(execs) == 0 && time.Now().Before(deadline) {
 		if err := st.Resume(); err != nil {
@@ -222,7 +224,7 @@ func TestSeizeUnderThreadChurn(t *testing.T) {
 	cmd := startLive(t, bin)
 	pid := cmd.Process.Pid
 	for i := 0; i < 10; i++ {
-		st, err := Seize(pid)
+		st, err := proc.Seize(pid)
 		skipIfNoPtrace(t, err)
 		if err != nil {
 			t.Fatalf("seize %d: %v", i, err)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sfdbg/sfdbg/debugger/proc"
 )
 
 // attachFixture attaches Delve to a running fixture, skipping when ptrace
@@ -145,7 +147,7 @@ func TestLiveLaunchInterruptAndKill(t *testing.T) {
 	s := NewSession(tg, ui)
 	s.Batch = true
 	defer s.Close()
-	if st := ProcState(pid); st != 't' {
+	if st := proc.ProcState(pid); st != 't' {
 		t.Errorf("launched process in state %q, want traced-stopped 't'", st)
 	}
 	go func() {
@@ -159,8 +161,8 @@ func TestLiveLaunchInterruptAndKill(t *testing.T) {
 	bt := run(t, s, ui, "bt sframe")
 	wantPrefix(t, "bt after interrupt", functions(bt), []string{"spin_here", "level6_leafish", "level5_bigframe"})
 	run(t, s, ui, "kill")
-	if processExists(pid) && ProcState(pid) != 'Z' {
-		t.Errorf("process %d still exists after kill (state %q)", pid, ProcState(pid))
+	if proc.ProcessExists(pid) && proc.ProcState(pid) != 'Z' {
+		t.Errorf("process %d still exists after kill (state %q)", pid, proc.ProcState(pid))
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sfdbg/sfdbg/sframe/rule"
 )
@@ -118,8 +119,8 @@ func (c *varContext) build(n int) {
 			// A function that left by a jump: the callee-saved registers
 			// are its caller's (k's), the others unknown; its SP is not
 			// kept.
-			regs := frames.NewRegs(hostArch)
-			for _, r := range hostArch.CalleeSaved {
+			regs := frames.NewRegs(proc.HostArch)
+			for _, r := range proc.HostArch.CalleeSaved {
 				if v, ok := c.fs[k].Regs.Get(r); ok {
 					regs.Set(r, v)
 				}
@@ -802,7 +803,7 @@ func cmdSetVar(s *Session, args string) error {
 	}
 	if t.reg {
 		// gdb writes the register's low bytes and keeps the others.
-		name := hostArch.RegName(t.regNo)
+		name := proc.HostArch.RegName(t.regNo)
 		if !t.frame0 {
 			return fmt.Errorf("set var: %s is in register %s of an outer frame; sfdbg assigns registers in frame 0 only", p.name, name)
 		}

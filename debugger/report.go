@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
 )
 
@@ -44,14 +45,14 @@ type ThreadTrace struct {
 // as the stacks reach them, and each trace's inline frames are looked up
 // on a goroutine of its own, started before TraceProcess returns (they
 // read the module files, not the process).
-func TraceProcess(s *Stop, opts compare.Options) (*ProcessTrace, error) {
+func TraceProcess(s *proc.Stop, opts compare.Options) (*ProcessTrace, error) {
 	sp, err := s.Space()
 	if err != nil {
 		return nil, err
 	}
-	p := &ProcessTrace{Pid: s.Pid(), Name: processName(s.Pid()), Methods: opts.Methods, Space: sp}
+	p := &ProcessTrace{Pid: s.Pid(), Name: proc.ProcessName(s.Pid()), Methods: opts.Methods, Space: sp}
 	for _, tid := range s.Threads() {
-		tt := ThreadTrace{Tid: tid, Name: threadName(s.Pid(), tid)}
+		tt := ThreadTrace{Tid: tid, Name: proc.ThreadName(s.Pid(), tid)}
 		regs, err := s.Regs(tid)
 		if err != nil {
 			tt.Err = err

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
 )
 
 func TestSeizeStopsReadsAndDetaches(t *testing.T) {
 	cmd := startFixture(t, "deep-v3-O2", "threads")
 	pid := cmd.Process.Pid
-	s, err := Seize(pid)
+	s, err := proc.Seize(pid)
 	skipIfNoPtrace(t, err)
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +26,7 @@ func TestSeizeStopsReadsAndDetaches(t *testing.T) {
 		t.Fatalf("threads = %v, want 4 with the leader %d first", tids, pid)
 	}
 	for _, tid := range tids {
-		if st := ProcState(tid); st != 't' {
+		if st := proc.ProcState(tid); st != 't' {
 			t.Errorf("thread %d in state %q while seized, want 't'", tid, st)
 		}
 	}
@@ -57,8 +58,8 @@ func TestSeizeStopsReadsAndDetaches(t *testing.T) {
 	if err := s.Resume(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Regs(pid); !errors.Is(err, ErrRunning) {
-		t.Errorf("Regs while running: %v, want ErrRunning", err)
+	if _, err := s.Regs(pid); !errors.Is(err, proc.ErrRunning) {
+		t.Errorf("Regs while running: %v, want proc.ErrRunning", err)
 	}
 	if err := s.Interrupt(); err != nil {
 		t.Fatal(err)
@@ -73,16 +74,16 @@ func TestSeizeStopsReadsAndDetaches(t *testing.T) {
 }
 
 func TestSeizeRejectsMissingProcess(t *testing.T) {
-	_, err := Seize(1 << 30)
-	var ae *AttachError
+	_, err := proc.Seize(1 << 30)
+	var ae *proc.AttachError
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "no such process") {
-		t.Fatalf("Seize of a missing PID: %v, want an AttachError saying no such process", err)
+		t.Fatalf("proc.Seize of a missing PID: %v, want an proc.AttachError saying no such process", err)
 	}
 }
 
 func TestProcMemoryReadsThroughPageCache(t *testing.T) {
 	cmd := startFixture(t, "deep-v3-O2", "spin")
-	s, err := Seize(cmd.Process.Pid)
+	s, err := proc.Seize(cmd.Process.Pid)
 	skipIfNoPtrace(t, err)
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +91,7 @@ func TestProcMemoryReadsThroughPageCache(t *testing.T) {
 	defer s.Detach()
 	regs, _ := s.Regs(cmd.Process.Pid)
 	sp := regs.SP()
-	m := s.Memory().(*ProcMemory)
+	m := s.Memory().(*proc.ProcMemory)
 	a, err := frames.ReadUint64(m, sp)
 	if err != nil {
 		t.Fatal(err)
@@ -151,15 +152,15 @@ func TestSeizeRejectsAZombie(t *testing.T) {
 	}
 	defer cmd.Wait()
 	deadline := time.Now().Add(5 * time.Second)
-	for ProcState(cmd.Process.Pid) != 'Z' {
+	for proc.ProcState(cmd.Process.Pid) != 'Z' {
 		if time.Now().After(deadline) {
 			t.Fatal("child did not become a zombie")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	_, err := Seize(cmd.Process.Pid)
-	var ae *AttachError
+	_, err := proc.Seize(cmd.Process.Pid)
+	var ae *proc.AttachError
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "has exited") {
-		t.Errorf("Seize of a zombie: %v", err)
+		t.Errorf("proc.Seize of a zombie: %v", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
 	"github.com/sirupsen/logrus"
 )
@@ -475,7 +476,7 @@ func (s *Session) Recover() {
 // numberThreads gives new threads the next gdb-style numbers.
 func (s *Session) numberThreads(tids []int) {
 	sorted := append([]int(nil), tids...)
-	sortTids(sorted, s.pid())
+	proc.SortTids(sorted, s.pid())
 	for _, tid := range sorted {
 		if _, ok := s.threadNo[tid]; !ok {
 			s.threadNo[tid] = s.nextNo

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
 )
 
@@ -85,9 +86,9 @@ func LoadSnapshot(path string) (*Snapshot, error) {
 	sort.Slice(s.mem.ranges, func(i, j int) bool { return s.mem.ranges[i].Addr < s.mem.ranges[j].Addr })
 	s.byTid = map[int]*frames.Regs{}
 	for i := range s.f.Threads {
-		r := frames.NewRegs(hostArch)
+		r := frames.NewRegs(proc.HostArch)
 		for name, v := range s.f.Threads[i].Regs {
-			if reg, ok := hostArch.RegNamed(name); ok {
+			if reg, ok := proc.HostArch.RegNamed(name); ok {
 				r.Set(reg, v)
 			}
 		}
@@ -101,12 +102,12 @@ func LoadSnapshot(path string) (*Snapshot, error) {
 // (the red zone) up. Modules whose path satisfies keep are recorded with
 // their file copied next to the snapshot (by base name); the others are
 // recorded without data, so that their PCs name them but do not unwind.
-func WriteSnapshot(path string, st *Stop, stackBytes int, keep func(path string) bool) error {
+func WriteSnapshot(path string, st *proc.Stop, stackBytes int, keep func(path string) bool) error {
 	sp, err := st.Space()
 	if err != nil {
 		return err
 	}
-	snap := snapFile{Name: processName(st.Pid())}
+	snap := snapFile{Name: proc.ProcessName(st.Pid())}
 	dir := filepath.Dir(path)
 	for _, m := range sp.Modules.List() {
 		sm := snapModule{Name: m.Name, Path: m.Path, Start: m.Start, End: m.End, Bias: m.Bias}
@@ -128,7 +129,7 @@ func WriteSnapshot(path string, st *Stop, stackBytes int, keep func(path string)
 			return err
 		}
 		t := snapThread{Tid: i + 1, Name: snap.Name, Regs: map[string]uint64{}}
-		for k, n := range hostArch.RegNames {
+		for k, n := range proc.HostArch.RegNames {
 			if v, ok := regs.Get(k); ok {
 				t.Regs[n] = v
 			}
@@ -138,7 +139,7 @@ func WriteSnapshot(path string, st *Stop, stackBytes int, keep func(path string)
 		buf := make([]byte, stackBytes)
 		n := 0
 		for n < len(buf) {
-			chunk := min(len(buf)-n, pageSize-int((lo+uint64(n))%pageSize))
+			chunk := min(len(buf)-n, proc.PageSize-int((lo+uint64(n))%proc.PageSize))
 			k, err := st.Memory().ReadAt(buf[n:n+chunk], lo+uint64(n))
 			n += k
 			if err != nil {
@@ -205,12 +206,12 @@ func (s *Snapshot) Regs(tid int) (frames.Regs, error) {
 }
 
 // RegList implements Target.
-func (s *Snapshot) RegList(tid int) ([]RegValue, error) {
+func (s *Snapshot) RegList(tid int) ([]proc.RegValue, error) {
 	r, err := s.Regs(tid)
 	if err != nil {
 		return nil, err
 	}
-	return regListFromFrames(&r), nil
+	return proc.RegListFromFrames(&r), nil
 }
 
 // Space implements Target.
@@ -279,7 +280,7 @@ func TestCaptureSnapshots(t *testing.T) {
 	} {
 		t.Run(c.snap, func(t *testing.T) {
 			cmd := startFixture(t, c.fixture, c.mode)
-			st, err := Seize(cmd.Process.Pid)
+			st, err := proc.Seize(cmd.Process.Pid)
 			skipIfNoPtrace(t, err)
 			if err != nil {
 				t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"syscall"
 
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
 )
 
@@ -17,7 +18,7 @@ import (
 // The session can inspect the process but not run it: it stays stopped
 // the whole time, as it was.
 type stoppedTarget struct {
-	st   *Stop
+	st   *proc.Stop
 	dead bool
 }
 
@@ -39,19 +40,17 @@ func (t *stoppedTarget) Threads() ([]int, error) {
 }
 
 // ThreadName implements Target.
-func (t *stoppedTarget) ThreadName(tid int) string { return threadName(t.st.Pid(), tid) }
+func (t *stoppedTarget) ThreadName(tid int) string { return proc.ThreadName(t.st.Pid(), tid) }
 
 // Regs implements Target.
 func (t *stoppedTarget) Regs(tid int) (frames.Regs, error) { return t.st.Regs(tid) }
 
 // RegList implements Target: the registers read at the stop, in gdb's order.
-func (t *stoppedTarget) RegList(tid int) ([]RegValue, error) {
+func (t *stoppedTarget) RegList(tid int) ([]proc.RegValue, error) {
 	if _, err := t.st.Regs(tid); err != nil {
 		return nil, err
 	}
-	t.st.mu.Lock()
-	defer t.st.mu.Unlock()
-	return ptraceRegList(&t.st.threads[tid].raw), nil
+	return t.st.RegList(tid)
 }
 
 // Space implements Target.
@@ -89,12 +88,12 @@ func (t *stoppedTarget) Kill() error {
 	}
 	t.dead = true
 	pid := t.st.Pid()
-	tids, _ := listTasks(pid)
+	tids, _ := proc.ListTasks(pid)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 		t.st.Detach()
 		return fmt.Errorf("kill process %d: %w", pid, err)
 	}
-	err := reapKilled(pid, tids)
+	err := proc.ReapKilled(pid, tids)
 	t.st.Detach() // the threads are gone: this ends the tracer thread
 	return err
 }

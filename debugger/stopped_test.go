@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
 )
 
@@ -20,11 +21,11 @@ type stoppedSnapshot struct {
 }
 
 func snapshotStopped(pid int) stoppedSnapshot {
-	stat := readFile(fmt.Sprintf("/proc/%d/stat", pid))
+	stat := proc.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	fields := strings.Fields(stat[strings.LastIndexByte(stat, ')')+1:])
-	st := procStatus(pid)
-	return stoppedSnapshot{state: ProcState(pid), utime: fields[11],
-		pc:      strings.TrimSpace(readFile(fmt.Sprintf("/proc/%d/syscall", pid))),
+	st := proc.ProcStatus(pid)
+	return stoppedSnapshot{state: proc.ProcState(pid), utime: fields[11],
+		pc:      strings.TrimSpace(proc.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid))),
 		pending: st["SigPnd"] + " " + st["ShdPnd"]}
 }
 
@@ -32,7 +33,7 @@ func snapshotStopped(pid int) stoppedSnapshot {
 // increment in user mode: if it changed, the process ran.
 func spinCount(t *testing.T, pid int) uint64 {
 	t.Helper()
-	mem := NewProcMemory(pid)
+	mem := proc.NewProcMemory(pid)
 	mods, err := loadModules(pid, mem)
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +69,7 @@ func TestLiveAttachToAStoppedProcessKeepsItStopped(t *testing.T) {
 			cmd := startFixture(t, "deep-v3-O2", tc.mode)
 			pid := cmd.Process.Pid
 			syscall.Kill(pid, syscall.SIGSTOP)
-			for i := 0; ProcState(pid) != 'T' && i < 200; i++ {
+			for i := 0; proc.ProcState(pid) != 'T' && i < 200; i++ {
 				time.Sleep(5 * time.Millisecond)
 			}
 			before, count := snapshotStopped(pid), spinCount(t, pid)
@@ -82,7 +83,7 @@ func TestLiveAttachToAStoppedProcessKeepsItStopped(t *testing.T) {
 			// stop (the kernel's __ptrace_unlink), so it may read R until
 			// it is scheduled: wait for T, then give a SIGCONT sent late
 			// time to show. A process really resumed stays R and spins.
-			for i := 0; ProcState(pid) != 'T' && i < 400; i++ {
+			for i := 0; proc.ProcState(pid) != 'T' && i < 400; i++ {
 				time.Sleep(5 * time.Millisecond)
 			}
 			time.Sleep(100 * time.Millisecond)
@@ -100,7 +101,7 @@ func TestLiveAttachToAStoppedProcessKeepsItStopped(t *testing.T) {
 			if tc.end == "continue" && !strings.Contains(out, "keeps it stopped") {
 				t.Errorf("continue on a stopped process did not say why it refuses:\n%s", out)
 			}
-			if st := procStatus(pid)["TracerPid"]; st != "0" {
+			if st := proc.ProcStatus(pid)["TracerPid"]; st != "0" {
 				t.Errorf("TracerPid %s after the session", st)
 			}
 		})
@@ -109,14 +110,14 @@ func TestLiveAttachToAStoppedProcessKeepsItStopped(t *testing.T) {
 		cmd := startFixture(t, "deep-v3-O2", "spin")
 		pid := cmd.Process.Pid
 		syscall.Kill(pid, syscall.SIGSTOP)
-		for i := 0; ProcState(pid) != 'T' && i < 200; i++ {
+		for i := 0; proc.ProcState(pid) != 'T' && i < 200; i++ {
 			time.Sleep(5 * time.Millisecond)
 		}
 		s, ui := attachBatch(t, pid)
 		s.RunBatch([]string{"kill"})
 		s.Close()
 		if !waitExited(pid) {
-			t.Errorf("stopped process %d not killed (state %q):\n%s", pid, ProcState(pid), ui.Out.String())
+			t.Errorf("stopped process %d not killed (state %q):\n%s", pid, proc.ProcState(pid), ui.Out.String())
 		}
 	})
 }

@@ -3,6 +3,7 @@ package debugger
 import (
 	"fmt"
 
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
 )
 
@@ -24,7 +25,7 @@ type Target interface {
 	// Regs returns a thread's registers by DWARF number.
 	Regs(tid int) (frames.Regs, error)
 	// RegList returns a thread's registers for display, in gdb's order.
-	RegList(tid int) ([]RegValue, error)
+	RegList(tid int) ([]proc.RegValue, error)
 	// Space returns memory and modules as they are now: the module list is
 	// reread after every resume, keeping modules whose mapping did not
 	// change, so that their loaded unwind data is kept.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/debugger"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 )
 
 func init() {
@@ -59,7 +60,7 @@ func init() {
 		// process is resumed after holdFor whatever the naming's state
 		// (naming reads the module files, not the process).
 		t0 := time.Now()
-		stop, err := debugger.Seize(pid)
+		stop, err := proc.Seize(pid)
 		if err != nil {
 			fmt.Fprintf(stderr, "sfdbg: %v\n", err)
 			return exitError

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/debugger"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames/corefile"
 )
 
@@ -84,7 +85,7 @@ func termination(c *corefile.Core) *compare.Termination {
 		return nil
 	}
 	t := &compare.Termination{Signal: sig, Source: src}
-	t.Name, t.Description = debugger.SignalName(sig)
+	t.Name, t.Description = proc.SignalName(sig)
 	if si := c.Siginfo; si != nil {
 		code := si.Code
 		t.Code = &code

@@ -17,6 +17,7 @@ import (
 	"github.com/sfdbg/sfdbg/cmd/sfdbg/demotarget"
 	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/debugger"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 )
 
 func init() {
@@ -138,7 +139,7 @@ func runDemo(modes []string, asJSON bool, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "\n=== mode %s: %s\n", mode, demoModeText[mode])
 			fmt.Fprintf(stdout, "Process %d printed \"ready\"; stopping every thread (PTRACE_SEIZE + PTRACE_INTERRUPT),\nunwinding, and resuming it:\n\n", c.Process.Pid)
 		}
-		stop, err := debugger.Seize(c.Process.Pid)
+		stop, err := proc.Seize(c.Process.Pid)
 		if err != nil {
 			fmt.Fprintf(stderr, "sfdbg: demo: %v\n", err)
 			return exitError

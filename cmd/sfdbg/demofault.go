@@ -12,6 +12,7 @@ import (
 	"github.com/sfdbg/sfdbg/cmd/sfdbg/demotarget"
 	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/debugger"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
 )
 
@@ -132,7 +133,7 @@ func catchInStub(pid int, stub [2]uint64) (*debugger.ProcessTrace, error) {
 	if stub[1] == 0 {
 		return nil, nil
 	}
-	stop, err := debugger.Seize(pid)
+	stop, err := proc.Seize(pid)
 	if err != nil {
 		return nil, err
 	}

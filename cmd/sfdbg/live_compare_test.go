@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sfdbg/sfdbg/compare"
-	"github.com/sfdbg/sfdbg/debugger"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames/livetest"
 	"github.com/sfdbg/sfdbg/sframe"
 )
@@ -95,7 +95,7 @@ func TestLiveComparisonFlagsInjectedFREFaultAtItsFrame(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := startFixture(t, bin, "spin")
-	stop, err := debugger.Seize(cmd.Process.Pid)
+	stop, err := proc.Seize(cmd.Process.Pid)
 	if err != nil {
 		t.Skipf("cannot ptrace here: %v", err)
 	}

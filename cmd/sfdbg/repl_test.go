@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sfdbg/sfdbg/debugger"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
 )
 
@@ -65,9 +65,9 @@ func TestMain(m *testing.M) {
 // requirePtrace skips the test when this process may not trace fixtures.
 func requirePtrace(t *testing.T, pid int) {
 	t.Helper()
-	st, err := debugger.Seize(pid)
+	st, err := proc.Seize(pid)
 	if err != nil {
-		var ae *debugger.AttachError
+		var ae *proc.AttachError
 		if errors.As(err, &ae) && (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES)) {
 			t.Skipf("ptrace not permitted here: %v", err)
 		}
@@ -81,7 +81,7 @@ func checkRunning(t *testing.T, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		st := debugger.ProcState(pid)
+		st := proc.ProcState(pid)
 		status, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 		traced := !strings.Contains(string(status), "TracerPid:\t0\n")
 		if st != 't' && st != 'T' && st != 0 && !traced {

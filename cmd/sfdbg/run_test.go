@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sfdbg/sfdbg/debugger"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 )
 
 func TestRunBatchStartsStopsAtBreakpointAndKillsAtTheEnd(t *testing.T) {
@@ -31,8 +31,8 @@ func TestRunBatchStartsStopsAtBreakpointAndKillsAtTheEnd(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err == nil && debugger.ProcState(pid) != 'Z' {
-		t.Errorf("process %d started by sfdbg run still exists (state %q)", pid, debugger.ProcState(pid))
+	if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err == nil && proc.ProcState(pid) != 'Z' {
+		t.Errorf("process %d started by sfdbg run still exists (state %q)", pid, proc.ProcState(pid))
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sfdbg/sfdbg/compare"
-	"github.com/sfdbg/sfdbg/debugger"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
 )
 
@@ -43,7 +43,7 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sfdbg sample: %q is not a process ID\n", fs.Arg(0))
 		return exitError
 	}
-	stop, err := debugger.Seize(pid)
+	stop, err := proc.Seize(pid)
 	if err != nil {
 		fmt.Fprintf(stderr, "sfdbg sample: %v\n", err)
 		return exitError
@@ -100,7 +100,7 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 				if err := stop.Interrupt(); err != nil {
 					// The process exited (or cannot be stopped): report
 					// what was seen.
-					if errors.Is(err, debugger.ErrExited) {
+					if errors.Is(err, proc.ErrExited) {
 						exited = true
 					} else {
 						fmt.Fprintf(stderr, "sfdbg sample: %v\n", err)
@@ -199,7 +199,7 @@ func runSample(c *command, args []string, stdout, stderr io.Writer) int {
 
 // stale reports whether the PC of some stopped thread lies in no module of
 // space: the module list is out of date.
-func stale(stop *debugger.Stop, space *frames.Space) bool {
+func stale(stop *proc.Stop, space *frames.Space) bool {
 	for _, tid := range stop.Threads() {
 		if regs, err := stop.Regs(tid); err == nil && space.Modules.Find(regs.PC()) == nil {
 			return true

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sfdbg/sfdbg/debugger"
+	"github.com/sfdbg/sfdbg/debugger/proc"
 )
 
 // startExecer starts a shell that busy-waits (no fork: test is a builtin)
@@ -105,7 +105,7 @@ func signalRun(t *testing.T, args []string, pid int, sig syscall.Signal, delay t
 	first = !(ws.Signaled() || ws.ExitStatus() == 128+int(sig))
 	deadline := time.Now().Add(2 * time.Second)
 	for {
-		st := debugger.ProcState(pid)
+		st := proc.ProcState(pid)
 		status, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 		traced := !strings.Contains(string(status), "TracerPid:\t0\n")
 		switch {
@@ -118,7 +118,7 @@ func signalRun(t *testing.T, args []string, pid int, sig syscall.Signal, delay t
 			if wantStopped {
 				// Stays stopped: check it for a while, not just once.
 				time.Sleep(100 * time.Millisecond)
-				if s := debugger.ProcState(pid); s == 'T' || s == 't' {
+				if s := proc.ProcState(pid); s == 'T' || s == 't' {
 					return outStopped, first, buf.String()
 				}
 			}
@@ -256,7 +256,7 @@ func runningFixture(t *testing.T, fx *exec.Cmd, bin string) *exec.Cmd {
 	pid := fx.Process.Pid
 	syscall.Kill(pid, syscall.SIGCONT)
 	for i := 0; i < 100; i++ {
-		st := debugger.ProcState(pid)
+		st := proc.ProcState(pid)
 		status, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 		if st == 'Z' || st == 'X' || st == 0 {
 			break
@@ -280,7 +280,7 @@ func TestSignalsLeaveASIGSTOPpedTargetStoppedAndUntraced(t *testing.T) {
 	counts := &signalCounts{}
 	t.Cleanup(func() { counts.log(t) })
 	syscall.Kill(pid, syscall.SIGSTOP)
-	for i := 0; debugger.ProcState(pid) != 'T'; i++ {
+	for i := 0; proc.ProcState(pid) != 'T'; i++ {
 		if i > 200 {
 			t.Fatalf("process %d not stopped by SIGSTOP", pid)
 		}

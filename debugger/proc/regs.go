@@ -1,4 +1,4 @@
-package debugger
+package proc
 
 // RegValue is one named register value, for "info registers".
 type RegValue struct {

@@ -1,4 +1,4 @@
-package debugger
+package proc
 
 import (
 	"os"
@@ -52,10 +52,10 @@ const seizeOptions = unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_TRACEEXEC
 // sysOps is threadOps on Linux.
 type sysOps struct{}
 
-func (sysOps) tasks(pid int) ([]int, error) { return listTasks(pid) }
-func (sysOps) state(pid, tid int) byte      { return taskState(pid, tid) }
+func (sysOps) tasks(pid int) ([]int, error) { return ListTasks(pid) }
+func (sysOps) state(pid, tid int) byte      { return TaskState(pid, tid) }
 func (sysOps) tracedByMe(pid, tid int) bool {
-	st := statusFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/status")
+	st := StatusFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/status")
 	return st["TracerPid"] == strconv.Itoa(os.Getpid())
 }
 func (sysOps) seize(tid int) error {
@@ -114,7 +114,7 @@ func (sysOps) poke(tid int, addr uint64, data []byte) error {
 	return err
 }
 func (sysOps) sigPending(pid, tid int, sig syscall.Signal) bool {
-	st := statusFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/status")
+	st := StatusFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/status")
 	mask, err := strconv.ParseUint(st["SigPnd"], 16, 64)
 	return err == nil && mask&(1<<(uint(sig)-1)) != 0
 }

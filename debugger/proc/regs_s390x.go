@@ -1,4 +1,4 @@
-package debugger
+package proc
 
 import (
 	"strconv"
@@ -10,9 +10,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// hostArch is the machine of the host, used for the registers of live
+// HostArch is the machine of the host, used for the registers of live
 // threads.
-var hostArch = arch.S390XArch
+var HostArch = arch.S390XArch
 
 // ptraceRegs is the thread register set sfdbg reads and writes: s390_regs
 // (arch/s390/include/uapi/asm/ptrace.h), the NT_PRSTATUS regset: the PSW
@@ -49,11 +49,11 @@ func hostPACMask(int) uint64 { return 0 }
 // regsFromPtrace converts s390_regs into registers by DWARF number (r0-r15
 // 0-15; the PSW address in arch.S390XArch's PC slot).
 func regsFromPtrace(r *ptraceRegs) frames.Regs {
-	regs := frames.NewRegs(hostArch)
+	regs := frames.NewRegs(HostArch)
 	for i, v := range r.Gprs {
 		regs.Set(rule.Reg(i), v)
 	}
-	regs.Set(hostArch.PC, r.PswAddr)
+	regs.Set(HostArch.PC, r.PswAddr)
 	return regs
 }
 
@@ -70,16 +70,16 @@ func ptraceRegList(r *ptraceRegs) []RegValue {
 	return out
 }
 
-// regListFromFrames lists the general registers a frames.Regs knows, in
+// RegListFromFrames lists the general registers a frames.Regs knows, in
 // gdb's order, for targets without the raw register set (snapshots).
-func regListFromFrames(r *frames.Regs) []RegValue {
+func RegListFromFrames(r *frames.Regs) []RegValue {
 	var out []RegValue
-	if v, ok := r.Get(hostArch.PC); ok {
+	if v, ok := r.Get(HostArch.PC); ok {
 		out = append(out, RegValue{"pswa", v})
 	}
 	for reg := rule.Reg(0); reg < 16; reg++ {
 		if v, ok := r.Get(reg); ok {
-			out = append(out, RegValue{hostArch.RegName(reg), v})
+			out = append(out, RegValue{HostArch.RegName(reg), v})
 		}
 	}
 	return out
@@ -91,7 +91,7 @@ func ptraceRegField(raw *ptraceRegs, r rule.Reg) *uint64 {
 	switch {
 	case r >= 0 && r < 16:
 		return &raw.Gprs[r]
-	case r == hostArch.PC:
+	case r == HostArch.PC:
 		return &raw.PswAddr
 	}
 	return nil

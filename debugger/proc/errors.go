@@ -1,4 +1,4 @@
-package debugger
+package proc
 
 import (
 	"errors"
@@ -30,14 +30,14 @@ func (e *AttachError) Error() string { return e.Msg }
 
 func (e *AttachError) Unwrap() error { return e.Err }
 
-// attachError turns an error from PTRACE_ATTACH, PTRACE_SEIZE or Delve's
+// AttachErrorOf turns an error from PTRACE_ATTACH, PTRACE_SEIZE or Delve's
 // Attach into an *AttachError with a sentence for humans.
-func attachError(pid int, err error) error {
+func AttachErrorOf(pid int, err error) error {
 	var ae *AttachError
 	if errors.As(err, &ae) {
 		return err
 	}
-	if errors.Is(err, syscall.ESRCH) || !processExists(pid) {
+	if errors.Is(err, syscall.ESRCH) || !ProcessExists(pid) {
 		return &AttachError{Pid: pid, Err: err, Msg: fmt.Sprintf("cannot attach to process %d: no such process", pid)}
 	}
 	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
@@ -46,8 +46,8 @@ func attachError(pid int, err error) error {
 	return &AttachError{Pid: pid, Err: err, Msg: fmt.Sprintf("cannot attach to process %d: %v", pid, err)}
 }
 
-// processExists reports whether /proc/PID exists.
-func processExists(pid int) bool {
+// ProcessExists reports whether /proc/PID exists.
+func ProcessExists(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
@@ -55,16 +55,16 @@ func processExists(pid int) bool {
 	return err == nil
 }
 
-// checkPid returns an *AttachError if pid names no process, or is sfdbg
+// CheckPid returns an *AttachError if pid names no process, or is sfdbg
 // itself.
-func checkPid(pid int) error {
+func CheckPid(pid int) error {
 	if pid == os.Getpid() {
 		return &AttachError{Pid: pid, Err: syscall.EPERM, Msg: fmt.Sprintf("cannot attach to process %d: it is sfdbg itself", pid)}
 	}
-	if !processExists(pid) {
+	if !ProcessExists(pid) {
 		return &AttachError{Pid: pid, Err: syscall.ESRCH, Msg: fmt.Sprintf("cannot attach to process %d: no such process", pid)}
 	}
-	if ProcState(pid) == 'Z' && !hasLiveThread(pid) {
+	if ProcState(pid) == 'Z' && !HasLiveThread(pid) {
 		return &AttachError{Pid: pid, Err: syscall.ESRCH, Msg: fmt.Sprintf("cannot attach to process %d: it has exited (a zombie waiting for its parent)", pid)}
 	}
 	return nil
@@ -74,11 +74,11 @@ func checkPid(pid int) error {
 // already, belongs to another user, or Yama restricts ptrace.
 func permissionSentence(pid int) string {
 	if isKernelThread(pid) {
-		return fmt.Sprintf("cannot attach to process %d (%s): it is a kernel thread, with no user space to unwind", pid, processName(pid))
+		return fmt.Sprintf("cannot attach to process %d (%s): it is a kernel thread, with no user space to unwind", pid, ProcessName(pid))
 	}
-	st := procStatus(pid)
+	st := ProcStatus(pid)
 	if t := st["TracerPid"]; t != "" && t != "0" {
-		name := strings.TrimSpace(readFile("/proc/" + t + "/comm"))
+		name := strings.TrimSpace(ReadFile("/proc/" + t + "/comm"))
 		if name != "" {
 			name = " (" + name + ")"
 		}
@@ -89,7 +89,7 @@ func permissionSentence(pid int) string {
 			return fmt.Sprintf("cannot attach to process %d: it belongs to user %s, not to you; run sfdbg as that user or as root", pid, userName(uids[0]))
 		}
 	}
-	if scope := strings.TrimSpace(readFile("/proc/sys/kernel/yama/ptrace_scope")); scope != "" && scope != "0" {
+	if scope := strings.TrimSpace(ReadFile("/proc/sys/kernel/yama/ptrace_scope")); scope != "" && scope != "0" {
 		return fmt.Sprintf("cannot attach to process %d: ptrace is restricted by /proc/sys/kernel/yama/ptrace_scope=%s; run sfdbg as root or set it to 0", pid, scope)
 	}
 	return fmt.Sprintf("cannot attach to process %d: permission denied (a setuid program, a process in another container, or missing CAP_SYS_PTRACE)", pid)
@@ -103,7 +103,7 @@ const pfKthread = 0x00200000
 // PF_KTHREAD flag of /proc/PID/stat's flags (field 9; the name in
 // parentheses may hold spaces, so fields are counted after its ')').
 func isKernelThread(pid int) bool {
-	stat := readFile(fmt.Sprintf("/proc/%d/stat", pid))
+	stat := ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	i := strings.LastIndexByte(stat, ')')
 	if i < 0 {
 		return false
@@ -123,18 +123,18 @@ func userName(uid string) string {
 	return "uid " + uid
 }
 
-// processName returns a process's name (/proc/PID/comm), or "".
-func processName(pid int) string {
-	return strings.TrimSpace(readFile(fmt.Sprintf("/proc/%d/comm", pid)))
+// ProcessName returns a process's name (/proc/PID/comm), or "".
+func ProcessName(pid int) string {
+	return strings.TrimSpace(ReadFile(fmt.Sprintf("/proc/%d/comm", pid)))
 }
 
-// threadName returns the name of thread tid of process pid
+// ThreadName returns the name of thread tid of process pid
 // (/proc/PID/task/TID/comm), or "".
-func threadName(pid, tid int) string {
-	return strings.TrimSpace(readFile(fmt.Sprintf("/proc/%d/task/%d/comm", pid, tid)))
+func ThreadName(pid, tid int) string {
+	return strings.TrimSpace(ReadFile(fmt.Sprintf("/proc/%d/task/%d/comm", pid, tid)))
 }
 
-func readFile(path string) string {
+func ReadFile(path string) string {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return ""
@@ -142,15 +142,15 @@ func readFile(path string) string {
 	return string(b)
 }
 
-// procStatus returns the "Key:\tvalue" lines of /proc/PID/status.
-func procStatus(pid int) map[string]string {
-	return statusFile(fmt.Sprintf("/proc/%d/status", pid))
+// ProcStatus returns the "Key:\tvalue" lines of /proc/PID/status.
+func ProcStatus(pid int) map[string]string {
+	return StatusFile(fmt.Sprintf("/proc/%d/status", pid))
 }
 
-// statusFile returns the "Key:\tvalue" lines of a /proc status file.
-func statusFile(path string) map[string]string {
+// StatusFile returns the "Key:\tvalue" lines of a /proc status file.
+func StatusFile(path string) map[string]string {
 	m := map[string]string{}
-	for _, l := range strings.Split(readFile(path), "\n") {
+	for _, l := range strings.Split(ReadFile(path), "\n") {
 		k, v, ok := strings.Cut(l, ":")
 		if ok {
 			m[k] = strings.TrimSpace(v)
@@ -163,19 +163,19 @@ func statusFile(path string) map[string]string {
 // /proc/PID/stat ('R', 'S', 't', 'T', 'Z', ...), or 0 if it cannot be read.
 func ProcState(pid int) byte { return statState(fmt.Sprintf("/proc/%d/stat", pid)) }
 
-// taskState returns the state letter of thread tid of process pid.
-func taskState(pid, tid int) byte { return statState(fmt.Sprintf("/proc/%d/task/%d/stat", pid, tid)) }
+// TaskState returns the state letter of thread tid of process pid.
+func TaskState(pid, tid int) byte { return statState(fmt.Sprintf("/proc/%d/task/%d/stat", pid, tid)) }
 
-// hasLiveThread reports whether some thread of process pid has not exited:
+// HasLiveThread reports whether some thread of process pid has not exited:
 // a process whose main thread called pthread_exit shows as a zombie while
 // its other threads run.
-func hasLiveThread(pid int) bool {
-	tids, err := listTasks(pid)
+func HasLiveThread(pid int) bool {
+	tids, err := ListTasks(pid)
 	if err != nil {
 		return false
 	}
 	for _, tid := range tids {
-		if st := taskState(pid, tid); st != 'Z' && st != 'X' && st != 0 {
+		if st := TaskState(pid, tid); st != 'Z' && st != 'X' && st != 0 {
 			return true
 		}
 	}
@@ -184,7 +184,7 @@ func hasLiveThread(pid int) bool {
 
 // statState returns the state letter of a /proc stat file, 0 if unknown.
 func statState(path string) byte {
-	s := readFile(path)
+	s := ReadFile(path)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 || i+2 >= len(s) {
 		return 0

@@ -1,4 +1,4 @@
-package debugger
+package proc
 
 import (
 	"errors"
@@ -29,14 +29,14 @@ type watchState struct {
 		used bool
 	}
 	gen  int         // changes with every insert and remove; 0: never any
-	hits []watchHit  // since the last Resume, in order
+	hits []WatchHit  // since the last Resume, in order
 	done map[int]int // thread -> gen its debug registers hold
 }
 
-// watchHit is a thread's write to a watched location.
-type watchHit struct {
-	tid  int
-	addr uint64
+// WatchHit is a thread's write to a watched location.
+type WatchHit struct {
+	Tid  int
+	Addr uint64
 }
 
 // dr7Value is DR7 for the used slots: L0-L3 (bit 2n), R/W = 01 (write,
@@ -87,7 +87,7 @@ func (s *Stop) InsertWatch(addr uint64, size int) error {
 		return ErrRunning
 	}
 	if !hostHasDebugRegs {
-		return fmt.Errorf("cannot set a hardware watchpoint: sfdbg sets them only through x86-64's debug registers, not yet on %s (NT_ARM_HW_WATCH, s390x PER)", hostArch.Name)
+		return fmt.Errorf("cannot set a hardware watchpoint: sfdbg sets them only through x86-64's debug registers, not yet on %s (NT_ARM_HW_WATCH, s390x PER)", HostArch.Name)
 	}
 	if size != 1 && size != 2 && size != 4 && size != 8 {
 		return fmt.Errorf("cannot watch %d bytes: a hardware watchpoint watches 1, 2, 4 or 8 bytes", size)
@@ -168,7 +168,7 @@ func (s *Stop) watchTrapped(t *seizedThread) bool {
 	for i, sl := range s.watch.slots {
 		if sl.used && v&(1<<i) != 0 {
 			logrus.Debugf("ptrace: thread %d: watchpoint %#x hit", t.tid, sl.addr)
-			s.watch.hits = append(s.watch.hits, watchHit{t.tid, sl.addr})
+			s.watch.hits = append(s.watch.hits, WatchHit{t.tid, sl.addr})
 			t.want, t.regsOK = true, false
 			break
 		}
@@ -203,25 +203,8 @@ func (s *Stop) clearWatches() {
 }
 
 // WatchHits returns the watchpoint hits since the last Resume.
-func (s *Stop) WatchHits() []watchHit {
+func (s *Stop) WatchHits() []WatchHit {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]watchHit(nil), s.watch.hits...)
-}
-
-// SetWatchpoint implements watchTarget: a debug register in every thread
-// (Stop.InsertWatch).
-func (t *liveTarget) SetWatchpoint(addr uint64, size int) error {
-	if err := t.live(); err != nil {
-		return err
-	}
-	return t.st.InsertWatch(addr, size)
-}
-
-// ClearWatchpoint implements watchTarget.
-func (t *liveTarget) ClearWatchpoint(addr uint64) error {
-	if err := t.live(); err != nil {
-		return err
-	}
-	return t.st.RemoveWatch(addr)
+	return append([]WatchHit(nil), s.watch.hits...)
 }

@@ -1,4 +1,4 @@
-package debugger
+package proc
 
 import (
 	"errors"
@@ -38,6 +38,31 @@ func (s *Stop) InsertBreakpoint(addr uint64) error {
 	if _, ok := s.bp.inserted[addr]; ok {
 		return nil
 	}
+	err := s.throughStopped(func(tid int) error {
+		orig := make([]byte, len(breakInstr))
+		if err := s.ops.peek(tid, addr, orig); err != nil {
+			return err
+		}
+		if err := s.ops.poke(tid, addr, breakInstr); err != nil {
+			return err
+		}
+		if s.bp.inserted == nil {
+			s.bp.inserted, s.bp.ever = map[uint64][]byte{}, map[uint64]bool{}
+		}
+		s.bp.inserted[addr] = orig
+		s.bp.ever[addr] = true
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("cannot insert a breakpoint at %#x: %w", addr, err)
+	}
+	return nil
+}
+
+// throughStopped runs f on the tracer thread with a stopped thread of the
+// process, through which ptrace reads and writes its memory. Called with
+// s.mu held. Errors: no stopped thread, or f's.
+func (s *Stop) throughStopped(f func(tid int) error) error {
 	var err error
 	s.tr.do(func() {
 		tid := s.anyStopped()
@@ -45,23 +70,9 @@ func (s *Stop) InsertBreakpoint(addr uint64) error {
 			err = fmt.Errorf("process %d: no stopped thread to write memory with", s.pid)
 			return
 		}
-		orig := make([]byte, len(breakInstr))
-		if err = s.ops.peek(tid, addr, orig); err != nil {
-			return
-		}
-		if err = s.ops.poke(tid, addr, breakInstr); err != nil {
-			return
-		}
-		if s.bp.inserted == nil {
-			s.bp.inserted, s.bp.ever = map[uint64][]byte{}, map[uint64]bool{}
-		}
-		s.bp.inserted[addr] = orig
-		s.bp.ever[addr] = true
+		err = f(tid)
 	})
-	if err != nil {
-		return fmt.Errorf("cannot insert a breakpoint at %#x: %w", addr, err)
-	}
-	return nil
+	return err
 }
 
 // RemoveBreakpoint writes back the original bytes at addr. The process
@@ -313,7 +324,7 @@ func (s *Stop) stepOver(t *seizedThread) error {
 			return nil
 		case event == unix.PTRACE_EVENT_EXEC:
 			s.handle(wpid, ws)
-			return errExec
+			return ErrExec
 		}
 		if err := s.ops.singleStep(t.tid, 0); err != nil {
 			return fmt.Errorf("single-step thread %d: %w", t.tid, err)
@@ -322,7 +333,7 @@ func (s *Stop) stepOver(t *seizedThread) error {
 	return fmt.Errorf("thread %d did not finish a single step within %v", t.tid, s.Timeout)
 }
 
-var errExec = errors.New("the process called execve")
+var ErrExec = errors.New("the process called execve")
 
 // Step executes one instruction of thread tid while the other threads stay
 // stopped, and reads its registers again.

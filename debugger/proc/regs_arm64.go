@@ -1,4 +1,4 @@
-package debugger
+package proc
 
 import (
 	"strconv"
@@ -10,9 +10,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// hostArch is the machine of the host, used for the registers of live
+// HostArch is the machine of the host, used for the registers of live
 // threads.
-var hostArch = arch.ARM64Arch
+var HostArch = arch.ARM64Arch
 
 // ptraceRegs is the thread register set sfdbg reads and writes: struct
 // user_pt_regs (arch/arm64/include/uapi/asm/ptrace.h), x0-x30, sp, pc,
@@ -60,7 +60,7 @@ func hostPACMask(tid int) uint64 {
 // ("DWARF for the Arm 64-bit Architecture", table 2: x0-x30 0-30, sp 31,
 // pc 32).
 func regsFromPtrace(r *ptraceRegs) frames.Regs {
-	regs := frames.NewRegs(hostArch)
+	regs := frames.NewRegs(HostArch)
 	for i, v := range r.Regs {
 		regs.Set(rule.Reg(i), v)
 	}
@@ -79,13 +79,13 @@ func ptraceRegList(r *ptraceRegs) []RegValue {
 	return append(out, RegValue{"sp", r.Sp}, RegValue{"pc", r.Pc}, RegValue{"cpsr", r.Pstate})
 }
 
-// regListFromFrames lists the general registers a frames.Regs knows, in
+// RegListFromFrames lists the general registers a frames.Regs knows, in
 // gdb's order, for targets without the raw register set (snapshots).
-func regListFromFrames(r *frames.Regs) []RegValue {
+func RegListFromFrames(r *frames.Regs) []RegValue {
 	var out []RegValue
 	for reg := rule.Reg(0); reg <= 32; reg++ {
 		if v, ok := r.Get(reg); ok {
-			out = append(out, RegValue{hostArch.RegName(reg), v})
+			out = append(out, RegValue{HostArch.RegName(reg), v})
 		}
 	}
 	return out

@@ -1,4 +1,4 @@
-package debugger
+package proc
 
 import (
 	"errors"
@@ -74,7 +74,7 @@ type Stop struct {
 // passed on when the process resumes.
 func (s *Stop) stopsAt(sig syscall.Signal) (stop, pass bool) {
 	switch {
-	case fatalSignal(sig):
+	case FatalSignal(sig):
 		return true, true
 	case sig == syscall.SIGINT && s.sigintStops:
 		return true, false
@@ -124,7 +124,7 @@ func Seize(pid int) (*Stop, error) {
 
 func seizeWith(pid int, ops threadOps) (*Stop, error) {
 	if _, ok := ops.(sysOps); ok {
-		if err := checkPid(pid); err != nil {
+		if err := CheckPid(pid); err != nil {
 			return nil, err
 		}
 	}
@@ -150,10 +150,10 @@ func seizeWith(pid int, ops threadOps) (*Stop, error) {
 // gone or a zombie, as a process that exits while it is sampled is; an
 // attach error otherwise.
 func (s *Stop) lost(err error) error {
-	if s.held || !processExists(s.pid) || ProcState(s.pid) == 'Z' && !hasLiveThread(s.pid) {
+	if s.held || !ProcessExists(s.pid) || ProcState(s.pid) == 'Z' && !HasLiveThread(s.pid) {
 		return fmt.Errorf("process %d: %w", s.pid, ErrExited)
 	}
-	return attachError(s.pid, err)
+	return AttachErrorOf(s.pid, err)
 }
 
 // Pid returns the process ID.
@@ -170,11 +170,11 @@ func (s *Stop) Threads() []int {
 			tids = append(tids, tid)
 		}
 	}
-	sortTids(tids, s.pid)
+	SortTids(tids, s.pid)
 	return tids
 }
 
-func sortTids(tids []int, pid int) {
+func SortTids(tids []int, pid int) {
 	sort.Slice(tids, func(i, j int) bool {
 		if (tids[i] == pid) != (tids[j] == pid) {
 			return tids[i] == pid
@@ -210,7 +210,7 @@ func (s *Stop) Space() (*frames.Space, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.space == nil {
-		mods, err := loadModules(s.pid, s.mem)
+		mods, err := frames.ModulesFromMaps(s.pid, s.mem)
 		if err != nil {
 			return nil, err
 		}
@@ -278,7 +278,7 @@ func (s *Stop) Resume() error {
 				var r ptraceRegs
 				if s.ops.regs(t.tid, &r) == nil {
 					if _, ok := s.bp.inserted[ptracePC(&r)]; ok {
-						if err := s.stepOver(t); err != nil && !errors.Is(err, errExec) {
+						if err := s.stepOver(t); err != nil && !errors.Is(err, ErrExec) {
 							continue // exited
 						}
 					}
@@ -592,8 +592,8 @@ func ptrace(req int, tid int) error {
 	return nil
 }
 
-// listTasks returns the thread IDs in /proc/PID/task.
-func listTasks(pid int) ([]int, error) {
+// ListTasks returns the thread IDs in /proc/PID/task.
+func ListTasks(pid int) ([]int, error) {
 	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/task")
 	if err != nil {
 		return nil, err
@@ -609,6 +609,6 @@ func listTasks(pid int) ([]int, error) {
 			tids = append(tids, tid)
 		}
 	}
-	sortTids(tids, pid)
+	SortTids(tids, pid)
 	return tids, nil
 }

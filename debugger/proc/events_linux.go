@@ -1,4 +1,4 @@
-package debugger
+package proc
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package debugger
+package proc
 
 import (
 	"github.com/sfdbg/sfdbg/frames"
@@ -7,14 +7,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// hostArch is the machine of the host, used for the registers of live
+// HostArch is the machine of the host, used for the registers of live
 // threads.
-var hostArch = arch.AMD64Arch
+var HostArch = arch.AMD64Arch
 
 // regsFromPtrace converts PTRACE_GETREGS's user_regs_struct into registers
 // by DWARF number (System V AMD64 psABI, table 3.36).
 func regsFromPtrace(r *ptraceRegs) frames.Regs {
-	regs := frames.NewRegs(hostArch)
+	regs := frames.NewRegs(HostArch)
 	for i, v := range [...]uint64{
 		r.Rax, r.Rdx, r.Rcx, r.Rbx, r.Rsi, r.Rdi, r.Rbp, r.Rsp,
 		r.R8, r.R9, r.R10, r.R11, r.R12, r.R13, r.R14, r.R15, r.Rip,
@@ -38,15 +38,15 @@ func ptraceRegList(r *ptraceRegs) []RegValue {
 	}
 }
 
-// regListFromFrames lists the general registers a frames.Regs knows, in
+// RegListFromFrames lists the general registers a frames.Regs knows, in
 // gdb's order, for targets without the raw register set (snapshots).
-func regListFromFrames(r *frames.Regs) []RegValue {
+func RegListFromFrames(r *frames.Regs) []RegValue {
 	order := []rule.Reg{frames.RAX, frames.RBX, frames.RCX, frames.RDX, frames.RSI, frames.RDI,
 		frames.RBP, frames.RSP, 8, 9, 10, 11, 12, 13, 14, 15, frames.RIP}
 	var out []RegValue
 	for _, reg := range order {
 		if v, ok := r.Get(reg); ok {
-			out = append(out, RegValue{hostArch.RegName(reg), v})
+			out = append(out, RegValue{HostArch.RegName(reg), v})
 		}
 	}
 	return out
@@ -78,3 +78,15 @@ func hostPACMask(int) uint64 { return 0 }
 // hostHasDebugRegs says whether sfdbg sets hardware watchpoints on this
 // host (watch_seize_linux.go: x86-64's DR0-DR7).
 const hostHasDebugRegs = true
+
+// ptraceRegField returns the field of user_regs_struct that holds DWARF
+// register r (System V AMD64 psABI, table 3.36), nil for a register it
+// does not hold.
+func ptraceRegField(raw *ptraceRegs, r rule.Reg) *uint64 {
+	fields := [...]*uint64{&raw.Rax, &raw.Rdx, &raw.Rcx, &raw.Rbx, &raw.Rsi, &raw.Rdi, &raw.Rbp, &raw.Rsp,
+		&raw.R8, &raw.R9, &raw.R10, &raw.R11, &raw.R12, &raw.R13, &raw.R14, &raw.R15, &raw.Rip}
+	if int(r) < len(fields) {
+		return fields[r]
+	}
+	return nil
+}

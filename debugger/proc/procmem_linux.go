@@ -1,4 +1,4 @@
-package debugger
+package proc
 
 import (
 	"encoding/binary"
@@ -10,8 +10,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// pageSize is the granule of ProcMemory's cache, in bytes.
-const pageSize = 4096
+// PageSize is the granule of ProcMemory's cache, in bytes.
+const PageSize = 4096
 
 // maxCachedPages bounds ProcMemory's cache (256 KiB).
 const maxCachedPages = 64
@@ -25,14 +25,14 @@ const maxCachedPages = 64
 type ProcMemory struct {
 	pid   int
 	mu    sync.Mutex
-	pages map[uint64]*[pageSize]byte
+	pages map[uint64]*[PageSize]byte
 	// Reads counts process_vm_readv calls, for tests and benchmarks.
 	Reads int
 }
 
 // NewProcMemory returns the memory of process pid.
 func NewProcMemory(pid int) *ProcMemory {
-	return &ProcMemory{pid: pid, pages: map[uint64]*[pageSize]byte{}}
+	return &ProcMemory{pid: pid, pages: map[uint64]*[PageSize]byte{}}
 }
 
 // readThrough makes later reads go through thread tid of the process:
@@ -61,11 +61,11 @@ func (m *ProcMemory) ReadAt(p []byte, addr uint64) (int, error) {
 	n := 0
 	for n < len(p) {
 		a := addr + uint64(n)
-		base := a &^ (pageSize - 1)
+		base := a &^ (PageSize - 1)
 		pg := m.pages[base]
 		if pg == nil {
-			pg = new([pageSize]byte)
-			if k, _ := m.readv(pg[:], base); k != pageSize {
+			pg = new([PageSize]byte)
+			if k, _ := m.readv(pg[:], base); k != PageSize {
 				// A partly readable page (end of a mapping): read the
 				// bytes asked for directly, uncached.
 				k, err := m.readv(p[n:], a)
@@ -93,8 +93,8 @@ func (m *ProcMemory) ReadAt(p []byte, addr uint64) (int, error) {
 // page is cached and the word lies in it, else through ReadAt. Errors are
 // *frames.MemoryError, as frames.ReadUint64 gives.
 func (m *ProcMemory) ReadUint64(addr uint64) (uint64, error) {
-	base := addr &^ (pageSize - 1)
-	if addr-base <= pageSize-8 {
+	base := addr &^ (PageSize - 1)
+	if addr-base <= PageSize-8 {
 		m.mu.Lock()
 		pg := m.pages[base]
 		m.mu.Unlock()
@@ -130,4 +130,4 @@ func (m *ProcMemory) readv(p []byte, addr uint64) (int, error) {
 
 // BigEndian implements frames.BigEndianMemory: a traced process has the
 // host's byte order (s390x is big-endian).
-func (m *ProcMemory) BigEndian() bool { return hostBigEndian }
+func (m *ProcMemory) BigEndian() bool { return binary.NativeEndian.Uint16([]byte{0, 1}) == 1 }

@@ -1,4 +1,4 @@
-package debugger
+package proc
 
 import (
 	"os"
@@ -21,7 +21,7 @@ func TestKernelThreadIsSaidToBeOne(t *testing.T) {
 		if err != nil || !isKernelThread(pid) {
 			continue
 		}
-		msg := attachError(pid, syscall.EPERM).Error()
+		msg := AttachErrorOf(pid, syscall.EPERM).Error()
 		if !strings.Contains(msg, "it is a kernel thread, with no user space to unwind") || strings.Contains(msg, "setuid") {
 			t.Errorf("process %d: %q", pid, msg)
 		}

@@ -1,0 +1,100 @@
+package proc
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/sfdbg/sfdbg/frames"
+)
+
+// Tracer runs functions on one locked OS thread, the thread every ptrace
+// request and wait4 of its tracees must come from (see tracer): for a
+// client with its own event loop (catch).
+type Tracer struct{ t *tracer }
+
+// NewTracer starts a tracer thread.
+func NewTracer() *Tracer { return &Tracer{newTracer()} }
+
+// Do runs f on the tracer thread and waits for it to return.
+func (t *Tracer) Do(f func()) { t.t.do(f) }
+
+// Close ends the tracer thread and waits for it to end.
+func (t *Tracer) Close() { t.t.close() }
+
+// ThreadRegs reads the general registers of stopped tracee tid by DWARF
+// number. It must run on the thread that traces tid.
+func ThreadRegs(tid int) (frames.Regs, error) {
+	var raw ptraceRegs
+	if err := getRegs(tid, &raw); err != nil {
+		return frames.Regs{}, err
+	}
+	return regsFromPtrace(&raw), nil
+}
+
+// ChildEvent returns a channel closed at the next SIGCHLD: take it before
+// a wait4 with WNOHANG that finds nothing, then WaitChild.
+func ChildEvent() <-chan struct{} { return childWake().next() }
+
+// WaitChild blocks until wake (from ChildEvent) is closed, or until
+// deadline; it reports false at the deadline.
+func WaitChild(wake <-chan struct{}, deadline time.Time) bool { return waitChild(wake, deadline) }
+
+// PACMask returns the process's AArch64 PAC mask (NT_ARM_PAC_MASK's
+// insn_mask), 0 elsewhere or where none is known. tid must be a stopped
+// tracee, and it must run on the thread that traces it.
+func PACMask(tid int) uint64 { return hostPACMask(tid) }
+
+// IsRegisterName reports whether name is a general register of the host
+// that "info registers" lists.
+func IsRegisterName(name string) bool {
+	for _, r := range ptraceRegList(&ptraceRegs{}) {
+		if r.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// RegList returns stopped thread tid's registers in the order of gdb's
+// "info registers". Errors: a thread not stopped with its registers read.
+func (s *Stop) RegList(tid int) ([]RegValue, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[tid]
+	if t == nil || !t.stopped || !t.regsOK || t.regsErr != nil {
+		return nil, fmt.Errorf("thread %d of process %d is not stopped with its registers read", tid, s.pid)
+	}
+	return ptraceRegList(&t.raw), nil
+}
+
+// PACMaskOf returns the process's PAC mask (pacMaskLocked).
+func (s *Stop) PACMaskOf() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pacMaskLocked()
+}
+
+// Mem returns the process's memory, whose page cache Resume empties.
+func (s *Stop) Mem() *ProcMemory { return s.mem }
+
+// EventLocked reports whether something continue waits for has happened
+// since the last Resume: a breakpoint or watchpoint hit, an exit, an exec,
+// no thread left, a signal held for the user. Called with the Stop's lock
+// held: from a Wait condition.
+func (s *Stop) EventLocked() bool {
+	return len(s.bp.hits) > 0 || len(s.watch.hits) > 0 || s.exitedNow || len(s.execs) > 0 || len(s.threads) == 0 || s.signaled != 0
+}
+
+// Event is EventLocked, taking the lock.
+func (s *Stop) Event() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.EventLocked()
+}
+
+// Execed reports whether the process called execve since it was seized.
+func (s *Stop) Execed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.execs) > 0
+}

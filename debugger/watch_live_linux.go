@@ -1,0 +1,18 @@
+package debugger
+
+// SetWatchpoint implements watchTarget: a debug register in every thread
+// (Stop.InsertWatch).
+func (t *liveTarget) SetWatchpoint(addr uint64, size int) error {
+	if err := t.live(); err != nil {
+		return err
+	}
+	return t.st.InsertWatch(addr, size)
+}
+
+// ClearWatchpoint implements watchTarget.
+func (t *liveTarget) ClearWatchpoint(addr uint64) error {
+	if err := t.live(); err != nil {
+		return err
+	}
+	return t.st.RemoveWatch(addr)
+}
