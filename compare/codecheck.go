@@ -466,11 +466,22 @@ func diffCode(rows CodeRows, code *CodeState, table frames.Row, pc uint64) RowDi
 	}
 	d.CFA = !codeCFAMatches(rows, code, table.CFA, pc)
 	ra, fp := onCFA(rows, pc, table.RA), onCFA(rows, pc, table.FP)
-	d.RA = !valueRuleEqual(code.Row.RA, ra) && (code.AltRA.Kind == rule.Undefined || !valueRuleEqual(code.AltRA, ra))
+	d.RA = !valueRuleEqual(code.Row.RA, ra) && (code.AltRA.Kind == rule.Undefined || !valueRuleEqual(code.AltRA, ra)) ||
+		signDiffers(code.Row, table.Row)
 	if table.FP.Kind != rule.Undefined {
 		d.FP = !valueRuleEqual(code.Row.FP, fp) && (code.AltFP.Kind == rule.Undefined || !valueRuleEqual(code.AltFP, fp))
 	}
 	return d
+}
+
+// signDiffers reports whether a table says the RA is signed (AArch64
+// PAuth: SFrame's mangled-RA bit, CFI's DW_CFA_AARCH64_negate_ra_state)
+// where the code has not signed it, or the other way round, or names
+// another key than the code's paciasp/pacibsp (SFrame's FDE pauth_key,
+// CFI's CIE augmentation "B"). An unwinder that authenticates or strips
+// the RA by the table's word gets it wrong there.
+func signDiffers(code, table rule.Row) bool {
+	return code.MangledRA != table.MangledRA || code.MangledRA && code.PAuthKey != table.PAuthKey
 }
 
 // onCFA rewrites a table's rule for a register that is based on another
@@ -578,6 +589,7 @@ func scratch(t, c rule.Rule) bool {
 // the code say rsp+24".
 func (j *codeJudge) says(k Kind, r codeRun, code frames.Row) string {
 	label := map[Kind]string{KindCFA: "CFA", KindRA: "RA", KindFP: "FP"}[k]
+	signed := k == KindRA && (code.MangledRA || j.ref.rows[r.key.ci].MangledRA || r.key.si >= 0 && j.subj.rows[r.key.si].MangledRA)
 	part := func(row frames.Row) string {
 		ru := row.CFA
 		switch k {
@@ -586,7 +598,14 @@ func (j *codeJudge) says(k Kind, r codeRun, code frames.Row) string {
 		case KindFP:
 			ru = row.FP
 		}
-		return frames.RuleStringFor(j.arch, ru)
+		text := frames.RuleStringFor(j.arch, ru)
+		switch {
+		case signed && row.MangledRA:
+			text += " signed with key " + row.PAuthKey.String()
+		case signed:
+			text += " unsigned"
+		}
+		return text
 	}
 	R, S := j.ref.m.Title(), j.subj.m.Title()
 	refText, codeText := part(j.ref.rows[r.key.ci]), part(code)

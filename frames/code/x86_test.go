@@ -149,6 +149,10 @@ func judgeCFI(t *testing.T, fx *elfFixture, fn *Func) []disagreement {
 			out = append(out, disagreement{pc, fmt.Sprintf("ra signed: CFI %v, code %v", row.RASigned, m)})
 			continue
 		}
+		if k := st.Row(a).PAuthKey; row.RASigned && (k == rule.PAuthKeyB) != row.BKey {
+			out = append(out, disagreement{pc, fmt.Sprintf("ra signed with key B: CFI %v, code %v", row.BKey, k == rule.PAuthKeyB)})
+			continue
+		}
 		for _, reg := range Tracked(a) {
 			cr, ok := row.Rule(reg)
 			if !ok {
