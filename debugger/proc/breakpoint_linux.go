@@ -304,10 +304,7 @@ func (s *Stop) stepOver(t *seizedThread) error {
 		case event == 0 && ws.StopSignal() == syscall.SIGTRAP:
 			t.stopped = true // the step is done
 			if s.watch.gen != 0 {
-				// A watchpoint the step hit set DR6 too (the
-				// session compares the values): clear it, or the
-				// next trap would be taken for a watchpoint's.
-				s.ops.pokeUser(t.tid, userDebugReg+8*dr6, 0)
+				s.clearWatchStatus(t.tid)
 			}
 			return nil
 		case event == 0:

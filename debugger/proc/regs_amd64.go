@@ -75,10 +75,6 @@ func setPtracePC(r *ptraceRegs, pc uint64) { r.Rip = pc }
 // x86-64.
 func hostPACMask(int) uint64 { return 0 }
 
-// hostHasDebugRegs says whether sfdbg sets hardware watchpoints on this
-// host (watch_seize_linux.go: x86-64's DR0-DR7).
-const hostHasDebugRegs = true
-
 // ptraceRegField returns the field of user_regs_struct that holds DWARF
 // register r (System V AMD64 psABI, table 3.36), nil for a register it
 // does not hold.

@@ -114,7 +114,3 @@ const breakInstrMovesPC = false
 // ptracePC returns the PC of a register set; setPtracePC sets it.
 func ptracePC(r *ptraceRegs) uint64        { return r.Pc }
 func setPtracePC(r *ptraceRegs, pc uint64) { r.Pc = pc }
-
-// hostHasDebugRegs says whether sfdbg sets hardware watchpoints on this
-// host (watch_seize_linux.go: x86-64's DR0-DR7).
-const hostHasDebugRegs = false

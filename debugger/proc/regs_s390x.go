@@ -108,7 +108,3 @@ const breakInstrMovesPC = true
 // ptracePC returns the PC of a register set; setPtracePC sets it.
 func ptracePC(r *ptraceRegs) uint64        { return r.PswAddr }
 func setPtracePC(r *ptraceRegs, pc uint64) { r.PswAddr = pc }
-
-// hostHasDebugRegs says whether sfdbg sets hardware watchpoints on this
-// host (watch_seize_linux.go: x86-64's DR0-DR7).
-const hostHasDebugRegs = false

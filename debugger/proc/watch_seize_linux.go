@@ -7,19 +7,10 @@ import (
 	"github.com/sirupsen/logrus"
 )
 
-// Hardware watchpoints of a Stop, as gdb's x86 linux-nat sets them: the
-// address in a debug register DR0-DR3 and its enable, write-only and
-// length bits in DR7, in every thread (a new thread starts with none: it
-// gets them at its first stop); a thread whose write hits one stops with
-// SIGTRAP after the instruction and its bit set in DR6 (Intel SDM vol. 3,
-// 18.2). Detach clears them first.
-
-// Offsets in struct user (arch/x86/include/asm/user_64.h): u_debugreg.
-const (
-	userDebugReg = 848
-	dr6          = 6
-	dr7          = 7
-)
+// Hardware watchpoints of a Stop: write watchpoints of 1, 2, 4 or 8
+// bytes, set in every thread (a new thread starts with none: it gets them
+// at its first stop), cleared before a detach. The registers are the
+// host's (watchregs_*.go): x86-64's DR0-DR7, AArch64's NT_ARM_HW_WATCH.
 
 // watchState is a Stop's watchpoints.
 type watchState struct {
@@ -39,35 +30,14 @@ type WatchHit struct {
 	Addr uint64
 }
 
-// dr7Value is DR7 for the used slots: L0-L3 (bit 2n), R/W = 01 (write,
-// bits 16+4n), LEN (bits 18+4n: 00 1, 01 2, 11 4, 10 8 bytes).
-func (w *watchState) dr7Value() uint64 {
-	var v uint64
-	for i, sl := range w.slots {
-		if !sl.used {
-			continue
-		}
-		length := map[int]uint64{1: 0, 2: 1, 4: 3, 8: 2}[sl.size]
-		v |= 1<<(2*i) | 1<<(16+4*i) | length<<(18+4*i)
-	}
-	return v
-}
-
-// applyWatches writes the debug registers of stopped thread tid, unless
-// they are current. Runs on the tracer thread with s.mu held.
+// applyWatches writes the watchpoint registers of stopped thread tid,
+// unless they are current. Runs on the tracer thread with s.mu held.
 func (s *Stop) applyWatches(tid int) error {
 	w := &s.watch
 	if w.gen == 0 || w.done[tid] == w.gen {
 		return nil
 	}
-	for i, sl := range w.slots {
-		if sl.used {
-			if err := s.ops.pokeUser(tid, userDebugReg+8*uintptr(i), sl.addr); err != nil {
-				return err
-			}
-		}
-	}
-	if err := s.ops.pokeUser(tid, userDebugReg+8*dr7, w.dr7Value()); err != nil {
+	if err := s.writeWatchRegs(tid, true); err != nil {
 		return err
 	}
 	if w.done == nil {
@@ -86,8 +56,8 @@ func (s *Stop) InsertWatch(addr uint64, size int) error {
 	if s.running || s.closed {
 		return ErrRunning
 	}
-	if !hostHasDebugRegs {
-		return fmt.Errorf("cannot set a hardware watchpoint: sfdbg sets them only through x86-64's debug registers, not yet on %s (NT_ARM_HW_WATCH, s390x PER)", HostArch.Name)
+	if err := s.watchSupported(); err != nil {
+		return err
 	}
 	if size != 1 && size != 2 && size != 4 && size != 8 {
 		return fmt.Errorf("cannot watch %d bytes: a hardware watchpoint watches 1, 2, 4 or 8 bytes", size)
@@ -105,8 +75,8 @@ func (s *Stop) InsertWatch(addr uint64, size int) error {
 			slot = i
 		}
 	}
-	if slot < 0 {
-		return errors.New("cannot set a hardware watchpoint: the four debug registers (DR0-DR3) are in use")
+	if slot < 0 || slot >= s.watchSlots() {
+		return fmt.Errorf("cannot set a hardware watchpoint: the %d watchpoint registers (%s) are in use", s.watchSlots(), watchRegNames)
 	}
 	w.slots[slot].addr, w.slots[slot].size, w.slots[slot].used = addr, size, true
 	w.gen++
@@ -153,38 +123,43 @@ func (s *Stop) applyAll() error {
 	return errors.Join(errs...)
 }
 
-// watchTrapped handles a SIGTRAP stop of t that a watchpoint caused (DR6
-// B0-B3): DR6 is cleared, the hit recorded and the thread kept stopped.
-// It reports whether the trap was a watchpoint's.
+// watchTrapped handles a SIGTRAP stop of t that a watchpoint caused
+// (watchHitSlot): the hit is recorded and the thread kept stopped. Where
+// the trap comes before the write (AArch64: watchBeforeAccess), the thread
+// first steps over the store with its watchpoints off, so that the write
+// is done at the stop as on x86-64. It reports whether the trap was a
+// watchpoint's.
 func (s *Stop) watchTrapped(t *seizedThread) bool {
 	if s.watch.gen == 0 {
 		return false
 	}
-	v, err := s.ops.peekUser(t.tid, userDebugReg+8*dr6)
-	if err != nil || v&0xf == 0 {
+	slot, ok := s.watchHitSlot(t.tid)
+	if !ok {
 		return false
 	}
-	s.ops.pokeUser(t.tid, userDebugReg+8*dr6, 0)
-	for i, sl := range s.watch.slots {
-		if sl.used && v&(1<<i) != 0 {
-			logrus.Debugf("ptrace: thread %d: watchpoint %#x hit", t.tid, sl.addr)
-			s.watch.hits = append(s.watch.hits, WatchHit{t.tid, sl.addr})
-			t.want, t.regsOK = true, false
-			break
+	if slot >= 0 && slot < len(s.watch.slots) && s.watch.slots[slot].used {
+		sl := s.watch.slots[slot]
+		logrus.Debugf("ptrace: thread %d: watchpoint %#x hit", t.tid, sl.addr)
+		s.watch.hits = append(s.watch.hits, WatchHit{t.tid, sl.addr})
+		t.want, t.regsOK = true, false
+	}
+	if watchBeforeAccess {
+		if err := s.writeWatchRegs(t.tid, false); err == nil {
+			delete(s.watch.done, t.tid)
+			err = s.stepOver(t)
+			if err == nil {
+				err = s.applyWatches(t.tid)
+			}
+			if err != nil {
+				logrus.Debugf("ptrace: thread %d: stepping over a watched store: %v", t.tid, err)
+			}
+		}
+		if s.threads[t.tid] != t {
+			return true // it exited in the step
 		}
 	}
 	s.hold(t, false)
 	return true
-}
-
-// watchPending reports whether thread tid's DR6 says a watchpoint hit
-// (B0-B3) whose SIGTRAP may still be pending.
-func (s *Stop) watchPending(tid int) bool {
-	if s.watch.gen == 0 {
-		return false
-	}
-	v, err := s.ops.peekUser(tid, userDebugReg+8*dr6)
-	return err == nil && v&0xf != 0
 }
 
 // clearWatches disables every debug register of the stopped threads
