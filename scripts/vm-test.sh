@@ -27,8 +27,9 @@
 #   bt-threads   bt --method all of the threads mode (four threads), then
 #                SIGABRT and its core, likewise;
 #   attach       attach -batch to the sleep mode: break nanosleep (called
-#                every second), continue, bt, info registers pc, detach; the
-#                target must run on after the detach;
+#                every second), continue, bt, info registers pc, x/3i $pc,
+#                stepi, info registers pc, detach; the target must run on
+#                after the detach;
 #   catch        catch --all-threads of crash.c, whose SIGSEGV catch prints,
 #                then delivers: the kernel's core is the same stop;
 #   watch        attach -batch to the spin mode: watch spin_count, continue
@@ -156,7 +157,7 @@ b64() { echo "=== B64 $1"; base64 "$2"; echo "=== B64END"; }
 start sleep && step bt-deep sfdbg bt --method all $pid && abort_core $pid bt-deep
 start threads && step bt-threads sfdbg bt --method all $pid && abort_core $pid bt-threads
 start sleep
-step attach sfdbg attach -batch -ex 'break nanosleep' -ex continue -ex bt -ex 'info registers pc' -ex detach $pid
+step attach sfdbg attach -batch -ex 'break nanosleep' -ex continue -ex bt -ex 'info registers pc' -ex 'x/3i $pc' -ex stepi -ex 'info registers pc' -ex detach $pid
 echo "=== BEGIN attach-runs-on"
 st=$(cut -d' ' -f3 /proc/$pid/stat); echo "state after detach: $st"
 [ "$st" = R ] || [ "$st" = S ]
@@ -245,6 +246,17 @@ else
 	grep -q "does not set s390x PER" "$OUT/watch.out" || { echo "FAIL watch: no refusal sentence"; fail=1; }
 fi
 grep -q "hit Breakpoint 1" "$OUT/attach.out" || { echo "FAIL attach: no breakpoint hit"; fail=1; }
+# stepi moves the PC from the breakpoint (nanosleep's entry) to the next
+# instruction x/3i showed.
+python3 - "$OUT/attach.out" <<'PY' || fail=1
+import re, sys
+t = re.sub(r"\x1b\[[0-9;]*m", "", open(sys.argv[1]).read())
+pcs = re.findall(r"^pc\w*\s+(0x[0-9a-f]+)", t, re.M)
+insns = re.findall(r"^(?:=> )?\s*(0x[0-9a-f]+)\s*<[^>]*>:\s*(\S.*)$", t, re.M)
+ok = len(pcs) == 2 and len(insns) >= 2 and int(insns[0][0], 16) == int(pcs[0], 16) and int(insns[1][0], 16) == int(pcs[1], 16)
+print("stepi: %s -> %s; x/3i: %s" % (pcs[0] if pcs else "?", pcs[1] if len(pcs) > 1 else "?", " | ".join(i[1] for i in insns)))
+sys.exit(0 if ok else 1)
+PY
 grep -q "Program terminated with signal SIGSEGV" "$OUT/catch.out" || { echo "FAIL catch: no SIGSEGV report"; fail=1; }
 grep -h "^samples:\|^elapsed" "$OUT/sample.out" | sed 's/^/sample: /' || true
 total_c=0 total_e=0
