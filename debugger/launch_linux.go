@@ -17,7 +17,7 @@ import (
 // as in gdb, which Delve's native backend cannot do (v1.27.2's
 // trapWaitInternal resumes every signal but SIGTRAP itself). The program
 // is started with PTRACE_TRACEME in a process group of its own, and seized
-// with PTRACE_SEIZE after its execve (startTraced), so that
+// with PTRACE_SEIZE after its execve (proc.Launch), so that
 // PTRACE_INTERRUPT and job control work. Its standard streams are
 // sfdbg's, and at a terminal it has the terminal while it runs
 // (terminal); wd is its working directory ("" for sfdbg's).
