@@ -3,12 +3,12 @@ package debugger
 import (
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/frames/livetest"
 )
 
 // stoppedSnapshot is what a stopped process must keep while sfdbg works on
@@ -68,9 +68,11 @@ func TestLiveAttachToAStoppedProcessKeepsItStopped(t *testing.T) {
 		t.Run(tc.mode+" process stays stopped through "+tc.end, func(t *testing.T) {
 			cmd := startFixture(t, "deep-v3-O2", tc.mode)
 			pid := cmd.Process.Pid
-			syscall.Kill(pid, syscall.SIGSTOP)
-			for i := 0; proc.ProcState(pid) != 'T' && i < 200; i++ {
-				time.Sleep(5 * time.Millisecond)
+			// Every thread in its group stop, not only the leader: a
+			// spinning thread still on its way there adds CPU time to
+			// the process's utime after the snapshot (seen under load).
+			if _, err := livetest.Freeze(pid); err != nil {
+				t.Fatal(err)
 			}
 			before, count := snapshotStopped(pid), spinCount(t, pid)
 			if before.state != 'T' {
@@ -109,9 +111,8 @@ func TestLiveAttachToAStoppedProcessKeepsItStopped(t *testing.T) {
 	t.Run("kill kills a stopped process", func(t *testing.T) {
 		cmd := startFixture(t, "deep-v3-O2", "spin")
 		pid := cmd.Process.Pid
-		syscall.Kill(pid, syscall.SIGSTOP)
-		for i := 0; proc.ProcState(pid) != 'T' && i < 200; i++ {
-			time.Sleep(5 * time.Millisecond)
+		if _, err := livetest.Freeze(pid); err != nil {
+			t.Fatal(err)
 		}
 		s, ui := attachBatch(t, pid)
 		s.RunBatch([]string{"kill"})

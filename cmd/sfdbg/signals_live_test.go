@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sfdbg/sfdbg/debugger/proc"
+	"github.com/sfdbg/sfdbg/frames/livetest"
 )
 
 // startExecer starts a shell that busy-waits (no fork: test is a builtin)
@@ -279,12 +280,8 @@ func TestSignalsLeaveASIGSTOPpedTargetStoppedAndUntraced(t *testing.T) {
 	sfdbgBinary(t)
 	counts := &signalCounts{}
 	t.Cleanup(func() { counts.log(t) })
-	syscall.Kill(pid, syscall.SIGSTOP)
-	for i := 0; proc.ProcState(pid) != 'T'; i++ {
-		if i > 200 {
-			t.Fatalf("process %d not stopped by SIGSTOP", pid)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if _, err := livetest.Freeze(pid); err != nil {
+		t.Fatalf("process %d not stopped by SIGSTOP: %v", pid, err)
 	}
 	p := strconv.Itoa(pid)
 	for _, args := range [][]string{
