@@ -181,7 +181,10 @@ func (t *liveTarget) Continue() (Event, error) {
 		// The condition runs with st.mu held, on the tracer thread, after
 		// every event; Interrupt kicks the wait.
 		st.Wait(time.Hour, func() bool { return t.interrupt.Load() || st.EventLocked() })
-		done := t.interrupt.Load() || st.Event()
+		// Detaching: the session is closing the target from another
+		// goroutine (a signal to sfdbg in batch mode), which waits for
+		// the Stop's lock.
+		done := t.interrupt.Load() || st.Detaching() || st.Event()
 		if done {
 			break
 		}

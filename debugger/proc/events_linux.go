@@ -48,7 +48,7 @@ func (s *Stop) Wait(d time.Duration, cancel func() bool) {
 		for {
 			wake := s.ops.wake()
 			handled := s.poll()
-			if cancel != nil && cancel() {
+			if cancel != nil && cancel() || s.detaching.Load() {
 				return
 			}
 			if handled > 0 {

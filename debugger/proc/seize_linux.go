@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -55,6 +56,7 @@ type Stop struct {
 	space      *frames.Space
 	pacMask    uint64        // AArch64: NT_ARM_PAC_MASK insn_mask (pacMaskLocked)
 	kick       chan struct{} // Kick: a Wait returns (buffer 1)
+	detaching  atomic.Bool   // Detach was called: every Wait returns at once
 	// Timeout bounds how long Interrupt waits for one thread to stop (a
 	// thread in uninterruptible sleep stops only when it leaves it).
 	Timeout time.Duration
@@ -218,6 +220,10 @@ func (s *Stop) Space() (*frames.Space, error) {
 	}
 	return s.space, nil
 }
+
+// Detaching reports whether Detach was called: a loop around Wait (continue)
+// must end.
+func (s *Stop) Detaching() bool { return s.detaching.Load() }
 
 // pacMaskLocked returns the process's PAC mask on AArch64 (NT_ARM_PAC_MASK's
 // insn_mask), read once on the tracer thread from a stopped thread; 0
@@ -513,6 +519,10 @@ func (s *Stop) waitStopped(deadline time.Time) {
 // continue where they were) and ends the tracer thread. It is safe to call
 // more than once.
 func (s *Stop) Detach() error {
+	// A Wait in progress (continue, on another goroutine) holds s.mu
+	// until an event: make it return.
+	s.detaching.Store(true)
+	s.Kick()
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
