@@ -27,59 +27,29 @@ const (
 // region: arch/x86/include/asm/user.h, "xstate_fx_sw_bytes" at 464).
 const xsaveXCR0Offset = 464
 
-// cmdInfoAllRegisters implements "info all-registers": the general
-// registers as "info registers" prints them, then, as gdb prints them on
-// amd64, st0-st7, fctrl, fstat, ftag, fiseg, fioff, foseg, fooff, fop,
-// mxcsr and the vector registers: zmm0-zmm15 on a machine with AVX-512,
-// ymm0-ymm15 with AVX, else xmm0-xmm15; with AVX-512, k0-k7 before them
-// and zmm16-zmm31 after, and pkru before them where the kernel enabled
-// protection keys, as gdb does.
-func cmdInfoAllRegisters(s *Session, args string) error {
-	if strings.TrimSpace(args) != "" {
-		return fmt.Errorf("info all-registers takes no argument (\"info registers REG...\" prints some)")
-	}
-	if err := cmdInfoRegisters(s, ""); err != nil {
-		return err
-	}
-	xr, ok := s.tgt.(xstateReader)
-	if !ok {
-		s.printf("(x87, SSE and AVX registers: not available in this target, which has no XSAVE area)\n")
-		return nil
-	}
-	x, err := xr.XState(s.thread)
-	if err != nil {
-		return fmt.Errorf("cannot read the x87, SSE and AVX registers of thread %d: %w", s.thread, err)
-	}
-	for _, l := range fpRegLines(x) {
-		s.printf("%s\n", l)
-	}
-	if n, _, err := s.selected(); err == nil && n > 0 {
-		s.printf("(x87, SSE and AVX registers: thread %d's, as in frame 0; no unwind rule saves them)\n", s.thread)
-	}
-	return nil
-}
+// The x87, SSE and AVX registers of "info all-registers", as gdb prints
+// them on amd64: st0-st7, fctrl, fstat, ftag, fiseg, fioff, foseg, fooff,
+// fop, mxcsr and the vector registers: zmm0-zmm15 on a machine with
+// AVX-512, ymm0-ymm15 with AVX, else xmm0-xmm15; with AVX-512, k0-k7
+// before them and zmm16-zmm31 after, and pkru before them where the kernel
+// enabled protection keys, as gdb does.
+const (
+	fpRegsName        = "x87, SSE and AVX registers"
+	fpRegsUnavailable = "(x87, SSE and AVX registers: not available in this target, which has no XSAVE area)"
+)
 
-// vectorRegLine returns the "info all-registers" line of the x87, SSE,
-// AVX, AVX-512 or PKRU register named name (st0, fctrl, mxcsr, xmm3,
-// zmm20, k1, pkru ...) in the selected thread, as "info registers NAME"
-// prints it. Errors: gdb's "Invalid register" for a name this processor
-// does not have, or the XSAVE area that could not be read.
-func (s *Session) vectorRegLine(name string) (string, error) {
-	invalid := fmt.Errorf("Invalid register `%s'", name)
+// hostFPRegLines returns the selected thread's x87, SSE and AVX register
+// lines from its XSAVE area, nil for a target that has none.
+func (s *Session) hostFPRegLines() ([]string, error) {
 	xr, ok := s.tgt.(xstateReader)
 	if !ok {
-		return "", invalid
+		return nil, nil
 	}
 	x, err := xr.XState(s.thread)
 	if err != nil {
-		return "", fmt.Errorf("cannot read the x87, SSE and AVX registers of thread %d: %w", s.thread, err)
+		return nil, fmt.Errorf("cannot read the %s of thread %d: %w", fpRegsName, s.thread, err)
 	}
-	for _, l := range fpRegLines(x) {
-		if n, _, _ := strings.Cut(l, " "); n == name {
-			return l, nil
-		}
-	}
-	return "", invalid
+	return fpRegLines(x), nil
 }
 
 // fpRegLines formats the x87, SSE and AVX registers of x as gdb's "info

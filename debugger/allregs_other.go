@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/sfdbg/sfdbg/debugger/proc"
 )
@@ -23,50 +22,40 @@ func (t *liveTarget) FPRegs(tid int) ([]byte, error) {
 	if err := t.live(); err != nil {
 		return nil, err
 	}
-	return t.st.RegSet(tid, elfNTPRFPReg, 528) // user_fpsimd_state: 32*16 + 4 + 4 + 8 reserved
+	return t.st.RegSet(tid, elfNTPRFPReg, fpRegsSize)
 }
 
 // FPRegs implements fpRegsReader.
 func (t *stoppedTarget) FPRegs(tid int) ([]byte, error) {
-	return t.st.RegSet(tid, elfNTPRFPReg, 528)
+	return t.st.RegSet(tid, elfNTPRFPReg, fpRegsSize)
 }
 
-// elfNTPRFPReg is the floating-point regset (include/uapi/linux/elf.h).
-const elfNTPRFPReg = 2
+// elfNTPRFPReg is the floating-point regset (include/uapi/linux/elf.h);
+// fpRegsSize bounds it: AArch64's user_fpsimd_state, 32*16 + 4 + 4 + 8
+// reserved (s390x's s390_fp_regs is shorter).
+const (
+	elfNTPRFPReg = 2
+	fpRegsSize   = 528
+)
 
-// cmdInfoAllRegisters implements "info all-registers": the general
-// registers as "info registers" prints them, then the floating-point and
-// vector registers: on AArch64 v0-v31 (raw, as 128-bit values), fpsr and
-// fpcr; on s390x fpc and f0-f15 (raw, and as doubles).
-func cmdInfoAllRegisters(s *Session, args string) error {
-	if strings.TrimSpace(args) != "" {
-		return fmt.Errorf("info all-registers takes no argument (\"info registers REG...\" prints some)")
-	}
-	if err := cmdInfoRegisters(s, ""); err != nil {
-		return err
-	}
-	lines, err := s.fpRegLines()
-	if err != nil {
-		return err
-	}
-	for _, l := range lines {
-		s.printf("%s\n", l)
-	}
-	if n, _, err := s.selected(); err == nil && n > 0 {
-		s.printf("(floating-point registers: thread %d's, as in frame 0; no unwind rule saves them)\n", s.thread)
-	}
-	return nil
-}
+// The floating-point and vector registers of "info all-registers": on
+// AArch64 v0-v31 (raw, as 128-bit values), fpsr and fpcr; on s390x fpc and
+// f0-f15 (raw, and as doubles).
+const (
+	fpRegsName        = "floating-point registers"
+	fpRegsUnavailable = "(floating-point registers: not available in this target)"
+)
 
-// fpRegLines formats the selected thread's NT_PRFPREG regset.
-func (s *Session) fpRegLines() ([]string, error) {
+// hostFPRegLines formats the selected thread's NT_PRFPREG regset; nil for
+// a target that has none.
+func (s *Session) hostFPRegLines() ([]string, error) {
 	fr, ok := s.tgt.(fpRegsReader)
 	if !ok {
-		return []string{"(floating-point registers: not available in this target)"}, nil
+		return nil, nil
 	}
 	b, err := fr.FPRegs(s.thread)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the floating-point registers of thread %d: %w", s.thread, err)
+		return nil, fmt.Errorf("cannot read the %s of thread %d: %w", fpRegsName, s.thread, err)
 	}
 	var out []string
 	switch proc.HostArch.Name {
@@ -96,21 +85,4 @@ func (s *Session) fpRegLines() ([]string, error) {
 			regLine("fpcr", fmt.Sprintf("%#x", binary.LittleEndian.Uint32(b[516:])), ""))
 	}
 	return out, nil
-}
-
-// vectorRegLine returns the "info all-registers" line of the
-// floating-point or vector register named name, as "info registers NAME"
-// prints it. Errors: gdb's "Invalid register" for a name the host does
-// not have, or the regset that could not be read.
-func (s *Session) vectorRegLine(name string) (string, error) {
-	lines, err := s.fpRegLines()
-	if err != nil {
-		return "", err
-	}
-	for _, l := range lines {
-		if n, _, _ := strings.Cut(l, " "); n == name {
-			return l, nil
-		}
-	}
-	return "", fmt.Errorf("Invalid register `%s'", name)
 }

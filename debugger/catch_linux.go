@@ -256,9 +256,8 @@ func (s *siginfo) sender() (int, int) {
 // getSiginfo is PTRACE_GETSIGINFO.
 func getSiginfo(tid int) (*siginfo, error) {
 	var si siginfo
-	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_GETSIGINFO, uintptr(tid), 0, uintptr(unsafe.Pointer(&si)), 0, 0)
-	if e != 0 {
-		return nil, e
+	if err := proc.Ptrace4(unix.PTRACE_GETSIGINFO, tid, 0, uintptr(unsafe.Pointer(&si))); err != nil {
+		return nil, err
 	}
 	return &si, nil
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
 )
 
@@ -120,7 +121,7 @@ func isScalar(t dwarf.Type) bool {
 // byte order (the traced process's).
 func uintOf(b []byte) uint64 {
 	var x [8]byte
-	if hostBigEndian {
+	if proc.HostBigEndian {
 		copy(x[8-len(b):], b)
 	} else {
 		copy(x[:], b)
@@ -128,17 +129,13 @@ func uintOf(b []byte) uint64 {
 	return binary.NativeEndian.Uint64(x[:])
 }
 
-// hostBigEndian is set on a big-endian host (s390x): a traced process's
-// values are in the host's byte order.
-var hostBigEndian = binary.NativeEndian.Uint16([]byte{0, 1}) == 1
-
 // nativeLow returns the n (at most 8) low-order bytes of v in the host's
 // byte order: how an n-byte integer of value v is stored.
 func nativeLow(v uint64, n int) []byte {
 	n = min(n, 8)
 	b := make([]byte, 8)
 	binary.NativeEndian.PutUint64(b, v)
-	if hostBigEndian {
+	if proc.HostBigEndian {
 		return b[8-n:]
 	}
 	return b[:n]

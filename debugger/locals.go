@@ -813,7 +813,7 @@ func cmdSetVar(s *Session, args string) error {
 		}
 		full := make([]byte, 8)
 		binary.NativeEndian.PutUint64(full, t.regVal)
-		if hostBigEndian {
+		if proc.HostBigEndian {
 			copy(full[8-len(b):], b) // the register's low-order bytes
 		} else {
 			copy(full, b)

@@ -217,7 +217,7 @@ func (s *Stop) settleTraps() {
 }
 
 // waitThread waits until thread t is stopped or gone, or until deadline,
-// blocking until the next SIGCHLD between its events (waitChild).
+// blocking until the next SIGCHLD between its events (WaitChild).
 func (s *Stop) waitThread(t *seizedThread, deadline time.Time) {
 	for !t.stopped && s.threads[t.tid] == t {
 		wake := s.ops.wake()
@@ -227,7 +227,7 @@ func (s *Stop) waitThread(t *seizedThread, deadline time.Time) {
 			return
 		}
 		if wpid <= 0 {
-			if !waitChild(wake, deadline) {
+			if !WaitChild(wake, deadline) {
 				return
 			}
 			continue
@@ -236,10 +236,10 @@ func (s *Stop) waitThread(t *seizedThread, deadline time.Time) {
 	}
 }
 
-// waitChild blocks until wake (an ops.wake channel, taken before the
+// WaitChild blocks until wake (an ops.wake channel, taken before the
 // wait4 that found nothing) is closed, or until deadline. It reports false
 // at the deadline.
-func waitChild(wake <-chan struct{}, deadline time.Time) bool {
+func WaitChild(wake <-chan struct{}, deadline time.Time) bool {
 	left := time.Until(deadline)
 	if left <= 0 {
 		return false
@@ -287,7 +287,7 @@ func (s *Stop) stepOver(t *seizedThread) error {
 		wake := s.ops.wake()
 		wpid, ws, err := s.ops.wait(t.tid)
 		if err == nil && wpid <= 0 {
-			if !waitChild(wake, deadline) {
+			if !WaitChild(wake, deadline) {
 				break
 			}
 			continue

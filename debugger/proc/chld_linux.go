@@ -47,3 +47,7 @@ func (c *childSignals) next() <-chan struct{} {
 	defer c.mu.Unlock()
 	return c.ch
 }
+
+// ChildEvent returns a channel closed at the next SIGCHLD: take it before
+// a wait4 with WNOHANG that finds nothing, then WaitChild.
+func ChildEvent() <-chan struct{} { return childWake().next() }

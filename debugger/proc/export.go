@@ -2,7 +2,6 @@ package proc
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/sfdbg/sfdbg/frames"
 )
@@ -30,19 +29,6 @@ func ThreadRegs(tid int) (frames.Regs, error) {
 	}
 	return regsFromPtrace(&raw), nil
 }
-
-// ChildEvent returns a channel closed at the next SIGCHLD: take it before
-// a wait4 with WNOHANG that finds nothing, then WaitChild.
-func ChildEvent() <-chan struct{} { return childWake().next() }
-
-// WaitChild blocks until wake (from ChildEvent) is closed, or until
-// deadline; it reports false at the deadline.
-func WaitChild(wake <-chan struct{}, deadline time.Time) bool { return waitChild(wake, deadline) }
-
-// PACMask returns the process's AArch64 PAC mask (NT_ARM_PAC_MASK's
-// insn_mask), 0 elsewhere or where none is known. tid must be a stopped
-// tracee, and it must run on the thread that traces it.
-func PACMask(tid int) uint64 { return hostPACMask(tid) }
 
 // IsRegisterName reports whether name is a general register of the host
 // that "info registers" lists.

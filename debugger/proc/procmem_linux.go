@@ -130,4 +130,8 @@ func (m *ProcMemory) readv(p []byte, addr uint64) (int, error) {
 
 // BigEndian implements frames.BigEndianMemory: a traced process has the
 // host's byte order (s390x is big-endian).
-func (m *ProcMemory) BigEndian() bool { return binary.NativeEndian.Uint16([]byte{0, 1}) == 1 }
+func (m *ProcMemory) BigEndian() bool { return HostBigEndian }
+
+// HostBigEndian is set on a big-endian host (s390x): a traced process's
+// memory and values are in the host's byte order.
+var HostBigEndian = binary.NativeEndian.Uint16([]byte{0, 1}) == 1

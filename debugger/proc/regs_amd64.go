@@ -71,9 +71,9 @@ func setRegs(tid int, r *ptraceRegs) error { return unix.PtraceSetRegs(tid, r) }
 func ptracePC(r *ptraceRegs) uint64        { return r.Rip }
 func setPtracePC(r *ptraceRegs, pc uint64) { r.Rip = pc }
 
-// hostPACMask is the PAC mask of a thread's code addresses: none on
+// PACMask is the PAC mask of a thread's code addresses: none on
 // x86-64.
-func hostPACMask(int) uint64 { return 0 }
+func PACMask(int) uint64 { return 0 }
 
 // ptraceRegField returns the field of user_regs_struct that holds DWARF
 // register r (System V AMD64 psABI, table 3.36), nil for a register it

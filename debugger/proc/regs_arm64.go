@@ -22,35 +22,22 @@ type ptraceRegs = unix.PtraceRegs
 // getRegs and setRegs read and write a stopped thread's ptraceRegs
 // (PTRACE_GETREGSET and PTRACE_SETREGSET of NT_PRSTATUS: arm64 has no
 // PTRACE_GETREGS).
-func getRegs(tid int, r *ptraceRegs) error { return regset(unix.PTRACE_GETREGSET, tid, r) }
-func setRegs(tid int, r *ptraceRegs) error { return regset(unix.PTRACE_SETREGSET, tid, r) }
+func getRegs(tid int, r *ptraceRegs) error { return prStatus(unix.PTRACE_GETREGSET, tid, r) }
+func setRegs(tid int, r *ptraceRegs) error { return prStatus(unix.PTRACE_SETREGSET, tid, r) }
 
-func regset(req, tid int, r *ptraceRegs) error {
-	iov := unix.Iovec{Base: (*byte)(unsafe.Pointer(r))}
-	iov.SetLen(int(unsafe.Sizeof(*r)))
-	_, _, e := unix.Syscall6(unix.SYS_PTRACE, uintptr(req), uintptr(tid), uintptr(elfNTPRStatus), uintptr(unsafe.Pointer(&iov)), 0, 0)
-	if e != 0 {
-		return e
-	}
-	return nil
+func prStatus(req, tid int, r *ptraceRegs) error {
+	_, err := regset(req, tid, elfNTPRStatus, unsafe.Pointer(r), int(unsafe.Sizeof(*r)))
+	return err
 }
 
-// ELF note types of the regsets read here (include/uapi/linux/elf.h).
-const (
-	elfNTPRStatus   = 1
-	elfNTARMPACMask = 0x406
-)
-
-// hostPACMask is the PAC mask of thread tid's code addresses: the
-// insn_mask of its NT_ARM_PAC_MASK regset (struct user_pac_mask: data_mask,
+// PACMask is the PAC mask of thread tid's code addresses: the insn_mask
+// of its NT_ARM_PAC_MASK regset (struct user_pac_mask: data_mask,
 // insn_mask), 0 where the kernel or CPU has no pointer authentication
-// (frames.Space.PACMask then uses its default).
-func hostPACMask(tid int) uint64 {
+// (frames.Space.PACMask then uses its default). It must run on the thread
+// that traces tid.
+func PACMask(tid int) uint64 {
 	var m [2]uint64
-	iov := unix.Iovec{Base: (*byte)(unsafe.Pointer(&m[0]))}
-	iov.SetLen(int(unsafe.Sizeof(m)))
-	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_GETREGSET, uintptr(tid), elfNTARMPACMask, uintptr(unsafe.Pointer(&iov)), 0, 0)
-	if e != 0 {
+	if _, err := regset(unix.PTRACE_GETREGSET, tid, elfNTARMPACMask, unsafe.Pointer(&m), int(unsafe.Sizeof(m))); err != nil {
 		return 0
 	}
 	return m[1]

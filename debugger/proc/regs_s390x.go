@@ -27,24 +27,16 @@ type ptraceRegs struct {
 
 // getRegs and setRegs read and write a stopped thread's ptraceRegs
 // (PTRACE_GETREGSET and PTRACE_SETREGSET of NT_PRSTATUS).
-func getRegs(tid int, r *ptraceRegs) error { return regset(unix.PTRACE_GETREGSET, tid, r) }
-func setRegs(tid int, r *ptraceRegs) error { return regset(unix.PTRACE_SETREGSET, tid, r) }
+func getRegs(tid int, r *ptraceRegs) error { return prStatus(unix.PTRACE_GETREGSET, tid, r) }
+func setRegs(tid int, r *ptraceRegs) error { return prStatus(unix.PTRACE_SETREGSET, tid, r) }
 
-// elfNTPRStatus is the general-register regset (include/uapi/linux/elf.h).
-const elfNTPRStatus = 1
-
-func regset(req, tid int, r *ptraceRegs) error {
-	iov := unix.Iovec{Base: (*byte)(unsafe.Pointer(r))}
-	iov.SetLen(int(unsafe.Sizeof(*r)))
-	_, _, e := unix.Syscall6(unix.SYS_PTRACE, uintptr(req), uintptr(tid), elfNTPRStatus, uintptr(unsafe.Pointer(&iov)), 0, 0)
-	if e != 0 {
-		return e
-	}
-	return nil
+func prStatus(req, tid int, r *ptraceRegs) error {
+	_, err := regset(req, tid, elfNTPRStatus, unsafe.Pointer(r), int(unsafe.Sizeof(*r)))
+	return err
 }
 
-// hostPACMask is the PAC mask of a thread's code addresses: none on s390x.
-func hostPACMask(int) uint64 { return 0 }
+// PACMask is the PAC mask of a thread's code addresses: none on s390x.
+func PACMask(int) uint64 { return 0 }
 
 // regsFromPtrace converts s390_regs into registers by DWARF number (r0-r15
 // 0-15; the PSW address in arch.S390XArch's PC slot).

@@ -2,7 +2,6 @@ package proc
 
 import (
 	"fmt"
-	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -26,14 +25,31 @@ func (s *Stop) RegSet(tid int, note uint32, size int) ([]byte, error) {
 		return nil, fmt.Errorf("thread %d of process %d is not stopped", tid, s.pid)
 	}
 	buf := make([]byte, size)
-	iov := unix.Iovec{Base: &buf[0]}
-	iov.SetLen(len(buf))
-	var errno syscall.Errno
-	s.tr.do(func() {
-		_, _, errno = syscall.Syscall6(syscall.SYS_PTRACE, unix.PTRACE_GETREGSET, uintptr(tid), uintptr(note), uintptr(unsafe.Pointer(&iov)), 0, 0)
-	})
-	if errno != 0 {
-		return nil, fmt.Errorf("PTRACE_GETREGSET %#x of thread %d: %w", note, tid, errno)
+	var n int
+	var err error
+	s.tr.do(func() { n, err = regset(unix.PTRACE_GETREGSET, tid, note, unsafe.Pointer(&buf[0]), size) })
+	if err != nil {
+		return nil, fmt.Errorf("PTRACE_GETREGSET %#x of thread %d: %w", note, tid, err)
 	}
-	return buf[:iov.Len], nil
+	return buf[:n], nil
+}
+
+// ELF note types of the regsets read here (include/uapi/linux/elf.h).
+const (
+	elfNTPRStatus   = 1
+	elfNTARMHWWatch = 0x403
+	elfNTARMPACMask = 0x406
+)
+
+// regset is PTRACE_GETREGSET or PTRACE_SETREGSET (req) of regset note of
+// thread tid, on the size bytes at p; it returns the length the kernel
+// read or wrote. It must run on the thread that traces tid.
+func regset(req, tid int, note uint32, p unsafe.Pointer, size int) (int, error) {
+	iov := unix.Iovec{Base: (*byte)(p)}
+	iov.SetLen(size)
+	_, _, e := unix.Syscall6(unix.SYS_PTRACE, uintptr(req), uintptr(tid), uintptr(note), uintptr(unsafe.Pointer(&iov)), 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(iov.Len), nil
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
-	"golang.org/x/sys/unix"
 
 	"github.com/sfdbg/sfdbg/frames"
 )
@@ -235,7 +234,7 @@ func (s *Stop) pacMaskLocked() uint64 {
 	}
 	for tid, t := range s.threads {
 		if t.stopped {
-			s.tr.do(func() { s.pacMask = hostPACMask(tid) })
+			s.tr.do(func() { s.pacMask = PACMask(tid) })
 			break
 		}
 	}
@@ -591,15 +590,6 @@ func (s *Stop) Detach() error {
 	// need not be waited for.
 	s.tr.release()
 	return errors.Join(errs...)
-}
-
-// ptrace issues a request with no address or data.
-func ptrace(req int, tid int) error {
-	_, _, e := unix.Syscall6(unix.SYS_PTRACE, uintptr(req), uintptr(tid), 0, 0, 0, 0)
-	if e != 0 {
-		return e
-	}
-	return nil
 }
 
 // ListTasks returns the thread IDs in /proc/PID/task.

@@ -58,25 +58,15 @@ func (sysOps) tracedByMe(pid, tid int) bool {
 	st := StatusFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/status")
 	return st["TracerPid"] == strconv.Itoa(os.Getpid())
 }
-func (sysOps) seize(tid int) error {
-	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_SEIZE, uintptr(tid), 0, seizeOptions, 0, 0)
-	if e != 0 {
-		return e
-	}
-	return nil
-}
+func (sysOps) seize(tid int) error     { return Ptrace4(unix.PTRACE_SEIZE, tid, 0, seizeOptions) }
 func (sysOps) interrupt(tid int) error { return unix.PtraceInterrupt(tid) }
 func (sysOps) cont(tid, sig int) error { return unix.PtraceCont(tid, sig) }
-func (sysOps) listen(tid int) error    { return ptrace(unix.PTRACE_LISTEN, tid) }
+func (sysOps) listen(tid int) error    { return Ptrace4(unix.PTRACE_LISTEN, tid, 0, 0) }
 func (sysOps) detach(tid, sig int) error {
 	if sig == 0 {
 		return unix.PtraceDetach(tid)
 	}
-	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_DETACH, uintptr(tid), 0, uintptr(sig), 0, 0)
-	if e != 0 {
-		return e
-	}
-	return nil
+	return Ptrace4(unix.PTRACE_DETACH, tid, 0, uintptr(sig))
 }
 func (sysOps) eventMsg(tid int) (uint, error) { return unix.PtraceGetEventMsg(tid) }
 func (sysOps) wait(tid int) (int, unix.WaitStatus, error) {
@@ -89,15 +79,11 @@ func (sysOps) wait(tid int) (int, unix.WaitStatus, error) {
 		return wpid, ws, err
 	}
 }
-func (sysOps) wake() <-chan struct{}                { return childWake().next() }
+func (sysOps) wake() <-chan struct{}                { return ChildEvent() }
 func (sysOps) regs(tid int, r *ptraceRegs) error    { return getRegs(tid, r) }
 func (sysOps) setRegs(tid int, r *ptraceRegs) error { return setRegs(tid, r) }
 func (sysOps) singleStep(tid, sig int) error {
-	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_SINGLESTEP, uintptr(tid), 0, uintptr(sig), 0, 0)
-	if e != 0 {
-		return e
-	}
-	return nil
+	return Ptrace4(unix.PTRACE_SINGLESTEP, tid, 0, uintptr(sig))
 }
 func (sysOps) peek(tid int, addr uint64, out []byte) error {
 	n, err := unix.PtracePeekData(tid, uintptr(addr), out)
@@ -121,17 +107,10 @@ func (sysOps) sigPending(pid, tid int, sig syscall.Signal) bool {
 
 func (sysOps) peekUser(tid int, off uintptr) (uint64, error) {
 	var v uint64
-	_, _, e := syscall.Syscall6(syscall.SYS_PTRACE, unix.PTRACE_PEEKUSR, uintptr(tid), off, uintptr(unsafe.Pointer(&v)), 0, 0)
-	if e != 0 {
-		return 0, e
-	}
-	return v, nil
+	err := Ptrace4(unix.PTRACE_PEEKUSR, tid, off, uintptr(unsafe.Pointer(&v)))
+	return v, err
 }
 
 func (sysOps) pokeUser(tid int, off uintptr, v uint64) error {
-	_, _, e := syscall.Syscall6(syscall.SYS_PTRACE, unix.PTRACE_POKEUSR, uintptr(tid), off, uintptr(v), 0, 0)
-	if e != 0 {
-		return e
-	}
-	return nil
+	return Ptrace4(unix.PTRACE_POKEUSR, tid, off, uintptr(v))
 }

@@ -56,7 +56,8 @@ func (s *Stop) InsertWatch(addr uint64, size int) error {
 	if s.running || s.closed {
 		return ErrRunning
 	}
-	if err := s.watchSupported(); err != nil {
+	slots, err := s.watchSlots()
+	if err != nil {
 		return err
 	}
 	if size != 1 && size != 2 && size != 4 && size != 8 {
@@ -75,12 +76,11 @@ func (s *Stop) InsertWatch(addr uint64, size int) error {
 			slot = i
 		}
 	}
-	if slot < 0 || slot >= s.watchSlots() {
-		return fmt.Errorf("cannot set a hardware watchpoint: the %d watchpoint registers (%s) are in use", s.watchSlots(), watchRegNames)
+	if slot < 0 || slot >= slots {
+		return fmt.Errorf("cannot set a hardware watchpoint: the %d watchpoint registers (%s) are in use", slots, watchRegNames)
 	}
 	w.slots[slot].addr, w.slots[slot].size, w.slots[slot].used = addr, size, true
 	w.gen++
-	var err error
 	s.tr.do(func() { err = s.applyAll() })
 	if err != nil {
 		w.slots[slot].used = false

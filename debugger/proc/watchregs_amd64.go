@@ -18,11 +18,8 @@ const watchBeforeAccess = false
 // watchRegNames names the watchpoint registers in messages.
 const watchRegNames = "DR0-DR3"
 
-// watchSupported: x86-64 has debug registers.
-func (s *Stop) watchSupported() error { return nil }
-
-// watchSlots is the number of watchpoints a thread can hold.
-func (s *Stop) watchSlots() int { return 4 }
+// watchSlots is the number of watchpoints a thread can hold: DR0-DR3.
+func (s *Stop) watchSlots() (int, error) { return 4, nil }
 
 // dr7Value is DR7 for the used slots: L0-L3 (bit 2n), R/W = 01 (write,
 // bits 16+4n), LEN (bits 18+4n: 00 1, 01 2, 11 4, 10 8 bytes).

@@ -17,9 +17,6 @@ import (
 // one stops with SIGTRAP, si_code TRAP_HWBKPT and si_addr the address,
 // before the store: the kernel does not step over it for ptrace.
 
-// elfNTARMHWWatch is NT_ARM_HW_WATCH (include/uapi/linux/elf.h).
-const elfNTARMHWWatch = 0x403
-
 // trapHWBkpt is si_code TRAP_HWBKPT (include/uapi/asm-generic/siginfo.h).
 const trapHWBkpt = 4
 
@@ -40,40 +37,25 @@ type hwDebugState struct {
 	}
 }
 
-// watchSupported reports whether the threads have watchpoints
-// (dbg_info's count, read from a stopped thread).
-func (s *Stop) watchSupported() error {
-	if s.watchSlots() == 0 {
-		return errors.New("cannot set a hardware watchpoint: this CPU or kernel gives user space no watchpoint registers (NT_ARM_HW_WATCH)")
-	}
-	return nil
-}
-
-// watchSlots is the number of watchpoints a thread can hold: dbg_info's,
-// at most the 4 a Stop keeps. Called with s.mu held.
-func (s *Stop) watchSlots() int {
+// watchSlots is the number of watchpoints a thread can hold: dbg_info's
+// count, read from a stopped thread, at most the 4 a Stop keeps. Called
+// with s.mu held. Errors: none to read, or a count of 0 (no watchpoint
+// registers for user space).
+func (s *Stop) watchSlots() (int, error) {
+	none := errors.New("cannot set a hardware watchpoint: this CPU or kernel gives user space no watchpoint registers (NT_ARM_HW_WATCH)")
 	tid := s.anyStopped()
 	if tid == 0 {
-		return 0
+		return 0, none
 	}
 	var st hwDebugState
 	var err error
-	s.tr.do(func() { err = hwDebug(unix.PTRACE_GETREGSET, tid, &st, int(unsafe.Sizeof(st))) })
-	if err != nil {
-		return 0
+	s.tr.do(func() {
+		_, err = regset(unix.PTRACE_GETREGSET, tid, elfNTARMHWWatch, unsafe.Pointer(&st), int(unsafe.Sizeof(st)))
+	})
+	if n := min(int(st.Info&0xff), len(s.watch.slots)); err == nil && n > 0 {
+		return n, nil
 	}
-	return min(int(st.Info&0xff), len(s.watch.slots))
-}
-
-// hwDebug reads or writes size bytes of thread tid's NT_ARM_HW_WATCH.
-func hwDebug(req, tid int, st *hwDebugState, size int) error {
-	iov := unix.Iovec{Base: (*byte)(unsafe.Pointer(st))}
-	iov.SetLen(size)
-	_, _, e := unix.Syscall6(unix.SYS_PTRACE, uintptr(req), uintptr(tid), elfNTARMHWWatch, uintptr(unsafe.Pointer(&iov)), 0, 0)
-	if e != 0 {
-		return e
-	}
-	return nil
+	return 0, none
 }
 
 // writeWatchRegs writes thread tid's watchpoint registers from the used
@@ -92,7 +74,7 @@ func (s *Stop) writeWatchRegs(tid int, on bool) error {
 		st.Regs[i].Ctrl = 1 | 2<<1 | 2<<3 | bas<<(5+off)
 	}
 	size := 8 + 16*len(s.watch.slots)
-	if err := hwDebug(unix.PTRACE_SETREGSET, tid, &st, size); err != nil {
+	if _, err := regset(unix.PTRACE_SETREGSET, tid, elfNTARMHWWatch, unsafe.Pointer(&st), size); err != nil {
 		return fmt.Errorf("PTRACE_SETREGSET NT_ARM_HW_WATCH: %w", err)
 	}
 	return nil
@@ -103,8 +85,7 @@ func (s *Stop) writeWatchRegs(tid int, on bool) error {
 // si_addr (-1 if none does).
 func (s *Stop) watchHitSlot(tid int) (int, bool) {
 	var si [128]byte
-	_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_GETSIGINFO, uintptr(tid), 0, uintptr(unsafe.Pointer(&si[0])), 0, 0)
-	if e != 0 {
+	if Ptrace4(unix.PTRACE_GETSIGINFO, tid, 0, uintptr(unsafe.Pointer(&si[0]))) != nil {
 		return 0, false
 	}
 	code := *(*int32)(unsafe.Pointer(&si[8]))

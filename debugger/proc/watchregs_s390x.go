@@ -9,11 +9,9 @@ const watchBeforeAccess = false
 
 const watchRegNames = "PER"
 
-func (s *Stop) watchSupported() error {
-	return errors.New("cannot set a hardware watchpoint: sfdbg does not set s390x PER storage-alteration events yet")
+func (s *Stop) watchSlots() (int, error) {
+	return 0, errors.New("cannot set a hardware watchpoint: sfdbg does not set s390x PER storage-alteration events yet")
 }
-
-func (s *Stop) watchSlots() int { return 0 }
 
 func (s *Stop) writeWatchRegs(int, bool) error {
 	return errors.New("no hardware watchpoints on s390x")
