@@ -12,19 +12,21 @@ import (
 )
 
 // stoppedSnapshot is what a stopped process must keep while sfdbg works on
-// it: state, CPU time, PC and pending signals.
+// it: state, PC and pending signals. Whether it ran is spinCount's to say,
+// not the CPU time: /proc/PID/stat's utime is the kernel's runtime scaled by
+// the user/system tick ratio (cputime_adjust), so the kernel work a stopped
+// thread does to enter and leave the ptrace stop can raise it by a tick
+// without one user instruction running (seen in CI: 8 to 9 for the
+// threads fixture, whose spinners have no system ticks).
 type stoppedSnapshot struct {
 	state   byte
-	utime   string // /proc/PID/stat field 14, clock ticks in user mode
 	pc      string // /proc/PID/syscall: "-1 SP PC" for a stopped task
 	pending string // SigPnd and ShdPnd
 }
 
 func snapshotStopped(pid int) stoppedSnapshot {
-	stat := proc.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	fields := strings.Fields(stat[strings.LastIndexByte(stat, ')')+1:])
 	st := proc.ProcStatus(pid)
-	return stoppedSnapshot{state: proc.ProcState(pid), utime: fields[11],
+	return stoppedSnapshot{state: proc.ProcState(pid),
 		pc:      strings.TrimSpace(proc.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid))),
 		pending: st["SigPnd"] + " " + st["ShdPnd"]}
 }
