@@ -342,10 +342,19 @@ func (m *Module) walkCode(start, end uint64) *codeFunc {
 	if err != nil {
 		return fail("cannot unwind PC %#x in %s from its code: %v", start+m.Bias, m.Name, err)
 	}
-	f, _, why := c.Analyze(text, start)
+	f, entered, why := c.Analyze(text, start)
 	if f == nil {
 		name, _, _ := m.FuncName(start + m.Bias)
 		return fail("code-unknown in %s: %s: not walked: %s", m.Name, name, why)
+	}
+	// A function no call enters (its CFI's first row has another CFA than
+	// a call leaves: glibc's _dl_runtime_resolve, entered from PLT0 with
+	// two words pushed, and PLT0 itself) has no state from a call: the
+	// code says nothing there, as check does not judge it.
+	if !entered {
+		if r, err := m.CFIRow(start + m.Bias); err == nil && NotCallEntry(c.a, &r.Row) {
+			return fail("cannot unwind PC %#x in %s from its code: entered with CFA=%s by its CFI, not by a call", start+m.Bias, m.Name, RuleStringFor(c.a, r.CFA))
+		}
 	}
 	return &codeFunc{f: f}
 }

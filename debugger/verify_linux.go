@@ -1,0 +1,393 @@
+package debugger
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sfdbg/sfdbg/compare"
+	"github.com/sfdbg/sfdbg/debugger/proc"
+	"github.com/sfdbg/sfdbg/frames"
+)
+
+// VerifyOptions says what Verify runs.
+type VerifyOptions struct {
+	// Functions are shell patterns (path.Match) of the function names to
+	// judge; none judges every function. Every thread is single-stepped
+	// either way, so that each frame's truth is known.
+	Functions []string
+	// MaxInstructions ends the run after that many executed instructions
+	// (0: until the process exits).
+	MaxInstructions uint64
+	// Stop, when set, is polled at every instruction: true ends the run
+	// (the user's interrupt).
+	Stop func() bool
+}
+
+// VerifyResult is a Verify run: the report, how long it took, and how the
+// run ended.
+type VerifyResult struct {
+	Report  *compare.VerifyReport
+	Elapsed time.Duration
+	// Exited is set when the process exited during the run, with Status
+	// (the exit code, or minus the signal that killed it).
+	Exited bool
+	Status int
+}
+
+// Verify single-steps every thread of the stopped process st until it
+// exits, opts.MaxInstructions are executed, or opts.Stop says so, and
+// checks every executed instruction with a compare.Verifier (issue 32:
+// ground truth by execution). The process is left stopped unless it
+// exited; the caller resumes, detaches or kills it.
+func Verify(st *proc.Stop, opts VerifyOptions) (*VerifyResult, error) {
+	space, err := st.Space()
+	if err != nil {
+		return nil, err
+	}
+	pid := st.Pid()
+	lastMaps := ""
+	refresh := func() *frames.Space {
+		maps, _ := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
+		if string(maps) == lastMaps {
+			return nil
+		}
+		lastMaps = string(maps)
+		mods, err := frames.ModulesFromMaps(pid, space.Mem)
+		if err != nil {
+			return nil
+		}
+		space = &frames.Space{Mem: space.Mem, Modules: keepLoaded(space.Modules, mods), PACMask: space.PACMask}
+		return space
+	}
+	v := compare.NewVerifier(proc.HostArch, space, refresh)
+	if len(opts.Functions) > 0 {
+		v.Match = func(name string) bool {
+			for _, g := range opts.Functions {
+				if ok, _ := path.Match(g, name); ok {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	var n uint64
+	stopNow := func() bool { return opts.MaxInstructions != 0 && n >= opts.MaxInstructions || opts.Stop != nil && opts.Stop() }
+	// until, when not 0, is the thread whose entered function ends the
+	// stepping when it returns (--function).
+	until := 0
+	each := func(ev *proc.StepEvent) bool {
+		switch {
+		case ev.Exited:
+			v.Exited(ev.Tid)
+			return true
+		case ev.Exec:
+			lastMaps = ""
+			if sp := refresh(); sp != nil {
+				v.Reset(sp)
+			}
+		}
+		v.Step(ev.Tid, ev.Regs, ev.Signal)
+		n++
+		if until != 0 && ev.Tid == until && v.Depth(until) == 0 {
+			return false
+		}
+		return !stopNow()
+	}
+	start := time.Now()
+	if len(opts.Functions) == 0 {
+		err = st.StepAll(each)
+	} else {
+		err = verifyFunctions(st, v, opts, each, stopNow, &until)
+	}
+	res := &VerifyResult{Report: v.Report(), Elapsed: time.Since(start)}
+	res.Exited, res.Status = st.Exited()
+	return res, err
+}
+
+// verifyFunctions runs the process freely to the entry of a function
+// opts.Functions names, then single-steps every thread until that call
+// returns, and again, until the process exits or stopNow says so.
+func verifyFunctions(st *proc.Stop, v *compare.Verifier, opts VerifyOptions, each func(*proc.StepEvent) bool, stopNow func() bool, until *int) error {
+	space, err := st.Space()
+	if err != nil {
+		return err
+	}
+	entries := functionEntries(space, opts.Functions)
+	if len(entries) == 0 {
+		return fmt.Errorf("no function matches %s in the process's modules", strings.Join(opts.Functions, ", "))
+	}
+	for _, a := range entries {
+		if err := st.InsertBreakpoint(a); err != nil {
+			return err
+		}
+	}
+	for _, a := range entries {
+		defer st.RemoveBreakpoint(a)
+	}
+	for !stopNow() {
+		hits, exited, err := runToBreakpoint(st, stopNow)
+		if err != nil || exited || len(hits) == 0 {
+			return err
+		}
+		regs, err := st.Regs(hits[0])
+		if err != nil {
+			return err
+		}
+		v.Forget()
+		v.Enter(hits[0], regs)
+		*until = hits[0]
+		if err := st.StepAll(each); err != nil {
+			return err
+		}
+		if ex, _ := st.Exited(); ex {
+			return nil
+		}
+	}
+	return nil
+}
+
+// runToBreakpoint resumes st until a thread hits a breakpoint (hits), the
+// process exits (exited) or stop says so.
+func runToBreakpoint(st *proc.Stop, stop func() bool) (hits []int, exited bool, err error) {
+	if err := st.Resume(); err != nil {
+		return nil, false, err
+	}
+	for {
+		st.Wait(time.Hour, func() bool { return stop() || st.EventLocked() })
+		if stop() || st.Detaching() || st.Event() {
+			break
+		}
+	}
+	pid := st.Pid()
+	if ex, _ := st.Exited(); ex || !proc.ProcessExists(pid) {
+		return nil, true, nil
+	}
+	if err := st.Interrupt(); err != nil {
+		if ex, _ := st.Exited(); ex {
+			return nil, true, nil
+		}
+		return nil, false, err
+	}
+	st.TakeSignal() // a signal that stopped it is passed on with the steps
+	return st.Hits(), false, nil
+}
+
+// functionEntries returns the runtime addresses of the functions whose
+// symbols match one of globs (path.Match), in every module of space.
+func functionEntries(space *frames.Space, globs []string) []uint64 {
+	seen := map[uint64]bool{}
+	var out []uint64
+	for _, m := range space.Modules.List() {
+		f, err := m.File()
+		if err != nil {
+			continue
+		}
+		syms, _ := f.Symbols()
+		dyn, _ := f.DynamicSymbols()
+		for _, sy := range append(syms, dyn...) {
+			if elf.ST_TYPE(sy.Info) != elf.STT_FUNC || sy.Value == 0 || sy.Section == elf.SHN_UNDEF {
+				continue
+			}
+			for _, g := range globs {
+				if ok, _ := path.Match(g, sy.Name); ok {
+					if a := sy.Value + m.Bias; !seen[a] && m.Contains(a) {
+						seen[a] = true
+						out = append(out, a)
+					}
+					break
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// runToMain runs a program stopped at its first instruction to its main
+// function, when it has one, and rereads its modules.
+func runToMain(st *proc.Stop, stop func() bool) error {
+	space, err := st.Space()
+	if err != nil {
+		return err
+	}
+	mains := functionEntries(space, []string{"main"})
+	if len(mains) == 0 {
+		return nil
+	}
+	for _, a := range mains {
+		if err := st.InsertBreakpoint(a); err != nil {
+			return err
+		}
+	}
+	if stop == nil {
+		stop = func() bool { return false }
+	}
+	_, exited, err := runToBreakpoint(st, stop)
+	for _, a := range mains {
+		st.RemoveBreakpoint(a)
+	}
+	if exited {
+		return errors.New("the program exited before it reached main")
+	}
+	st.RefreshModules()
+	return err
+}
+
+// keepLoaded returns the modules of now, each replaced by the module of
+// old mapped at the same place from the same file, so that what was
+// loaded of it (tables, symbols, code walks) is kept.
+func keepLoaded(old, now *frames.Modules) *frames.Modules {
+	byKey := map[string]*frames.Module{}
+	for _, m := range old.List() {
+		byKey[fmt.Sprintf("%s\x00%x\x00%x", m.Path, m.Start, m.End)] = m
+	}
+	var list []*frames.Module
+	for _, m := range now.List() {
+		if o := byKey[fmt.Sprintf("%s\x00%x\x00%x", m.Path, m.Start, m.End)]; o != nil {
+			m = o
+		}
+		list = append(list, m)
+	}
+	return frames.NewModules(list...)
+}
+
+// WriteVerifyText writes a Verify result as text: totals, each method's
+// judged and wrong instructions, the findings with the instructions before
+// them, and the functions that were judged. name names the program.
+func WriteVerifyText(w io.Writer, name string, res *VerifyResult) {
+	r := res.Report
+	pct := func(a, b uint64) string {
+		if b == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
+	}
+	rate := float64(r.Executed) / max(res.Elapsed.Seconds(), 1e-9)
+	fmt.Fprintf(w, "verify %s: %s instructions executed, %s verified (%s), in %.1f s (%s instructions/s)\n",
+		name, group(r.Executed), group(r.Verified), pct(r.Verified, r.Executed), res.Elapsed.Seconds(), group(uint64(rate)))
+	fmt.Fprintf(w, "  %s distinct instructions in %s bytes of text; %s calls, %s returns, %s frames left without a return, %s signal handlers\n",
+		group(uint64(r.Distinct)), group(r.TextSize), group(r.Calls), group(r.Returns), group(r.Resynced), group(r.Signals))
+	if res.Exited {
+		if res.Status < 0 {
+			fmt.Fprintf(w, "  the program was killed by signal %d\n", -res.Status)
+		} else {
+			fmt.Fprintf(w, "  the program exited with code %d\n", res.Status)
+		}
+	}
+	fmt.Fprintf(w, "\n%-8s %14s %10s\n", "method", "judged", "wrong")
+	for _, m := range compare.VerifyMethods {
+		k := m.String()
+		note := ""
+		if m == frames.MethodCode {
+			note = "  (a wrong instruction is the code oracle's bug)"
+		}
+		if m == frames.MethodFP {
+			note = "  (only where the code keeps its CFA on FP)"
+		}
+		fmt.Fprintf(w, "%-8s %14s %10s%s\n", k, group(r.Judged[k]), group(r.Wrong[k]), note)
+	}
+	if len(r.Findings) == 0 {
+		fmt.Fprintf(w, "\nNo method disagreed with the execution.\n")
+	} else {
+		fmt.Fprintf(w, "\n%d findings:\n", len(r.Findings))
+	}
+	for _, fd := range r.Findings {
+		label := fd.Method.String()
+		if fd.Oracle {
+			label += " (oracle bug)"
+		}
+		got := fmt.Sprintf("%#x", fd.Got)
+		if fd.Err != "" {
+			got = fd.Err
+		}
+		fmt.Fprintf(w, "  %s %s at %#x <%s> in %s, executed %d times: %s\n", label, strings.ToUpper(fd.What), fd.PC, fd.Function, fd.Module, fd.Count, fd.Insn)
+		fmt.Fprintf(w, "      execution %#x, %s %s (row %s)\n", fd.Truth, fd.Method.String(), got, fd.Rule)
+		for _, b := range fd.Before {
+			fmt.Fprintf(w, "      after %s\n", b)
+		}
+	}
+	var judged []*compare.VerifyFunc
+	for _, f := range r.Functions {
+		if f.Verified > 0 {
+			judged = append(judged, f)
+		}
+	}
+	if len(judged) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%-40s %12s %12s  %s\n", "function", "executed", "verified", "first wrong PC")
+	sort.SliceStable(judged, func(i, j int) bool { return len(judged[i].FirstWrong) > len(judged[j].FirstWrong) })
+	for i, f := range judged {
+		if i == 40 && len(f.FirstWrong) == 0 {
+			fmt.Fprintf(w, "(%d more functions, none wrong)\n", len(judged)-i)
+			break
+		}
+		var wrong []string
+		for _, m := range compare.VerifyMethods {
+			if pc, ok := f.FirstWrong[m.String()]; ok {
+				wrong = append(wrong, fmt.Sprintf("%s %#x", m, pc))
+			}
+		}
+		fmt.Fprintf(w, "%-40s %12s %12s  %s\n", clipName(f.Name+" ("+f.Module+")", 40), group(f.Executed), group(f.Verified), strings.Join(wrong, ", "))
+	}
+}
+
+func clipName(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}
+
+// group formats n with thousands separators.
+func group(n uint64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// VerifyProcess runs Verify on process pid (attached, then detached and
+// left running as it was) or, when pid is 0, on the program argv started
+// for it (killed at the end if it has not exited: sfdbg started it).
+func VerifyProcess(argv []string, pid int, opts VerifyOptions) (*VerifyResult, error) {
+	if pid != 0 {
+		st, err := proc.Seize(pid)
+		if err != nil {
+			return nil, err
+		}
+		res, err := Verify(st, opts)
+		if exited, _ := st.Exited(); !exited {
+			if derr := st.Detach(); err == nil {
+				err = derr
+			}
+		}
+		return res, err
+	}
+	t, err := Launch(argv, "")
+	if err != nil {
+		return nil, err
+	}
+	lt := t.(*liveTarget)
+	if len(opts.Functions) > 0 {
+		// The libraries are loaded by the time main runs: run there at
+		// full speed, so that their functions can be found.
+		if err := runToMain(lt.st, opts.Stop); err != nil {
+			lt.Kill()
+			return nil, err
+		}
+	}
+	res, err := Verify(lt.st, opts)
+	if kerr := lt.Kill(); err == nil && (res == nil || !res.Exited) {
+		err = kerr
+	}
+	return res, err
+}
