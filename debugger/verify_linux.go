@@ -131,10 +131,28 @@ func verifyFunctions(st *proc.Stop, v *compare.Verifier, opts VerifyOptions, eac
 	for _, a := range entries {
 		defer st.RemoveBreakpoint(a)
 	}
+	// A thread already at an entry (run there by runToMain) starts the
+	// first round.
+	var first []int
+	isEntry := map[uint64]bool{}
+	for _, a := range entries {
+		isEntry[a] = true
+	}
+	for _, tid := range st.Threads() {
+		if regs, err := st.Regs(tid); err == nil && isEntry[regs.PC()] {
+			first = append(first, tid)
+			break
+		}
+	}
 	for !stopNow() {
-		hits, exited, err := runToBreakpoint(st, stopNow)
-		if err != nil || exited || len(hits) == 0 {
-			return err
+		hits := first
+		first = nil
+		if hits == nil {
+			var exited bool
+			hits, exited, err = runToBreakpoint(st, stopNow)
+			if err != nil || exited || len(hits) == 0 {
+				return err
+			}
 		}
 		regs, err := st.Regs(hits[0])
 		if err != nil {

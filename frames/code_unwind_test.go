@@ -2,7 +2,11 @@ package frames
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/sfdbg/sfdbg/sframe/arch"
 )
 
 // stackOnly is the target's memory without its modules' pages: what a
@@ -57,3 +61,31 @@ func TestCodeUnwindsAsCFILive(t *testing.T) {
 
 // outermost reports whether a trace ended at the outermost frame.
 func outermost(e *StopError) bool { return e == nil || e.Reason == ReasonOutermost }
+
+// TestCodeSaysNothingWhereNoCallEnters checks the code method at PLT0 of
+// deep-v3-O2's .plt (0x1020): a jump from a PLT entry enters it with the
+// relocation index pushed (.eh_frame: CFA=rsp+16 there), as glibc's
+// _dl_runtime_resolve is entered from it with two words pushed. The walk
+// from a call's state would say CFA=rsp+8 (what sfdbg verify found against
+// the execution): the method must have no row there, not a wrong one.
+func TestCodeSaysNothingWhereNoCallEnters(t *testing.T) {
+	p := filepath.Join("..", "testdata", "bin", "deep-v3-O2")
+	const bias = 0x555555554000
+	m := &Module{Name: "deep-v3-O2", OpenPath: p, Start: bias, End: bias + 0x5000, Bias: bias}
+	defer m.Close()
+	sp := &Space{Mem: nopMemory{}, Modules: NewModules(m)}
+	if r, err := m.CFIRow(bias + 0x1020); err != nil || RuleString(r.CFA) != "rsp+16" {
+		t.Fatalf("the fixture's CFI at PLT0 is not CFA=rsp+16: %s, %v", cfiRowString(r), err)
+	}
+	regs := NewRegs(arch.AMD64Arch)
+	regs.Set(RIP, bias+0x1020)
+	regs.Set(RSP, 0x7ffff000)
+	f := Frame{Level: 0, PC: bias + 0x1020, Regs: regs, Method: MethodRegs, Interrupted: true, Module: m}
+	_, err := (&CodeUnwinder{Space: sp}).Step(&f)
+	if f.Row.Found() || err == nil {
+		t.Fatalf("the code method claims a row at PLT0: %s (err %v)", f.Row, err)
+	}
+	if !strings.Contains(err.Error(), "not by a call") {
+		t.Errorf("the reason does not say that no call enters PLT0: %v", err)
+	}
+}
