@@ -78,7 +78,9 @@ func Verify(st *proc.Stop, opts VerifyOptions) (*VerifyResult, error) {
 		}
 	}
 	var n uint64
-	stopNow := func() bool { return opts.MaxInstructions != 0 && n >= opts.MaxInstructions || opts.Stop != nil && opts.Stop() }
+	stopNow := func() bool {
+		return opts.MaxInstructions != 0 && n >= opts.MaxInstructions || opts.Stop != nil && opts.Stop()
+	}
 	// until, when not 0, is the thread whose entered function ends the
 	// stepping when it returns (--function).
 	until := 0
