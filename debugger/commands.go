@@ -417,6 +417,12 @@ and "New value"; a write of the same value does not stop.`,
 			help:   "Execute N instructions in the selected thread (default 1).",
 			repeat: sameArgs,
 			run:    cmdStepi},
+		{aliases: []string{"verify"}, args: "[N]", needsTarget: true,
+			help: `Single-step every thread for N instructions (default 10000; Ctrl-C
+stops) and check each executed instruction's SFrame, CFI, code and FP
+rule against the CFA and return address the execution gives (the frames
+entered by a call while verify runs), as "sfdbg verify" does.`,
+			run: cmdVerify},
 		{aliases: []string{"step", "s"}, args: "[N]",
 			help: `Not supported: gdb's source-level step; use stepi.
 gdb's step runs into calls, to the next line.

@@ -411,3 +411,41 @@ func VerifyProcess(argv []string, pid int, opts VerifyOptions) (*VerifyResult, e
 	}
 	return res, err
 }
+
+// cmdVerify implements the REPL's "verify [N]": Verify on the live
+// process for N instructions (default 10,000; Ctrl-C stops), its report,
+// then the selected frame as after stepi.
+func cmdVerify(s *Session, args string) error {
+	if err := s.canRun(); err != nil {
+		return err
+	}
+	lt, ok := s.tgt.(*liveTarget)
+	if !ok {
+		return errors.New("verify needs a running process: a core or a snapshot has no execution to check")
+	}
+	n, err := parseCount(args, 10000)
+	if err != nil {
+		return err
+	}
+	tid := s.thread
+	_, err = s.resume(func() (Event, error) {
+		lt.resumed()
+		lt.interrupt.Store(false)
+		res, err := Verify(lt.st, VerifyOptions{MaxInstructions: uint64(n),
+			Stop: func() bool { return lt.interrupt.Load() || s.quitting.Load() }})
+		if res != nil {
+			WriteVerifyText(s.ui, fmt.Sprintf("process %d", lt.st.Pid()), res)
+		}
+		if err != nil {
+			return Event{}, err
+		}
+		if ev, err, ok := lt.ended(); ok {
+			return ev, err
+		}
+		return Event{Kind: EventStopped, Thread: tid}, nil
+	})
+	if err != nil || s.tgt == nil {
+		return err
+	}
+	return s.printSelected()
+}

@@ -159,3 +159,26 @@ func TestVerifyFindsEachAnnotationFaultAtItsPC(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyCommandInTheREPL runs "verify 3000" in an attach session of
+// the verify-faults fixture: the report names the late pop's fault, then
+// the session goes on (bt) and the detached process runs on.
+func TestVerifyCommandInTheREPL(t *testing.T) {
+	requirePtraceHere(t)
+	cmd := startFixture(t, "verify-faults-v3")
+	pid := cmd.Process.Pid
+	s, ui := attachBatch(t, pid)
+	s.RunBatch([]string{"verify 3000", "bt", "detach"})
+	s.Close()
+	out := ui.Out.String()
+	if !strings.Contains(out, "3,000 instructions executed") || !strings.Contains(out, "<vf_late_pop>") {
+		t.Errorf("verify did not report the fixture's fault:\n%s", out)
+	}
+	if _, after, ok := strings.Cut(out, "first wrong PC"); !ok || !strings.Contains(after, "#0  0x") {
+		t.Errorf("no backtrace after verify:\n%s", out)
+	}
+	if tp := proc.ProcStatus(pid)["TracerPid"]; tp != "0" {
+		t.Errorf("TracerPid %s after detach", tp)
+	}
+	checkAlive(t, pid)
+}

@@ -36,7 +36,12 @@
 #                twice (arm64: two stops, the store done at each; s390x:
 #                refused with a sentence), detach; the target runs on;
 #   sample       sample -n 200 of deep.c's spin mode;
-#   core-*       sfdbg core on each core, inside the VM.
+#   core-*       sfdbg core on each core, inside the VM;
+#   verify-signal  verify of presignal_spin, the SIGALRM handler on_signal
+#                (entered by the kernel while presignal_spin is stepped)
+#                and its callees sig_chain1 and sig_chain2, 20,000 steps;
+#   verify-exit  verify of a whole run of the static deep.c (exit mode, 0 ms):
+#                every instruction from the first to the exit.
 # The cores come back base64-encoded on the console. On the host,
 # gdb-multiarch reads each core ("thread apply all bt"), and every frame
 # gdb shows must name the function of sfdbg's frame of the same number,
@@ -172,6 +177,8 @@ echo "=== END watch-runs-on rc=$?"
 step sample sfdbg sample -n 200 $pid
 kill -9 $pid; wait $pid 2>/dev/null
 step catch sfdbg catch --all-threads -- ./$CRASH
+step verify-signal sfdbg verify --function presignal_spin --function on_signal --function 'sig_chain*' --max-instructions 20000 -- ./deep signal
+step verify-exit sfdbg verify --max-instructions 400000 -- ./deep exit 0
 for c in /tmp/core.*; do [ -e "$c" ] && mv "$c" /tmp/catch.core; done
 for n in bt-deep bt-threads catch; do
 	[ -s /tmp/$n.core ] || { echo "=== BEGIN core-$n"; echo "no core"; echo "=== END core-$n rc=1"; continue; }
@@ -258,6 +265,14 @@ print("stepi: %s -> %s; x/3i: %s" % (pcs[0] if pcs else "?", pcs[1] if len(pcs) 
 sys.exit(0 if ok else 1)
 PY
 grep -q "Program terminated with signal SIGSEGV" "$OUT/catch.out" || { echo "FAIL catch: no SIGSEGV report"; fail=1; }
+# verify: the handler entered by the kernel and its callees, and a whole
+# run of the static program, judged against the execution: no method
+# wrong.
+grep -q " 1 signal handlers" "$OUT/verify-signal.out" || { echo "FAIL verify-signal: the handler was not entered"; fail=1; }
+for n in verify-signal verify-exit; do
+	grep -h "^verify \|^sframe \|^cfi \|^code \|^fp " "$OUT/$n.out" | sed "s/^/$n: /"
+	grep -q "No method disagreed" "$OUT/$n.out" || { echo "FAIL $n: a method disagreed with the execution:"; grep -A3 "findings:" "$OUT/$n.out" | head -12 | sed 's/^/    /'; fail=1; }
+done
 grep -h "^samples:\|^elapsed" "$OUT/sample.out" | sed 's/^/sample: /' || true
 total_c=0 total_e=0
 for n in bt-deep bt-threads catch; do
