@@ -262,11 +262,13 @@ func (v *Verifier) entryFrame(regs frames.Regs, signal bool) shadowFrame {
 	sp := regs.SP()
 	f := shadowFrame{cfa: sp + uint64(v.a.Entry.CFA.Offset), entrySP: sp, signal: signal}
 	f.fp, _ = regs.Get(v.a.FP)
-	switch ra := v.a.Entry.RA; ra.Kind {
-	case rule.Offset:
+	// The RA is at CFA+k where the call pushes it (AMD64), else in the
+	// link register (a.RA: x30, r14).
+	if ra := v.a.Entry.RA; ra.Kind == rule.Offset {
 		f.ra, _ = frames.ReadUint64(v.space.Mem, f.cfa+uint64(ra.Offset))
-	case rule.Register:
-		f.ra, _ = regs.Get(ra.Reg)
+	} else {
+		f.ra, _ = regs.Get(v.a.RA)
+		f.ra = v.strip(f.ra)
 	}
 	return f
 }
@@ -393,6 +395,15 @@ func (v *Verifier) judge(th *verifyThread, regs frames.Regs, in *decodedInsn, t 
 			continue
 		}
 		switch {
+		case f.Row.CFA.Kind == rule.Undefined:
+			// The method gives no CFA (the AArch64 and s390x frame
+			// pointer chains link records, not CFAs): its RA and FP
+			// are its claim.
+			if v.strip(caller.PC) != t.ra {
+				v.wrong(th, in, m, "ra", pc, t.ra, caller.PC, "", rowText)
+			} else if fp, ok := caller.Regs.Get(v.a.FP); ok && fpSaved(f.Row.FP) && fp != t.fp {
+				v.wrong(th, in, m, "fp", pc, t.fp, fp, "", rowText)
+			}
 		case f.CFA != t.cfa:
 			v.wrong(th, in, m, "cfa", pc, t.cfa, f.CFA, "", rowText)
 		case v.strip(caller.PC) != t.ra:

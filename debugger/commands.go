@@ -418,9 +418,10 @@ and "New value"; a write of the same value does not stop.`,
 			repeat: sameArgs,
 			run:    cmdStepi},
 		{aliases: []string{"verify"}, args: "[N]", needsTarget: true,
-			help: `Single-step every thread for N instructions (default 10000; Ctrl-C
-stops) and check each executed instruction's SFrame, CFI, code and FP
-rule against the CFA and return address the execution gives (the frames
+			help: `Check N executed instructions' unwind rules against the execution.
+Single-steps every thread for N instructions (default 10000; Ctrl-C
+stops) and checks each instruction's SFrame, CFI, code and FP rule
+against the CFA and return address the execution gives (the frames
 entered by a call while verify runs), as "sfdbg verify" does.`,
 			run: cmdVerify},
 		{aliases: []string{"step", "s"}, args: "[N]",

@@ -3,7 +3,7 @@
 // every frame with DWARF CFI and frame-pointer unwinding.
 //
 // This package owns the command line and nothing else: the subcommands
-// (dump, check, bt, sample, catch, demo, attach, run, commands, version; one file
+// (dump, check, bt, sample, catch, demo, attach, run, verify, commands, version; one file
 // each, registered in one table), their flags, output formats and files,
 // and exit statuses. Decoding is package sframe's, unwinding frames', the
 // comparison and its text and JSON compare's, and process control and the
