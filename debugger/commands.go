@@ -418,7 +418,7 @@ and "New value"; a write of the same value does not stop.`,
 			repeat: sameArgs,
 			run:    cmdStepi},
 		{aliases: []string{"verify"}, args: "[N]", needsTarget: true,
-			help: `Check N executed instructions' unwind rules against the execution.
+			help: `Check each method against N executed instructions.
 Single-steps every thread for N instructions (default 10000; Ctrl-C
 stops) and checks each instruction's SFrame, CFI, code and FP rule
 against the CFA and return address the execution gives (the frames
