@@ -98,8 +98,12 @@ type VerifyReport struct {
 	Signals  uint64 `json:"signal_handlers"`
 	// Judged and Wrong count, per method name, the verified instructions
 	// the method had a rule for and those it was wrong at.
-	Judged    map[string]uint64 `json:"judged"`
-	Wrong     map[string]uint64 `json:"wrong"`
+	Judged map[string]uint64 `json:"judged"`
+	Wrong  map[string]uint64 `json:"wrong"`
+	// NotJudged counts the method answers that differed from the
+	// execution for a reason that is not the method's (NotJudgedOwnSP,
+	// NotJudgedRewritten), by reason.
+	NotJudged map[string]uint64 `json:"not_judged,omitempty"`
 	Functions []*VerifyFunc     `json:"functions"`
 	Findings  []*VerifyFinding  `json:"findings"`
 }
@@ -113,6 +117,10 @@ type shadowFrame struct {
 	fp      uint64 // the caller's FP (the FP register at entry)
 	signal  bool   // a signal handler's frame
 	tramp   bool   // the signal trampoline after a handler: no truth
+	// rewritten: the code rewrote the return address the call pushed
+	// (libgcc's __builtin_eh_return): the frame no longer returns where
+	// its call said, and is not judged.
+	rewritten bool
 }
 
 // verifyThread is one thread's shadow stack and the instruction it
@@ -123,6 +131,11 @@ type verifyThread struct {
 	// its decoded instruction (nil before the first).
 	pc, sp uint64
 	in     *decodedInsn
+	// transit is set from a non-local exit's SP move (frames left
+	// without a return) until the thread's next branch: the code is
+	// between frames (longjmp's and eh_return's "mov ...,%rsp" then
+	// "jmp *reg"), and no frame's truth holds there.
+	transit bool
 	// recent are the last PCs executed (a ring of len 4), for findings.
 	recent [4]uint64
 	nrec   int
@@ -167,7 +180,7 @@ func NewVerifier(a *arch.Arch, space *frames.Space, refresh func() *frames.Space
 	v := &Verifier{a: a, refresh: refresh, threads: map[int]*verifyThread{},
 		insns: map[uint64]*decodedInsn{}, funcs: map[string]*VerifyFunc{}, found: map[findKey]*VerifyFinding{},
 		texts: map[*frames.Module]bool{}}
-	v.rep.Judged, v.rep.Wrong = map[string]uint64{}, map[string]uint64{}
+	v.rep.Judged, v.rep.Wrong, v.rep.NotJudged = map[string]uint64{}, map[string]uint64{}, map[string]uint64{}
 	v.setSpace(space)
 	return v
 }
@@ -233,12 +246,16 @@ func (v *Verifier) Step(tid int, regs frames.Regs, signal int) {
 		v.rep.Signals++
 		th.push(v.entryFrame(regs, true))
 	} else if th.in != nil {
+		if th.in.class != arch.Other {
+			th.transit = false
+		}
 		v.transition(th, regs)
 	}
 	// Frames whose entry SP is now below SP were left without a return.
 	for len(th.stack) > 0 && sp > th.stack[len(th.stack)-1].entrySP {
 		th.stack = th.stack[:len(th.stack)-1]
 		v.rep.Resynced++
+		th.transit = true
 	}
 	in := v.decode(pc)
 	th.pc, th.sp, th.in = pc, sp, in
@@ -246,9 +263,13 @@ func (v *Verifier) Step(tid int, regs frames.Regs, signal int) {
 	if in.fn != nil {
 		in.fn.Executed++
 	}
-	if len(th.stack) > 0 && !th.stack[len(th.stack)-1].tramp && in.fn != nil &&
+	if top := len(th.stack) - 1; top >= 0 && !th.stack[top].tramp && !th.stack[top].rewritten && in.fn != nil &&
 		(v.Match == nil || v.Match(in.fn.Name)) {
-		v.judge(th, regs, in, &th.stack[len(th.stack)-1])
+		if th.transit {
+			v.rep.NotJudged[NotJudgedTransit]++
+		} else {
+			v.judge(th, regs, in, &th.stack[len(th.stack)-1])
+		}
 	}
 	th.recent[th.nrec%len(th.recent)] = pc
 	th.nrec++
@@ -386,6 +407,15 @@ func (v *Verifier) judge(th *verifyThread, regs frames.Regs, in *decodedInsn, t 
 		if m == frames.MethodCode && f.Row.CFA.Kind == rule.ValOffset && f.Row.CFA.Reg == v.a.FP {
 			codeFPFrame = true
 		}
+		if err != nil || f.CFA != t.cfa && f.Row.CFA.Kind != rule.Undefined || v.strip(caller.PC) != t.ra {
+			if why := v.excuse(&f, t); why != "" {
+				v.rep.NotJudged[why]++
+				if t.rewritten {
+					return
+				}
+				continue
+			}
+		}
 		name := m.String()
 		v.rep.Judged[name]++
 		in.fn.Judged[name]++
@@ -414,6 +444,42 @@ func (v *Verifier) judge(th *verifyThread, regs frames.Regs, in *decodedInsn, t 
 			}
 		}
 	}
+}
+
+// Reasons an instruction where a method differs from the execution is not
+// a finding (VerifyReport.NotJudged).
+const (
+	// NotJudgedOwnSP: the row gives the caller's SP by a rule of its own
+	// (DWARF CFI's rule for the SP register), so its CFA is only a base
+	// for the other rules: glibc's __longjmp describes the frame it jumps
+	// to ("we add unwind information for the target here"), not its
+	// caller.
+	NotJudgedOwnSP = "the row gives the caller's SP itself (a non-local exit describing its target)"
+	// NotJudgedRewritten: the code overwrote the return address the call
+	// pushed (libgcc's __builtin_eh_return installing a handler), so the
+	// frame returns elsewhere than its call said.
+	NotJudgedRewritten = "the frame rewrote its return address (eh_return)"
+	// NotJudgedTransit: a non-local exit moved SP above frames it leaves
+	// without a return, and has not yet jumped to its target: the code is
+	// between frames.
+	NotJudgedTransit = "a non-local exit moved SP and has not jumped yet"
+)
+
+// excuse says why a method's difference from the truth t at frame f is
+// not the method's fault, or "".
+func (v *Verifier) excuse(f *frames.Frame, t *shadowFrame) string {
+	ownSP := false
+	f.Row.Other.Each(func(reg rule.Reg, _ rule.Rule) { ownSP = ownSP || reg == v.a.SP })
+	if ownSP {
+		return NotJudgedOwnSP
+	}
+	if ra := v.a.Entry.RA; v.a.CallPushesRA && ra.Kind == rule.Offset {
+		if got, err := frames.ReadUint64(v.space.Mem, t.cfa+uint64(ra.Offset)); err == nil && got != t.ra {
+			t.rewritten = true
+			return NotJudgedRewritten
+		}
+	}
+	return ""
 }
 
 // strip removes a pointer-authentication code from a code address on a

@@ -313,6 +313,14 @@ func WriteVerifyText(w io.Writer, name string, res *VerifyResult) {
 		}
 		fmt.Fprintf(w, "%-8s %14s %10s%s\n", k, group(r.Judged[k]), group(r.Wrong[k]), note)
 	}
+	whys := make([]string, 0, len(r.NotJudged))
+	for why := range r.NotJudged {
+		whys = append(whys, why)
+	}
+	sort.Strings(whys)
+	for _, why := range whys {
+		fmt.Fprintf(w, "not judged: %s instructions where %s\n", group(r.NotJudged[why]), why)
+	}
 	if len(r.Findings) == 0 {
 		fmt.Fprintf(w, "\nNo method disagreed with the execution.\n")
 	} else {

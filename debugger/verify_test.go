@@ -182,3 +182,37 @@ func TestVerifyCommandInTheREPL(t *testing.T) {
 	}
 	checkAlive(t, pid)
 }
+
+// TestVerifyFollowsNonLocalExits verifies the verify-shapes fixture: an
+// alloca frame, a realigned frame, setjmp/longjmp and a C++ exception, all
+// with GCC's CFI and the SFrame GNU as made from it. The frames longjmp
+// and the exception leave are dropped ("frames left without a return"),
+// glibc's __longjmp (whose CFI describes its target) and libgcc's
+// eh_return (which rewrites its return address) are not judged, and no
+// method is wrong anywhere.
+func TestVerifyFollowsNonLocalExits(t *testing.T) {
+	requirePtraceHere(t)
+	cmd := startFixture(t, "verify-shapes-v3")
+	res, err := VerifyProcess(nil, cmd.Process.Pid, VerifyOptions{MaxInstructions: 60000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Report
+	var out strings.Builder
+	WriteVerifyText(&out, "verify-shapes-v3", res)
+	if len(r.Findings) != 0 {
+		t.Errorf("findings in compiled code:\n%s", out.String())
+	}
+	if r.Resynced == 0 {
+		t.Errorf("no frame was left without a return (longjmp, throw):\n%s", out.String())
+	}
+	judged := map[string]uint64{}
+	for _, f := range r.Functions {
+		judged[f.Name] += f.Judged["sframe"]
+	}
+	for _, fn := range []string{"_Z10alloca_sumi", "_Z9realignedi", "_Z6jumperi", "_Z7catcheri"} {
+		if judged[fn] == 0 {
+			t.Errorf("SFrame not judged in %s:\n%s", fn, out.String())
+		}
+	}
+}

@@ -5,6 +5,10 @@
 #                                   --gsframe (SFrame v3): two functions whose
 #                                   CFI, and so SFrame, is wrong at labelled
 #                                   instructions, and one clean function
+#   testdata/bin/verify-shapes-v3   verify-shapes.cc, PIE, -O2, g++ with GNU as
+#                                   and ld 2.47.50 --gsframe: alloca, a
+#                                   realigned frame, setjmp/longjmp and a C++
+#                                   exception, all with the compiler's CFI
 # Usage: scripts/build-verify-fixtures.sh
 # Env:   SFDBG_TOOLCHAINS  toolchain dir (default /tmp/sfdbg-toolchains)
 set -euo pipefail
@@ -20,3 +24,11 @@ gcc -B "$TC/v3/bin/" -Wa,--gsframe -O2 -Wall -Wextra -ffile-prefix-map="$REPO"=.
 check_version "$out" x86_64 3
 [ "$("$out" 0)" = ready ] || die "verify-faults-v3 0 did not print ready"
 echo "built verify-faults-v3 ($(stat -c %s "$out") bytes, SFrame v3)"
+
+need g++ "builds verify-shapes.cc"
+out=$BIN/verify-shapes-v3
+g++ -B "$TC/v3/bin/" -Wa,--gsframe -O2 -Wall -Wextra -ffile-prefix-map="$REPO"=. \
+    -o "$out" testdata/src/verify-shapes.cc
+check_version "$out" x86_64 3
+[ "$("$out" 0)" = ready ] || die "verify-shapes-v3 0 did not print ready"
+echo "built verify-shapes-v3 ($(stat -c %s "$out") bytes, SFrame v3)"
