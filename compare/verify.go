@@ -41,7 +41,11 @@ var VerifyMethods = []frames.Method{frames.MethodSFrame, frames.MethodCFI, frame
 type VerifyFinding struct {
 	Method frames.Method `json:"method"`
 	// What is "cfa", "ra" or "fp".
-	What     string `json:"what"`
+	What string `json:"what"`
+	// Level is the frame the method was wrong at: 0 for the instruction's
+	// own frame, N for the Nth caller when the whole stack was unwound
+	// on a call or a return (PC is then that frame's return address).
+	Level    int    `json:"level,omitempty"`
 	PC       uint64 `json:"pc"`
 	Function string `json:"function"`
 	Module   string `json:"module"`
@@ -150,9 +154,10 @@ type decodedInsn struct {
 }
 
 type findKey struct {
-	m    frames.Method
-	what string
-	pc   uint64
+	m     frames.Method
+	what  string
+	pc    uint64
+	level int
 }
 
 // Verifier checks every executed instruction; see the comment above. It is
@@ -249,7 +254,9 @@ func (v *Verifier) Step(tid int, regs frames.Regs, signal int) {
 		if th.in.class != arch.Other {
 			th.transit = false
 		}
-		v.transition(th, regs)
+		if v.transition(th, regs) {
+			defer v.checkStack(th, regs)
+		}
 	}
 	// Frames whose entry SP is now below SP were left without a return.
 	for len(th.stack) > 0 && sp > th.stack[len(th.stack)-1].entrySP {
@@ -295,8 +302,9 @@ func (v *Verifier) entryFrame(regs frames.Regs, signal bool) shadowFrame {
 }
 
 // transition updates th's shadow stack for the instruction th.in that took
-// the thread from th.pc to regs.PC().
-func (v *Verifier) transition(th *verifyThread, regs frames.Regs) {
+// the thread from th.pc to regs.PC(), and reports whether it was a call or
+// a return.
+func (v *Verifier) transition(th *verifyThread, regs frames.Regs) bool {
 	pc, sp := regs.PC(), regs.SP()
 	next := th.pc + uint64(th.in.len)
 	switch th.in.class {
@@ -305,9 +313,10 @@ func (v *Verifier) transition(th *verifyThread, regs frames.Regs) {
 		f.ra = next // the return address is the call's fall-through
 		th.push(f)
 		v.rep.Calls++
+		return true
 	case arch.Return, arch.CondReturn:
 		if th.in.class == arch.CondReturn && pc == next {
-			return
+			return false
 		}
 		for i := len(th.stack) - 1; i >= 0; i-- {
 			f := th.stack[i]
@@ -322,9 +331,91 @@ func (v *Verifier) transition(th *verifyThread, regs frames.Regs) {
 				// goes back above the handler's frame.
 				th.push(shadowFrame{tramp: true, entrySP: sp})
 			}
-			return
+			return true
 		}
 	}
+	return false
+}
+
+// maxStackCheck bounds the frames checkStack compares.
+const maxStackCheck = 64
+
+// checkStack unwinds thread th's whole stack with each table method (the
+// frame-pointer chain is left out: in code without frame pointers it is
+// broken by design) and compares frames 1 and up with the shadow stack:
+// each frame's PC with the return address its call pushed, and its CFA.
+// Frame 0 is judged at every instruction; a method wrong there is not
+// followed further. Only the innermost frames entered since verify began
+// (and not a signal handler's, whose caller is the kernel's frame) have a
+// truth. Called after every call and return.
+func (v *Verifier) checkStack(th *verifyThread, regs frames.Regs) {
+	n := len(th.stack)
+	depth := 0
+	for i := n - 1; i >= 0 && depth < maxStackCheck; i-- {
+		if f := &th.stack[i]; f.tramp || f.signal || f.rewritten {
+			break
+		}
+		depth++
+	}
+	if depth < 2 || th.transit || th.in == nil || th.in.fn == nil || v.Match != nil && !v.Match(th.in.fn.Name) {
+		return
+	}
+	for i, u := range v.unw {
+		m := VerifyMethods[i]
+		if m == frames.MethodFP {
+			continue
+		}
+		st := frames.NewStack(u, regs, v.space, frames.StackOptions{MaxDepth: depth + 1})
+		for level := 0; level < depth && st.Next(); level++ {
+			f := st.Frame()
+			t := &th.stack[n-1-level]
+			if level == 0 {
+				if f.CFA != t.cfa {
+					break
+				}
+				continue
+			}
+			if !f.Row.Found() {
+				break // the method has no data for this caller: coverage
+			}
+			below := &th.stack[n-level]
+			what, truth, got := "", uint64(0), uint64(0)
+			switch {
+			case v.strip(f.PC) != below.ra:
+				what, truth, got = "ra", below.ra, f.PC
+			case f.CFA != t.cfa:
+				what, truth, got = "cfa", t.cfa, f.CFA
+			}
+			if what != "" {
+				v.wrongAt(th, m, what, level, f.PC, truth, got, f.Row.String())
+				break
+			}
+		}
+	}
+}
+
+// wrongAt records a method wrong at caller frame level (its PC a return
+// address) in a whole-stack check.
+func (v *Verifier) wrongAt(th *verifyThread, m frames.Method, what string, level int, pc, truth, got uint64, rowText string) {
+	name := m.String()
+	v.rep.Wrong[name]++
+	k := findKey{m, what, pc, level}
+	if fd := v.found[k]; fd != nil {
+		fd.Count++
+		return
+	}
+	fn, modName, insn := "??", "", ""
+	if mod := v.space.Modules.Find(frames.LookupPC(pc, false)); mod != nil {
+		modName = mod.Name
+		if n, _, ok := mod.FuncName(frames.LookupPC(pc, false)); ok {
+			fn = n
+		}
+	}
+	if in := v.insns[pc]; in != nil {
+		insn = in.text
+	}
+	v.found[k] = &VerifyFinding{Method: m, What: what, Level: level, PC: pc, Function: fn, Module: modName,
+		Insn: insn, Truth: truth, Got: got, Rule: rowText, Count: 1, Oracle: m == frames.MethodCode}
 }
 
 // decode returns the instruction at pc, decoded once.
@@ -509,7 +600,7 @@ func (v *Verifier) wrong(th *verifyThread, in *decodedInsn, m frames.Method, wha
 	if _, ok := in.fn.FirstWrong[name]; !ok {
 		in.fn.FirstWrong[name] = pc
 	}
-	k := findKey{m, what, pc}
+	k := findKey{m, what, pc, 0}
 	if fd := v.found[k]; fd != nil {
 		fd.Count++
 		return

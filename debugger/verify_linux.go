@@ -335,7 +335,12 @@ func WriteVerifyText(w io.Writer, name string, res *VerifyResult) {
 		if fd.Err != "" {
 			got = fd.Err
 		}
-		fmt.Fprintf(w, "  %s %s at %#x <%s> in %s, executed %d times: %s\n", label, strings.ToUpper(fd.What), fd.PC, fd.Function, fd.Module, fd.Count, fd.Insn)
+		if fd.Level > 0 {
+			fmt.Fprintf(w, "  %s %s of frame %d, return address %#x in <%s> in %s, seen %d times (the whole stack unwound at calls and returns)\n",
+				label, strings.ToUpper(fd.What), fd.Level, fd.PC, fd.Function, fd.Module, fd.Count)
+		} else {
+			fmt.Fprintf(w, "  %s %s at %#x <%s> in %s, executed %d times: %s\n", label, strings.ToUpper(fd.What), fd.PC, fd.Function, fd.Module, fd.Count, fd.Insn)
+		}
 		fmt.Fprintf(w, "      execution %#x, %s %s (row %s)\n", fd.Truth, fd.Method.String(), got, fd.Rule)
 		for _, b := range fd.Before {
 			fmt.Fprintf(w, "      after %s\n", b)

@@ -88,12 +88,14 @@ func TestVerifyFollowsASignalHandler(t *testing.T) {
 }
 
 // TestVerifyFindsEachAnnotationFaultAtItsPC runs verify on the fixture
-// whose assembly has two CFI faults (verify-faults-x86_64.s): a push
-// without its CFA adjust, wrong from vf_missing_after_push to the pop, and
-// an adjust placed before its pop, wrong at vf_late_pop. CFI and the SFrame
-// GNU as made from it must each be found wrong at exactly those PCs, the
-// CFA 8 bytes low; the code (right there) and the clean function give
-// nothing.
+// whose assembly has three CFI faults (verify-faults-x86_64.s): a push
+// without its CFA adjust, wrong from vf_missing_after_push to the pop; an
+// adjust placed before its pop, wrong at vf_late_pop; and a push without
+// its adjust before a call, wrong at its instructions and, in the
+// whole-stack check from the callee, at the caller frame whose return
+// address is vf_call_return. CFI and the SFrame GNU as made from it must
+// each be found wrong at exactly those PCs, the CFA 8 bytes low; the code
+// (right there) and the clean function give nothing.
 func TestVerifyFindsEachAnnotationFaultAtItsPC(t *testing.T) {
 	requirePtraceHere(t)
 	path := fixture(t, "verify-faults-v3")
@@ -114,6 +116,10 @@ func TestVerifyFindsEachAnnotationFaultAtItsPC(t *testing.T) {
 		want[addr["vf_missing_after_push"]+off] = true
 	}
 	want[addr["vf_late_pop"]] = true
+	// mov and call after wrong_at_call's push, add and pop after the call.
+	for _, a := range []uint64{addr["vf_call_after_push"], addr["vf_call_after_push"] + 3, addr["vf_call_return"], addr["vf_call_return"] + 3} {
+		want[a] = true
+	}
 
 	cmd := startFixture(t, "verify-faults-v3")
 	mods, err := frames.ModulesFromMaps(cmd.Process.Pid, proc.NewProcMemory(cmd.Process.Pid))
@@ -135,11 +141,24 @@ func TestVerifyFindsEachAnnotationFaultAtItsPC(t *testing.T) {
 	exe := res.Report
 	for _, m := range []frames.Method{frames.MethodSFrame, frames.MethodCFI} {
 		got := map[uint64]bool{}
+		callers := 0
 		for _, fd := range findingsOf(exe, m) {
 			if fd.What != "cfa" || fd.Got+8 != fd.Truth {
 				t.Errorf("%s: %s finding at %#x is not a CFA 8 bytes low", m, fd.What, fd.PC)
 			}
+			if fd.Level > 0 {
+				// Seen from clean_leaf: wrong_at_call's frame, whose
+				// return address is vf_call_return.
+				if fd.Level != 1 || fd.PC-bias != addr["vf_call_return"] {
+					t.Errorf("%s: a caller frame found wrong at level %d, return address %#x", m, fd.Level, fd.PC-bias)
+				}
+				callers++
+				continue
+			}
 			got[fd.PC-bias] = true
+		}
+		if callers != 1 {
+			t.Errorf("%s: %d caller-frame findings, want 1 (wrong_at_call seen from clean_leaf):\n%s", m, callers, out.String())
 		}
 		if len(got) != len(want) {
 			t.Errorf("%s wrong at %d PCs, want %d:\n%s", m, len(got), len(want), out.String())

@@ -33,8 +33,8 @@ func TestVerifyCommand(t *testing.T) {
 			Method string `json:"method"`
 		} `json:"findings"`
 	}
-	if err := json.Unmarshal(out.Bytes(), &doc); err != nil || doc.Executed != 3000 || len(doc.Findings) != 8 {
-		t.Errorf("--json: %v, %d executed, %d findings (want 3000, 8):\n%s", err, doc.Executed, len(doc.Findings), out.String())
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil || doc.Executed != 3000 || len(doc.Findings) != 18 {
+		t.Errorf("--json: %v, %d executed, %d findings (want 3000, 18: 8 PCs by SFrame and by CFI, and one caller frame each):\n%s", err, doc.Executed, len(doc.Findings), out.String())
 	}
 	checkRunning(t, pid)
 	for _, args := range [][]string{{"verify"}, {"verify", "-p", "x"}, {"verify", "-p", "1", "prog"}} {

@@ -10,6 +10,10 @@
 #                   at vf_late_pop (the pop itself) both say CFA=rsp+8 where
 #                   it is rsp+16.
 #   clean_leaf      right annotations: nothing may be found in it.
+#   wrong_at_call   push %rbx without its adjust, then a call to clean_leaf:
+#                   wrong at every instruction from vf_call_after_push to the
+#                   pop, and, seen from clean_leaf, at the caller frame whose
+#                   return address is vf_call_return.
 	.text
 	.globl	missing_adjust
 	.type	missing_adjust, @function
@@ -58,4 +62,20 @@ clean_leaf:
 	ret
 	.cfi_endproc
 	.size	clean_leaf, .-clean_leaf
+	.globl	wrong_at_call
+	.type	wrong_at_call, @function
+wrong_at_call:
+	.cfi_startproc
+	push	%rbx
+	.globl	vf_call_after_push
+vf_call_after_push:
+	mov	%rdi, %rbx
+	call	clean_leaf
+	.globl	vf_call_return
+vf_call_return:
+	add	%rbx, %rax
+	pop	%rbx
+	ret
+	.cfi_endproc
+	.size	wrong_at_call, .-wrong_at_call
 	.section	.note.GNU-stack,"",@progbits

@@ -8,6 +8,7 @@
 long missing_adjust(long);
 long late_restore(long);
 long clean_leaf(long);
+long wrong_at_call(long);
 volatile long sink;
 
 int main(int argc, char **argv)
@@ -18,7 +19,7 @@ int main(int argc, char **argv)
 	time_t end = time(NULL) + secs;
 	do {
 		for (int i = 0; i < 1000; i++)
-			sink += missing_adjust(i) + late_restore(i) + clean_leaf(i);
+			sink += missing_adjust(i) + late_restore(i) + clean_leaf(i) + wrong_at_call(i);
 	} while (time(NULL) < end);
 	return 0;
 }
