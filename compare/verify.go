@@ -146,8 +146,9 @@ type verifyThread struct {
 }
 
 type decodedInsn struct {
-	class arch.Class
-	len   int
+	class  arch.Class
+	len    int
+	target uint64 // a direct call's or branch's target
 	text  string
 	fn    *VerifyFunc
 	mod   *frames.Module
@@ -173,6 +174,7 @@ type Verifier struct {
 	found   map[findKey]*VerifyFinding
 	texts   map[*frames.Module]bool
 	rep     VerifyReport
+	broken  string
 	// Match, when set, says which functions to judge (by name); the
 	// others are executed and kept on the shadow stack, not judged.
 	Match func(name string) bool
@@ -223,6 +225,17 @@ func (v *Verifier) Depth(tid int) int {
 // ran freely since, and their next instructions start afresh.
 func (v *Verifier) Forget() { clear(v.threads) }
 
+// Broken says why the execution can no longer be trusted as the truth
+// (the machine's single step did not follow a call), or "".
+func (v *Verifier) Broken() string { return v.broken }
+
+// funcStart reports whether pc is the first instruction of a function of
+// mod (its symbol's value).
+func (v *Verifier) funcStart(mod *frames.Module, pc uint64) bool {
+	_, off, ok := mod.FuncName(pc)
+	return ok && off == 0
+}
+
 // Exited forgets thread tid.
 func (v *Verifier) Exited(tid int) { delete(v.threads, tid) }
 
@@ -249,7 +262,17 @@ func (v *Verifier) Step(tid int, regs frames.Regs, signal int) {
 	pc, sp := regs.PC(), regs.SP()
 	if signal != 0 {
 		v.rep.Signals++
-		th.push(v.entryFrame(regs, true))
+		if in := v.decode(pc); in.mod != nil && v.funcStart(in.mod, pc) {
+			th.push(v.entryFrame(regs, true))
+		} else {
+			// The kernel reported the step after the handler's first
+			// instructions (s390x: the stop comes from the next PER
+			// event, not from the signal's delivery), or the handler has
+			// no symbol: its entry state is not known. Nothing is
+			// judged until sigreturn brings SP back above the signal
+			// frame, which lies below the interrupted SP.
+			th.push(shadowFrame{tramp: true, entrySP: th.sp - 1})
+		}
 	} else if th.in != nil {
 		if th.in.class != arch.Other {
 			th.transit = false
@@ -309,6 +332,11 @@ func (v *Verifier) transition(th *verifyThread, regs frames.Regs) bool {
 	next := th.pc + uint64(th.in.len)
 	switch th.in.class {
 	case arch.Call, arch.CallIndirect:
+		if th.in.class == arch.Call && pc == next && th.in.target != next && v.broken == "" {
+			// The step did not follow the call: the truth is lost, and
+			// the program no longer runs as it would.
+			v.broken = fmt.Sprintf("a single step of the call at %#x (%s) stopped at its fall-through %#x, not at its target %#x: single-stepping on this machine does not follow calls, so no frame's truth can be known", th.pc, th.in.text, pc, th.in.target)
+		}
 		f := v.entryFrame(regs, false)
 		f.ra = next // the return address is the call's fall-through
 		th.push(f)
@@ -439,7 +467,7 @@ func (v *Verifier) decode(pc uint64) *decodedInsn {
 	if v.a.Decoder != nil && n > 0 {
 		var ai arch.Inst
 		if err := v.a.Decoder.Decode(buf[:n], pc, &ai); err == nil {
-			in.class, in.len = ai.Class, ai.Len
+			in.class, in.len, in.target = ai.Class, ai.Len, ai.Target
 			in.text = v.a.Decoder.Text(buf[:n], pc)
 		}
 	}

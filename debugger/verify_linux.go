@@ -79,7 +79,7 @@ func Verify(st *proc.Stop, opts VerifyOptions) (*VerifyResult, error) {
 	}
 	var n uint64
 	stopNow := func() bool {
-		return opts.MaxInstructions != 0 && n >= opts.MaxInstructions || opts.Stop != nil && opts.Stop()
+		return opts.MaxInstructions != 0 && n >= opts.MaxInstructions || opts.Stop != nil && opts.Stop() || v.Broken() != ""
 	}
 	// until, when not 0, is the thread whose entered function ends the
 	// stepping when it returns (--function).
@@ -97,6 +97,9 @@ func Verify(st *proc.Stop, opts VerifyOptions) (*VerifyResult, error) {
 		}
 		v.Step(ev.Tid, ev.Regs, ev.Signal)
 		n++
+		if v.Broken() != "" {
+			return false
+		}
 		if until != 0 && ev.Tid == until && v.Depth(until) == 0 {
 			return false
 		}
@@ -110,6 +113,9 @@ func Verify(st *proc.Stop, opts VerifyOptions) (*VerifyResult, error) {
 	}
 	res := &VerifyResult{Report: v.Report(), Elapsed: time.Since(start)}
 	res.Exited, res.Status = st.Exited()
+	if why := v.Broken(); why != "" && err == nil {
+		err = errors.New("verify stopped: " + why)
+	}
 	return res, err
 }
 

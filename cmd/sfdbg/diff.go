@@ -106,6 +106,11 @@ func writeDiffJUnit(path string, rep *compare.DiffReport) error {
 	}
 	cases = append(cases, junitCase{Name: fmt.Sprintf("the other %d functions paired", max(0, rep.Summary.Paired-len(byFunc))), Classname: "sfdbg.diff"})
 	suite.Tests = len(cases)
+	return writeJUnitCases(path, suite, cases)
+}
+
+// writeJUnitCases writes one JUnit test suite of cases to path.
+func writeJUnitCases(path string, suite junitSuite, cases []junitCase) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err

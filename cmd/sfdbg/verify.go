@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 
@@ -23,7 +24,7 @@ func (p *funcPatterns) Set(s string) error { *p = append(*p, s); return nil }
 func init() {
 	c := &command{
 		name:  "verify",
-		usage: "verify [--function GLOB]... [--max-instructions N] [--json] (-p PID | [--] PROG [ARGS...])",
+		usage: "verify [--function GLOB]... [--max-instructions N] [--json] [--junit FILE] (-p PID | [--] PROG [ARGS...])",
 		summary: "single-step a program and check every executed instruction's SFrame, CFI, frame-pointer and code-oracle rule\n" +
 			"against the true CFA and return address its calls fixed; exit 1 if SFrame, CFI or FP disagreed",
 	}
@@ -33,6 +34,7 @@ func init() {
 		fs.Var(&funcs, "function", "judge only the functions whose names match `GLOB` (repeatable; every thread is still stepped)")
 		maxN := fs.Uint64("max-instructions", 0, "stop after `N` executed instructions (0: until the program exits)")
 		asJSON := fs.Bool("json", false, "print the report as one JSON document")
+		junit := fs.String("junit", "", "also write a JUnit XML report to `FILE` (one test case per function verified, failing where a table was wrong)")
 		pidFlag := fs.String("p", "", "verify the running process `PID` (attached, then detached and left running)")
 		if st, ok := parseFlags(fs, args); !ok {
 			return st
@@ -82,6 +84,12 @@ func init() {
 		} else {
 			debugger.WriteVerifyText(stdout, name, res)
 		}
+		if *junit != "" {
+			if jerr := writeVerifyJUnit(*junit, res.Report); jerr != nil {
+				fmt.Fprintf(stderr, "sfdbg verify: %v\n", jerr)
+				return exitError
+			}
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "sfdbg verify: %v\n", err)
 			return exitError
@@ -94,4 +102,47 @@ func init() {
 		return exitOK
 	}
 	register(c)
+}
+
+// writeVerifyJUnit writes one test case per function verify judged,
+// failing when SFrame, CFI or the FP chain was wrong in it (a code-oracle
+// finding is the oracle's bug: system-out, not a failure).
+func writeVerifyJUnit(path string, r *compare.VerifyReport) error {
+	suite := junitSuite{Name: "sfdbg verify"}
+	var cases []junitCase
+	index := map[string]int{}
+	for _, f := range r.Functions {
+		if f.Verified == 0 {
+			continue
+		}
+		index[f.Module+"\x00"+f.Name] = len(cases)
+		cases = append(cases, junitCase{Name: f.Name, Classname: "sfdbg.verify." + f.Module,
+			SystemOut: fmt.Sprintf("%d instructions executed, %d verified", f.Executed, f.Verified)})
+	}
+	for _, fd := range r.Findings {
+		i, ok := index[fd.Module+"\x00"+fd.Function]
+		if !ok {
+			i = len(cases)
+			index[fd.Module+"\x00"+fd.Function] = i
+			cases = append(cases, junitCase{Name: fd.Function, Classname: "sfdbg.verify." + fd.Module})
+		}
+		tc := &cases[i]
+		line := fmt.Sprintf("%s %s wrong at %#x (frame %d): execution %#x, %s %#x, row %s\n", fd.Method, fd.What, fd.PC, fd.Level, fd.Truth, fd.Method, fd.Got, fd.Rule)
+		if fd.Oracle {
+			tc.SystemOut += "\noracle bug: " + line
+			continue
+		}
+		if tc.Failure == nil {
+			tc.Failure = &junitMessage{Type: "wrong"}
+			suite.Failures++
+		}
+		tc.Failure.Body += line
+	}
+	for i := range cases {
+		if f := cases[i].Failure; f != nil {
+			f.Message = fmt.Sprintf("%d instruction(s) where a table is wrong", strings.Count(f.Body, "\n"))
+		}
+	}
+	suite.Tests = len(cases)
+	return writeJUnitCases(path, suite, cases)
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -35,6 +37,30 @@ func TestVerifyCommand(t *testing.T) {
 	}
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil || doc.Executed != 3000 || len(doc.Findings) != 18 {
 		t.Errorf("--json: %v, %d executed, %d findings (want 3000, 18: 8 PCs by SFrame and by CFI, and one caller frame each):\n%s", err, doc.Executed, len(doc.Findings), out.String())
+	}
+	junit := filepath.Join(t.TempDir(), "verify.xml")
+	if st := run([]string{"verify", "--junit", junit, "-p", strconv.Itoa(pid), "--max-instructions", "3000"}, &out, &errb); st != exitFindings {
+		t.Errorf("--junit: exit status %d, want 1", st)
+	}
+	var suites struct {
+		Suite struct {
+			Failures int `xml:"failures,attr"`
+			Cases    []struct {
+				Name    string    `xml:"name,attr"`
+				Failure *struct{} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if b, err := os.ReadFile(junit); err != nil || xml.Unmarshal(b, &suites) != nil {
+		t.Errorf("--junit wrote no JUnit XML: %v", err)
+	} else {
+		failing := map[string]bool{}
+		for _, c := range suites.Suite.Cases {
+			failing[c.Name] = c.Failure != nil
+		}
+		if !failing["vf_late_pop"] || failing["clean_leaf"] || suites.Suite.Failures != 4 {
+			t.Errorf("--junit: failures %v (%d), want vf_late_pop failing and clean_leaf passing, 4 in all", failing, suites.Suite.Failures)
+		}
 	}
 	checkRunning(t, pid)
 	for _, args := range [][]string{{"verify"}, {"verify", "-p", "x"}, {"verify", "-p", "1", "prog"}} {
