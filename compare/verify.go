@@ -149,9 +149,9 @@ type decodedInsn struct {
 	class  arch.Class
 	len    int
 	target uint64 // a direct call's or branch's target
-	text  string
-	fn    *VerifyFunc
-	mod   *frames.Module
+	text   string
+	fn     *VerifyFunc
+	mod    *frames.Module
 }
 
 type findKey struct {
