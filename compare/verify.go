@@ -281,6 +281,9 @@ func (v *Verifier) Step(tid int, regs frames.Regs, signal int) {
 			defer v.checkStack(th, regs)
 		}
 	}
+	if v.broken != "" {
+		return // the step did not do what the program does: nothing holds
+	}
 	// Frames whose entry SP is now below SP were left without a return.
 	for len(th.stack) > 0 && sp > th.stack[len(th.stack)-1].entrySP {
 		th.stack = th.stack[:len(th.stack)-1]
@@ -385,7 +388,7 @@ func (v *Verifier) checkStack(th *verifyThread, regs frames.Regs) {
 		}
 		depth++
 	}
-	if depth < 2 || th.transit || th.in == nil || th.in.fn == nil || v.Match != nil && !v.Match(th.in.fn.Name) {
+	if depth < 2 || th.transit || v.broken != "" || th.in == nil || th.in.fn == nil || v.Match != nil && !v.Match(th.in.fn.Name) {
 		return
 	}
 	for i, u := range v.unw {
@@ -587,8 +590,11 @@ const (
 // excuse says why a method's difference from the truth t at frame f is
 // not the method's fault, or "".
 func (v *Verifier) excuse(f *frames.Frame, t *shadowFrame) string {
+	// A caller's SP kept in another register (glibc's x86-64 __longjmp:
+	// .cfi_register %rsp, %r8). An SP saved in memory (s390x's stmg saves
+	// r15 with the others) is an ordinary row.
 	ownSP := false
-	f.Row.Other.Each(func(reg rule.Reg, _ rule.Rule) { ownSP = ownSP || reg == v.a.SP })
+	f.Row.Other.Each(func(reg rule.Reg, r rule.Rule) { ownSP = ownSP || reg == v.a.SP && r.Kind == rule.Register })
 	if ownSP {
 		return NotJudgedOwnSP
 	}

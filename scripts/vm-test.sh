@@ -220,6 +220,9 @@ for f in "$OUT"/*.rc; do
 	[ "$n" = catch ] && want=139
 	# s390x: watch is refused (no PER events yet), so -batch exits 2.
 	[ "$n" = watch ] && [ "$ARCH" = s390x ] && want=2
+	# s390x under QEMU's TCG: verify stops, saying that the single step
+	# does not follow calls (checked below), and exits 2.
+	case $n in verify-*) [ "$ARCH" = s390x ] && grep -q "does not follow calls" "$OUT/$n.out" && want=2 ;; esac
 	if [ "$rc" != $want ]; then
 		echo "FAIL $n: exit status $rc"
 		sed 's/^/    /' "$OUT/$n.out" | tail -20
