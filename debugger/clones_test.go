@@ -73,7 +73,7 @@ func TestBreakOnAFunctionGCCCloned(t *testing.T) {
 		t.Errorf("list check did not list check.part.0's source:\n%s", out)
 	}
 	out = run(t, s, ui, "continue")
-	if !strings.Contains(out, "hit Breakpoint 2") || !regexp.MustCompile(`in weigh \(r=0x[0-9a-f]+\) at testdata/src/clones.c`).MatchString(out) {
+	if !regexp.MustCompile(`(?m)^Breakpoint 2, weigh \(r=0x[0-9a-f]+\) at testdata/src/clones.c:14\n14\t`).MatchString(out) {
 		t.Fatalf("continue did not stop at weigh:\n%s", out)
 	}
 	bt := run(t, s, ui, "bt")

@@ -212,7 +212,14 @@ func (s *Session) reportStop(ev Event) error {
 				kind = "Temporary breakpoint"
 				s.deleteBreakpoint(bp)
 			}
-			s.printf("\nThread %d \"%s\" hit %s %d at %#x\n", s.threadNo[ev.Thread], s.tgt.ThreadName(ev.Thread), kind, bp.id, ev.PC)
+			// gdb: "Breakpoint 1, weigh (r=...) at clones.c:12", and
+			// `Thread 2 "clones" hit Breakpoint 1, ...` once the program
+			// has had two threads (print_bp_stop_message).
+			s.printf("\n")
+			if s.nextNo > 2 {
+				return s.printStop(printSrcAndLoc, fmt.Sprintf("Thread %d \"%s\" hit %s %d, ", s.threadNo[ev.Thread], s.tgt.ThreadName(ev.Thread), kind, bp.id))
+			}
+			return s.printStop(printSrcAndLoc, fmt.Sprintf("%s %d, ", kind, bp.id))
 		}
 	case EventWatchpoint:
 		s.reportWatch(ev)
@@ -229,7 +236,7 @@ func (s *Session) reportStop(ev Event) error {
 			s.printf("\nProgram received signal %s.\n", ev.Signal)
 		}
 	}
-	return s.printSelected()
+	return s.printStop(printSrcAndLoc, "")
 }
 
 // deleteBreakpoint removes bp (a temporary breakpoint that was hit).
@@ -287,6 +294,7 @@ func cmdStepi(s *Session, args string) error {
 		return err
 	}
 	tid := s.thread
+	startFunc := s.functionAtPC(tid)
 	for i := 0; i < n; i++ {
 		if s.quitting.Load() {
 			return nil // a signal ends the session: it detaches now
@@ -310,10 +318,28 @@ func cmdStepi(s *Session, args string) error {
 		// values are compared.)
 		if bp := s.changedWatch(); bp != nil {
 			s.reportWatch(Event{Kind: EventWatchpoint, Thread: tid, Watch: bp.watch.addr})
-			break
+			return s.printStop(printSrcAndLoc, "")
 		}
 	}
-	return s.printSelected()
+	// gdb: the source line (after the PC in the middle of a line) while
+	// in the same function, the location too once in another.
+	if s.functionAtPC(tid) != startFunc {
+		return s.printStop(printSrcAndLoc, "")
+	}
+	return s.printStop(printSrcLine, "")
+}
+
+// functionAtPC names the function thread tid's PC is in ("" if none).
+func (s *Session) functionAtPC(tid int) string {
+	regs, err := s.tgt.Regs(tid)
+	if err != nil {
+		return ""
+	}
+	sp, err := s.space()
+	if err != nil {
+		return ""
+	}
+	return funcOf(sp.Modules.Find(regs.PC()), regs.PC())
 }
 
 // cmdFinish implements "finish": a temporary breakpoint at the selected
@@ -372,7 +398,7 @@ func cmdFinish(s *Session, _ string) error {
 				continue // another thread, or a deeper recursive call
 			}
 			s.thread = ev.Thread
-			if err := s.printSelected(); err != nil {
+			if err := s.printStop(printSrcAndLoc, ""); err != nil {
 				return err
 			}
 			s.printReturnValue(retType, regs)
@@ -489,9 +515,6 @@ func cmdUntil(s *Session, args string, frameOnly bool) error {
 		name = "until"
 	}
 	if strings.TrimSpace(args) == "" {
-		if frameOnly {
-			return errors.New("until: source-level stepping is not supported; use until LOCATION, advance LOCATION, or finish")
-		}
 		return errors.New("Argument required (a location).")
 	}
 	if err := s.canRun(); err != nil {
@@ -561,7 +584,7 @@ func cmdUntil(s *Session, args string, frameOnly bool) error {
 			continue // a deeper recursive call returned to the same address
 		}
 		s.thread = tid
-		return s.printSelected()
+		return s.printStop(printSrcAndLoc, "")
 	}
 }
 

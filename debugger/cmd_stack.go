@@ -99,7 +99,7 @@ func (s *Session) printSelected() error {
 		return err
 	}
 	s.listFile = ""
-	s.printFrameLine(tr, sh)
+	s.printFrame(tr, sh, printLevelSrcAndLoc, "")
 	return nil
 }
 

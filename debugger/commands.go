@@ -424,27 +424,40 @@ stops) and checks each instruction's SFrame, CFI, code and FP rule
 against the CFA and return address the execution gives (the frames
 entered by a call while verify runs), as "sfdbg verify" does.`,
 			run: cmdVerify},
-		{aliases: []string{"step", "s"}, args: "[N]",
-			help: `Not supported: gdb's source-level step; use stepi.
-gdb's step runs into calls, to the next line.
-sfdbg steps machine instructions only: use stepi (si), or break and
-continue. It refuses step rather than run stepi under its name.`,
-			run: refuse("step: source-level stepping is not supported; use stepi (si)")},
-		{aliases: []string{"next", "n"}, args: "[N]",
-			help: `Not supported: gdb's source-level next; use stepi or finish.
-gdb's next runs over calls, to the next line.
-Use stepi (si), or finish to run until the selected frame returns.`,
-			run: refuse("next: source-level stepping is not supported; use stepi (si), or finish to leave the function")},
+		{aliases: []string{"step", "s"}, args: "[N]", needsTarget: true,
+			help: `Step to the next source line, entering calls (N times).
+As gdb's step: a call to a function with line information is entered
+and the step stops after its first line (its prologue); a function
+without line information is stepped over. A return continues to the end
+of the caller's line. Prints the line, and the function when it changed,
+then sfdbg's verdict on frame 0 as stepi does. Breakpoints, signals that
+stop and Ctrl-C end the step.`,
+			repeat: sameArgs,
+			run:    func(s *Session, a string) error { return cmdStepLine(s, a, stepInto) }},
+		{aliases: []string{"next", "n"}, args: "[N]", needsTarget: true,
+			help: `Step to the next source line, over calls (N times).
+As gdb's next: a call is run to its return (a temporary breakpoint at
+the return address, hit by the same thread with its SP back, so a
+recursive call does not stop it), then stepping goes on to the first
+statement of another line. Prints as step does.`,
+			repeat: sameArgs,
+			run:    func(s *Session, a string) error { return cmdStepLine(s, a, stepOver) }},
 		{aliases: []string{"until", "u"}, args: "LOCATION", needsTarget: true,
 			help: `Run to LOCATION in the selected frame, or until it returns.
 LOCATION is FUNCTION, FILE:LINE, LINE or *ADDR; it counts only in the
 selected frame or a frame it returns to (its CFA not below the selected
 frame's), so a recursive call on the way does not stop it. Temporary
-breakpoints, as in gdb. Without LOCATION, gdb's until is source-level
-stepping, which sfdbg does not support: it refuses it. In gdb "u" is
-until, so sfdbg does not take "u" for up. Ctrl-C stops the program.`,
+breakpoints, as in gdb. Without LOCATION, until is next that does not
+stop on a jump back (the end of a loop runs to its exit), as gdb's. In
+gdb "u" is until, so sfdbg does not take "u" for up. Ctrl-C stops the
+program.`,
 			complete: completeFunctions,
-			run:      func(s *Session, a string) error { return cmdUntil(s, a, true) }},
+			run: func(s *Session, a string) error {
+				if strings.TrimSpace(a) == "" {
+					return cmdStepLine(s, "", stepUntil)
+				}
+				return cmdUntil(s, a, true)
+			}},
 		{aliases: []string{"advance"}, args: "LOCATION", needsTarget: true,
 			help: `Run to LOCATION in any frame, or until this frame returns.
 As until LOCATION, but a recursive call reaching LOCATION stops too.`,

@@ -16,7 +16,21 @@ func helpText(t *commandTable) string {
 			rep = append(rep, c.name())
 		}
 	}
-	fmt.Fprintf(&b, "An empty line repeats the last command if it was %s.\n", strings.Join(rep, ", "))
+	// One sentence, broken before maxWidth columns.
+	line := "An empty line repeats the last command if it was"
+	for i, name := range rep {
+		word := " " + name + ","
+		if i == len(rep)-1 {
+			word = " " + name + "."
+		}
+		if len(line)+len(word) > maxWidth {
+			b.WriteString(line + "\n")
+			line = strings.TrimPrefix(word, " ")
+			continue
+		}
+		line += word
+	}
+	b.WriteString(line + "\n")
 	for _, c := range t.cmds {
 		writeHelpLine(&b, c, "")
 		for _, sc := range c.sub {

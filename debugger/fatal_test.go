@@ -30,7 +30,7 @@ func TestAttachContinueStopsAtAFatalSignal(t *testing.T) {
 	}()
 	out := run(t, s, ui, "continue")
 	if !regexp.MustCompile(`(?m)^Program received signal SIGSEGV, Segmentation fault\.$`).MatchString(out) ||
-		!regexp.MustCompile(`(?m)^#0 `).MatchString(out) {
+		!regexp.MustCompile(`(?m)^0x[0-9a-f]{16} in `).MatchString(out) {
 		t.Fatalf("continue did not stop at the SIGSEGV:\n%s", out)
 	}
 	if st := proc.ProcState(pid); st != 't' {

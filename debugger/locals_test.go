@@ -247,7 +247,7 @@ func TestSetVarUnderRun(t *testing.T) {
 	s.Batch = true
 	defer s.Close()
 	run(t, s, ui, "break leaf")
-	if out := run(t, s, ui, "continue"); !strings.Contains(out, "in leaf (r=r@entry=0x") {
+	if out := run(t, s, ui, "continue"); !strings.Contains(out, "Breakpoint 1, leaf (r=r@entry=0x") {
 		t.Fatalf("continue did not stop in leaf with its arguments:\n%s", out)
 	}
 	run(t, s, ui, "set var n = 9")

@@ -5,23 +5,23 @@ import (
 	"testing"
 )
 
-// TestSourceLevelSteppingIsRefusedNotAliased: gdb's step, next and until
-// without a location (s, n, u) are source-level; sfdbg does not implement
-// them and must say so, not run stepi or up under their names. (until
-// LOCATION and advance LOCATION are implemented: TestLiveUntilAndAdvance.)
-func TestSourceLevelSteppingIsRefusedNotAliased(t *testing.T) {
+// TestSourceLevelSteppingNeedsARunningProgram: gdb's step, next and until
+// without a location (s, n, u) are source-level stepping (cmd_step.go,
+// TestNextAndStepAreGdbs); on a snapshot, which cannot run, each says so
+// and changes nothing, and none runs stepi or up under its name.
+func TestSourceLevelSteppingNeedsARunningProgram(t *testing.T) {
 	for _, tc := range []struct{ line, want string }{
-		{"s", "step: source-level stepping is not supported; use stepi (si)"},
-		{"step", "step: source-level stepping is not supported; use stepi (si)"},
-		{"step 3", "step: source-level stepping is not supported; use stepi (si)"},
-		{"n", "next: source-level stepping is not supported; use stepi (si)"},
-		{"next", "next: source-level stepping is not supported; use stepi (si)"},
-		{"u", "until: source-level stepping is not supported; use until LOCATION, advance LOCATION, or finish"},
-		{"until", "until: source-level stepping is not supported"},
+		{"s", "not possible on a snapshot: it cannot run"},
+		{"step", "not possible on a snapshot: it cannot run"},
+		{"step 3", "not possible on a snapshot: it cannot run"},
+		{"n", "not possible on a snapshot: it cannot run"},
+		{"next", "not possible on a snapshot: it cannot run"},
+		{"u", "not possible on a snapshot: it cannot run"},
+		{"until", "not possible on a snapshot: it cannot run"},
 		{"advance", "Argument required (a location)."},
 		{"st", `Ambiguous command "st": stepi, step.`},
 	} {
-		t.Run(tc.line+" is refused", func(t *testing.T) {
+		t.Run(tc.line+" does not run a snapshot", func(t *testing.T) {
 			got, ok := transcript(t, "deep-spin", []string{tc.line, "frame"})
 			if ok {
 				t.Errorf("%q succeeded", tc.line)
@@ -29,7 +29,7 @@ func TestSourceLevelSteppingIsRefusedNotAliased(t *testing.T) {
 			if !strings.Contains(got, tc.want) {
 				t.Errorf("%q: want %q in\n%s", tc.line, tc.want, got)
 			}
-			if !strings.Contains(got, "\n#0  0x") || strings.Contains(got, "#1  0x") {
+			if !strings.Contains(got, "\n#0  spin_here") || strings.Contains(got, "#1  ") {
 				t.Errorf("%q changed the selected frame or the program:\n%s", tc.line, got)
 			}
 		})

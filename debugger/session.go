@@ -57,6 +57,7 @@ type Session struct {
 	// last (list and an empty line continue after it); srcDirs are the
 	// directories of "directory"; sources caches source files by path.
 	listFile            string
+	missingSrc          map[string]bool // source files said missing once (gdb says it once)
 	listModule          *frames.Module
 	listFirst, listLast int
 	srcDirs             []string

@@ -147,7 +147,7 @@ scenario_threads() {
 		esac
 		settle
 		local wrong=
-		grep -q 'hit Breakpoint 1' "$log" || wrong="no breakpoint hit reported"
+		grep -q 'Breakpoint 1, ' "$log" || wrong="no breakpoint hit reported"
 		classify threads "$i" "$tpid" "" "$wrong"
 		kill -9 "$tpid" 2>/dev/null
 		wait "$tpid" 2>/dev/null

@@ -256,7 +256,7 @@ PY
 else
 	grep -q "does not set s390x PER" "$OUT/watch.out" || { echo "FAIL watch: no refusal sentence"; fail=1; }
 fi
-grep -q "hit Breakpoint 1" "$OUT/attach.out" || { echo "FAIL attach: no breakpoint hit"; fail=1; }
+grep -q "Breakpoint 1, " "$OUT/attach.out" || { echo "FAIL attach: no breakpoint hit"; fail=1; }
 # stepi moves the PC from the breakpoint (nanosleep's entry) to the next
 # instruction x/3i showed.
 python3 - "$OUT/attach.out" <<'PY' || fail=1

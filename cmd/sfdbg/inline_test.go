@@ -113,7 +113,7 @@ func TestInlineFramesAreNumberedAsGdbNumbersThem(t *testing.T) {
 		}
 		for _, want := range []string{
 			"\n#2  0x",
-			" in inner_inline (x=4) at testdata/src/inline.c:44\n    inlined into frame 3;",
+			" in inner_inline (x=4) at testdata/src/inline.c:44\n44\t\tint r = stop_here(x + 1);\n    inlined into frame 3;",
 			"Stack level 2, frame at 0x",
 			" inlined into frame 3 (outer_inline):",
 			"\n#3  outer_inline (x=x@entry=2) at testdata/src/inline.c:50\n",

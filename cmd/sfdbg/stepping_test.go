@@ -1,0 +1,70 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// stepTranscript keeps what a stepping session prints from the first
+// source line on, without sfdbg's verdict lines and the lines only one
+// debugger prints ([Inferior ...], gdb's thread and source warnings, the
+// program's own output), with every address written 0xADDR: gdb turns
+// address randomization off, sfdbg leaves the program as it is.
+func stepTranscript(out string) []string {
+	addr := regexp.MustCompile(`0x[0-9a-f]+`)
+	// sfdbg wraps a location line past 100 columns before "at FILE:LINE",
+	// as gdb does at a terminal that wide; gdb in batch mode does not.
+	out = strings.ReplaceAll(out, "\n    at ", " at ")
+	var lines []string
+	started := false
+	for _, l := range strings.Split(out, "\n") {
+		if !started {
+			started = strings.HasPrefix(l, "70\t")
+		}
+		switch {
+		case !started, l == "", l == "ready", strings.HasPrefix(l, "    sframe"), strings.HasPrefix(l, "["),
+			strings.HasPrefix(l, "warning:"), strings.HasPrefix(l, "The program is not being run."):
+			continue
+		}
+		lines = append(lines, addr.ReplaceAllString(l, "0xADDR"))
+	}
+	return lines
+}
+
+// TestNextAndStepAreGdbs stops the locals fixture (-O0 and -O2) at
+// locals.c:70 in middle, then runs next, step (into leaf, past its
+// prologue) and next until the program ends, in gdb and in sfdbg: every
+// line printed (the lines stepped to, and the function with its arguments
+// when the step entered or returned to another one) must be gdb's.
+func TestNextAndStepAreGdbs(t *testing.T) {
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		t.Skip("gdb not installed")
+	}
+	var cmds []string
+	for _, c := range []string{"next", "step", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	for _, bin := range []string{"locals-v3-O0", "locals-v3-O2"} {
+		t.Run(bin, func(t *testing.T) {
+			path, _ := filepath.Abs(dumpFixture(t, bin))
+			g := exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "break locals.c:70", "-ex", "run"}, cmds...), "--args", path, "exit")...)
+			g.Dir = filepath.Join("..", "..")
+			// gdb exits 1 when a command fails: the last ones do once the
+			// program has exited, in both debuggers.
+			gout, _ := g.CombinedOutput()
+			args := append(append([]string{"run", "-batch", "-ex", "break locals.c:70", "-ex", "continue"}, cmds...), "--", path, "exit")
+			_, out, errOut := runSfdbg(args...)
+			ours, theirs := stepTranscript(out), stepTranscript(string(gout))
+			if len(theirs) < 10 {
+				t.Fatalf("gdb's transcript is short:\n%s", gout)
+			}
+			if strings.Join(ours, "\n") != strings.Join(theirs, "\n") {
+				t.Errorf("sfdbg:\n%s\n\ngdb:\n%s\n\nsfdbg's whole output:\n%s%s", strings.Join(ours, "\n"), strings.Join(theirs, "\n"), out, errOut)
+			}
+		})
+	}
+}

@@ -1,0 +1,108 @@
+package debugger
+
+import (
+	"fmt"
+
+	"github.com/sfdbg/sfdbg/compare"
+)
+
+// How a stop or a frame is printed, as gdb's print_stack_frame does it
+// (gdb/stack.c print_frame_info, with infrun.c print_stop_location
+// choosing what): the location line ("[0x... in ]weigh (r=...) at
+// clones.c:12"; the address when the PC is not the first of its line
+// table entry, gdb's frame_show_address), then the source line
+// ("12\t    return v;"), then sfdbg's verdict on the frame's unwinding.
+type printWhat int
+
+const (
+	// printSrcLine: the source line alone, after the PC and a tab when
+	// the PC is in the middle of the line (gdb's SRC_LINE: a step that
+	// stayed in its function).
+	printSrcLine printWhat = iota
+	// printSrcAndLoc: the location, then the source line (gdb's
+	// SRC_AND_LOC: a breakpoint, a signal, a step into another function).
+	printSrcAndLoc
+	// printLevelSrcAndLoc: as printSrcAndLoc, the location after the
+	// frame's level ("#1  "), as "frame", "up" and "down" print it.
+	printLevelSrcAndLoc
+)
+
+// showAddress is gdb's frame_show_address for the frame shown as sh: an
+// interrupted frame (frame 0, or one a signal interrupted) shows its PC
+// unless it is the first address of its line's entry; a caller, which is
+// at a return address, always does; an inline frame as the trace says.
+func (s *Session) showAddress(tr *compare.Trace, sh compare.Shown) bool {
+	f := &tr.Frames[sh.Frame]
+	if sh.Inline || sh.TailCall || sh.Caller || !f.Interrupted || f.Module == nil {
+		return tr.ShowPC(sh)
+	}
+	_, _, start, _, ok := f.Module.LineRange(f.PC)
+	return !ok || start != f.PC
+}
+
+// printFrame prints the frame shown as sh (see printWhat), prefix before
+// the location ("Breakpoint 1, ").
+func (s *Session) printFrame(tr *compare.Trace, sh compare.Shown, what printWhat, prefix string) {
+	f := &tr.Frames[sh.Frame]
+	pc := tr.ShownPC(sh)
+	addr := s.showAddress(tr, sh)
+	file, line := tr.ShownLine(sh)
+	hasSrc := file != "" && line > 0 && !f.SignalTrampoline()
+	if what != printSrcLine || !hasSrc {
+		loc := s.locationWithArgs(tr, sh)
+		if f.SignalTrampoline() {
+			loc = "<signal handler called>"
+		} else if addr {
+			loc = fmt.Sprintf("0x%016x in %s", pc, loc)
+		}
+		if what == printLevelSrcAndLoc {
+			loc = fmt.Sprintf("#%-3d%s", sh.Level, loc)
+		}
+		// Wrapped before " at FILE:LINE" past 100 columns, as gdb wraps
+		// at its width (wrap_here in print_frame).
+		s.printf("%s\n", compare.WrapFrameLine(prefix+loc))
+	}
+	if hasSrc {
+		lead := ""
+		if what == printSrcLine && addr {
+			lead = fmt.Sprintf("0x%016x\t", pc)
+		}
+		s.printf("%s%s\n", lead, s.sourceLineText(file, line, f))
+	}
+	if sum := frameSummary(tr, sh); sum != "" {
+		s.printf("    %s\n", sum)
+	}
+}
+
+// sourceLineText is "LINE\ttext" for a line of file, or gdb's words when
+// the file cannot be read: "LINE\tFILE: No such file or directory." the
+// first time, "LINE\tin FILE" after.
+func (s *Session) sourceLineText(file string, line int, f *compare.Frame) string {
+	if path, err := s.findSource(file, f.Module); err == nil {
+		if lines, err := s.sourceLines(path); err == nil && line <= len(lines) {
+			return fmt.Sprintf("%d\t%s", line, lines[line-1])
+		}
+	}
+	if s.missingSrc[file] {
+		return fmt.Sprintf("%d\tin %s", line, file)
+	}
+	if s.missingSrc == nil {
+		s.missingSrc = map[string]bool{}
+	}
+	s.missingSrc[file] = true
+	return fmt.Sprintf("%d\t%s: No such file or directory.", line, file)
+}
+
+// printStop prints the selected thread's frame 0 after a stop, as gdb's
+// normal_stop does (what: printSrcAndLoc, or printSrcLine for a step that
+// stayed in its function), after prefix.
+func (s *Session) printStop(what printWhat, prefix string) error {
+	s.frame = 0
+	sh, tr, err := s.selectedShown()
+	if err != nil {
+		return err
+	}
+	s.listFile = ""
+	s.printFrame(tr, sh, what, prefix)
+	return nil
+}
