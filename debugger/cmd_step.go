@@ -380,4 +380,3 @@ func funcRange(m *frames.Module, pc uint64) (name string, start, end uint64, ok 
 	}
 	return name, start, start + 1, true
 }
-
