@@ -124,6 +124,7 @@ func sameFile(file, want string) bool {
 // the line table names it and the line used.
 func lineAddrs(sp *frames.Space, file string, line int) ([]uint64, string, int, error) {
 	var match []lineRun
+	var mod *frames.Module
 	found := false
 	for _, m := range mainFirst(sp) {
 		for _, r := range moduleRuns(m) {
@@ -135,6 +136,7 @@ func lineAddrs(sp *frames.Space, file string, line int) ([]uint64, string, int, 
 			}
 		}
 		if found {
+			mod = m
 			break
 		}
 	}
@@ -148,16 +150,57 @@ func lineAddrs(sp *frames.Space, file string, line int) ([]uint64, string, int, 
 	for _, r := range match {
 		best = min(best, r.line)
 	}
-	var addrs []uint64
+	// In each function, the line's first statement (is_stmt), as gdb's
+	// decode_digits_ordinary takes only is_stmt entries: GCC often puts
+	// a line's first instructions before a loop (is_stmt 0) and its
+	// statement in the loop, where a breakpoint stops each iteration.
+	// Without a statement, the line's first instruction.
+	byFunc := map[uint64][]lineRun{}
+	var funcs []uint64
 	name := ""
 	for _, r := range match {
-		if r.line == best && r.firstInFunc {
-			addrs = append(addrs, r.start)
-			name = r.file
+		if r.line != best {
+			continue
 		}
+		if _, ok := byFunc[r.funcStart]; !ok {
+			funcs = append(funcs, r.funcStart)
+		}
+		byFunc[r.funcStart] = append(byFunc[r.funcStart], r)
+		name = r.file
+	}
+	var addrs []uint64
+	for _, fs := range funcs {
+		runs := byFunc[fs]
+		sort.Slice(runs, func(i, j int) bool { return runs[i].start < runs[j].start })
+		addr := runs[0].start
+		for _, r := range runs {
+			if a, ok := stmtIn(mod, r); ok {
+				addr = a
+				break
+			}
+		}
+		addrs = append(addrs, addr)
 	}
 	sort.Slice(addrs, func(i, j int) bool { return addrs[i] < addrs[j] })
 	return addrs, name, best, nil
+}
+
+// stmtIn returns the first address of run r that starts a statement
+// (an is_stmt row of the line table).
+func stmtIn(m *frames.Module, r lineRun) (uint64, bool) {
+	code := fileBytes(m, r.start, int(min(r.end-r.start, 4096)))
+	for off := 0; off < len(code); {
+		pc := r.start + uint64(off)
+		if m.StmtAt(pc) {
+			return pc, true
+		}
+		n := 1
+		if k, ok := (arch.X86{}).Len(code[off:]); ok {
+			n = k
+		}
+		off += n
+	}
+	return 0, false
 }
 
 // location is where a linespec points: addresses, and the source line if

@@ -68,3 +68,27 @@ func TestNextAndStepAreGdbs(t *testing.T) {
 		})
 	}
 }
+
+// TestBreakFileLineIsGdbsStatement sets break FILE:LINE on lines of the
+// -O2 locals fixture whose first instructions are not a statement (GCC's
+// is_stmt 0 rows before the statement), runs to it in gdb and in sfdbg,
+// and compares "info symbol $pc": both must stop at the statement gdb
+// picks, not at the line's first instruction.
+func TestBreakFileLineIsGdbsStatement(t *testing.T) {
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		t.Skip("gdb not installed")
+	}
+	path, _ := filepath.Abs(dumpFixture(t, "locals-v3-O2"))
+	for _, line := range []string{"59", "71", "73", "79"} {
+		g := exec.Command(gdb, "-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "break locals.c:"+line, "-ex", "run", "-ex", "info symbol $pc", "--args", path, "exit")
+		g.Dir = filepath.Join("..", "..")
+		gout, _ := g.CombinedOutput()
+		_, out, errOut := runSfdbg("run", "-batch", "-ex", "break locals.c:"+line, "-ex", "continue", "-ex", "info symbol $pc", "--", path, "exit")
+		sym := regexp.MustCompile(`(?m)^\w+ \+ \d+ in section \.text`)
+		theirs, ours := sym.FindString(string(gout)), sym.FindString(out)
+		if theirs == "" || ours != theirs {
+			t.Errorf("break locals.c:%s: sfdbg stops at %q, gdb at %q\nsfdbg:\n%s%s\ngdb:\n%s", line, ours, theirs, out, errOut, gout)
+		}
+	}
+}
