@@ -169,6 +169,7 @@ func (s *Session) listBreakpoints(bps []*breakpoint, what string) error {
 // resume runs fn (a Continue or StepInstruction), then reports the stop:
 // a breakpoint hit, an interrupt, or the process's exit.
 func (s *Session) resume(fn func() (Event, error)) (Event, error) {
+	s.ranOnce = true
 	s.invalidate()
 	ev, err := fn()
 	s.invalidate()
@@ -178,7 +179,9 @@ func (s *Session) resume(fn func() (Event, error)) (Event, error) {
 	if ev.Kind == EventExited {
 		pid := s.tgt.Pid()
 		s.setTarget(nil)
-		s.bps = nil
+		if len(s.argv) == 0 {
+			s.bps = nil // a program sfdbg started keeps them for run, as in gdb
+		}
 		switch {
 		case ev.Status == 0:
 			s.printf("[Inferior 1 (process %d) exited normally]\n", pid)
@@ -616,7 +619,9 @@ func cmdKill(s *Session, _ string) error {
 	pid := s.tgt.Pid()
 	t := s.tgt
 	s.setTarget(nil)
-	s.bps = nil
+	if len(s.argv) == 0 {
+		s.bps = nil // a program sfdbg started keeps them for run, as in gdb
+	}
 	if err := t.Kill(); err != nil {
 		return err
 	}

@@ -413,6 +413,16 @@ and "New value"; a write of the same value does not stop.`,
 			help:   "Run until a breakpoint, fatal signal or exit; Ctrl-C stops.\nOther signals are passed to the program without stopping, as gdb's\ndefault \"handle\" does; after a fatal signal, continue delivers it.",
 			repeat: sameArgs,
 			run:    cmdContinue},
+		{aliases: []string{"run", "r"}, args: "[ARGS]",
+			help: `Run the program sfdbg started, or start it again.
+A program not yet resumed runs; one that has run or exited is killed
+and started again from the beginning (asked first at a terminal), run to
+its entry, and its breakpoints set again where their locations now are.
+ARGS replace the program's arguments. Only for "sfdbg run -- PROG".`,
+			run: func(s *Session, a string) error { return cmdRun(s, a, false) }},
+		{aliases: []string{"start"}, args: "[ARGS]",
+			help: `Run the program to main, as tbreak main then run.`,
+			run:  func(s *Session, a string) error { return cmdRun(s, a, true) }},
 		{aliases: []string{"stepi", "si"}, args: "[N]", needsTarget: true,
 			help:   "Execute N instructions in the selected thread (default 1).",
 			repeat: sameArgs,

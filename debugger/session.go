@@ -58,6 +58,8 @@ type Session struct {
 	// directories of "directory"; sources caches source files by path.
 	listFile            string
 	missingSrc          map[string]bool // source files said missing once (gdb says it once)
+	argv                []string        // the program sfdbg started (SetProgram), for run and start
+	ranOnce             bool            // the started program has been resumed (run then starts it again)
 	listModule          *frames.Module
 	listFirst, listLast int
 	srcDirs             []string

@@ -30,6 +30,7 @@ func init() {
 			return exitError
 		}
 		return runSession(t, sf, func(s *debugger.Session) {
+			s.SetProgram(argv)
 			s.Intro(fmt.Sprintf("Started process %d, stopped at its first instruction", t.Pid()))
 		}, stdout, stderr)
 	}
