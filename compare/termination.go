@@ -26,10 +26,19 @@ type Termination struct {
 	// Source is "NT_SIGINFO" or "pr_cursig" (a core without NT_SIGINFO,
 	// such as qemu-user's: the signal number only).
 	Source string `json:"source"`
+	// Snapshot is set when the signal is one that stops a process
+	// (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU): nothing terminated it; the core
+	// is a snapshot of a live process (gdb's gcore dumps a process it
+	// stopped).
+	Snapshot bool `json:"snapshot,omitempty"`
 }
 
 // WriteText writes gdb's line, then the fault's details in one line.
 func (t *Termination) WriteText(w io.Writer) {
+	if t.Snapshot {
+		fmt.Fprintf(w, "Program stopped by signal %s, %s: the core is a snapshot of a running process (as gcore makes), not of its end.\n", t.Name, t.Description)
+		return
+	}
 	fmt.Fprintf(w, "Program terminated with signal %s, %s.\n", t.Name, t.Description)
 	switch {
 	case t.Code == nil:

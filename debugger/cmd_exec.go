@@ -267,6 +267,9 @@ func (s *Session) canRun() error {
 	if st, ok := s.tgt.(*stoppedTarget); ok {
 		return st.errKeptStopped()
 	}
+	if _, ok := s.tgt.(*CoreTarget); ok {
+		return errCore
+	}
 	return nil
 }
 

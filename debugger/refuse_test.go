@@ -19,7 +19,7 @@ func TestSourceLevelSteppingNeedsARunningProgram(t *testing.T) {
 		{"u", "not possible on a snapshot: it cannot run"},
 		{"until", "not possible on a snapshot: it cannot run"},
 		{"advance", "Argument required (a location)."},
-		{"st", `Ambiguous command "st": stepi, step.`},
+		{"st", `Ambiguous command "st": start, stepi, step.`},
 	} {
 		t.Run(tc.line+" does not run a snapshot", func(t *testing.T) {
 			got, ok := transcript(t, "deep-spin", []string{tc.line, "frame"})

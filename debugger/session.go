@@ -56,10 +56,13 @@ type Session struct {
 	// listFile, listModule, listFirst and listLast are what list showed
 	// last (list and an empty line continue after it); srcDirs are the
 	// directories of "directory"; sources caches source files by path.
-	listFile            string
-	missingSrc          map[string]bool // source files said missing once (gdb says it once)
-	argv                []string        // the program sfdbg started (SetProgram), for run and start
-	ranOnce             bool            // the started program has been resumed (run then starts it again)
+	listFile   string
+	missingSrc map[string]bool // source files said missing once (gdb says it once)
+	argv       []string        // the program sfdbg started (SetProgram), for run and start
+	// IntroNote, when set, is printed by Intro after its first line (a
+	// core's termination).
+	IntroNote           string
+	ranOnce             bool // the started program has been resumed (run then starts it again)
 	listModule          *frames.Module
 	listFirst, listLast int
 	srcDirs             []string
@@ -620,6 +623,9 @@ func (s *Session) Intro(msg string) {
 	s.printf("%s (%s), %s.\n", msg, name, plural(len(tids), "thread", "threads"))
 	if _, ok := s.tgt.(*stoppedTarget); ok {
 		s.printf("It was stopped (SIGSTOP or Ctrl-Z) and stays stopped: sfdbg inspects it without running it.\n")
+	}
+	if s.IntroNote != "" {
+		s.printf("%s\n", s.IntroNote)
 	}
 	if n, ok := s.tgt.(interface{ LeaderNote() string }); ok {
 		if note := n.LeaderNote(); note != "" {

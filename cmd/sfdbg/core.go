@@ -1,9 +1,12 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strings"
+	"syscall"
 
 	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/debugger"
@@ -14,13 +17,14 @@ import (
 func init() {
 	c := &command{
 		name:    "core",
-		usage:   "core [--sysroot DIR] [--method " + compare.MethodNames("|") + "|all] [--json] [--max-depth N] CORE [PROG] | PROG CORE",
+		usage:   "core [--sysroot DIR] [--method " + compare.MethodNames("|") + "|all] [--json] [--max-depth N] [-batch] [-ex CMD]... [-x FILE] CORE [PROG] | PROG CORE",
 		summary: "print every thread's backtrace from a core file (x86-64, AArch64, s390x, 32-bit ARM), compared as sfdbg bt does",
 	}
 	c.run = func(args []string, stdout, stderr io.Writer) int {
 		fs := newFlagSet(c, stderr)
 		sysroot := fs.String("sysroot", "", "find the mapped files under `DIR` (as gdb's set sysroot)")
 		tf := addTraceFlags(fs)
+		sf := addCoreSessionFlags(fs)
 		pos, st, ok := parseInterspersed(fs, args)
 		if !ok {
 			return st
@@ -37,6 +41,9 @@ func init() {
 		}
 		opts := corefile.Options{Sysroot: *sysroot}
 		opts.Exe = prog
+		if sf.batch || len(sf.ex) > 0 || sf.script != "" {
+			return coreSession(corePath, opts, sf, stdout, stderr)
+		}
 		debug.SetGCPercent(800)
 		pt, closeCore, err := traceCore(corePath, opts, copts)
 		if err != nil {
@@ -85,6 +92,10 @@ func termination(c *corefile.Core) *compare.Termination {
 		return nil
 	}
 	t := &compare.Termination{Signal: sig, Source: src}
+	switch syscall.Signal(sig) {
+	case syscall.SIGSTOP, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU:
+		t.Snapshot = true
+	}
 	t.Name, t.Description = proc.SignalName(sig)
 	if si := c.Siginfo; si != nil {
 		code := si.Code
@@ -97,4 +108,41 @@ func termination(c *corefile.Core) *compare.Termination {
 		t.SenderPid = si.Pid
 	}
 	return t
+}
+
+// addCoreSessionFlags adds the session flags of attach and run to core:
+// with any of them, core opens a debugger session on the core instead of
+// printing every thread's trace.
+func addCoreSessionFlags(fs *flag.FlagSet) *sessionFlags {
+	f := &sessionFlags{}
+	fs.BoolVar(&f.batch, "batch", false, "run the -ex commands, then the -x file, on the core, then exit; exit status 2 if a command failed")
+	fs.Var(&f.ex, "ex", "execute debugger command `CMD` on the core (repeatable, in order): the read-only commands of attach (bt, frame, print, info locals, info registers, x, ...)")
+	fs.StringVar(&f.script, "x", "", "execute the debugger commands in `FILE` on the core, after the -ex commands")
+	return f
+}
+
+// coreSession opens a debugger session on a core file: gdb's "gdb PROG
+// CORE", with the REPL's read-only commands; running is refused.
+func coreSession(corePath string, opts corefile.Options, sf *sessionFlags, stdout, stderr io.Writer) int {
+	c, err := corefile.Open(corePath)
+	if err != nil {
+		fmt.Fprintf(stderr, "sfdbg: core: %v\n", err)
+		return exitError
+	}
+	defer c.Close()
+	sp, err := c.Space(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "sfdbg: core: %v\n", err)
+		return exitError
+	}
+	defer sp.Modules.Close()
+	t := debugger.NewCoreTarget(c, sp)
+	return runSession(t, sf, func(s *debugger.Session) {
+		var b strings.Builder
+		if term := termination(c); term != nil {
+			term.WriteText(&b)
+		}
+		s.IntroNote = strings.TrimSuffix(b.String(), "\n")
+		s.Intro(fmt.Sprintf("Core of process %d", c.Pid))
+	}, stdout, stderr)
 }
