@@ -104,7 +104,7 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	case *jsonOut:
 		out = &jsonLinesSink{w: stdout}
 	default:
-		out = &textSink{w: bufio.NewWriter(stdout), st: compare.Style{Color: isTerminal(stdout)}}
+		out = &textSink{w: bufio.NewWriter(stdout), st: compare.Style{Color: isTerminal(stdout)}, stderr: stderr}
 	}
 	if *junit != "" {
 		js, err := newJUnitSink(*junit)
@@ -234,11 +234,17 @@ type checkSink interface {
 // textSink writes one block of text per file, then the summary table when
 // there were several.
 type textSink struct {
-	w  *bufio.Writer
-	st compare.Style
+	w      *bufio.Writer
+	st     compare.Style
+	stderr io.Writer // a file that cannot be checked is said here, as dump, diff and core say it
 }
 
 func (s *textSink) file(r *compare.FileReport) {
+	if r.Err != "" && s.stderr != nil {
+		s.w.Flush()
+		r.WriteText(s.stderr, compare.Style{})
+		return
+	}
 	r.WriteText(s.w, s.st)
 	s.w.Flush()
 }

@@ -68,6 +68,16 @@ func runDiff(c *command, args []string, stdout, stderr io.Writer) int {
 			return exitError
 		}
 	}
+	// Two unrelated files share few or no function names: diff compares
+	// builds of one source, and says when these are not.
+	if sm := rep.Summary; sm.Paired == 0 {
+		fmt.Fprintf(stderr, "sfdbg diff: %s and %s have no function in common (%d and %d functions): nothing was compared; diff compares two builds of the same source\n",
+			fset.Arg(0), fset.Arg(1), sm.FunctionsA, sm.FunctionsB)
+		return exitError
+	} else if smaller := min(sm.FunctionsA, sm.FunctionsB); sm.Paired*2 < smaller {
+		fmt.Fprintf(stderr, "sfdbg diff: warning: %s and %s share only %d of their functions (%d and %d): they do not look like two builds of the same source\n",
+			fset.Arg(0), fset.Arg(1), sm.Paired, sm.FunctionsA, sm.FunctionsB)
+	}
 	if rep.Summary.Semantic > 0 {
 		return exitFindings
 	}

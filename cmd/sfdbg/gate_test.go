@@ -51,7 +51,7 @@ func TestCheckMessagesNameThePathOnce(t *testing.T) {
 	notELF := filepath.Join(dir, "notelf.txt")
 	os.WriteFile(notELF, []byte("hi\n"), 0o644)
 	code, out, errOut := runSfdbg("check", notELF)
-	if code != exitError || strings.Count(out+errOut, notELF) != 1 || !strings.Contains(out, notELF+": error: ") {
+	if code != exitError || strings.Count(out+errOut, notELF) != 1 || !strings.Contains(errOut, notELF+": error: ") {
 		t.Errorf("status %d, the path not once:\n%s%s", code, out, errOut)
 	}
 	missing := filepath.Join(dir, "none")
