@@ -41,6 +41,9 @@ func (s *Session) setBreakpoints(args string, temp bool) error {
 	} else if loc, err = s.resolveLocation(args); err != nil {
 		return err
 	}
+	// As gdb: a function's breakpoint is past its prologue ("break
+	// *FUNCTION" is its first instruction).
+	loc = s.afterPrologues(loc)
 	kind := "Breakpoint"
 	if temp {
 		kind = "Temporary breakpoint"
@@ -530,6 +533,7 @@ func cmdUntil(s *Session, args string, frameOnly bool) error {
 	if err != nil {
 		return err
 	}
+	loc = s.afterPrologues(loc)
 	n, tr, err := s.selected()
 	if err != nil {
 		return err

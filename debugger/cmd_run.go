@@ -94,7 +94,7 @@ func (s *Session) relaunch() error {
 				s.printf("Breakpoint %d (%s) deleted: %v\n", bp.id, bp.desc, err)
 				continue
 			}
-			bp.addrs = loc.addrs
+			bp.addrs = s.afterPrologues(loc).addrs
 		}
 		for _, a := range bp.addrs {
 			if err := t.SetBreakpoint(a); err != nil {

@@ -334,19 +334,8 @@ func (s *Session) finishFrame(tid int) (stopped bool, err error) {
 // the middle of a line, to the end of that line if it is still in the
 // function.
 func (s *Session) runToPrologueEnd(tid int, entry uint64, m *frames.Module) (stopped bool, err error) {
-	stop := entry
-	if a, err := m.Arch(); err == nil && a == arch.AMD64Arch {
-		if sp, err := s.space(); err == nil {
-			var b [4]byte
-			if n, _ := sp.Mem.ReadAt(b[:], entry); n == 4 && b[0] == 0x55 && (string(b[1:4]) == "\x48\x89\xe5" || string(b[1:4]) == "\x48\x8b\xec") {
-				stop = entry + 4
-			}
-		}
-	}
+	stop := s.prologueEnd(m, entry)
 	_, _, fnEnd, _ := funcRange(m, entry)
-	if l, _ := s.lineAt(stop); l.ok && l.start != stop && l.end < fnEnd {
-		stop = l.end
-	}
 	for steps := 0; steps < 10000; steps++ {
 		regs, err := s.tgt.Regs(tid)
 		if err != nil {
@@ -365,6 +354,37 @@ func (s *Session) runToPrologueEnd(tid int, entry uint64, m *frames.Module) (sto
 		}
 	}
 	return false, nil
+}
+
+// prologueEnd is where gdb puts a breakpoint on the function that starts
+// at entry in m, and where its step into the function stops
+// (symtab.c skip_prologue_sal, infrun.c handle_step_into_function): past
+// the prologue as the machine's skip_prologue finds it (for GCC's code on
+// x86-64, amd64_analyze_prologue: past "push %rbp; mov %rsp,%rbp", else
+// the entry), then, when that is in the middle of a line, at the start of
+// the next line if it is still in the function.
+func (s *Session) prologueEnd(m *frames.Module, entry uint64) uint64 {
+	stop := entry
+	if a, err := m.Arch(); err == nil && a == arch.AMD64Arch {
+		if sp, err := s.space(); err == nil {
+			var b [8]byte
+			n, _ := sp.Mem.ReadAt(b[:], entry)
+			code := b[:n]
+			if len(code) >= 4 && string(code[:4]) == "\xf3\x0f\x1e\xfa" { // endbr64
+				code, stop = code[4:], stop+4
+			}
+			if len(code) >= 4 && code[0] == 0x55 && (string(code[1:4]) == "\x48\x89\xe5" || string(code[1:4]) == "\x48\x8b\xec") {
+				stop += 4
+			} else {
+				stop = entry
+			}
+		}
+	}
+	_, _, fnEnd, _ := funcRange(m, entry)
+	if l, _ := s.lineAt(stop); l.ok && l.start != stop && l.end < fnEnd {
+		stop = l.end
+	}
+	return stop
 }
 
 // funcRange returns the function of m holding pc: its name and [start, end)

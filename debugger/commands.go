@@ -380,10 +380,11 @@ current directory and the directory of the program and its parents.`,
 			help: "Search DIR for source files too; without DIR, forget them.",
 			run:  cmdDirectory},
 		{aliases: []string{"break", "b", "br"}, args: "[FUNCTION | FILE:LINE | LINE | *ADDR]", needsTarget: true,
-			help: `Set a breakpoint at a function's entry, a line or an address.
-Unlike gdb, "break FUNCTION" stops at the function's first instruction,
-not after its prologue: the entry and the prologue are where SFrame's
-rules are most often wrong. FUNCTION is also found in the copies GCC
+			help: `Set a breakpoint at a function, a line or an address.
+As gdb, "break FUNCTION" stops past the function's prologue (x86-64:
+past "push %rbp; mov %rsp,%rbp", then at the start of the next line);
+"break *FUNCTION" stops at its first instruction, where SFrame's rules
+are most often wrong, as is the prologue. FUNCTION is also found in the copies GCC
 makes of it (weigh.isra.0, scale.constprop.0, check.part.0): one
 breakpoint with a location in each, as gdb resolves the name. "break FILE:LINE" (deep.c:62) stops at the
 line's first instruction in every function with code for it (a line

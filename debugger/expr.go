@@ -1,6 +1,7 @@
 package debugger
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -49,7 +50,7 @@ func (s *Session) evalExpr(expr string) (value, error) {
 		return value{}, errors.New("Argument required (expression to compute).")
 	}
 	p := &exprParser{s: s, toks: toks}
-	v, err := p.sum()
+	v, err := p.logicalOr()
 	if err != nil {
 		return value{}, err
 	}
@@ -75,7 +76,10 @@ func tokenize(expr string) ([]token, error) {
 		switch {
 		case c == ' ' || c == '\t':
 			i++
-		case strings.IndexByte("+-*/()&", c) >= 0:
+		case i+1 < len(expr) && twoCharOp[expr[i:i+2]] != 0:
+			toks = append(toks, token{twoCharOp[expr[i:i+2]], expr[i : i+2], i})
+			i += 2
+		case strings.IndexByte("+-*/()&%<>!~|^", c) >= 0:
 			toks = append(toks, token{c, expr[i : i+1], i})
 			i++
 		case c >= '0' && c <= '9':
@@ -97,6 +101,33 @@ func tokenize(expr string) ([]token, error) {
 			for j < len(expr) && isIdent(expr[j], false) {
 				j++
 			}
+			// A variable path: NAME then ->FIELD and [INDEX] steps (.FIELD
+			// is in the identifier), evaluated as print evaluates it.
+			for {
+				if strings.HasPrefix(expr[j:], "->") {
+					k := j + 2
+					for k < len(expr) && isIdent(expr[k], k == j+2) {
+						k++
+					}
+					if k == j+2 {
+						break
+					}
+					j = k
+					continue
+				}
+				if j < len(expr) && expr[j] == '[' {
+					end := strings.IndexByte(expr[j:], ']')
+					if end < 0 {
+						break
+					}
+					j += end + 1
+					for j < len(expr) && isIdent(expr[j], false) {
+						j++
+					}
+					continue
+				}
+				break
+			}
 			toks = append(toks, token{'i', expr[i:j], i})
 			i = j
 		default:
@@ -105,6 +136,9 @@ func tokenize(expr string) ([]token, error) {
 	}
 	return toks, nil
 }
+
+// twoCharOp maps C's two-character operators to their token kinds.
+var twoCharOp = map[string]byte{"==": 'E', "!=": 'N', "<=": 'L', ">=": 'G', "&&": 'A', "||": 'O', "<<": 'l', ">>": 'r'}
 
 type exprParser struct {
 	s    *Session
@@ -128,6 +162,78 @@ func (p *exprParser) rest() string {
 }
 
 var errNotNumber = errors.New("Argument to arithmetic operation not a number or boolean.")
+
+// binaryLevels are C's binary operators above + and -, loosest first:
+// each level parses the next one's operands (logicalOr is the loosest).
+var binaryLevels = [][]byte{{'O'}, {'A'}, {'|'}, {'^'}, {'&'}, {'E', 'N'}, {'<', '>', 'L', 'G'}, {'l', 'r'}}
+
+func (p *exprParser) logicalOr() (value, error) { return p.level(0) }
+
+// level parses the operators of binaryLevels[n], left to right, with C's
+// semantics on 64-bit values: comparisons are signed between numbers and
+// unsigned between pointers, and give 0 or 1 as && and || do.
+func (p *exprParser) level(n int) (value, error) {
+	next := func() (value, error) {
+		if n+1 < len(binaryLevels) {
+			return p.level(n + 1)
+		}
+		return p.sum()
+	}
+	l, err := next()
+	if err != nil {
+		return l, err
+	}
+	for {
+		op := p.peek()
+		if bytes.IndexByte(binaryLevels[n], op) < 0 {
+			return l, nil
+		}
+		p.i++
+		r, err := next()
+		if err != nil {
+			return r, err
+		}
+		ptr := l.kind != kindInt || r.kind != kindInt
+		lt := int64(l.v) < int64(r.v)
+		if ptr {
+			lt = l.v < r.v
+		}
+		b := func(c bool) value {
+			if c {
+				return value{1, kindInt}
+			}
+			return value{0, kindInt}
+		}
+		switch op {
+		case 'O':
+			l = b(l.v != 0 || r.v != 0)
+		case 'A':
+			l = b(l.v != 0 && r.v != 0)
+		case '|':
+			l = value{l.v | r.v, kindInt}
+		case '^':
+			l = value{l.v ^ r.v, kindInt}
+		case '&':
+			l = value{l.v & r.v, kindInt}
+		case 'E':
+			l = b(l.v == r.v)
+		case 'N':
+			l = b(l.v != r.v)
+		case '<':
+			l = b(lt)
+		case '>':
+			l = b(!lt && l.v != r.v)
+		case 'L':
+			l = b(lt || l.v == r.v)
+		case 'G':
+			l = b(!lt)
+		case 'l':
+			l = value{l.v << (r.v & 63), kindInt}
+		case 'r':
+			l = value{uint64(int64(l.v) >> (r.v & 63)), kindInt}
+		}
+	}
+}
 
 // sum parses term (('+'|'-') term)*.
 func (p *exprParser) sum() (value, error) {
@@ -162,7 +268,7 @@ func (p *exprParser) product() (value, error) {
 	if err != nil {
 		return l, err
 	}
-	for op := p.peek(); op == '*' || op == '/'; op = p.peek() {
+	for op := p.peek(); op == '*' || op == '/' || op == '%'; op = p.peek() {
 		p.i++
 		r, err := p.unary()
 		if err != nil {
@@ -178,7 +284,11 @@ func (p *exprParser) product() (value, error) {
 		if r.v == 0 {
 			return value{}, errors.New("Division by zero")
 		}
-		l.v = uint64(int64(l.v) / int64(r.v))
+		if op == '%' {
+			l.v = uint64(int64(l.v) % int64(r.v))
+		} else {
+			l.v = uint64(int64(l.v) / int64(r.v))
+		}
 	}
 	return l, nil
 }
@@ -200,6 +310,19 @@ func (p *exprParser) unary() (value, error) {
 			return value{}, errNotNumber
 		}
 		return value{-v.v, kindInt}, nil
+	case '!', '~':
+		p.i++
+		v, err := p.unary()
+		if err != nil {
+			return v, err
+		}
+		if t.kind == '~' {
+			return value{^v.v, kindInt}, nil
+		}
+		if v.v == 0 {
+			return value{1, kindInt}, nil
+		}
+		return value{0, kindInt}, nil
 	case '*':
 		p.i++
 		v, err := p.unary()
@@ -225,7 +348,7 @@ func (p *exprParser) unary() (value, error) {
 		return p.s.symbolValue(name, true)
 	case '(':
 		p.i++
-		v, err := p.sum()
+		v, err := p.logicalOr()
 		if err != nil {
 			return v, err
 		}
@@ -246,6 +369,13 @@ func (p *exprParser) unary() (value, error) {
 		return p.s.dollarValue(t.text[1:])
 	case 'i':
 		p.i++
+		if strings.ContainsAny(t.text, ".[>") {
+			if vp, ok := parseVarPath(t.text); ok {
+				if v, found, err := p.s.pathNumber(vp); found {
+					return v, err
+				}
+			}
+		}
 		return p.s.symbolValue(t.text, false)
 	}
 	return value{}, fmt.Errorf("A syntax error in expression, near `%s'.", p.rest())

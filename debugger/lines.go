@@ -209,6 +209,9 @@ type location struct {
 	addrs []uint64
 	file  string
 	line  int
+	// function is set for a FUNCTION location, in module: its entries.
+	function bool
+	module   *frames.Module
 }
 
 // resolveLocation parses a location as break, tbreak, until, advance,
@@ -243,7 +246,7 @@ func (s *Session) resolveLocation(spec string) (location, error) {
 		if err != nil {
 			return location{}, err
 		}
-		return location{addrs, f, l}, nil
+		return location{addrs: addrs, file: f, line: l}, nil
 	}
 	if hasFile {
 		return location{}, fmt.Errorf("Invalid line number %q in %s (FILE:LINE).", lineText, spec)
@@ -253,7 +256,30 @@ func (s *Session) resolveLocation(spec string) (location, error) {
 		return location{}, fmt.Errorf("Function \"%s\" not defined.", spec)
 	}
 	sym := m.Symbolize(addrs[0])
-	return location{addrs: addrs, file: sym.File, line: sym.Line}, nil
+	return location{addrs: addrs, file: sym.File, line: sym.Line, module: m, function: true}, nil
+}
+
+// afterPrologues moves the addresses of a FUNCTION location to where gdb
+// breaks on a function (prologueEnd); other locations are kept.
+func (s *Session) afterPrologues(loc location) location {
+	if !loc.function || loc.module == nil {
+		return loc
+	}
+	out := loc
+	out.addrs = nil
+	for _, a := range loc.addrs {
+		if _, off, ok := loc.module.FuncName(a); ok && off == 0 {
+			a = s.prologueEnd(loc.module, a)
+		}
+		out.addrs = append(out.addrs, a) // an inlined copy's entry has no prologue
+	}
+	if len(out.addrs) > 0 {
+		sym := loc.module.Symbolize(out.addrs[0])
+		if sym.File != "" {
+			out.file, out.line = sym.File, sym.Line
+		}
+	}
+	return out
 }
 
 // defaultFile is the source file a bare LINE refers to: the one list

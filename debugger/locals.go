@@ -462,7 +462,13 @@ func (s *Session) lookupVar(name string) (c *varContext, sc *frames.Scope, v *fr
 // array's address (C's decay to a pointer), with addr its address. ok is
 // false when name is no variable of the selected frame or global.
 func (s *Session) varNumber(name string, addr bool) (v value, ok bool, err error) {
-	t, _, found, err := s.evalPath(varPath{name: name, addrOf: addr})
+	return s.pathNumber(varPath{name: name, addrOf: addr})
+}
+
+// pathNumber is varNumber for a variable path (r->at.x, zeros[1]).
+func (s *Session) pathNumber(p varPath) (v value, ok bool, err error) {
+	name, addr := p.name, p.addrOf
+	t, _, found, err := s.evalPath(p)
 	switch {
 	case !found:
 		return value{}, false, err

@@ -92,3 +92,39 @@ func TestBreakFileLineIsGdbsStatement(t *testing.T) {
 		}
 	}
 }
+
+// TestExpressionsAreGdbs stops the -O0 locals fixture with "break leaf"
+// (past the prologue, as gdb breaks, so the arguments are in their slots)
+// and prints C expressions with comparisons, logical, bitwise, shift and
+// remainder operators over arguments, struct members through a pointer
+// and array elements, in gdb and in sfdbg: the values must be gdb's.
+func TestExpressionsAreGdbs(t *testing.T) {
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		t.Skip("gdb not installed")
+	}
+	path, _ := filepath.Abs(dumpFixture(t, "locals-v3-O0"))
+	exprs := []string{"n == 5", "n != 5 || 0", "r->key + 2", "r->at.x < r->at.y", "n % 4", "r->tags[1] + 10",
+		"-n >> 1", "r->key & 5", "!n", "~n", "1 << 4", "n > 3 && r->key == 13", "r->at.y - r->at.x * 2", "(n + 1) * 3"}
+	var cmds []string
+	for _, e := range exprs {
+		cmds = append(cmds, "-ex", "p "+e)
+	}
+	g := exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "break leaf", "-ex", "run"}, cmds...), "--args", path, "exit")...)
+	g.Dir = filepath.Join("..", "..")
+	gout, _ := g.CombinedOutput()
+	_, out, errOut := runSfdbg(append(append([]string{"run", "-batch", "-ex", "break leaf", "-ex", "run"}, cmds...), "--", path, "exit")...)
+	vals := regexp.MustCompile(`(?m)^\$\d+ = .*$`)
+	ours, theirs := vals.FindAllString(out, -1), vals.FindAllString(string(gout), -1)
+	if len(theirs) != len(exprs) {
+		t.Fatalf("gdb printed %d values for %d expressions:\n%s", len(theirs), len(exprs), gout)
+	}
+	if strings.Join(ours, "\n") != strings.Join(theirs, "\n") {
+		t.Errorf("sfdbg:\n%s\ngdb:\n%s\n(expressions: %q)\nsfdbg's output:\n%s%s", strings.Join(ours, "\n"), strings.Join(theirs, "\n"), exprs, out, errOut)
+	}
+	// The stop line is gdb's too: past the prologue, with the arguments.
+	stop := regexp.MustCompile(`(?m)^Breakpoint 1, leaf \(r=0x[0-9a-f]+, n=5, label=0x[0-9a-f]+ "thirteen"\)`)
+	if !stop.MatchString(out) || !stop.MatchString(string(gout)) {
+		t.Errorf("break leaf did not stop past the prologue with gdb's arguments:\nsfdbg:\n%s\ngdb:\n%s", out, gout)
+	}
+}
