@@ -33,7 +33,7 @@ func TestBreakOnAFunctionGCCCloned(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^Breakpoint 1 at 0x[0-9a-f]+: check\. \(3 locations\)$`).MatchString(out) {
 		t.Fatalf("break check:\n%s", out)
 	}
-	if out := run(t, s, ui, "info breakpoints"); len(regexp.MustCompile(`(?m)^1\.[123] +0x[0-9a-f]{16} +check \(\) at testdata/src/clones\.c:3[02]$`).FindAllString(out, -1)) != 3 {
+	if out := run(t, s, ui, "info breakpoints"); len(regexp.MustCompile(`(?m)^1\.[123] +y +0x[0-9a-f]{16} in check at testdata/src/clones\.c:3[02]$`).FindAllString(out, -1)) != 3 {
 		t.Errorf("info breakpoints:\n%s", out)
 	}
 	// gdb: Line 30 ... <main+130> and ends at ... <main+135>., Line 30
@@ -66,7 +66,7 @@ func TestBreakOnAFunctionGCCCloned(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^Breakpoint 2 at 0x[0-9a-f]+: weigh \(\) at testdata/src/clones.c:\d+$`).MatchString(out) {
 		t.Fatalf("break weigh:\n%s", out)
 	}
-	if out := run(t, s, ui, "info breakpoints"); !strings.Contains(out, "weigh () at testdata/src/clones.c") {
+	if out := run(t, s, ui, "info breakpoints"); !strings.Contains(out, "in weigh at testdata/src/clones.c") {
 		t.Errorf("info breakpoints:\n%s", out)
 	}
 	if out := run(t, s, ui, "list check"); !strings.Contains(out, "static long check(long v)") {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +27,17 @@ func cmdTbreak(s *Session, args string) error { return s.setBreakpoints(args, tr
 // (resolveLocation; without one, the selected frame's PC, as in gdb).
 func (s *Session) setBreakpoints(args string, temp bool) error {
 	args = strings.TrimSpace(args)
+	// gdb's "break LOCATION if CONDITION".
+	cond := ""
+	if m := breakIf.FindStringSubmatchIndex(args); m != nil {
+		if m[2] >= 0 {
+			cond = strings.TrimSpace(args[m[2]:])
+		}
+		args = strings.TrimSpace(args[:m[0]])
+		if cond == "" {
+			return errors.New("Argument required (boolean expression).")
+		}
+	}
 	sp, err := s.space()
 	if err != nil {
 		return err
@@ -53,7 +65,7 @@ func (s *Session) setBreakpoints(args string, temp bool) error {
 			return fmt.Errorf("Breakpoint %d is already at %#x.", bp.id, addr)
 		}
 	}
-	bp := &breakpoint{id: s.nextBP, desc: args, temp: temp}
+	bp := &breakpoint{id: s.nextBP, desc: args, temp: temp, cond: cond}
 	for _, addr := range loc.addrs {
 		if err := s.tgt.SetBreakpoint(addr); err != nil {
 			for _, a := range bp.addrs {
@@ -140,33 +152,169 @@ func (s *Session) listBreakpoints(bps []*breakpoint, what string) error {
 	if s.tgt != nil {
 		sp, _ = s.space()
 	}
-	s.printf("%-4s%-20s%-6s%s\n", "Num", "Address", "Hits", "What")
+	// gdb's table (breakpoint.c breakpoint_1): Num, Type, Disp, Enb,
+	// Address, What, then a breakpoint's condition, ignore count and hits.
+	s.printf("%-7s %-14s %-4s %-3s %-18s %s\n", "Num", "Type", "Disp", "Enb", "Address", "What")
 	for _, bp := range sortedBreakpoints(bps) {
-		what := func(a uint64) string {
+		where := func(a uint64) string {
 			if sp != nil {
-				// A location in an inlined copy is the inlined
-				// function's, as gdb lists it.
-				loc, _ := compare.InnermostLocation(sp, a)
-				return loc
+				if w := bpWhere(sp, a); w != "" {
+					return w
+				}
 			}
 			return bp.desc
 		}
-		if bp.watch != nil {
-			s.printf("%-4d%-20s%-6d%s\n", bp.id, hex16(bp.watch.addr), bp.hits, "hw watchpoint: "+bp.desc)
-			continue
+		disp := "keep"
+		if bp.temp {
+			disp = "del"
 		}
-		if len(bp.addrs) == 1 {
-			s.printf("%-4d%-20s%-6d%s\n", bp.id, hex16(bp.addrs[0]), bp.hits, what(bp.addrs[0]))
-			continue
+		switch {
+		case bp.watch != nil:
+			s.printf("%-7d %-14s %-4s %-3s %-18s %s\n", bp.id, "hw watchpoint", disp, "y", "", bp.desc)
+		case len(bp.addrs) == 1:
+			s.printf("%-7d %-14s %-4s %-3s %-18s %s\n", bp.id, "breakpoint", disp, "y", hex16(bp.addrs[0]), where(bp.addrs[0]))
+		default:
+			s.printf("%-7d %-14s %-4s %-3s %-18s \n", bp.id, "breakpoint", disp, "y", "<MULTIPLE>")
 		}
-		// gdb lists a breakpoint with several locations as N <MULTIPLE>,
-		// then N.1, N.2, ...
-		s.printf("%-4d%-20s%-6d%s\n", bp.id, "<MULTIPLE>", bp.hits, bp.desc)
-		for k, a := range bp.addrs {
-			s.printf("%-4s%-20s%-6s%s\n", fmt.Sprintf("%d.%d", bp.id, k+1), hex16(a), "", what(a))
+		if bp.cond != "" {
+			s.printf("\tstop only if %s\n", bp.cond)
+		}
+		switch {
+		case bp.hits == 1:
+			s.printf("\tbreakpoint already hit 1 time\n")
+		case bp.hits > 1:
+			s.printf("\tbreakpoint already hit %d times\n", bp.hits)
+		}
+		if bp.ignore > 0 {
+			s.printf("\tWill ignore next %d crossings of breakpoint.\n", bp.ignore)
+		}
+		if len(bp.addrs) > 1 {
+			for k, a := range bp.addrs {
+				s.printf("%-7s %-14s %-4s %-3s %-18s %s\n", fmt.Sprintf("%d.%d", bp.id, k+1), "", "", "y", hex16(a), where(a))
+			}
 		}
 	}
 	return nil
+}
+
+// bpWhere is gdb's What of a breakpoint location: "in FUNCTION at
+// FILE:LINE" (the innermost inlined function's, as gdb lists it), or
+// "<SYMBOL+OFF>" without line information.
+func bpWhere(sp *frames.Space, a uint64) string {
+	loc, _ := compare.InnermostLocation(sp, a)
+	name, rest, ok := strings.Cut(loc, " () at ")
+	if ok {
+		return "in " + name + " at " + rest
+	}
+	if m := sp.Modules.Find(a); m != nil {
+		if n, off, ok := m.FuncName(a); ok {
+			return fmt.Sprintf("<%s+%d>", n, off)
+		}
+	}
+	return ""
+}
+
+// breakIf finds " if CONDITION" in "LOCATION if CONDITION" (group 1: the
+// condition).
+var breakIf = regexp.MustCompile(`(?:^|\s)if(?:\s+(.*)|$)`)
+
+// cont is Continue that passes the hits of a breakpoint whose ignore
+// count is not used up or whose condition is false, as gdb does
+// (breakpoint.c bpstat_check_breakpoint_conditions): each is evaluated in
+// the hitting thread's frame 0. A condition that cannot be evaluated
+// stops, with gdb's message.
+func (s *Session) cont() (Event, error) {
+	for {
+		ev, err := s.tgt.Continue()
+		if err != nil || ev.Kind != EventBreakpoint {
+			return ev, err
+		}
+		bp := s.bpAt(ev.PC)
+		if bp == nil || bp.cond == "" && bp.ignore == 0 {
+			return ev, nil
+		}
+		s.invalidate()
+		thread, frame := s.thread, s.frame
+		s.thread, s.frame = ev.Thread, 0
+		stop := true
+		if bp.cond != "" {
+			v, err := s.evalExpr(bp.cond)
+			if err != nil {
+				s.printf("Error in testing condition for breakpoint %d:\n%v\n", bp.id, err)
+				return ev, nil
+			}
+			stop = v.v != 0
+		}
+		if stop && bp.ignore > 0 {
+			bp.ignore--
+			bp.hits++
+			stop = false
+		}
+		if stop {
+			return ev, nil
+		}
+		s.thread, s.frame = thread, frame
+	}
+}
+
+// cmdCondition implements "condition N [COND]".
+func cmdCondition(s *Session, args string) error {
+	num, cond, _ := strings.Cut(strings.TrimSpace(args), " ")
+	bp, err := s.breakpointByNumber(num)
+	if err != nil {
+		return err
+	}
+	bp.cond = strings.TrimSpace(cond)
+	if bp.cond == "" && !s.Batch { // gdb says it from a terminal only (from_tty)
+		s.printf("Breakpoint %d now unconditional.\n", bp.id)
+	}
+	return nil
+}
+
+// cmdIgnore implements "ignore N COUNT".
+func cmdIgnore(s *Session, args string) error {
+	f := strings.Fields(args)
+	if len(f) != 2 {
+		return errors.New("Argument required (a breakpoint number and a count).")
+	}
+	bp, err := s.breakpointByNumber(f[0])
+	if err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(f[1])
+	if err != nil || n < 0 {
+		return fmt.Errorf("Invalid count %q.", f[1])
+	}
+	bp.ignore = n
+	if s.Batch {
+		return nil // gdb says it from a terminal only (from_tty)
+	}
+	switch n {
+	case 0:
+		s.printf("Will stop next time breakpoint %d is reached.\n", bp.id)
+	case 1:
+		s.printf("Will ignore next crossing of breakpoint %d.\n", bp.id)
+	default:
+		s.printf("Will ignore next %d crossings of breakpoint %d.\n", n, bp.id)
+	}
+	return nil
+}
+
+// breakpointByNumber finds breakpoint N, with gdb's messages.
+func (s *Session) breakpointByNumber(num string) (*breakpoint, error) {
+	if num == "" {
+		return nil, errors.New("Argument required (breakpoint number).")
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil {
+		return nil, fmt.Errorf("Bad breakpoint argument: '%s'", num)
+	}
+	for _, bp := range s.bps {
+		if bp.id == n {
+			return bp, nil
+		}
+	}
+	return nil, fmt.Errorf("No breakpoint number %d.", n)
 }
 
 // resume runs fn (a Continue or StepInstruction), then reports the stop:
@@ -282,13 +430,13 @@ func cmdContinue(s *Session, _ string) error {
 		return err
 	}
 	s.printf("Continuing.\n")
-	ev, err := s.resume(s.tgt.Continue)
+	ev, err := s.resume(s.cont)
 	// A write that left a watched value as it was does not stop, as in gdb.
 	for err == nil && ev.Kind == EventWatchpoint && !s.interrupted.Load() && !s.quitting.Load() {
 		if _, _, _, changed := s.watchHit(ev); changed {
 			break
 		}
-		ev, err = s.resume(s.tgt.Continue)
+		ev, err = s.resume(s.cont)
 	}
 	if err != nil {
 		return err
@@ -397,7 +545,7 @@ func cmdFinish(s *Session, _ string) error {
 		}
 	}()
 	for {
-		ev, err := s.resume(s.tgt.Continue)
+		ev, err := s.resume(s.cont)
 		if err != nil {
 			return err
 		}
@@ -566,7 +714,7 @@ func cmdUntil(s *Session, args string, frameOnly bool) error {
 		}
 	}
 	for {
-		ev, err := s.resume(s.tgt.Continue)
+		ev, err := s.resume(s.cont)
 		if err != nil {
 			return err
 		}

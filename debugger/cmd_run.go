@@ -156,12 +156,12 @@ func (s *Session) runToEntry() error {
 // cmdContinueQuiet is continue without its "Continuing." line (run's
 // "Starting program" says it).
 func cmdContinueQuiet(s *Session) error {
-	ev, err := s.resume(s.tgt.Continue)
+	ev, err := s.resume(s.cont)
 	for err == nil && ev.Kind == EventWatchpoint && !s.interrupted.Load() && !s.quitting.Load() {
 		if _, _, _, changed := s.watchHit(ev); changed {
 			break
 		}
-		ev, err = s.resume(s.tgt.Continue)
+		ev, err = s.resume(s.cont)
 	}
 	if err != nil {
 		return err

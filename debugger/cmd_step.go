@@ -283,7 +283,7 @@ func (s *Session) runToReturn(tid int, ra, spBefore uint64) (stopped bool, err e
 		}()
 	}
 	for {
-		ev, err := s.resume(s.tgt.Continue)
+		ev, err := s.resume(s.cont)
 		if err != nil {
 			return false, err
 		}

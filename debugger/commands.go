@@ -319,6 +319,9 @@ symbols. ADDR is an expression, as print takes it.`,
 				{aliases: []string{"watchpoints"},
 					help: "List the watchpoints.",
 					run:  cmdInfoWatchpoints},
+				{aliases: []string{"display"},
+					help: "List the expressions display prints after every stop.",
+					run:  cmdInfoDisplay},
 				localsCommands[0], localsCommands[1],
 			}},
 		{aliases: []string{"thread", "t"}, args: "[N] | apply all|LIST CMD", needsTarget: true,
@@ -414,6 +417,22 @@ and "New value"; a write of the same value does not stop.`,
 			help:   "Run until a breakpoint, fatal signal or exit; Ctrl-C stops.\nOther signals are passed to the program without stopping, as gdb's\ndefault \"handle\" does; after a fatal signal, continue delivers it.",
 			repeat: sameArgs,
 			run:    cmdContinue},
+		{aliases: []string{"condition"}, args: "N [COND]",
+			help: `Stop at breakpoint N only when COND is not 0 (none: always).
+COND is evaluated at each hit in the hitting thread's frame 0, as print
+evaluates it; a COND that cannot be evaluated stops, with gdb's message.
+"break LOCATION if COND" sets one with the breakpoint.`,
+			run: cmdCondition},
+		{aliases: []string{"ignore"}, args: "N COUNT",
+			help: "Pass the next COUNT hits of breakpoint N (counted as hits).",
+			run:  cmdIgnore},
+		{aliases: []string{"display", "disp"}, args: "[/FMT] [EXPR]",
+			help: `Print EXPR after every stop ("1: i = 3"), and now.
+Without EXPR, print every display now. /FMT is one of print's letters.`,
+			run: cmdDisplay},
+		{aliases: []string{"undisplay"}, args: "[N...]",
+			help: "Delete displays N..., or all of them.",
+			run:  cmdUndisplay},
 		{aliases: []string{"run", "r"}, args: "[ARGS]",
 			help: `Run the program sfdbg started, or start it again.
 A program not yet resumed runs; one that has run or exited is killed

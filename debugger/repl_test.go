@@ -166,12 +166,12 @@ func TestCompletionOffersCommandsSubcommandsAndFunctions(t *testing.T) {
 	}{
 		{"", nil}, // every command: checked by length below
 		{"fi", []string{"finish "}},
-		{"info ", []string{"info frame ", "info sframe ", "info registers ", "info all-registers ", "info threads ", "info proc ", "info inferiors ", "info sharedlibrary ", "info signals ", "info line ", "info source ", "info symbol ", "info breakpoints ", "info watchpoints ", "info locals ", "info args "}},
+		{"info ", []string{"info frame ", "info sframe ", "info registers ", "info all-registers ", "info threads ", "info proc ", "info inferiors ", "info sharedlibrary ", "info signals ", "info line ", "info source ", "info symbol ", "info breakpoints ", "info watchpoints ", "info display ", "info locals ", "info args "}},
 		{"info s", []string{"info sframe ", "info sharedlibrary ", "info signals ", "info source ", "info symbol "}},
 		{"bt s", []string{"bt sframe "}},
 		{"break level4", []string{"break level4_recursive "}},
 		{"b spin_h", []string{"b spin_here "}},
-		{"help con", []string{"help continue "}},
+		{"help con", []string{"help continue ", "help condition "}},
 	} {
 		got := ui.Completer(tc.line)
 		if tc.line == "" {

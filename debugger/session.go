@@ -62,6 +62,8 @@ type Session struct {
 	// IntroNote, when set, is printed by Intro after its first line (a
 	// core's termination).
 	IntroNote           string
+	displays            []display // display EXPR, printed after every stop
+	nextDisp            int
 	ranOnce             bool // the started program has been resumed (run then starts it again)
 	listModule          *frames.Module
 	listFirst, listLast int
@@ -119,6 +121,11 @@ type breakpoint struct {
 	hits  int
 	temp  bool
 	watch *watchpoint // a hardware watchpoint (addrs is empty), else nil
+	// cond, when set, is evaluated in the hitting thread's frame 0 at each
+	// hit: the hit stops only when it is not 0 (break LOC if COND,
+	// condition N COND); ignore hits are passed first (ignore N COUNT).
+	cond   string
+	ignore int
 }
 
 // NewSession returns a session on target t (nil for none) talking to ui.

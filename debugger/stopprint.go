@@ -104,5 +104,6 @@ func (s *Session) printStop(what printWhat, prefix string) error {
 	}
 	s.listFile = ""
 	s.printFrame(tr, sh, what, prefix)
+	s.doDisplays()
 	return nil
 }

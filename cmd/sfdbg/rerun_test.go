@@ -33,7 +33,7 @@ func TestRunAndStartStartTheProgramAgain(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^Temporary breakpoint 2, main \(`).MatchString(out) {
 		t.Errorf("start did not stop at main:\n%s", out)
 	}
-	if !regexp.MustCompile(`(?m)^1 +0x[0-9a-f]+ +3 +leaf`).MatchString(out) {
+	if !regexp.MustCompile(`(?m)^1 +breakpoint +keep y +0x[0-9a-f]+ in leaf at testdata/src/locals.c:\d+\n\tbreakpoint already hit 3 times$`).MatchString(out) {
 		t.Errorf("info breakpoints does not count 3 hits:\n%s", out)
 	}
 	pids := regexp.MustCompile(`\(process (\d+)\) (exited normally|killed)`).FindAllStringSubmatch(out, -1)

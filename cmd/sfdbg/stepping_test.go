@@ -128,3 +128,47 @@ func TestExpressionsAreGdbs(t *testing.T) {
 		t.Errorf("break leaf did not stop past the prologue with gdb's arguments:\nsfdbg:\n%s\ngdb:\n%s", out, gout)
 	}
 }
+
+// TestConditionsIgnoreAndDisplayAreGdbs runs a conditional breakpoint
+// (break FILE:LINE if COND), info breakpoints (gdb's table, with the
+// condition and the hit count), display and display/x after each stop,
+// info display, undisplay, ignore and condition N (removing it) on the
+// clones fixture, in gdb and in sfdbg: from the first stop on, the
+// transcripts must be the same, addresses aside (gdb, in batch mode, does
+// not say "Continuing.").
+func TestConditionsIgnoreAndDisplayAreGdbs(t *testing.T) {
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		t.Skip("gdb not installed")
+	}
+	path, _ := filepath.Abs(dumpFixture(t, "clones-v3-O2"))
+	var cmds []string
+	for _, c := range []string{"break clones.c:22 if i == 2", "run", "p i", "info breakpoints", "display i", "display/x s", "next",
+		"info display", "undisplay 1", "next", "ignore 1 2", "continue", "p i", "condition 1", "info breakpoints"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	g := exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off"}, cmds...), path)...)
+	g.Dir = filepath.Join("..", "..")
+	gout, _ := g.CombinedOutput()
+	_, out, errOut := runSfdbg(append(append([]string{"run", "-batch"}, cmds...), "--", path)...)
+	norm := func(s string) string {
+		addr := regexp.MustCompile(`0x[0-9a-f]{16}`)
+		var keep []string
+		on := false
+		for _, l := range strings.Split(s, "\n") {
+			on = on || strings.HasPrefix(l, "Breakpoint 1, ")
+			if !on || l == "Continuing." || strings.HasPrefix(l, "    sframe") || strings.HasPrefix(l, "[") || strings.HasPrefix(l, "warning:") {
+				continue
+			}
+			keep = append(keep, addr.ReplaceAllString(l, "ADDR"))
+		}
+		return strings.Join(keep, "\n")
+	}
+	ours, theirs := norm(out), norm(string(gout))
+	if !strings.Contains(theirs, "stop only if i == 2") || !strings.Contains(theirs, "2: /x s = ") {
+		t.Fatalf("gdb's transcript lacks what is compared:\n%s", gout)
+	}
+	if ours != theirs {
+		t.Errorf("sfdbg:\n%s\n\ngdb:\n%s\n\nsfdbg's output:\n%s%s", ours, theirs, out, errOut)
+	}
+}
