@@ -152,3 +152,188 @@ func (s *Session) exprText(expr string, letter byte) (string, error) {
 	}
 	return formatValue(sp, v, letter)
 }
+
+// cmdOutput implements "output [/FMT] EXPR": the value as print shows it,
+// without "$N = ", the history or a newline, as gdb's output.
+func cmdOutput(s *Session, args string) error {
+	var letter byte
+	args = strings.TrimSpace(args)
+	if rest, ok := strings.CutPrefix(args, "/"); ok {
+		spec, a := splitWord(rest)
+		if len(spec) != 1 {
+			return fmt.Errorf("Invalid format /%s.", spec)
+		}
+		letter, args = spec[0], strings.TrimSpace(a)
+	}
+	if args == "" {
+		return errors.New("Argument required (expression to compute).")
+	}
+	text, err := s.exprText(args, letter)
+	if err != nil {
+		return err
+	}
+	s.printf("%s", text)
+	return nil
+}
+
+// cmdPrintf implements gdb's printf "FORMAT", ARG...: C's conversions
+// (%d %i %u %x %X %o %c %s %p, with l/ll/h/hh and flags, width and
+// precision, %%), each argument an expression; %s reads the string at
+// its value.
+func cmdPrintf(s *Session, args string) error {
+	args = strings.TrimSpace(args)
+	if !strings.HasPrefix(args, "\"") {
+		return errors.New("Bad format string")
+	}
+	format, rest, err := cStringLiteral(args)
+	if err != nil {
+		return err
+	}
+	var exprs []string
+	if rest = strings.TrimSpace(rest); rest != "" {
+		if !strings.HasPrefix(rest, ",") {
+			return errors.New("Invalid argument syntax")
+		}
+		exprs = splitTopLevel(rest[1:])
+	}
+	var out strings.Builder
+	next := 0
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		if c != '%' {
+			out.WriteByte(c)
+			continue
+		}
+		j := i + 1
+		for j < len(format) && strings.IndexByte("-+ #0123456789.", format[j]) >= 0 {
+			j++
+		}
+		flags := format[i+1 : j]
+		for j < len(format) && strings.IndexByte("hlLqjzt", format[j]) >= 0 {
+			j++
+		}
+		if j >= len(format) {
+			return errors.New("Bad format string")
+		}
+		conv := format[j]
+		i = j
+		if conv == '%' {
+			out.WriteByte('%')
+			continue
+		}
+		if next >= len(exprs) {
+			return errors.New("Bad format string, missing '\"'")
+		}
+		v, err := s.evalExpr(exprs[next])
+		next++
+		if err != nil {
+			return err
+		}
+		switch conv {
+		case 'd', 'i':
+			fmt.Fprintf(&out, "%"+flags+"d", int64(v.v))
+		case 'u':
+			fmt.Fprintf(&out, "%"+flags+"d", v.v)
+		case 'x', 'X', 'o':
+			fmt.Fprintf(&out, "%"+flags+string(conv), v.v)
+		case 'c':
+			fmt.Fprintf(&out, "%"+flags+"c", rune(byte(v.v)))
+		case 'p':
+			fmt.Fprintf(&out, "%#x", v.v)
+		case 's':
+			sp, err := s.space()
+			if err != nil {
+				return err
+			}
+			str, err := readCString(sp, v.v)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&out, "%"+flags+"s", str)
+		default:
+			return fmt.Errorf("Unrecognized format specifier '%c' in printf", conv)
+		}
+	}
+	if next < len(exprs) {
+		return errors.New("Extra arguments at end of format string")
+	}
+	s.printf("%s", out.String())
+	return nil
+}
+
+// cStringLiteral reads the C string literal at the start of s: its value
+// (escapes decoded) and what follows it.
+func cStringLiteral(s string) (string, string, error) {
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"':
+			return b.String(), s[i+1:], nil
+		case c == '\\' && i+1 < len(s):
+			i++
+			switch s[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case 'r':
+				b.WriteByte('\r')
+			case 'a':
+				b.WriteByte('\a')
+			case '\\', '"', '\'':
+				b.WriteByte(s[i])
+			case '0':
+				b.WriteByte(0)
+			default:
+				b.WriteByte('\\')
+				b.WriteByte(s[i])
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", "", errors.New("Bad format string, non-terminated '\"'")
+}
+
+// splitTopLevel splits s at the commas outside parentheses and brackets.
+func splitTopLevel(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(out, strings.TrimSpace(s[start:]))
+}
+
+// readCString reads the NUL-terminated string at a (at most 4096 bytes).
+func readCString(sp *frames.Space, a uint64) (string, error) {
+	var b []byte
+	var buf [64]byte
+	for len(b) < 4096 {
+		n, _ := sp.Mem.ReadAt(buf[:], a+uint64(len(b)))
+		if n == 0 {
+			if len(b) == 0 {
+				return "", fmt.Errorf("Cannot access memory at address %#x", a)
+			}
+			break
+		}
+		for _, c := range buf[:n] {
+			if c == 0 {
+				return string(b), nil
+			}
+			b = append(b, c)
+		}
+	}
+	return string(b), nil
+}

@@ -426,6 +426,12 @@ evaluates it; a COND that cannot be evaluated stops, with gdb's message.
 		{aliases: []string{"ignore"}, args: "N COUNT",
 			help: "Pass the next COUNT hits of breakpoint N (counted as hits).",
 			run:  cmdIgnore},
+		{aliases: []string{"output"}, args: "[/FMT] EXPR", needsTarget: true,
+			help: "Print EXPR's value alone: no $N =, no history, no newline.",
+			run:  cmdOutput},
+		{aliases: []string{"printf"}, args: `"FORMAT", ARG...`, needsTarget: true,
+			help: `Print ARGs with C's printf FORMAT (%d %u %x %o %c %s %p).`,
+			run:  cmdPrintf},
 		{aliases: []string{"display", "disp"}, args: "[/FMT] [EXPR]",
 			help: `Print EXPR after every stop ("1: i = 3"), and now.
 Without EXPR, print every display now. /FMT is one of print's letters.`,

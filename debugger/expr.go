@@ -2,6 +2,7 @@ package debugger
 
 import (
 	"bytes"
+	"debug/dwarf"
 	"errors"
 	"fmt"
 	"strconv"
@@ -27,6 +28,10 @@ const (
 type value struct {
 	v    uint64
 	kind valueKind
+	// char is set for a value cast to a char type (print shows the
+	// character too: 44 ','), or with kindData to char * (print shows
+	// the string).
+	char bool
 }
 
 // evalAddr evaluates an address expression (evalExpr) to a number.
@@ -200,9 +205,9 @@ func (p *exprParser) level(n int) (value, error) {
 		}
 		b := func(c bool) value {
 			if c {
-				return value{1, kindInt}
+				return value{1, kindInt, false}
 			}
-			return value{0, kindInt}
+			return value{0, kindInt, false}
 		}
 		switch op {
 		case 'O':
@@ -210,11 +215,11 @@ func (p *exprParser) level(n int) (value, error) {
 		case 'A':
 			l = b(l.v != 0 && r.v != 0)
 		case '|':
-			l = value{l.v | r.v, kindInt}
+			l = value{l.v | r.v, kindInt, false}
 		case '^':
-			l = value{l.v ^ r.v, kindInt}
+			l = value{l.v ^ r.v, kindInt, false}
 		case '&':
-			l = value{l.v & r.v, kindInt}
+			l = value{l.v & r.v, kindInt, false}
 		case 'E':
 			l = b(l.v == r.v)
 		case 'N':
@@ -228,9 +233,9 @@ func (p *exprParser) level(n int) (value, error) {
 		case 'G':
 			l = b(!lt)
 		case 'l':
-			l = value{l.v << (r.v & 63), kindInt}
+			l = value{l.v << (r.v & 63), kindInt, false}
 		case 'r':
-			l = value{uint64(int64(l.v) >> (r.v & 63)), kindInt}
+			l = value{uint64(int64(l.v) >> (r.v & 63)), kindInt, false}
 		}
 	}
 }
@@ -252,11 +257,11 @@ func (p *exprParser) sum() (value, error) {
 			op == '-' && l.kind == kindInt && r.kind != kindInt:
 			return value{}, errNotNumber
 		case op == '+':
-			l = value{l.v + r.v, max(l.kind, r.kind)}
+			l = value{l.v + r.v, max(l.kind, r.kind), false}
 		case l.kind != kindInt && r.kind != kindInt:
-			l = value{l.v - r.v, kindInt} // pointer difference in bytes
+			l = value{l.v - r.v, kindInt, false} // pointer difference in bytes
 		default:
-			l = value{l.v - r.v, l.kind}
+			l = value{l.v - r.v, l.kind, false}
 		}
 	}
 	return l, nil
@@ -309,7 +314,7 @@ func (p *exprParser) unary() (value, error) {
 		if v.kind != kindInt {
 			return value{}, errNotNumber
 		}
-		return value{-v.v, kindInt}, nil
+		return value{-v.v, kindInt, false}, nil
 	case '!', '~':
 		p.i++
 		v, err := p.unary()
@@ -317,12 +322,12 @@ func (p *exprParser) unary() (value, error) {
 			return v, err
 		}
 		if t.kind == '~' {
-			return value{^v.v, kindInt}, nil
+			return value{^v.v, kindInt, false}, nil
 		}
 		if v.v == 0 {
-			return value{1, kindInt}, nil
+			return value{1, kindInt, false}, nil
 		}
-		return value{0, kindInt}, nil
+		return value{0, kindInt, false}, nil
 	case '*':
 		p.i++
 		v, err := p.unary()
@@ -337,7 +342,7 @@ func (p *exprParser) unary() (value, error) {
 		if err != nil {
 			return value{}, fmt.Errorf("Cannot access memory at address %#x", v.v)
 		}
-		return value{w, kindInt}, nil
+		return value{w, kindInt, false}, nil
 	case '&':
 		p.i++
 		if p.peek() != 'i' {
@@ -347,6 +352,18 @@ func (p *exprParser) unary() (value, error) {
 		p.i++
 		return p.s.symbolValue(name, true)
 	case '(':
+		if size, ptr, n, ok := p.s.typeAt(p.toks[p.i+1:]); ok {
+			// A cast: (long)x, (unsigned char)x, (char *)p.
+			p.i += 1 + n + 1
+			v, err := p.unary()
+			if err != nil {
+				return v, err
+			}
+			if ptr {
+				return value{v.v, kindData, size.bytes == 1 && size.char}, nil
+			}
+			return value{truncate(v.v, size.bytes, size.signed), kindInt, size.char}, nil
+		}
 		p.i++
 		v, err := p.logicalOr()
 		if err != nil {
@@ -363,11 +380,14 @@ func (p *exprParser) unary() (value, error) {
 		if err != nil {
 			return value{}, fmt.Errorf("Invalid number \"%s\".", t.text)
 		}
-		return value{n, kindInt}, nil
+		return value{n, kindInt, false}, nil
 	case '$':
 		p.i++
 		return p.s.dollarValue(t.text[1:])
 	case 'i':
+		if t.text == "sizeof" {
+			return p.sizeof()
+		}
 		p.i++
 		if strings.ContainsAny(t.text, ".[>") {
 			if vp, ok := parseVarPath(t.text); ok {
@@ -422,7 +442,7 @@ func (s *Session) dollarValue(name string) (value, error) {
 	case "sp", "rsp", "fp", "rbp", "cfa":
 		kind = kindData
 	}
-	return value{r, kind}, nil
+	return value{r, kind, false}, nil
 }
 
 // symbolValue is a function's address (a code pointer), a data symbol's
@@ -439,14 +459,14 @@ func (s *Session) symbolValue(name string, addr bool) (value, error) {
 		return v, err
 	}
 	if a, _, ok := lookupFunction(sp, name); ok {
-		return value{a, kindCode}, nil
+		return value{a, kindCode, false}, nil
 	}
 	a, size, ok := lookupData(sp, name)
 	if !ok {
 		return value{}, fmt.Errorf("No symbol \"%s\" in current context.", name)
 	}
 	if addr {
-		return value{a, kindData}, nil
+		return value{a, kindData, false}, nil
 	}
 	if size != 1 && size != 2 && size != 4 && size != 8 {
 		return value{}, fmt.Errorf("'%s' is %d bytes, not a number; use &%s, or x/%dxb &%s.", name, size, name, size, name)
@@ -458,7 +478,7 @@ func (s *Session) symbolValue(name string, addr bool) (value, error) {
 	}
 	v := uintOf(b)
 	shift := 64 - 8*size
-	return value{uint64(int64(v<<shift) >> shift), kindInt}, nil
+	return value{uint64(int64(v<<shift) >> shift), kindInt, false}, nil
 }
 
 // register returns a register of the selected frame by name: the
@@ -582,6 +602,14 @@ func formatValue(sp *frames.Space, v value, fmtLetter byte) (string, error) {
 	default:
 		return "", fmt.Errorf("Undefined output format \"%c\".", fmtLetter)
 	}
+	switch {
+	case v.kind == kindData && v.char:
+		// gdb's char *: the address and the string.
+		f := &cFormatter{sp: sp}
+		return fmt.Sprintf("%#x %s", v.v, f.cStringAt(v.v)), nil
+	case v.kind == kindInt && v.char:
+		return fmt.Sprintf("%d %s", int64(v.v), charLiteral(byte(v.v))), nil
+	}
 	switch v.kind {
 	case kindData:
 		return fmt.Sprintf("(void *) %#x%s", v.v, symbolSuffix(sp, v.v)), nil
@@ -664,4 +692,152 @@ func cmdInfoSymbol(s *Session, args string) error {
 		s.printf("%s in section %s\n", loc, sec)
 	}
 	return nil
+}
+
+// cType is a C scalar type's size and signedness, as casts and sizeof
+// use them.
+type cType struct {
+	bytes  int
+	signed bool
+	char   bool // char, signed char, unsigned char
+}
+
+// baseTypes are C's integer type names (GCC's sizes on LP64).
+var baseTypes = map[string]cType{
+	"char": {1, true, true}, "signed char": {1, true, true}, "unsigned char": {1, false, true}, "_Bool": {1, false, false}, "bool": {1, false, false},
+	"short": {2, true, false}, "short int": {2, true, false}, "unsigned short": {2, false, false}, "unsigned short int": {2, false, false},
+	"int": {4, true, false}, "signed": {4, true, false}, "signed int": {4, true, false}, "unsigned": {4, false, false}, "unsigned int": {4, false, false},
+	"long": {8, true, false}, "long int": {8, true, false}, "unsigned long": {8, false, false}, "unsigned long int": {8, false, false},
+	"long long": {8, true, false}, "long long int": {8, true, false}, "unsigned long long": {8, false, false},
+	"int8_t": {1, true, false}, "uint8_t": {1, false, false}, "int16_t": {2, true, false}, "uint16_t": {2, false, false},
+	"int32_t": {4, true, false}, "uint32_t": {4, false, false}, "int64_t": {8, true, false}, "uint64_t": {8, false, false},
+	"size_t": {8, false, false}, "ssize_t": {8, true, false}, "uintptr_t": {8, false, false}, "intptr_t": {8, true, false},
+}
+
+// typeAt reads a type name at the start of toks, up to and not including
+// a ')': C's integer types, a name DWARF knows (a typedef, "struct X"),
+// with '*'s for a pointer. n is how many tokens it took.
+func (s *Session) typeAt(toks []token) (t cType, ptr bool, n int, ok bool) {
+	var words []string
+	for n < len(toks) && toks[n].kind == 'i' {
+		words = append(words, toks[n].text)
+		n++
+	}
+	if len(words) == 0 {
+		return t, false, 0, false
+	}
+	stars := 0
+	for n < len(toks) && toks[n].kind == '*' {
+		stars++
+		n++
+	}
+	if n >= len(toks) || toks[n].kind != ')' {
+		return t, false, 0, false
+	}
+	name := strings.Join(words, " ")
+	if bt, known := baseTypes[name]; known {
+		return bt, stars > 0, n, true
+	}
+	if dt, known := s.lookupTypeName(name); known {
+		if stars > 0 {
+			return cType{8, false, false}, true, n, true
+		}
+		size := int(dt.Size())
+		if size != 1 && size != 2 && size != 4 && size != 8 {
+			return t, false, 0, false
+		}
+		_, unsigned := under(dt).(*dwarf.UintType)
+		return cType{size, !unsigned, false}, false, n, true
+	}
+	return t, false, 0, false
+}
+
+// lookupTypeName finds a type by name in the DWARF of the modules.
+func (s *Session) lookupTypeName(name string) (dwarf.Type, bool) {
+	sp, err := s.space()
+	if err != nil {
+		return nil, false
+	}
+	for _, m := range mainFirst(sp) {
+		if t, ok := m.LookupType(name); ok {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// truncate keeps the low n bytes of v, sign-extended when signed.
+func truncate(v uint64, n int, signed bool) uint64 {
+	if n >= 8 {
+		return v
+	}
+	shift := uint(64 - 8*n)
+	if signed {
+		return uint64(int64(v<<shift) >> shift)
+	}
+	return v << shift >> shift
+}
+
+// sizeof parses "sizeof (TYPE)", "sizeof (EXPR)" and "sizeof NAME": the
+// size in bytes, from the type's or the variable's DWARF type.
+func (p *exprParser) sizeof() (value, error) {
+	p.i++ // sizeof
+	if p.peek() == '(' {
+		if t, ptr, n, ok := p.s.typeAt(p.toks[p.i+1:]); ok {
+			p.i += 1 + n + 1
+			if ptr {
+				return value{8, kindInt, false}, nil
+			}
+			return value{uint64(t.bytes), kindInt, false}, nil
+		}
+		// sizeof (TYPE) of a struct or array type DWARF knows.
+		j := p.i + 1
+		var words []string
+		for j < len(p.toks) && p.toks[j].kind == 'i' {
+			words = append(words, p.toks[j].text)
+			j++
+		}
+		if j < len(p.toks) && p.toks[j].kind == ')' && len(words) > 0 {
+			if dt, ok := p.s.lookupTypeName(strings.Join(words, " ")); ok {
+				p.i = j + 1
+				return value{uint64(dt.Size()), kindInt, false}, nil
+			}
+		}
+	}
+	// sizeof of a variable path, with or without parentheses.
+	paren := p.peek() == '('
+	if paren {
+		p.i++
+	}
+	stars := ""
+	for p.peek() == '*' {
+		stars += "*"
+		p.i++
+	}
+	if p.peek() != 'i' {
+		return value{}, fmt.Errorf("A syntax error in expression, near `%s'.", p.rest())
+	}
+	name := stars + p.toks[p.i].text
+	p.i++
+	if paren {
+		if p.peek() != ')' {
+			return value{}, fmt.Errorf("A syntax error in expression, near `%s'.", p.rest())
+		}
+		p.i++
+	}
+	vp, ok := parseVarPath(name)
+	if !ok {
+		return value{}, fmt.Errorf("No symbol \"%s\" in current context.", name)
+	}
+	t, _, found, err := p.s.evalPath(vp)
+	if !found {
+		if err != nil {
+			return value{}, err
+		}
+		return value{}, fmt.Errorf("No symbol \"%s\" in current context.", name)
+	}
+	if t.t == nil {
+		return value{}, err
+	}
+	return value{uint64(t.t.Size()), kindInt, false}, nil
 }

@@ -477,10 +477,10 @@ func (s *Session) pathNumber(p varPath) (v value, ok bool, err error) {
 	case err != nil:
 		return value{}, true, err
 	case addr:
-		return value{uintOf(t.b), kindData}, true, nil
+		return value{uintOf(t.b), kindData, false}, true, nil
 	}
 	if _, arr := under(t.t).(*dwarf.ArrayType); arr && t.inMem {
-		return value{t.addr, kindData}, true, nil
+		return value{t.addr, kindData, false}, true, nil
 	}
 	hv, scalar := historyValue(t)
 	if !scalar {
@@ -678,13 +678,13 @@ func historyValue(t typed) (value, bool) {
 		if isFunc(under(tt.Type)) {
 			kind = kindCode
 		}
-		return value{uintOf(t.b), kind}, true
+		return value{uintOf(t.b), kind, false}, true
 	case *dwarf.IntType, *dwarf.CharType, *dwarf.EnumType:
-		return value{uint64(intOf(t.b)), kindInt}, true
+		return value{uint64(intOf(t.b)), kindInt, false}, true
 	case *dwarf.UintType, *dwarf.UcharType, *dwarf.BoolType:
-		return value{uintOf(t.b), kindInt}, true
+		return value{uintOf(t.b), kindInt, false}, true
 	}
-	return value{t.addr, kindData}, false
+	return value{t.addr, kindData, false}, false
 }
 
 // cmdPtypeOrWhatis implements "ptype EXPR", "ptype struct|union|enum
