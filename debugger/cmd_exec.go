@@ -229,6 +229,13 @@ func (s *Session) cont() (Event, error) {
 		if err != nil || ev.Kind != EventBreakpoint {
 			return ev, err
 		}
+		if handled, stop := s.scopeEnded(ev); handled && s.bpAt(ev.PC) == nil {
+			if stop {
+				s.invalidate()
+				return Event{Kind: EventStopped, Thread: ev.Thread, PC: ev.PC}, nil
+			}
+			continue
+		}
 		bp := s.bpAt(ev.PC)
 		if bp == nil || bp.cond == "" && bp.ignore == 0 {
 			return ev, nil
@@ -328,6 +335,10 @@ func (s *Session) resume(fn func() (Event, error)) (Event, error) {
 		return ev, err
 	}
 	if ev.Kind == EventExited {
+		if ev.Status >= 0 {
+			code := ev.Status
+			s.exitCode = &code
+		}
 		pid := s.tgt.Pid()
 		s.setTarget(nil)
 		if len(s.argv) == 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -18,6 +19,12 @@ type watchpoint struct {
 	size int
 	typ  dwarf.Type
 	old  []byte
+	// A watch on a local variable (or a part of one) ends when its frame
+	// returns, as gdb's: scopeRA is the frame's return address, where an
+	// internal breakpoint is, hit by thread scopeTid with its SP above
+	// scopeSP (the frame's own SP), 0 for a global.
+	scopeRA, scopeSP uint64
+	scopeTid         int
 }
 
 // castRE matches gdb's "*(TYPE *)ADDR".
@@ -90,8 +97,15 @@ func (s *Session) watchLocation(expr string) (*watchpoint, error) {
 		}
 		return &watchpoint{addr: addr, size: 4, typ: intType("int", 4, true)}, nil
 	}
+	// A variable of the selected frame, or a part of one (r->key,
+	// tags[1], p.x), in memory.
+	if vp, ok := parseVarPath(expr); ok && vp.derefs == 0 && !vp.addrOf {
+		if w, found, err := s.watchVar(vp); found {
+			return w, err
+		}
+	}
 	if !identRE().MatchString(expr) {
-		return nil, fmt.Errorf("watch %s: sfdbg watches a variable (VAR), *ADDR or *(TYPE *)ADDR", expr)
+		return nil, fmt.Errorf("watch %s: sfdbg watches a variable or a part of one (VAR, p->f, a[i]), *ADDR or *(TYPE *)ADDR", expr)
 	}
 	addr, size, ok := lookupData(sp, expr)
 	if !ok {
@@ -110,6 +124,50 @@ func (s *Session) watchLocation(expr string) (*watchpoint, error) {
 		w.typ = intType("long", int64(w.size), true)
 	}
 	return w, nil
+}
+
+// watchVar makes the watchpoint of a variable path: its bytes in memory,
+// of its type. A local's watch ends when the selected frame returns.
+func (s *Session) watchVar(vp varPath) (w *watchpoint, found bool, err error) {
+	_, sc, v, _, ok, err := s.lookupVar(vp.name)
+	if err != nil || !ok {
+		return nil, false, nil
+	}
+	local := false
+	if sc != nil {
+		for i := range sc.Locals {
+			local = local || &sc.Locals[i] == v
+		}
+		for i := range sc.Params {
+			local = local || &sc.Params[i] == v
+		}
+	}
+	t, _, found, err := s.evalPath(vp)
+	if !found {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	if !t.inMem {
+		return nil, true, fmt.Errorf("Cannot watch %s: it is not in memory here (a register or an optimized-out value); watch *ADDR watches memory.", vp.name)
+	}
+	size := int(t.t.Size())
+	if size != 1 && size != 2 && size != 4 && size != 8 {
+		return nil, true, fmt.Errorf("Cannot watch %d bytes: a hardware watchpoint covers 1, 2, 4 or 8 (watch a member or an element of it).", size)
+	}
+	w = &watchpoint{addr: t.addr, size: size, typ: t.t}
+	if local {
+		n, tr, err := s.selected()
+		if err != nil {
+			return nil, true, err
+		}
+		if n+1 >= len(tr.Frames) {
+			return nil, true, errors.New("Cannot watch a local of the outermost frame: its return is not known.")
+		}
+		w.scopeRA, w.scopeSP, w.scopeTid = tr.Frames[n+1].PC, tr.Frames[n].SP, s.thread
+	}
+	return w, true, nil
 }
 
 // read reads the watched bytes.
@@ -166,6 +224,12 @@ func cmdWatch(s *Session, args string) error {
 	}
 	if err := wt.SetWatchpoint(w.addr, w.size); err != nil {
 		return err
+	}
+	if w.scopeRA != 0 && !s.scopeBreakAt(w.scopeRA) && s.bpAt(w.scopeRA) == nil {
+		if err := s.tgt.SetBreakpoint(w.scopeRA); err != nil {
+			wt.ClearWatchpoint(w.addr)
+			return err
+		}
 	}
 	bp := &breakpoint{id: s.nextBP, desc: expr, watch: w}
 	s.nextBP++
@@ -235,4 +299,48 @@ func (s *Session) reportWatch(ev Event) {
 		s.printf("New value = %s\n", bp.watch.text(sp, now))
 		bp.watch.old = now
 	}
+}
+
+// scopeBreakAt reports whether a local's watchpoint has its internal
+// breakpoint at addr.
+func (s *Session) scopeBreakAt(addr uint64) bool {
+	for _, bp := range s.bps {
+		if bp.watch != nil && bp.watch.scopeRA == addr {
+			return true
+		}
+	}
+	return false
+}
+
+// scopeEnded handles a hit of a local watchpoint's internal breakpoint:
+// when it is the watch's thread with its frame gone (SP above the frame's),
+// the watchpoint is deleted with gdb's words and the stop is reported
+// (stop); another thread, or a deeper recursive call, passes (no stop).
+// handled is false when addr is no such breakpoint.
+func (s *Session) scopeEnded(ev Event) (handled, stop bool) {
+	var ended []*breakpoint
+	for _, bp := range s.bps {
+		if w := bp.watch; w != nil && w.scopeRA == ev.PC {
+			handled = true
+			if regs, err := s.tgt.Regs(ev.Thread); err == nil && ev.Thread == w.scopeTid && regs.SP() > w.scopeSP {
+				ended = append(ended, bp)
+			}
+		}
+	}
+	if len(ended) == 0 {
+		return handled, false
+	}
+	wt, _ := s.tgt.(watchTarget)
+	for _, bp := range ended {
+		s.printf("\nWatchpoint %d deleted because the program has left the block in\nwhich its expression is valid.\n", bp.id)
+		if wt != nil {
+			wt.ClearWatchpoint(bp.watch.addr)
+		}
+		s.bps = slices.DeleteFunc(s.bps, func(b *breakpoint) bool { return b == bp })
+	}
+	if !s.scopeBreakAt(ev.PC) && s.bpAt(ev.PC) == nil {
+		s.tgt.ClearBreakpoint(ev.PC)
+	}
+	s.thread = ev.Thread
+	return true, true
 }

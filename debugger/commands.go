@@ -331,7 +331,7 @@ N is the thread's number in "info threads"; without N the selected thread
 is printed. "thread apply all CMD" runs CMD in every thread, e.g.
 "thread apply all bt"; "thread apply 2 4-5 CMD" in threads 2, 4 and 5.`,
 			run: cmdThread},
-		{aliases: []string{"print", "p", "inspect"}, args: "[/F] EXPR", needsTarget: true,
+		{aliases: []string{"print", "p", "inspect"}, args: "[/F] EXPR",
 			help: `Print an expression's value in the selected frame, as $N.
 EXPR has numbers (0x1f, 017, 31), registers ($pc, $sp, $fp, $cfa, $rax,
 ...), the values printed before ($, $$, $N), function names (their
@@ -403,8 +403,10 @@ ADDR, an expression as print takes it.`,
 		{aliases: []string{"watch"}, args: "VAR | *ADDR | *(TYPE *)ADDR", needsTarget: true,
 			help: `Stop when the program writes a new value to VAR or ADDR.
 A hardware watchpoint (a debug register, DR0-DR3), set by sfdbg in
-every thread, those created later too. VAR
-is a global or static variable; *ADDR
+every thread, those created later too. VAR is a variable or a part of
+one (p.x, r->key, a[2]) in memory: a local's watch ends when its frame
+returns, as gdb's ("Watchpoint N deleted because the program has left
+the block..."); *ADDR
 watches the int at ADDR, *(TYPE *)ADDR the TYPE (int, long, uint64_t,
 ...). 1, 2, 4 or 8 bytes at an address that is a multiple of the size.
 As in gdb, a stop prints "Hardware watchpoint N: EXPR" with "Old value"

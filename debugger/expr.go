@@ -430,6 +430,10 @@ func (s *Session) dollarValue(name string) (value, error) {
 		if n, err := strconv.Atoi(name); err == nil {
 			return hist(false, n)
 		}
+	case name[0] == '_':
+		if v, ok, err := s.convenienceValue(name); ok {
+			return v, err
+		}
 	}
 	r, err := s.register(name)
 	if err != nil {
@@ -642,10 +646,7 @@ func cmdPrint(s *Session, args string) error {
 	if err != nil {
 		return err
 	}
-	sp, err := s.space()
-	if err != nil {
-		return err
-	}
+	sp, _ := s.space() // nil without a process: numbers, history, $_exitcode
 	text, err := formatValue(sp, v, letter)
 	if err != nil {
 		return err

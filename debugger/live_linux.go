@@ -11,6 +11,7 @@ import (
 
 	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
+	"github.com/sfdbg/sfdbg/frames/corefile"
 )
 
 // liveTarget is a running process that sfdbg attached to, debugged on
@@ -327,4 +328,23 @@ func leaderNote(st *proc.Stop) string {
 		return ""
 	}
 	return fmt.Sprintf("The main thread (%d) has exited (pthread_exit) and is a zombie until the last thread exits; sfdbg debugs the %d live threads.", pid, len(st.Threads()))
+}
+
+// Siginfo implements siginfoTarget: PTRACE_GETSIGINFO of thread tid, the
+// siginfo of its last signal stop.
+func (t *liveTarget) Siginfo(tid int) (*corefile.Siginfo, error) {
+	var si *siginfo
+	var err error
+	t.st.Run(func() { si, err = getSiginfo(tid) })
+	if err != nil {
+		return nil, errors.New("Unable to read siginfo")
+	}
+	out := &corefile.Siginfo{Signo: int(si.Signo), Errno: int(si.Errno), Code: int(si.Code)}
+	switch s := syscall.Signal(si.Signo); {
+	case si.Code <= 0:
+		out.Pid, _ = si.sender()
+	case s == syscall.SIGSEGV || s == syscall.SIGBUS || s == syscall.SIGILL || s == syscall.SIGFPE || s == syscall.SIGTRAP:
+		out.Addr, out.HasAddr = si.addr(), true
+	}
+	return out, nil
 }

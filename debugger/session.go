@@ -63,6 +63,7 @@ type Session struct {
 	// core's termination).
 	IntroNote           string
 	displays            []display // display EXPR, printed after every stop
+	exitCode            *int      // $_exitcode: the code of the program that last exited
 	nextDisp            int
 	ranOnce             bool // the started program has been resumed (run then starts it again)
 	listModule          *frames.Module
@@ -514,6 +515,9 @@ func (s *Session) invalidate() {
 
 // space returns the target's memory and modules.
 func (s *Session) space() (*frames.Space, error) {
+	if s.tgt == nil {
+		return nil, errors.New("No registers.") // gdb's words with no process
+	}
 	return s.tgt.Space()
 }
 

@@ -86,6 +86,9 @@ func (ds *dataSyms) find(a uint64) (dataSym, bool) {
 // symbolAt names the function or data symbol covering runtime address a:
 // its name, a's offset into it in bytes, and its module; "" if none.
 func symbolAt(sp *frames.Space, a uint64) (string, uint64, *frames.Module) {
+	if sp == nil {
+		return "", 0, nil
+	}
 	m := sp.Modules.Find(a)
 	if m == nil {
 		return "", 0, nil

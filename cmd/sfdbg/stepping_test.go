@@ -155,24 +155,94 @@ func TestConditionsIgnoreAndDisplayAreGdbs(t *testing.T) {
 	g.Dir = filepath.Join("..", "..")
 	gout, _ := g.CombinedOutput()
 	_, out, errOut := runSfdbg(append(append([]string{"run", "-batch"}, cmds...), "--", path)...)
-	norm := func(s string) string {
-		addr := regexp.MustCompile(`0x[0-9a-f]{16}`)
-		var keep []string
-		on := false
-		for _, l := range strings.Split(s, "\n") {
-			on = on || strings.HasPrefix(l, "Breakpoint 1, ")
-			if !on || l == "Continuing." || strings.HasPrefix(l, "    sframe") || strings.HasPrefix(l, "[") || strings.HasPrefix(l, "warning:") {
-				continue
-			}
-			keep = append(keep, addr.ReplaceAllString(l, "ADDR"))
-		}
-		return strings.Join(keep, "\n")
-	}
-	ours, theirs := norm(out), norm(string(gout))
+	ours, theirs := sessionFromFirstStop(out), sessionFromFirstStop(string(gout))
 	if !strings.Contains(theirs, "stop only if i == 2") || !strings.Contains(theirs, "2: /x s = ") {
 		t.Fatalf("gdb's transcript lacks what is compared:\n%s", gout)
 	}
 	if ours != theirs {
 		t.Errorf("sfdbg:\n%s\n\ngdb:\n%s\n\nsfdbg's output:\n%s%s", ours, theirs, out, errOut)
+	}
+}
+
+// sessionFromFirstStop keeps a session's transcript from its first
+// "Breakpoint 1, " stop on, for comparing sfdbg's with gdb's: without
+// sfdbg's verdict lines, "Continuing." (gdb in batch mode does not say
+// it), gdb's "[...]" and warning lines and the program's "ready", with
+// each address written ADDR (gdb turns address randomization off).
+func sessionFromFirstStop(s string) string {
+	addr := regexp.MustCompile(`0x[0-9a-f]{6,16}`)
+	var keep []string
+	on := false
+	for _, l := range strings.Split(s, "\n") {
+		on = on || strings.HasPrefix(l, "Breakpoint 1, ")
+		if !on || l == "Continuing." || l == "ready" || strings.HasPrefix(l, "    sframe") || strings.HasPrefix(l, "[") || strings.HasPrefix(l, "warning:") {
+			continue
+		}
+		keep = append(keep, addr.ReplaceAllString(l, "ADDR"))
+	}
+	return strings.Join(keep, "\n")
+}
+
+// TestWatchOnALocalIsGdbs watches a member of a local struct (p.x in
+// middle) in gdb and in sfdbg: the write is reported with the old and new
+// values, and when middle returns the watchpoint is deleted with gdb's
+// words and the stop shown in the caller.
+func TestWatchOnALocalIsGdbs(t *testing.T) {
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		t.Skip("gdb not installed")
+	}
+	path, _ := filepath.Abs(dumpFixture(t, "locals-v3-O0"))
+	var cmds []string
+	for _, c := range []string{"break middle", "run", "watch p.x", "continue", "continue", "info watchpoints"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	g := exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off"}, cmds...), "--args", path, "exit")...)
+	g.Dir = filepath.Join("..", "..")
+	gout, _ := g.CombinedOutput()
+	_, out, errOut := runSfdbg(append(append([]string{"run", "-batch"}, cmds...), "--", path, "exit")...)
+	ours, theirs := sessionFromFirstStop(out), sessionFromFirstStop(string(gout))
+	if !strings.Contains(theirs, "Watchpoint 2 deleted because the program has left the block in") {
+		t.Fatalf("gdb's transcript lacks the end of the watch:\n%s", gout)
+	}
+	if ours != theirs {
+		t.Errorf("sfdbg:\n%s\n\ngdb:\n%s\n\nsfdbg's output:\n%s%s", ours, theirs, out, errOut)
+	}
+}
+
+// TestConvenienceVariablesAreGdbs prints $_siginfo's fields at the fatal
+// SIGSEGV of the sortcrash fixture and $_exitcode after the locals
+// fixture exits, in gdb and in sfdbg, and $_siginfo from the crash-v3
+// core in sfdbg's core session: the values must be gdb's.
+func TestConvenienceVariablesAreGdbs(t *testing.T) {
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		t.Skip("gdb not installed")
+	}
+	vals := regexp.MustCompile(`(?m)^\$\d+ = .*$`)
+	for _, tc := range []struct {
+		bin  string
+		args []string
+		cmds []string
+	}{
+		{"sortcrash-v3", []string{"crash"}, []string{"p $_siginfo.si_signo", "p $_siginfo.si_code", "p $_siginfo._sifields._sigfault.si_addr"}},
+		{"locals-v3-O0", []string{"exit"}, []string{"p $_exitcode", "p $_exitcode + 1"}},
+	} {
+		path, _ := filepath.Abs(dumpFixture(t, tc.bin))
+		cmds := []string{"-ex", "run"}
+		for _, c := range tc.cmds {
+			cmds = append(cmds, "-ex", c)
+		}
+		gout, _ := exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off"}, cmds...), append([]string{"--args", path}, tc.args...)...)...).CombinedOutput()
+		_, out, errOut := runSfdbg(append(append([]string{"run", "-batch"}, cmds...), append([]string{"--", path}, tc.args...)...)...)
+		ours, theirs := vals.FindAllString(out, -1), vals.FindAllString(string(gout), -1)
+		if len(theirs) != len(tc.cmds) || strings.Join(ours, "\n") != strings.Join(theirs, "\n") {
+			t.Errorf("%s: sfdbg:\n%s\ngdb:\n%s\nsfdbg's output:\n%s%s", tc.bin, strings.Join(ours, "\n"), strings.Join(theirs, "\n"), out, errOut)
+		}
+	}
+	core := dumpFixture(t, filepath.Join("..", "cores", "crash-v3.core"))
+	_, out, _ := runSfdbg("core", "-batch", "-ex", "p $_siginfo.si_signo", "-ex", "p $_siginfo._sifields._sigfault.si_addr", dumpFixture(t, filepath.Join("..", "cores", "crash-v3")), core)
+	if !strings.Contains(out, "$1 = 11\n$2 = (void *) 0x0\n") {
+		t.Errorf("core session's $_siginfo:\n%s", out)
 	}
 }
