@@ -216,6 +216,8 @@ func valueError(err error) string {
 	switch {
 	case errors.Is(err, frames.ErrOptimizedOut):
 		return "<optimized out>"
+	case errors.Is(err, frames.ErrSyntheticPointer):
+		return "<synthetic pointer>"
 	case errors.As(err, &me):
 		return fmt.Sprintf("<error: Cannot access memory at address %#x>", me.Addr)
 	}
@@ -510,6 +512,28 @@ func (s *Session) evalPath(p varPath) (t typed, c *varContext, ok bool, err erro
 		return typed{t: &dwarf.PtrType{CommonType: dwarf.CommonType{ByteSize: 8}, Type: v.Type}, b: b}, c, true, nil
 	}
 	val, err := sc.Read(v, vf)
+	if errors.Is(err, frames.ErrSyntheticPointer) {
+		// A pointer with no value of its own (DW_OP_implicit_pointer):
+		// *s and s->f read the object it points to, as gdb does.
+		first := len(p.steps) > 0 && (p.steps[0].kind == '>' || p.steps[0].kind == '[' && p.steps[0].field == "" && p.steps[0].index == 0)
+		if p.derefs == 0 && !first {
+			return typed{t: v.Type}, c, true, err
+		}
+		obj, ot, err := sc.ReadImplicit(v, vf)
+		if err != nil {
+			return typed{}, c, true, err
+		}
+		switch {
+		case p.derefs > 0:
+			p.derefs--
+		case p.steps[0].kind == '>':
+			p.steps = append([]pathStep{{kind: '.', field: p.steps[0].field}}, p.steps[1:]...)
+		default: // s[0]
+			p.steps = p.steps[1:]
+		}
+		t = typed{t: ot, b: obj.Bytes, addr: obj.Addr, inMem: obj.InMemory}
+		return s.applyPath(c, t, p)
+	}
 	if err != nil {
 		if v.TypeErr != nil {
 			return typed{}, c, true, v.TypeErr
@@ -520,6 +544,13 @@ func (s *Session) evalPath(p varPath) (t typed, c *varContext, ok bool, err erro
 	if t.reg {
 		t.regVal, _ = vf.Frame.Regs.Get(val.Reg)
 	}
+	return s.applyPath(c, t, p)
+}
+
+// applyPath applies p's steps, dereferences and & to the value t of its
+// variable.
+func (s *Session) applyPath(c *varContext, t typed, p varPath) (typed, *varContext, bool, error) {
+	var err error
 	for _, st := range p.steps {
 		if st.kind == '[' && st.field != "" {
 			iv, err := s.evalExpr(st.field)
@@ -642,8 +673,12 @@ func (s *Session) printVar(expr string, letter byte) (handled bool, err error) {
 		return false, err
 	}
 	if err != nil {
-		if errors.Is(err, frames.ErrOptimizedOut) {
-			s.printf("$%d = <optimized out>\n", len(s.history)+1)
+		if errors.Is(err, frames.ErrOptimizedOut) || errors.Is(err, frames.ErrSyntheticPointer) {
+			text := valueError(err)
+			if errors.Is(err, frames.ErrSyntheticPointer) && t.t != nil {
+				text = "(" + cTypeName(t.t) + ") " + text // gdb's (const struct pair *) <synthetic pointer>
+			}
+			s.printf("$%d = %s\n", len(s.history)+1, text)
 			s.history = append(s.history, value{})
 			return true, nil
 		}

@@ -31,6 +31,19 @@ const MaxValueSize = 65536
 // it. gdb prints such a value as <optimized out>.
 var ErrOptimizedOut = errors.New("optimized out")
 
+// ErrSyntheticPointer says a pointer's value does not exist: DWARF
+// describes it with DW_OP_implicit_pointer (or GCC's
+// DW_OP_GNU_implicit_pointer), a pointer to an object that lives only in
+// registers or as a constant. gdb prints it as <synthetic pointer>.
+var ErrSyntheticPointer = errors.New("synthetic pointer")
+
+// Opcodes of the implicit pointer (DWARF 5 §2.6.1.1.4, and GCC's earlier
+// GNU extension).
+const (
+	opImplicitPointer    = 0xa0
+	opGNUImplicitPointer = 0xf2
+)
+
 // VarFrame is a frame as its variables are read: the unwound frame, its
 // CFA (0 when unknown) and the frame that called it (nil when unknown),
 // through whose call site DW_OP_entry_value is resolved.
@@ -165,6 +178,9 @@ func (sc *Scope) readLoc(l varLoc, size int, f *VarFrame) (Value, error) {
 			return Value{}, fmt.Errorf("DW_AT_const_value of %d bytes for a %d-byte type", len(l.expr), size)
 		}
 		return Value{Bytes: l.expr[:size]}, nil
+	}
+	if len(l.expr) > 0 && (l.expr[0] == opImplicitPointer || l.expr[0] == opGNUImplicitPointer) {
+		return Value{}, ErrSyntheticPointer
 	}
 	x, err := sc.env(f)
 	if err != nil {
@@ -468,6 +484,12 @@ func (sc *Scope) callerValue(f *VarFrame, depth int, what string, match func(*dw
 	if err != nil {
 		return 0, fmt.Errorf("%w (%v)", ErrOptimizedOut, err)
 	}
+	// A register the caller's unwind row leaves unspecified has the
+	// callee's value, as gdb takes it (dwarf2/frame.c,
+	// DWARF2_FRAME_REG_UNSPECIFIED: "same value"): a call value
+	// "DW_OP_breg5 (rdi): 0" is then the callee's rdi, which at the
+	// callee's entry is the argument.
+	c = withUnspecified(c, f)
 	x, err := csc.env(c)
 	if err != nil {
 		return 0, err
@@ -492,6 +514,25 @@ func (sc *Scope) callerValue(f *VarFrame, depth int, what string, match func(*dw
 		return pieces[0].Val, nil
 	}
 	return 0, fmt.Errorf("DW_AT_call_value %x is not a single value", value)
+}
+
+// withUnspecified returns caller frame c with every register it does not
+// know set to callee f's value (the stack pointer and PC excepted).
+func withUnspecified(c, f *VarFrame) *VarFrame {
+	regs := c.Frame.Regs
+	for r := rule.Reg(0); r < MaxReg; r++ {
+		if regs.Known(r) || r == regs.SPReg || r == regs.PCReg {
+			continue
+		}
+		if v, ok := f.Frame.Regs.Get(r); ok {
+			regs.Set(r, v)
+		}
+	}
+	fr := *c.Frame
+	fr.Regs = regs
+	cc := *c
+	cc.Frame = &fr
+	return &cc
 }
 
 func containsAddr(s []uint64, a uint64) bool {
@@ -593,4 +634,70 @@ func appendConst8(out []byte, f *VarFrame, v uint64) []byte {
 	b[0] = byte(op.DW_OP_const8u)
 	ByteOrder(f.Space.Mem).PutUint64(b[1:], v)
 	return append(out, b[:]...)
+}
+
+// ReadImplicit returns the object a synthetic pointer v points to in frame
+// f (ErrSyntheticPointer from Read): DW_OP_implicit_pointer names the
+// object's DIE and a byte offset into it (DWARF 5 §2.6.1.1.4), and the
+// object's own location gives its value, as gdb's "print *s" reads it.
+// The value's bytes start at the offset; typ is the object's type.
+// Errors: v is no synthetic pointer, the DIE cannot be read, or the
+// object's value is not available (ErrOptimizedOut, ...).
+func (sc *Scope) ReadImplicit(v *Var, f *VarFrame) (val Value, typ dwarf.Type, err error) {
+	l := v.loc
+	if l.kind != locExpr || len(l.expr) < 6 || (l.expr[0] != opImplicitPointer && l.expr[0] != opGNUImplicitPointer) {
+		return Value{}, nil, errors.New("not a synthetic pointer")
+	}
+	defer func() {
+		if r := recover(); r != nil { // debug/dwarf on hostile input
+			val, typ, err = Value{}, nil, fmt.Errorf("DW_OP_implicit_pointer: %v", r)
+		}
+	}()
+	// The DIE reference is a section offset of the unit's offset size:
+	// 4 bytes in 32-bit DWARF, the only form GCC and LLVM emit here.
+	order := ByteOrder(f.Space.Mem)
+	die := dwarf.Offset(order.Uint32(l.expr[1:5]))
+	off, _ := sleb128(l.expr[5:])
+	d := sc.unit.d
+	r := d.Reader()
+	r.Seek(die)
+	e, err := r.Next()
+	if err != nil || e == nil {
+		return Value{}, nil, fmt.Errorf("DW_OP_implicit_pointer to DIE %#x: %v", die, err)
+	}
+	w := scopeWalk{lt: sc.lt, d: d, r: d.Reader(), pc: f.Frame.LookupPC() - sc.m.Bias}
+	obj := w.variable(e)
+	obj.loc = w.resolve(obj.loc, sc.unit)
+	val, err = sc.Read(&obj, f)
+	if err != nil {
+		return Value{}, nil, err
+	}
+	if off < 0 || off > int64(len(val.Bytes)) {
+		return Value{}, nil, fmt.Errorf("DW_OP_implicit_pointer offset %d past its object's %d bytes", off, len(val.Bytes))
+	}
+	val.Bytes = val.Bytes[off:]
+	if val.InMemory {
+		val.Addr += uint64(off)
+	}
+	return val, obj.Type, nil
+}
+
+// sleb128 decodes a signed LEB128 number at the start of b.
+func sleb128(b []byte) (int64, int) {
+	var v int64
+	var shift uint
+	for i, c := range b {
+		v |= int64(c&0x7f) << shift
+		shift += 7
+		if c&0x80 == 0 {
+			if shift < 64 && c&0x40 != 0 {
+				v |= -1 << shift
+			}
+			return v, i + 1
+		}
+		if shift >= 64 {
+			break
+		}
+	}
+	return v, len(b)
 }

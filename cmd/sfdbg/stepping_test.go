@@ -246,3 +246,33 @@ func TestConvenienceVariablesAreGdbs(t *testing.T) {
 		t.Errorf("core session's $_siginfo:\n%s", out)
 	}
 }
+
+// TestSyntheticPointerAndEntryValuesAreGdbs stops in the inlined sum of
+// the synthptr fixture, whose pointer s GCC describes with
+// DW_OP_implicit_pointer: print s, *s and s->a, and info args, must be
+// gdb's (s=<synthetic pointer>, *s read from the object it points to);
+// the caller use shows its arguments with gdb's x=x@entry=0 (the entry
+// value from main's call site, through the registers use's unwind row
+// leaves unspecified, as gdb takes them).
+func TestSyntheticPointerAndEntryValuesAreGdbs(t *testing.T) {
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		t.Skip("gdb not installed")
+	}
+	path, _ := filepath.Abs(dumpFixture(t, "synthptr-v3-O2"))
+	var cmds []string
+	for _, c := range []string{"break synthptr.c:17", "run", "p s", "p *s", "p s->a", "info args"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	gout, _ := exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off"}, cmds...), path)...).CombinedOutput()
+	_, out, errOut := runSfdbg(append(append([]string{"run", "-batch"}, cmds...), "--", path)...)
+	vals := regexp.MustCompile(`(?m)^(\$\d+ = .*|s = .*)$`)
+	ours, theirs := vals.FindAllString(out, -1), vals.FindAllString(string(gout), -1)
+	if len(theirs) != 4 || strings.Join(ours, "\n") != strings.Join(theirs, "\n") {
+		t.Errorf("sfdbg:\n%s\ngdb:\n%s\nsfdbg's output:\n%s%s", strings.Join(ours, "\n"), strings.Join(theirs, "\n"), out, errOut)
+	}
+	_, out, _ = runSfdbg("run", "-batch", "-ex", "break synthptr.c:17", "-ex", "run", "-ex", "bt", "--", path)
+	if !strings.Contains(out, "use (x=x@entry=0, y=y@entry=1)") {
+		t.Errorf("bt lacks gdb's entry values of use's arguments:\n%s", out)
+	}
+}
