@@ -47,6 +47,9 @@ type Finding struct {
 	// KnownID is its id. Empty when none does.
 	Known   string `json:"known,omitempty"`
 	KnownID string `json:"known_id,omitempty"`
+	// Class names the class of a code-oracle finding whose signature the
+	// instructions around it match (Classes), "" when none does.
+	Class string `json:"class,omitempty"`
 	// Suppressed names the suppression rule ("FILE:LINE") that matched
 	// (check --suppressions); Baselined is set when the finding was in
 	// the --baseline report. Neither fails the run (Gate).

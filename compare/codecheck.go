@@ -309,6 +309,45 @@ type codeJudge struct {
 	// entered is why no instruction of the function is judged
 	// (enteredOtherwise), or "".
 	entered string
+	// classes remembers the class of the function's findings by kind
+	// and table row, and lastEnd/lastClass the previous run's: a run that
+	// continues a classified one (adjacent, or the same table row on
+	// another path) is of its class (inheritClass).
+	classes   map[classKey]string
+	lastEnd   uint64
+	lastKind  Kind
+	lastClass string
+}
+
+// classKey is a finding's kind and the table's and the code's CFA rules.
+type classKey struct {
+	kind        Kind
+	table, code rule.Rule
+}
+
+// inheritClass returns f's class: its own, else that of the run it
+// continues (the previous run, adjacent, of the same kind: the same fault
+// over the next instructions), else that of an earlier run with the same
+// table and code rules (the same fault on another path).
+func (j *codeJudge) inheritClass(f Finding, r codeRun) string {
+	t, _ := j.ref.cfaAt(r.start)
+	cr, _ := j.codeCFAAt(r.start)
+	k := classKey{f.Kind, t, cr}
+	class := f.Class
+	if class == "" && r.start == j.lastEnd && f.Kind == j.lastKind {
+		class = j.lastClass
+	}
+	if class == "" {
+		class = j.classes[k]
+	}
+	if class != "" {
+		if j.classes == nil {
+			j.classes = map[classKey]string{}
+		}
+		j.classes[k] = class
+	}
+	j.lastEnd, j.lastKind, j.lastClass = r.end, f.Kind, class
+	return class
 }
 
 func (c *checker) newCodeJudge(fn fnRef, rows CodeRows, ref, subj witness) *codeJudge {
@@ -571,6 +610,11 @@ func (j *codeJudge) flush() {
 			f.Kind, title = KindCodeScratch, "FP used as scratch"
 		}
 		f.Message = fmt.Sprintf("%s %s: %s%s", title, where, j.says(k, r, code), after)
+		f.Class = ""
+		if c.codeSpan.Start <= fn.start && r.end <= c.codeSpan.End && len(c.code) > 0 {
+			f.Class = classifyCode(j.arch, c.code[fn.start-c.codeSpan.Start:], fn.start, r.start, r.end, r.n, f.Kind, fn.name, j.ref.cfaAt, j.codeCFAAt)
+		}
+		f.Class = j.inheritClass(f, r)
 		c.add(f)
 	}
 }
@@ -709,4 +753,22 @@ func (c *checker) judgeCFIOnly(fn fnRef, r Range, cfiRows []frames.Row) {
 		}
 	}
 	j.finish()
+}
+
+// cfaAt is the witness's CFA rule at pc (classifyCode).
+func (w witness) cfaAt(pc uint64) (rule.Rule, bool) {
+	i := sort.Search(len(w.rows), func(i int) bool { return w.rows[i].End > pc })
+	if i == len(w.rows) || w.rows[i].Start > pc {
+		return rule.Rule{}, false
+	}
+	return w.rows[i].CFA, true
+}
+
+// codeCFAAt is the code's CFA rule at pc (classifyCode).
+func (j *codeJudge) codeCFAAt(pc uint64) (rule.Rule, bool) {
+	st := j.rows.At(pc)
+	if st.Why != "" || st.Row.CFA.Kind == rule.Undefined {
+		return rule.Rule{}, false
+	}
+	return st.Row.CFA, true
 }

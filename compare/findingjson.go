@@ -34,6 +34,7 @@ type findingJSON struct {
 	SectionOff   uint64                   `json:"section_offset,omitempty"`
 	Known        string                   `json:"known,omitempty"`
 	KnownID      string                   `json:"known_id,omitempty"`
+	Class        string                   `json:"class,omitempty"`
 	Suppressed   string                   `json:"suppressed,omitempty"`
 	Baselined    bool                     `json:"baselined,omitempty"`
 	// Misleads is Kind.Misleads for the code oracle's findings (derived;
@@ -46,7 +47,7 @@ func (f Finding) MarshalJSON() ([]byte, error) {
 	w := findingJSON{Kind: f.Kind, Module: f.Module, Function: f.Function, FuncStart: f.FuncStart, PC: f.PC,
 		PCEnd: f.PCEnd, Instructions: f.Instructions, Shift: f.Shift, Frame: f.Frame,
 		SFrame: f.Rules[frames.MethodSFrame], CFI: f.Rules[frames.MethodCFI], FP: f.Rules[frames.MethodFP],
-		Message: f.Message, Section: f.Section, SectionOff: f.SectionOff, Known: f.Known, KnownID: f.KnownID,
+		Message: f.Message, Section: f.Section, SectionOff: f.SectionOff, Known: f.Known, KnownID: f.KnownID, Class: f.Class,
 		Suppressed: f.Suppressed, Baselined: f.Baselined}
 	switch f.Kind {
 	case KindCodeCFA, KindCodeRA, KindCodeFP, KindCodeState, KindCodeScratch:
@@ -73,7 +74,7 @@ func (f *Finding) UnmarshalJSON(b []byte) error {
 	}
 	*f = Finding{Kind: w.Kind, Module: w.Module, Function: w.Function, FuncStart: w.FuncStart, PC: w.PC,
 		PCEnd: w.PCEnd, Instructions: w.Instructions, Shift: w.Shift, Frame: w.Frame,
-		Message: w.Message, Section: w.Section, SectionOff: w.SectionOff, Known: w.Known, KnownID: w.KnownID,
+		Message: w.Message, Section: w.Section, SectionOff: w.SectionOff, Known: w.Known, KnownID: w.KnownID, Class: w.Class,
 		Suppressed: w.Suppressed, Baselined: w.Baselined}
 	f.Rules[frames.MethodSFrame], f.Rules[frames.MethodCFI], f.Rules[frames.MethodFP] = w.SFrame, w.CFI, w.FP
 	for m, r := range w.Rules {

@@ -59,8 +59,8 @@ func (g *Gate) Classify(r *FileReport) {
 		if !f.Kind.Disagreement() {
 			continue
 		}
-		if f.Known != "" {
-			c.Known++
+		if f.Known != "" || f.Class != "" {
+			c.Known++ // a known producer fault, or a named class of them
 		}
 		if !f.excused(g.IgnoreKnown) {
 			c.Failing++
@@ -71,7 +71,7 @@ func (g *Gate) Classify(r *FileReport) {
 
 // excused reports whether a finding does not fail the run.
 func (f *Finding) excused(ignoreKnown bool) bool {
-	return f.Suppressed != "" || f.Baselined || (ignoreKnown && f.Known != "")
+	return f.Suppressed != "" || f.Baselined || (ignoreKnown && (f.Known != "" || f.Class != ""))
 }
 
 // Failing returns the number of disagreements of r that fail the run: all

@@ -245,6 +245,9 @@ func (r *FileReport) WriteText(w io.Writer, st Style) {
 		if f.Known != "" {
 			writeWrapped(w, strings.Repeat(" ", 21)+"known fault: ", 21, f.Known)
 		}
+		if f.Class != "" {
+			fmt.Fprintf(w, "%sclass: %s (%s)\n", strings.Repeat(" ", 21), f.Class, Classes[f.Class].Title)
+		}
 	}
 	s := r.Summary
 	if s.EHABI != nil {

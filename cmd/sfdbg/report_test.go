@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestReportIsOneSelfContainedPage checks the real-world reproducers
+// (check --recursive --all --json), makes the report, and reads it: one
+// HTML file with no external resource, the summary's numbers, every class
+// with its count, and each named class's first finding drawn instruction
+// by instruction with the rows that differ marked. Where Chromium is
+// installed, the page is also opened headless and its DOM read back
+// (--dump-dom): the browser finds the same structure.
+func TestReportIsOneSelfContainedPage(t *testing.T) {
+	dir := t.TempDir()
+	jsonl := filepath.Join(dir, "scan.jsonl")
+	code, out, errOut := runSfdbg("check", "--recursive", "--all", "--json", filepath.Join("..", "..", "testdata", "codeoracle", "realworld"))
+	if code == exitError {
+		t.Fatalf("check: status %d\n%s", code, errOut)
+	}
+	if err := os.WriteFile(jsonl, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	html := filepath.Join(dir, "report.html")
+	if code, _, errOut := runSfdbg("report", "-o", html, jsonl); code != exitOK {
+		t.Fatalf("report: status %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	check := func(what, page string) {
+		t.Helper()
+		for _, want := range []string{`id="summary"`, `id="classes"`, `id="class-late-push-adjust"`, `id="class-ocaml-trap-frame"`,
+			`id="class-unclassified"`, `<table class="insn">`, `class="differs`, "llvm/llvm-project#220720"} {
+			if !strings.Contains(page, want) {
+				t.Errorf("%s lacks %s", what, want)
+			}
+		}
+		if m := regexp.MustCompile(`<b id="findings">(\d+)</b>`).FindStringSubmatch(page); m == nil || m[1] == "0" {
+			t.Errorf("%s: no findings count in the summary", what)
+		}
+	}
+	check("the page", page)
+	if regexp.MustCompile(`(?i)(src|href)="(https?:)?//`).MatchString(page) {
+		t.Errorf("the page loads something from elsewhere")
+	}
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium not installed: the DOM is not checked in a browser")
+	}
+	dom, err := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", "file://"+html).Output()
+	if err != nil {
+		t.Skipf("chromium cannot run here: %v", err)
+	}
+	check("chromium's DOM", string(dom))
+}
