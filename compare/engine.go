@@ -243,6 +243,26 @@ type Trace struct {
 	// inline numbers the frames as gdb does, with inline frames
 	// (inline.go), looked up when frames are shown.
 	inline inlineView
+	// SkipInline says how many of frame 0's inline frames whose entry is
+	// its PC are hidden, as gdb hides them at a stop (inline-frame.c
+	// skip_inline_frames: the stop shows the caller at the call's line
+	// until "step" enters the function): -1 all of them, 0 none, n at
+	// most n. Set before the trace's frames are shown.
+	SkipInline int
+	// skippedInline is how many were hidden (SkippedInline), skippedCall
+	// the outermost of them, whose call line frame 0 then shows.
+	skippedInline int
+	skippedCall   *frames.InlinedCall
+}
+
+// SkippedInline returns how many inline frames at frame 0's PC the trace
+// hides (SkipInline).
+func (t *Trace) SkippedInline() int {
+	v := &t.inline
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	t.lookUpTo(1)
+	return t.skippedInline
 }
 
 // IndependentTrace is a method's own unwind, matched with the reference

@@ -90,6 +90,16 @@ func (t *Trace) lookUpTo(n int) {
 				v.cache[pc] = c
 			}
 		}
+		if v.done == 0 && f.Interrupted && t.SkipInline != 0 {
+			k := 0
+			for k < len(c) && c[k].StartsAt(f.PC) && (t.SkipInline < 0 || k < t.SkipInline) {
+				k++
+			}
+			if k > 0 {
+				t.skippedCall = &c[k-1]
+			}
+			c, t.skippedInline = c[k:], k
+		}
 		if tc := t.tailCalls(v.done); len(tc) > 0 {
 			// gdb shows them below the frame's inline frames: between
 			// the callee's frames and this one's.
@@ -252,7 +262,17 @@ func (t *Trace) ShownAt(level int) (Shown, bool) {
 	if k > len(chain) {
 		return Shown{}, false
 	}
-	return shown(level, i, k, chain), true
+	return t.withSkipped(shown(level, i, k, chain), len(chain)), true
+}
+
+// withSkipped makes frame 0's physical frame, when the inline frames at
+// its entry are hidden (SkipInline), show the hidden call's line, as gdb
+// shows the caller of a skipped inline frame at the call's line.
+func (t *Trace) withSkipped(s Shown, chainLen int) Shown {
+	if s.Frame == 0 && s.k == chainLen && !s.Caller && !s.TailCall && t.skippedCall != nil {
+		s.call, s.Caller = t.skippedCall, true
+	}
+	return s
 }
 
 // eachShown calls fn with the frames shown at levels [lo, hi), in order,
@@ -277,7 +297,7 @@ func (t *Trace) eachShown(lo, hi int, fn func(Shown)) {
 			j++
 		}
 		for ; k <= len(chain) && level < hi; k, level = k+1, level+1 {
-			fn(shown(level, i, k, chain))
+			fn(t.withSkipped(shown(level, i, k, chain), len(chain)))
 		}
 	}
 }

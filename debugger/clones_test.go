@@ -63,7 +63,7 @@ func TestBreakOnAFunctionGCCCloned(t *testing.T) {
 		t.Errorf("info symbol weigh+4: %q", out)
 	}
 	out = run(t, s, ui, "break weigh")
-	if !regexp.MustCompile(`(?m)^Breakpoint 2 at 0x[0-9a-f]+: weigh \(\) at testdata/src/clones.c:\d+$`).MatchString(out) {
+	if !regexp.MustCompile(`(?m)^Breakpoint 2 at 0x[0-9a-f]+: file testdata/src/clones.c, line \d+\.$`).MatchString(out) {
 		t.Fatalf("break weigh:\n%s", out)
 	}
 	if out := run(t, s, ui, "info breakpoints"); !strings.Contains(out, "in weigh at testdata/src/clones.c") {

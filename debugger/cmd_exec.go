@@ -66,6 +66,19 @@ func (s *Session) setBreakpoints(args string, temp bool) error {
 		}
 	}
 	bp := &breakpoint{id: s.nextBP, desc: args, temp: temp, cond: cond}
+	if loc.function {
+		bp.function = args
+	}
+	if loc.function && loc.module != nil {
+		for _, a := range loc.addrs {
+			if _, off, ok := loc.module.FuncName(a); ok && off != 0 && len(loc.module.InlinedAt(a)) > 0 {
+				if bp.inlineAt == nil {
+					bp.inlineAt = map[uint64]bool{}
+				}
+				bp.inlineAt[a] = true
+			}
+		}
+	}
 	for _, addr := range loc.addrs {
 		if err := s.tgt.SetBreakpoint(addr); err != nil {
 			for _, a := range bp.addrs {
@@ -79,7 +92,14 @@ func (s *Session) setBreakpoints(args string, temp bool) error {
 	s.bps = append(s.bps, bp)
 	if len(bp.addrs) == 1 {
 		addr := bp.addrs[0]
-		s.printf("%s %d at %#x: %s\n", kind, bp.id, addr, strings.TrimSuffix(compare.Location(sp, addr, addr, true), " ()"))
+		// gdb's say_where: the location's line, else the address alone.
+		if m := sp.Modules.Find(addr); m != nil {
+			if sym := m.Symbolize(addr); sym.File != "" && sym.Line > 0 {
+				s.printf("%s %d at %#x: file %s, line %d.\n", kind, bp.id, addr, sym.File, sym.Line)
+				return nil
+			}
+		}
+		s.printf("%s %d at %#x\n", kind, bp.id, addr)
 	} else {
 		// gdb: "Breakpoint 1 at 0x1139: weigh. (2 locations)"
 		s.printf("%s %d at %#x: %s. (%d locations)\n", kind, bp.id, bp.addrs[0], args, len(bp.addrs))
@@ -158,7 +178,7 @@ func (s *Session) listBreakpoints(bps []*breakpoint, what string) error {
 	for _, bp := range sortedBreakpoints(bps) {
 		where := func(a uint64) string {
 			if sp != nil {
-				if w := bpWhere(sp, a); w != "" {
+				if w := bpWhere(sp, a, bp.function); w != "" {
 					return w
 				}
 			}
@@ -198,12 +218,16 @@ func (s *Session) listBreakpoints(bps []*breakpoint, what string) error {
 }
 
 // bpWhere is gdb's What of a breakpoint location: "in FUNCTION at
-// FILE:LINE" (the innermost inlined function's, as gdb lists it), or
-// "<SYMBOL+OFF>" without line information.
-func bpWhere(sp *frames.Space, a uint64) string {
+// FILE:LINE" (function, for a breakpoint set on a function, else the
+// innermost inlined function's, as gdb lists it), or "<SYMBOL+OFF>"
+// without line information.
+func bpWhere(sp *frames.Space, a uint64, function string) string {
 	loc, _ := compare.InnermostLocation(sp, a)
 	name, rest, ok := strings.Cut(loc, " () at ")
 	if ok {
+		if function != "" {
+			name = function
+		}
 		return "in " + name + " at " + rest
 	}
 	if m := sp.Modules.Find(a); m != nil {
@@ -236,32 +260,55 @@ func (s *Session) cont() (Event, error) {
 			}
 			continue
 		}
-		bp := s.bpAt(ev.PC)
-		if bp == nil || bp.cond == "" && bp.ignore == 0 {
+		if bp := s.bpAt(ev.PC); bp == nil || s.breakHolds(bp, ev.Thread) {
 			return ev, nil
 		}
-		s.invalidate()
-		thread, frame := s.thread, s.frame
-		s.thread, s.frame = ev.Thread, 0
-		stop := true
-		if bp.cond != "" {
-			v, err := s.evalExpr(bp.cond)
-			if err != nil {
-				s.printf("Error in testing condition for breakpoint %d:\n%v\n", bp.id, err)
-				return ev, nil
-			}
-			stop = v.v != 0
+	}
+}
+
+// breakHolds says whether thread tid's hit of breakpoint bp stops the
+// program, as gdb's bpstat_check_breakpoint_conditions: bp's condition,
+// evaluated in the thread's frame 0, is not 0 (an error in it stops, with
+// gdb's message), and then its ignore count is spent (a hit it passes
+// still counts in hits). The selected thread and frame are kept.
+func (s *Session) breakHolds(bp *breakpoint, tid int) bool {
+	if bp.cond == "" && bp.ignore == 0 {
+		return true
+	}
+	s.invalidate()
+	thread, frame := s.thread, s.frame
+	s.thread, s.frame = tid, 0
+	stop := true
+	if bp.cond != "" {
+		v, err := s.evalExpr(bp.cond)
+		if err != nil {
+			s.printf("Error in testing condition for breakpoint %d:\n%v\n", bp.id, err)
+			return true
 		}
-		if stop && bp.ignore > 0 {
-			bp.ignore--
-			bp.hits++
-			stop = false
-		}
-		if stop {
-			return ev, nil
-		}
+		stop = v.v != 0
+	}
+	if stop && bp.ignore > 0 {
+		bp.ignore--
+		bp.hits++
+		stop = false
+	}
+	if !stop {
 		s.thread, s.frame = thread, frame
 	}
+	return stop
+}
+
+// steppedOntoBreak reports a breakpoint at pc, where a single step of
+// thread tid has just put it, as gdb does (a software breakpoint's
+// location reached by a step is a hit: its "Breakpoint N, ..." and the
+// stop). stopped is set when it was reported.
+func (s *Session) steppedOntoBreak(tid int, pc uint64) (stopped bool, err error) {
+	bp := s.bpAt(pc)
+	if bp == nil || bp.watch != nil || !s.breakHolds(bp, tid) {
+		return false, nil
+	}
+	s.thread = tid
+	return true, s.reportStop(Event{Kind: EventBreakpoint, Thread: tid, PC: pc})
 }
 
 // cmdCondition implements "condition N [COND]".
@@ -328,6 +375,7 @@ func (s *Session) breakpointByNumber(num string) (*breakpoint, error) {
 // a breakpoint hit, an interrupt, or the process's exit.
 func (s *Session) resume(fn func() (Event, error)) (Event, error) {
 	s.ranOnce = true
+	s.inlineSkip = -1
 	s.invalidate()
 	ev, err := fn()
 	s.invalidate()
@@ -372,6 +420,10 @@ func (s *Session) reportStop(ev Event) error {
 	case EventBreakpoint:
 		if bp := s.bpAt(ev.PC); bp != nil {
 			bp.hits++
+			if bp.inlineAt[ev.PC] {
+				s.inlineSkip = 0 // the user's breakpoint on the inline function
+				s.invalidate()
+			}
 			kind := "Breakpoint"
 			if bp.temp {
 				kind = "Temporary breakpoint"
@@ -462,7 +514,7 @@ func cmdStepi(s *Session, args string) error {
 		return err
 	}
 	tid := s.thread
-	startFunc := s.functionAtPC(tid)
+	startFunc := s.shownFunction(tid)
 	for i := 0; i < n; i++ {
 		if s.quitting.Load() {
 			return nil // a signal ends the session: it detaches now
@@ -488,26 +540,22 @@ func cmdStepi(s *Session, args string) error {
 			s.reportWatch(Event{Kind: EventWatchpoint, Thread: tid, Watch: bp.watch.addr})
 			return s.printStop(printSrcAndLoc, "")
 		}
+		// gdb's stepi hides no inline frame (infrun.c skips them only
+		// for a step over a range).
+		s.inlineSkip = 0
+		s.invalidate()
+		if regs, err := s.tgt.Regs(tid); err == nil {
+			if stopped, err := s.steppedOntoBreak(tid, regs.PC()); err != nil || stopped {
+				return err
+			}
+		}
 	}
 	// gdb: the source line (after the PC in the middle of a line) while
 	// in the same function, the location too once in another.
-	if s.functionAtPC(tid) != startFunc {
+	if s.shownFunction(tid) != startFunc {
 		return s.printStop(printSrcAndLoc, "")
 	}
 	return s.printStop(printSrcLine, "")
-}
-
-// functionAtPC names the function thread tid's PC is in ("" if none).
-func (s *Session) functionAtPC(tid int) string {
-	regs, err := s.tgt.Regs(tid)
-	if err != nil {
-		return ""
-	}
-	sp, err := s.space()
-	if err != nil {
-		return ""
-	}
-	return funcOf(sp.Modules.Find(regs.PC()), regs.PC())
 }
 
 // cmdFinish implements "finish": a temporary breakpoint at the selected

@@ -3,6 +3,7 @@ package debugger
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/debugger/proc"
@@ -110,10 +111,27 @@ func cmdStepLine(s *Session, args string, mode stepMode) error {
 	tid := s.thread
 	for i := 0; i < n; i++ {
 		s.frame = 0
+		if mode == stepInto {
+			// gdb's step at a call's inlined copy: it enters the inline
+			// frame the stop hid, without running.
+			if tr, err := s.trace(tid, compare.All); err == nil {
+				if k := tr.SkippedInline(); k > 0 {
+					s.inlineSkip = k - 1
+					s.invalidate()
+					if i == n-1 {
+						return s.printStop(printSrcAndLoc, "")
+					}
+					continue
+				}
+			}
+		}
+		before := s.shownFunction(tid)
 		stopped, newFunc, err := s.stepLine(tid, mode)
 		if err != nil || stopped || s.tgt == nil {
 			return err
 		}
+		// An inline function entered or left is another function too.
+		newFunc = newFunc || s.shownFunction(tid) != before
 		if i == n-1 {
 			if newFunc {
 				return s.printStop(printSrcAndLoc, "")
@@ -155,6 +173,15 @@ func (s *Session) stepLine(tid int, mode stepMode) (stopped, newFunc bool, err e
 		}
 	}
 	cfa := s.cfaOf(regs)
+	// The inline depth the step is at: the inlined calls at the PC, less
+	// those the stop hides (a call's inlined copy not entered yet).
+	startDepth := 0
+	if m != nil {
+		startDepth = len(m.InlinedAt(pc))
+		if tr, err := s.trace(tid, compare.All); err == nil {
+			startDepth -= tr.SkippedInline()
+		}
+	}
 	for steps := 0; steps < maxLineSteps; steps++ {
 		if s.interrupted.Load() || s.quitting.Load() {
 			s.printf("\nThread %d \"%s\" stopped (interrupted).\n", s.threadNo[tid], s.tgt.ThreadName(tid))
@@ -181,6 +208,9 @@ func (s *Session) stepLine(tid int, mode stepMode) (stopped, newFunc bool, err e
 		}
 		next := pc + uint64(in.Len)
 		pc2 := regs.PC()
+		if stopped, err := s.steppedOntoBreak(tid, pc2); err != nil || stopped {
+			return true, false, err
+		}
 		switch {
 		case known && (in.Class == arch.Call || in.Class == arch.CallIndirect) && pc2 != next:
 			// Entered a callee.
@@ -249,6 +279,24 @@ func (s *Session) stepLine(tid int, mode stepMode) (stopped, newFunc bool, err e
 		atStmt := pc == l.start && lm.StmtAt(pc)
 		differs := l.line != cur.line || l.file != cur.file
 		backward := pc < cur.start
+		if chain := lm.InlinedAt(pc); len(chain) > startDepth {
+			// Inside a call inlined into the stepping frame: at its
+			// entry, gdb stops at the call's line with the inline frame
+			// hidden (step then enters it); in its body, next and until
+			// step over it, step stops in it.
+			call := chain[len(chain)-1-startDepth]
+			if call.StartsAt(pc) {
+				if call.CallLine != cur.line && !(mode == stepUntil && backward) {
+					return false, false, nil
+				}
+				cur, m = l, lm
+				continue
+			}
+			if mode != stepInto {
+				cur, m = l, lm
+				continue
+			}
+		}
 		if atStmt && differs && !(mode == stepUntil && backward) {
 			return false, funcOf(lm, pc) != startFunc, nil
 		}
@@ -352,6 +400,12 @@ func (s *Session) runToPrologueEnd(tid int, entry uint64, m *frames.Module) (sto
 		if ev.Kind != EventStopped {
 			return true, s.reportStop(ev)
 		}
+		if regs, err = s.tgt.Regs(tid); err != nil {
+			return false, err
+		}
+		if stopped, err := s.steppedOntoBreak(tid, regs.PC()); err != nil || stopped {
+			return true, err
+		}
 	}
 	return false, nil
 }
@@ -399,4 +453,19 @@ func funcRange(m *frames.Module, pc uint64) (name string, start, end uint64, ok 
 		return name, start, start + size, true
 	}
 	return name, start, start + 1, true
+}
+
+// shownFunction names the function of thread tid's frame 0 as the stop
+// shows it: an inline function's name inside its inlined copy.
+func (s *Session) shownFunction(tid int) string {
+	tr, err := s.trace(tid, compare.All)
+	if err != nil || len(tr.Frames) == 0 {
+		return ""
+	}
+	sh, ok := tr.ShownAt(0)
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(tr.ShownLocation(sh), " (")
+	return name
 }

@@ -41,7 +41,7 @@ func TestLiveExpressionsLinesAndUntil(t *testing.T) {
 	})
 	t.Run("tbreak FILE:LINE stops once and is deleted", func(t *testing.T) {
 		t0 = t
-		expect("tbreak deep.c:88", `^Temporary breakpoint 1 at 0x[0-9a-f]+: spin_until \(\) at testdata/src/deep.c:88\n`)
+		expect("tbreak deep.c:88", `^Temporary breakpoint 1 at 0x[0-9a-f]+: file testdata/src/deep.c, line 88.\n`)
 		expect("continue", `(?m)^Temporary breakpoint 1, spin_until \(ms=.*\) at testdata/src/deep.c:88\n88\t\t\tspin_count\+\+;$`)
 		expect("info breakpoints", `No breakpoints.`)
 		expect("info line", `^Line 88 of "testdata/src/deep.c" starts at address 0x[0-9a-f]+ <spin_until\+\d+>[ \n]and ends at 0x[0-9a-f]+ <spin_until\+\d+>\.\n`)
@@ -50,7 +50,7 @@ func TestLiveExpressionsLinesAndUntil(t *testing.T) {
 	})
 	t.Run("break LINE uses the listed file", func(t *testing.T) {
 		t0 = t
-		expect("break 89", `^Breakpoint 2 at 0x[0-9a-f]+: spin_until \(\) at testdata/src/deep.c:89\n`)
+		expect("break 89", `^Breakpoint 2 at 0x[0-9a-f]+: file testdata/src/deep.c, line 89.\n`)
 		expect("continue", `(?m)^Breakpoint 2, spin_until \(ms=.*\) at testdata/src/deep.c:89\n89\t`)
 		expect("delete")
 	})

@@ -61,9 +61,13 @@ type Session struct {
 	argv       []string        // the program sfdbg started (SetProgram), for run and start
 	// IntroNote, when set, is printed by Intro after its first line (a
 	// core's termination).
-	IntroNote           string
-	displays            []display // display EXPR, printed after every stop
-	exitCode            *int      // $_exitcode: the code of the program that last exited
+	IntroNote string
+	displays  []display // display EXPR, printed after every stop
+	exitCode  *int      // $_exitcode: the code of the program that last exited
+	// inlineSkip is the stop's compare.Trace.SkipInline: -1 (gdb hides
+	// the inline frames whose entry is the stop's PC), 0 after "step"
+	// entered them or a breakpoint on the inline function stopped there.
+	inlineSkip          int
 	nextDisp            int
 	ranOnce             bool // the started program has been resumed (run then starts it again)
 	listModule          *frames.Module
@@ -127,11 +131,19 @@ type breakpoint struct {
 	// condition N COND); ignore hits are passed first (ignore N COUNT).
 	cond   string
 	ignore int
+	// inlineAt are the locations that are an inlined copy's entry (break
+	// FUNCTION on a function inlined there): a stop there shows the
+	// inline function, as gdb's stopped_by_user_bp_inline_frame.
+	inlineAt map[uint64]bool
+	// function is the FUNCTION of "break FUNCTION" ("" for other
+	// locations): info breakpoints names it, as gdb's location
+	// function_name, where the address is in a function inlined into it.
+	function string
 }
 
 // NewSession returns a session on target t (nil for none) talking to ui.
 func NewSession(t Target, ui UI) *Session {
-	s := &Session{ui: ui, tgt: t, cmds: newCommandTable(), traces: map[traceKey]*compare.Trace{},
+	s := &Session{ui: ui, tgt: t, cmds: newCommandTable(), traces: map[traceKey]*compare.Trace{}, inlineSkip: -1,
 		threadNo: map[int]int{}, nextNo: 1, nextBP: 1, Prompt: "(sfdbg) ", xfmt: xFormat{count: 1, format: 'x', unit: 'w'}}
 	ui.SetCompleter(s.complete)
 	s.setTarget(t)
@@ -538,6 +550,7 @@ func (s *Session) trace(tid int, methods compare.Methods) (*compare.Trace, error
 	}
 	tr := compare.Unwind(sp, regs, compare.Options{Methods: methods, MaxDepth: s.maxDepth, StopAtMain: !s.pastMain})
 	tr.Thread = tid
+	tr.SkipInline = s.inlineSkip
 	s.traces[k] = tr
 	return tr, nil
 }

@@ -35,6 +35,30 @@ type InlinedCall struct {
 	// and CallLine the line of that jump.
 	TailCall bool
 	PC       uint64
+	// Entry is the inlined subroutine's entry (DW_AT_entry_pc, else its
+	// lowest address), runtime; 0 when unknown or for a tail call. gdb
+	// hides an inline frame whose entry is the PC of a stop (it shows the
+	// caller at the call's line until "step" enters it), and does the same
+	// at the start of each of its ranges (Starts; block_starting_point_at).
+	Entry  uint64
+	Starts []uint64
+}
+
+// StartsAt reports whether pc is the inlined copy's entry or the start of
+// one of its ranges: where gdb hides its frame at a stop.
+func (c *InlinedCall) StartsAt(pc uint64) bool {
+	if c.TailCall || pc == 0 {
+		return false
+	}
+	if pc == c.Entry {
+		return true
+	}
+	for _, a := range c.Starts {
+		if a == pc {
+			return true
+		}
+	}
+	return false
 }
 
 // Bounds on what an inline lookup reads, against malformed DWARF.
@@ -79,6 +103,14 @@ func (m *Module) InlinedAt(pc uint64) []InlinedCall {
 	link := pc - m.Bias
 	for u := range lt.units(link) {
 		if calls, ok := u.inlinedAt(link); ok {
+			for i := range calls {
+				if calls[i].Entry != 0 {
+					calls[i].Entry += m.Bias
+				}
+				for j := range calls[i].Starts {
+					calls[i].Starts[j] += m.Bias
+				}
+			}
 			return calls
 		}
 	}
@@ -277,6 +309,20 @@ func inlineChain(d *dwarf.Data, off dwarf.Offset, pc uint64, files []string) (ca
 				return nil, fmt.Errorf("more than %d nested inlined subroutines", maxInlineDepth)
 			}
 			c := InlinedCall{Function: originName(d, e)}
+			for _, rg := range rs {
+				if c.Entry == 0 || rg[0] < c.Entry {
+					c.Entry = rg[0]
+				}
+				c.Starts = append(c.Starts, rg[0])
+			}
+			switch v := e.Val(dwarf.AttrEntrypc).(type) {
+			case uint64: // an address
+				c.Entry = v
+			case int64: // DWARF 5: an offset from the lowest address
+				if c.Entry != 0 && v >= 0 {
+					c.Entry += uint64(v)
+				}
+			}
 			if fi, ok := e.Val(dwarf.AttrCallFile).(int64); ok && fi >= 0 && fi < int64(len(files)) {
 				c.CallFile = files[fi]
 			}

@@ -276,3 +276,43 @@ func TestSyntheticPointerAndEntryValuesAreGdbs(t *testing.T) {
 		t.Errorf("bt lacks gdb's entry values of use's arguments:\n%s", out)
 	}
 }
+
+// TestInlineFramesStepAsGdbs steps through the -O2 synthptr fixture,
+// where sum is inlined into use at use's first instruction, in gdb and in
+// sfdbg: a breakpoint on use stops showing use at the inlined call's line
+// (gdb's skip_inline_frames), step enters the hidden inline frame without
+// running, next steps over it, a next whose call reaches a breakpoint
+// stops there, stepi shows the inline frame, a stepi onto a breakpoint
+// reports it, and info breakpoints names the function the breakpoint was
+// set on.
+func TestInlineFramesStepAsGdbs(t *testing.T) {
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		t.Skip("gdb not installed")
+	}
+	path, _ := filepath.Abs(dumpFixture(t, "synthptr-v3-O2"))
+	verdict := regexp.MustCompile(`(?m)^    .*\n`)
+	for _, session := range [][]string{
+		{"break use", "run", "next", "next", "next", "next", "next", "step", "step", "next", "info breakpoints"},
+		{"break use", "run", "step", "step", "next", "next"},
+		{"break *main+30", "run", "stepi", "stepi", "continue", "break use", "stepi", "info breakpoints"},
+	} {
+		t.Run(strings.Join(session, ";"), func(t *testing.T) {
+			var cmds []string
+			for _, c := range session {
+				cmds = append(cmds, "-ex", c)
+			}
+			g := exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off"}, cmds...), path)...)
+			g.Dir = filepath.Join("..", "..")
+			gout, _ := g.CombinedOutput()
+			_, out, errOut := runSfdbg(append(append([]string{"run", "-batch"}, cmds...), "--", path)...)
+			ours, theirs := sessionFromFirstStop(verdict.ReplaceAllString(out, "")), sessionFromFirstStop(string(gout))
+			if strings.Count(theirs, "\n") < 5 {
+				t.Fatalf("gdb's transcript is short:\n%s", gout)
+			}
+			if ours != theirs {
+				t.Errorf("sfdbg:\n%s\n\ngdb:\n%s\n\nsfdbg's output:\n%s%s", ours, theirs, out, errOut)
+			}
+		})
+	}
+}
