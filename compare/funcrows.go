@@ -90,13 +90,13 @@ func FunctionRows(path string, start uint64) (*FuncRows, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	fr := &FuncRows{File: path, Function: name, Start: start, End: end, Arch: a.Name}
-	var walked interface {
-		RowAt(pc uint64) (rule.Row, bool)
-	}
-	if an, err := m.CodeAnalyzer(); err == nil {
-		if fn, _, _ := an.Analyze(code, start); fn != nil {
-			walked = fn
-		}
+	// The code's rows are the check's own (FramesCode), and a table's row
+	// differs from them where the check's judge says so (diffCode: by
+	// value, with the code's alternatives, such as FP still in its
+	// register before the table records its save).
+	var walked CodeRows
+	if fs, err := FramesCode(m); err == nil {
+		walked = fs(code, start)
 	}
 	for pc := start; pc < end; {
 		var in arch.Inst
@@ -114,25 +114,28 @@ func FunctionRows(path string, start uint64) (*FuncRows, error) {
 				}
 			}
 		}
+		var tables []rule.Row
 		if sec != nil {
-			ir.SFrame = sframeRowText(a, sec, pc)
+			if r, ok := sframeRow(sec, pc); ok {
+				ir.SFrame = insnRowText(a, r)
+				tables = append(tables, r)
+			}
 		}
 		if r, err := m.CFIRow(pc); err == nil {
 			ir.CFI = insnRowText(a, r.Row)
+			if ir.SFrame != "" {
+				ir.Differs = ir.SFrame != ir.CFI
+			}
+			tables = append(tables, r.Row)
 		}
 		if walked != nil {
-			if r, ok := walked.RowAt(pc); ok {
-				ir.Code = insnRowText(a, r)
+			if st := walked.At(pc); st.Known {
+				ir.Code = insnRowText(a, st.Row)
+				for _, t := range tables {
+					d := diffCode(walked, &st, frames.Row{Row: t}, pc)
+					ir.Differs = ir.Differs || d.CFA || d.RA || d.FP
+				}
 			}
-		}
-		var have []string
-		for _, t := range []string{ir.SFrame, ir.CFI, ir.Code} {
-			if t != "" {
-				have = append(have, t)
-			}
-		}
-		for _, t := range have[min(1, len(have)):] {
-			ir.Differs = ir.Differs || t != have[0]
 		}
 		fr.Insns = append(fr.Insns, ir)
 		pc += uint64(n)
@@ -140,21 +143,18 @@ func FunctionRows(path string, start uint64) (*FuncRows, error) {
 	return fr, nil
 }
 
-// sframeRowText is SFrame's row at link-time pc, or "".
-func sframeRowText(a *arch.Arch, sec *sframe.Section, pc uint64) string {
+// sframeRow is SFrame's row at link-time pc.
+func sframeRow(sec *sframe.Section, pc uint64) (rule.Row, bool) {
+	var r rule.Row
 	fde, err := sec.FindFDE(pc)
 	if err != nil {
-		return ""
+		return r, false
 	}
 	var fre sframe.FRE
 	if _, _, err := sec.FindFRERange(fde, pc, &fre); err != nil {
-		return ""
+		return r, false
 	}
-	var r rule.Row
-	if err := sec.RowInto(&r, fde, &fre); err != nil {
-		return ""
-	}
-	return insnRowText(a, r)
+	return r, sec.RowInto(&r, fde, &fre) == nil
 }
 
 // insnRowText formats a row's CFA, RA and FP rules as dump prints them.

@@ -43,3 +43,34 @@ func TestFunctionRowsShowTheFault(t *testing.T) {
 		t.Errorf("rows that differ: %+v (finding at %#x)", differ, f.PC)
 	}
 }
+
+// TestFunctionRowsJudgeByValue lays out an LLVM-style prologue whose CFI
+// records the saves after the last push (the registers still hold the
+// caller's values until then) and an epilogue without .cfi_restore: no
+// row differs, as the check's judge finds nothing there. Compared as text
+// the rows differ at the pushes and after the pops (FP=u against c-16).
+func TestFunctionRowsJudgeByValue(t *testing.T) {
+	path := filepath.Join("..", "testdata", "codeoracle", "realworld", "false-findings", "saves_after_pushes.o")
+	fr, err := FunctionRows(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fr.Insns) != 8 {
+		t.Fatalf("%d instructions, want 8: %+v", len(fr.Insns), fr.Insns)
+	}
+	textDiffers := 0
+	for _, in := range fr.Insns {
+		if in.Code == "" || in.CFI == "" || in.SFrame == "" {
+			t.Errorf("%#x %s: a witness has no row: %+v", in.PC, in.Text, in)
+		}
+		if in.Code != in.CFI {
+			textDiffers++
+		}
+		if in.Differs {
+			t.Errorf("%#x %s differs: SFrame %s, CFI %s, code %s", in.PC, in.Text, in.SFrame, in.CFI, in.Code)
+		}
+	}
+	if textDiffers == 0 {
+		t.Error("no row differs as text: the fixture no longer tests the judge")
+	}
+}

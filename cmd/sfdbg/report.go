@@ -165,8 +165,54 @@ type classSection struct {
 	Count                                   int
 	Findings                                []findingRow
 	NotListed                               int
-	Pages                                   []*compare.FuncRows
+	Pages                                   []drawnPage
 	PageErrors                              []string
+}
+
+// drawnPage is a function drawn instruction by instruction: all of it
+// when short, else the instructions around the finding and each row that
+// differs (drawContext either side), the others elided.
+type drawnPage struct {
+	*compare.FuncRows
+	Rows []drawnRow
+}
+
+// drawnRow is one instruction of a drawnPage; Elided counts the
+// instructions left out before it.
+type drawnRow struct {
+	compare.InsnRows
+	Elided int
+}
+
+// drawWhole is the longest function drawn whole; drawContext the
+// instructions kept either side of the finding and of each row that
+// differs in a longer one.
+const drawWhole, drawContext = 60, 8
+
+// newDrawnPage draws fr for a finding at pc (link-time).
+func newDrawnPage(fr *compare.FuncRows, pc uint64) drawnPage {
+	keep := make([]bool, len(fr.Insns))
+	for i, in := range fr.Insns {
+		if len(fr.Insns) <= drawWhole || in.Differs || in.PC == pc {
+			for k := max(0, i-drawContext); k <= min(len(keep)-1, i+drawContext); k++ {
+				keep[k] = true
+			}
+		}
+	}
+	p := drawnPage{FuncRows: fr}
+	elided := 0
+	for i, in := range fr.Insns {
+		if !keep[i] {
+			elided++
+			continue
+		}
+		p.Rows = append(p.Rows, drawnRow{InsnRows: in, Elided: elided})
+		elided = 0
+	}
+	if elided > 0 {
+		p.Rows = append(p.Rows, drawnRow{Elided: elided})
+	}
+	return p
 }
 
 type findingRow struct {
@@ -232,11 +278,14 @@ func buildReport(files []*compare.FileReport, pages int) *reportModel {
 			}
 			drawn := false
 			for _, p := range cs.Pages {
-				drawn = drawn || p.File == fr.File && p.Start == f.FuncStart
+				drawn = drawn || p.FuncRows.File == fr.File && p.Start == f.FuncStart
 			}
 			if id != "unclassified" && !drawn && len(cs.Pages)+len(cs.PageErrors) < pages && f.Kind.String() != "plt" {
 				if rows, err := compare.FunctionRows(fr.File, f.FuncStart); err == nil {
-					cs.Pages = append(cs.Pages, rows)
+					if rows.Function == "" {
+						rows.Function = f.Function
+					}
+					cs.Pages = append(cs.Pages, newDrawnPage(rows, f.PC))
 				} else {
 					cs.PageErrors = append(cs.PageErrors, err.Error())
 				}

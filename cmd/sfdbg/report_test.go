@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/sfdbg/sfdbg/compare"
 )
 
 // TestReportIsOneSelfContainedPage checks the real-world reproducers
@@ -60,4 +62,29 @@ func TestReportIsOneSelfContainedPage(t *testing.T) {
 		t.Skipf("chromium cannot run here: %v", err)
 	}
 	check("chromium's DOM", string(dom))
+}
+
+// TestLongFunctionsAreDrawnAroundTheirFindings draws a 100-instruction
+// function whose rows differ at one instruction: the page keeps that one
+// with drawContext instructions either side and counts the others as
+// elided; a short function is drawn whole.
+func TestLongFunctionsAreDrawnAroundTheirFindings(t *testing.T) {
+	fr := &compare.FuncRows{}
+	for i := 0; i < 100; i++ {
+		fr.Insns = append(fr.Insns, compare.InsnRows{PC: uint64(i), Text: "nop", Differs: i == 50})
+	}
+	p := newDrawnPage(fr, 50)
+	if len(p.Rows) != 2*drawContext+2 {
+		t.Fatalf("%d rows, want %d: %+v", len(p.Rows), 2*drawContext+2, p.Rows)
+	}
+	if first := p.Rows[0]; first.PC != 50-drawContext || first.Elided != 50-drawContext {
+		t.Errorf("first row %+v, want PC %d after %d elided", first, 50-drawContext, 50-drawContext)
+	}
+	if last := p.Rows[len(p.Rows)-1]; last.Text != "" || last.Elided != 100-51-drawContext {
+		t.Errorf("last row %+v, want the %d elided at the end", last, 100-51-drawContext)
+	}
+	fr.Insns = fr.Insns[:drawWhole]
+	if p := newDrawnPage(fr, 0); len(p.Rows) != drawWhole {
+		t.Errorf("a %d-instruction function drawn in %d rows", drawWhole, len(p.Rows))
+	}
 }
