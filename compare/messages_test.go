@@ -15,7 +15,7 @@ func TestWrappedFrameLinesIndentFourColumns(t *testing.T) {
 		"#7  0x0000000000401be4 in __libc_start_call_main () from /tmp/sfdbg-cores/some/longer/directory/crash-v3",
 		"#12 0x0000555555555139  cfi     agree       ok       level3_indirect () at testdata/src/deep.c:189",
 	} {
-		got := string(wrapFrameLine([]byte(line)))
+		got := string(wrapFrameLine([]byte(line), lineWidth))
 		if len(line) <= lineWidth {
 			if got != line {
 				t.Errorf("a line of %d columns was wrapped: %q", len(line), got)

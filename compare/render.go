@@ -204,10 +204,11 @@ func (t *Trace) JudgementText(i int) string {
 }
 
 // wrapFrameLine moves the " at FILE:LINE" or " from PATH" of a frame line
-// wider than lineWidth to a line of its own indented by 4 columns, as gdb
-// does, in the table of all methods as in gdb's single-method form.
-func wrapFrameLine(b []byte) []byte {
-	if len(b) <= lineWidth {
+// wider than width columns (0: unlimited) to a line of its own indented
+// by 4 columns, as gdb does (wrap_here in print_frame), in the table of
+// all methods as in gdb's single-method form.
+func wrapFrameLine(b []byte, width int) []byte {
+	if width <= 0 || len(b) <= width {
 		return b
 	}
 	cut := -1
@@ -224,9 +225,14 @@ func wrapFrameLine(b []byte) []byte {
 	return append(b, rest...)
 }
 
-// WrapFrameLine is wrapFrameLine for a frame line printed on its own
-// ("frame", "up", a stop), so that it wraps where bt's lines do.
-func WrapFrameLine(line string) string { return string(wrapFrameLine([]byte(line))) }
+// WrapFrameLine wraps a frame line printed on its own ("frame", "up", a
+// stop, gdb's bt) at width columns as gdb does: the " at FILE:LINE" or
+// " from PATH" on a line of its own, indented by 4 columns, when the line
+// is wider; width 0 is gdb's unlimited width (-batch, output not a
+// terminal): no wrapping.
+func WrapFrameLine(line string, width int) string {
+	return string(wrapFrameLine([]byte(line), width))
+}
 
 // pad appends spaces to b up to length n.
 func pad(b []byte, n int) []byte {
@@ -303,7 +309,7 @@ func (t *Trace) WriteText(w io.Writer, opts TextOptions) {
 	var line []byte
 	print := func(s Shown) {
 		line = t.appendFrameLine(line[:0], s, width, opts, locs)
-		line = wrapFrameLine(line)
+		line = wrapFrameLine(line, lineWidth)
 		bw.Write(append(line, '\n'))
 		if opts.After != nil {
 			opts.After(bw, s)

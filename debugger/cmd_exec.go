@@ -190,7 +190,7 @@ func (s *Session) listBreakpoints(bps []*breakpoint, what string) error {
 		}
 		switch {
 		case bp.watch != nil:
-			s.printf("%-7d %-14s %-4s %-3s %-18s %s\n", bp.id, "hw watchpoint", disp, "y", "", bp.desc)
+			s.printf("%-7d %-14s %-4s %-3s %-18s %s\n", bp.id, bp.watch.kind.infoType(), disp, "y", "", bp.desc)
 		case len(bp.addrs) == 1:
 			s.printf("%-7d %-14s %-4s %-3s %-18s %s\n", bp.id, "breakpoint", disp, "y", hex16(bp.addrs[0]), where(bp.addrs[0]))
 		default:
@@ -242,14 +242,18 @@ func bpWhere(sp *frames.Space, a uint64, function string) string {
 // condition).
 var breakIf = regexp.MustCompile(`(?:^|\s)if(?:\s+(.*)|$)`)
 
-// cont is Continue that passes the hits of a breakpoint whose ignore
-// count is not used up or whose condition is false, as gdb does
+// cont is Continue that passes the watchpoint hits gdb passes
+// (watchStops) and the hits of a breakpoint whose ignore count is not
+// used up or whose condition is false, as gdb does
 // (breakpoint.c bpstat_check_breakpoint_conditions): each is evaluated in
 // the hitting thread's frame 0. A condition that cannot be evaluated
 // stops, with gdb's message.
 func (s *Session) cont() (Event, error) {
 	for {
 		ev, err := s.tgt.Continue()
+		if err == nil && ev.Kind == EventWatchpoint && !s.interrupted.Load() && !s.quitting.Load() && !s.watchStops(ev) {
+			continue
+		}
 		if err != nil || ev.Kind != EventBreakpoint {
 			return ev, err
 		}
@@ -493,14 +497,7 @@ func cmdContinue(s *Session, _ string) error {
 		return err
 	}
 	s.printf("Continuing.\n")
-	ev, err := s.resume(s.cont)
-	// A write that left a watched value as it was does not stop, as in gdb.
-	for err == nil && ev.Kind == EventWatchpoint && !s.interrupted.Load() && !s.quitting.Load() {
-		if _, _, _, changed := s.watchHit(ev); changed {
-			break
-		}
-		ev, err = s.resume(s.cont)
-	}
+	ev, err := s.resume(s.cont) // passes the watchpoint hits gdb passes (watchStops)
 	if err != nil {
 		return err
 	}

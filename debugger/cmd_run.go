@@ -157,12 +157,6 @@ func (s *Session) runToEntry() error {
 // "Starting program" says it).
 func cmdContinueQuiet(s *Session) error {
 	ev, err := s.resume(s.cont)
-	for err == nil && ev.Kind == EventWatchpoint && !s.interrupted.Load() && !s.quitting.Load() {
-		if _, _, _, changed := s.watchHit(ev); changed {
-			break
-		}
-		ev, err = s.resume(s.cont)
-	}
 	if err != nil {
 		return err
 	}

@@ -19,12 +19,45 @@ type watchpoint struct {
 	size int
 	typ  dwarf.Type
 	old  []byte
+	kind watchKind
 	// A watch on a local variable (or a part of one) ends when its frame
 	// returns, as gdb's: scopeRA is the frame's return address, where an
 	// internal breakpoint is, hit by thread scopeTid with its SP above
 	// scopeSP (the frame's own SP), 0 for a global.
 	scopeRA, scopeSP uint64
 	scopeTid         int
+}
+
+// watchKind is what a watchpoint stops at: gdb's watch, rwatch, awatch.
+type watchKind int
+
+const (
+	watchWrite  watchKind = iota // watch: a write that changes the value
+	watchRead                    // rwatch: a read
+	watchAccess                  // awatch: a read or a write
+)
+
+// name is gdb's "Hardware watchpoint", "Hardware read watchpoint",
+// "Hardware access (read/write) watchpoint" (breakpoint.c mention).
+func (k watchKind) name() string {
+	switch k {
+	case watchRead:
+		return "Hardware read watchpoint"
+	case watchAccess:
+		return "Hardware access (read/write) watchpoint"
+	}
+	return "Hardware watchpoint"
+}
+
+// infoType is the Type column of info breakpoints.
+func (k watchKind) infoType() string {
+	switch k {
+	case watchRead:
+		return "read watchpoint"
+	case watchAccess:
+		return "acc watchpoint"
+	}
+	return "hw watchpoint"
 }
 
 // castRE matches gdb's "*(TYPE *)ADDR".
@@ -194,7 +227,18 @@ func (w *watchpoint) text(sp *frames.Space, b []byte) string {
 
 // cmdWatch implements "watch EXPR": a hardware watchpoint, as gdb's
 // "Hardware watchpoint N: EXPR".
-func cmdWatch(s *Session, args string) error {
+func cmdWatch(s *Session, args string) error { return s.watch(args, watchWrite) }
+
+// cmdRwatch implements "rwatch EXPR": a watchpoint that stops where the
+// program reads EXPR.
+func cmdRwatch(s *Session, args string) error { return s.watch(args, watchRead) }
+
+// cmdAwatch implements "awatch EXPR": a watchpoint that stops where the
+// program reads or writes EXPR.
+func cmdAwatch(s *Session, args string) error { return s.watch(args, watchAccess) }
+
+// watch sets a hardware watchpoint of kind on expr.
+func (s *Session) watch(args string, kind watchKind) error {
 	expr := strings.TrimSpace(args)
 	if expr == "" {
 		return errors.New("Argument required (expression to compute).")
@@ -222,7 +266,12 @@ func cmdWatch(s *Session, args string) error {
 			return fmt.Errorf("Watchpoint %d already watches %#x.", bp.id, w.addr)
 		}
 	}
-	if err := wt.SetWatchpoint(w.addr, w.size); err != nil {
+	w.kind = kind
+	set := wt.SetWatchpoint
+	if kind != watchWrite {
+		set = wt.SetAccessWatchpoint
+	}
+	if err := set(w.addr, w.size); err != nil {
 		return err
 	}
 	if w.scopeRA != 0 && !s.scopeBreakAt(w.scopeRA) && s.bpAt(w.scopeRA) == nil {
@@ -234,7 +283,7 @@ func cmdWatch(s *Session, args string) error {
 	bp := &breakpoint{id: s.nextBP, desc: expr, watch: w}
 	s.nextBP++
 	s.bps = append(s.bps, bp)
-	s.printf("Hardware watchpoint %d: %s\n", bp.id, expr)
+	s.printf("%s %d: %s\n", kind.name(), bp.id, expr)
 	return nil
 }
 
@@ -284,17 +333,46 @@ func (s *Session) changedWatch() *breakpoint {
 	return nil
 }
 
+// watchStops reports whether the watchpoint hit ev stops the program, as
+// gdb's bpstat_check_watchpoint: a watch when the value changed (a write
+// of the same value passes); an rwatch when it did not (a write that
+// changed it is not a read: the hardware watches both, and the new value
+// is kept); an awatch always.
+func (s *Session) watchStops(ev Event) bool {
+	bp, _, now, changed := s.watchHit(ev)
+	if bp == nil {
+		return true
+	}
+	switch bp.watch.kind {
+	case watchRead:
+		if changed && now != nil {
+			bp.watch.old = now
+			return false
+		}
+		return true
+	case watchAccess:
+		return true
+	}
+	return changed
+}
+
 // reportWatch prints a watchpoint stop as gdb does:
-// "Hardware watchpoint N: EXPR", then the old and new values.
+// "Hardware watchpoint N: EXPR", then the old and new values ("Value =
+// ..." for a read, and for an access that left the value as it was).
 func (s *Session) reportWatch(ev Event) {
-	bp, old, now, _ := s.watchHit(ev)
+	bp, old, now, changed := s.watchHit(ev)
 	if bp == nil {
 		s.printf("\nThread %d \"%s\" stopped at a watchpoint on %#x.\n", s.threadNo[ev.Thread], s.tgt.ThreadName(ev.Thread), ev.Watch)
 		return
 	}
 	bp.hits++
 	sp, _ := s.space()
-	s.printf("\nHardware watchpoint %d: %s\n\nOld value = %s\n", bp.id, bp.desc, bp.watch.text(sp, old))
+	s.printf("\n%s %d: %s\n\n", bp.watch.kind.name(), bp.id, bp.desc)
+	if bp.watch.kind != watchWrite && (!changed || now == nil) {
+		s.printf("Value = %s\n", bp.watch.text(sp, old))
+		return
+	}
+	s.printf("Old value = %s\n", bp.watch.text(sp, old))
 	if now != nil {
 		s.printf("New value = %s\n", bp.watch.text(sp, now))
 		bp.watch.old = now

@@ -412,6 +412,19 @@ watches the int at ADDR, *(TYPE *)ADDR the TYPE (int, long, uint64_t,
 As in gdb, a stop prints "Hardware watchpoint N: EXPR" with "Old value"
 and "New value"; a write of the same value does not stop.`,
 			run: cmdWatch},
+		{aliases: []string{"rwatch"}, args: "VAR | *ADDR | *(TYPE *)ADDR", needsTarget: true,
+			help: `Stop when the program reads VAR or ADDR.
+As watch, with a debug register that traps on loads and stores (x86-64
+has no load-only one; AArch64's is set the same way): a hit that
+changed the value was a write and does not stop, as in gdb. A stop
+prints "Hardware read watchpoint N: EXPR" and "Value = ...".`,
+			run: cmdRwatch},
+		{aliases: []string{"awatch"}, args: "VAR | *ADDR | *(TYPE *)ADDR", needsTarget: true,
+			help: `Stop when the program reads or writes VAR or ADDR.
+As watch, for every load and store: a stop prints "Hardware access
+(read/write) watchpoint N: EXPR", then "Old value" and "New value" when
+the value changed, else "Value = ...".`,
+			run: cmdAwatch},
 		{aliases: []string{"delete", "d"}, args: "[N...]",
 			help: "Delete breakpoints and watchpoints N..., or all of them.",
 			run:  cmdDelete},

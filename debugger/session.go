@@ -26,9 +26,13 @@ import (
 // through, whether typed at the prompt, given with -ex, read from a -x
 // script or sent by a test.
 type Session struct {
-	ui   UI
-	tgt  Target // nil after detach or kill
-	cmds *commandTable
+	// TermWidth returns the terminal's width in columns, 0 when unknown;
+	// nil when the output is no terminal or in -batch (gdb's unlimited
+	// width). Frame lines wrap at it (width).
+	TermWidth func() int
+	ui        UI
+	tgt       Target // nil after detach or kill
+	cmds      *commandTable
 
 	thread int // selected thread ID
 	frame  int // selected frame level, in listed

@@ -23,7 +23,7 @@ var gdbSettings = []gdbSetting{
 	{name: "confirm", dflt: "on", show: "Whether to confirm potentially dangerous operations is %s.",
 		help: "off: kill does not ask first at a terminal (it never asks in -batch)."},
 	{name: "width", count: true, dflt: "unlimited", show: "Number of characters a line holds is %s.",
-		help: "Accepted for gdb scripts: reports keep to 100 columns whatever it is."},
+		help: "A frame line wider than N columns (stops, frame, up, down, gdb's bt) has its\n\" at FILE:LINE\" on a line of its own, as gdb wraps. Default, as gdb's: the\nterminal's width in the REPL, unlimited in -batch or when the output is not a\nterminal. sfdbg's own reports keep to 100 columns whatever it is."},
 	{name: "height", count: true, dflt: "unlimited", show: "Number of lines a page holds is %s.",
 		help: "Accepted for gdb scripts: sfdbg never pages its output."},
 	{name: "print pretty", dflt: "off", show: "Pretty formatting of structures is %s.",
@@ -69,7 +69,25 @@ func (s *Session) setting(g *gdbSetting) string {
 	if v, ok := s.settings[g.name]; ok {
 		return v
 	}
+	if g.name == "width" && s.TermWidth != nil {
+		if n := s.TermWidth(); n > 0 {
+			return strconv.Itoa(n)
+		}
+	}
 	return g.dflt
+}
+
+// width is the line width frame lines wrap at (set width; else the
+// terminal's, TermWidth), 0 for unlimited.
+func (s *Session) width() int {
+	if v, ok := s.settings["width"]; ok {
+		n, _ := strconv.Atoi(v) // "unlimited": 0
+		return n
+	}
+	if s.TermWidth != nil {
+		return s.TermWidth()
+	}
+	return 0
 }
 
 // setSetting implements "set NAME VALUE" for a gdb setting.

@@ -58,9 +58,9 @@ func (s *Session) printFrame(tr *compare.Trace, sh compare.Shown, what printWhat
 		if what == printLevelSrcAndLoc {
 			loc = fmt.Sprintf("#%-3d%s", sh.Level, loc)
 		}
-		// Wrapped before " at FILE:LINE" past 100 columns, as gdb wraps
-		// at its width (wrap_here in print_frame).
-		s.printf("%s\n", compare.WrapFrameLine(prefix+loc))
+		// Wrapped before " at FILE:LINE" past the width, as gdb wraps
+		// (wrap_here in print_frame).
+		s.printf("%s\n", compare.WrapFrameLine(prefix+loc, s.width()))
 	}
 	if hasSrc {
 		lead := ""

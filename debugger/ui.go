@@ -170,3 +170,19 @@ func isTerminal(f *os.File) bool {
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 	return err == nil
 }
+
+// TerminalWidth returns a function that reads f's terminal width in
+// columns (TIOCGWINSZ, at each call: a resized window counts), or nil when
+// f is not a terminal (gdb's width is unlimited then).
+func TerminalWidth(f *os.File) func() int {
+	if !isTerminal(f) {
+		return nil
+	}
+	return func() int {
+		ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+		if err != nil {
+			return 0
+		}
+		return int(ws.Col)
+	}
+}

@@ -6,5 +6,7 @@ package debugger
 // with the host's registers in proc/watchregs_*.go).
 type watchTarget interface {
 	SetWatchpoint(addr uint64, size int) error
+	// SetAccessWatchpoint watches loads too (rwatch, awatch).
+	SetAccessWatchpoint(addr uint64, size int) error
 	ClearWatchpoint(addr uint64) error
 }

@@ -87,6 +87,9 @@ func runSession(t debugger.Target, f *sessionFlags, intro func(s *debugger.Sessi
 	ui := debugger.NewTermUI(in, stdout, stderr)
 	s := debugger.NewSession(t, ui)
 	s.Batch = f.batch
+	if out, ok := stdout.(*os.File); ok && !f.batch {
+		s.TermWidth = debugger.TerminalWidth(out) // gdb wraps frame lines at it
+	}
 	stop := s.HandleSignals(func(code int) { os.Exit(code) })
 	defer stop()
 	defer s.Recover()

@@ -316,3 +316,33 @@ func TestInlineFramesStepAsGdbs(t *testing.T) {
 		})
 	}
 }
+
+// TestReadAndAccessWatchpointsAreGdbs sets rwatch on a global the program
+// writes, then reads (the write that changes it passes: x86 has no
+// load-only watchpoint, and gdb tells a read by the unchanged value), and
+// awatch on one it reads, then writes: the stops, their "Value =" and
+// "Old value/New value" lines, and info watchpoints' types and hit counts
+// are gdb's.
+func TestReadAndAccessWatchpointsAreGdbs(t *testing.T) {
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		t.Skip("gdb not installed")
+	}
+	path, _ := filepath.Abs(dumpFixture(t, "locals-v3-O0"))
+	var cmds []string
+	for _, c := range []string{"break main", "run", "rwatch go", "continue", "awatch sink", "delete 2", "continue", "continue", "info watchpoints"} {
+		cmds = append(cmds, "-ex", c)
+	}
+	g := exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off"}, cmds...), "--args", path, "exit")...)
+	g.Dir = filepath.Join("..", "..")
+	gout, _ := g.CombinedOutput()
+	_, out, errOut := runSfdbg(append(append([]string{"run", "-batch"}, cmds...), "--", path, "exit")...)
+	verdict := regexp.MustCompile(`(?m)^    .*\n`)
+	ours, theirs := sessionFromFirstStop(verdict.ReplaceAllString(out, "")), sessionFromFirstStop(string(gout))
+	if !strings.Contains(theirs, "Hardware read watchpoint 2: go\n\nValue = 1") || !strings.Contains(theirs, "acc watchpoint") {
+		t.Fatalf("gdb's transcript lacks the watchpoint stops:\n%s", gout)
+	}
+	if ours != theirs {
+		t.Errorf("sfdbg:\n%s\n\ngdb:\n%s\n\nsfdbg's output:\n%s%s", ours, theirs, out, errOut)
+	}
+}

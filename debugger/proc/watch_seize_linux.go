@@ -18,6 +18,9 @@ type watchState struct {
 		addr uint64
 		size int
 		used bool
+		// access: the watchpoint traps on loads too (gdb's rwatch and
+		// awatch), not only on stores.
+		access bool
 	}
 	gen  int         // changes with every insert and remove; 0: never any
 	hits []WatchHit  // since the last Resume, in order
@@ -50,7 +53,17 @@ func (s *Stop) applyWatches(tid int) error {
 // InsertWatch sets a write watchpoint on size bytes (1, 2, 4 or 8) at
 // addr, a multiple of size, in every stopped thread. Errors: ErrRunning,
 // four watchpoints already, a bad size or alignment, the ptrace errno.
-func (s *Stop) InsertWatch(addr uint64, size int) error {
+func (s *Stop) InsertWatch(addr uint64, size int) error { return s.insertWatch(addr, size, false) }
+
+// InsertAccessWatch is InsertWatch for a watchpoint that traps on loads
+// as well as stores (x86-64 DR7 R/W 11, AArch64 DBGWCR LSC 11; x86 has no
+// load-only watchpoint, so gdb's rwatch is one of these too, its hits
+// told apart by the value). Errors: InsertWatch's.
+func (s *Stop) InsertAccessWatch(addr uint64, size int) error {
+	return s.insertWatch(addr, size, true)
+}
+
+func (s *Stop) insertWatch(addr uint64, size int, access bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.running || s.closed {
@@ -79,7 +92,7 @@ func (s *Stop) InsertWatch(addr uint64, size int) error {
 	if slot < 0 || slot >= slots {
 		return fmt.Errorf("cannot set a hardware watchpoint: the %d watchpoint registers (%s) are in use", slots, watchRegNames)
 	}
-	w.slots[slot].addr, w.slots[slot].size, w.slots[slot].used = addr, size, true
+	w.slots[slot].addr, w.slots[slot].size, w.slots[slot].used, w.slots[slot].access = addr, size, true, access
 	w.gen++
 	s.tr.do(func() { err = s.applyAll() })
 	if err != nil {

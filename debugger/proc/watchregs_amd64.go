@@ -21,8 +21,9 @@ const watchRegNames = "DR0-DR3"
 // watchSlots is the number of watchpoints a thread can hold: DR0-DR3.
 func (s *Stop) watchSlots() (int, error) { return 4, nil }
 
-// dr7Value is DR7 for the used slots: L0-L3 (bit 2n), R/W = 01 (write,
-// bits 16+4n), LEN (bits 18+4n: 00 1, 01 2, 11 4, 10 8 bytes).
+// dr7Value is DR7 for the used slots: L0-L3 (bit 2n), R/W (bits 16+4n:
+// 01 write, 11 read or write), LEN (bits 18+4n: 00 1, 01 2, 11 4, 10 8
+// bytes).
 func (w *watchState) dr7Value() uint64 {
 	var v uint64
 	for i, sl := range w.slots {
@@ -30,7 +31,11 @@ func (w *watchState) dr7Value() uint64 {
 			continue
 		}
 		length := map[int]uint64{1: 0, 2: 1, 4: 3, 8: 2}[sl.size]
-		v |= 1<<(2*i) | 1<<(16+4*i) | length<<(18+4*i)
+		rw := uint64(1)
+		if sl.access {
+			rw = 3
+		}
+		v |= 1<<(2*i) | rw<<(16+4*i) | length<<(18+4*i)
 	}
 	return v
 }

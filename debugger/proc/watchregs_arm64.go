@@ -60,8 +60,8 @@ func (s *Stop) watchSlots() (int, error) {
 
 // writeWatchRegs writes thread tid's watchpoint registers from the used
 // slots (on false: every one off). DBGWCR: E (bit 0), PAC = EL0 (0b10 in
-// bits 1-2), LSC = store (0b10 in bits 3-4), BAS (bits 5-12): the bytes
-// of the aligned doubleword watched.
+// bits 1-2), LSC (bits 3-4: 0b10 store, 0b11 load or store), BAS (bits
+// 5-12): the bytes of the aligned doubleword watched.
 func (s *Stop) writeWatchRegs(tid int, on bool) error {
 	var st hwDebugState
 	for i, sl := range s.watch.slots {
@@ -71,7 +71,11 @@ func (s *Stop) writeWatchRegs(tid int, on bool) error {
 		off := sl.addr & 7
 		bas := uint32(1)<<sl.size - 1
 		st.Regs[i].Addr = sl.addr &^ 7
-		st.Regs[i].Ctrl = 1 | 2<<1 | 2<<3 | bas<<(5+off)
+		lsc := uint32(2)
+		if sl.access {
+			lsc = 3
+		}
+		st.Regs[i].Ctrl = 1 | 2<<1 | lsc<<3 | bas<<(5+off)
 	}
 	size := 8 + 16*len(s.watch.slots)
 	if _, err := regset(unix.PTRACE_SETREGSET, tid, elfNTARMHWWatch, unsafe.Pointer(&st), size); err != nil {
