@@ -46,11 +46,16 @@ type commandTable struct {
 
 // lookup finds the command of a line: an exact alias, else the one command
 // whose canonical name starts with the word (gdb's unique prefixes). "x/4xg
-// ADDR" is the command "x" with the arguments "/4xg ADDR". Subcommands are
+// ADDR" is the command "x" with the arguments "/4xg ADDR", "p*r" "p" with
+// "*r". Subcommands are
 // looked up the same way in the next word.
 func (t *commandTable) lookup(line string) (*command, string, error) {
 	word, args := splitWord(line)
-	if i := strings.IndexByte(word, '/'); i > 0 {
+	// As gdb's find_command_name_length: the name ends at the first
+	// character a command name does not hold ("p*r@2", "x/4xg").
+	if i := strings.IndexFunc(word, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' || r == '$')
+	}); i > 0 {
 		word, args = word[:i], strings.TrimSpace(word[i:]+" "+args)
 	}
 	c, err := findCommand(t.cmds, word, "")

@@ -47,7 +47,7 @@ func (s *Session) evalAddr(expr string) (uint64, error) {
 // *EXPR (the 64-bit word at EXPR, gdb's *(long *)EXPR), unary -, + - * /
 // and parentheses, with C's precedence. Pointer arithmetic is in bytes.
 func (s *Session) evalExpr(expr string) (value, error) {
-	toks, err := tokenize(expr)
+	toks, err := tokenize(derefMember().ReplaceAllString(expr, "$1->"))
 	if err != nil {
 		return value{}, err
 	}

@@ -13,8 +13,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/debugger/proc"
@@ -352,12 +354,27 @@ type pathStep struct {
 }
 
 // parseVarPath parses expr as a varPath; ok is false when it is not one
+// derefMember matches "(*NAME)." (group 1: NAME), C's other spelling of
+// "NAME->".
+var derefMember = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\(\s*\*\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)\s*\.\s*`)
+})
+
 // (it is then left to the integer expression evaluator).
 func parseVarPath(expr string) (varPath, bool) {
 	var p varPath
 	e := strings.TrimSpace(expr)
-	for strings.HasPrefix(e, "*") {
-		p.derefs++
+	e = derefMember().ReplaceAllString(e, "$1->") // (*p).x is p->x
+prefix:
+	for {
+		switch {
+		case strings.HasPrefix(e, "*"):
+			p.derefs++
+		case strings.HasPrefix(e, "&") && p.derefs > 0:
+			p.derefs-- // *&x is x
+		default:
+			break prefix
+		}
 		e = strings.TrimSpace(e[1:])
 	}
 	if p.derefs == 0 && strings.HasPrefix(e, "&") {
@@ -664,13 +681,31 @@ func (c *varContext) step(v typed, st pathStep) (typed, error) {
 // printVar prints expr when it is an expression on variables, as gdb's
 // print does; handled is false otherwise.
 func (s *Session) printVar(expr string, letter byte) (handled bool, err error) {
+	left, count, repeat := splitRepeat(expr)
+	if repeat {
+		expr = left
+	}
 	p, ok := parseVarPath(expr)
 	if !ok {
+		if repeat {
+			if _, err := s.evalExpr(left); err != nil {
+				return true, err
+			}
+			// A number, a register, an address: no object in memory
+			// (sfdbg repeats variables and parts of them).
+			return true, errors.New("Only values in memory can be extended with '@'.")
+		}
 		return false, nil
 	}
 	t, c, found, err := s.evalPath(p)
 	if !found {
+		if repeat && err == nil {
+			return true, fmt.Errorf("No symbol \"%s\" in current context.", p.name)
+		}
 		return false, err
+	}
+	if err == nil && repeat {
+		t, err = s.repeated(t, count)
 	}
 	if err != nil {
 		if errors.Is(err, frames.ErrOptimizedOut) || errors.Is(err, frames.ErrSyntheticPointer) {
@@ -702,6 +737,74 @@ func (s *Session) printVar(expr string, letter byte) (handled bool, err error) {
 	s.history = append(s.history, hv)
 	s.printf("$%d = %s\n", len(s.history), text)
 	return true, nil
+}
+
+// splitRepeat splits gdb's binary "LEFT@COUNT" (an artificial array of
+// COUNT objects from LEFT's address, of LEFT's type) at its last @ outside
+// parentheses, brackets and quotes; ok is false without one.
+func splitRepeat(expr string) (left, count string, ok bool) {
+	depth, quote, at := 0, byte(0), -1
+	for i := 0; i < len(expr); i++ {
+		switch c := expr[i]; {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '(' || c == '[':
+			depth++
+		case c == ')' || c == ']':
+			depth--
+		case c == '@' && depth == 0:
+			at = i
+		}
+	}
+	if at < 0 {
+		return expr, "", false
+	}
+	return expr[:at], expr[at+1:], true
+}
+
+// maxValueSize is gdb's default max-value-size: the largest value print
+// reads, in bytes.
+const maxValueSize = 65536
+
+// repeated is gdb's value_repeat: count (an expression) objects of t's
+// type from t's address, as an array. Errors are gdb's: a value not in
+// memory, a count below 1, more than maxValueSize bytes, unreadable
+// memory.
+func (s *Session) repeated(t typed, count string) (typed, error) {
+	if !t.inMem {
+		return t, errors.New("Only values in memory can be extended with '@'.")
+	}
+	cv, err := s.evalExpr(count)
+	if err != nil {
+		return t, err
+	}
+	n := int64(cv.v)
+	if n < 1 {
+		return t, fmt.Errorf("Invalid number %d of repetitions.", n)
+	}
+	elem := t.t.Size()
+	if elem <= 0 {
+		return t, fmt.Errorf("Cannot repeat a value of type %s: its size is not known.", cTypeName(t.t))
+	}
+	if n > maxValueSize/elem {
+		return t, fmt.Errorf("value requires %d bytes, which is more than max-value-size", uint64(n)*uint64(elem))
+	}
+	sp, err := s.space()
+	if err != nil {
+		return t, err
+	}
+	b := make([]byte, n*elem)
+	if k, _ := sp.Mem.ReadAt(b, t.addr); k < len(b) {
+		return t, fmt.Errorf("Cannot access memory at address %#x", t.addr+uint64(k))
+	}
+	arr := &dwarf.ArrayType{CommonType: dwarf.CommonType{ByteSize: n * elem}, Type: t.t, Count: n}
+	return typed{t: arr, b: b, addr: t.addr, inMem: true}, nil
 }
 
 // historyValue is what the value history keeps of a typed value: a

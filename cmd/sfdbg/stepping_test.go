@@ -107,11 +107,19 @@ func TestExpressionsAreGdbs(t *testing.T) {
 	exprs := []string{"n == 5", "n != 5 || 0", "r->key + 2", "r->at.x < r->at.y", "n % 4", "r->tags[1] + 10",
 		"-n >> 1", "r->key & 5", "!n", "~n", "1 << 4", "n > 3 && r->key == 13", "r->at.y - r->at.x * 2", "(n + 1) * 3",
 		"(long)n * 3", "(char)300", "(unsigned char)-1", "sizeof(n)", "sizeof(*r)", "sizeof(struct rec)", "sizeof(int)",
-		"(char *)label", "sizeof(r->tags)/sizeof(r->tags[0])"}
+		"(char *)label", "sizeof(r->tags)/sizeof(r->tags[0])",
+		"r->tags[1]@3", "*r->tags@2", "label[0]@5", "*r@1", "r->at.x@2", "*&n", "*&*r", "/x r->tags[0]@4", "(*r).key", "(*r).at.y + 1"}
 	var cmds []string
 	for _, e := range exprs {
+		if strings.HasPrefix(e, "/") {
+			cmds = append(cmds, "-ex", "p"+e)
+			continue
+		}
 		cmds = append(cmds, "-ex", "p "+e)
 	}
+	// gdb's command name ends at the first character a name does not hold.
+	exprs = append(exprs, "p*r->tags@2")
+	cmds = append(cmds, "-ex", "p*r->tags@2")
 	cmds = append(cmds, "-ex", "output n", "-ex", `printf "|n=%d key=%ld label=%s hex=%#x c=%c %%\n", n, r->key, label, n * 3, 65`)
 	g := exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "break leaf", "-ex", "run"}, cmds...), "--args", path, "exit")...)
 	g.Dir = filepath.Join("..", "..")
@@ -125,6 +133,17 @@ func TestExpressionsAreGdbs(t *testing.T) {
 	}
 	if strings.Join(ours, "\n") != strings.Join(theirs, "\n") {
 		t.Errorf("sfdbg:\n%s\ngdb:\n%s\n(expressions: %q)\nsfdbg's output:\n%s%s", strings.Join(ours, "\n"), strings.Join(theirs, "\n"), exprs, out, errOut)
+	}
+	// The errors of @ are gdb's.
+	errCmds := []string{"-ex", "break leaf", "-ex", "run", "-ex", "p n@0", "-ex", "p 5@2", "-ex", "p n@100000", "-ex", "p $pc@2"}
+	g = exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off"}, errCmds...), "--args", path, "exit")...)
+	g.Dir = filepath.Join("..", "..")
+	gout2, _ := g.CombinedOutput()
+	_, out2, errOut2 := runSfdbg(append(append([]string{"run", "-batch"}, errCmds...), "--", path, "exit")...)
+	errs := regexp.MustCompile(`(?m)^(Invalid number .*|Only values .*|value requires .*)$`)
+	ourErrs, theirErrs := errs.FindAllString(out2+errOut2, -1), errs.FindAllString(string(gout2), -1)
+	if len(theirErrs) != 4 || strings.Join(ourErrs, "\n") != strings.Join(theirErrs, "\n") {
+		t.Errorf("errors of @: sfdbg %q, gdb %q", ourErrs, theirErrs)
 	}
 	// The stop line is gdb's too: past the prologue, with the arguments.
 	stop := regexp.MustCompile(`(?m)^Breakpoint 1, leaf \(r=0x[0-9a-f]+, n=5, label=0x[0-9a-f]+ "thirteen"\)`)
