@@ -13,12 +13,14 @@ import (
 // added within a version.
 //
 // Schema 2 (this one) — the documents, one for each command:
-//   - sfdbg check --json: one CheckDocument for one file named without
-//     --recursive (an ar archive: a FileReport per member); with several
-//     files or --recursive, JSON Lines: one FileReport per line, in the
-//     order of the files, each written as soon as it and those before it
-//     are checked, then a line holding the CheckDocument without "files"
-//     (the totals: nothing else of the reports is kept).
+//   - sfdbg check --json: JSON Lines, for one file as for several or
+//     --recursive: one FileReport per line (an ar archive: one per
+//     member), in the order of the files, each written as soon as it and
+//     those before it are checked, then a line holding the CheckDocument
+//     without "files" (the totals: nothing else of the reports is kept).
+//     Until 2026-11-29 one file named without --recursive gave one
+//     CheckDocument with its reports in "files"; ReadBaseline and sfdbg
+//     report read both.
 //   - sfdbg bt --json (every method, "methods" says which): one
 //     ProcessDocument, whose threads are ThreadDocuments of FrameDocuments,
 //     each with a StepDocument per method run ("steps": {"sframe": ...,

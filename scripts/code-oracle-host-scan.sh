@@ -46,11 +46,11 @@ example = {}
 for pre, what in (("bin-", "/usr/bin"), ("lib-", "/usr/lib/x86_64-linux-gnu")):
     judged = total = n = 0
     for fn in sorted(glob.glob(f"{out}/{pre}*.json")):
-        try:
-            doc = json.load(open(fn))
+        try:  # check --json: JSON Lines, each file's report then the totals
+            reports = [d for d in (json.loads(l) for l in open(fn) if l.strip()) if "file" in d]
         except ValueError:
             continue
-        for f in doc.get("files", []):
+        for f in reports:
             c = (f.get("summary") or {}).get("code") or {}
             if c:
                 n += 1

@@ -185,10 +185,11 @@ class Checks:
             self.refused.append((label, msg[-1] if msg else "exit 2"))
             return
         try:
-            doc = json.loads(out)
+            # check --json is JSON Lines: each file's report, then the totals.
+            lines = [json.loads(l) for l in out.splitlines() if l.strip()]
         except ValueError:
             return
-        reps = doc.get("files") or [doc]
+        reps = [d for d in lines if "file" in d]
         for rep in reps:
             for f in rep.get("findings") or []:
                 self.notes[f.get("kind")] = self.notes.get(f.get("kind"), 0) + 1

@@ -34,7 +34,7 @@ func init() {
 
 func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	fset := newFlagSet(c, stderr)
-	jsonOut := fset.Bool("json", false, "JSON output: one document for one file, JSON Lines (one report per file as it is done, then the totals) for several or --recursive")
+	jsonOut := fset.Bool("json", false, "JSON Lines output, for one file as for many: one report per file as it is done (an archive: one per member), then the totals (a document with \"total\" and no \"files\")")
 	junit := fset.String("junit", "", "also write a JUnit XML report to `FILE` (one test case per binary)")
 	recursive := fset.Bool("recursive", false, "check every ELF file and ar archive with .sframe below the given directories (other files are skipped)")
 	all := fset.Bool("all", false, "with --recursive, also judge the CFI of ELF files without SFrame against the code (a distribution's files); a file with no unwind tables at all, or for a machine sfdbg does not know, is counted as skipped, not an error")
@@ -99,8 +99,6 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	var out checkSink
 	switch {
-	case *jsonOut && !*recursive && fset.NArg() == 1:
-		out = &jsonDocSink{w: stdout}
 	case *jsonOut:
 		out = &jsonLinesSink{w: stdout}
 	default:
@@ -275,21 +273,6 @@ func (s *jsonLinesSink) end(total *compare.CheckDocument, walked *walkResult, su
 		walked.writeSummary(summary, total.Checked)
 	}
 	return nil
-}
-
-// jsonDocSink writes the one CheckDocument of a single file named on the
-// command line (an archive: its members), keeping its reports until then.
-type jsonDocSink struct {
-	w     io.Writer
-	files []*compare.FileReport
-}
-
-func (s *jsonDocSink) file(r *compare.FileReport) { s.files = append(s.files, r) }
-
-func (s *jsonDocSink) end(total *compare.CheckDocument, walked *walkResult, summary io.Writer) error {
-	doc := *total
-	doc.Files = s.files
-	return compare.WriteJSON(s.w, &doc)
 }
 
 // teeSink writes to every sink in turn.

@@ -57,7 +57,7 @@ func TestCheckComparesEHABIWithCFIOnARM(t *testing.T) {
 			} `json:"findings"`
 		} `json:"files"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+	if err := json.Unmarshal([]byte(checkDocument(t, out)), &doc); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
 	if len(doc.Files) != 1 || len(doc.Files[0].Findings) == 0 {

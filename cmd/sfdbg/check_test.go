@@ -38,11 +38,41 @@ func TestCheckExitStatuses(t *testing.T) {
 	}
 }
 
-func TestCheckJSONIsOneVersionedDocument(t *testing.T) {
+// checkDocument folds check --json's JSON Lines (one report per file,
+// then the totals) into one document: the totals with the reports as
+// "files", the shape the tests read. It fails the test when a line is not
+// JSON or the last one is not the totals.
+func checkDocument(t *testing.T, out string) string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var files []json.RawMessage
+	for _, l := range lines[:len(lines)-1] {
+		if !json.Valid([]byte(l)) {
+			t.Fatalf("a line of check --json is not JSON: %s", l)
+		}
+		files = append(files, json.RawMessage(l))
+	}
+	var total map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &total); err != nil || total["schema_version"] == nil || total["files"] != nil {
+		t.Fatalf("check --json's last line is not the totals (%v):\n%s", err, out)
+	}
+	total["files"], _ = json.Marshal(files)
+	b, _ := json.Marshal(total)
+	return string(b)
+}
+
+// TestCheckJSONIsJSONLinesForOneFile checks that --json is JSON Lines for
+// one file as for many (issue 33: one shape a CI parser reads): the file's
+// report on a line, then the versioned totals.
+func TestCheckJSONIsJSONLinesForOneFile(t *testing.T) {
 	code, out, _ := runSfdbg("check", "--json", dumpFixture(t, "deep-v3-O2"))
 	if code != exitFindings {
 		t.Fatalf("exit %d", code)
 	}
+	if n := strings.Count(out, "\n"); n != 2 || !strings.HasPrefix(out, `{"file":`) {
+		t.Fatalf("check --json of one file: %d lines, want its report then the totals:\n%s", n, out)
+	}
+	out = checkDocument(t, out)
 	var doc struct {
 		SchemaVersion int `json:"schema_version"`
 		Files         []struct {
@@ -337,7 +367,7 @@ func TestCheckSaysWhetherLinuxAndLibsframeAcceptTheSection(t *testing.T) {
 			} `json:"files"`
 			Disagreements int `json:"disagreements"`
 		}
-		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		if err := json.Unmarshal([]byte(checkDocument(t, out)), &doc); err != nil {
 			t.Fatalf("not JSON: %v\n%s", err, out)
 		}
 		f := doc.Files[0]

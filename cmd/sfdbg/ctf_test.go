@@ -47,10 +47,10 @@ func TestCTFFrameIsDumpedAndChecked(t *testing.T) {
 			} `json:"files"`
 		}
 		var got, want doc
-		if err := json.Unmarshal([]byte(out), &got); err != nil {
+		if err := json.Unmarshal([]byte(checkDocument(t, out)), &got); err != nil {
 			t.Fatal(err)
 		}
-		if err := json.Unmarshal([]byte(v1), &want); err != nil {
+		if err := json.Unmarshal([]byte(checkDocument(t, v1)), &want); err != nil {
 			t.Fatal(err)
 		}
 		g, w := got.Files[0], want.Files[0]

@@ -31,7 +31,7 @@ func TestCheckGatesOnFindingsNotExcused(t *testing.T) {
 		{"a suppression rule lets it pass and counts it", []string{"--suppressions", write("ok.supp", "plt .plt.got\n"), bin}, exitOK, "suppressed: 1 findings"},
 		{"a baseline holding the finding lets it pass", []string{"--baseline", baseline, bin}, exitOK, "baseline: 3 findings"},
 		{"an empty baseline does not", []string{"--baseline", empty, bin}, exitFindings, "result: 1 disagreements"},
-		{"JSON says known, and failing 0 under --ignore-known", []string{"--json", "--ignore-known", bin}, exitOK, `"known_id": "gnu-ld-plt-got-cfa"`},
+		{"JSON says known, and failing 0 under --ignore-known", []string{"--json", "--ignore-known", bin}, exitOK, `"known_id":"gnu-ld-plt-got-cfa"`},
 		{"a bad suppressions file exits 2 naming the line", []string{"--suppressions", write("bad.supp", "\nnokind x\n"), bin}, exitError, "bad.supp:2: unknown finding kind"},
 		{"a missing baseline exits 2", []string{"--baseline", filepath.Join(dir, "none.json"), bin}, exitError, "none.json"},
 		{"a baseline that is not a report exits 2", []string{"--baseline", write("junk.json", "not json"), bin}, exitError, "junk.json: at byte 0"},

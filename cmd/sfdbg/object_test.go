@@ -35,7 +35,7 @@ func TestCheckObjectsAndArchives(t *testing.T) {
 	})
 	t.Run("an object's finding names its section", func(t *testing.T) {
 		code, out, _ := runSfdbg("check", "--json", filepath.Join(obj, "objsections-fs-v3.o"))
-		if code != exitOK || !strings.Contains(out, `"instructions_compared": 138`) {
+		if code != exitOK || !strings.Contains(out, `"instructions_compared":138`) {
 			t.Errorf("exit %d:\n%s", code, out)
 		}
 	})
