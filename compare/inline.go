@@ -121,22 +121,24 @@ func (t *Trace) lookUpTo(n int) {
 }
 
 // tailCalls returns the tail-call frames gdb shows between physical frame
-// i and the frame below it (frames.Module.TailCallsBetween), innermost
-// first; the caller holds t.inline.mu. There are none for frame 0, for a
-// frame a signal interrupted or that is a signal trampoline, and across
-// modules.
+// i and the frame below it (frames.Module.TailCallsBetween, or
+// frames.TailCallsAcross when the call went into another module: a
+// program's qsort call that glibc's qsort turned into a jump to
+// qsort_r), innermost first; the caller holds t.inline.mu. There are none
+// for frame 0, or for a frame a signal interrupted or that is a signal
+// trampoline.
 func (t *Trace) tailCalls(i int) []frames.TailCall {
 	if i == 0 || i >= len(t.Frames) {
 		return nil
 	}
 	f, callee := &t.Frames[i], &t.Frames[i-1]
-	if f.Module == nil || f.Module != callee.Module || f.Interrupted || f.SignalTrampoline() || callee.SignalTrampoline() {
+	if f.Module == nil || callee.Module == nil || f.Interrupted || f.SignalTrampoline() || callee.SignalTrampoline() {
 		return nil
 	}
 	// The callee's entry from the symbol table alone (Symbolize would
 	// look its line and DWARF name up too, for every frame).
 	lpc := callee.LookupPC()
-	_, off, ok := f.Module.FuncName(lpc)
+	_, off, ok := callee.Module.FuncName(lpc)
 	if !ok || off > lpc {
 		return nil
 	}
@@ -146,7 +148,12 @@ func (t *Trace) tailCalls(i int) []frames.TailCall {
 	if tc, ok := v.tails[k]; ok {
 		return tc
 	}
-	tc := f.Module.TailCallsBetween(f.PC, entry)
+	var tc []frames.TailCall
+	if f.Module == callee.Module {
+		tc = f.Module.TailCallsBetween(f.PC, entry)
+	} else {
+		tc = frames.TailCallsAcross(f.Module, f.PC, callee.Module, entry)
+	}
 	if v.tails == nil {
 		v.tails = map[[2]uint64][]frames.TailCall{}
 	}

@@ -397,6 +397,15 @@ func (s *Session) findSource(file string, m *frames.Module) (string, error) {
 		return file, nil
 	}
 	dirs := append([]string(nil), s.srcDirs...)
+	if m != nil {
+		// The compilation directory of the selected frame's unit, as
+		// gdb's $cdir: a unit's own file is named relative to it ("q.c").
+		if pc := s.selectedPC(); pc != 0 {
+			if cu, ok := m.CompUnitAt(pc); ok && filepath.IsAbs(cu.CompDir) {
+				dirs = append(dirs, cu.CompDir)
+			}
+		}
+	}
 	dirs = append(dirs, ".")
 	if m != nil {
 		p := m.OpenPath

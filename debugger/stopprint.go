@@ -29,7 +29,8 @@ const (
 
 // showAddress is gdb's frame_show_address for the frame shown as sh: an
 // interrupted frame (frame 0, or one a signal interrupted) shows its PC
-// unless it is the first address of its line's entry; a caller, which is
+// unless it is the first address of its line's entry and a statement
+// (is_stmt) starts there; a caller, which is
 // at a return address, always does; an inline frame as the trace says.
 func (s *Session) showAddress(tr *compare.Trace, sh compare.Shown) bool {
 	f := &tr.Frames[sh.Frame]
@@ -37,7 +38,9 @@ func (s *Session) showAddress(tr *compare.Trace, sh compare.Shown) bool {
 		return tr.ShowPC(sh)
 	}
 	_, _, start, _, ok := f.Module.LineRange(f.PC)
-	return !ok || start != f.PC
+	// gdb 10 on: also where the entry at the PC is not a statement
+	// (frame_show_address: pc != sal.pc || !sal.is_stmt).
+	return !ok || start != f.PC || !f.Module.StmtAt(f.PC)
 }
 
 // printFrame prints the frame shown as sh (see printWhat), prefix before

@@ -429,8 +429,8 @@ func (b *lineBuilder) merge() lineRows {
 	return out
 }
 
-// fullPath returns the path of a line table file entry as gdb and
-// addr2line print it. debug/dwarf already joins a file name with its
+// fullPath returns the path of a line table file entry as gdb prints it
+// (addr2line too, but for the unit's own file, below). debug/dwarf already joins a file name with its
 // directory entry and, for DWARF 4 and earlier, a relative directory with
 // the unit's DW_AT_comp_dir; for DWARF 5 it does not join a relative
 // directory entry (other than entry 0, the compilation directory) with
@@ -439,11 +439,24 @@ func (b *lineBuilder) merge() lineRows {
 // DW_AT_comp_dir; with a relative one (as in binaries built with
 // -ffile-prefix-map=$PWD=.) it is left relative to it, since joining
 // could not tell a name debug/dwarf already joined from one it did not.
+//
+// The unit's own source file (its DW_AT_name, relative, in an absolute
+// compilation directory: "gcc -g q.c" in /tmp/tc) is named as the unit
+// names it, "q.c", as gdb names its primary symtab; a reader finds it in
+// the unit's compilation directory (CompUnitAt).
 func fullPath(name string, cu *dwarf.Entry) string {
-	if name == "" || strings.HasPrefix(name, "/") {
+	if name == "" {
 		return name
 	}
-	if dir, _ := cu.Val(dwarf.AttrCompDir).(string); strings.HasPrefix(dir, "/") {
+	dir, _ := cu.Val(dwarf.AttrCompDir).(string)
+	if unit, _ := cu.Val(dwarf.AttrName).(string); unit != "" && !strings.HasPrefix(unit, "/") && strings.HasPrefix(dir, "/") &&
+		(name == unit || name == path.Join(dir, unit)) {
+		return unit
+	}
+	if strings.HasPrefix(name, "/") {
+		return name
+	}
+	if strings.HasPrefix(dir, "/") {
 		return path.Join(dir, name)
 	}
 	return name

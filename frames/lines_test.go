@@ -271,6 +271,7 @@ func TestConcurrentLineLookups(t *testing.T) {
 func TestLineFileNames(t *testing.T) {
 	abs := &dwarf.Entry{Field: []dwarf.Field{{Attr: dwarf.AttrCompDir, Val: "/build/x", Class: dwarf.ClassString}}}
 	rel := &dwarf.Entry{Field: []dwarf.Field{{Attr: dwarf.AttrCompDir, Val: ".", Class: dwarf.ClassString}}}
+	unit := &dwarf.Entry{Field: []dwarf.Field{{Attr: dwarf.AttrName, Val: "q.c", Class: dwarf.ClassString}, {Attr: dwarf.AttrCompDir, Val: "/tmp/tc", Class: dwarf.ClassString}}}
 	cases := []struct {
 		what, name string
 		cu         *dwarf.Entry
@@ -280,6 +281,8 @@ func TestLineFileNames(t *testing.T) {
 		{"a relative name is joined to an absolute compilation directory", "src/a.c", abs, "/build/x/src/a.c"},
 		{"a relative name stays relative to a relative compilation directory", "testdata/src/deep.c", rel, "testdata/src/deep.c"},
 		{"a unit without a compilation directory keeps the name", "a.c", &dwarf.Entry{}, "a.c"},
+		{"the unit's own file is named as the unit names it, as gdb does", "/tmp/tc/q.c", unit, "q.c"},
+		{"a header of that unit keeps its absolute path", "/tmp/tc/q.h", unit, "/tmp/tc/q.h"},
 	}
 	for _, c := range cases {
 		t.Run(c.what, func(t *testing.T) {

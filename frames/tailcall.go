@@ -99,6 +99,85 @@ func (m *Module) TailCallsBetween(ra, calleeStart uint64) []TailCall {
 	if len(siteTargets) == 0 || slices.Contains(siteTargets, callee) {
 		return nil
 	}
+	return m.tailChain(siteTargets, callee, sites, targets)
+}
+
+// TailCallsAcross is TailCallsBetween for a caller frame in module caller
+// whose return address ra (runtime) follows a call into another module,
+// callee, where the callee frame's function starts at calleeStart
+// (runtime): the caller's call site names a function caller does not
+// define (a declaration: qsort, called through the PLT), which is looked
+// up by name in callee; when that is not the callee's function, the
+// chains of callee's tail-call sites from it lead to the callee's
+// function (glibc's qsort jumping to qsort_r), as gdb finds them with
+// the library's separate debug information. nil when there are none.
+func TailCallsAcross(caller *Module, ra uint64, callee *Module, calleeStart uint64) []TailCall {
+	if caller == nil || callee == nil || caller == callee || ra < caller.Bias || calleeStart < callee.Bias {
+		return nil
+	}
+	clt, lt := caller.lines(), callee.lines()
+	if clt == nil || lt == nil {
+		return nil
+	}
+	link := ra - caller.Bias
+	var name string
+	for _, cs := range clt.callSites(link - 1) {
+		if cs.ret != link {
+			continue
+		}
+		if len(entries(caller, cs.d, cs.origin)) > 0 {
+			return nil // a function of the caller's own module
+		}
+		r := cs.d.Reader()
+		r.Seek(cs.origin)
+		if e, err := r.Next(); err == nil && e != nil {
+			name = originName(cs.d, e)
+		}
+		break
+	}
+	if name == "" || name == "??" {
+		return nil
+	}
+	var from []uint64
+	for _, a := range callee.LookupFunction(name) {
+		from = append(from, a-callee.Bias)
+	}
+	target := calleeStart - callee.Bias
+	if len(from) == 0 || slices.Contains(from, target) {
+		return nil
+	}
+	sitesOf := map[uint64][]callSite{}
+	sites := func(pc uint64) []callSite {
+		if cs, ok := sitesOf[pc]; ok {
+			return cs
+		}
+		cs := lt.callSites(pc)
+		sitesOf[pc] = cs
+		return cs
+	}
+	targetsOf := map[dwarf.Offset][]uint64{}
+	targets := func(cs *callSite) []uint64 {
+		if t, ok := targetsOf[cs.origin]; ok {
+			return t
+		}
+		t := entries(callee, cs.d, cs.origin)
+		targetsOf[cs.origin] = t
+		return t
+	}
+	return callee.tailChain(from, target, sites, targets)
+}
+
+// tailChain searches m's tail-call sites for the chains from the
+// functions at link-time entries from to the function at link-time entry
+// callee, and returns the frames gdb shows for them (TailCallsBetween),
+// innermost first; sites and targets read and resolve m's call sites,
+// each once per search.
+func (m *Module) tailChain(from []uint64, callee uint64, sites func(uint64) []callSite, targets func(*callSite) []uint64) []TailCall {
+	lt := m.lines()
+	if lt == nil {
+		return nil
+	}
+	siteTargets := from
 	// Depth-first search of the chains of tail calls from the call
 	// site's target to the callee's function; a chain lists the tail-call
 	// sites taken, outermost first.

@@ -24,7 +24,8 @@ func TestCoreIsADebuggerSession(t *testing.T) {
 	for _, want := range []string{
 		`(?m)^Core of process \d+ \(crash-v3\), 2 threads\.$`,
 		`(?m)^Program terminated with signal SIGSEGV, Segmentation fault\.$`,
-		`(?m)^#0  crash_leaf \(n=1\) at testdata/src/crash.c:29\n29\t`,
+		// gdb prints the PC: the row at it is not a statement.
+		`(?m)^#0  0x00000000004017d7 in crash_leaf \(n=1\) at testdata/src/crash.c:29\n29\t`,
 		`(?m)^#1  0x[0-9a-f]+ in crash_3 \(n=n@entry=0\) at testdata/src/crash.c:30\n30\t`,
 		`(?m)^pad = "`,
 		`(?m)^rip +0x[0-9a-f]+ +0x[0-9a-f]+ <crash_3\+\d+>$`,

@@ -365,3 +365,46 @@ func TestReadAndAccessWatchpointsAreGdbs(t *testing.T) {
 		t.Errorf("sfdbg:\n%s\n\ngdb:\n%s\n\nsfdbg's output:\n%s%s", ours, theirs, out, errOut)
 	}
 }
+
+// TestQsortCallbackCrashIsGdbs runs the qsortcb fixture, whose qsort
+// callback faults, in gdb and in sfdbg: the stop line shows the PC (the
+// fault is at a line-table row that is not a statement: gdb's
+// frame_show_address), and bt has gdb's frames, glibc's qsort included
+// as the tail-call frame between qsort_r and main (it jumped to qsort_r;
+// gdb finds it with libc6-dbg's call sites, and so must sfdbg: a tail
+// call across modules). Arguments are left out: gdb's @entry values of
+// frames in glibc are not all sfdbg's yet.
+func TestQsortCallbackCrashIsGdbs(t *testing.T) {
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		t.Skip("gdb not installed")
+	}
+	path, _ := filepath.Abs(dumpFixture(t, "qsortcb-v3-O2"))
+	g := exec.Command(gdb, "-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "run", "-ex", "bt", path)
+	g.Dir = filepath.Join("..", "..")
+	gout, _ := g.CombinedOutput()
+	_, out, errOut := runSfdbg("run", "-batch", "-ex", "continue", "-ex", "bt cfi", "--", path)
+	stop := regexp.MustCompile(`(?m)^0x[0-9a-f]{16} in cmp \(`)
+	if !stop.Match(gout) {
+		t.Fatalf("gdb's stop line is not the PC's:\n%s", gout)
+	}
+	if !stop.MatchString(out) {
+		t.Errorf("sfdbg's stop line lacks the PC (not a statement):\n%s%s", out, errOut)
+	}
+	frame := regexp.MustCompile(`(?m)^#(\d+) +(?:0x[0-9a-f]+ in )?(\S+) \(`)
+	names := func(s string) []string {
+		_, s, _ = strings.Cut(s, "Program received signal")
+		var out []string
+		for _, m := range frame.FindAllStringSubmatch(s, -1) {
+			out = append(out, m[1]+" "+m[2])
+		}
+		return out
+	}
+	theirs := names(string(gout))
+	if !strings.Contains(string(gout), "__GI_qsort (") {
+		t.Skipf("gdb shows no qsort tail-call frame (libc6-dbg not installed?):\n%s", gout)
+	}
+	if ours := names(out); strings.Join(ours, "\n") != strings.Join(theirs, "\n") {
+		t.Errorf("frames:\nsfdbg: %q\ngdb:   %q\nsfdbg's output:\n%s%s", ours, theirs, out, errOut)
+	}
+}
