@@ -73,6 +73,11 @@ type TextOptions struct {
 	// After, when set, writes what follows the line of the frame shown
 	// as s (the locals of gdb's "bt full").
 	After func(w io.Writer, s Shown)
+	// Width is the width gdb's single-method frame lines wrap at (the
+	// debugger's "set width", the terminal's): 0 is sfdbg's 100 columns,
+	// < 0 never (gdb's unlimited width, in -batch). The table of all
+	// methods keeps to 100 columns.
+	Width int
 }
 
 // levelWidth is the width of the level column: "#" and the largest level
@@ -309,7 +314,11 @@ func (t *Trace) WriteText(w io.Writer, opts TextOptions) {
 	var line []byte
 	print := func(s Shown) {
 		line = t.appendFrameLine(line[:0], s, width, opts, locs)
-		line = wrapFrameLine(line, lineWidth)
+		wrapAt := lineWidth
+		if opts.Width != 0 && t.Methods != All {
+			wrapAt = max(opts.Width, 0)
+		}
+		line = wrapFrameLine(line, wrapAt)
 		bw.Write(append(line, '\n'))
 		if opts.After != nil {
 			opts.After(bw, s)

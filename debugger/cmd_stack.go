@@ -46,7 +46,10 @@ func cmdBacktrace(s *Session, args string) error {
 	if s.listed != tr {
 		s.listed, s.frame = tr, 0
 	}
-	opts := compare.TextOptions{Limit: limit}
+	opts := compare.TextOptions{Limit: limit, Width: -1}
+	if w := s.width(); w > 0 {
+		opts.Width = w
+	}
 	opts.Args, opts.After = s.btVarOptions(tr, full)
 	tr.WriteText(s.ui, opts)
 	return nil

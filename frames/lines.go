@@ -459,6 +459,12 @@ func fullPath(name string, cu *dwarf.Entry) string {
 	if strings.HasPrefix(dir, "/") {
 		return path.Join(dir, name)
 	}
+	if clean := path.Clean(dir); clean != dir && clean != "." && strings.HasPrefix(name, clean+"/") {
+		// debug/dwarf cleaned "./stdlib" + "msort.c" to
+		// "stdlib/msort.c"; gdb joins them as they are (Debian's
+		// -fdebug-prefix-map leaves comp_dir "./stdlib").
+		return strings.TrimSuffix(dir, "/") + "/" + name[len(clean)+1:]
+	}
 	return name
 }
 

@@ -271,6 +271,7 @@ func TestConcurrentLineLookups(t *testing.T) {
 func TestLineFileNames(t *testing.T) {
 	abs := &dwarf.Entry{Field: []dwarf.Field{{Attr: dwarf.AttrCompDir, Val: "/build/x", Class: dwarf.ClassString}}}
 	rel := &dwarf.Entry{Field: []dwarf.Field{{Attr: dwarf.AttrCompDir, Val: ".", Class: dwarf.ClassString}}}
+	dotDir := &dwarf.Entry{Field: []dwarf.Field{{Attr: dwarf.AttrName, Val: "msort.c", Class: dwarf.ClassString}, {Attr: dwarf.AttrCompDir, Val: "./stdlib", Class: dwarf.ClassString}}}
 	unit := &dwarf.Entry{Field: []dwarf.Field{{Attr: dwarf.AttrName, Val: "q.c", Class: dwarf.ClassString}, {Attr: dwarf.AttrCompDir, Val: "/tmp/tc", Class: dwarf.ClassString}}}
 	cases := []struct {
 		what, name string
@@ -283,6 +284,8 @@ func TestLineFileNames(t *testing.T) {
 		{"a unit without a compilation directory keeps the name", "a.c", &dwarf.Entry{}, "a.c"},
 		{"the unit's own file is named as the unit names it, as gdb does", "/tmp/tc/q.c", unit, "q.c"},
 		{"a header of that unit keeps its absolute path", "/tmp/tc/q.h", unit, "/tmp/tc/q.h"},
+		{"a name in a compilation directory ./stdlib is gdb's ./stdlib/msort.c", "stdlib/msort.c", dotDir, "./stdlib/msort.c"},
+		{"a name outside it is kept", "../sysdeps/x86/bits/x.h", dotDir, "../sysdeps/x86/bits/x.h"},
 	}
 	for _, c := range cases {
 		t.Run(c.what, func(t *testing.T) {

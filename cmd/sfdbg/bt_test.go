@@ -243,7 +243,7 @@ func TestBtReadsOnlyTheUnitsOfItsPCs(t *testing.T) {
 		if strings.Contains(errOut, "DWARF: reading all of it") {
 			t.Errorf("bt --method %s read a whole DWARF:\n%s", method, errOut)
 		}
-		if method == "sframe" && !strings.Contains(out, "start_thread () at nptl/pthread_create.c:") {
+		if method == "sframe" && !strings.Contains(out, "start_thread () at ./nptl/pthread_create.c:") {
 			t.Errorf("bt --method %s: no source line for start_thread:\n%s", method, out)
 		}
 	}
