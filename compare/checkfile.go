@@ -147,6 +147,10 @@ func checkModule(name string, m *frames.Module, opts CheckOptions) (rep *FileRep
 			rep.NoUnwindTables = errors.Is(err, ErrNoUnwindTables)
 			return fail(fmt.Errorf("%s: %w", name, err))
 		}
+		// The compilers .comment names (no SFrame: no assembler or
+		// linker of it to infer), for suppressions and the report's
+		// "seen in".
+		rep.Producers = parseProducers(c.comment(), 0, layout.Synthetic()).Comment
 		return rep, nil
 	}
 	rep.Version, rep.ABI = int(sec.Version), sec.ABI.String()

@@ -20,11 +20,12 @@ import (
 var reportTemplate string
 
 // Bounds that keep a report of a whole distribution usable: the findings
-// listed per class (the rest are counted), and the findings per class
-// drawn instruction by instruction.
+// listed per class (the rest are counted), the findings per class drawn
+// instruction by instruction, and the producers named per class.
 const (
 	reportListPerClass  = 300
 	reportPagesPerClass = 3
+	reportSeenIn        = 8
 )
 
 func init() {
@@ -167,6 +168,11 @@ type classSection struct {
 	NotListed                               int
 	Pages                                   []drawnPage
 	PageErrors                              []string
+	// SeenIn are the producers (.comment strings: compiler and version)
+	// of the files with the class's findings, most findings first; seen
+	// counts them while the reports are read.
+	SeenIn []countRow
+	seen   map[string]int
 }
 
 // drawnPage is a function drawn instruction by instruction: all of it
@@ -270,6 +276,15 @@ func buildReport(files []*compare.FileReport, pages int) *reportModel {
 				classes[id] = cs
 			}
 			cs.Count++
+			for _, p := range fr.Producers {
+				if p == "GNU ld" || p == "GNU as" {
+					continue // inferred, not .comment's
+				}
+				if cs.seen == nil {
+					cs.seen = map[string]int{}
+				}
+				cs.seen[p]++
+			}
 			if len(cs.Findings) < reportListPerClass {
 				cs.Findings = append(cs.Findings, findingRow{File: fr.File, Function: f.Function, Kind: f.Kind.String(), Message: f.Message, PC: f.PC,
 					Anchor: fmt.Sprintf("%s-%d", id, len(cs.Findings))})
@@ -317,6 +332,14 @@ func buildReport(files []*compare.FileReport, pages int) *reportModel {
 		return m.Groups[i].Name < m.Groups[j].Name
 	})
 	for _, cs := range classes {
+		for p, n := range cs.seen {
+			cs.SeenIn = append(cs.SeenIn, countRow{p, n})
+		}
+		sort.Slice(cs.SeenIn, func(i, j int) bool {
+			a, b := cs.SeenIn[i], cs.SeenIn[j]
+			return a.Count > b.Count || a.Count == b.Count && a.Name < b.Name
+		})
+		cs.SeenIn = cs.SeenIn[:min(len(cs.SeenIn), reportSeenIn)]
 		m.Classes = append(m.Classes, cs)
 		switch {
 		case cs.ID == "unclassified":

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,5 +87,31 @@ func TestLongFunctionsAreDrawnAroundTheirFindings(t *testing.T) {
 	fr.Insns = fr.Insns[:drawWhole]
 	if p := newDrawnPage(fr, 0); len(p.Rows) != drawWhole {
 		t.Errorf("a %d-instruction function drawn in %d rows", drawWhole, len(p.Rows))
+	}
+}
+
+// TestReportNamesTheProducersAClassWasSeenIn reads two files' reports
+// whose .comment names their compilers: the class's section says which
+// producers (and versions) its findings came from, with their counts.
+func TestReportNamesTheProducersAClassWasSeenIn(t *testing.T) {
+	dir := t.TempDir()
+	jsonl := filepath.Join(dir, "scan.jsonl")
+	line := func(file string, producers ...string) string {
+		p, _ := json.Marshal(producers)
+		return `{"file":"` + file + `","producers":` + string(p) + `,"findings":[{"kind":"code-cfa","class":"epilogue-hoist","function":"f","pc":4096,"func_start":4000}]}` + "\n"
+	}
+	body := line("/nonexistent/a", "rustc version 1.63.0", "GCC: (Debian 12.2.0-14) 12.2.0") +
+		line("/nonexistent/b", "GCC: (Debian 12.2.0-14) 12.2.0", "GNU ld") + `{"schema_version":2,"total":{}}` + "\n"
+	if err := os.WriteFile(jsonl, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	html := filepath.Join(dir, "report.html")
+	if code, _, errOut := runSfdbg("report", "-o", html, jsonl); code != exitOK {
+		t.Fatalf("report: status %d: %s", code, errOut)
+	}
+	b, _ := os.ReadFile(html)
+	want := "<th>seen in</th><td><code>GCC: (Debian 12.2.0-14) 12.2.0</code> (2); <code>rustc version 1.63.0</code> (1)</td>"
+	if !strings.Contains(string(b), want) {
+		t.Errorf("the epilogue-hoist section lacks %q", want)
 	}
 }
