@@ -65,26 +65,7 @@ func (m *Module) TailCallsBetween(ra, calleeStart uint64) []TailCall {
 		return nil
 	}
 	link, callee := ra-m.Bias, calleeStart-m.Bias
-	// Each function's call sites are read once per search, and a site's
-	// targets resolved only when the search follows it.
-	sitesOf := map[uint64][]callSite{}
-	sites := func(pc uint64) []callSite {
-		if cs, ok := sitesOf[pc]; ok {
-			return cs
-		}
-		cs := lt.callSites(pc)
-		sitesOf[pc] = cs
-		return cs
-	}
-	targetsOf := map[dwarf.Offset][]uint64{}
-	targets := func(cs *callSite) []uint64 {
-		if t, ok := targetsOf[cs.origin]; ok {
-			return t
-		}
-		t := entries(m, cs.d, cs.origin)
-		targetsOf[cs.origin] = t
-		return t
-	}
+	sites, targets := m.callSiteCache(lt)
 	var site *callSite
 	for _, cs := range sites(link - 1) {
 		if cs.ret == link {
@@ -146,8 +127,18 @@ func TailCallsAcross(caller *Module, ra uint64, callee *Module, calleeStart uint
 	if len(from) == 0 || slices.Contains(from, target) {
 		return nil
 	}
+	sites, targets := callee.callSiteCache(lt)
+	return callee.tailChain(from, target, sites, targets)
+}
+
+// callSiteCache returns the lookups of a tail-call search in m (line
+// table lt): a function's call sites (by a link-time PC in it) and a
+// site's targets (link-time entries), each read once per search, a
+// site's targets only when the search follows it.
+func (m *Module) callSiteCache(lt *lineTable) (sites func(uint64) []callSite, targets func(*callSite) []uint64) {
 	sitesOf := map[uint64][]callSite{}
-	sites := func(pc uint64) []callSite {
+	targetsOf := map[dwarf.Offset][]uint64{}
+	sites = func(pc uint64) []callSite {
 		if cs, ok := sitesOf[pc]; ok {
 			return cs
 		}
@@ -155,16 +146,15 @@ func TailCallsAcross(caller *Module, ra uint64, callee *Module, calleeStart uint
 		sitesOf[pc] = cs
 		return cs
 	}
-	targetsOf := map[dwarf.Offset][]uint64{}
-	targets := func(cs *callSite) []uint64 {
+	targets = func(cs *callSite) []uint64 {
 		if t, ok := targetsOf[cs.origin]; ok {
 			return t
 		}
-		t := entries(callee, cs.d, cs.origin)
+		t := entries(m, cs.d, cs.origin)
 		targetsOf[cs.origin] = t
 		return t
 	}
-	return callee.tailChain(from, target, sites, targets)
+	return sites, targets
 }
 
 // tailChain searches m's tail-call sites for the chains from the

@@ -202,6 +202,28 @@ func sessionFromFirstStop(s string) string {
 	return strings.Join(keep, "\n")
 }
 
+// sideBySide runs the debugger commands cmds on the program path with
+// arguments args in gdb (batch, from the repository's root, as the
+// fixtures' relative source paths need) and in "sfdbg run -batch", and
+// returns both outputs; sfdbg's verdict lines (indented by four spaces)
+// are left out, gdb has none.
+func sideBySide(t *testing.T, gdb, path string, cmds []string, args ...string) (ours, theirs string) {
+	t.Helper()
+	var ex []string
+	for _, c := range cmds {
+		ex = append(ex, "-ex", c)
+	}
+	g := exec.Command(gdb, append(append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off"}, ex...), "--args", path), args...)...)
+	g.Dir = filepath.Join("..", "..")
+	gout, _ := g.CombinedOutput()
+	_, out, errOut := runSfdbg(append(append(append([]string{"run", "-batch"}, ex...), "--", path), args...)...)
+	return verdictLines.ReplaceAllString(out+errOut, ""), string(gout)
+}
+
+// verdictLines are sfdbg's lines after a frame (its verdict on the
+// frame's unwinding), which gdb does not print.
+var verdictLines = regexp.MustCompile(`(?m)^    .*\n`)
+
 // TestWatchOnALocalIsGdbs watches a member of a local struct (p.x in
 // middle) in gdb and in sfdbg: the write is reported with the old and new
 // values, and when middle returns the watchpoint is deleted with gdb's
@@ -310,27 +332,19 @@ func TestInlineFramesStepAsGdbs(t *testing.T) {
 		t.Skip("gdb not installed")
 	}
 	path, _ := filepath.Abs(dumpFixture(t, "synthptr-v3-O2"))
-	verdict := regexp.MustCompile(`(?m)^    .*\n`)
 	for _, session := range [][]string{
 		{"break use", "run", "next", "next", "next", "next", "next", "step", "step", "next", "info breakpoints"},
 		{"break use", "run", "step", "step", "next", "next"},
 		{"break *main+30", "run", "stepi", "stepi", "continue", "break use", "stepi", "info breakpoints"},
 	} {
 		t.Run(strings.Join(session, ";"), func(t *testing.T) {
-			var cmds []string
-			for _, c := range session {
-				cmds = append(cmds, "-ex", c)
-			}
-			g := exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off"}, cmds...), path)...)
-			g.Dir = filepath.Join("..", "..")
-			gout, _ := g.CombinedOutput()
-			_, out, errOut := runSfdbg(append(append([]string{"run", "-batch"}, cmds...), "--", path)...)
-			ours, theirs := sessionFromFirstStop(verdict.ReplaceAllString(out, "")), sessionFromFirstStop(string(gout))
+			out, gout := sideBySide(t, gdb, path, session)
+			ours, theirs := sessionFromFirstStop(out), sessionFromFirstStop(gout)
 			if strings.Count(theirs, "\n") < 5 {
 				t.Fatalf("gdb's transcript is short:\n%s", gout)
 			}
 			if ours != theirs {
-				t.Errorf("sfdbg:\n%s\n\ngdb:\n%s\n\nsfdbg's output:\n%s%s", ours, theirs, out, errOut)
+				t.Errorf("sfdbg:\n%s\n\ngdb:\n%s\n\nsfdbg's output:\n%s", ours, theirs, out)
 			}
 		})
 	}
@@ -348,21 +362,13 @@ func TestReadAndAccessWatchpointsAreGdbs(t *testing.T) {
 		t.Skip("gdb not installed")
 	}
 	path, _ := filepath.Abs(dumpFixture(t, "locals-v3-O0"))
-	var cmds []string
-	for _, c := range []string{"break main", "run", "rwatch go", "continue", "awatch sink", "delete 2", "continue", "continue", "info watchpoints"} {
-		cmds = append(cmds, "-ex", c)
-	}
-	g := exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off"}, cmds...), "--args", path, "exit")...)
-	g.Dir = filepath.Join("..", "..")
-	gout, _ := g.CombinedOutput()
-	_, out, errOut := runSfdbg(append(append([]string{"run", "-batch"}, cmds...), "--", path, "exit")...)
-	verdict := regexp.MustCompile(`(?m)^    .*\n`)
-	ours, theirs := sessionFromFirstStop(verdict.ReplaceAllString(out, "")), sessionFromFirstStop(string(gout))
+	out, gout := sideBySide(t, gdb, path, []string{"break main", "run", "rwatch go", "continue", "awatch sink", "delete 2", "continue", "continue", "info watchpoints"}, "exit")
+	ours, theirs := sessionFromFirstStop(out), sessionFromFirstStop(gout)
 	if !strings.Contains(theirs, "Hardware read watchpoint 2: go\n\nValue = 1") || !strings.Contains(theirs, "acc watchpoint") {
 		t.Fatalf("gdb's transcript lacks the watchpoint stops:\n%s", gout)
 	}
 	if ours != theirs {
-		t.Errorf("sfdbg:\n%s\n\ngdb:\n%s\n\nsfdbg's output:\n%s%s", ours, theirs, out, errOut)
+		t.Errorf("sfdbg:\n%s\n\ngdb:\n%s\n\nsfdbg's output:\n%s", ours, theirs, out)
 	}
 }
 

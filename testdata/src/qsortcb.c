@@ -4,7 +4,7 @@
  * qsort_r, so gdb shows qsort as a tail-call frame between qsort_r and
  * main (with libc6-dbg), and the fault is at a line-table entry that is
  * not a statement, where gdb prints the PC. Built by
- * scripts/build-qsortcb-fixture.sh.
+ * scripts/build-gdb-fixtures.sh.
  */
 #include <stdlib.h>
 #include <stdio.h>

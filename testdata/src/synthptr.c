@@ -1,7 +1,7 @@
 /* synthptr.c - a pointer GCC describes with DW_OP_implicit_pointer: sum is
  * inlined into use with a pointer to use's local struct, which lives only
  * in registers, so sum's s has no value (gdb: s=<synthetic pointer>).
- * Built by scripts/build-synthptr-fixture.sh (testdata/bin/synthptr-v3-O2).
+ * Built by scripts/build-gdb-fixtures.sh (testdata/bin/synthptr-v3-O2).
  * Usage: synthptr: prints "ready" and the sums, exits 0. */
 #include <stdio.h>
 
