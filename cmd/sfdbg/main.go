@@ -4,12 +4,13 @@
 //
 // This package owns the command line and nothing else: the subcommands
 // (dump, check, diff, report, bt, sample, catch, core, demo, attach, run,
-// verify, commands, version; one file each, registered in one table),
-// their flags, output formats and files, and exit statuses. Decoding is package sframe's, unwinding frames', the
-// comparison and its text and JSON compare's, and process control and the
-// REPL debugger's; main parses arguments, calls them and writes what they
-// return. It may import every sfdbg package (sframe ← frames ← compare ←
-// debugger ← cmd/sfdbg); nothing imports it.
+// verify, commands, version; one file each, registered in one table), their
+// flags, output formats and files, and exit statuses. Decoding is package
+// sframe's, unwinding frames', the comparison and its text and JSON
+// compare's, and process control and the REPL debugger's; main parses
+// arguments, calls them and writes what they return. It may import every
+// sfdbg package (sframe ← frames ← compare ← debugger ← cmd/sfdbg); nothing
+// imports it.
 //
 // Exit statuses: 0 success (and, for check, bt and sample, no
 // disagreement between SFrame and CFI); 1 a disagreement; 2 bad usage,
