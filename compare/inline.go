@@ -402,20 +402,28 @@ func InnermostLocation(space *frames.Space, pc uint64) (loc string, showPC bool)
 }
 
 // ShowPC reports whether gdb prints the address of the frame shown as s
-// ("#2  0x... in f () at ..." rather than "#2  f () at ..."): not for a
-// frame whose location is an inlined call (Caller), and not for an
-// interrupted innermost inline frame whose PC starts a statement (an
-// is_stmt row of the line table), as gdb's frame_show_address decides. A
-// physical frame without inline functions always shows it.
+// ("#2  0x... in f () at ..." rather than "#2  f () at ..."), as gdb's
+// frame_show_address decides: not for a frame whose location is an
+// inlined call (Caller); for an interrupted frame (frame 0, or one a
+// signal interrupted), only where its PC is not a statement's start (an
+// is_stmt row of the line table at the PC, which for a physical frame
+// must also be where its line's entry starts: pc != sal.pc ||
+// !sal.is_stmt); always for a caller's return address and a tail call.
 func (t *Trace) ShowPC(s Shown) bool {
 	switch {
 	case s.TailCall:
 		return true
 	case s.Caller:
 		return false
-	case !s.Inline:
-		return true
 	}
 	f := &t.Frames[s.Frame]
-	return !f.Interrupted || f.Module == nil || !f.Module.StmtAt(f.PC)
+	if !f.Interrupted || f.Module == nil {
+		return true
+	}
+	if !s.Inline {
+		if _, _, start, _, ok := f.Module.LineRange(f.PC); !ok || start != f.PC {
+			return true
+		}
+	}
+	return !f.Module.StmtAt(f.PC)
 }

@@ -9,7 +9,7 @@ import (
 // levels returns the frame levels of the backtrace rows in out.
 func levels(out string) []string {
 	var l []string
-	for _, m := range regexp.MustCompile(`(?m)^#(\d+)\s+0x`).FindAllStringSubmatch(out, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^#(\d+)\s+\S`).FindAllStringSubmatch(out, -1) {
 		l = append(l, m[1])
 	}
 	return l

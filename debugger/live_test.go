@@ -49,7 +49,7 @@ func run(t *testing.T, s *Session, ui *ScriptUI, line string) string {
 // first. A frame line has the function's arguments between its
 // parentheses (strings quoted, which may hold parentheses).
 func functions(bt string) []string {
-	re := regexp.MustCompile(`(?m)^#\d+\s+0x[0-9a-f]+\s+(?:\S+\s+){0,5}?(?:in )?(\S+) \((?:[^()"]|"(?:[^"\\]|\\.)*")*\)`)
+	re := regexp.MustCompile(`(?m)^#\d+\s+(?:0x[0-9a-f]+\s+(?:\S+\s+){0,5}?)?(?:in )?(\S+) \((?:[^()"]|"(?:[^"\\]|\\.)*")*\)`)
 	var out []string
 	for _, m := range re.FindAllStringSubmatch(bt, -1) {
 		out = append(out, m[1])

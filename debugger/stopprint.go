@@ -27,20 +27,10 @@ const (
 	printLevelSrcAndLoc
 )
 
-// showAddress is gdb's frame_show_address for the frame shown as sh: an
-// interrupted frame (frame 0, or one a signal interrupted) shows its PC
-// unless it is the first address of its line's entry and a statement
-// (is_stmt) starts there; a caller, which is
-// at a return address, always does; an inline frame as the trace says.
+// showAddress is gdb's frame_show_address for the frame shown as sh
+// (compare.Trace.ShowPC).
 func (s *Session) showAddress(tr *compare.Trace, sh compare.Shown) bool {
-	f := &tr.Frames[sh.Frame]
-	if sh.Inline || sh.TailCall || sh.Caller || !f.Interrupted || f.Module == nil {
-		return tr.ShowPC(sh)
-	}
-	_, _, start, _, ok := f.Module.LineRange(f.PC)
-	// gdb 10 on: also where the entry at the PC is not a statement
-	// (frame_show_address: pc != sal.pc || !sal.is_stmt).
-	return !ok || start != f.PC || !f.Module.StmtAt(f.PC)
+	return tr.ShowPC(sh)
 }
 
 // printFrame prints the frame shown as sh (see printWhat), prefix before

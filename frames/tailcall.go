@@ -29,21 +29,27 @@ type TailCall struct {
 
 // DWARF's GNU call-site extension (GCC before DWARF 5).
 const (
-	tagGNUCallSite   dwarf.Tag  = 0x4109
-	attrGNUTailCall  dwarf.Attr = 0x2115
-	maxTailChain                = 16   // tail calls in one chain, as gdb's bound on the search
-	maxTailFunctions            = 256  // functions searched for chains from one call site
-	maxCallSites                = 4096 // call sites read from one subprogram
+	tagGNUCallSite        dwarf.Tag  = 0x4109
+	attrGNUTailCall       dwarf.Attr = 0x2115
+	attrGNUCallSiteTarget dwarf.Attr = 0x2113 // DW_AT_GNU_call_site_target
+	maxTailChain                     = 16     // tail calls in one chain, as gdb's bound on the search
+	maxTailFunctions                 = 256    // functions searched for chains from one call site
+	maxCallSites                     = 4096   // call sites read from one subprogram
 )
 
 // callSite is one call site of a subprogram: its return PC (link-time)
 // and its target's entry addresses (link-time), tail says it is a jump.
 type callSite struct {
 	ret    uint64
-	origin dwarf.Offset // the DIE of the called function (DW_AT_call_origin)
+	origin dwarf.Offset // the DIE of the called function (DW_AT_call_origin), if hasOrigin
 	d      *dwarf.Data  // the DWARF origin is an offset in
 	tail   bool
 	off    dwarf.Offset // the call site's own DIE (its parameters are its children)
+	// hasOrigin is false for an indirect call (a function pointer):
+	// target is then its DW_AT_call_target, a DWARF expression giving
+	// the address called, in the caller's frame.
+	hasOrigin bool
+	target    []byte
 }
 
 // maxTailChains bounds the chains a search keeps: where that many fit,
@@ -106,8 +112,8 @@ func TailCallsAcross(caller *Module, ra uint64, callee *Module, calleeStart uint
 		if cs.ret != link {
 			continue
 		}
-		if len(entries(caller, cs.d, cs.origin)) > 0 {
-			return nil // a function of the caller's own module
+		if !cs.hasOrigin || len(entries(caller, cs.d, cs.origin)) > 0 {
+			return nil // a function pointer, or a function of the caller's own module
 		}
 		r := cs.d.Reader()
 		r.Seek(cs.origin)
@@ -147,6 +153,9 @@ func (m *Module) callSiteCache(lt *lineTable) (sites func(uint64) []callSite, ta
 		return cs
 	}
 	targets = func(cs *callSite) []uint64 {
+		if !cs.hasOrigin {
+			return nil // a function pointer: not followed
+		}
 		if t, ok := targetsOf[cs.origin]; ok {
 			return t
 		}
@@ -327,8 +336,12 @@ func readCallSites(d *dwarf.Data, off dwarf.Offset, out *[]callSite) ([]callSite
 			if !hasOrigin {
 				origin, hasOrigin = e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
 			}
-			if ok && hasOrigin {
-				cs.origin = origin
+			target, hasTarget := e.Val(dwarf.AttrCallTarget).([]byte)
+			if !hasTarget {
+				target, hasTarget = e.Val(attrGNUCallSiteTarget).([]byte)
+			}
+			if ok && (hasOrigin || hasTarget) {
+				cs.origin, cs.hasOrigin, cs.target = origin, hasOrigin, target
 				sites = append(sites, cs)
 				*out = sites
 			}

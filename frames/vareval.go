@@ -15,6 +15,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/sirupsen/logrus"
 
 	"github.com/go-delve/delve/pkg/dwarf/op"
 
@@ -143,6 +144,7 @@ func (sc *Scope) ReadEntry(v *Var, f *VarFrame) (Value, bool) {
 	}
 	x, err := sc.entryValue(reg, f, 0)
 	if err != nil {
+		logrus.Debugf("frames: %s@entry: %v", v.Name, err)
 		return Value{}, false
 	}
 	return Value{Bytes: lowBytes(ByteOrder(f.Space.Mem), x, size)}, true
@@ -467,7 +469,7 @@ func (sc *Scope) callerValue(f *VarFrame, depth int, what string, match func(*dw
 	if site == nil {
 		return 0, fmt.Errorf("%w (no DW_TAG_call_site at the caller's PC %#x)", ErrOptimizedOut, c.Frame.PC)
 	}
-	if cm == sc.m {
+	if cm == sc.m && site.hasOrigin {
 		if _, off, ok := sc.m.FuncName(f.Frame.LookupPC()); ok {
 			entry := f.Frame.LookupPC() - off - cm.Bias
 			targets := entries(cm, site.d, site.origin)
@@ -494,6 +496,15 @@ func (sc *Scope) callerValue(f *VarFrame, depth int, what string, match func(*dw
 	if err != nil {
 		return 0, err
 	}
+	if !site.hasOrigin {
+		// A call through a function pointer (qsort's comparison): its
+		// DW_AT_call_target, evaluated in the caller's frame, must be
+		// this function's entry, as gdb checks (call_site_to_target_addr);
+		// else a tail call came in between.
+		if err := csc.checkCallTarget(site, x, c, f, depth); err != nil {
+			return 0, err
+		}
+	}
 	prog, err := csc.substEntryValues(value, c, depth+1)
 	if err != nil {
 		return 0, err
@@ -514,6 +525,34 @@ func (sc *Scope) callerValue(f *VarFrame, depth int, what string, match func(*dw
 		return pieces[0].Val, nil
 	}
 	return 0, fmt.Errorf("DW_AT_call_value %x is not a single value", value)
+}
+
+// checkCallTarget evaluates the DW_AT_call_target of the indirect call
+// site in the caller's frame c (environment x) and checks that it is the
+// entry of callee frame f's function.
+func (sc *Scope) checkCallTarget(site *callSite, x *exprEnv, c, f *VarFrame, depth int) error {
+	if len(site.target) == 0 {
+		return fmt.Errorf("%w (the call site at %#x names no target)", ErrOptimizedOut, site.ret)
+	}
+	_, off, ok := f.Frame.Module.FuncName(f.Frame.LookupPC())
+	if !ok {
+		return fmt.Errorf("%w (the callee has no symbol)", ErrOptimizedOut)
+	}
+	entry := f.Frame.LookupPC() - off
+	prog, err := sc.substEntryValues(site.target, c, depth+1)
+	if err != nil {
+		return err
+	}
+	v, pieces, err := x.exec(prog)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w (the call target: %v)", ErrOptimizedOut, exprError(err))
+	case pieces != nil:
+		return fmt.Errorf("%w (the call target is not an address)", ErrOptimizedOut)
+	case uint64(v) != entry:
+		return fmt.Errorf("%w (the call site called %#x, not this function at %#x: a tail call in between)", ErrOptimizedOut, uint64(v), entry)
+	}
+	return nil
 }
 
 // withUnspecified returns caller frame c with every register it does not

@@ -145,13 +145,15 @@ func (m *Module) FrameScope(pc uint64, depth int) (sc *Scope, err error) {
 		if sub, err := w.r.Next(); err == nil && sub != nil {
 			sc.frameBase = w.location(sub, dwarf.AttrFrameBase, link, u)
 		}
-		// The parameters at the function's entry (an inlined function's:
-		// its entry PC), for gdb's entry values.
+		// The parameters at the entry of the physical function, for gdb's
+		// entry values: an inlined function's too (gdb's get_frame_func
+		// of an inline frame is its linkage function's entry, so a
+		// parameter of a copy inlined later in the function has no
+		// location there, and no entry value).
+		physEntry, havePhys := functionEntry(u.d, sub)
 		w.r.Seek(fn.off)
-		if fe, err := w.r.Next(); err == nil && fe != nil && fe.Children {
-			if entry, ok := functionEntry(u.d, fe); ok {
-				w.entryLocs(sc.Params, entry, u)
-			}
+		if fe, err := w.r.Next(); err == nil && fe != nil && fe.Children && havePhys {
+			w.entryLocs(sc.Params, physEntry, u)
 		}
 		for i := range sc.Params {
 			sc.Params[i].loc = w.resolve(sc.Params[i].loc, u)

@@ -39,7 +39,7 @@ func exeRange(t *testing.T, pid int, path string) (lo, hi uint64) {
 var (
 	threadRE   = regexp.MustCompile(`^Thread \d+ \((?:Thread 0x[0-9a-f]+ \(LWP (\d+)\)|Thread (\d+)) `)
 	frameRE    = regexp.MustCompile(`^#(\d+)\s+(?:(0x[0-9a-f]+)\s+in\s+)?(\S+) \(`)
-	ourFrameRE = regexp.MustCompile(`^#(\d+)\s+(0x[0-9a-f]+)(?:\s+\S+){0,4}?\s+(?:in\s+)?(\S+) \(`)
+	ourFrameRE = regexp.MustCompile(`^#(\d+)\s+(?:(0x[0-9a-f]+)(?:\s+\S+){0,4}?\s+)?(?:in\s+)?(\S+) \(`)
 )
 
 type btFrame struct {
@@ -130,7 +130,12 @@ func TestBtMatchesGdbFrameForFrame(t *testing.T) {
 			pid := fx.Process.Pid
 			requirePtrace(t, pid)
 			lo, hi := exeRange(t, pid, path)
-			inRange := func(pc uint64, _ string) bool { return pc >= lo && pc < hi }
+			inRange := func(pc uint64, l string) bool {
+				if pc == 0 { // frame 0 at a statement's start: no address, as gdb prints it
+					return strings.Contains(l, "deep.c")
+				}
+				return pc >= lo && pc < hi
+			}
 			gdbOut := gdbBacktraces(t, pid)
 			gdb := parseThreads(gdbOut, frameRE, func(_ uint64, l string) bool { return strings.Contains(l, "deep.c") })
 

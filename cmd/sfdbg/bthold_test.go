@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -140,12 +141,11 @@ func TestBtNamesFramesWhileStopped(t *testing.T) {
 	}
 	// The spinning threads' PCs move between the runs: compare the
 	// function names.
+	frame := regexp.MustCompile(`(?m)^#\d+\s+(?:0x[0-9a-f]+ in )?(\S+) \(`)
 	names := func(s string) string {
 		var out []string
-		for _, l := range strings.Split(s, "\n") {
-			if f := strings.Fields(l); len(f) > 3 && strings.HasPrefix(f[0], "#") {
-				out = append(out, f[3])
-			}
+		for _, m := range frame.FindAllStringSubmatch(s, -1) {
+			out = append(out, m[1])
 		}
 		return strings.Join(out, " ")
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -79,6 +80,7 @@ func TestTheCodeUnwindsAsGdbOnTheFixtures(t *testing.T) {
 			}
 			views["attach: thread apply all bt code"] = btThreads(out)
 			for view, ours := range views {
+				ours = pairThreads(gdb, ours)
 				if len(ours) != len(gdb) {
 					t.Errorf("%s: %d threads, gdb %d", view, len(ours), len(gdb))
 				}
@@ -93,6 +95,58 @@ func TestTheCodeUnwindsAsGdbOnTheFixtures(t *testing.T) {
 		})
 	}
 	t.Logf("%d frames unwound by the code as gdb unwinds them", total)
+}
+
+// pairThreads numbers our threads as gdb's recording numbers them: each
+// of gdb's threads takes the thread of ours with the most function names
+// in common (the one of the same number first on a tie). Threads the
+// fixture starts at once are numbered in the order the kernel ran them,
+// which a recording does not fix.
+func pairThreads(gdb, ours map[int][]namedFrame) map[int][]namedFrame {
+	common := func(a, b []namedFrame) int {
+		seen := map[string]int{}
+		for _, f := range a {
+			seen[f.function]++
+		}
+		n := 0
+		for _, f := range b {
+			if seen[f.function] > 0 {
+				seen[f.function]--
+				n++
+			}
+		}
+		return n
+	}
+	var nums []int
+	for n := range gdb {
+		nums = append(nums, n)
+	}
+	sort.Ints(nums)
+	out, used := map[int][]namedFrame{}, map[int]bool{}
+	for _, n := range nums {
+		best, bestN := -1, -1
+		if fs, ok := ours[n]; ok {
+			best, bestN = common(gdb[n], fs), n
+		}
+		for m, fs := range ours {
+			if c := common(gdb[n], fs); !used[m] && (c > best || bestN >= 0 && used[bestN]) {
+				best, bestN = c, m
+			}
+		}
+		if bestN >= 0 && !used[bestN] {
+			out[n], used[bestN] = ours[bestN], true
+		}
+	}
+	for m, fs := range ours { // threads gdb does not have keep their numbers (counted as extra)
+		if !used[m] {
+			if _, taken := out[m]; !taken {
+				out[m] = fs
+			} else {
+				out[-m] = fs
+			}
+		}
+	}
+	return out
 }
 
 // TestTheCodeUnwindsTheCoresAsGdb unwinds the cores of testdata/cores

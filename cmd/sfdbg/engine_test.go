@@ -137,8 +137,9 @@ func TestREPLAndCLIRenderTheSameTrace(t *testing.T) {
 }
 
 // gdbFrameRE matches a frame line of gdb's backtrace: level, then either
-// "0x... in NAME (ARGS) at FILE:LINE" or "<signal handler called>".
-var gdbFrameRE = regexp.MustCompile(`^#(\d+)\s+(?:0x[0-9a-f]+ in (\S+) \(.*\) at (\S+)|(<signal handler called>))$`)
+// "[0x... in ]NAME (ARGS) at FILE:LINE" (frame 0 at a statement's start
+// has no address) or "<signal handler called>".
+var gdbFrameRE = regexp.MustCompile(`^#(\d+)\s+(?:(?:0x[0-9a-f]+ in )?(\S+) \(.*\) at (\S+)|(<signal handler called>))$`)
 
 // TestFramesArePrintedAsGdbPrintsThem compares "sfdbg bt --method cfi" on
 // the signal fixture with gdb's backtrace of it (testdata/golden,

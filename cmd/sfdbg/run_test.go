@@ -26,7 +26,7 @@ func TestRunBatchStartsStopsAtBreakpointAndKillsAtTheEnd(t *testing.T) {
 		t.Fatalf("no start message:\n%s", out)
 	}
 	pid, _ := strconv.Atoi(m[1])
-	for _, want := range []string{"Breakpoint 1, ", "#0  0x", "in level5_bigframe (x=", "in level4_recursive (depth=", "in main (argc="} {
+	for _, want := range []string{"Breakpoint 1, ", "#0  ", "level5_bigframe (x=", "in level4_recursive (depth=", "in main (argc="} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
