@@ -95,11 +95,13 @@ type VerifyReport struct {
 	TextSize uint64 `json:"text_bytes"`
 	// Calls and Returns count the frames entered and left; Resynced the
 	// frames left without a return (longjmp, exceptions); Signals the
-	// handlers entered.
-	Calls    uint64 `json:"calls"`
-	Returns  uint64 `json:"returns"`
-	Resynced uint64 `json:"resynchronised"`
-	Signals  uint64 `json:"signal_handlers"`
+	// handlers entered. SteppedOver counts the calls run at full speed
+	// to their return (Returned), among Calls and Returns.
+	Calls       uint64 `json:"calls"`
+	Returns     uint64 `json:"returns"`
+	Resynced    uint64 `json:"resynchronised"`
+	Signals     uint64 `json:"signal_handlers"`
+	SteppedOver uint64 `json:"stepped_over,omitempty"`
 	// Judged and Wrong count, per method name, the verified instructions
 	// the method had a rule for and those it was wrong at.
 	Judged map[string]uint64 `json:"judged"`
@@ -224,6 +226,53 @@ func (v *Verifier) Depth(tid int) int {
 // Forget forgets every thread's frames and last instruction: the threads
 // ran freely since, and their next instructions start afresh.
 func (v *Verifier) Forget() { clear(v.threads) }
+
+// Judging reports whether thread tid's next instruction is in a function
+// the Verifier judges (Match; every function without it).
+func (v *Verifier) Judging(tid int) bool {
+	th := v.threads[tid]
+	return th != nil && th.in != nil && th.in.fn != nil && (v.Match == nil || v.Match(th.in.fn.Name))
+}
+
+// Top returns the return address and the entry SP of thread tid's
+// innermost frame (ok false without one): where and with what SP at
+// least (entry SP + the call's RA slot) its call returns.
+func (v *Verifier) Top(tid int) (ra, entrySP uint64, ok bool) {
+	th := v.threads[tid]
+	if th == nil || len(th.stack) == 0 {
+		return 0, 0, false
+	}
+	f := th.stack[len(th.stack)-1]
+	return f.ra, f.entrySP, true
+}
+
+// Resumed says that thread tid ran freely and stopped, its frames still
+// live (it entered a judged function on the way: Enter follows): its next
+// instruction starts afresh. The other threads ran freely too: they are
+// forgotten.
+func (v *Verifier) Resumed(tid int) {
+	for id := range v.threads {
+		if id != tid {
+			delete(v.threads, id)
+		}
+	}
+	if th := v.threads[tid]; th != nil {
+		th.in, th.transit = nil, false
+	}
+}
+
+// Returned says that thread tid's innermost frame returned while the
+// thread ran freely (a call stepped over): the frame is left, and the
+// thread's next instruction, at the return address, starts afresh. The
+// other threads ran freely too: they are forgotten.
+func (v *Verifier) Returned(tid int) {
+	v.Resumed(tid)
+	if th := v.threads[tid]; th != nil && len(th.stack) > 0 {
+		th.stack = th.stack[:len(th.stack)-1]
+		v.rep.Returns++
+		v.rep.SteppedOver++
+	}
+}
 
 // Broken says why the execution can no longer be trusted as the truth
 // (the machine's single step did not follow a call), or "".

@@ -82,8 +82,12 @@ func Verify(st *proc.Stop, opts VerifyOptions) (*VerifyResult, error) {
 		return opts.MaxInstructions != 0 && n >= opts.MaxInstructions || opts.Stop != nil && opts.Stop() || v.Broken() != ""
 	}
 	// until, when not 0, is the thread whose entered function ends the
-	// stepping when it returns (--function).
+	// stepping when it returns (--function); over is set when that thread
+	// has just entered a function that is not judged, from the judged one:
+	// the call runs at full speed to its return (runOverCall).
 	until := 0
+	over := false
+	depth := 0 // until's frames at its last step
 	each := func(ev *proc.StepEvent) bool {
 		switch {
 		case ev.Exited:
@@ -103,13 +107,24 @@ func Verify(st *proc.Stop, opts VerifyOptions) (*VerifyResult, error) {
 		if until != 0 && ev.Tid == until && v.Depth(until) == 0 {
 			return false
 		}
+		if until != 0 && ev.Tid == until {
+			// A call from a judged function into one that is not: run
+			// it at full speed to its return.
+			d := v.Depth(until)
+			entered := d > depth
+			depth = d
+			if entered && d >= 2 && !v.Judging(until) {
+				over = true
+				return false
+			}
+		}
 		return !stopNow()
 	}
 	start := time.Now()
 	if len(opts.Functions) == 0 {
 		err = st.StepAll(each)
 	} else {
-		err = verifyFunctions(st, v, opts, each, stopNow, &until)
+		err = verifyFunctions(st, v, opts, each, stopNow, &until, &over)
 	}
 	res := &VerifyResult{Report: v.Report(), Elapsed: time.Since(start)}
 	res.Exited, res.Status = st.Exited()
@@ -122,7 +137,7 @@ func Verify(st *proc.Stop, opts VerifyOptions) (*VerifyResult, error) {
 // verifyFunctions runs the process freely to the entry of a function
 // opts.Functions names, then single-steps every thread until that call
 // returns, and again, until the process exits or stopNow says so.
-func verifyFunctions(st *proc.Stop, v *compare.Verifier, opts VerifyOptions, each func(*proc.StepEvent) bool, stopNow func() bool, until *int) error {
+func verifyFunctions(st *proc.Stop, v *compare.Verifier, opts VerifyOptions, each func(*proc.StepEvent) bool, stopNow func() bool, until *int, over *bool) error {
 	space, err := st.Space()
 	if err != nil {
 		return err
@@ -169,14 +184,70 @@ func verifyFunctions(st *proc.Stop, v *compare.Verifier, opts VerifyOptions, eac
 		v.Forget()
 		v.Enter(hits[0], regs)
 		*until = hits[0]
-		if err := st.StepAll(each); err != nil {
-			return err
-		}
-		if ex, _ := st.Exited(); ex {
-			return nil
+		for {
+			if err := st.StepAll(each); err != nil {
+				return err
+			}
+			if ex, _ := st.Exited(); ex {
+				return nil
+			}
+			if !*over || stopNow() {
+				break
+			}
+			*over = false
+			if done, err := runOverCall(st, v, *until, isEntry, stopNow); err != nil || done {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// runOverCall runs the process at full speed until thread tid's innermost
+// frame, a function the Verifier does not judge that the judged one has
+// just called, returns: a breakpoint at its return address, hit by tid
+// with SP at or above the frame's entry SP (a deeper recursive call
+// returning there does not count), as gdb's next steps over a call. A
+// judged function's entry hit by tid on the way (a callback, a signal
+// handler) ends the run there: stepping goes on from it. Other threads'
+// hits pass. done is set when the process exited or stop said so.
+func runOverCall(st *proc.Stop, v *compare.Verifier, tid int, isEntry map[uint64]bool, stop func() bool) (done bool, err error) {
+	ra, entrySP, ok := v.Top(tid)
+	if !ok {
+		return false, nil
+	}
+	if !isEntry[ra] {
+		if err := st.InsertBreakpoint(ra); err != nil {
+			return false, err
+		}
+		defer st.RemoveBreakpoint(ra)
+	}
+	for !stop() {
+		hits, exited, err := runToBreakpoint(st, stop)
+		if err != nil || exited {
+			return true, err
+		}
+		for _, h := range hits {
+			if h != tid {
+				continue
+			}
+			regs, err := st.Regs(tid)
+			switch {
+			case err != nil:
+			case regs.PC() == ra && regs.SP() >= entrySP:
+				v.Returned(tid)
+				return false, nil
+			case isEntry[regs.PC()]:
+				// A judged function entered from the one run over (a
+				// callback, a signal handler): it is stepped and judged,
+				// and so is the rest of the call.
+				v.Resumed(tid)
+				v.Enter(tid, regs)
+				return false, nil
+			}
+		}
+	}
+	return true, nil
 }
 
 // runToBreakpoint resumes st until a thread hits a breakpoint (hits), the
@@ -300,6 +371,9 @@ func WriteVerifyText(w io.Writer, name string, res *VerifyResult) {
 		name, group(r.Executed), group(r.Verified), pct(r.Verified, r.Executed), res.Elapsed.Seconds(), group(uint64(rate)))
 	fmt.Fprintf(w, "  %s distinct instructions in %s bytes of text; %s calls, %s returns, %s frames left without a return, %s signal handlers\n",
 		group(uint64(r.Distinct)), group(r.TextSize), group(r.Calls), group(r.Returns), group(r.Resynced), group(r.Signals))
+	if r.SteppedOver > 0 {
+		fmt.Fprintf(w, "  %s calls into functions not verified run at full speed to their return\n", group(r.SteppedOver))
+	}
 	if res.Exited {
 		if res.Status < 0 {
 			fmt.Fprintf(w, "  the program was killed by signal %d\n", -res.Status)

@@ -31,7 +31,7 @@ func init() {
 	c.run = func(args []string, stdout, stderr io.Writer) int {
 		fs := newFlagSet(c, stderr)
 		var funcs funcPatterns
-		fs.Var(&funcs, "function", "judge only the functions whose names match `GLOB` (repeatable; every thread is still stepped)")
+		fs.Var(&funcs, "function", "step and judge only the functions whose names match `GLOB` (repeatable): their calls into other functions run at full speed to their return")
 		maxN := fs.Uint64("max-instructions", 0, "stop after `N` executed instructions (0: until the program exits)")
 		asJSON := fs.Bool("json", false, "print the report as one JSON document")
 		junit := fs.String("junit", "", "also write a JUnit XML report to `FILE` (one test case per function verified, failing where a table was wrong)")
