@@ -231,12 +231,134 @@ func wrapFrameLine(b []byte, width int) []byte {
 }
 
 // WrapFrameLine wraps a frame line printed on its own ("frame", "up", a
-// stop, gdb's bt) at width columns as gdb does: the " at FILE:LINE" or
-// " from PATH" on a line of its own, indented by 4 columns, when the line
-// is wider; width 0 is gdb's unlimited width (-batch, output not a
-// terminal): no wrapping.
+// stop, gdb's bt) at width columns as gdb's pager does with print_frame's
+// wrap hints (stack.c: before " (" and " at ", indented 3, so that they
+// start in column 4; before each argument, indented 4; before " from ",
+// indented 2): when a character reaches the width, the line breaks at
+// the last hint before it, and the text after the hint continues on the
+// next line after the indent; with no hint, the line runs on. width 0 is
+// gdb's unlimited width (-batch, output not a terminal): no wrapping.
 func WrapFrameLine(line string, width int) string {
-	return string(wrapFrameLine([]byte(line), width))
+	if width <= 0 || len(line) < width {
+		return line
+	}
+	return string(wrapAtHints([]byte(line), frameHints([]byte(line)), width))
+}
+
+// wrapHint is a place a frame line may break: before byte pos, the rest
+// indented by indent spaces.
+type wrapHint struct{ pos, indent int }
+
+// frameHints returns the wrap hints of the frame line b, in order: before
+// the argument list's " (", before each argument, before " at " or
+// " from ". None where the argument list cannot be found.
+func frameHints(b []byte) []wrapHint {
+	closeAt, tail := -1, 0
+	for _, sep := range [...]struct {
+		s      string
+		indent int
+	}{{") at ", 3}, {") from ", 2}} {
+		if i := bytes.LastIndex(b, []byte(sep.s)); i > closeAt {
+			closeAt, tail = i, sep.indent
+		}
+	}
+	if closeAt < 0 {
+		if len(b) == 0 || b[len(b)-1] != ')' {
+			return nil
+		}
+		closeAt = len(b) - 1
+	}
+	// The matching "(" of the argument list, outside quoted strings and
+	// characters.
+	depth, open := 0, -1
+	var quote byte
+	for i := closeAt; i >= 0 && open < 0; i-- {
+		c := b[i]
+		switch {
+		case quote != 0:
+			if c == quote && (i == 0 || b[i-1] != '\\') {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == ')':
+			depth++
+		case c == '(':
+			if depth--; depth == 0 {
+				open = i
+			}
+		}
+	}
+	if open < 1 || b[open-1] != ' ' {
+		return nil
+	}
+	hints := []wrapHint{{open - 1, 3}}
+	if open+1 < closeAt {
+		hints = append(hints, wrapHint{open + 1, 4})
+	}
+	depth, quote = 0, 0
+	for i := open + 1; i < closeAt; i++ {
+		c := b[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '(' || c == '{' || c == '[':
+			depth++
+		case c == ')' || c == '}' || c == ']':
+			depth--
+		case c == ',' && depth == 0 && i+1 < closeAt && b[i+1] == ' ':
+			hints = append(hints, wrapHint{i + 2, 4})
+		}
+	}
+	if tail > 0 {
+		hints = append(hints, wrapHint{closeAt + 1, tail})
+	}
+	return hints
+}
+
+// wrapAtHints lays b out as gdb's pager does (utils.c pager_file::puts):
+// characters are counted as they are printed; when the count reaches
+// width and a hint was passed on this line, the line breaks at that hint
+// and its indent plus the characters after it are the new count; with no
+// hint the count restarts (the terminal wraps the line).
+func wrapAtHints(b []byte, hints []wrapHint, width int) []byte {
+	var breaks []wrapHint
+	printed, h, wrap := 0, 0, wrapHint{pos: -1}
+	for i := range b {
+		for h < len(hints) && hints[h].pos == i {
+			wrap = hints[h]
+			h++
+		}
+		printed++
+		if printed < width {
+			continue
+		}
+		if wrap.pos < 0 {
+			printed = 0
+			continue
+		}
+		breaks = append(breaks, wrap)
+		printed = wrap.indent + i + 1 - wrap.pos
+		wrap = wrapHint{pos: -1}
+	}
+	if len(breaks) == 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+len(breaks)*8)
+	last := 0
+	for _, br := range breaks {
+		out = append(out, b[last:br.pos]...)
+		out = append(out, '\n')
+		out = append(out, bytes.Repeat([]byte{' '}, br.indent)...)
+		last = br.pos
+	}
+	return append(out, b[last:]...)
 }
 
 // pad appends spaces to b up to length n.
@@ -314,11 +436,14 @@ func (t *Trace) WriteText(w io.Writer, opts TextOptions) {
 	var line []byte
 	print := func(s Shown) {
 		line = t.appendFrameLine(line[:0], s, width, opts, locs)
-		wrapAt := lineWidth
 		if opts.Width != 0 && t.Methods != All {
-			wrapAt = max(opts.Width, 0)
+			// gdb's form: wrapped as gdb's pager wraps it.
+			if opts.Width > 0 && len(line) >= opts.Width {
+				line = wrapAtHints(line, frameHints(line), opts.Width)
+			}
+		} else {
+			line = wrapFrameLine(line, lineWidth)
 		}
-		line = wrapFrameLine(line, wrapAt)
 		bw.Write(append(line, '\n'))
 		if opts.After != nil {
 			opts.After(bw, s)

@@ -63,7 +63,8 @@ func TestHelpSummariesFitBesideTheirCommand(t *testing.T) {
 // TestFrameLinesWrapAtTheWidth prints a frame line of about 110 columns
 // with gdb's width unlimited (the default without a terminal, as gdb's
 // -batch), at 100 columns and at a terminal's 80: it is one line, then
-// its " at FILE:LINE" goes to a line of its own, as gdb wraps it.
+// its " at FILE:LINE" goes to a line of its own, then the line breaks
+// before its second argument, as gdb's pager wraps it.
 func TestFrameLinesWrapAtTheWidth(t *testing.T) {
 	cmds := []string{"frame 3", "set width 100", "frame 3", "show width", "set width unlimited", "frame 3"}
 	got, _ := transcript(t, "deep-spin", cmds)
@@ -76,7 +77,10 @@ func TestFrameLinesWrapAtTheWidth(t *testing.T) {
 	s := NewSession(loadSnap(t, "deep-spin"), ui)
 	defer s.Close()
 	s.TermWidth = func() int { return 80 }
-	if out := run(t, s, ui, "frame 3"); !wrapped.MatchString(out) {
+	// At 80 columns gdb's pager breaks before the argument that reaches
+	// the width (compare.WrapFrameLine), its ", " left on the first line.
+	byArg := regexp.MustCompile(`(?m)^#3  0x[0-9a-f]+ in \S+ \(depth=\S+, \n    x=.*\) at \S+:\d+$`)
+	if out := run(t, s, ui, "frame 3"); !byArg.MatchString(out) {
 		t.Errorf("frame 3 on a terminal of 80 columns:\n%s", out)
 	}
 	if out := run(t, s, ui, "show width"); !strings.Contains(out, "is 80.") {
