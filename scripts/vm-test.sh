@@ -39,7 +39,9 @@
 #   core-*       sfdbg core on each core, inside the VM;
 #   verify-signal  verify of presignal_spin, the SIGALRM handler on_signal
 #                (entered by the kernel while presignal_spin is stepped)
-#                and its callees sig_chain1 and sig_chain2, 20,000 steps;
+#                and its callees sig_chain1, sig_chain2 and spin_here (which
+#                never returns: run at full speed, as verify --function runs
+#                other calls, it would not end), 20,000 steps;
 #   verify-exit  verify of the static deep.c (exit mode, 0 ms) from its first
 #                instruction, for 30,000 instructions (TCG steps about 800
 #                instructions a second).
@@ -178,7 +180,7 @@ echo "=== END watch-runs-on rc=$?"
 step sample sfdbg sample -n 200 $pid
 kill -9 $pid; wait $pid 2>/dev/null
 step catch sfdbg catch --all-threads -- ./$CRASH
-step verify-signal sfdbg verify --function presignal_spin --function on_signal --function 'sig_chain*' --max-instructions 20000 -- ./deep signal
+step verify-signal sfdbg verify --function presignal_spin --function on_signal --function 'sig_chain*' --function spin_here --max-instructions 20000 -- ./deep signal
 step verify-exit sfdbg verify --max-instructions 30000 -- ./deep exit 0
 for c in /tmp/core.*; do [ -e "$c" ] && mv "$c" /tmp/catch.core; done
 for n in bt-deep bt-threads catch; do
