@@ -19,8 +19,10 @@ import (
 // VerifyOptions says what Verify runs.
 type VerifyOptions struct {
 	// Functions are shell patterns (path.Match) of the function names to
-	// judge; none judges every function. Every thread is single-stepped
-	// either way, so that each frame's truth is known.
+	// judge; none judges every function. With them, the process runs at
+	// full speed to a matching function's entry, every thread is then
+	// single-stepped until that call returns, and calls from it into
+	// functions that do not match run at full speed to their return.
 	Functions []string
 	// MaxInstructions ends the run after that many executed instructions
 	// (0: until the process exits).
@@ -28,6 +30,10 @@ type VerifyOptions struct {
 	// Stop, when set, is polled at every instruction: true ends the run
 	// (the user's interrupt).
 	Stop func() bool
+	// Interrupt, when set, is closed by the user's interrupt: a run at
+	// full speed (to the next entry, over a call) then stops at once, as
+	// the stepping does at Stop.
+	Interrupt <-chan struct{}
 }
 
 // VerifyResult is a Verify run: the report, how long it took, and how the
@@ -119,6 +125,17 @@ func Verify(st *proc.Stop, opts VerifyOptions) (*VerifyResult, error) {
 			}
 		}
 		return !stopNow()
+	}
+	if opts.Interrupt != nil {
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			select {
+			case <-opts.Interrupt:
+				st.Kick() // a Wait in a run at full speed returns
+			case <-done:
+			}
+		}()
 	}
 	start := time.Now()
 	if len(opts.Functions) == 0 {

@@ -57,16 +57,18 @@ func init() {
 			name = argv[0]
 		}
 		var stop atomic.Bool
+		intr := make(chan struct{})
 		sigs := make(chan os.Signal, 1)
 		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 		defer signal.Stop(sigs)
 		go func() {
 			if _, ok := <-sigs; ok {
 				stop.Store(true)
+				close(intr)
 			}
 		}()
 		res, err := debugger.VerifyProcess(argv, pid, debugger.VerifyOptions{
-			Functions: funcs, MaxInstructions: *maxN, Stop: stop.Load})
+			Functions: funcs, MaxInstructions: *maxN, Stop: stop.Load, Interrupt: intr})
 		if err != nil && res == nil {
 			fmt.Fprintf(stderr, "sfdbg verify: %v\n", err)
 			return exitError
