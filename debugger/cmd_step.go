@@ -160,12 +160,9 @@ func (s *Session) stepLine(tid int, mode stepMode) (stopped, newFunc bool, err e
 			name = fmt.Sprintf("%#x", pc)
 		}
 		s.printf("Single stepping until exit from function %s,\nwhich has no line number information.\n", name)
-		if stopped, err := s.finishFrame(tid); err != nil || stopped {
+		var stopped bool
+		if regs, stopped, err = s.finishUnlined(tid); err != nil || stopped {
 			return stopped, false, err
-		}
-		regs, err = s.tgt.Regs(tid)
-		if err != nil {
-			return false, false, err
 		}
 		pc = regs.PC()
 		if cur, m = s.lineAt(pc); !cur.ok {
@@ -240,11 +237,9 @@ func (s *Session) stepLine(tid int, mode stepMode) (stopped, newFunc bool, err e
 			}
 			if cur, m = s.lineAt(pc); !cur.ok {
 				// A caller without line information: step out of it too.
-				if stopped, err := s.finishFrame(tid); err != nil || stopped {
+				var stopped bool
+				if regs, stopped, err = s.finishUnlined(tid); err != nil || stopped {
 					return stopped, false, err
-				}
-				if regs, err = s.tgt.Regs(tid); err != nil {
-					return false, false, err
 				}
 				pc = regs.PC()
 				cur, m = s.lineAt(pc)
@@ -260,11 +255,9 @@ func (s *Session) stepLine(tid int, mode stepMode) (stopped, newFunc bool, err e
 		if !l.ok {
 			// A jump into code without line information (a tail call
 			// to a library function): run it to its return.
-			if stopped, err := s.finishFrame(tid); err != nil || stopped {
+			var stopped bool
+			if regs, stopped, err = s.finishUnlined(tid); err != nil || stopped {
 				return stopped, false, err
-			}
-			if regs, err = s.tgt.Regs(tid); err != nil {
-				return false, false, err
 			}
 			pc = regs.PC()
 			cur, m = s.lineAt(pc)
@@ -303,6 +296,18 @@ func (s *Session) stepLine(tid int, mode stepMode) (stopped, newFunc bool, err e
 		cur, m = l, lm
 	}
 	return false, funcOf(m, pc) != startFunc, nil
+}
+
+// finishUnlined runs thread tid out of its frame 0, code without line
+// information a step reached (finishFrame), and returns its registers
+// after; stopped is set when something else ended the run and was
+// reported.
+func (s *Session) finishUnlined(tid int) (regs frames.Regs, stopped bool, err error) {
+	if stopped, err := s.finishFrame(tid); err != nil || stopped {
+		return regs, stopped, err
+	}
+	regs, err = s.tgt.Regs(tid)
+	return regs, false, err
 }
 
 // funcOf names the function holding pc in m ("" when none).
