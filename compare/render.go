@@ -216,12 +216,7 @@ func wrapFrameLine(b []byte, width int) []byte {
 	if width <= 0 || len(b) <= width {
 		return b
 	}
-	cut := -1
-	for _, sep := range [...]string{") at ", ") from "} {
-		if i := bytes.LastIndex(b, []byte(sep)); i > cut {
-			cut = i
-		}
-	}
+	cut, _ := locationTail(b)
 	if cut < 0 {
 		return b
 	}
@@ -245,6 +240,23 @@ func WrapFrameLine(line string, width int) string {
 	return string(wrapAtHints([]byte(line), frameHints([]byte(line)), width))
 }
 
+// locationTail finds the end of a frame line's argument list before its
+// " at FILE:LINE" or " from PATH": the index of the ")" (-1: none) and
+// the indent gdb's wrap hint before that tail has (3 for " at ", 2 for
+// " from ").
+func locationTail(b []byte) (closeParen, indent int) {
+	closeParen = -1
+	for _, sep := range [...]struct {
+		s      string
+		indent int
+	}{{") at ", 3}, {") from ", 2}} {
+		if i := bytes.LastIndex(b, []byte(sep.s)); i > closeParen {
+			closeParen, indent = i, sep.indent
+		}
+	}
+	return closeParen, indent
+}
+
 // wrapHint is a place a frame line may break: before byte pos, the rest
 // indented by indent spaces.
 type wrapHint struct{ pos, indent int }
@@ -253,15 +265,7 @@ type wrapHint struct{ pos, indent int }
 // the argument list's " (", before each argument, before " at " or
 // " from ". None where the argument list cannot be found.
 func frameHints(b []byte) []wrapHint {
-	closeAt, tail := -1, 0
-	for _, sep := range [...]struct {
-		s      string
-		indent int
-	}{{") at ", 3}, {") from ", 2}} {
-		if i := bytes.LastIndex(b, []byte(sep.s)); i > closeAt {
-			closeAt, tail = i, sep.indent
-		}
-	}
+	closeAt, tail := locationTail(b)
 	if closeAt < 0 {
 		if len(b) == 0 || b[len(b)-1] != ')' {
 			return nil

@@ -589,11 +589,7 @@ func cmdFinish(s *Session, _ string) error {
 	ra, cfa := caller.PC, caller.SP
 	tid := s.thread
 	if !s.Batch { // gdb says it from a terminal only (from_tty)
-		loc := s.locationWithArgs(tr, sh)
-		if tr.ShowPC(sh) {
-			loc = fmt.Sprintf("0x%016x in %s", f.PC, loc)
-		}
-		s.printf("Run till exit from #%-3d%s\n", sh.Level, loc)
+		s.printf("Run till exit from #%-3d%s\n", sh.Level, s.frameLocation(tr, sh))
 	}
 	temp := s.bpAt(ra) == nil
 	if temp {

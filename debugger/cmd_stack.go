@@ -62,10 +62,8 @@ func (s *Session) printFrameLine(tr *compare.Trace, sh compare.Shown) {
 	switch {
 	case f.SignalTrampoline():
 		s.printf("#%-3d<signal handler called>\n", sh.Level)
-	case !tr.ShowPC(sh):
-		s.printf("%s\n", compare.WrapFrameLine(fmt.Sprintf("#%-3d%s", sh.Level, s.locationWithArgs(tr, sh)), s.width()))
 	default:
-		s.printf("%s\n", compare.WrapFrameLine(fmt.Sprintf("#%-3d0x%016x in %s", sh.Level, tr.ShownPC(sh), s.locationWithArgs(tr, sh)), s.width()))
+		s.printf("%s\n", compare.WrapFrameLine(fmt.Sprintf("#%-3d%s", sh.Level, s.frameLocation(tr, sh)), s.width()))
 	}
 	if sum := frameSummary(tr, sh); sum != "" {
 		s.printf("    %s\n", sum)

@@ -27,38 +27,39 @@ const (
 	printLevelSrcAndLoc
 )
 
-// showAddress is gdb's frame_show_address for the frame shown as sh
-// (compare.Trace.ShowPC).
-func (s *Session) showAddress(tr *compare.Trace, sh compare.Shown) bool {
-	return tr.ShowPC(sh)
+// frameLocation is the location of the frame shown as sh as gdb's
+// print_frame writes it: "0x... in f (args) at file:line" where gdb shows
+// the address (frame_show_address: compare.Trace.ShowPC), else "f (args)
+// at file:line".
+func (s *Session) frameLocation(tr *compare.Trace, sh compare.Shown) string {
+	loc := s.locationWithArgs(tr, sh)
+	if tr.ShowPC(sh) {
+		loc = fmt.Sprintf("0x%016x in %s", tr.ShownPC(sh), loc)
+	}
+	return loc
 }
 
 // printFrame prints the frame shown as sh (see printWhat), prefix before
 // the location ("Breakpoint 1, ").
 func (s *Session) printFrame(tr *compare.Trace, sh compare.Shown, what printWhat, prefix string) {
 	f := &tr.Frames[sh.Frame]
-	pc := tr.ShownPC(sh)
-	addr := s.showAddress(tr, sh)
 	file, line := tr.ShownLine(sh)
 	hasSrc := file != "" && line > 0 && !f.SignalTrampoline()
 	if what != printSrcLine || !hasSrc {
-		loc := s.locationWithArgs(tr, sh)
-		if f.SignalTrampoline() {
-			loc = "<signal handler called>"
-		} else if addr {
-			loc = fmt.Sprintf("0x%016x in %s", pc, loc)
+		loc := "<signal handler called>"
+		if !f.SignalTrampoline() {
+			loc = s.frameLocation(tr, sh)
 		}
 		if what == printLevelSrcAndLoc {
 			loc = fmt.Sprintf("#%-3d%s", sh.Level, loc)
 		}
-		// Wrapped before " at FILE:LINE" past the width, as gdb wraps
-		// (wrap_here in print_frame).
+		// Wrapped at the width as gdb's pager wraps print_frame's line.
 		s.printf("%s\n", compare.WrapFrameLine(prefix+loc, s.width()))
 	}
 	if hasSrc {
 		lead := ""
-		if what == printSrcLine && addr {
-			lead = fmt.Sprintf("0x%016x\t", pc)
+		if what == printSrcLine && tr.ShowPC(sh) {
+			lead = fmt.Sprintf("0x%016x\t", tr.ShownPC(sh))
 		}
 		s.printf("%s%s\n", lead, s.sourceLineText(file, line, f))
 	}
