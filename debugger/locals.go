@@ -743,28 +743,11 @@ func (s *Session) printVar(expr string, letter byte) (handled bool, err error) {
 // COUNT objects from LEFT's address, of LEFT's type) at its last @ outside
 // parentheses, brackets and quotes; ok is false without one.
 func splitRepeat(expr string) (left, count string, ok bool) {
-	depth, quote, at := 0, byte(0), -1
-	for i := 0; i < len(expr); i++ {
-		switch c := expr[i]; {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '(' || c == '[':
-			depth++
-		case c == ')' || c == ']':
-			depth--
-		case c == '@' && depth == 0:
-			at = i
-		}
-	}
-	if at < 0 {
+	ats := topLevel(expr, '@')
+	if len(ats) == 0 {
 		return expr, "", false
 	}
+	at := ats[len(ats)-1]
 	return expr[:at], expr[at+1:], true
 }
 
