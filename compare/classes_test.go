@@ -46,3 +46,31 @@ func TestRealWorldReproducersCarryTheirClass(t *testing.T) {
 		})
 	}
 }
+
+// TestAFindingsOtherPartsTakeItsClass checks the LLVM 14 AArch64
+// reproducer, whose epilogue has no CFI: at the instruction where the
+// CFA is wrong the RA rule is too (CFI says c-32 where ldp has put it back
+// in x30), one fault with one cause. The RA finding of that run takes the
+// CFA finding's class, so that a distribution's RA findings of this
+// producer are not left unclassified (41,488 on Debian 12 arm64).
+func TestAFindingsOtherPartsTakeItsClass(t *testing.T) {
+	rep, err := CheckFile(filepath.Join("..", "testdata", "codeoracle", "realworld", "llvm_sync_cfi_aarch64.o"), CheckOptions{Code: FramesCode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra := 0
+	for _, f := range rep.Findings {
+		if !f.Kind.Misleads() {
+			continue
+		}
+		if f.Kind == KindCodeRA {
+			ra++
+		}
+		if f.Class == "" {
+			t.Errorf("%s at %#x has no class: %s", f.Kind, f.PC, f.Message)
+		}
+	}
+	if ra == 0 {
+		t.Error("no code-ra finding: the fixture no longer tests a run with two parts")
+	}
+}

@@ -601,6 +601,11 @@ func (j *codeJudge) flush() {
 	if r.st.After != "" {
 		after = fmt.Sprintf(" after `%s` at %s+%#x", r.st.After, c.orLoc(fn.name, fn.start), r.st.AfterPC-fn.start)
 	}
+	// The parts of one run (CFA, RA, FP wrong at the same instructions)
+	// are one fault: those a signature does not name (the RA, the FP)
+	// take the class of the part it names (the CFA), which Kinds lists
+	// first.
+	runClass := ""
 	for _, k := range r.key.ref.Kinds() {
 		f.Kind = subjectKind(frames.MethodCode, k)
 		title := k.Title()
@@ -614,7 +619,13 @@ func (j *codeJudge) flush() {
 		if c.codeSpan.Start <= fn.start && r.end <= c.codeSpan.End && len(c.code) > 0 {
 			f.Class = classifyCode(j.arch, c.code[fn.start-c.codeSpan.Start:], fn.start, r.start, r.end, r.n, f.Kind, fn.name, j.ref.cfaAt, j.codeCFAAt)
 		}
+		if f.Class == "" && f.Kind.Misleads() {
+			f.Class = runClass
+		}
 		f.Class = j.inheritClass(f, r)
+		if f.Kind.Misleads() && runClass == "" {
+			runClass = f.Class
+		}
 		c.add(f)
 	}
 }
