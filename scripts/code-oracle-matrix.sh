@@ -93,7 +93,7 @@ for l in "${list[@]}"; do
   [ -x "$f" ] || { bad=1; continue; }
   line=$("$SFDBG" check --json "$f" | python3 -c '
 import json, sys
-r = json.loads(sys.stdin.readline())  # JSON Lines: the file's report, then the totals
+r = json.loads(sys.stdin.readline())  # JSON Lines: the report of the file, then the totals
 c = r["summary"].get("code") or {}
 n = {k: 0 for k in ("code-cfa", "code-ra", "code-fp", "code-state", "code-unknown")}
 for x in r["findings"]:
