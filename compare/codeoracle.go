@@ -111,8 +111,14 @@ func (r *funcRows) At(pc uint64) CodeState {
 // rule in the code's row is cur: a register loaded back from a slot that
 // is still intact (code.State.SavedAt), or copied to another register
 // (code.State.CopiedTo), is in both places, so a table may name either (GCC's last epilogue keeps
-// FP=c-16 after pop %rbp: it writes no .cfi_restore there).
+// FP=c-16 after pop %rbp: it writes no .cfi_restore there); so may the
+// RA's register when it may hold the RA (code.State.MayHoldCaller).
 func alt(a *arch.Arch, st code.State, reg rule.Reg, cur rule.Rule) rule.Rule {
+	if st.MayHoldCaller(a, reg) && cur.Kind == rule.Offset && !st.InRegister(a, reg) {
+		// x30 loaded from a slot the walk does not follow: it may hold
+		// the RA, so a table naming it is not refuted.
+		return a.Entry.RA
+	}
 	if !st.InRegister(a, reg) {
 		if r, ok := st.CopiedTo(a, reg); ok && cur.Kind == rule.Offset {
 			return rule.Rule{Kind: rule.Register, Reg: r} // saved and in r: the RA popped to rdi, pushed back

@@ -394,3 +394,109 @@ func TestLandingPadOrderIsFixed(t *testing.T) {
 		t.Errorf("pad B walked first:\n%s", first)
 	}
 }
+
+// TestLinkRegisterAsAContinuation: glibc's AArch64 swapcontext saves the
+// RA in the ucontext it fills (stp xzr, x30, [x0, #184]), points x30 at
+// a label of its own (adr x30, 2f) for the saved context to resume at,
+// and then returns or tail-calls __syscall_error with x30 still holding
+// that label (through x22 across bl __setcontext). Those are jumps to a
+// place in the function, not returns: the walk cannot know where the RA
+// is (the ucontext), so they are notes, not findings (issue 30, Debian
+// arm64 libc6's 2 false code-state findings). The CFI's RA=u while x30
+// holds the label stays a finding for check: that is the rows' fault.
+func TestLinkRegisterAsAContinuation(t *testing.T) {
+	code := words(
+		0xa90bf81f, // 0x00 stp xzr, x30, [x0, #184]
+		0x100000fe, // 0x04 adr x30, 0x20
+		0xb50000a0, // 0x08 cbnz x0, 0x1c
+		0xaa1e03f6, // 0x0c mov x22, x30
+		0x94000040, // 0x10 bl +0x100 (setcontext)
+		0xaa1603fe, // 0x14 mov x30, x22
+		0xd65f03c0, // 0x18 ret
+		0x14000040, // 0x1c b +0x100 (__syscall_error)
+		0xd503201f, // 0x20 nop (2:, resumed by the saved context)
+		0xaa0103fe, // 0x24 mov x30, x1
+		0xd65f03c0, // 0x28 ret
+	)
+	f := Analyze(arm64, code, base, nil)
+	notes := 0
+	for _, fd := range f.Findings {
+		t.Log(f.Describe(fd))
+		if fd.Kind != KindUnknown {
+			t.Errorf("finding %s", f.Describe(fd))
+		} else if strings.Contains(f.Describe(fd), "address in this function") {
+			notes++
+		}
+	}
+	if notes != 2 {
+		t.Errorf("%d notes on the ret and the b through the label, want 2", notes)
+	}
+	// Without the adr, the same ret with the RA lost is a finding.
+	code = words(
+		0xa90bf81f, // stp xzr, x30, [x0, #184]
+		0xd280001e, // mov x30, #0x0
+		0xd65f03c0, // ret
+	)
+	wantKinds(t, Analyze(arm64, code, base, nil), KindRet)
+}
+
+// TestRALoadedFromAnUntrackedSlot: glibc's AArch64 _dl_runtime_profile,
+// entered from PLT0 with the RA both in x30 and at [sp+8], copies that
+// word into its frame (ldr x1, [x29, #504]; stp x0, x1, [x29, #464]) and
+// returns with `ldr x30, [x29, #472]; ... br x30`. The walk does not
+// follow that copy, so it cannot say x30 does not hold the RA: its saved
+// slot is one right rule, x30 may be another (the CFI's RA=u there was 4
+// false code-ra findings on Debian arm64's ld.so). A return through it is
+// not judged either. A load of x30 from its own slot, or a write of
+// anything else, still decides.
+func TestRALoadedFromAnUntrackedSlot(t *testing.T) {
+	prologue := []uint32{
+		0xd107c3ff, // 0x00 sub sp, sp, #0x1f0
+		0xa9007bfd, // 0x04 stp x29, x30, [sp]
+		0x910003fd, // 0x08 mov x29, sp
+		0xf940ffa1, // 0x0c ldr x1, [x29, #504] (above the CFA)
+		0xf900efa1, // 0x10 str x1, [x29, #472]
+		0x94000040, // 0x14 bl +0x100
+		0xf940efbe, // 0x18 ldr x30, [x29, #472]
+		0x910003bf, // 0x1c mov sp, x29
+		0xf94003bd, // 0x20 ldr x29, [x29]
+		0x9107c3ff, // 0x24 add sp, sp, #0x1f0
+	}
+	for _, tc := range []struct {
+		name string
+		last uint32
+	}{
+		{"br x30", 0xd61f03c0},
+		{"ret", 0xd65f03c0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Analyze(arm64, words(append(prologue, tc.last)...), base, nil)
+			for _, fd := range f.Findings {
+				if fd.Kind != KindUnknown {
+					t.Errorf("finding %s", f.Describe(fd))
+				}
+			}
+			for _, off := range []int{0x1c, 0x20, 0x24} {
+				st := mustState(t, f, uint64(off))
+				if !st.MayHoldCaller(arm64, arm64.RA) {
+					t.Errorf("+%#x: x30 not taken as maybe the RA (%s)", off, st.Format(arm64))
+				}
+			}
+			if st := mustState(t, f, 0x18); st.MayHoldCaller(arm64, arm64.RA) {
+				t.Errorf("+0x18: after bl, x30 taken as maybe the RA")
+			}
+		})
+	}
+	// x30 loaded from the FP's slot holds the caller's FP, not the RA.
+	code := words(
+		0xa9bf7bfd, // stp x29, x30, [sp, #-16]!
+		0xf94003fe, // ldr x30, [sp]
+		0x910043ff, // add sp, sp, #0x10
+		0xd65f03c0, // ret
+	)
+	f := Analyze(arm64, code, base, nil)
+	if mustState(t, f, 0x8).MayHoldCaller(arm64, arm64.RA) {
+		t.Error("x30 loaded from x29's slot taken as maybe the RA")
+	}
+	wantKinds(t, f, KindRet)
+}

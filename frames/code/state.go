@@ -60,6 +60,15 @@ const (
 	// not set from a value the walk does not follow: the CFA may be on a
 	// copy of SP in another register until SP is set again.
 	flagRealigned = 8
+	// flagRAMaybe: the RA's register was loaded from a stack slot whose
+	// content the walk does not follow (a copy made through another
+	// register), so it may hold the RA besides the place regs says.
+	flagRAMaybe = 16
+	// flagLocalRA: the RA's register was set, on this path, to an
+	// address in the function (AArch64 adr x30, 2f): a continuation for
+	// a saved context to resume at. A return or tail call through it
+	// after that jumps within the function.
+	flagLocalRA = 32
 )
 
 // State is the code's stack state before an instruction, relative to the
@@ -396,6 +405,16 @@ func (s State) CopiedTo(a *arch.Arch, reg rule.Reg) (rule.Reg, bool) {
 	return rule.Reg(v - slotRegBase), true
 }
 
+// MayHoldCaller reports whether reg, the RA's register, was loaded from
+// a stack slot whose content the walk does not follow and not written
+// since: it may hold the caller's value besides where Saved says, so a
+// rule naming the register cannot be refuted (glibc's AArch64
+// _dl_runtime_profile: ldr x30, [x29, #472] of the RA copied there from
+// PLT0's push). False for any other register.
+func (s State) MayHoldCaller(a *arch.Arch, reg rule.Reg) bool {
+	return reg == a.RA && s.flags&flagRAMaybe != 0
+}
+
 // InRegister reports whether register reg holds the caller's value (it
 // was not overwritten, or was loaded back from its slot): a table that
 // says "same value" for it is right.
@@ -479,7 +498,9 @@ func join(t *regTable, a, b State) (State, bool) {
 		return a, false // the RA signed on one path only
 	}
 	// Realigned on one path: the CFA may be on a copy that both keep.
-	j.flags = a.flags&b.flags | (a.flags|b.flags)&flagRealigned
+	// A register that may hold the RA, or a continuation, on one path
+	// may on the joined one.
+	j.flags = a.flags&b.flags | (a.flags|b.flags)&(flagRealigned|flagRAMaybe|flagLocalRA)
 	for i := range t.regs {
 		x, y := a.regs[i], b.regs[i]
 		xs, ys := a.same(i), b.same(i)
@@ -592,6 +613,27 @@ func pushJumps(t *regTable, a *arch.Arch, s *State, r rule.Reg) bool {
 		return false
 	}
 	return !holdsRA(a, s, r)
+}
+
+// raNotJudged says why a return or tail call with state s, whose frame
+// is not as at the entry, cannot be judged, or returns "": the frame is
+// as at the entry but for the RA's register, and that register may hold
+// the RA (flagRAMaybe), or holds a continuation in the function
+// (flagLocalRA: the jump goes there, or the callee returns there).
+// authenticated: the RA was authenticated, or never signed.
+func raNotJudged(t *regTable, a *arch.Arch, s *State, authenticated bool) string {
+	reg := a.Format(rule.Rule{Kind: rule.Register, Reg: t.regs[t.ra]})
+	if s.flags&flagLocalRA != 0 {
+		return reg + ", which was set to an address in this function (a continuation, as swapcontext's adr x30): a jump the walk does not follow"
+	}
+	if s.flags&flagRAMaybe != 0 {
+		in := *s
+		in.inreg |= 1 << t.ra
+		if frameAtEntry(t, a, &in, authenticated) == "" {
+			return reg + ", loaded from a stack slot whose content the walk does not follow (it may hold the RA)"
+		}
+	}
+	return ""
 }
 
 // holdsRA reports whether register r holds a copy of the caller's RA.
@@ -1030,6 +1072,9 @@ func (s *State) copyReg(t *regTable, dst, base rule.Reg, imm int64) {
 // a pop, or a slot below SP), there and in the slot otherwise.
 func (s *State) restore(t *regTable, reg rule.Reg, addr int32, freed bool) {
 	if i := t.idx(reg); i >= 0 && s.regs[i] == addr {
+		if i == t.ra {
+			s.flags &^= flagRAMaybe
+		}
 		s.inreg |= 1 << i
 		s.restored |= 1 << i
 		s.cp[i] = 0
@@ -1044,10 +1089,14 @@ func (s *State) restore(t *regTable, reg rule.Reg, addr int32, freed bool) {
 	if c == slotLost || reg >= 255 || reg == t.sp || !isOff(addr) {
 		return
 	}
+	if reg == t.regs[t.ra] {
+		s.flags |= flagRAMaybe // unless the slot holds a value followed:
+	}
 	for i := range t.regs {
 		if s.regs[i] != addr {
 			continue
 		}
+		s.flags &^= flagRAMaybe
 		if freed {
 			s.regs[i], s.cp[i] = c, 0
 			s.restored &^= 1 << i
@@ -1061,6 +1110,9 @@ func (s *State) restore(t *regTable, reg rule.Reg, addr int32, freed bool) {
 // caller's value survives only in a slot still in the frame.
 func (s *State) write(t *regTable, reg rule.Reg) {
 	if i := t.idx(reg); i >= 0 {
+		if i == t.ra {
+			s.flags &^= flagRAMaybe
+		}
 		v := s.regs[i]
 		switch {
 		case v == slotSame:

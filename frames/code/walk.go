@@ -347,6 +347,10 @@ func (w *walker) leave(off int, addr uint64, st *State, cond bool) {
 		return
 	}
 	if why := frameAtEntry(w.t, w.a, st, false); why != "" {
+		if note := raNotJudged(w.t, w.a, st, false); note != "" {
+			w.find(KindUnknown, off, fmt.Sprintf("tail call to %#x with %s", addr, note), st, nil)
+			return
+		}
 		if cond {
 			w.find(KindUnknown, off, fmt.Sprintf("a conditional jump out of the function, to %#x, with the stack frame modified (__builtin_unreachable's jump to what follows, or a fault): %s", addr, why), st, nil)
 			return
@@ -547,6 +551,13 @@ func (w *walker) path(off, fromCall int, st State) {
 				if w.presumePadded(padCall) {
 					return
 				}
+				if note := raNotJudged(w.t, w.a, &st, auth.flags&flagMangled == 0); note != "" {
+					w.find(KindUnknown, off, "return through "+note, &st, nil)
+					if in.Class == arch.Return {
+						return
+					}
+					break
+				}
 				if pushed >= 0 && w.a.CallPushesRA && in.Class == arch.Return && pushJumps(w.t, w.a, &st, pushed) {
 					// push %reg; ret with the frame still allocated: a
 					// jump to the address in reg (inline asm), not a
@@ -592,6 +603,9 @@ func (w *walker) path(off, fromCall int, st State) {
 			if why != "" {
 				w.find(KindUnknown, off, why, &st, nil)
 				return
+			}
+			if in.Const && in.ConstPC && in.ConstReg == w.a.RA && w.target(uint64(in.Const64)) >= 0 {
+				ns.flags |= flagLocalRA // adr x30, 2f: a continuation
 			}
 			if changed && idx >= 0 && *ns != st {
 				idx = -1 // an instruction that changes nothing keeps the state's index
@@ -789,7 +803,10 @@ type consts struct {
 // turns `SP -= reg` and `SP += reg` (OpSubSPReg, OpAddSPReg) of a register
 // with a known constant into OpAddSP in it.
 func (k *consts) apply(in *arch.Inst) {
-	if in.Const {
+	if in.Const && in.ConstPC {
+		// An address, not a size: the register holds no constant to
+		// follow (its OpClobber below forgets it).
+	} else if in.Const {
 		i := k.find(in.ConstReg)
 		switch {
 		case in.ConstKeep == 0:

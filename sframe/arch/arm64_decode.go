@@ -134,6 +134,13 @@ func (ARM64) Decode(code []byte, pc uint64, inst *Inst) error {
 			inst.clobberIf(rd, arm64Tracked)
 			return nil
 		}
+		if w&0x9F000000 == 0x10000000 && rd != 31 {
+			// adr (Arm ARM C6.2.10): PC + immhi:immlo, 21 bits signed.
+			imm := sext(((w>>5)&0x7FFFF)<<2|(w>>29)&3, 21)
+			inst.SetAddress(rd, pc+uint64(imm))
+			inst.clobberIf(rd, arm64Tracked)
+			return nil
+		}
 		if w&0xFFE0FFE0 == 0xAA0003E0 && rd != 31 { // mov xD, xM (orr xD, xzr, xM)
 			if rm := rule.Reg((w >> 16) & 31); rm != 31 && (arm64Tracked(rd) || arm64Tracked(rm)) {
 				inst.Add(StackOp{Kind: OpSetReg, Reg: rd, Base: rm})

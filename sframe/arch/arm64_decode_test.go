@@ -174,3 +174,30 @@ func TestARM64Decode(t *testing.T) {
 		t.Errorf("3 bytes decoded without error")
 	}
 }
+
+// TestARM64AdrIsAnAddress: adr gives its PC-relative address as a Const
+// marked ConstPC (glibc's swapcontext: adr x30, 2f at 0x49988 is
+// 0x49a38), forward and backward, and writes its register.
+func TestARM64AdrIsAnAddress(t *testing.T) {
+	for _, c := range []struct {
+		w    uint32
+		pc   uint64
+		reg  rule.Reg
+		addr uint64
+	}{
+		{0x1000059e, 0x49988, 30, 0x49a38}, // adr x30, 49a38
+		{0x10ffffe1, 0x1000, 1, 0xffc},     // adr x1, .-4
+		{0x70000000, 0x1000, 0, 0x1003},    // adr x0, .+3
+	} {
+		var in Inst
+		if err := (ARM64{}).Decode(binary.LittleEndian.AppendUint32(nil, c.w), c.pc, &in); err != nil {
+			t.Fatal(err)
+		}
+		if !in.Const || !in.ConstPC || in.ConstReg != c.reg || uint64(in.Const64) != c.addr {
+			t.Errorf("%#08x at %#x: Const %v PC %v x%d = %#x, want x%d = %#x", c.w, c.pc, in.Const, in.ConstPC, in.ConstReg, in.Const64, c.reg, c.addr)
+		}
+		if in.NOps != 1 || in.Ops[0].Kind != OpClobber || in.Ops[0].Reg != c.reg {
+			t.Errorf("%#08x: ops %v, want a clobber of x%d", c.w, in.Ops[:in.NOps], c.reg)
+		}
+	}
+}

@@ -126,6 +126,11 @@ type Inst struct {
 	ConstReg  rule.Reg
 	Const64   int64
 	ConstKeep uint64
+	// ConstPC marks a Const that is an address computed from the PC
+	// (AArch64 adr): not a size, and in the function when the register
+	// is the link register of a continuation (glibc's swapcontext: adr
+	// x30, 2f).
+	ConstPC bool
 	// RetOther marks a Return that goes through RetReg rather than the
 	// machine's RA register (AArch64 `ret x15`).
 	RetOther bool
@@ -158,7 +163,14 @@ const (
 // SetConst records that the instruction sets reg to (old & keep) | v
 // (Inst.Const).
 func (i *Inst) SetConst(reg rule.Reg, v int64, keep uint64) {
-	i.Const, i.ConstReg, i.Const64, i.ConstKeep = true, reg, v, keep
+	i.Const, i.ConstReg, i.Const64, i.ConstKeep, i.ConstPC = true, reg, v, keep, false
+}
+
+// SetAddress records that the instruction sets reg to the address addr,
+// computed from the PC (Inst.ConstPC).
+func (i *Inst) SetAddress(reg rule.Reg, addr uint64) {
+	i.SetConst(reg, int64(addr), 0)
+	i.ConstPC = true
 }
 
 // Add appends a stack operation; it reports false when Ops is full.
