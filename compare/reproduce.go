@@ -177,19 +177,25 @@ func x86RegName(r rule.Reg) string {
 // splitCFA .cfi_def_cfa_offset then .cfi_def_cfa_register (assemblers
 // have treated the two forms differently).
 func cfiDirectives(a, b frames.Row, splitCFA bool) []string {
+	return cfiDirectivesFor(arch.AMD64Arch, x86RegName, a, b, splitCFA)
+}
+
+// cfiDirectivesFor is cfiDirectives on machine m, naming registers with
+// regName.
+func cfiDirectivesFor(m *arch.Arch, regName func(rule.Reg) string, a, b frames.Row, splitCFA bool) []string {
 	var out []string
 	if a.CFA != b.CFA {
 		switch b.CFA.Kind {
 		case rule.ValOffset:
 			if a.CFA.Kind != rule.ValOffset || !splitCFA && a.CFA.Reg != b.CFA.Reg && a.CFA.Offset != b.CFA.Offset {
-				out = append(out, fmt.Sprintf("\t.cfi_def_cfa\t%s, %d", x86RegName(b.CFA.Reg), b.CFA.Offset))
+				out = append(out, fmt.Sprintf("\t.cfi_def_cfa\t%s, %d", regName(b.CFA.Reg), b.CFA.Offset))
 				break
 			}
 			if a.CFA.Offset != b.CFA.Offset {
 				out = append(out, fmt.Sprintf("\t.cfi_def_cfa_offset\t%d", b.CFA.Offset))
 			}
 			if a.CFA.Reg != b.CFA.Reg {
-				out = append(out, fmt.Sprintf("\t.cfi_def_cfa_register\t%s", x86RegName(b.CFA.Reg)))
+				out = append(out, fmt.Sprintf("\t.cfi_def_cfa_register\t%s", regName(b.CFA.Reg)))
 			}
 		case rule.ValExpression:
 			out = append(out, escape(0x0f, -1, b.CFA.Expr)) // DW_CFA_def_cfa_expression
@@ -200,7 +206,7 @@ func cfiDirectives(a, b frames.Row, splitCFA bool) []string {
 		a, b rule.Rule
 		hasB bool // b has a rule for reg (FP and RA always do)
 	}
-	regs := []regRule{{frames.RIP, a.RA, b.RA, true}, {frames.RBP, a.FP, b.FP, true}}
+	regs := []regRule{{m.RA, a.RA, b.RA, true}, {m.FP, a.FP, b.FP, true}}
 	seen := map[rule.Reg]int{}
 	a.Other.Each(func(reg rule.Reg, r rule.Rule) {
 		seen[reg] = len(regs)
@@ -218,9 +224,9 @@ func cfiDirectives(a, b frames.Row, splitCFA bool) []string {
 		if r.hasB && r.a == r.b {
 			continue
 		}
-		name := x86RegName(r.reg)
+		name := regName(r.reg)
 		switch {
-		case !r.hasB, r.b.Kind == rule.SameValue, r.reg == frames.RBP && r.b.Kind == rule.Undefined:
+		case !r.hasB, r.b.Kind == rule.SameValue, r.reg == m.FP && r.b.Kind == rule.Undefined:
 			// No rule any more: back to the CIE's (same value).
 			out = append(out, fmt.Sprintf("\t.cfi_restore\t%s", name))
 		case r.b.Kind == rule.Offset:
@@ -228,7 +234,7 @@ func cfiDirectives(a, b frames.Row, splitCFA bool) []string {
 		case r.b.Kind == rule.ValOffset:
 			out = append(out, fmt.Sprintf("\t.cfi_val_offset\t%s, %d", name, r.b.Offset))
 		case r.b.Kind == rule.Register:
-			out = append(out, fmt.Sprintf("\t.cfi_register\t%s, %s", name, x86RegName(r.b.Reg)))
+			out = append(out, fmt.Sprintf("\t.cfi_register\t%s, %s", name, regName(r.b.Reg)))
 		case r.b.Kind == rule.Undefined:
 			out = append(out, fmt.Sprintf("\t.cfi_undefined\t%s", name))
 		case r.b.Kind == rule.Expression:

@@ -44,7 +44,7 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	ignoreKnown := fset.Bool("ignore-known", false, "disagreements that match a known producer fault (named in the report) do not fail the run")
 	suppFile := fset.String("suppressions", "", "findings a rule of `FILE` matches do not fail the run; one rule per line: KIND PLACE [PRODUCER] (globs; PLACE matches the function or its section); they are counted, not listed")
 	baseline := fset.String("baseline", "", "only findings not in `REPORT.json` (an earlier check --json) fail the run; matched by file, kind, function and offset in the function")
-	reproduce := fset.String("reproduce", "", "write to `DIR`, for each function whose rows an assembler got wrong, FUNCTION.s (a standalone file of at most 30 lines that makes --assembler emit the same wrong SFrame) and FUNCTION.txt (command, expected and actual rows); x86-64")
+	reproduce := fset.String("reproduce", "", "write to `DIR`, for each function whose rows an assembler got wrong, FUNCTION.s (a standalone file of at most 30 lines that makes --assembler emit the same wrong SFrame) and FUNCTION.txt (command, expected and actual rows; x86-64); for each function with a code-oracle finding, FUNCTION.code.s (its instructions as bytes and its CFI, reduced, that --assembler turns into an object check finds the same fault in) and FUNCTION.code.txt (every machine)")
 	assembler := fset.String("assembler", "as", "the assembler --reproduce runs (`PATH`; GNU as, or clang with its integrated assembler)")
 	if st, ok := parseFlags(fset, args); !ok {
 		return st

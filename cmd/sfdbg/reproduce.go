@@ -56,6 +56,10 @@ func (p *reproducer) command(src, obj string) []string {
 // file writes the reproducers of a checked file's findings.
 func (p *reproducer) file(r *compare.FileReport) {
 	for _, f := range r.Findings {
+		if compare.ReproCodeKind(f.Kind) && f.Suppressed == "" {
+			p.code(r, f)
+			continue
+		}
 		if !compare.ReproKind(f.Kind) || f.Suppressed != "" {
 			continue
 		}
@@ -216,4 +220,164 @@ func orName(f compare.Finding) string {
 		return f.Function
 	}
 	return fmt.Sprintf("%#x", f.FuncStart)
+}
+
+// maxCodeTries bounds the assemble-and-check runs that reduce one code
+// reproducer.
+const maxCodeTries = 400
+
+// code writes the reproducer of a code-oracle finding f (compare.ReproCodeKind):
+// DIR/NAME.code.s, the function's instructions as their bytes with the
+// CFI directives regenerated from its rows (compare.ReproduceCode),
+// assembled with --assembler and checked to give f again, then reduced:
+// runs of instructions replaced by nops of the same length, and the
+// instructions after the finding dropped, while f persists; and
+// DIR/NAME.code.txt: the finding, the command, what the CFI says there and
+// what the code says it should. The first finding of a function is the
+// one rebuilt.
+func (p *reproducer) code(r *compare.FileReport, f compare.Finding) {
+	name := reproName(f)
+	if p.done["code "+name] {
+		return
+	}
+	p.done["code "+name] = true
+	file := name + ".code"
+	rep, err := compare.ReproduceCode(r.File, f)
+	if err != nil {
+		p.note(file, r.File, f, "not reproduced: "+err.Error())
+		return
+	}
+	got, ok, why := p.codeFinding(name, rep, f)
+	if !ok {
+		p.note(file, r.File, f, fmt.Sprintf("not reproduced: %s: the finding depends on what the function's bytes and CFI do not carry (a callee that does not return, a relocation, a jump table's entries)", why))
+		return
+	}
+	window := rep.Window(12, 4)
+	insts, kept := p.reduceCode(name, rep, f)
+	got, _, _ = p.codeFinding(name, rep, f)
+	src := source(name, rep.Render())
+	dst := filepath.Join(p.dir, file+".s")
+	if err := os.WriteFile(dst, []byte(src), 0o644); err != nil {
+		fmt.Fprintf(p.stderr, "sfdbg check: --reproduce: %v\n", err)
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "finding in %s: %s %s\n", r.File, f.Kind, f.Message)
+	fmt.Fprintf(&b, "reproducer: %s (%d lines; %d of the function's %d instructions kept as their bytes, the others nops of the same length or dropped after the finding)\n", dst, strings.Count(src, "\n"), kept, insts)
+	fmt.Fprintf(&b, "command: %s && sfdbg check %s.o\n", strings.Join(p.codeCommand(file+".s", name+".o"), " "), name)
+	fmt.Fprintf(&b, "reproduced finding: %s %s\n", got.Kind, got.Message)
+	if c, t := f.Rules[frames.MethodCode], f.Rules[frames.MethodCFI]; c != "" || t != "" {
+		fmt.Fprintf(&b, "at +%#x the CFI says %s; the code says %s, which is what the CFI should say\n", rep.Off, t, c)
+	}
+	fmt.Fprintf(&b, "\nthe original around the finding (=>), with its CFI directives:\n")
+	for _, l := range window {
+		b.WriteString(l + "\n")
+	}
+	fmt.Fprintf(&b, "\nsfdbg %s\n", version)
+	if err := os.WriteFile(filepath.Join(p.dir, file+".txt"), []byte(b.String()), 0o644); err != nil {
+		fmt.Fprintf(p.stderr, "sfdbg check: --reproduce: %v\n", err)
+		return
+	}
+	fmt.Fprintf(p.stderr, "sfdbg check: reproducer for %s's %s: %s (%d lines)\n", orName(f), f.Kind, dst, strings.Count(src, "\n"))
+}
+
+// codeCommand returns the command that assembles a code reproducer (no
+// SFrame: the code is judged against the CFI).
+func (p *reproducer) codeCommand(src, obj string) []string {
+	if strings.Contains(filepath.Base(p.assembler), "clang") {
+		return []string{p.assembler, "-c", "-o", obj, src}
+	}
+	return []string{p.assembler, "-o", obj, src}
+}
+
+// codeFinding assembles rep and returns check's finding that is f again
+// (compare.ReproCodeFinding), or why there is none.
+func (p *reproducer) codeFinding(name string, rep *compare.CodeRepro, f compare.Finding) (compare.Finding, bool, string) {
+	src, obj := filepath.Join(p.tmp, name+".s"), filepath.Join(p.tmp, name+".o")
+	if err := os.WriteFile(src, []byte(source(name, rep.Render())), 0o644); err != nil {
+		return compare.Finding{}, false, err.Error()
+	}
+	os.Remove(obj)
+	cmd := p.codeCommand(src, obj)
+	if out, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
+		return compare.Finding{}, false, fmt.Sprintf("%s failed: %v: %s", p.assembler, err, firstLine(string(out)))
+	}
+	got, ok, err := compare.ReproCodeFinding(obj, name, f, rep.Off)
+	switch {
+	case err != nil:
+		return compare.Finding{}, false, err.Error()
+	case !ok:
+		return compare.Finding{}, false, fmt.Sprintf("check of the rebuilt function does not find %s at +%#x", f.Kind, rep.Off)
+	}
+	return got, true, ""
+}
+
+// reduceCode replaces runs of rep's instructions by nops, halving the run
+// length from half the function down to one instruction, then drops the
+// instructions after the finding, each while the finding persists, in at
+// most maxCodeTries checks. It returns how many instructions the function
+// has and how many are kept.
+func (p *reproducer) reduceCode(name string, rep *compare.CodeRepro, f compare.Finding) (insts, kept int) {
+	var idx []int // instruction lines
+	for i, l := range rep.Lines {
+		if l.Directive == "" {
+			idx = append(idx, i)
+		}
+	}
+	tries := 0
+	persists := func() bool {
+		tries++
+		_, ok, _ := p.codeFinding(name, rep, f)
+		return ok
+	}
+	for size := max(len(idx)/2, 1); tries < maxCodeTries; size /= 2 {
+		for k := 0; k < len(idx) && tries < maxCodeTries; k += size {
+			run := idx[k:min(k+size, len(idx))]
+			var changed []int
+			for _, i := range run {
+				if !rep.Lines[i].Nop {
+					rep.Lines[i].Nop = true
+					changed = append(changed, i)
+				}
+			}
+			if len(changed) > 0 && !persists() {
+				for _, i := range changed {
+					rep.Lines[i].Nop = false
+				}
+			}
+		}
+		if size == 1 {
+			break
+		}
+	}
+	// The instructions after the finding's.
+	var at uint64
+	for i, l := range rep.Lines {
+		if l.Directive != "" {
+			continue
+		}
+		if at > rep.Off && tries < maxCodeTries {
+			saved := rep.Lines
+			rep.Lines = rep.Lines[:i:i]
+			if !persists() {
+				rep.Lines = saved
+			}
+			break
+		}
+		at += uint64(len(l.Bytes))
+	}
+	for _, l := range rep.Lines {
+		if l.Directive == "" && !l.Nop {
+			kept++
+		}
+	}
+	return len(idx), kept
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }

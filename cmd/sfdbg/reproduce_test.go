@@ -84,3 +84,99 @@ func TestCheckReproduceRebuildsEachAssemblerFault(t *testing.T) {
 		}
 	})
 }
+
+// findAssembler returns the first of the named assemblers found in $PATH
+// or in the cross toolchains of scripts/cross-toolchains.sh.
+func findAssembler(names ...string) string {
+	tc := os.Getenv("SFDBG_TOOLCHAINS")
+	if tc == "" {
+		tc = "/tmp/sfdbg-toolchains"
+	}
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+		if p := filepath.Join(tc, "cross-v3", "bin", n); fileExists(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// check --reproduce on code-oracle findings (issue 30: the OCaml and LLVM
+// classes written up for their upstreams), on each machine's real-world
+// reproducer: every function with a code finding gets NAME.code.s, which
+// assembled again gives the same finding (kind, offset, the code's and
+// the CFI's rules), and NAME.code.txt with the original's instructions
+// around it.
+func TestCheckReproduceRebuildsCodeFindings(t *testing.T) {
+	for _, c := range []struct {
+		obj string
+		as  []string
+	}{
+		{"llvm_epilogue_hoist.o", []string{"x86_64-linux-gnu-as", "as"}},
+		{"ocaml_trap_frame_call_gc.o", []string{"x86_64-linux-gnu-as", "as"}},
+		{"llvm_sync_cfi_aarch64.o", []string{"aarch64-linux-gnu-as"}},
+		{"gcc_fpr_epilogue_cfa_s390x.o", []string{"s390x-linux-gnu-as"}},
+	} {
+		t.Run(c.obj, func(t *testing.T) {
+			as := findAssembler(c.as...)
+			if as == "" {
+				t.Skipf("no assembler %v (binutils, scripts/cross-toolchains.sh)", c.as)
+			}
+			obj := filepath.Join("..", "..", "testdata", "codeoracle", "realworld", c.obj)
+			orig, err := compare.CheckFile(obj, compare.CheckOptions{Code: compare.FramesCode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]compare.Finding{} // the first code finding of each function
+			for _, f := range orig.Findings {
+				if _, ok := want[f.Function]; !ok && compare.ReproCodeKind(f.Kind) {
+					want[f.Function] = f
+				}
+			}
+			if len(want) == 0 {
+				t.Fatal("no code finding in the original")
+			}
+			dir := t.TempDir()
+			if code, _, errOut := runSfdbg("check", "--reproduce", dir, "--assembler", as, obj); code != exitFindings {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			for fn, f := range want {
+				src := filepath.Join(dir, fn+".code.s")
+				if !fileExists(src) {
+					txt, _ := os.ReadFile(filepath.Join(dir, fn+".code.txt"))
+					t.Fatalf("%s: no reproducer:\n%s", fn, txt)
+				}
+				re := filepath.Join(t.TempDir(), fn+".o")
+				if out, err := exec.Command(as, "-o", re, src).CombinedOutput(); err != nil {
+					t.Fatalf("%s: %v\n%s", src, err, out)
+				}
+				rep, err := compare.CheckFile(re, compare.CheckOptions{Code: compare.FramesCode})
+				if err != nil {
+					t.Fatal(err)
+				}
+				found := false
+				for _, g := range rep.Findings {
+					if g.Function == fn && g.Kind == f.Kind && g.PC-g.FuncStart == f.PC-f.FuncStart &&
+						g.Rules[frames.MethodCode] == f.Rules[frames.MethodCode] && g.Rules[frames.MethodCFI] == f.Rules[frames.MethodCFI] {
+						found = true
+					}
+				}
+				if !found {
+					b, _ := os.ReadFile(src)
+					t.Errorf("%s: the rebuilt function does not give %s %s\n%s", fn, f.Kind, f.Message, b)
+				}
+				txt, _ := os.ReadFile(filepath.Join(dir, fn+".code.txt"))
+				if !strings.Contains(string(txt), "the original around the finding") || !strings.Contains(string(txt), "=> +") {
+					t.Errorf("%s.code.txt lacks the original's instructions:\n%s", fn, txt)
+				}
+			}
+		})
+	}
+}
