@@ -28,7 +28,7 @@ func cmdDisplay(s *Session, args string) error {
 	var letter byte
 	if rest, ok := strings.CutPrefix(args, "/"); ok {
 		spec, a := splitWord(rest)
-		if len(spec) != 1 || !strings.ContainsRune("xduotac", rune(spec[0])) {
+		if len(spec) != 1 || !strings.ContainsRune("xduotacf", rune(spec[0])) {
 			return fmt.Errorf("Invalid format /%s: display takes one letter (x d u o t a c).", spec)
 		}
 		letter, args = spec[0], strings.TrimSpace(a)
@@ -177,7 +177,7 @@ func cmdOutput(s *Session, args string) error {
 }
 
 // cmdPrintf implements gdb's printf "FORMAT", ARG...: C's conversions
-// (%d %i %u %x %X %o %c %s %p, with l/ll/h/hh and flags, width and
+// (%d %i %u %x %X %o %c %s %p %f %e %g, with l/ll/h/hh/L and flags, width and
 // precision, %%), each argument an expression; %s reads the string at
 // its value.
 func cmdPrintf(s *Session, args string) error {
@@ -229,7 +229,15 @@ func cmdPrintf(s *Session, args string) error {
 		if err != nil {
 			return err
 		}
+		if v.kind == kindFloat && strings.IndexByte("diuxXoc", conv) >= 0 {
+			v = value{v: floatToInt(v, 8, true), kind: kindInt}
+		}
 		switch conv {
+		case 'f', 'F', 'e', 'E', 'g', 'G':
+			if v.kind != kindFloat && v.kind != kindInt {
+				return errNotNumber
+			}
+			out.WriteString(cFloatConv(conv, flags, v.float()))
 		case 'd', 'i':
 			fmt.Fprintf(&out, "%"+flags+"d", int64(v.v))
 		case 'u':
@@ -241,6 +249,10 @@ func cmdPrintf(s *Session, args string) error {
 		case 'p':
 			fmt.Fprintf(&out, "%#x", v.v)
 		case 's':
+			if v.kind == kindString {
+				fmt.Fprintf(&out, "%"+flags+"s", v.str)
+				break
+			}
 			sp, err := s.space()
 			if err != nil {
 				return err

@@ -289,7 +289,7 @@ func (s *Session) breakHolds(bp *breakpoint, tid int) bool {
 			s.printf("Error in testing condition for breakpoint %d:\n%v\n", bp.id, err)
 			return true
 		}
-		stop = v.v != 0
+		stop = v.truth()
 	}
 	if stop && bp.ignore > 0 {
 		bp.ignore--

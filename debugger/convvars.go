@@ -34,7 +34,7 @@ func (s *Session) convenienceValue(name string) (v value, ok bool, err error) {
 		if s.exitCode == nil {
 			return value{}, true, errors.New("$_exitcode is void: the program has not exited")
 		}
-		return value{uint64(int64(*s.exitCode)), kindInt, false}, true, nil
+		return value{v: uint64(int64(*s.exitCode)), kind: kindInt}, true, nil
 	case name == "_siginfo":
 		return value{}, true, errors.New("sfdbg prints $_siginfo's fields: $_siginfo.si_signo, .si_errno, .si_code, ._sifields._sigfault.si_addr, ._sifields._kill.si_pid")
 	case !strings.HasPrefix(name, "_siginfo."):
@@ -50,15 +50,15 @@ func (s *Session) convenienceValue(name string) (v value, ok bool, err error) {
 	}
 	switch field := strings.TrimPrefix(name, "_siginfo."); field {
 	case "si_signo":
-		return value{uint64(int64(si.Signo)), kindInt, false}, true, nil
+		return value{v: uint64(int64(si.Signo)), kind: kindInt}, true, nil
 	case "si_errno":
-		return value{uint64(int64(si.Errno)), kindInt, false}, true, nil
+		return value{v: uint64(int64(si.Errno)), kind: kindInt}, true, nil
 	case "si_code":
-		return value{uint64(int64(si.Code)), kindInt, false}, true, nil
+		return value{v: uint64(int64(si.Code)), kind: kindInt}, true, nil
 	case "_sifields._sigfault.si_addr":
-		return value{si.Addr, kindData, false}, true, nil
+		return value{v: si.Addr, kind: kindData}, true, nil
 	case "_sifields._kill.si_pid":
-		return value{uint64(int64(si.Pid)), kindInt, false}, true, nil
+		return value{v: uint64(int64(si.Pid)), kind: kindInt}, true, nil
 	default:
 		return value{}, true, fmt.Errorf("There is no member named %s.", field)
 	}

@@ -73,6 +73,16 @@ func (f *cFormatter) letterText(v uint64, bits int) string {
 			text += symbolSuffix(f.sp, v)
 		}
 		return text
+	case 'f':
+		// An integer's bits as the floating type of its size, as gdb's
+		// print/f; other sizes in decimal.
+		switch bits {
+		case 32:
+			return floatText(float64(math.Float32frombits(uint32(v))), 9)
+		case 64:
+			return floatText(math.Float64frombits(v), 17)
+		}
+		return strconv.FormatInt(signed, 10)
 	}
 	return fmt.Sprintf("<error: undefined output format %q>", f.letter)
 }
@@ -166,6 +176,20 @@ func (f *cFormatter) format(t dwarf.Type, b []byte, mode valueMode, depth int) s
 	if int64(len(b)) < u.Size() {
 		return fmt.Sprintf("<error: %d bytes of a %d-byte value>", len(b), u.Size())
 	}
+	if fl, ok := u.(*dwarf.FloatType); ok && (f.letter == 'f' || f.letter == 'c') {
+		// print/f shows a floating value as it is; print/c converts it
+		// to an integer first (gdb 13).
+		letter := f.letter
+		f.letter = 0
+		text := f.format(t, b, mode, depth)
+		f.letter = letter
+		if letter == 'c' {
+			if v, ok := floatOfBytes(fl, b); ok {
+				return f.letterText(floatToInt(v, 1, true), 8)
+			}
+		}
+		return text
+	}
 	if f.letter != 0 {
 		switch u.(type) {
 		case *dwarf.BoolType, *dwarf.CharType, *dwarf.UcharType, *dwarf.IntType, *dwarf.UintType,
@@ -219,6 +243,13 @@ func (f *cFormatter) format(t dwarf.Type, b []byte, mode valueMode, depth int) s
 			return floatText(float64(math.Float32frombits(uint32(uintOf(b[:4])))), 9)
 		case 8:
 			return floatText(math.Float64frombits(uintOf(b[:8])), 17)
+		case 16:
+			m := spaceMachine(f.sp)
+			if x, fl := longDouble(b[:16], m, binary.NativeEndian); x != nil {
+				return floatValueText(longDoubleValue(x), m)
+			} else {
+				return floatText(fl, floatDigits(16, m))
+			}
 		}
 		return fmt.Sprintf("<error: sfdbg does not print %d-byte floating-point values (%s)>", tt.Size(), cTypeName(t))
 	case *dwarf.PtrType:

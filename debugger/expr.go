@@ -5,6 +5,8 @@ import (
 	"debug/dwarf"
 	"errors"
 	"fmt"
+	"math"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -22,6 +24,8 @@ const (
 	kindInt valueKind = iota
 	kindData
 	kindCode
+	kindFloat  // float, double, long double: f, fsize (cfloat.go)
+	kindString // a string literal: str
 )
 
 // value is the result of an expression.
@@ -32,6 +36,14 @@ type value struct {
 	// character too: 44 ','), or with kindData to char * (print shows
 	// the string).
 	char bool
+	// f is a kindFloat's value and fsize its C type's size (4 float, 8
+	// double, 16 long double); x, when not nil, is a long double's exact
+	// value, f its nearest double.
+	f     float64
+	fsize uint8
+	x     *big.Float
+	// str is a kindString's characters (a literal, without its NUL).
+	str string
 }
 
 // evalAddr evaluates an address expression (evalExpr) to a number.
@@ -87,13 +99,17 @@ func tokenize(expr string) ([]token, error) {
 		case strings.IndexByte("+-*/()&%<>!~|^", c) >= 0:
 			toks = append(toks, token{c, expr[i : i+1], i})
 			i++
-		case c >= '0' && c <= '9':
-			j := i
-			for j < len(expr) && (isIdent(expr[j], false) && expr[j] != '.' && expr[j] != '@') {
-				j++
-			}
+		case c >= '0' && c <= '9' || c == '.' && i+1 < len(expr) && expr[i+1] >= '0' && expr[i+1] <= '9':
+			j := numberEnd(expr, i)
 			toks = append(toks, token{'n', expr[i:j], i})
 			i = j
+		case c == '"':
+			str, rest, err := cStringLiteral(expr[i:])
+			if err != nil {
+				return nil, err
+			}
+			toks = append(toks, token{'"', str, i})
+			i = len(expr) - len(rest)
 		case c == '$':
 			j := i + 1
 			for j < len(expr) && (isIdent(expr[j], false) || expr[j] == '$') {
@@ -140,6 +156,40 @@ func tokenize(expr string) ([]token, error) {
 		}
 	}
 	return toks, nil
+}
+
+// numberEnd returns where the C number at expr[i] ends: hex digits after
+// 0x, else digits, a fraction, an exponent with its sign (1e-5, 1.e3,
+// .5), then suffix letters (2.5f, 10UL).
+func numberEnd(expr string, i int) int {
+	digits := func(j int, hex bool) int {
+		for j < len(expr) && (expr[j] >= '0' && expr[j] <= '9' || hex && strings.IndexByte("abcdefABCDEF", expr[j]) >= 0) {
+			j++
+		}
+		return j
+	}
+	j := i
+	if strings.HasPrefix(expr[i:], "0x") || strings.HasPrefix(expr[i:], "0X") {
+		j = digits(i+2, true)
+	} else {
+		j = digits(i, false)
+		if j < len(expr) && expr[j] == '.' {
+			j = digits(j+1, false)
+		}
+		if j < len(expr) && (expr[j] == 'e' || expr[j] == 'E') {
+			k := j + 1
+			if k < len(expr) && (expr[k] == '+' || expr[k] == '-') {
+				k++
+			}
+			if e := digits(k, false); e > k {
+				j = e
+			}
+		}
+	}
+	for j < len(expr) && strings.IndexByte("uUlLfF", expr[j]) >= 0 {
+		j++
+	}
+	return j
 }
 
 // twoCharOp maps C's two-character operators to their token kinds.
@@ -198,6 +248,15 @@ func (p *exprParser) level(n int) (value, error) {
 		if err != nil {
 			return r, err
 		}
+		if l.kind == kindString || r.kind == kindString {
+			return value{}, errNotNumber
+		}
+		if l.kind == kindFloat || r.kind == kindFloat {
+			if l, err = floatLevel(op, l, r); err != nil {
+				return value{}, err
+			}
+			continue
+		}
 		ptr := l.kind != kindInt || r.kind != kindInt
 		lt := int64(l.v) < int64(r.v)
 		if ptr {
@@ -205,9 +264,9 @@ func (p *exprParser) level(n int) (value, error) {
 		}
 		b := func(c bool) value {
 			if c {
-				return value{1, kindInt, false}
+				return value{v: 1, kind: kindInt}
 			}
-			return value{0, kindInt, false}
+			return value{v: 0, kind: kindInt}
 		}
 		switch op {
 		case 'O':
@@ -215,11 +274,11 @@ func (p *exprParser) level(n int) (value, error) {
 		case 'A':
 			l = b(l.v != 0 && r.v != 0)
 		case '|':
-			l = value{l.v | r.v, kindInt, false}
+			l = value{v: l.v | r.v, kind: kindInt}
 		case '^':
-			l = value{l.v ^ r.v, kindInt, false}
+			l = value{v: l.v ^ r.v, kind: kindInt}
 		case '&':
-			l = value{l.v & r.v, kindInt, false}
+			l = value{v: l.v & r.v, kind: kindInt}
 		case 'E':
 			l = b(l.v == r.v)
 		case 'N':
@@ -233,9 +292,9 @@ func (p *exprParser) level(n int) (value, error) {
 		case 'G':
 			l = b(!lt)
 		case 'l':
-			l = value{l.v << (r.v & 63), kindInt, false}
+			l = value{v: l.v << (r.v & 63), kind: kindInt}
 		case 'r':
-			l = value{uint64(int64(l.v) >> (r.v & 63)), kindInt, false}
+			l = value{v: uint64(int64(l.v) >> (r.v & 63)), kind: kindInt}
 		}
 	}
 }
@@ -252,16 +311,25 @@ func (p *exprParser) sum() (value, error) {
 		if err != nil {
 			return r, err
 		}
+		if l.kind == kindFloat || r.kind == kindFloat {
+			if l.kind != kindFloat && l.kind != kindInt || r.kind != kindFloat && r.kind != kindInt {
+				return value{}, errNotNumber
+			}
+			l = floatArith(op, l, r, longDoublePrec(p.s.machine()))
+			continue
+		}
 		switch {
+		case l.kind == kindString || r.kind == kindString:
+			return value{}, errNotNumber
 		case op == '+' && l.kind != kindInt && r.kind != kindInt,
 			op == '-' && l.kind == kindInt && r.kind != kindInt:
 			return value{}, errNotNumber
 		case op == '+':
-			l = value{l.v + r.v, max(l.kind, r.kind), false}
+			l = value{v: l.v + r.v, kind: max(l.kind, r.kind)}
 		case l.kind != kindInt && r.kind != kindInt:
-			l = value{l.v - r.v, kindInt, false} // pointer difference in bytes
+			l = value{v: l.v - r.v, kind: kindInt} // pointer difference in bytes
 		default:
-			l = value{l.v - r.v, l.kind, false}
+			l = value{v: l.v - r.v, kind: l.kind}
 		}
 	}
 	return l, nil
@@ -278,6 +346,13 @@ func (p *exprParser) product() (value, error) {
 		r, err := p.unary()
 		if err != nil {
 			return r, err
+		}
+		if (l.kind == kindFloat || r.kind == kindFloat) && (l.kind == kindFloat || l.kind == kindInt) && (r.kind == kindFloat || r.kind == kindInt) {
+			if op == '%' {
+				return value{}, errIntegerOnly
+			}
+			l = floatArith(op, l, r, longDoublePrec(p.s.machine()))
+			continue
 		}
 		if l.kind != kindInt || r.kind != kindInt {
 			return value{}, errNotNumber
@@ -311,28 +386,41 @@ func (p *exprParser) unary() (value, error) {
 		if err != nil {
 			return v, err
 		}
+		if v.kind == kindFloat {
+			// gdb's value_neg is 0 - v (a NaN keeps its sign).
+			return floatArith('-', floatValue(0, v.fsize), v, longDoublePrec(p.s.machine())), nil
+		}
 		if v.kind != kindInt {
 			return value{}, errNotNumber
 		}
-		return value{-v.v, kindInt, false}, nil
+		return value{v: -v.v, kind: kindInt}, nil
 	case '!', '~':
 		p.i++
 		v, err := p.unary()
 		if err != nil {
 			return v, err
 		}
+		if v.kind == kindString {
+			return value{}, errNotNumber
+		}
 		if t.kind == '~' {
-			return value{^v.v, kindInt, false}, nil
+			if v.kind == kindFloat {
+				return value{}, errors.New("Argument to complement operation not an integer, boolean.")
+			}
+			return value{v: ^v.v, kind: kindInt}, nil
 		}
-		if v.v == 0 {
-			return value{1, kindInt, false}, nil
+		if !v.truth() {
+			return value{v: 1, kind: kindInt}, nil
 		}
-		return value{0, kindInt, false}, nil
+		return value{v: 0, kind: kindInt}, nil
 	case '*':
 		p.i++
 		v, err := p.unary()
 		if err != nil {
 			return v, err
+		}
+		if v.kind == kindFloat || v.kind == kindString {
+			return value{}, errors.New("Attempt to take contents of a non-pointer value.")
 		}
 		sp, err := p.s.space()
 		if err != nil {
@@ -342,7 +430,7 @@ func (p *exprParser) unary() (value, error) {
 		if err != nil {
 			return value{}, fmt.Errorf("Cannot access memory at address %#x", v.v)
 		}
-		return value{w, kindInt, false}, nil
+		return value{v: w, kind: kindInt}, nil
 	case '&':
 		p.i++
 		if p.peek() != 'i' {
@@ -359,10 +447,23 @@ func (p *exprParser) unary() (value, error) {
 			if err != nil {
 				return v, err
 			}
-			if ptr {
-				return value{v.v, kindData, size.bytes == 1 && size.char}, nil
+			if v.kind == kindString {
+				return value{}, errors.New("Invalid cast.")
 			}
-			return value{truncate(v.v, size.bytes, size.signed), kindInt, size.char}, nil
+			switch {
+			case size.float && !ptr:
+				if size.bytes == 16 {
+					return longDoubleValue(v.bigFloat(longDoublePrec(p.s.machine()))), nil
+				}
+				return floatValue(v.float(), uint8(size.bytes)), nil
+			case v.kind == kindFloat && ptr:
+				return value{}, errors.New("Invalid cast.")
+			case v.kind == kindFloat:
+				return value{v: floatToInt(v, size.bytes, size.signed), kind: kindInt, char: size.char}, nil
+			case ptr:
+				return value{v: v.v, kind: kindData, char: size.bytes == 1 && size.char}, nil
+			}
+			return value{v: truncate(v.v, size.bytes, size.signed), kind: kindInt, char: size.char}, nil
 		}
 		p.i++
 		v, err := p.logicalOr()
@@ -376,14 +477,20 @@ func (p *exprParser) unary() (value, error) {
 		return v, nil
 	case 'n':
 		p.i++
-		n, err := strconv.ParseUint(t.text, 0, 64)
+		if v, ok, err := parseFloatLiteral(t.text, p.s.machine()); ok {
+			return v, err
+		}
+		n, err := strconv.ParseUint(strings.TrimRight(t.text, "uUlL"), 0, 64)
 		if err != nil {
 			return value{}, fmt.Errorf("Invalid number \"%s\".", t.text)
 		}
-		return value{n, kindInt, false}, nil
+		return value{v: n, kind: kindInt}, nil
 	case '$':
 		p.i++
 		return p.s.dollarValue(t.text[1:])
+	case '"':
+		p.i++
+		return value{kind: kindString, str: t.text}, nil
 	case 'i':
 		if t.text == "sizeof" {
 			return p.sizeof()
@@ -446,7 +553,7 @@ func (s *Session) dollarValue(name string) (value, error) {
 	case "sp", "rsp", "fp", "rbp", "cfa":
 		kind = kindData
 	}
-	return value{r, kind, false}, nil
+	return value{v: r, kind: kind}, nil
 }
 
 // symbolValue is a function's address (a code pointer), a data symbol's
@@ -463,14 +570,14 @@ func (s *Session) symbolValue(name string, addr bool) (value, error) {
 		return v, err
 	}
 	if a, _, ok := lookupFunction(sp, name); ok {
-		return value{a, kindCode, false}, nil
+		return value{v: a, kind: kindCode}, nil
 	}
 	a, size, ok := lookupData(sp, name)
 	if !ok {
 		return value{}, fmt.Errorf("No symbol \"%s\" in current context.", name)
 	}
 	if addr {
-		return value{a, kindData, false}, nil
+		return value{v: a, kind: kindData}, nil
 	}
 	if size != 1 && size != 2 && size != 4 && size != 8 {
 		return value{}, fmt.Errorf("'%s' is %d bytes, not a number; use &%s, or x/%dxb &%s.", name, size, name, size, name)
@@ -482,7 +589,7 @@ func (s *Session) symbolValue(name string, addr bool) (value, error) {
 	}
 	v := uintOf(b)
 	shift := 64 - 8*size
-	return value{uint64(int64(v<<shift) >> shift), kindInt, false}, nil
+	return value{v: uint64(int64(v<<shift) >> shift), kind: kindInt}, nil
 }
 
 // register returns a register of the selected frame by name: the
@@ -587,6 +694,25 @@ func subRegister(name string) (full string, shift, bits uint, ok bool) {
 // pointer as (void *) 0x..., a code pointer with its symbol; fmtLetter
 // (x, d, u, o, t, a, c) overrides.
 func formatValue(sp *frames.Space, v value, fmtLetter byte) (string, error) {
+	switch v.kind {
+	case kindString:
+		if fmtLetter != 0 {
+			return "", fmt.Errorf("sfdbg does not print a string literal in format /%c", fmtLetter)
+		}
+		return stringText([]byte(v.str), false), nil
+	case kindFloat:
+		switch fmtLetter {
+		case 0, 'f':
+			return floatValueText(v, spaceMachine(sp)), nil
+		case 'c':
+			v = value{v: floatToInt(v, 1, true), kind: kindInt}
+		default:
+			// gdb 13's print/x of a floating value shows its
+			// representation.
+			bits, _ := floatBits(v)
+			v = value{v: bits, kind: kindInt}
+		}
+	}
 	switch fmtLetter {
 	case 0:
 	case 'x':
@@ -603,6 +729,12 @@ func formatValue(sp *frames.Space, v value, fmtLetter byte) (string, error) {
 		return fmt.Sprintf("%#x%s", v.v, symbolSuffix(sp, v.v)), nil
 	case 'c':
 		return fmt.Sprintf("%d %q", int8(v.v), rune(uint8(v.v))), nil
+	case 'f':
+		// An integer's bits as a float (an int's 4 bytes) or a double.
+		if int64(v.v) == int64(int32(v.v)) {
+			return floatText(float64(math.Float32frombits(uint32(v.v))), 9), nil
+		}
+		return floatText(math.Float64frombits(v.v), 17), nil
 	default:
 		return "", fmt.Errorf("Undefined output format \"%c\".", fmtLetter)
 	}
@@ -701,18 +833,20 @@ type cType struct {
 	bytes  int
 	signed bool
 	char   bool // char, signed char, unsigned char
+	float  bool // float, double, long double
 }
 
 // baseTypes are C's integer type names (GCC's sizes on LP64).
 var baseTypes = map[string]cType{
-	"char": {1, true, true}, "signed char": {1, true, true}, "unsigned char": {1, false, true}, "_Bool": {1, false, false}, "bool": {1, false, false},
-	"short": {2, true, false}, "short int": {2, true, false}, "unsigned short": {2, false, false}, "unsigned short int": {2, false, false},
-	"int": {4, true, false}, "signed": {4, true, false}, "signed int": {4, true, false}, "unsigned": {4, false, false}, "unsigned int": {4, false, false},
-	"long": {8, true, false}, "long int": {8, true, false}, "unsigned long": {8, false, false}, "unsigned long int": {8, false, false},
-	"long long": {8, true, false}, "long long int": {8, true, false}, "unsigned long long": {8, false, false},
-	"int8_t": {1, true, false}, "uint8_t": {1, false, false}, "int16_t": {2, true, false}, "uint16_t": {2, false, false},
-	"int32_t": {4, true, false}, "uint32_t": {4, false, false}, "int64_t": {8, true, false}, "uint64_t": {8, false, false},
-	"size_t": {8, false, false}, "ssize_t": {8, true, false}, "uintptr_t": {8, false, false}, "intptr_t": {8, true, false},
+	"char": {1, true, true, false}, "signed char": {1, true, true, false}, "unsigned char": {1, false, true, false}, "_Bool": {1, false, false, false}, "bool": {1, false, false, false},
+	"short": {2, true, false, false}, "short int": {2, true, false, false}, "unsigned short": {2, false, false, false}, "unsigned short int": {2, false, false, false},
+	"int": {4, true, false, false}, "signed": {4, true, false, false}, "signed int": {4, true, false, false}, "unsigned": {4, false, false, false}, "unsigned int": {4, false, false, false},
+	"long": {8, true, false, false}, "long int": {8, true, false, false}, "unsigned long": {8, false, false, false}, "unsigned long int": {8, false, false, false},
+	"long long": {8, true, false, false}, "long long int": {8, true, false, false}, "unsigned long long": {8, false, false, false},
+	"int8_t": {1, true, false, false}, "uint8_t": {1, false, false, false}, "int16_t": {2, true, false, false}, "uint16_t": {2, false, false, false},
+	"int32_t": {4, true, false, false}, "uint32_t": {4, false, false, false}, "int64_t": {8, true, false, false}, "uint64_t": {8, false, false, false},
+	"size_t": {8, false, false, false}, "ssize_t": {8, true, false, false}, "uintptr_t": {8, false, false, false}, "intptr_t": {8, true, false, false},
+	"float": {4, true, false, true}, "double": {8, true, false, true}, "long double": {16, true, false, true},
 }
 
 // typeAt reads a type name at the start of toks, up to and not including
@@ -741,14 +875,17 @@ func (s *Session) typeAt(toks []token) (t cType, ptr bool, n int, ok bool) {
 	}
 	if dt, known := s.lookupTypeName(name); known {
 		if stars > 0 {
-			return cType{8, false, false}, true, n, true
+			return cType{bytes: 8, signed: false}, true, n, true
 		}
 		size := int(dt.Size())
+		if _, fl := under(dt).(*dwarf.FloatType); fl && (size == 4 || size == 8 || size == 16) {
+			return cType{bytes: size, signed: true, float: true}, false, n, true
+		}
 		if size != 1 && size != 2 && size != 4 && size != 8 {
 			return t, false, 0, false
 		}
 		_, unsigned := under(dt).(*dwarf.UintType)
-		return cType{size, !unsigned, false}, false, n, true
+		return cType{bytes: size, signed: !unsigned}, false, n, true
 	}
 	return t, false, 0, false
 }
@@ -787,9 +924,9 @@ func (p *exprParser) sizeof() (value, error) {
 		if t, ptr, n, ok := p.s.typeAt(p.toks[p.i+1:]); ok {
 			p.i += 1 + n + 1
 			if ptr {
-				return value{8, kindInt, false}, nil
+				return value{v: 8, kind: kindInt}, nil
 			}
-			return value{uint64(t.bytes), kindInt, false}, nil
+			return value{v: uint64(t.bytes), kind: kindInt}, nil
 		}
 		// sizeof (TYPE) of a struct or array type DWARF knows.
 		j := p.i + 1
@@ -801,9 +938,23 @@ func (p *exprParser) sizeof() (value, error) {
 		if j < len(p.toks) && p.toks[j].kind == ')' && len(words) > 0 {
 			if dt, ok := p.s.lookupTypeName(strings.Join(words, " ")); ok {
 				p.i = j + 1
-				return value{uint64(dt.Size()), kindInt, false}, nil
+				return value{v: uint64(dt.Size()), kind: kindInt}, nil
 			}
 		}
+	}
+	// sizeof of a floating expression or a string literal: its type's
+	// size (sizeof(1.5) 8, sizeof(1.5f) 4, sizeof("hi") 3).
+	if at := p.i; p.peek() == '(' {
+		p.i++
+		v, err := p.logicalOr()
+		if err == nil && p.peek() == ')' && (v.kind == kindFloat || v.kind == kindString) {
+			p.i++
+			if v.kind == kindString {
+				return value{v: uint64(len(v.str) + 1), kind: kindInt}, nil
+			}
+			return value{v: uint64(v.fsize), kind: kindInt}, nil
+		}
+		p.i = at
 	}
 	// sizeof of a variable path, with or without parentheses.
 	paren := p.peek() == '('
@@ -840,5 +991,5 @@ func (p *exprParser) sizeof() (value, error) {
 	if t.t == nil {
 		return value{}, err
 	}
-	return value{uint64(t.t.Size()), kindInt, false}, nil
+	return value{v: uint64(t.t.Size()), kind: kindInt}, nil
 }

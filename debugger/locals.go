@@ -496,12 +496,12 @@ func (s *Session) pathNumber(p varPath) (v value, ok bool, err error) {
 	case err != nil:
 		return value{}, true, err
 	case addr:
-		return value{uintOf(t.b), kindData, false}, true, nil
+		return value{v: uintOf(t.b), kind: kindData}, true, nil
 	}
 	if _, arr := under(t.t).(*dwarf.ArrayType); arr && t.inMem {
-		return value{t.addr, kindData, false}, true, nil
+		return value{v: t.addr, kind: kindData}, true, nil
 	}
-	hv, scalar := historyValue(t)
+	hv, scalar := s.historyValue(t)
 	if !scalar {
 		return value{}, true, fmt.Errorf("Argument to arithmetic operation not a number or boolean (%s is %s).", name, cTypeName(t.t))
 	}
@@ -723,10 +723,10 @@ func (s *Session) printVar(expr string, letter byte) (handled bool, err error) {
 		}
 		return true, err
 	}
-	hv, _ := historyValue(t)
+	hv, _ := s.historyValue(t)
 	var text string
 	if letter != 0 {
-		if !strings.ContainsRune("xduotac", rune(letter)) {
+		if !strings.ContainsRune("xduotacf", rune(letter)) {
 			return true, fmt.Errorf("Undefined output format \"%c\".", letter)
 		}
 		c.f.letter = letter
@@ -792,20 +792,31 @@ func (s *Session) repeated(t typed, count string) (typed, error) {
 
 // historyValue is what the value history keeps of a typed value: a
 // scalar's value, an aggregate's address (sfdbg's history holds numbers).
-func historyValue(t typed) (value, bool) {
+func (s *Session) historyValue(t typed) (value, bool) {
 	switch tt := under(t.t).(type) {
+	case *dwarf.FloatType:
+		if v, ok := floatOfBytes(tt, t.b); ok {
+			return v, true
+		}
+		if tt.Size() == 16 && len(t.b) >= 16 {
+			if x, f := longDouble(t.b[:16], s.machine(), binary.NativeEndian); x != nil {
+				return longDoubleValue(x), true
+			} else {
+				return floatValue(f, 16), true
+			}
+		}
 	case *dwarf.PtrType:
 		kind := kindData
 		if isFunc(under(tt.Type)) {
 			kind = kindCode
 		}
-		return value{uintOf(t.b), kind, false}, true
+		return value{v: uintOf(t.b), kind: kind}, true
 	case *dwarf.IntType, *dwarf.CharType, *dwarf.EnumType:
-		return value{uint64(intOf(t.b)), kindInt, false}, true
+		return value{v: uint64(intOf(t.b)), kind: kindInt}, true
 	case *dwarf.UintType, *dwarf.UcharType, *dwarf.BoolType:
-		return value{uintOf(t.b), kindInt, false}, true
+		return value{v: uintOf(t.b), kind: kindInt}, true
 	}
-	return value{t.addr, kindData, false}, false
+	return value{v: t.addr, kind: kindData}, false
 }
 
 // cmdPtypeOrWhatis implements "ptype EXPR", "ptype struct|union|enum
@@ -969,14 +980,14 @@ func (s *Session) assignBytes(t dwarf.Type, rhs string) ([]byte, error) {
 	b := make([]byte, 8)
 	switch tt := u.(type) {
 	case *dwarf.FloatType:
-		x, err := strconv.ParseFloat(rhs, 64)
+		v, err := s.evalExpr(rhs)
 		if err != nil {
-			v, err2 := s.evalExpr(rhs)
-			if err2 != nil {
-				return nil, err2
-			}
-			x = float64(int64(v.v))
+			return nil, err
 		}
+		if v.kind != kindFloat && v.kind != kindInt {
+			return nil, errNotNumber
+		}
+		x := v.float()
 		switch size {
 		case 4:
 			binary.NativeEndian.PutUint32(b, math.Float32bits(float32(x)))
@@ -1010,24 +1021,24 @@ func (s *Session) assignBytes(t dwarf.Type, rhs string) ([]byte, error) {
 			if err != nil {
 				return nil, err
 			}
-			hv, scalar := historyValue(v)
+			hv, scalar := s.historyValue(v)
 			if !scalar {
 				return nil, fmt.Errorf("set var: %s is not a scalar", rhs)
 			}
-			x = hv.v
+			x = asInt(hv)
 		} else {
 			v, err := s.evalExpr(rhs)
 			if err != nil {
 				return nil, err
 			}
-			x = v.v
+			x = asInt(v)
 		}
 	} else {
 		v, err := s.evalExpr(rhs)
 		if err != nil {
 			return nil, err
 		}
-		x = v.v
+		x = asInt(v)
 	}
 	return nativeLow(x, int(size)), nil
 }

@@ -48,42 +48,42 @@ func returnValue(sp *frames.Space, t dwarf.Type, rax uint64) (text string, val v
 		return "", value{}, "", false // gdb prints nothing
 	case *dwarf.BoolType:
 		if trunc(rax) != 0 {
-			return "true", value{1, kindInt, false}, "", true
+			return "true", value{v: 1, kind: kindInt}, "", true
 		}
-		return "false", value{0, kindInt, false}, "", true
+		return "false", value{v: 0, kind: kindInt}, "", true
 	case *dwarf.CharType:
 		v := sext(rax)
-		return fmt.Sprintf("%d %s", v, strconv.QuoteRune(rune(byte(v)))), value{uint64(v), kindInt, false}, "", true
+		return fmt.Sprintf("%d %s", v, strconv.QuoteRune(rune(byte(v)))), value{v: uint64(v), kind: kindInt}, "", true
 	case *dwarf.UcharType:
 		v := trunc(rax)
-		return fmt.Sprintf("%d %s", v, strconv.QuoteRune(rune(byte(v)))), value{v, kindInt, false}, "", true
+		return fmt.Sprintf("%d %s", v, strconv.QuoteRune(rune(byte(v)))), value{v: v, kind: kindInt}, "", true
 	case *dwarf.IntType:
 		v := sext(rax)
-		return strconv.FormatInt(v, 10), value{uint64(v), kindInt, false}, "", true
+		return strconv.FormatInt(v, 10), value{v: uint64(v), kind: kindInt}, "", true
 	case *dwarf.UintType:
 		v := trunc(rax)
-		return strconv.FormatUint(v, 10), value{v, kindInt, false}, "", true
+		return strconv.FormatUint(v, 10), value{v: v, kind: kindInt}, "", true
 	case *dwarf.EnumType:
 		v := sext(rax)
 		for _, e := range tt.Val {
 			if e.Val == v {
-				return e.Name, value{uint64(v), kindInt, false}, "", true
+				return e.Name, value{v: uint64(v), kind: kindInt}, "", true
 			}
 		}
-		return strconv.FormatInt(v, 10), value{uint64(v), kindInt, false}, "", true
+		return strconv.FormatInt(v, 10), value{v: uint64(v), kind: kindInt}, "", true
 	case *dwarf.PtrType:
 		kind := kindData
 		if _, fn := tt.Type.(*dwarf.FuncType); fn {
 			kind = kindCode
 		}
-		text, err := formatValue(sp, value{rax, kind, false}, 0)
+		text, err := formatValue(sp, value{v: rax, kind: kind}, 0)
 		if err != nil {
 			text = fmt.Sprintf("%#x", rax)
 		}
 		if kind == kindData {
 			text = dataPointerText(sp, tt, rax)
 		}
-		return text, value{rax, kind, false}, "", true
+		return text, value{v: rax, kind: kind}, "", true
 	case *dwarf.FloatType:
 		return "", value{}, fmt.Sprintf("Value returned has type: %s. sfdbg does not read the floating-point registers (xmm0).", tt.String()), false
 	}

@@ -152,6 +152,60 @@ func TestExpressionsAreGdbs(t *testing.T) {
 	}
 }
 
+// TestFloatExpressionsAreGdbs prints floating-point expressions on the
+// -O0 locals fixture (r->weight is a double, 2.5) in gdb and in sfdbg:
+// literals of every form, C's usual arithmetic conversions, casts both
+// ways, comparisons, NaN and infinity, long double (x87 on x86-64: 21
+// digits), print/x, /c and /f, sizeof, a string literal, printf's
+// floating conversions and gdb's errors. Every value and message must be
+// gdb's.
+func TestFloatExpressionsAreGdbs(t *testing.T) {
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		t.Skip("gdb not installed")
+	}
+	path, _ := filepath.Abs(dumpFixture(t, "locals-v3-O0"))
+	exprs := []string{"r->weight", "r->weight * 2", "r->weight + n", "n / 2.0", "1.5", ".5", "1.e3", "1e10", "2.5e-3", "1e-5",
+		"1e17", "1.5f", "(float)1/3", "1.0/3", "100.0/3", "(int)r->weight", "(int)-2.7", "(unsigned)3.99", "(char)65.7",
+		"r->weight > 2", "r->weight == 2.5", "r->weight < n && 1", "!0.0", "-r->weight", "-0.0", "0.0/0", "1e400", "1.0/0 > 5",
+		"(long double)1/3", "(long double)0.1", "(long double)r->weight * 3", "5 + 1.5f", "0x10 + 0.5", "(double)7/2", "7/2",
+		"/x r->weight", "/x 1.5f", "/c 65.0", "/f r->weight", "/f 3", "/d 2.5", "sizeof(1.5)", "sizeof(1.5f)", "sizeof(double)",
+		`"hi"`, `sizeof("hi")`, "10UL + 1", "$1 * 2"}
+	var cmds []string
+	for _, e := range exprs {
+		if strings.HasPrefix(e, "/") {
+			cmds = append(cmds, "-ex", "p"+e)
+			continue
+		}
+		cmds = append(cmds, "-ex", "p "+e)
+	}
+	cmds = append(cmds, "-ex", `printf "|%5.2f|%-8.3e|%g|%G|%10.4g|%d|%s|%+.1f|%05.1f|% g\n", r->weight, 0.5, 1234567.0, 1e-10, 1.25, 2.9, "str", 2.5, -1.5, 0.5`)
+	g := exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "break leaf", "-ex", "run"}, cmds...), "--args", path, "exit")...)
+	g.Dir = filepath.Join("..", "..")
+	gout, _ := g.CombinedOutput()
+	_, out, errOut := runSfdbg(append(append([]string{"run", "-batch", "-ex", "break leaf", "-ex", "run"}, cmds...), "--", path, "exit")...)
+	vals := regexp.MustCompile(`(?m)^\$\d+ = .*$|^\|.*$`)
+	ours, theirs := vals.FindAllString(out, -1), vals.FindAllString(string(gout), -1)
+	if len(theirs) != len(exprs)+1 {
+		t.Fatalf("gdb printed %d values for %d expressions:\n%s", len(theirs), len(exprs)+1, gout)
+	}
+	if strings.Join(ours, "\n") != strings.Join(theirs, "\n") {
+		t.Errorf("sfdbg:\n%s\ngdb:\n%s\nsfdbg's output:\n%s%s", strings.Join(ours, "\n"), strings.Join(theirs, "\n"), out, errOut)
+	}
+	// gdb's errors on a floating value.
+	for _, e := range []string{"r->weight % 2", "1.5 & 1", "1.5 << 1", "~1.5", "*r->weight"} {
+		args := []string{"-ex", "break leaf", "-ex", "run", "-ex", "p " + e}
+		g := exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off"}, args...), "--args", path, "exit")...)
+		gout, _ := g.CombinedOutput()
+		_, out, errOut := runSfdbg(append(append([]string{"run", "-batch"}, args...), "--", path, "exit")...)
+		lines := strings.Split(strings.TrimSpace(string(gout)), "\n")
+		want := lines[len(lines)-1]
+		if !strings.Contains(out+errOut, want) {
+			t.Errorf("p %s: gdb says %q; sfdbg:\n%s%s", e, want, out, errOut)
+		}
+	}
+}
+
 // TestConditionsIgnoreAndDisplayAreGdbs runs a conditional breakpoint
 // (break FILE:LINE if COND), info breakpoints (gdb's table, with the
 // condition and the hit count), display and display/x after each stop,
