@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sirupsen/logrus"
+
 	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/debugger/proc"
 	"github.com/sfdbg/sfdbg/frames"
@@ -128,7 +130,7 @@ func (c *varContext) build(n int) {
 				}
 			}
 			regs.Set(regs.PCReg, sh.PC)
-			f := frames.Frame{Level: c.fs[k].Level, PC: sh.PC, Regs: regs, Method: c.fs[k].Method, Module: c.tr.Frames[k].Module}
+			f := frames.Frame{Level: c.fs[k].Level, PC: sh.PC, Regs: regs, Method: c.fs[k].Method, Module: c.tailModule(sh, c.tr.Frames[k].Module)}
 			if k > 0 {
 				f.CFA = c.fs[k-1].CFA
 			}
@@ -149,6 +151,17 @@ func (c *varContext) build(n int) {
 			c.chain[i].Caller = &c.chain[i+1]
 		}
 	}
+}
+
+// tailModule is the module of tail-call frame sh: the one holding its
+// jump, which need not be its caller's (def, the physical frame's).
+func (c *varContext) tailModule(sh compare.Shown, def *frames.Module) *frames.Module {
+	if c.sp != nil && c.sp.Modules != nil {
+		if m := c.sp.Modules.Find(sh.PC - 1); m != nil {
+			return m
+		}
+	}
+	return def
 }
 
 // varFrame returns the frame shown as sh as its variables are read (a
@@ -180,21 +193,23 @@ func (c *varContext) scope(sh compare.Shown) (*frames.Scope, *frames.VarFrame, e
 	if f.Module == nil || f.SignalTrampoline() {
 		return nil, nil, errNoSymtab
 	}
-	pc, depth := f.LookupPC(), 0
+	pc, depth, m := f.LookupPC(), 0, f.Module
 	switch {
 	case sh.TailCall:
 		// The function that made the jump: the innermost one at the
-		// jump, as gdb names the frame.
+		// jump, as gdb names the frame, in the module that holds it
+		// (qsort in libc above main: frames.TailCallsAcross).
 		pc = sh.PC - 1
-		depth = len(f.Module.InlinedAt(pc))
+		m = c.tailModule(sh, f.Module)
+		depth = len(m.InlinedAt(pc))
 	case sh.Inline:
 		depth = c.tr.Level(sh.Frame) - sh.Level
 	}
-	key := scopeKey{f.Module, pc, depth}
+	key := scopeKey{m, pc, depth}
 	sc, ok := c.scopes[key]
 	if !ok {
 		var err error
-		if sc, err = f.Module.FrameScope(pc, depth); err != nil {
+		if sc, err = m.FrameScope(pc, depth); err != nil {
 			sc = nil
 		}
 		if c.scopes == nil {
@@ -214,6 +229,7 @@ func (c *varContext) scope(sh compare.Shown) (*frames.Scope, *frames.VarFrame, e
 
 // valueError is how a value that cannot be read is printed.
 func valueError(err error) string {
+	logrus.Debugf("value: %v", err)
 	var me *frames.MemoryError
 	switch {
 	case errors.Is(err, frames.ErrOptimizedOut):
