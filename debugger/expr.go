@@ -26,6 +26,7 @@ const (
 	kindCode
 	kindFloat  // float, double, long double: f, fsize (cfloat.go)
 	kindString // a string literal: str
+	kindObject // a struct, union or array not in memory: obj only (v its address)
 )
 
 // value is the result of an expression.
@@ -44,6 +45,10 @@ type value struct {
 	x     *big.Float
 	// str is a kindString's characters (a literal, without its NUL).
 	str string
+	// obj is the C object the value is, when known (ctyped.go): a
+	// variable, member or element, what a typed pointer points at, a
+	// typed pointer made by arithmetic or a cast.
+	obj *typed
 }
 
 // evalAddr evaluates an address expression (evalExpr) to a number.
@@ -96,8 +101,11 @@ func tokenize(expr string) ([]token, error) {
 		case i+1 < len(expr) && twoCharOp[expr[i:i+2]] != 0:
 			toks = append(toks, token{twoCharOp[expr[i:i+2]], expr[i : i+2], i})
 			i += 2
-		case strings.IndexByte("+-*/()&%<>!~|^", c) >= 0:
+		case strings.IndexByte("+-*/()&%<>!~|^[]", c) >= 0:
 			toks = append(toks, token{c, expr[i : i+1], i})
+			i++
+		case c == '.' && i+1 < len(expr) && isIdent(expr[i+1], true):
+			toks = append(toks, token{'.', ".", i}) // (EXPR).MEMBER
 			i++
 		case c >= '0' && c <= '9' || c == '.' && i+1 < len(expr) && expr[i+1] >= '0' && expr[i+1] <= '9':
 			j := numberEnd(expr, i)
@@ -112,6 +120,16 @@ func tokenize(expr string) ([]token, error) {
 			i = len(expr) - len(rest)
 		case c == '$':
 			j := i + 1
+			if j < len(expr) && (expr[j] == '$' || expr[j] >= '0' && expr[j] <= '9' || !isIdent(expr[j], true)) {
+				// The value history ($, $N, $$, $$N): what follows is
+				// an operator ($3.key, $1->x, $[0]).
+				for j < len(expr) && (expr[j] == '$' || expr[j] >= '0' && expr[j] <= '9') {
+					j++
+				}
+				toks = append(toks, token{'$', expr[i:j], i})
+				i = j
+				break
+			}
 			for j < len(expr) && (isIdent(expr[j], false) || expr[j] == '$') {
 				j++
 			}
@@ -193,7 +211,7 @@ func numberEnd(expr string, i int) int {
 }
 
 // twoCharOp maps C's two-character operators to their token kinds.
-var twoCharOp = map[string]byte{"==": 'E', "!=": 'N', "<=": 'L', ">=": 'G', "&&": 'A', "||": 'O', "<<": 'l', ">>": 'r'}
+var twoCharOp = map[string]byte{"==": 'E', "!=": 'N', "<=": 'L', ">=": 'G', "&&": 'A', "||": 'O', "<<": 'l', ">>": 'r', "->": 'R'}
 
 type exprParser struct {
 	s    *Session
@@ -247,6 +265,9 @@ func (p *exprParser) level(n int) (value, error) {
 		r, err := next()
 		if err != nil {
 			return r, err
+		}
+		if l.kind == kindObject || r.kind == kindObject {
+			return value{}, objectOperandError(op, l, r)
 		}
 		if l.kind == kindString || r.kind == kindString {
 			return value{}, errNotNumber
@@ -318,7 +339,26 @@ func (p *exprParser) sum() (value, error) {
 			l = floatArith(op, l, r, longDoublePrec(p.s.machine()))
 			continue
 		}
+		if _, _, ok := l.elem(); ok && r.kind == kindInt {
+			l = ptrOffset(l, int64(r.v), op == '-') // p + 1: the next object
+			continue
+		}
+		if _, _, ok := r.elem(); ok && l.kind == kindInt && op == '+' {
+			l = ptrOffset(r, int64(l.v), false)
+			continue
+		}
+		if op == '-' {
+			if d, ok, err := ptrDiff(l, r); ok {
+				if err != nil {
+					return value{}, err
+				}
+				l = d
+				continue
+			}
+		}
 		switch {
+		case l.kind == kindObject || r.kind == kindObject:
+			return value{}, objectOperandError(op, l, r)
 		case l.kind == kindString || r.kind == kindString:
 			return value{}, errNotNumber
 		case op == '+' && l.kind != kindInt && r.kind != kindInt,
@@ -354,9 +394,13 @@ func (p *exprParser) product() (value, error) {
 			l = floatArith(op, l, r, longDoublePrec(p.s.machine()))
 			continue
 		}
+		if l.kind == kindObject || r.kind == kindObject {
+			return value{}, objectOperandError(op, l, r)
+		}
 		if l.kind != kindInt || r.kind != kindInt {
 			return value{}, errNotNumber
 		}
+		l = value{v: l.v, kind: kindInt} // a new value: not the operand's object
 		if op == '*' {
 			l.v *= r.v
 			continue
@@ -391,7 +435,7 @@ func (p *exprParser) unary() (value, error) {
 			return floatArith('-', floatValue(0, v.fsize), v, longDoublePrec(p.s.machine())), nil
 		}
 		if v.kind != kindInt {
-			return value{}, errNotNumber
+			return value{}, errors.New("Argument to negate operation not a number.")
 		}
 		return value{v: -v.v, kind: kindInt}, nil
 	case '!', '~':
@@ -400,7 +444,7 @@ func (p *exprParser) unary() (value, error) {
 		if err != nil {
 			return v, err
 		}
-		if v.kind == kindString {
+		if v.kind == kindString || v.kind == kindObject {
 			return value{}, errNotNumber
 		}
 		if t.kind == '~' {
@@ -419,8 +463,11 @@ func (p *exprParser) unary() (value, error) {
 		if err != nil {
 			return v, err
 		}
-		if v.kind == kindFloat || v.kind == kindString {
+		if v.kind == kindFloat || v.kind == kindString || v.kind == kindObject {
 			return value{}, errors.New("Attempt to take contents of a non-pointer value.")
+		}
+		if _, _, ok := v.elem(); ok {
+			return p.deref(v, 0) // *p: the object, with its type
 		}
 		sp, err := p.s.space()
 		if err != nil {
@@ -434,21 +481,41 @@ func (p *exprParser) unary() (value, error) {
 	case '&':
 		p.i++
 		if p.peek() != 'i' {
-			return value{}, fmt.Errorf("Attempt to take address of value not located in memory: &%s.", p.rest())
+			// &EXPR of an object in memory (&*r, &(r->at)).
+			v, err := p.unary()
+			if err != nil {
+				return v, err
+			}
+			if v.obj == nil || !v.obj.inMem {
+				return value{}, errors.New("Attempt to take address of value not located in memory.")
+			}
+			return pointerValue(nil, v.obj.t, v.obj.addr), nil
 		}
 		name := p.toks[p.i].text
 		p.i++
+		if vp, ok := parseVarPath("&" + name); ok && strings.ContainsAny(name, ".[>") {
+			if v, found, err := p.s.pathNumber(vp); found {
+				return v, err
+			}
+		}
 		return p.s.symbolValue(name, true)
 	case '(':
-		if size, ptr, n, ok := p.s.typeAt(p.toks[p.i+1:]); ok {
-			// A cast: (long)x, (unsigned char)x, (char *)p.
+		if size, ptr, ct, n, ok := p.s.typeAt(p.toks[p.i+1:]); ok {
+			// A cast: (long)x, (unsigned char)x, (char *)p,
+			// (struct rec *)q.
 			p.i += 1 + n + 1
 			v, err := p.unary()
 			if err != nil {
 				return v, err
 			}
-			if v.kind == kindString {
+			if v.kind == kindString || v.kind == kindObject {
 				return value{}, errors.New("Invalid cast.")
+			}
+			if ptr && v.kind != kindFloat {
+				pt := under(ct).(*dwarf.PtrType)
+				pv := pointerValue(ct, pt.Type, v.v)
+				pv.char = size.bytes == 1 && size.char
+				return pv, nil
 			}
 			switch {
 			case size.float && !ptr:
@@ -474,7 +541,7 @@ func (p *exprParser) unary() (value, error) {
 			return value{}, fmt.Errorf("A syntax error in expression, near `%s'.", p.rest())
 		}
 		p.i++
-		return v, nil
+		return p.postfix(v)
 	case 'n':
 		p.i++
 		if v, ok, err := parseFloatLiteral(t.text, p.s.machine()); ok {
@@ -487,7 +554,11 @@ func (p *exprParser) unary() (value, error) {
 		return value{v: n, kind: kindInt}, nil
 	case '$':
 		p.i++
-		return p.s.dollarValue(t.text[1:])
+		v, err := p.s.dollarValue(t.text[1:])
+		if err != nil {
+			return v, err
+		}
+		return p.postfix(v)
 	case '"':
 		p.i++
 		return value{kind: kindString, str: t.text}, nil
@@ -499,11 +570,18 @@ func (p *exprParser) unary() (value, error) {
 		if strings.ContainsAny(t.text, ".[>") {
 			if vp, ok := parseVarPath(t.text); ok {
 				if v, found, err := p.s.pathNumber(vp); found {
-					return v, err
+					if err != nil {
+						return v, err
+					}
+					return p.postfix(v)
 				}
 			}
 		}
-		return p.s.symbolValue(t.text, false)
+		v, err := p.s.symbolValue(t.text, false)
+		if err != nil {
+			return v, err
+		}
+		return p.postfix(v)
 	}
 	return value{}, fmt.Errorf("A syntax error in expression, near `%s'.", p.rest())
 }
@@ -694,6 +772,9 @@ func subRegister(name string) (full string, shift, bits uint, ok bool) {
 // pointer as (void *) 0x..., a code pointer with its symbol; fmtLetter
 // (x, d, u, o, t, a, c) overrides.
 func formatValue(sp *frames.Space, v value, fmtLetter byte) (string, error) {
+	if v.obj != nil && v.obj.t != nil && (fmtLetter == 0 || strings.IndexByte("xduotacf", fmtLetter) >= 0) {
+		return formatObject(&cFormatter{sp: sp}, v, fmtLetter), nil
+	}
 	switch v.kind {
 	case kindString:
 		if fmtLetter != 0 {
@@ -852,14 +933,14 @@ var baseTypes = map[string]cType{
 // typeAt reads a type name at the start of toks, up to and not including
 // a ')': C's integer types, a name DWARF knows (a typedef, "struct X"),
 // with '*'s for a pointer. n is how many tokens it took.
-func (s *Session) typeAt(toks []token) (t cType, ptr bool, n int, ok bool) {
+func (s *Session) typeAt(toks []token) (t cType, ptr bool, ct dwarf.Type, n int, ok bool) {
 	var words []string
 	for n < len(toks) && toks[n].kind == 'i' {
 		words = append(words, toks[n].text)
 		n++
 	}
 	if len(words) == 0 {
-		return t, false, 0, false
+		return t, false, nil, 0, false
 	}
 	stars := 0
 	for n < len(toks) && toks[n].kind == '*' {
@@ -867,27 +948,30 @@ func (s *Session) typeAt(toks []token) (t cType, ptr bool, n int, ok bool) {
 		n++
 	}
 	if n >= len(toks) || toks[n].kind != ')' {
-		return t, false, 0, false
+		return t, false, nil, 0, false
 	}
 	name := strings.Join(words, " ")
+	if name == "void" && stars > 0 {
+		return cType{bytes: 8}, true, castType(builtinType(name, cType{}), stars), n, true
+	}
 	if bt, known := baseTypes[name]; known {
-		return bt, stars > 0, n, true
+		return bt, stars > 0, castType(builtinType(name, bt), stars), n, true
 	}
 	if dt, known := s.lookupTypeName(name); known {
 		if stars > 0 {
-			return cType{bytes: 8, signed: false}, true, n, true
+			return cType{bytes: 8, signed: false}, true, castType(dt, stars), n, true
 		}
 		size := int(dt.Size())
 		if _, fl := under(dt).(*dwarf.FloatType); fl && (size == 4 || size == 8 || size == 16) {
-			return cType{bytes: size, signed: true, float: true}, false, n, true
+			return cType{bytes: size, signed: true, float: true}, false, dt, n, true
 		}
 		if size != 1 && size != 2 && size != 4 && size != 8 {
-			return t, false, 0, false
+			return t, false, nil, 0, false
 		}
 		_, unsigned := under(dt).(*dwarf.UintType)
-		return cType{bytes: size, signed: !unsigned}, false, n, true
+		return cType{bytes: size, signed: !unsigned}, false, dt, n, true
 	}
-	return t, false, 0, false
+	return t, false, nil, 0, false
 }
 
 // lookupTypeName finds a type by name in the DWARF of the modules.
@@ -921,7 +1005,7 @@ func truncate(v uint64, n int, signed bool) uint64 {
 func (p *exprParser) sizeof() (value, error) {
 	p.i++ // sizeof
 	if p.peek() == '(' {
-		if t, ptr, n, ok := p.s.typeAt(p.toks[p.i+1:]); ok {
+		if t, ptr, _, n, ok := p.s.typeAt(p.toks[p.i+1:]); ok {
 			p.i += 1 + n + 1
 			if ptr {
 				return value{v: 8, kind: kindInt}, nil
@@ -947,10 +1031,13 @@ func (p *exprParser) sizeof() (value, error) {
 	if at := p.i; p.peek() == '(' {
 		p.i++
 		v, err := p.logicalOr()
-		if err == nil && p.peek() == ')' && (v.kind == kindFloat || v.kind == kindString) {
+		if err == nil && p.peek() == ')' && (v.kind == kindFloat || v.kind == kindString || v.obj != nil) {
 			p.i++
 			if v.kind == kindString {
 				return value{v: uint64(len(v.str) + 1), kind: kindInt}, nil
+			}
+			if v.obj != nil {
+				return value{v: uint64(under(v.obj.t).Size()), kind: kindInt}, nil
 			}
 			return value{v: uint64(v.fsize), kind: kindInt}, nil
 		}

@@ -502,7 +502,6 @@ func (s *Session) varNumber(name string, addr bool) (v value, ok bool, err error
 
 // pathNumber is varNumber for a variable path (r->at.x, zeros[1]).
 func (s *Session) pathNumber(p varPath) (v value, ok bool, err error) {
-	name, addr := p.name, p.addrOf
 	t, _, found, err := s.evalPath(p)
 	switch {
 	case !found:
@@ -511,17 +510,8 @@ func (s *Session) pathNumber(p varPath) (v value, ok bool, err error) {
 		return value{}, true, errors.New("value has been optimized out")
 	case err != nil:
 		return value{}, true, err
-	case addr:
-		return value{v: uintOf(t.b), kind: kindData}, true, nil
 	}
-	if _, arr := under(t.t).(*dwarf.ArrayType); arr && t.inMem {
-		return value{v: t.addr, kind: kindData}, true, nil
-	}
-	hv, scalar := s.historyValue(t)
-	if !scalar {
-		return value{}, true, fmt.Errorf("Argument to arithmetic operation not a number or boolean (%s is %s).", name, cTypeName(t.t))
-	}
-	return hv, true, nil
+	return s.typedValue(t), true, nil
 }
 
 // evalPath evaluates p on variables; ok is false when p's name is no
@@ -704,12 +694,28 @@ func (s *Session) printVar(expr string, letter byte) (handled bool, err error) {
 	p, ok := parseVarPath(expr)
 	if !ok {
 		if repeat {
-			if _, err := s.evalExpr(left); err != nil {
+			v, err := s.evalExpr(left)
+			if err != nil {
 				return true, err
 			}
-			// A number, a register, an address: no object in memory
-			// (sfdbg repeats variables and parts of them).
-			return true, errors.New("Only values in memory can be extended with '@'.")
+			if v.obj == nil || !v.obj.inMem {
+				// A number, a register, an address: no object in
+				// memory.
+				return true, errors.New("Only values in memory can be extended with '@'.")
+			}
+			// An object an expression reaches (*(short *)p@2).
+			t, err := s.repeated(*v.obj, count)
+			if err != nil {
+				return true, err
+			}
+			hv := s.typedValue(t)
+			s.history = append(s.history, hv)
+			text, err := formatValue(s.spaceOrNil(), hv, letter)
+			if err != nil {
+				return true, err
+			}
+			s.printf("$%d = %s\n", len(s.history), text)
+			return true, nil
 		}
 		return false, nil
 	}
@@ -739,7 +745,7 @@ func (s *Session) printVar(expr string, letter byte) (handled bool, err error) {
 		}
 		return true, err
 	}
-	hv, _ := s.historyValue(t)
+	hv := s.typedValue(t)
 	var text string
 	if letter != 0 {
 		if !strings.ContainsRune("xduotacf", rune(letter)) {
@@ -913,6 +919,26 @@ func cmdPtypeOrWhatis(s *Session, args string, expand bool) error {
 	}
 	if kind, tag, ok := strings.Cut(name, " "); ok && (kind == "struct" || kind == "union" || kind == "enum") {
 		return fmt.Errorf("No %s type named %s.", kind, tag)
+	}
+	// An expression: the type of its value, where sfdbg knows it (an
+	// object, a typed pointer, a floating value, a string literal).
+	if strings.ContainsAny(expr, "+-*/()[].&\"") {
+		v, err := s.evalExpr(expr)
+		if err != nil {
+			return err
+		}
+		switch {
+		case v.obj != nil && v.obj.t != nil:
+			s.printf("type = %s\n", typeText(v.obj.t))
+			return nil
+		case v.kind == kindFloat:
+			s.printf("type = %s\n", map[uint8]string{4: "float", 8: "double", 16: "long double"}[v.fsize])
+			return nil
+		case v.kind == kindString:
+			s.printf("type = char [%d]\n", len(v.str)+1)
+			return nil
+		}
+		return fmt.Errorf("sfdbg does not know the C type of %s (an integer expression's width is not followed)", strings.TrimSpace(expr))
 	}
 	return fmt.Errorf("No symbol \"%s\" in current context.", expr)
 }

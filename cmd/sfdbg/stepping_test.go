@@ -206,6 +206,57 @@ func TestFloatExpressionsAreGdbs(t *testing.T) {
 	}
 }
 
+// TestPointerExpressionsAreGdbs prints expressions that keep their C
+// type on the -O0 locals fixture, in gdb and in sfdbg: pointer arithmetic
+// in objects (r + 1, q - p, an array decaying to a pointer), * and the
+// postfix operators on any expression ((r + 1)->key, (*r).at, $3.key,
+// (zeros)[3]), & of an object, casts to pointer types
+// (((struct rec *)r)->key, *(int *)r), @ on an expression, whatis and
+// ptype of an expression, and gdb's errors. Values, types and messages
+// must be gdb's, addresses aside.
+func TestPointerExpressionsAreGdbs(t *testing.T) {
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		t.Skip("gdb not installed")
+	}
+	path, _ := filepath.Abs(dumpFixture(t, "locals-v3-O0"))
+	cmds := []string{"p r + 1", "p (r + 1) - r", "p *r", "p (*r).at", "p (r)->at.y", "p zeros + 1", "p *(zeros + 1)", "p buf + 1",
+		"p *label", "p label + 2", "p r->tags + 1", "p *(r->tags + 1)", "p ((struct rec *)r)->key", "p *(int *)r",
+		"p (long)(r + 1) - (long)r", "p &zeros[2] - &zeros[0]", "p (r + 0)->name", "p (&r->at)->y", "p *&r->at", "p $1", "p $3.key",
+		"p $3.at.x + 1", "p (zeros)[3]", "p (char)*label", "p sizeof(*r)", "p sizeof(r + 1)", "p (void *)r", "p (char *)r->name + 1",
+		"p *(short *)r->tags@2", "p &r->at", "p (&r->at)[0]", "p r[0].at", "p (r)[0].at.x", "p 1 + r", "p r - 1", "p (r - 1) + 1 == r",
+		"p zeros == &zeros[0]", "p *(zeros + 16 - 1)", "p &*r", "p &(*r).at.y", "p (&w)->u", "p (w).b[1]", "p/x (r)->key", "p/x *r",
+		"whatis r + 1", "whatis (r)->weight * 2", "whatis zeros + 1", "whatis &r->at", "whatis *r", "output (r)->key"}
+	var args []string
+	for _, c := range cmds {
+		args = append(args, "-ex", c)
+	}
+	g := exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "break leaf", "-ex", "run"}, args...), "--args", path, "exit")...)
+	g.Dir = filepath.Join("..", "..")
+	gout, _ := g.CombinedOutput()
+	_, out, errOut := runSfdbg(append(append([]string{"run", "-batch", "-ex", "break leaf", "-ex", "run"}, args...), "--", path, "exit")...)
+	vals := regexp.MustCompile(`(?m)^(\$\d+ = .*|type = .*|\d+)$`)
+	addr := regexp.MustCompile(`0x[0-9a-f]{6,}`)
+	ours := vals.FindAllString(addr.ReplaceAllString(out, "ADDR"), -1)
+	theirs := vals.FindAllString(addr.ReplaceAllString(string(gout), "ADDR"), -1)
+	if len(theirs) != len(cmds) {
+		t.Fatalf("gdb printed %d values for %d commands:\n%s", len(theirs), len(cmds), gout)
+	}
+	if strings.Join(ours, "\n") != strings.Join(theirs, "\n") {
+		t.Errorf("sfdbg:\n%s\ngdb:\n%s\nsfdbg's output:\n%s%s", strings.Join(ours, "\n"), strings.Join(theirs, "\n"), out, errOut)
+	}
+	for _, e := range []string{"*r + 1", "*r == *r", "-r", "r * 2", "r + r", "&5"} {
+		args := []string{"-ex", "break leaf", "-ex", "run", "-ex", "p " + e}
+		g := exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off"}, args...), "--args", path, "exit")...)
+		gout, _ := g.CombinedOutput()
+		_, out, errOut := runSfdbg(append(append([]string{"run", "-batch"}, args...), "--", path, "exit")...)
+		lines := strings.Split(strings.TrimSpace(string(gout)), "\n")
+		if want := lines[len(lines)-1]; !strings.Contains(out+errOut, want) {
+			t.Errorf("p %s: gdb says %q; sfdbg:\n%s%s", e, want, out, errOut)
+		}
+	}
+}
+
 // TestConditionsIgnoreAndDisplayAreGdbs runs a conditional breakpoint
 // (break FILE:LINE if COND), info breakpoints (gdb's table, with the
 // condition and the hit count), display and display/x after each stop,
