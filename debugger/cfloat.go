@@ -331,12 +331,7 @@ func floatLevel(op byte, l, r value) (value, error) {
 	if l.kind != kindFloat && l.kind != kindInt || r.kind != kindFloat && r.kind != kindInt {
 		return value{}, errNotNumber
 	}
-	b := func(c bool) value {
-		if c {
-			return value{v: 1, kind: kindInt}
-		}
-		return value{v: 0, kind: kindInt}
-	}
+	b := boolValue
 	c := floatCompare(l, r)
 	switch op {
 	case 'O':

@@ -209,8 +209,15 @@ func cmdPrintf(s *Session, args string) error {
 			j++
 		}
 		flags := format[i+1 : j]
+		k := j
 		for j < len(format) && strings.IndexByte("hlLqjzt", format[j]) >= 0 {
 			j++
+		}
+		// The argument's C type, as the length modifier says: int
+		// without one (printf "%x", -1 prints ffffffff).
+		size := map[string]int{"": 4, "h": 2, "hh": 1}[format[k:j]]
+		if size == 0 {
+			size = 8
 		}
 		if j >= len(format) {
 			return errors.New("Bad format string")
@@ -239,11 +246,11 @@ func cmdPrintf(s *Session, args string) error {
 			}
 			out.WriteString(cFloatConv(conv, flags, v.float()))
 		case 'd', 'i':
-			fmt.Fprintf(&out, "%"+flags+"d", int64(v.v))
+			fmt.Fprintf(&out, "%"+flags+"d", int64(truncate(v.v, size, true)))
 		case 'u':
-			fmt.Fprintf(&out, "%"+flags+"d", v.v)
+			fmt.Fprintf(&out, "%"+flags+"d", truncate(v.v, size, false))
 		case 'x', 'X', 'o':
-			fmt.Fprintf(&out, "%"+flags+string(conv), v.v)
+			fmt.Fprintf(&out, "%"+flags+string(conv), truncate(v.v, size, false))
 		case 'c':
 			fmt.Fprintf(&out, "%"+flags+"c", rune(byte(v.v)))
 		case 'p':

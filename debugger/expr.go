@@ -37,6 +37,11 @@ type value struct {
 	// character too: 44 ','), or with kindData to char * (print shows
 	// the string).
 	char bool
+	// isize and unsigned are a kindInt's C type (cint.go): its size in
+	// bytes (0: long, a value of no known type) and signedness. v holds
+	// the value sign- or zero-extended from that width.
+	isize    uint8
+	unsigned bool
 	// f is a kindFloat's value and fsize its C type's size (4 float, 8
 	// double, 16 long double); x, when not nil, is a long double's exact
 	// value, f its nearest double.
@@ -279,16 +284,15 @@ func (p *exprParser) level(n int) (value, error) {
 			continue
 		}
 		ptr := l.kind != kindInt || r.kind != kindInt
+		if !ptr && op != 'O' && op != 'A' {
+			l, _ = intBinary(op, l, r)
+			continue
+		}
 		lt := int64(l.v) < int64(r.v)
 		if ptr {
 			lt = l.v < r.v
 		}
-		b := func(c bool) value {
-			if c {
-				return value{v: 1, kind: kindInt}
-			}
-			return value{v: 0, kind: kindInt}
-		}
+		b := boolValue
 		switch op {
 		case 'O':
 			l = b(l.v != 0 || r.v != 0)
@@ -364,6 +368,8 @@ func (p *exprParser) sum() (value, error) {
 		case op == '+' && l.kind != kindInt && r.kind != kindInt,
 			op == '-' && l.kind == kindInt && r.kind != kindInt:
 			return value{}, errNotNumber
+		case l.kind == kindInt && r.kind == kindInt:
+			l, _ = intBinary(op, l, r)
 		case op == '+':
 			l = value{v: l.v + r.v, kind: max(l.kind, r.kind)}
 		case l.kind != kindInt && r.kind != kindInt:
@@ -400,19 +406,11 @@ func (p *exprParser) product() (value, error) {
 		if l.kind != kindInt || r.kind != kindInt {
 			return value{}, errNotNumber
 		}
-		l = value{v: l.v, kind: kindInt} // a new value: not the operand's object
-		if op == '*' {
-			l.v *= r.v
-			continue
-		}
-		if r.v == 0 {
+		v, ok := intBinary(op, l, r)
+		if !ok {
 			return value{}, errors.New("Division by zero")
 		}
-		if op == '%' {
-			l.v = uint64(int64(l.v) % int64(r.v))
-		} else {
-			l.v = uint64(int64(l.v) / int64(r.v))
-		}
+		l = v
 	}
 	return l, nil
 }
@@ -437,7 +435,8 @@ func (p *exprParser) unary() (value, error) {
 		if v.kind != kindInt {
 			return value{}, errors.New("Argument to negate operation not a number.")
 		}
-		return value{v: -v.v, kind: kindInt}, nil
+		size, unsigned := v.intType()
+		return intValue(-v.v, size, unsigned), nil
 	case '!', '~':
 		p.i++
 		v, err := p.unary()
@@ -451,12 +450,10 @@ func (p *exprParser) unary() (value, error) {
 			if v.kind == kindFloat {
 				return value{}, errors.New("Argument to complement operation not an integer, boolean.")
 			}
-			return value{v: ^v.v, kind: kindInt}, nil
+			size, unsigned := v.intType()
+			return intValue(^v.v, size, unsigned), nil
 		}
-		if !v.truth() {
-			return value{v: 1, kind: kindInt}, nil
-		}
-		return value{v: 0, kind: kindInt}, nil
+		return boolValue(!v.truth()), nil
 	case '*':
 		p.i++
 		v, err := p.unary()
@@ -526,11 +523,11 @@ func (p *exprParser) unary() (value, error) {
 			case v.kind == kindFloat && ptr:
 				return value{}, errors.New("Invalid cast.")
 			case v.kind == kindFloat:
-				return value{v: floatToInt(v, size.bytes, size.signed), kind: kindInt, char: size.char}, nil
+				return value{v: floatToInt(v, size.bytes, size.signed), kind: kindInt, char: size.char, isize: uint8(size.bytes), unsigned: !size.signed}, nil
 			case ptr:
 				return value{v: v.v, kind: kindData, char: size.bytes == 1 && size.char}, nil
 			}
-			return value{v: truncate(v.v, size.bytes, size.signed), kind: kindInt, char: size.char}, nil
+			return value{v: truncate(v.v, size.bytes, size.signed), kind: kindInt, char: size.char, isize: uint8(size.bytes), unsigned: !size.signed}, nil
 		}
 		p.i++
 		v, err := p.logicalOr()
@@ -547,11 +544,11 @@ func (p *exprParser) unary() (value, error) {
 		if v, ok, err := parseFloatLiteral(t.text, p.s.machine()); ok {
 			return v, err
 		}
-		n, err := strconv.ParseUint(strings.TrimRight(t.text, "uUlL"), 0, 64)
+		v, err := intLiteral(t.text)
 		if err != nil {
 			return value{}, fmt.Errorf("Invalid number \"%s\".", t.text)
 		}
-		return value{v: n, kind: kindInt}, nil
+		return v, nil
 	case '$':
 		p.i++
 		v, err := p.s.dollarValue(t.text[1:])
@@ -794,18 +791,28 @@ func formatValue(sp *frames.Space, v value, fmtLetter byte) (string, error) {
 			v = value{v: bits, kind: kindInt}
 		}
 	}
+	bits := v.v
+	if v.kind == kindInt {
+		bits &= intMask(v.isize) // print/x of an int -1: 0xffffffff
+	}
 	switch fmtLetter {
 	case 0:
 	case 'x':
-		return fmt.Sprintf("%#x", v.v), nil
+		return fmt.Sprintf("%#x", bits), nil
 	case 'd':
+		if v.kind == kindInt && v.isize != 0 {
+			return strconv.FormatInt(int64(truncate(v.v, int(v.isize), true)), 10), nil
+		}
 		return strconv.FormatInt(int64(v.v), 10), nil
 	case 'u':
-		return strconv.FormatUint(v.v, 10), nil
+		return strconv.FormatUint(bits, 10), nil
 	case 'o':
-		return "0" + strconv.FormatUint(v.v, 8), nil
+		if bits == 0 {
+			return "0", nil
+		}
+		return "0" + strconv.FormatUint(bits, 8), nil
 	case 't':
-		return strconv.FormatUint(v.v, 2), nil
+		return strconv.FormatUint(bits, 2), nil
 	case 'a':
 		return fmt.Sprintf("%#x%s", v.v, symbolSuffix(sp, v.v)), nil
 	case 'c':
@@ -832,6 +839,9 @@ func formatValue(sp *frames.Space, v value, fmtLetter byte) (string, error) {
 		return fmt.Sprintf("(void *) %#x%s", v.v, symbolSuffix(sp, v.v)), nil
 	case kindCode:
 		return fmt.Sprintf("(void (*)()) %#x%s", v.v, symbolSuffix(sp, v.v)), nil
+	}
+	if v.unsigned {
+		return strconv.FormatUint(bits, 10), nil
 	}
 	return strconv.FormatInt(int64(v.v), 10), nil
 }
@@ -1008,9 +1018,9 @@ func (p *exprParser) sizeof() (value, error) {
 		if t, ptr, _, n, ok := p.s.typeAt(p.toks[p.i+1:]); ok {
 			p.i += 1 + n + 1
 			if ptr {
-				return value{v: 8, kind: kindInt}, nil
+				return intValue(8, 4, false), nil
 			}
-			return value{v: uint64(t.bytes), kind: kindInt}, nil
+			return intValue(uint64(t.bytes), 4, false), nil
 		}
 		// sizeof (TYPE) of a struct or array type DWARF knows.
 		j := p.i + 1
@@ -1022,7 +1032,7 @@ func (p *exprParser) sizeof() (value, error) {
 		if j < len(p.toks) && p.toks[j].kind == ')' && len(words) > 0 {
 			if dt, ok := p.s.lookupTypeName(strings.Join(words, " ")); ok {
 				p.i = j + 1
-				return value{v: uint64(dt.Size()), kind: kindInt}, nil
+				return intValue(uint64(dt.Size()), 4, false), nil
 			}
 		}
 	}
@@ -1031,15 +1041,23 @@ func (p *exprParser) sizeof() (value, error) {
 	if at := p.i; p.peek() == '(' {
 		p.i++
 		v, err := p.logicalOr()
-		if err == nil && p.peek() == ')' && (v.kind == kindFloat || v.kind == kindString || v.obj != nil) {
+		if err == nil && p.peek() == ')' {
 			p.i++
-			if v.kind == kindString {
-				return value{v: uint64(len(v.str) + 1), kind: kindInt}, nil
+			switch {
+			case v.kind == kindString:
+				return intValue(uint64(len(v.str)+1), 4, false), nil
+			case v.obj != nil:
+				return intValue(uint64(under(v.obj.t).Size()), 4, false), nil
+			case v.kind == kindFloat:
+				return intValue(uint64(v.fsize), 4, false), nil
+			case v.kind == kindInt:
+				size, _ := v.intType()
+				if v.isize != 0 {
+					size = int(v.isize)
+				}
+				return intValue(uint64(size), 4, false), nil
 			}
-			if v.obj != nil {
-				return value{v: uint64(under(v.obj.t).Size()), kind: kindInt}, nil
-			}
-			return value{v: uint64(v.fsize), kind: kindInt}, nil
+			return intValue(8, 4, false), nil // a pointer
 		}
 		p.i = at
 	}
@@ -1078,5 +1096,5 @@ func (p *exprParser) sizeof() (value, error) {
 	if t.t == nil {
 		return value{}, err
 	}
-	return value{v: uint64(t.t.Size()), kind: kindInt}, nil
+	return intValue(uint64(t.t.Size()), 4, false), nil
 }

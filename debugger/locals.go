@@ -834,9 +834,9 @@ func (s *Session) historyValue(t typed) (value, bool) {
 		}
 		return value{v: uintOf(t.b), kind: kind}, true
 	case *dwarf.IntType, *dwarf.CharType, *dwarf.EnumType:
-		return value{v: uint64(intOf(t.b)), kind: kindInt}, true
+		return value{v: uint64(intOf(t.b)), kind: kindInt, isize: uint8(tt.Size())}, true
 	case *dwarf.UintType, *dwarf.UcharType, *dwarf.BoolType:
-		return value{v: uintOf(t.b), kind: kindInt}, true
+		return value{v: uintOf(t.b), kind: kindInt, isize: uint8(tt.Size()), unsigned: true}, true
 	}
 	return value{v: t.addr, kind: kindData}, false
 }
@@ -922,7 +922,7 @@ func cmdPtypeOrWhatis(s *Session, args string, expand bool) error {
 	}
 	// An expression: the type of its value, where sfdbg knows it (an
 	// object, a typed pointer, a floating value, a string literal).
-	if strings.ContainsAny(expr, "+-*/()[].&\"") {
+	if e := strings.TrimSpace(expr); strings.ContainsAny(e, "+-*/()[].&\"") || e != "" && (e[0] >= '0' && e[0] <= '9' || e[0] == '$') {
 		v, err := s.evalExpr(expr)
 		if err != nil {
 			return err
@@ -937,8 +937,15 @@ func cmdPtypeOrWhatis(s *Session, args string, expand bool) error {
 		case v.kind == kindString:
 			s.printf("type = char [%d]\n", len(v.str)+1)
 			return nil
+		case v.kind == kindInt:
+			size := int(v.isize)
+			if size == 0 {
+				size = 8
+			}
+			s.printf("type = %s\n", intTypeName(size, v.unsigned))
+			return nil
 		}
-		return fmt.Errorf("sfdbg does not know the C type of %s (an integer expression's width is not followed)", strings.TrimSpace(expr))
+		return fmt.Errorf("sfdbg does not know the C type of %s", strings.TrimSpace(expr))
 	}
 	return fmt.Errorf("No symbol \"%s\" in current context.", expr)
 }

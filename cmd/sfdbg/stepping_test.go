@@ -257,6 +257,42 @@ func TestPointerExpressionsAreGdbs(t *testing.T) {
 	}
 }
 
+// TestIntegerExpressionsAreGdbs: integer expressions have C's types in
+// gdb and in sfdbg on the -O0 locals fixture: literals (int, long,
+// unsigned by value and suffix), variables' widths, the promotions and
+// usual arithmetic conversions, wrapping at the type's width, signed and
+// unsigned division, shifts, comparisons, print/x of negative ints,
+// whatis and sizeof of expressions, and printf's length modifiers.
+func TestIntegerExpressionsAreGdbs(t *testing.T) {
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		t.Skip("gdb not installed")
+	}
+	path, _ := filepath.Abs(dumpFixture(t, "locals-v3-O0"))
+	cmds := []string{"p 2147483647 + 1", "p n * 1000000000", "p n * 1000000000L", "whatis n + 1", "whatis n * 2L", "p -1U", "p 1U - 2",
+		"p 4294967295", "whatis 4294967295", "whatis 0xffffffff", "whatis 10UL", "p small * 2", "whatis small + 1", "p (unsigned char)300 + 1",
+		"p -n / 2", "p n / -2", "p -7 % 3", "p 10 > -1U", "p r->key * 2", "p/x -1", "p/x n - 6", "p sizeof(n+1)", "p sizeof(1)", "p sizeof(1L)",
+		"whatis sizeof(int)", "p 1 << 31", "p 1 << 32", "p ~0", "p/x ~0", "p/x (char)-1", "p/d 0xffffffff", "p/u -1", "p/o 8", "p/t 5",
+		"p -5 >> 1", "p -1U >> 1", "p 0x7fffffff + 0x7fffffff", "p n == 5U", "p (short)-1 * 2", "whatis (short)1 + (short)1", "p 07777777777777",
+		`printf "|%x %u %d %lx %hd\n", -1, -1, 4294967295, -1, 65537`}
+	var args []string
+	for _, c := range cmds {
+		args = append(args, "-ex", c)
+	}
+	g := exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "break leaf", "-ex", "run"}, args...), "--args", path, "exit")...)
+	g.Dir = filepath.Join("..", "..")
+	gout, _ := g.CombinedOutput()
+	_, out, errOut := runSfdbg(append(append([]string{"run", "-batch", "-ex", "break leaf", "-ex", "run"}, args...), "--", path, "exit")...)
+	vals := regexp.MustCompile(`(?m)^(\$\d+ = .*|type = .*|\|.*)$`)
+	ours, theirs := vals.FindAllString(out, -1), vals.FindAllString(string(gout), -1)
+	if len(theirs) != len(cmds) {
+		t.Fatalf("gdb printed %d values for %d commands:\n%s", len(theirs), len(cmds), gout)
+	}
+	if strings.Join(ours, "\n") != strings.Join(theirs, "\n") {
+		t.Errorf("sfdbg:\n%s\ngdb:\n%s\nsfdbg's output:\n%s%s", strings.Join(ours, "\n"), strings.Join(theirs, "\n"), out, errOut)
+	}
+}
+
 // TestConditionsIgnoreAndDisplayAreGdbs runs a conditional breakpoint
 // (break FILE:LINE if COND), info breakpoints (gdb's table, with the
 // condition and the hit count), display and display/x after each stop,
