@@ -138,9 +138,13 @@ func cfiSection(l *elfobj.Layout, name string, data bool) (cfi.Section, bool, er
 		return sec, false, &cfi.Error{Section: name, Off: -1, Err: cfi.ErrMalformed,
 			Msg: fmt.Sprintf("%#x bytes at file offset %#x run past the end of the file: %v", s.Size, s.Offset, err)}
 	}
-	sec.Reader, sec.Size = s, int64(s.Size)
+	sec.Reader, sec.Size = newWindowReader(s, int64(s.Size), cfiReadWindow), int64(s.Size)
 	return sec, true, nil
 }
+
+// cfiReadWindow is how many bytes of a CFI section read through its
+// reader are kept at once (windowReader).
+const cfiReadWindow = 64 << 10
 
 // loadCFIIndex builds the lazy table of a file loaded with the given bias
 // (runtime address = link-time address + bias): its .eh_frame indexed by

@@ -17,6 +17,9 @@ func IsPadding(a *arch.Arch, code []byte, pc uint64) bool {
 		if x86Padding(code) {
 			return true
 		}
+		if !x86MayBeNop(code, true) {
+			return false
+		}
 		in, err := x86asm.Decode(code, 64)
 		return err == nil && (in.Op == x86asm.NOP || in.Op == x86asm.INT || in.Op == x86asm.UD2)
 	}
@@ -28,6 +31,9 @@ func IsPadding(a *arch.Arch, code []byte, pc uint64) bool {
 // IsPadding. int3 and ud2 are padding, not no-ops.
 func IsNop(a *arch.Arch, code []byte, pc uint64) bool {
 	if a == arch.AMD64Arch {
+		if !x86MayBeNop(code, false) {
+			return false
+		}
 		in, err := x86asm.Decode(code, 64)
 		return err == nil && in.Op == x86asm.NOP
 	}
@@ -85,4 +91,36 @@ func x86Padding(code []byte) bool {
 		n++
 	}
 	return i+n <= len(code) && i+n <= 15
+}
+
+// x86MayBeNop reports whether the x86-64 instruction code starts with
+// may be one x86asm calls NOP (90, 0f 18-0f 1f) or, with padding set,
+// INT (cc, cd) or UD2 (0f 0b), from its opcode after any prefixes: the
+// others need no full decode (most instructions IsPadding and IsNop are
+// asked about).
+func x86MayBeNop(code []byte, padding bool) bool {
+	i := 0
+	for i < len(code) && i < 15 {
+		switch c := code[i]; {
+		case c == 0x66 || c == 0x67 || c == 0xf2 || c == 0xf3 || c == 0x2e || c == 0x3e || c == 0x26 || c == 0x36 || c == 0x64 || c == 0x65 || c == 0xf0, c&0xf0 == 0x40:
+			i++
+			continue
+		}
+		break
+	}
+	if i >= len(code) {
+		return true // let the decoder say
+	}
+	switch c := code[i]; {
+	case c == 0x90:
+		return true
+	case c == 0xcc || c == 0xcd:
+		return padding
+	case c == 0x0f && i+1 < len(code):
+		d := code[i+1]
+		return d >= 0x18 && d <= 0x1f || padding && d == 0x0b
+	case c == 0x0f:
+		return true
+	}
+	return false
 }

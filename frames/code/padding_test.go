@@ -2,6 +2,7 @@ package code
 
 import (
 	"debug/elf"
+	"math/rand"
 	"path/filepath"
 	"testing"
 
@@ -44,5 +45,44 @@ func TestX86PaddingAgreesWithX86asm(t *testing.T) {
 		if !x86Padding(code) || !slow(code) {
 			t.Errorf("% x: padding by its bytes %v, by x86asm %v", code, x86Padding(code), slow(code))
 		}
+	}
+}
+
+// TestX86MayBeNopIsSound: the quick opcode check before a full decode
+// never rejects what x86asm calls NOP (or, for padding, INT or UD2):
+// every one- and two-byte opcode with random operands and prefixes.
+func TestX86MayBeNopIsSound(t *testing.T) {
+	rng := rand.New(rand.NewSource(30))
+	prefixes := []byte{0x66, 0x67, 0xf2, 0xf3, 0x2e, 0x3e, 0x26, 0x36, 0x64, 0x65, 0xf0, 0x40, 0x48, 0x4f}
+	checked := 0
+	for op := 0; op < 0x200; op++ {
+		for range 200 {
+			var code []byte
+			for range rng.Intn(3) {
+				code = append(code, prefixes[rng.Intn(len(prefixes))])
+			}
+			if op < 0x100 {
+				code = append(code, byte(op))
+			} else {
+				code = append(code, 0x0f, byte(op-0x100))
+			}
+			for len(code) < 15 {
+				code = append(code, byte(rng.Intn(256)))
+			}
+			in, err := x86asm.Decode(code, 64)
+			if err != nil {
+				continue
+			}
+			checked++
+			if in.Op == x86asm.NOP && !x86MayBeNop(code, false) {
+				t.Fatalf("% x: x86asm's NOP rejected by x86MayBeNop", code[:in.Len])
+			}
+			if (in.Op == x86asm.NOP || in.Op == x86asm.INT || in.Op == x86asm.UD2) && !x86MayBeNop(code, true) {
+				t.Fatalf("% x: x86asm's %v rejected as padding", code[:in.Len], in.Op)
+			}
+		}
+	}
+	if checked < 50000 {
+		t.Fatalf("only %d instructions decoded", checked)
 	}
 }
