@@ -20,6 +20,7 @@ var x86FaultKinds = map[string][]Kind{
 	"defcfareg_early":  {KindCodeCFA},
 	"midret_norestore": {KindCodeCFA},
 	"midret_nostate":   {KindCodeCFA},
+	"jump_into_fde":    {KindCodeCFA},
 	"clean_fp":         nil, "clean_realign": nil, "clean_alloca": nil, "clean_jumptable": nil,
 }
 

@@ -180,6 +180,10 @@ func (r *funcRows) nop(pc uint64) bool {
 // walked gives the instructions the walk decoded (walkedInsts).
 func (r *funcRows) walked() (uint64, []code.Inst) { return r.f.Start, r.f.Insts }
 
+// Exits lists the function's jumps into other FDEs, with the state at
+// each (code.Func.Exits).
+func (r *funcRows) Exits() []code.Exit { return r.f.Exits }
+
 // EnteredByJumps reports whether the walk started from the states at the
 // jumps into the function (a cold part), not from a call's.
 func (r *funcRows) EnteredByJumps() bool { return r.jumps }

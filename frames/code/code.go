@@ -184,6 +184,10 @@ type Finding struct {
 type Exit struct {
 	PC, Target uint64
 	State      State
+	// Cond marks a conditional jump: the out-of-range branch of a switch
+	// whose default is __builtin_unreachable goes anywhere, another
+	// function's cold part included, with any frame.
+	Cond bool
 }
 
 // Inst is one instruction the walk reached.

@@ -343,7 +343,7 @@ func (w *walker) target(addr uint64) int {
 func (w *walker) leave(off int, addr uint64, st *State, cond bool) {
 	w.f.Returns = true // a tail call, or a part that may return
 	if w.opts.Partition != nil && w.opts.Partition(addr) {
-		w.f.Exits = append(w.f.Exits, Exit{PC: w.pc0 + uint64(off), Target: addr, State: *st})
+		w.f.Exits = append(w.f.Exits, Exit{PC: w.pc0 + uint64(off), Target: addr, State: *st, Cond: cond})
 		return
 	}
 	if why := frameAtEntry(w.t, w.a, st, false); why != "" {

@@ -201,6 +201,12 @@ func TestCodeOracleFixturesX86(t *testing.T) {
 	seen := map[string]bool{}
 	for _, fn := range fx.funcs {
 		seen[fn.name] = true
+		if strings.HasPrefix(fn.name, "jump_into_fde") {
+			// A jump into another FDE: judged with the module's FDEs by
+			// compare (TestCheckCatchesCodeOracleFixtures); alone, the
+			// walk takes it for a tail call.
+			continue
+		}
 		t.Run(fn.name, func(t *testing.T) {
 			opts := &Options{}
 			if fn.name == "clean_jumptable" {
