@@ -152,81 +152,17 @@ func TestExpressionsAreGdbs(t *testing.T) {
 	}
 }
 
-// TestFloatExpressionsAreGdbs prints floating-point expressions on the
-// -O0 locals fixture (r->weight is a double, 2.5) in gdb and in sfdbg:
-// literals of every form, C's usual arithmetic conversions, casts both
-// ways, comparisons, NaN and infinity, long double (x87 on x86-64: 21
-// digits), print/x, /c and /f, sizeof, a string literal, printf's
-// floating conversions and gdb's errors. Every value and message must be
-// gdb's.
-func TestFloatExpressionsAreGdbs(t *testing.T) {
+// leafValuesAreGdbs stops the -O0 locals fixture at leaf in gdb and in
+// sfdbg, runs cmds in both, and compares what vals matches in each
+// output (with addrs, addresses of 6 hex digits or more aside): one match
+// per command.
+func leafValuesAreGdbs(t *testing.T, cmds []string, vals *regexp.Regexp, addrs bool) {
+	t.Helper()
 	gdb, err := exec.LookPath("gdb")
 	if err != nil {
 		t.Skip("gdb not installed")
 	}
 	path, _ := filepath.Abs(dumpFixture(t, "locals-v3-O0"))
-	exprs := []string{"r->weight", "r->weight * 2", "r->weight + n", "n / 2.0", "1.5", ".5", "1.e3", "1e10", "2.5e-3", "1e-5",
-		"1e17", "1.5f", "(float)1/3", "1.0/3", "100.0/3", "(int)r->weight", "(int)-2.7", "(unsigned)3.99", "(char)65.7",
-		"r->weight > 2", "r->weight == 2.5", "r->weight < n && 1", "!0.0", "-r->weight", "-0.0", "0.0/0", "1e400", "1.0/0 > 5",
-		"(long double)1/3", "(long double)0.1", "(long double)r->weight * 3", "5 + 1.5f", "0x10 + 0.5", "(double)7/2", "7/2",
-		"/x r->weight", "/x 1.5f", "/c 65.0", "/f r->weight", "/f 3", "/d 2.5", "sizeof(1.5)", "sizeof(1.5f)", "sizeof(double)",
-		`"hi"`, `sizeof("hi")`, "10UL + 1", "$1 * 2"}
-	var cmds []string
-	for _, e := range exprs {
-		if strings.HasPrefix(e, "/") {
-			cmds = append(cmds, "-ex", "p"+e)
-			continue
-		}
-		cmds = append(cmds, "-ex", "p "+e)
-	}
-	cmds = append(cmds, "-ex", `printf "|%5.2f|%-8.3e|%g|%G|%10.4g|%d|%s|%+.1f|%05.1f|% g\n", r->weight, 0.5, 1234567.0, 1e-10, 1.25, 2.9, "str", 2.5, -1.5, 0.5`)
-	g := exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "break leaf", "-ex", "run"}, cmds...), "--args", path, "exit")...)
-	g.Dir = filepath.Join("..", "..")
-	gout, _ := g.CombinedOutput()
-	_, out, errOut := runSfdbg(append(append([]string{"run", "-batch", "-ex", "break leaf", "-ex", "run"}, cmds...), "--", path, "exit")...)
-	vals := regexp.MustCompile(`(?m)^\$\d+ = .*$|^\|.*$`)
-	ours, theirs := vals.FindAllString(out, -1), vals.FindAllString(string(gout), -1)
-	if len(theirs) != len(exprs)+1 {
-		t.Fatalf("gdb printed %d values for %d expressions:\n%s", len(theirs), len(exprs)+1, gout)
-	}
-	if strings.Join(ours, "\n") != strings.Join(theirs, "\n") {
-		t.Errorf("sfdbg:\n%s\ngdb:\n%s\nsfdbg's output:\n%s%s", strings.Join(ours, "\n"), strings.Join(theirs, "\n"), out, errOut)
-	}
-	// gdb's errors on a floating value.
-	for _, e := range []string{"r->weight % 2", "1.5 & 1", "1.5 << 1", "~1.5", "*r->weight"} {
-		args := []string{"-ex", "break leaf", "-ex", "run", "-ex", "p " + e}
-		g := exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off"}, args...), "--args", path, "exit")...)
-		gout, _ := g.CombinedOutput()
-		_, out, errOut := runSfdbg(append(append([]string{"run", "-batch"}, args...), "--", path, "exit")...)
-		lines := strings.Split(strings.TrimSpace(string(gout)), "\n")
-		want := lines[len(lines)-1]
-		if !strings.Contains(out+errOut, want) {
-			t.Errorf("p %s: gdb says %q; sfdbg:\n%s%s", e, want, out, errOut)
-		}
-	}
-}
-
-// TestPointerExpressionsAreGdbs prints expressions that keep their C
-// type on the -O0 locals fixture, in gdb and in sfdbg: pointer arithmetic
-// in objects (r + 1, q - p, an array decaying to a pointer), * and the
-// postfix operators on any expression ((r + 1)->key, (*r).at, $3.key,
-// (zeros)[3]), & of an object, casts to pointer types
-// (((struct rec *)r)->key, *(int *)r), @ on an expression, whatis and
-// ptype of an expression, and gdb's errors. Values, types and messages
-// must be gdb's, addresses aside.
-func TestPointerExpressionsAreGdbs(t *testing.T) {
-	gdb, err := exec.LookPath("gdb")
-	if err != nil {
-		t.Skip("gdb not installed")
-	}
-	path, _ := filepath.Abs(dumpFixture(t, "locals-v3-O0"))
-	cmds := []string{"p r + 1", "p (r + 1) - r", "p *r", "p (*r).at", "p (r)->at.y", "p zeros + 1", "p *(zeros + 1)", "p buf + 1",
-		"p *label", "p label + 2", "p r->tags + 1", "p *(r->tags + 1)", "p ((struct rec *)r)->key", "p *(int *)r",
-		"p (long)(r + 1) - (long)r", "p &zeros[2] - &zeros[0]", "p (r + 0)->name", "p (&r->at)->y", "p *&r->at", "p $1", "p $3.key",
-		"p $3.at.x + 1", "p (zeros)[3]", "p (char)*label", "p sizeof(*r)", "p sizeof(r + 1)", "p (void *)r", "p (char *)r->name + 1",
-		"p *(short *)r->tags@2", "p &r->at", "p (&r->at)[0]", "p r[0].at", "p (r)[0].at.x", "p 1 + r", "p r - 1", "p (r - 1) + 1 == r",
-		"p zeros == &zeros[0]", "p *(zeros + 16 - 1)", "p &*r", "p &(*r).at.y", "p (&w)->u", "p (w).b[1]", "p/x (r)->key", "p/x *r",
-		"whatis r + 1", "whatis (r)->weight * 2", "whatis zeros + 1", "whatis &r->at", "whatis *r", "output (r)->key"}
 	var args []string
 	for _, c := range cmds {
 		args = append(args, "-ex", c)
@@ -235,17 +171,30 @@ func TestPointerExpressionsAreGdbs(t *testing.T) {
 	g.Dir = filepath.Join("..", "..")
 	gout, _ := g.CombinedOutput()
 	_, out, errOut := runSfdbg(append(append([]string{"run", "-batch", "-ex", "break leaf", "-ex", "run"}, args...), "--", path, "exit")...)
-	vals := regexp.MustCompile(`(?m)^(\$\d+ = .*|type = .*|\d+)$`)
-	addr := regexp.MustCompile(`0x[0-9a-f]{6,}`)
-	ours := vals.FindAllString(addr.ReplaceAllString(out, "ADDR"), -1)
-	theirs := vals.FindAllString(addr.ReplaceAllString(string(gout), "ADDR"), -1)
+	theirOut := string(gout)
+	if addrs {
+		addr := regexp.MustCompile(`0x[0-9a-f]{6,}`)
+		out, theirOut = addr.ReplaceAllString(out, "ADDR"), addr.ReplaceAllString(theirOut, "ADDR")
+	}
+	ours, theirs := vals.FindAllString(out, -1), vals.FindAllString(theirOut, -1)
 	if len(theirs) != len(cmds) {
 		t.Fatalf("gdb printed %d values for %d commands:\n%s", len(theirs), len(cmds), gout)
 	}
 	if strings.Join(ours, "\n") != strings.Join(theirs, "\n") {
 		t.Errorf("sfdbg:\n%s\ngdb:\n%s\nsfdbg's output:\n%s%s", strings.Join(ours, "\n"), strings.Join(theirs, "\n"), out, errOut)
 	}
-	for _, e := range []string{"*r + 1", "*r == *r", "-r", "r * 2", "r + r", "&5"} {
+}
+
+// leafErrorsAreGdbs prints each expression at leaf of the -O0 locals
+// fixture in gdb and in sfdbg: sfdbg must say gdb's last line.
+func leafErrorsAreGdbs(t *testing.T, exprs []string) {
+	t.Helper()
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		t.Skip("gdb not installed")
+	}
+	path, _ := filepath.Abs(dumpFixture(t, "locals-v3-O0"))
+	for _, e := range exprs {
 		args := []string{"-ex", "break leaf", "-ex", "run", "-ex", "p " + e}
 		g := exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off"}, args...), "--args", path, "exit")...)
 		gout, _ := g.CombinedOutput()
@@ -257,6 +206,53 @@ func TestPointerExpressionsAreGdbs(t *testing.T) {
 	}
 }
 
+// TestFloatExpressionsAreGdbs prints floating-point expressions on the
+// -O0 locals fixture (r->weight is a double, 2.5) in gdb and in sfdbg:
+// literals of every form, C's usual arithmetic conversions, casts both
+// ways, comparisons, NaN and infinity, long double (x87 on x86-64: 21
+// digits), print/x, /c and /f, sizeof, a string literal, printf's
+// floating conversions and gdb's errors. Every value and message must be
+// gdb's.
+func TestFloatExpressionsAreGdbs(t *testing.T) {
+	exprs := []string{"r->weight", "r->weight * 2", "r->weight + n", "n / 2.0", "1.5", ".5", "1.e3", "1e10", "2.5e-3", "1e-5",
+		"1e17", "1.5f", "(float)1/3", "1.0/3", "100.0/3", "(int)r->weight", "(int)-2.7", "(unsigned)3.99", "(char)65.7",
+		"r->weight > 2", "r->weight == 2.5", "r->weight < n && 1", "!0.0", "-r->weight", "-0.0", "0.0/0", "1e400", "1.0/0 > 5",
+		"(long double)1/3", "(long double)0.1", "(long double)r->weight * 3", "5 + 1.5f", "0x10 + 0.5", "(double)7/2", "7/2",
+		"/x r->weight", "/x 1.5f", "/c 65.0", "/f r->weight", "/f 3", "/d 2.5", "sizeof(1.5)", "sizeof(1.5f)", "sizeof(double)",
+		`"hi"`, `sizeof("hi")`, "10UL + 1", "$1 * 2"}
+	var cmds []string
+	for _, e := range exprs {
+		if strings.HasPrefix(e, "/") {
+			cmds = append(cmds, "p"+e)
+			continue
+		}
+		cmds = append(cmds, "p "+e)
+	}
+	cmds = append(cmds, `printf "|%5.2f|%-8.3e|%g|%G|%10.4g|%d|%s|%+.1f|%05.1f|% g\n", r->weight, 0.5, 1234567.0, 1e-10, 1.25, 2.9, "str", 2.5, -1.5, 0.5`)
+	leafValuesAreGdbs(t, cmds, regexp.MustCompile(`(?m)^\$\d+ = .*$|^\|.*$`), false)
+	leafErrorsAreGdbs(t, []string{"r->weight % 2", "1.5 & 1", "1.5 << 1", "~1.5", "*r->weight"})
+}
+
+// TestPointerExpressionsAreGdbs prints expressions that keep their C
+// type on the -O0 locals fixture, in gdb and in sfdbg: pointer arithmetic
+// in objects (r + 1, q - p, an array decaying to a pointer), * and the
+// postfix operators on any expression ((r + 1)->key, (*r).at, $3.key,
+// (zeros)[3]), & of an object, casts to pointer types
+// (((struct rec *)r)->key, *(int *)r), @ on an expression, whatis and
+// ptype of an expression, and gdb's errors. Values, types and messages
+// must be gdb's, addresses aside.
+func TestPointerExpressionsAreGdbs(t *testing.T) {
+	leafValuesAreGdbs(t, []string{"p r + 1", "p (r + 1) - r", "p *r", "p (*r).at", "p (r)->at.y", "p zeros + 1", "p *(zeros + 1)", "p buf + 1",
+		"p *label", "p label + 2", "p r->tags + 1", "p *(r->tags + 1)", "p ((struct rec *)r)->key", "p *(int *)r",
+		"p (long)(r + 1) - (long)r", "p &zeros[2] - &zeros[0]", "p (r + 0)->name", "p (&r->at)->y", "p *&r->at", "p $1", "p $3.key",
+		"p $3.at.x + 1", "p (zeros)[3]", "p (char)*label", "p sizeof(*r)", "p sizeof(r + 1)", "p (void *)r", "p (char *)r->name + 1",
+		"p *(short *)r->tags@2", "p &r->at", "p (&r->at)[0]", "p r[0].at", "p (r)[0].at.x", "p 1 + r", "p r - 1", "p (r - 1) + 1 == r",
+		"p zeros == &zeros[0]", "p *(zeros + 16 - 1)", "p &*r", "p &(*r).at.y", "p (&w)->u", "p (w).b[1]", "p/x (r)->key", "p/x *r",
+		"whatis r + 1", "whatis (r)->weight * 2", "whatis zeros + 1", "whatis &r->at", "whatis *r", "output (r)->key"},
+		regexp.MustCompile(`(?m)^(\$\d+ = .*|type = .*|\d+)$`), true)
+	leafErrorsAreGdbs(t, []string{"*r + 1", "*r == *r", "-r", "r * 2", "r + r", "&5"})
+}
+
 // TestIntegerExpressionsAreGdbs: integer expressions have C's types in
 // gdb and in sfdbg on the -O0 locals fixture: literals (int, long,
 // unsigned by value and suffix), variables' widths, the promotions and
@@ -264,33 +260,13 @@ func TestPointerExpressionsAreGdbs(t *testing.T) {
 // unsigned division, shifts, comparisons, print/x of negative ints,
 // whatis and sizeof of expressions, and printf's length modifiers.
 func TestIntegerExpressionsAreGdbs(t *testing.T) {
-	gdb, err := exec.LookPath("gdb")
-	if err != nil {
-		t.Skip("gdb not installed")
-	}
-	path, _ := filepath.Abs(dumpFixture(t, "locals-v3-O0"))
-	cmds := []string{"p 2147483647 + 1", "p n * 1000000000", "p n * 1000000000L", "whatis n + 1", "whatis n * 2L", "p -1U", "p 1U - 2",
+	leafValuesAreGdbs(t, []string{"p 2147483647 + 1", "p n * 1000000000", "p n * 1000000000L", "whatis n + 1", "whatis n * 2L", "p -1U", "p 1U - 2",
 		"p 4294967295", "whatis 4294967295", "whatis 0xffffffff", "whatis 10UL", "p small * 2", "whatis small + 1", "p (unsigned char)300 + 1",
 		"p -n / 2", "p n / -2", "p -7 % 3", "p 10 > -1U", "p r->key * 2", "p/x -1", "p/x n - 6", "p sizeof(n+1)", "p sizeof(1)", "p sizeof(1L)",
 		"whatis sizeof(int)", "p 1 << 31", "p 1 << 32", "p ~0", "p/x ~0", "p/x (char)-1", "p/d 0xffffffff", "p/u -1", "p/o 8", "p/t 5",
 		"p -5 >> 1", "p -1U >> 1", "p 0x7fffffff + 0x7fffffff", "p n == 5U", "p (short)-1 * 2", "whatis (short)1 + (short)1", "p 07777777777777",
-		`printf "|%x %u %d %lx %hd\n", -1, -1, 4294967295, -1, 65537`}
-	var args []string
-	for _, c := range cmds {
-		args = append(args, "-ex", c)
-	}
-	g := exec.Command(gdb, append(append([]string{"-nx", "-batch", "-iex", "set debuginfod enabled off", "-ex", "break leaf", "-ex", "run"}, args...), "--args", path, "exit")...)
-	g.Dir = filepath.Join("..", "..")
-	gout, _ := g.CombinedOutput()
-	_, out, errOut := runSfdbg(append(append([]string{"run", "-batch", "-ex", "break leaf", "-ex", "run"}, args...), "--", path, "exit")...)
-	vals := regexp.MustCompile(`(?m)^(\$\d+ = .*|type = .*|\|.*)$`)
-	ours, theirs := vals.FindAllString(out, -1), vals.FindAllString(string(gout), -1)
-	if len(theirs) != len(cmds) {
-		t.Fatalf("gdb printed %d values for %d commands:\n%s", len(theirs), len(cmds), gout)
-	}
-	if strings.Join(ours, "\n") != strings.Join(theirs, "\n") {
-		t.Errorf("sfdbg:\n%s\ngdb:\n%s\nsfdbg's output:\n%s%s", strings.Join(ours, "\n"), strings.Join(theirs, "\n"), out, errOut)
-	}
+		`printf "|%x %u %d %lx %hd\n", -1, -1, 4294967295, -1, 65537`},
+		regexp.MustCompile(`(?m)^(\$\d+ = .*|type = .*|\|.*)$`), false)
 }
 
 // TestConditionsIgnoreAndDisplayAreGdbs runs a conditional breakpoint
