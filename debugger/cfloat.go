@@ -51,6 +51,9 @@ func (v value) float() float64 {
 	if v.kind == kindFloat {
 		return v.f
 	}
+	if v.unsigned {
+		return float64(v.v) // unsigned long: ULONG_MAX is 1.8e+19, not -1
+	}
 	return float64(int64(v.v))
 }
 
@@ -60,9 +63,20 @@ func (v value) bigFloat(prec uint) *big.Float {
 		return new(big.Float).SetPrec(prec).Set(v.x)
 	}
 	if v.kind == kindFloat {
-		return new(big.Float).SetPrec(prec).SetFloat64(v.f)
+		return new(big.Float).SetPrec(prec).SetFloat64(v.f) // finite: callers check
+	}
+	if v.unsigned {
+		return new(big.Float).SetPrec(prec).SetUint64(v.v)
 	}
 	return new(big.Float).SetPrec(prec).SetInt64(int64(v.v))
+}
+
+// finite reports whether v is not a NaN or an infinity.
+func (v value) finite() bool {
+	if v.kind != kindFloat || v.x != nil {
+		return true
+	}
+	return !math.IsNaN(v.f) && !math.IsInf(v.f, 0)
 }
 
 // truth is v as a condition: not zero.
@@ -90,7 +104,7 @@ func floatArith(op byte, l, r value, prec uint) value {
 	case '/':
 		f = a / b
 	}
-	if n != 16 || math.IsNaN(f) || math.IsInf(f, 0) || math.IsInf(a, 0) || math.IsInf(b, 0) {
+	if n != 16 || !l.finite() || !r.finite() {
 		return floatValue(f, n)
 	}
 	x, y := l.bigFloat(prec), r.bigFloat(prec)
@@ -114,10 +128,7 @@ func floatArith(op byte, l, r value, prec uint) value {
 // floatCompare compares l and r, one of them floating: -1, 0, 1, or 2
 // when either is a NaN (unordered: every comparison but != is false).
 func floatCompare(l, r value) int {
-	if l.x != nil || r.x != nil {
-		if math.IsNaN(l.float()) || math.IsNaN(r.float()) {
-			return 2
-		}
+	if (l.x != nil || r.x != nil) && l.finite() && r.finite() {
 		return l.bigFloat(113).Cmp(r.bigFloat(113))
 	}
 	a, b := l.float(), r.float()
@@ -149,6 +160,21 @@ func floatDigits(n uint8, m elf.Machine) int {
 
 // floatValueText prints a floating value as print does.
 func floatValueText(v value, m elf.Machine) string {
+	if v.fsize == 16 && v.x == nil && math.IsNaN(v.f) {
+		// A long double NaN shows its own significand: x87's with the
+		// integer bit (0xc000000000000000 for the default NaN), or
+		// binary128's 112-bit fraction.
+		bits := math.Float64bits(v.f)
+		sign := ""
+		if bits>>63 != 0 {
+			sign = "-"
+		}
+		frac := bits & (1<<52 - 1)
+		if m == elf.EM_X86_64 || m == elf.EM_386 {
+			return fmt.Sprintf("%snan(%#x)", sign, 1<<63|frac<<11)
+		}
+		return fmt.Sprintf("%snan(%#x)", sign, new(big.Int).Lsh(new(big.Int).SetUint64(frac), 60))
+	}
 	if v.x != nil && !v.x.IsInf() {
 		return bigFloatText(v.x, floatDigits(16, m))
 	}
@@ -316,6 +342,12 @@ func floatToInt(v value, n int, signed bool) uint64 {
 	switch {
 	case math.IsNaN(f):
 		u = 1 << 63 // x86's "integer indefinite"
+	case f >= 1<<64 && !signed:
+		u = math.MaxUint64
+	case f >= 1<<63 && signed:
+		u = math.MaxInt64 // saturated, as gdb converts
+	case f < -(1 << 63):
+		u = 1 << 63 // MinInt64
 	case signed || f < 0:
 		u = uint64(int64(f))
 	default:
@@ -402,7 +434,7 @@ func cFloatConv(conv byte, flags string, f float64) string {
 		} else if strings.Contains(spec, "+") {
 			text = "+" + text
 		}
-		return fmt.Sprintf("%"+strings.ReplaceAll(spec, "0", "")+"s", text)
+		return padTo(text, spec, false) // no zeros before inf
 	}
 	if conv != 'g' && conv != 'G' {
 		return fmt.Sprintf("%"+spec+"."+strconv.Itoa(prec)+string(conv), f)
@@ -423,6 +455,8 @@ func cFloatConv(conv byte, flags string, f float64) string {
 		body = strconv.FormatFloat(math.Abs(f), 'f', p-1-x, 64)
 		if !strings.Contains(spec, "#") {
 			body = trimFraction(body)
+		} else if !strings.Contains(body, ".") {
+			body += "." // %#g keeps the point
 		}
 	} else {
 		e := strconv.FormatFloat(math.Abs(f), 'e', p-1, 64)
@@ -443,20 +477,28 @@ func cFloatConv(conv byte, flags string, f float64) string {
 	case strings.Contains(spec, " "):
 		body = " " + body
 	}
-	width, _ := strconv.Atoi(strings.TrimLeft(spec, "-+ #0"))
+	return padTo(body, spec, true)
+}
+
+// padTo pads text to the width of printf flags spec (the text between %
+// and the precision): left-justified with -, with zeros after the sign
+// when zeros is set and the flags hold 0, else with spaces before.
+func padTo(text, spec string, zeros bool) string {
+	flags := spec[:len(spec)-len(strings.TrimLeft(spec, "-+ #0"))]
+	width, _ := strconv.Atoi(spec[len(flags):])
 	switch {
-	case len(body) >= width:
-		return body
-	case strings.Contains(spec, "-"):
-		return body + strings.Repeat(" ", width-len(body))
-	case strings.Contains(strings.TrimLeft(spec, "-+ #"), "0") && strings.HasPrefix(strings.TrimLeft(spec, "-+ #"), "0"):
+	case len(text) >= width:
+		return text
+	case strings.Contains(flags, "-"):
+		return text + strings.Repeat(" ", width-len(text))
+	case zeros && strings.Contains(flags, "0"):
 		sign := ""
-		if body[0] == '-' || body[0] == '+' || body[0] == ' ' {
-			sign, body = body[:1], body[1:]
+		if text[0] == '-' || text[0] == '+' || text[0] == ' ' {
+			sign, text = text[:1], text[1:]
 		}
-		return sign + strings.Repeat("0", width-len(body)-len(sign)) + body
+		return sign + strings.Repeat("0", width-len(text)-len(sign)) + text
 	}
-	return strings.Repeat(" ", width-len(body)) + body
+	return strings.Repeat(" ", width-len(text)) + text
 }
 
 // asInt is v as an integer: a floating value truncated toward zero.

@@ -97,10 +97,17 @@ func intBinary(op byte, l, r value) (value, bool) {
 	case '&':
 		return intValue(a&b, size, unsigned), true
 	case 'l', 'r':
-		// The type of the promoted left operand (C11 6.5.7).
+		// The type of the promoted left operand (C11 6.5.7); a count of
+		// 64 or more shifts everything out, as in gdb.
 		size, unsigned = l.intType()
 		a = truncate(l.v, size, !unsigned)
-		n := r.v & 63
+		n := r.v
+		if n >= 64 {
+			if op == 'l' || unsigned || int64(a) >= 0 {
+				return intValue(0, size, unsigned), true
+			}
+			return intValue(^uint64(0), size, unsigned), true
+		}
 		if op == 'l' {
 			return intValue(a<<n, size, unsigned), true
 		}
@@ -178,9 +185,20 @@ func intTypeOf(t dwarf.Type) (size int, unsigned, ok bool) {
 	case *dwarf.UintType, *dwarf.UcharType, *dwarf.BoolType:
 		return int(tt.Size()), true, true
 	case *dwarf.EnumType:
-		return int(tt.Size()), false, true
+		return int(tt.Size()), enumUnsigned(tt), true
 	}
 	return 0, false, false
+}
+
+// enumUnsigned reports whether an enum is unsigned, as gdb takes one with
+// no negative enumerator (dwarf2/read.c process_enumeration_scope).
+func enumUnsigned(t *dwarf.EnumType) bool {
+	for _, e := range t.Val {
+		if e.Val < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // intTypeName is gdb's name of a C integer type of size bytes.
@@ -198,4 +216,15 @@ func intMask(size uint8) uint64 {
 		return ^uint64(0)
 	}
 	return 1<<(8*uint(size)) - 1
+}
+
+// boolTyped is a _Bool of value c, printed as gdb prints one: true or
+// false.
+func boolTyped(c bool) value {
+	v := intValue(0, 1, true)
+	if c {
+		v.v = 1
+	}
+	v.obj = &typed{t: builtinType("_Bool", cType{bytes: 1}), b: []byte{byte(v.v)}}
+	return v
 }

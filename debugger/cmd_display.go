@@ -176,6 +176,10 @@ func cmdOutput(s *Session, args string) error {
 	return nil
 }
 
+// maxPrintfWidth bounds printf's widths and precisions, so that a typo
+// does not ask for gigabytes of padding.
+const maxPrintfWidth = 1 << 16
+
 // cmdPrintf implements gdb's printf "FORMAT", ARG...: C's conversions
 // (%d %i %u %x %X %o %c %s %p %f %e %g, with l/ll/h/hh/L and flags, width and
 // precision, %%), each argument an expression; %s reads the string at
@@ -209,6 +213,11 @@ func cmdPrintf(s *Session, args string) error {
 			j++
 		}
 		flags := format[i+1 : j]
+		for _, part := range strings.Split(strings.TrimLeft(flags, "-+ #0"), ".") {
+			if n, _ := strconv.Atoi(part); n > maxPrintfWidth {
+				return fmt.Errorf("Bad format string: width or precision %d is over %d", n, maxPrintfWidth)
+			}
+		}
 		k := j
 		for j < len(format) && strings.IndexByte("hlLqjzt", format[j]) >= 0 {
 			j++

@@ -6,6 +6,7 @@ package debugger
 
 import (
 	"debug/dwarf"
+	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -184,11 +185,40 @@ func (f *cFormatter) format(t dwarf.Type, b []byte, mode valueMode, depth int) s
 		text := f.format(t, b, mode, depth)
 		f.letter = letter
 		if letter == 'c' {
-			if v, ok := floatOfBytes(fl, b); ok {
+			v, ok := floatOfBytes(fl, b)
+			if !ok && fl.Size() == 16 && len(b) >= 16 {
+				if x, fv := longDouble(b[:16], spaceMachine(f.sp), binary.NativeEndian); x != nil {
+					v, ok = longDoubleValue(x), true
+				} else {
+					v, ok = floatValue(fv, 16), true
+				}
+			}
+			if ok {
 				return f.letterText(floatToInt(v, 1, true), 8)
 			}
 		}
 		return text
+	}
+	if fl, ok := u.(*dwarf.FloatType); ok && f.letter != 0 && fl.Size() == 16 && len(b) >= 16 {
+		// print/x of a long double shows its bits: the x87 format's 10
+		// bytes on x86-64, binary128's 16 elsewhere.
+		n := 16
+		if m := spaceMachine(f.sp); m == elf.EM_X86_64 || m == elf.EM_386 {
+			n = 10
+		}
+		digits := make([]byte, 0, 2*n)
+		for i := n - 1; i >= 0; i-- {
+			k := i
+			if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 {
+				k = 16 - n + (n - 1 - i) // big-endian: most significant first
+			}
+			digits = fmt.Appendf(digits, "%02x", b[k])
+		}
+		trimmed := strings.TrimLeft(string(digits), "0")
+		if trimmed == "" {
+			trimmed = "0"
+		}
+		return "0x" + trimmed
 	}
 	if f.letter != 0 {
 		switch u.(type) {
@@ -327,6 +357,11 @@ func (f *cFormatter) pointer(t dwarf.Type, pt *dwarf.PtrType, a uint64, mode val
 	case isChar(pt.Type) && pt.Type != nil:
 		if a != 0 {
 			text += " " + f.cStringAt(a)
+		}
+		if _, named := t.(*dwarf.TypedefType); named && mode == modeTop {
+			// gdb drops "(char *)" before a string, but not a
+			// typedef's name: (str_t) 0x... "hello".
+			return "(" + cTypeName(t) + ") " + text
 		}
 		return text
 	case isFunc(elem):

@@ -59,7 +59,7 @@ type value struct {
 // evalAddr evaluates an address expression (evalExpr) to a number.
 func (s *Session) evalAddr(expr string) (uint64, error) {
 	v, err := s.evalExpr(expr)
-	return v.v, err
+	return asInt(v), err
 }
 
 // evalExpr evaluates an expression as gdb's print and x read it, in the
@@ -116,6 +116,19 @@ func tokenize(expr string) ([]token, error) {
 			j := numberEnd(expr, i)
 			toks = append(toks, token{'n', expr[i:j], i})
 			i = j
+		case c == '\'':
+			// A character constant: 'a', '\n', '\0', '\x41', '\101'.
+			end := strings.IndexByte(expr[i+1:], '\'')
+			if end > 0 && expr[i+1] == '\\' && expr[i+1+end-1] == '\\' {
+				if e2 := strings.IndexByte(expr[i+1+end+1:], '\''); e2 >= 0 {
+					end += 1 + e2 // '\''
+				}
+			}
+			if end <= 0 {
+				return nil, errors.New("Unmatched single quote.")
+			}
+			toks = append(toks, token{'\'', expr[i+1 : i+1+end], i})
+			i += end + 2
 		case c == '"':
 			str, rest, err := cStringLiteral(expr[i:])
 			if err != nil {
@@ -267,6 +280,13 @@ func (p *exprParser) level(n int) (value, error) {
 			return l, nil
 		}
 		p.i++
+		if op == 'A' && !l.truth() || op == 'O' && l.truth() {
+			// C's short circuit: the right operand is not evaluated
+			// (p && p->x == 5 with p null is 0, not a memory error).
+			p.skipOperand(n)
+			l = boolValue(op == 'O')
+			continue
+		}
 		r, err := next()
 		if err != nil {
 			return r, err
@@ -320,6 +340,32 @@ func (p *exprParser) level(n int) (value, error) {
 			l = value{v: l.v << (r.v & 63), kind: kindInt}
 		case 'r':
 			l = value{v: uint64(int64(l.v) >> (r.v & 63)), kind: kindInt}
+		}
+	}
+}
+
+// skipOperand moves past the right operand of an operator of
+// binaryLevels[n] without evaluating it: up to the next operator of that
+// level or a looser one, or the ')' or ']' that closes the enclosing
+// group, at the same depth of parentheses and brackets.
+func (p *exprParser) skipOperand(n int) {
+	depth := 0
+	for ; p.i < len(p.toks); p.i++ {
+		k := p.toks[p.i].kind
+		switch {
+		case k == '(' || k == '[':
+			depth++
+		case k == ')' || k == ']':
+			if depth == 0 {
+				return
+			}
+			depth--
+		case depth == 0:
+			for lv := 0; lv <= n; lv++ {
+				if bytes.IndexByte(binaryLevels[lv], k) >= 0 {
+					return
+				}
+			}
 		}
 	}
 }
@@ -516,12 +562,14 @@ func (p *exprParser) unary() (value, error) {
 			}
 			switch {
 			case size.float && !ptr:
-				if size.bytes == 16 {
+				if size.bytes == 16 && v.finite() {
 					return longDoubleValue(v.bigFloat(longDoublePrec(p.s.machine()))), nil
 				}
 				return floatValue(v.float(), uint8(size.bytes)), nil
 			case v.kind == kindFloat && ptr:
 				return value{}, errors.New("Invalid cast.")
+			case size.boolean && !ptr:
+				return boolTyped(asInt(v) != 0), nil // (_Bool)2 is true; (_Bool)0.5 false, as gdb converts
 			case v.kind == kindFloat:
 				return value{v: floatToInt(v, size.bytes, size.signed), kind: kindInt, char: size.char, isize: uint8(size.bytes), unsigned: !size.signed}, nil
 			case ptr:
@@ -559,6 +607,19 @@ func (p *exprParser) unary() (value, error) {
 	case '"':
 		p.i++
 		return value{kind: kindString, str: t.text}, nil
+	case '\'':
+		p.i++
+		c, _, tail, err := strconv.UnquoteChar(t.text, '\'')
+		if oct := strings.TrimPrefix(t.text, "\\"); err != nil && len(oct) >= 1 && len(oct) <= 3 && len(oct) < len(t.text) {
+			// C's short octal escapes ('\0', '\12'), which Go's need 3 digits for.
+			if n, perr := strconv.ParseUint(oct, 8, 8); perr == nil {
+				c, tail, err = rune(n), "", nil
+			}
+		}
+		if err != nil || tail != "" || c > 0xff {
+			return value{}, fmt.Errorf("Invalid character constant '%s'.", t.text)
+		}
+		return value{v: truncate(uint64(c), 1, true), kind: kindInt, char: true, isize: 1}, nil
 	case 'i':
 		if t.text == "sizeof" {
 			return p.sizeof()
@@ -627,6 +688,11 @@ func (s *Session) dollarValue(name string) (value, error) {
 		kind = kindCode
 	case "sp", "rsp", "fp", "rbp", "cfa":
 		kind = kindData
+	}
+	if _, _, bits, ok := subRegister(name); ok && kind == kindInt && bits < 64 {
+		// A register's part is an int of its width ($eax, $ax, $al),
+		// as gdb's int32_t/int16_t/int8_t.
+		return intValue(r, int(bits/8), false), nil
 	}
 	return value{v: r, kind: kind}, nil
 }
@@ -816,7 +882,7 @@ func formatValue(sp *frames.Space, v value, fmtLetter byte) (string, error) {
 	case 'a':
 		return fmt.Sprintf("%#x%s", v.v, symbolSuffix(sp, v.v)), nil
 	case 'c':
-		return fmt.Sprintf("%d %q", int8(v.v), rune(uint8(v.v))), nil
+		return fmt.Sprintf("%d %s", int8(v.v), charLiteral(byte(v.v))), nil
 	case 'f':
 		// An integer's bits as a float (an int's 4 bytes) or a double.
 		if int64(v.v) == int64(int32(v.v)) {
@@ -925,19 +991,21 @@ type cType struct {
 	signed bool
 	char   bool // char, signed char, unsigned char
 	float  bool // float, double, long double
+	// boolean is _Bool: a cast tests for non-zero.
+	boolean bool
 }
 
 // baseTypes are C's integer type names (GCC's sizes on LP64).
 var baseTypes = map[string]cType{
-	"char": {1, true, true, false}, "signed char": {1, true, true, false}, "unsigned char": {1, false, true, false}, "_Bool": {1, false, false, false}, "bool": {1, false, false, false},
-	"short": {2, true, false, false}, "short int": {2, true, false, false}, "unsigned short": {2, false, false, false}, "unsigned short int": {2, false, false, false},
-	"int": {4, true, false, false}, "signed": {4, true, false, false}, "signed int": {4, true, false, false}, "unsigned": {4, false, false, false}, "unsigned int": {4, false, false, false},
-	"long": {8, true, false, false}, "long int": {8, true, false, false}, "unsigned long": {8, false, false, false}, "unsigned long int": {8, false, false, false},
-	"long long": {8, true, false, false}, "long long int": {8, true, false, false}, "unsigned long long": {8, false, false, false},
-	"int8_t": {1, true, false, false}, "uint8_t": {1, false, false, false}, "int16_t": {2, true, false, false}, "uint16_t": {2, false, false, false},
-	"int32_t": {4, true, false, false}, "uint32_t": {4, false, false, false}, "int64_t": {8, true, false, false}, "uint64_t": {8, false, false, false},
-	"size_t": {8, false, false, false}, "ssize_t": {8, true, false, false}, "uintptr_t": {8, false, false, false}, "intptr_t": {8, true, false, false},
-	"float": {4, true, false, true}, "double": {8, true, false, true}, "long double": {16, true, false, true},
+	"char": {1, true, true, false, false}, "signed char": {1, true, true, false, false}, "unsigned char": {1, false, true, false, false}, "_Bool": {1, false, false, false, true}, "bool": {1, false, false, false, true},
+	"short": {2, true, false, false, false}, "short int": {2, true, false, false, false}, "unsigned short": {2, false, false, false, false}, "unsigned short int": {2, false, false, false, false},
+	"int": {4, true, false, false, false}, "signed": {4, true, false, false, false}, "signed int": {4, true, false, false, false}, "unsigned": {4, false, false, false, false}, "unsigned int": {4, false, false, false, false},
+	"long": {8, true, false, false, false}, "long int": {8, true, false, false, false}, "unsigned long": {8, false, false, false, false}, "unsigned long int": {8, false, false, false, false},
+	"long long": {8, true, false, false, false}, "long long int": {8, true, false, false, false}, "unsigned long long": {8, false, false, false, false},
+	"int8_t": {1, true, false, false, false}, "uint8_t": {1, false, false, false, false}, "int16_t": {2, true, false, false, false}, "uint16_t": {2, false, false, false, false},
+	"int32_t": {4, true, false, false, false}, "uint32_t": {4, false, false, false, false}, "int64_t": {8, true, false, false, false}, "uint64_t": {8, false, false, false, false},
+	"size_t": {8, false, false, false, false}, "ssize_t": {8, true, false, false, false}, "uintptr_t": {8, false, false, false, false}, "intptr_t": {8, true, false, false, false},
+	"float": {4, true, false, true, false}, "double": {8, true, false, true, false}, "long double": {16, true, false, true, false},
 }
 
 // typeAt reads a type name at the start of toks, up to and not including
@@ -968,8 +1036,8 @@ func (s *Session) typeAt(toks []token) (t cType, ptr bool, ct dwarf.Type, n int,
 		return bt, stars > 0, castType(builtinType(name, bt), stars), n, true
 	}
 	if dt, known := s.lookupTypeName(name); known {
-		if stars > 0 {
-			return cType{bytes: 8, signed: false}, true, castType(dt, stars), n, true
+		if _, isPtr := under(dt).(*dwarf.PtrType); stars > 0 || isPtr {
+			return cType{bytes: 8, signed: false}, true, castType(dt, stars), n, true // (str_t)p: a pointer typedef
 		}
 		size := int(dt.Size())
 		if _, fl := under(dt).(*dwarf.FloatType); fl && (size == 4 || size == 8 || size == 16) {

@@ -580,7 +580,7 @@ func (s *Session) applyPath(c *varContext, t typed, p varPath) (typed, *varConte
 			if err != nil {
 				return typed{}, c, true, err
 			}
-			st.index = int64(iv.v)
+			st.index = int64(asInt(iv))
 		}
 		if t, err = c.step(t, st); err != nil {
 			return typed{}, c, true, err
@@ -789,7 +789,7 @@ func (s *Session) repeated(t typed, count string) (typed, error) {
 	if err != nil {
 		return t, err
 	}
-	n := int64(cv.v)
+	n := int64(asInt(cv))
 	if n < 1 {
 		return t, fmt.Errorf("Invalid number %d of repetitions.", n)
 	}
@@ -833,7 +833,12 @@ func (s *Session) historyValue(t typed) (value, bool) {
 			kind = kindCode
 		}
 		return value{v: uintOf(t.b), kind: kind}, true
-	case *dwarf.IntType, *dwarf.CharType, *dwarf.EnumType:
+	case *dwarf.EnumType:
+		if enumUnsigned(tt) {
+			return value{v: uintOf(t.b), kind: kindInt, isize: uint8(tt.Size()), unsigned: true}, true
+		}
+		return value{v: uint64(intOf(t.b)), kind: kindInt, isize: uint8(tt.Size())}, true
+	case *dwarf.IntType, *dwarf.CharType:
 		return value{v: uint64(intOf(t.b)), kind: kindInt, isize: uint8(tt.Size())}, true
 	case *dwarf.UintType, *dwarf.UcharType, *dwarf.BoolType:
 		return value{v: uintOf(t.b), kind: kindInt, isize: uint8(tt.Size()), unsigned: true}, true
@@ -943,6 +948,12 @@ func cmdPtypeOrWhatis(s *Session, args string, expand bool) error {
 				size = 8
 			}
 			s.printf("type = %s\n", intTypeName(size, v.unsigned))
+			return nil
+		case v.kind == kindData:
+			s.printf("type = void *\n") // $sp, as gdb types it
+			return nil
+		case v.kind == kindCode:
+			s.printf("type = void (*)()\n") // $pc
 			return nil
 		}
 		return fmt.Errorf("sfdbg does not know the C type of %s", strings.TrimSpace(expr))

@@ -219,7 +219,8 @@ func TestFloatExpressionsAreGdbs(t *testing.T) {
 		"r->weight > 2", "r->weight == 2.5", "r->weight < n && 1", "!0.0", "-r->weight", "-0.0", "0.0/0", "1e400", "1.0/0 > 5",
 		"(long double)1/3", "(long double)0.1", "(long double)r->weight * 3", "5 + 1.5f", "0x10 + 0.5", "(double)7/2", "7/2",
 		"/x r->weight", "/x 1.5f", "/c 65.0", "/f r->weight", "/f 3", "/d 2.5", "sizeof(1.5)", "sizeof(1.5f)", "sizeof(double)",
-		`"hi"`, `sizeof("hi")`, "10UL + 1", "$1 * 2"}
+		`"hi"`, `sizeof("hi")`, "10UL + 1", "$1 * 2", "(long double)(0.0/0)", "1e300L * 1e300L", "(_Bool)0.5", "(_Bool)2",
+		"(long)1e19", "/c 200", "'a'", "'a' + 1", `'\0'`, `'\n'`, "(unsigned long)-1 + 1.0"}
 	var cmds []string
 	for _, e := range exprs {
 		if strings.HasPrefix(e, "/") {
@@ -228,7 +229,7 @@ func TestFloatExpressionsAreGdbs(t *testing.T) {
 		}
 		cmds = append(cmds, "p "+e)
 	}
-	cmds = append(cmds, `printf "|%5.2f|%-8.3e|%g|%G|%10.4g|%d|%s|%+.1f|%05.1f|% g\n", r->weight, 0.5, 1234567.0, 1e-10, 1.25, 2.9, "str", 2.5, -1.5, 0.5`)
+	cmds = append(cmds, `printf "|%5.2f|%-8.3e|%g|%G|%10.4g|%d|%s|%+.1f|%05.1f|% g|%10f|%#g\n", r->weight, 0.5, 1234567.0, 1e-10, 1.25, 2.9, "str", 2.5, -1.5, 0.5, 1.0/0, 123456.0`)
 	leafValuesAreGdbs(t, cmds, regexp.MustCompile(`(?m)^\$\d+ = .*$|^\|.*$`), false)
 	leafErrorsAreGdbs(t, []string{"r->weight % 2", "1.5 & 1", "1.5 << 1", "~1.5", "*r->weight"})
 }
@@ -265,6 +266,8 @@ func TestIntegerExpressionsAreGdbs(t *testing.T) {
 		"p -n / 2", "p n / -2", "p -7 % 3", "p 10 > -1U", "p r->key * 2", "p/x -1", "p/x n - 6", "p sizeof(n+1)", "p sizeof(1)", "p sizeof(1L)",
 		"whatis sizeof(int)", "p 1 << 31", "p 1 << 32", "p ~0", "p/x ~0", "p/x (char)-1", "p/d 0xffffffff", "p/u -1", "p/o 8", "p/t 5",
 		"p -5 >> 1", "p -1U >> 1", "p 0x7fffffff + 0x7fffffff", "p n == 5U", "p (short)-1 * 2", "whatis (short)1 + (short)1", "p 07777777777777",
+		"p r->col < -1", "whatis r->col + 1", "p 1 << 64", "p -1 >> 70", "whatis $sp", "whatis $pc", "p 0 && *(int *)0", "p 1 || *(int *)0",
+		"p r && r->key == 13", "p !r || r->key",
 		`printf "|%x %u %d %lx %hd\n", -1, -1, 4294967295, -1, 65537`},
 		regexp.MustCompile(`(?m)^(\$\d+ = .*|type = .*|\|.*)$`), false)
 }
