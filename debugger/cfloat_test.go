@@ -76,3 +76,25 @@ func TestCFloatConvIsPrintfs(t *testing.T) {
 		}
 	}
 }
+
+// FuzzExpressions: no expression panics the evaluator or print's
+// formatting, in every format letter, without a process (as print's
+// arithmetic is used before `run`); the seeds are the forms a second
+// reading found panicking or looping (a long double NaN, a huge width).
+func FuzzExpressions(f *testing.F) {
+	for _, s := range []string{"1 + 2", "(long double)(0.0/0)", "1e300L * 1e300L", "'a'", `'\0'`, `"hi"`, "sizeof(int)",
+		"(_Bool)0.5", "1 << 64", "-1U", "$1", "0 && *(int *)0", "(char *)5", "(void *)0 + 1", "-(0.0/0)", "1.0L/3",
+		"(unsigned long)-1 + 1.0", "~0 >> 70", "(float)1e40", "((long)1)[0]", "(1).x", "(1)->x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		s := &Session{}
+		v, err := s.evalExpr(expr)
+		if err != nil {
+			return
+		}
+		for _, l := range []byte{0, 'x', 'd', 'u', 'o', 't', 'c', 'f', 'a'} {
+			formatValue(nil, v, l)
+		}
+	})
+}
