@@ -106,7 +106,7 @@ func tokenize(expr string) ([]token, error) {
 		case i+1 < len(expr) && twoCharOp[expr[i:i+2]] != 0:
 			toks = append(toks, token{twoCharOp[expr[i:i+2]], expr[i : i+2], i})
 			i += 2
-		case strings.IndexByte("+-*/()&%<>!~|^[]", c) >= 0:
+		case strings.IndexByte("+-*/()&%<>!~|^[]?:", c) >= 0:
 			toks = append(toks, token{c, expr[i : i+1], i})
 			i++
 		case c == '.' && i+1 < len(expr) && isIdent(expr[i+1], true):
@@ -258,7 +258,63 @@ var errNotNumber = errors.New("Argument to arithmetic operation not a number or 
 // each level parses the next one's operands (logicalOr is the loosest).
 var binaryLevels = [][]byte{{'O'}, {'A'}, {'|'}, {'^'}, {'&'}, {'E', 'N'}, {'<', '>', 'L', 'G'}, {'l', 'r'}}
 
-func (p *exprParser) logicalOr() (value, error) { return p.level(0) }
+// logicalOr parses an expression: C's conditional operator over the
+// binary levels (COND ? A : B, right-associative, only the branch taken
+// evaluated).
+func (p *exprParser) logicalOr() (value, error) {
+	c, err := p.level(0)
+	if err != nil || p.peek() != '?' {
+		return c, err
+	}
+	p.i++
+	if c.kind == kindObject || c.kind == kindString {
+		return value{}, errNotNumber
+	}
+	var v value
+	if c.truth() {
+		if v, err = p.logicalOr(); err != nil {
+			return v, err
+		}
+		if p.peek() != ':' {
+			return value{}, fmt.Errorf("A syntax error in expression, near `%s'.", p.rest())
+		}
+		p.i++
+		p.skipBranch()
+		return v, nil
+	}
+	p.skipBranch()
+	if p.peek() != ':' {
+		return value{}, fmt.Errorf("A syntax error in expression, near `%s'.", p.rest())
+	}
+	p.i++
+	return p.logicalOr()
+}
+
+// skipBranch moves past one branch of a conditional without evaluating
+// it: up to its ':' (nested conditionals skipped whole), or the end of
+// the enclosing group.
+func (p *exprParser) skipBranch() {
+	depth, nested := 0, 0
+	for ; p.i < len(p.toks); p.i++ {
+		switch k := p.toks[p.i].kind; {
+		case k == '(' || k == '[':
+			depth++
+		case k == ')' || k == ']':
+			if depth == 0 {
+				return
+			}
+			depth--
+		case depth > 0:
+		case k == '?':
+			nested++
+		case k == ':':
+			if nested == 0 {
+				return
+			}
+			nested--
+		}
+	}
+}
 
 // level parses the operators of binaryLevels[n], left to right, with C's
 // semantics on 64-bit values: comparisons are signed between numbers and

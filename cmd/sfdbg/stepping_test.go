@@ -267,7 +267,7 @@ func TestIntegerExpressionsAreGdbs(t *testing.T) {
 		"whatis sizeof(int)", "p 1 << 31", "p 1 << 32", "p ~0", "p/x ~0", "p/x (char)-1", "p/d 0xffffffff", "p/u -1", "p/o 8", "p/t 5",
 		"p -5 >> 1", "p -1U >> 1", "p 0x7fffffff + 0x7fffffff", "p n == 5U", "p (short)-1 * 2", "whatis (short)1 + (short)1", "p 07777777777777",
 		"p r->col < -1", "whatis r->col + 1", "p 1 << 64", "p -1 >> 70", "whatis $sp", "whatis $pc", "p 0 && *(int *)0", "p 1 || *(int *)0",
-		"p r && r->key == 13", "p !r || r->key",
+		"p r && r->key == 13", "p !r || r->key", "p n > 3 ? n * 2 : -1", "p 0 ? *(int *)0 : 7", "p 1 ? 0 ? 5 : 6 : 7", "p (n ? r : 0)->key",
 		`printf "|%x %u %d %lx %hd\n", -1, -1, 4294967295, -1, 65537`},
 		regexp.MustCompile(`(?m)^(\$\d+ = .*|type = .*|\|.*)$`), false)
 }
