@@ -294,7 +294,26 @@ func (p *exprParser) logicalOr() (value, error) {
 // it: up to its ':' (nested conditionals skipped whole), or the end of
 // the enclosing group.
 func (p *exprParser) skipBranch() {
-	depth, nested := 0, 0
+	nested := 0
+	p.skipTo(func(k byte) bool {
+		switch k {
+		case '?':
+			nested++
+		case ':':
+			if nested == 0 {
+				return true
+			}
+			nested--
+		}
+		return false
+	})
+}
+
+// skipTo moves past tokens without evaluating them, up to the first one
+// outside parentheses and brackets for which stop is true, or the ')' or
+// ']' that closes the enclosing group.
+func (p *exprParser) skipTo(stop func(kind byte) bool) {
+	depth := 0
 	for ; p.i < len(p.toks); p.i++ {
 		switch k := p.toks[p.i].kind; {
 		case k == '(' || k == '[':
@@ -304,14 +323,8 @@ func (p *exprParser) skipBranch() {
 				return
 			}
 			depth--
-		case depth > 0:
-		case k == '?':
-			nested++
-		case k == ':':
-			if nested == 0 {
-				return
-			}
-			nested--
+		case depth == 0 && stop(k):
+			return
 		}
 	}
 }
@@ -402,28 +415,20 @@ func (p *exprParser) level(n int) (value, error) {
 
 // skipOperand moves past the right operand of an operator of
 // binaryLevels[n] without evaluating it: up to the next operator of that
-// level or a looser one, or the ')' or ']' that closes the enclosing
-// group, at the same depth of parentheses and brackets.
+// level or a looser one (a conditional's ? and : included), or the end
+// of the enclosing group.
 func (p *exprParser) skipOperand(n int) {
-	depth := 0
-	for ; p.i < len(p.toks); p.i++ {
-		k := p.toks[p.i].kind
-		switch {
-		case k == '(' || k == '[':
-			depth++
-		case k == ')' || k == ']':
-			if depth == 0 {
-				return
-			}
-			depth--
-		case depth == 0:
-			for lv := 0; lv <= n; lv++ {
-				if bytes.IndexByte(binaryLevels[lv], k) >= 0 {
-					return
-				}
+	p.skipTo(func(k byte) bool {
+		if k == '?' || k == ':' {
+			return true
+		}
+		for lv := 0; lv <= n; lv++ {
+			if bytes.IndexByte(binaryLevels[lv], k) >= 0 {
+				return true
 			}
 		}
-	}
+		return false
+	})
 }
 
 // sum parses term (('+'|'-') term)*.

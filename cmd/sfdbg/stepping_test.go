@@ -268,6 +268,7 @@ func TestIntegerExpressionsAreGdbs(t *testing.T) {
 		"p -5 >> 1", "p -1U >> 1", "p 0x7fffffff + 0x7fffffff", "p n == 5U", "p (short)-1 * 2", "whatis (short)1 + (short)1", "p 07777777777777",
 		"p r->col < -1", "whatis r->col + 1", "p 1 << 64", "p -1 >> 70", "whatis $sp", "whatis $pc", "p 0 && *(int *)0", "p 1 || *(int *)0",
 		"p r && r->key == 13", "p !r || r->key", "p n > 3 ? n * 2 : -1", "p 0 ? *(int *)0 : 7", "p 1 ? 0 ? 5 : 6 : 7", "p (n ? r : 0)->key",
+		"p 0 && *(int *)0 ? 1 : 2", "p 1 || *(int *)0 ? 3 : 4",
 		`printf "|%x %u %d %lx %hd\n", -1, -1, 4294967295, -1, 65537`},
 		regexp.MustCompile(`(?m)^(\$\d+ = .*|type = .*|\|.*)$`), false)
 }
