@@ -553,16 +553,22 @@ func TestRulesOnOtherRegistersAreJudgedByValue(t *testing.T) {
 // judged last, walked from the jumps of work into it (Debian's stripped
 // C++ libraries: 887,000 instructions not judged; libgdal 95.2% ->
 // 99.3%).
+// cold-states-stripped's cold part is entered by two jumps whose states
+// differ in a scratch register only (a copy of SP in rax): the same frame,
+// so it is walked from both (Debian 12's python3.11 89.0% -> 94.4%, C++
+// on the amd64 scan 96.4% -> 98.2%).
 func TestStrippedColdPartIsWalked(t *testing.T) {
-	rep, err := CheckFile(filepath.Join("..", "testdata", "codeoracle", "cold", "cold-stripped"), CheckOptions{Code: FramesCode})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range codeFindings(rep) {
-		if f.Kind != KindCodeUnknown {
-			t.Errorf("%s: %s", f.Kind, f.Message)
-		} else if strings.Contains(f.Message, "not by a call") {
-			t.Errorf("the cold part is not judged: %s", f.Message)
+	for _, name := range []string{"cold-stripped", "cold-states-stripped"} {
+		rep, err := CheckFile(filepath.Join("..", "testdata", "codeoracle", "cold", name), CheckOptions{Code: FramesCode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range codeFindings(rep) {
+			if f.Kind != KindCodeUnknown {
+				t.Errorf("%s: %s: %s", name, f.Kind, f.Message)
+			} else if strings.Contains(f.Message, "not by a call") {
+				t.Errorf("%s: the cold part is not judged: %s", name, f.Message)
+			}
 		}
 	}
 }

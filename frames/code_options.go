@@ -170,7 +170,11 @@ func (c *CodeAnalyzer) jumpsInto(start uint64) []code.Exit {
 	delete(c.into, start)
 	for i := range ex {
 		for j := range i {
-			if ex[i].Target == ex[j].Target && ex[i].State != ex[j].State {
+			// The same frame: the same unwind row (CFA, RA and saved
+			// registers), whatever else the two states differ in (a
+			// scratch register's copy of SP: _PyMem_RawWcsdup's three
+			// jumps into its cold part).
+			if ex[i].Target == ex[j].Target && ex[i].State.Row(c.a) != ex[j].State.Row(c.a) {
 				return nil
 			}
 		}
