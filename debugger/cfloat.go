@@ -150,7 +150,7 @@ func floatDigits(n uint8, m elf.Machine) int {
 	case 4:
 		return 9
 	case 16:
-		if m == elf.EM_X86_64 || m == elf.EM_386 {
+		if x87(m) {
 			return 21
 		}
 		return 36
@@ -170,7 +170,7 @@ func floatValueText(v value, m elf.Machine) string {
 			sign = "-"
 		}
 		frac := bits & (1<<52 - 1)
-		if m == elf.EM_X86_64 || m == elf.EM_386 {
+		if x87(m) {
 			return fmt.Sprintf("%snan(%#x)", sign, 1<<63|frac<<11)
 		}
 		return fmt.Sprintf("%snan(%#x)", sign, new(big.Int).Lsh(new(big.Int).SetUint64(frac), 60))
@@ -222,7 +222,7 @@ func trimFraction(s string) string {
 // elsewhere (AArch64, s390x). It returns the value as a *big.Float with
 // the format's significand, or a NaN or infinity as a float64 (x nil).
 func longDouble(b []byte, m elf.Machine, bo binary.ByteOrder) (x *big.Float, f float64) {
-	if m == elf.EM_X86_64 || m == elf.EM_386 {
+	if x87(m) {
 		mant := binary.LittleEndian.Uint64(b[0:8])
 		se := binary.LittleEndian.Uint16(b[8:10])
 		neg, exp := se>>15 != 0, int(se&0x7fff)
@@ -288,7 +288,7 @@ func nanWithSign(neg bool) float64 {
 
 // longDoublePrec is the significand of machine m's long double.
 func longDoublePrec(m elf.Machine) uint {
-	if m == elf.EM_X86_64 || m == elf.EM_386 {
+	if x87(m) {
 		return 64
 	}
 	return 113
@@ -509,13 +509,24 @@ func asInt(v value) uint64 {
 	return v.v
 }
 
-// floatOfBytes is the float or double in b, of type t.
-func floatOfBytes(t *dwarf.FloatType, b []byte) (value, bool) {
-	switch {
-	case t.Size() == 4 && len(b) >= 4:
+// floatOfType is the floating value of type t in b: a float, a double,
+// or machine m's long double (longDouble).
+func floatOfType(t *dwarf.FloatType, b []byte, m elf.Machine) (value, bool) {
+	switch n := t.Size(); {
+	case n == 4 && len(b) >= 4:
 		return floatValue(float64(math.Float32frombits(uint32(uintOf(b[:4])))), 4), true
-	case t.Size() == 8 && len(b) >= 8:
+	case n == 8 && len(b) >= 8:
 		return floatValue(math.Float64frombits(uintOf(b[:8])), 8), true
+	case n == 16 && len(b) >= 16:
+		if x, f := longDouble(b[:16], m, binary.NativeEndian); x != nil {
+			return longDoubleValue(x), true
+		} else {
+			return floatValue(f, 16), true
+		}
 	}
 	return value{}, false
 }
+
+// x87 reports whether machine m's long double is the x87 80-bit format
+// (x86), not IEEE binary128 (AArch64, s390x).
+func x87(m elf.Machine) bool { return m == elf.EM_X86_64 || m == elf.EM_386 }

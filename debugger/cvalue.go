@@ -6,7 +6,6 @@ package debugger
 
 import (
 	"debug/dwarf"
-	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -185,15 +184,7 @@ func (f *cFormatter) format(t dwarf.Type, b []byte, mode valueMode, depth int) s
 		text := f.format(t, b, mode, depth)
 		f.letter = letter
 		if letter == 'c' {
-			v, ok := floatOfBytes(fl, b)
-			if !ok && fl.Size() == 16 && len(b) >= 16 {
-				if x, fv := longDouble(b[:16], spaceMachine(f.sp), binary.NativeEndian); x != nil {
-					v, ok = longDoubleValue(x), true
-				} else {
-					v, ok = floatValue(fv, 16), true
-				}
-			}
-			if ok {
+			if v, ok := floatOfType(fl, b, spaceMachine(f.sp)); ok {
 				return f.letterText(floatToInt(v, 1, true), 8)
 			}
 		}
@@ -202,17 +193,17 @@ func (f *cFormatter) format(t dwarf.Type, b []byte, mode valueMode, depth int) s
 	if fl, ok := u.(*dwarf.FloatType); ok && f.letter != 0 && fl.Size() == 16 && len(b) >= 16 {
 		// print/x of a long double shows its bits: the x87 format's 10
 		// bytes on x86-64, binary128's 16 elsewhere.
-		n := 16
-		if m := spaceMachine(f.sp); m == elf.EM_X86_64 || m == elf.EM_386 {
-			n = 10
+		bits := b[:16] // binary128, most significant byte first on a big-endian machine
+		if x87(spaceMachine(f.sp)) {
+			bits = b[:10]
 		}
-		digits := make([]byte, 0, 2*n)
-		for i := n - 1; i >= 0; i-- {
-			k := i
-			if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 {
-				k = 16 - n + (n - 1 - i) // big-endian: most significant first
+		digits := make([]byte, 0, 2*len(bits))
+		for i := range bits {
+			k := i // big-endian
+			if !proc.HostBigEndian {
+				k = len(bits) - 1 - i
 			}
-			digits = fmt.Appendf(digits, "%02x", b[k])
+			digits = fmt.Appendf(digits, "%02x", bits[k])
 		}
 		trimmed := strings.TrimLeft(string(digits), "0")
 		if trimmed == "" {
@@ -268,18 +259,9 @@ func (f *cFormatter) format(t dwarf.Type, b []byte, mode valueMode, depth int) s
 		}
 		return strconv.FormatInt(v, 10)
 	case *dwarf.FloatType:
-		switch tt.Size() {
-		case 4:
-			return floatText(float64(math.Float32frombits(uint32(uintOf(b[:4])))), 9)
-		case 8:
-			return floatText(math.Float64frombits(uintOf(b[:8])), 17)
-		case 16:
-			m := spaceMachine(f.sp)
-			if x, fl := longDouble(b[:16], m, binary.NativeEndian); x != nil {
-				return floatValueText(longDoubleValue(x), m)
-			} else {
-				return floatText(fl, floatDigits(16, m))
-			}
+		m := spaceMachine(f.sp)
+		if v, ok := floatOfType(tt, b, m); ok {
+			return floatValueText(v, m)
 		}
 		return fmt.Sprintf("<error: sfdbg does not print %d-byte floating-point values (%s)>", tt.Size(), cTypeName(t))
 	case *dwarf.PtrType:

@@ -817,15 +817,8 @@ func (s *Session) repeated(t typed, count string) (typed, error) {
 func (s *Session) historyValue(t typed) (value, bool) {
 	switch tt := under(t.t).(type) {
 	case *dwarf.FloatType:
-		if v, ok := floatOfBytes(tt, t.b); ok {
+		if v, ok := floatOfType(tt, t.b, s.machine()); ok {
 			return v, true
-		}
-		if tt.Size() == 16 && len(t.b) >= 16 {
-			if x, f := longDouble(t.b[:16], s.machine(), binary.NativeEndian); x != nil {
-				return longDoubleValue(x), true
-			} else {
-				return floatValue(f, 16), true
-			}
 		}
 	case *dwarf.PtrType:
 		kind := kindData
