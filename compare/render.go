@@ -300,23 +300,8 @@ func frameHints(b []byte) []wrapHint {
 	if open+1 < closeAt {
 		hints = append(hints, wrapHint{open + 1, 4})
 	}
-	depth, quote = 0, 0
-	for i := open + 1; i < closeAt; i++ {
-		c := b[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '(' || c == '{' || c == '[':
-			depth++
-		case c == ')' || c == '}' || c == ']':
-			depth--
-		case c == ',' && depth == 0 && i+1 < closeAt && b[i+1] == ' ':
+	for _, i := range TopLevel(string(b[open+1:closeAt]), ',') {
+		if i += open + 1; i+1 < closeAt && b[i+1] == ' ' {
 			hints = append(hints, wrapHint{i + 2, 4})
 		}
 	}
@@ -784,4 +769,31 @@ func fpExpected(a *arch.Arch) string {
 		a = arch.AMD64Arch
 	}
 	return a.Chain.Expected
+}
+
+// TopLevel returns the indexes of sep in s outside parentheses, brackets
+// and braces, and string and character literals: the commas between a
+// frame line's arguments, printf's arguments, an expression's @.
+func TopLevel(s string, sep byte) []int {
+	var at []int
+	depth, quote := 0, byte(0)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '(' || c == '{' || c == '[':
+			depth++
+		case c == ')' || c == '}' || c == ']':
+			depth--
+		case c == sep && depth == 0:
+			at = append(at, i)
+		}
+	}
+	return at
 }

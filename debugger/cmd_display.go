@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/frames"
 )
 
@@ -329,37 +330,11 @@ func cStringLiteral(s string) (string, string, error) {
 func splitTopLevel(s string) []string {
 	var out []string
 	start := 0
-	for _, i := range topLevel(s, ',') {
+	for _, i := range compare.TopLevel(s, ',') {
 		out = append(out, strings.TrimSpace(s[start:i]))
 		start = i + 1
 	}
 	return append(out, strings.TrimSpace(s[start:]))
-}
-
-// topLevel returns the indexes of sep in the expression s outside
-// parentheses, brackets, and string and character literals.
-func topLevel(s string, sep byte) []int {
-	var at []int
-	depth, quote := 0, byte(0)
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '(' || c == '[':
-			depth++
-		case c == ')' || c == ']':
-			depth--
-		case c == sep && depth == 0:
-			at = append(at, i)
-		}
-	}
-	return at
 }
 
 // readCString reads the NUL-terminated string at a (at most 4096 bytes).

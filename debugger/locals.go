@@ -765,7 +765,7 @@ func (s *Session) printVar(expr string, letter byte) (handled bool, err error) {
 // COUNT objects from LEFT's address, of LEFT's type) at its last @ outside
 // parentheses, brackets and quotes; ok is false without one.
 func splitRepeat(expr string) (left, count string, ok bool) {
-	ats := topLevel(expr, '@')
+	ats := compare.TopLevel(expr, '@')
 	if len(ats) == 0 {
 		return expr, "", false
 	}
