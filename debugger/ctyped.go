@@ -14,8 +14,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-
-	"github.com/sfdbg/sfdbg/frames"
 )
 
 // typedValue is the expression value of the C object t.
@@ -236,12 +234,6 @@ func formatObject(f *cFormatter, v value, letter byte) string {
 	f.letter = letter
 	defer func() { f.letter = 0 }()
 	return f.format(v.obj.t, v.obj.b, modeNested, 0)
-}
-
-// spaceOrNil is the target's memory, or nil without a process.
-func (s *Session) spaceOrNil() *frames.Space {
-	sp, _ := s.space()
-	return sp
 }
 
 // opText is a binary operator token's C spelling.

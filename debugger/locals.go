@@ -691,71 +691,62 @@ func (s *Session) printVar(expr string, letter byte) (handled bool, err error) {
 	if repeat {
 		expr = left
 	}
-	p, ok := parseVarPath(expr)
-	if !ok {
-		if repeat {
-			v, err := s.evalExpr(left)
-			if err != nil {
-				return true, err
+	var t typed
+	var f *cFormatter
+	if p, ok := parseVarPath(expr); ok {
+		var c *varContext
+		var found bool
+		t, c, found, err = s.evalPath(p)
+		if !found {
+			if repeat && err == nil {
+				return true, fmt.Errorf("No symbol \"%s\" in current context.", p.name)
 			}
-			if v.obj == nil || !v.obj.inMem {
-				// A number, a register, an address: no object in
-				// memory.
-				return true, errors.New("Only values in memory can be extended with '@'.")
-			}
-			// An object an expression reaches (*(short *)p@2).
-			t, err := s.repeated(*v.obj, count)
-			if err != nil {
-				return true, err
-			}
-			hv := s.typedValue(t)
-			s.history = append(s.history, hv)
-			text, err := formatValue(s.spaceOrNil(), hv, letter)
-			if err != nil {
-				return true, err
-			}
-			s.printf("$%d = %s\n", len(s.history), text)
-			return true, nil
+			return false, err
 		}
-		return false, nil
+		if err == nil && repeat {
+			t, err = s.repeated(t, count)
+		}
+		if err != nil {
+			if errors.Is(err, frames.ErrOptimizedOut) || errors.Is(err, frames.ErrSyntheticPointer) {
+				text := valueError(err)
+				if errors.Is(err, frames.ErrSyntheticPointer) && t.t != nil {
+					text = "(" + cTypeName(t.t) + ") " + text // gdb's (const struct pair *) <synthetic pointer>
+				}
+				s.printf("$%d = %s\n", len(s.history)+1, text)
+				s.history = append(s.history, value{})
+				return true, nil
+			}
+			var me *frames.MemoryError
+			if errors.As(err, &me) {
+				return true, fmt.Errorf("Cannot access memory at address %#x", me.Addr)
+			}
+			return true, err
+		}
+		f = c.f
+	} else {
+		if !repeat {
+			return false, nil
+		}
+		// An object an expression reaches (*(short *)p@2).
+		v, err := s.evalExpr(left)
+		if err != nil {
+			return true, err
+		}
+		if v.obj == nil || !v.obj.inMem {
+			// A number, a register, an address: no object in memory.
+			return true, errors.New("Only values in memory can be extended with '@'.")
+		}
+		if t, err = s.repeated(*v.obj, count); err != nil {
+			return true, err
+		}
+		sp, _ := s.space()
+		f = &cFormatter{sp: sp}
 	}
-	t, c, found, err := s.evalPath(p)
-	if !found {
-		if repeat && err == nil {
-			return true, fmt.Errorf("No symbol \"%s\" in current context.", p.name)
-		}
-		return false, err
-	}
-	if err == nil && repeat {
-		t, err = s.repeated(t, count)
-	}
-	if err != nil {
-		if errors.Is(err, frames.ErrOptimizedOut) || errors.Is(err, frames.ErrSyntheticPointer) {
-			text := valueError(err)
-			if errors.Is(err, frames.ErrSyntheticPointer) && t.t != nil {
-				text = "(" + cTypeName(t.t) + ") " + text // gdb's (const struct pair *) <synthetic pointer>
-			}
-			s.printf("$%d = %s\n", len(s.history)+1, text)
-			s.history = append(s.history, value{})
-			return true, nil
-		}
-		var me *frames.MemoryError
-		if errors.As(err, &me) {
-			return true, fmt.Errorf("Cannot access memory at address %#x", me.Addr)
-		}
-		return true, err
+	if letter != 0 && !strings.ContainsRune("xduotacf", rune(letter)) {
+		return true, fmt.Errorf("Undefined output format \"%c\".", letter)
 	}
 	hv := s.typedValue(t)
-	var text string
-	if letter != 0 {
-		if !strings.ContainsRune("xduotacf", rune(letter)) {
-			return true, fmt.Errorf("Undefined output format \"%c\".", letter)
-		}
-		c.f.letter = letter
-		text = c.f.format(t.t, t.b, modeNested, 0)
-	} else {
-		text = c.f.format(t.t, t.b, modeTop, 0)
-	}
+	text := formatObject(f, hv, letter)
 	s.history = append(s.history, hv)
 	s.printf("$%d = %s\n", len(s.history), text)
 	return true, nil
@@ -826,15 +817,13 @@ func (s *Session) historyValue(t typed) (value, bool) {
 			kind = kindCode
 		}
 		return value{v: uintOf(t.b), kind: kind}, true
-	case *dwarf.EnumType:
-		if enumUnsigned(tt) {
-			return value{v: uintOf(t.b), kind: kindInt, isize: uint8(tt.Size()), unsigned: true}, true
+	}
+	if size, unsigned, ok := intTypeOf(t.t); ok {
+		v := uint64(intOf(t.b))
+		if unsigned {
+			v = uintOf(t.b)
 		}
-		return value{v: uint64(intOf(t.b)), kind: kindInt, isize: uint8(tt.Size())}, true
-	case *dwarf.IntType, *dwarf.CharType:
-		return value{v: uint64(intOf(t.b)), kind: kindInt, isize: uint8(tt.Size())}, true
-	case *dwarf.UintType, *dwarf.UcharType, *dwarf.BoolType:
-		return value{v: uintOf(t.b), kind: kindInt, isize: uint8(tt.Size()), unsigned: true}, true
+		return value{v: v, kind: kindInt, isize: uint8(size), unsigned: unsigned}, true
 	}
 	return value{v: t.addr, kind: kindData}, false
 }
