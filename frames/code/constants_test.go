@@ -500,3 +500,47 @@ func TestRALoadedFromAnUntrackedSlot(t *testing.T) {
 	}
 	wantKinds(t, f, KindRet)
 }
+
+// TestContinuationAndMaybeRAAreRegisters: what makes a return through
+// the link register unjudged is what the register holds, not a mark the
+// path keeps: x30 set to a label and then overwritten is an ordinary lost
+// RA again, and x30 loaded from a local slot the function never filled
+// (rather than a copy of the caller's area, as _dl_runtime_profile's) is
+// not "maybe the RA". Both returns are findings, as before those cases
+// were special.
+func TestContinuationAndMaybeRAAreRegisters(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		code []byte
+	}{
+		{"adr x30 then overwritten", words(
+			0x1000005e, // adr x30, +0x8 (the ret: in the function)
+			0xd280001e, // mov x30, #0x0
+			0xd65f03c0, // ret
+		)},
+		{"x30 loaded from a slot never written", words(
+			0xd10083ff, // sub sp, sp, #0x20
+			0xf94007fe, // ldr x30, [sp, #8]
+			0x910083ff, // add sp, sp, #0x20
+			0xd65f03c0, // ret
+		)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wantKinds(t, Analyze(arm64, tc.code, base, nil), KindRet)
+		})
+	}
+	// A continuation copied through a callee-saved register survives a
+	// call (swapcontext: mov x22, x30; bl; mov x30, x22; ret).
+	f := Analyze(arm64, words(
+		0x1000009e, // adr x30, +0x10
+		0xaa1e03f6, // mov x22, x30
+		0x94000040, // bl +0x100
+		0xaa1603fe, // mov x30, x22
+		0xd65f03c0, // ret
+	), base, nil)
+	for _, fd := range f.Findings {
+		if fd.Kind != KindUnknown {
+			t.Errorf("finding %s", f.Describe(fd))
+		}
+	}
+}

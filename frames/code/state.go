@@ -60,15 +60,6 @@ const (
 	// not set from a value the walk does not follow: the CFA may be on a
 	// copy of SP in another register until SP is set again.
 	flagRealigned = 8
-	// flagRAMaybe: the RA's register was loaded from a stack slot whose
-	// content the walk does not follow (a copy made through another
-	// register), so it may hold the RA besides the place regs says.
-	flagRAMaybe = 16
-	// flagLocalRA: the RA's register was set, on this path, to an
-	// address in the function (AArch64 adr x30, 2f): a continuation for
-	// a saved context to resume at. A return or tail call through it
-	// after that jumps within the function.
-	flagLocalRA = 32
 )
 
 // State is the code's stack state before an instruction, relative to the
@@ -80,6 +71,16 @@ type State struct {
 	// r15 with the other registers and lmg loads it back), or spSlot is
 	// unknown.
 	spSlot, spVal int32
+	// local has bit r set while register r (r < 32) holds an address in
+	// the function (AArch64 adr x30, 2f: a continuation for a saved
+	// context to resume at); a return or tail call through it jumps
+	// within the function. maybe has bit r set while register r holds a
+	// word the walk does not follow that may be the caller's RA: loaded
+	// from the caller's area (at or above the entry SP, where PLT0 pushes
+	// the RA before _dl_runtime_profile), or from maybeSlot, the
+	// CFA-relative slot such a word was last stored to (unknown: none).
+	local, maybe uint32
+	maybeSlot    int32
 	// val[r] ^ valNone is k when register r (other than SP and FP) holds
 	// CFA + k, and valNone otherwise (so the zero value is "not known"):
 	// SP or FP copied to another register and moved by constants (x86
@@ -192,7 +193,7 @@ func newTable(a *arch.Arch) *regTable {
 		return t
 	}
 	e := &t.entry
-	e.sp, e.fp, e.spSlot, e.spVal = unknown, unknown, unknown, unknown
+	e.sp, e.fp, e.spSlot, e.spVal, e.maybeSlot = unknown, unknown, unknown, unknown, unknown
 	for i := range e.regs {
 		e.regs[i] = slotSame
 	}
@@ -412,7 +413,7 @@ func (s State) CopiedTo(a *arch.Arch, reg rule.Reg) (rule.Reg, bool) {
 // _dl_runtime_profile: ldr x30, [x29, #472] of the RA copied there from
 // PLT0's push). False for any other register.
 func (s State) MayHoldCaller(a *arch.Arch, reg rule.Reg) bool {
-	return reg == a.RA && s.flags&flagRAMaybe != 0
+	return reg == a.RA && reg >= 0 && reg < 32 && s.maybe>>reg&1 != 0
 }
 
 // InRegister reports whether register reg holds the caller's value (it
@@ -500,7 +501,11 @@ func join(t *regTable, a, b State) (State, bool) {
 	// Realigned on one path: the CFA may be on a copy that both keep.
 	// A register that may hold the RA, or a continuation, on one path
 	// may on the joined one.
-	j.flags = a.flags&b.flags | (a.flags|b.flags)&(flagRealigned|flagRAMaybe|flagLocalRA)
+	j.flags = a.flags&b.flags | (a.flags|b.flags)&flagRealigned
+	j.local, j.maybe = a.local|b.local, a.maybe|b.maybe
+	if a.maybeSlot != b.maybeSlot {
+		j.maybeSlot = unknown
+	}
 	for i := range t.regs {
 		x, y := a.regs[i], b.regs[i]
 		xs, ys := a.same(i), b.same(i)
@@ -615,22 +620,26 @@ func pushJumps(t *regTable, a *arch.Arch, s *State, r rule.Reg) bool {
 	return !holdsRA(a, s, r)
 }
 
-// raNotJudged says why a return or tail call with state s, whose frame
-// is not as at the entry, cannot be judged, or returns "": the frame is
-// as at the entry but for the RA's register, and that register may hold
-// the RA (flagRAMaybe), or holds a continuation in the function
-// (flagLocalRA: the jump goes there, or the callee returns there).
-// authenticated: the RA was authenticated, or never signed.
-func raNotJudged(t *regTable, a *arch.Arch, s *State, authenticated bool) string {
-	reg := a.Format(rule.Rule{Kind: rule.Register, Reg: t.regs[t.ra]})
-	if s.flags&flagLocalRA != 0 {
-		return reg + ", which was set to an address in this function (a continuation, as swapcontext's adr x30): a jump the walk does not follow"
+// raNotJudged says why a return or tail call through register reg
+// (the link register, or ret x15's), with state s whose frame is not as
+// at the entry, cannot be judged, or returns "": reg holds a
+// continuation in the function (the jump goes there, or the callee
+// returns there), or the frame is as at the entry but for the RA, and
+// reg may hold the RA (State.maybe). authenticated: the RA was
+// authenticated, or never signed.
+func raNotJudged(t *regTable, a *arch.Arch, s *State, reg rule.Reg, authenticated bool) string {
+	if reg < 0 || reg >= 32 {
+		return ""
 	}
-	if s.flags&flagRAMaybe != 0 {
+	name := func() string { return a.Format(rule.Rule{Kind: rule.Register, Reg: reg}) }
+	if s.local>>reg&1 != 0 {
+		return name() + ", which was set to an address in this function (a continuation, as swapcontext's adr x30): a jump the walk does not follow"
+	}
+	if s.maybe>>reg&1 != 0 && reg == t.regs[t.ra] {
 		in := *s
 		in.inreg |= 1 << t.ra
 		if frameAtEntry(t, a, &in, authenticated) == "" {
-			return reg + ", loaded from a stack slot whose content the walk does not follow (it may hold the RA)"
+			return name() + ", loaded from the caller's area or a copy of it (it may hold the RA)"
 		}
 	}
 	return ""
@@ -665,6 +674,9 @@ func (s *State) idle(t *regTable, r rule.Reg) bool {
 	if r == t.sp || r == t.fpReg || t.idx(r) >= 0 || s.value(t, r) != unknown {
 		return false
 	}
+	if r >= 0 && r < 32 && (s.local|s.maybe)>>r&1 != 0 {
+		return false
+	}
 	if c := slotReg(r); c != slotLost {
 		for i := range t.regs {
 			if s.regs[i] == c || s.cp[i] != 0 && rule.Reg(s.cp[i]-1) == r {
@@ -681,7 +693,7 @@ func (s *State) idle(t *regTable, r rule.Reg) bool {
 // operation on registers outside regTable.follow changes nothing
 // (inertPlain).
 func (s *State) plain() bool {
-	if s.val != [MaxVals]int16{} || s.cp != [MaxRegs]uint8{} {
+	if s.val != [MaxVals]int16{} || s.cp != [MaxRegs]uint8{} || s.local|s.maybe != 0 {
 		return false
 	}
 	for _, v := range s.regs {
@@ -784,6 +796,7 @@ func apply(t *regTable, s *State, in *arch.Inst) (why string, changed bool) {
 			if addr != unknown {
 				s.overwrite(t, addr)
 				s.save(t, op.Reg, addr)
+				s.storeMaybe(op.Reg, addr)
 				if op.Reg == t.sp {
 					s.spSlot, s.spVal = addr, old
 				}
@@ -948,6 +961,7 @@ func (s *State) store(t *regTable, reg rule.Reg, addr int32) {
 	if s.spSlot == addr && reg != t.sp {
 		s.spSlot, s.spVal = unknown, unknown
 	}
+	s.storeMaybe(reg, addr)
 	for i := range t.regs {
 		if s.regs[i] != addr {
 			continue
@@ -956,6 +970,18 @@ func (s *State) store(t *regTable, reg rule.Reg, addr int32) {
 			continue // the same value again
 		}
 		s.dropCopy(i)
+	}
+}
+
+// storeMaybe records a store of reg at CFA+addr for the maybe-RA words
+// (State.maybe): the slot now holds one when reg does, and no longer
+// when reg does not.
+func (s *State) storeMaybe(reg rule.Reg, addr int32) {
+	switch {
+	case reg >= 0 && reg < 32 && s.maybe>>reg&1 != 0:
+		s.maybeSlot = addr
+	case addr == s.maybeSlot:
+		s.maybeSlot = unknown
 	}
 }
 
@@ -1004,6 +1030,8 @@ func (s *State) call(t *regTable) {
 			s.val[r] = 0
 		}
 	}
+	s.local &^= uint32(t.callClobbered)
+	s.maybe &^= uint32(t.callClobbered)
 	for i := range t.regs {
 		if i == t.ra {
 			// The RA kept in a register a call may clobber is the code's
@@ -1053,6 +1081,12 @@ func (s *State) copyReg(t *regTable, dst, base rule.Reg, imm int64) {
 		}
 	}
 	s.write(t, dst)
+	if imm == 0 && dst >= 0 && dst < 32 && base >= 0 && base < 32 {
+		// A continuation or a maybe-RA moves with the register (mov x22,
+		// x30 ... mov x30, x22).
+		s.local |= (s.local >> base & 1) << dst
+		s.maybe |= (s.maybe >> base & 1) << dst
+	}
 	if imm != 0 || slotReg(dst) == slotLost || dst >= 255 {
 		return
 	}
@@ -1072,8 +1106,8 @@ func (s *State) copyReg(t *regTable, dst, base rule.Reg, imm int64) {
 // a pop, or a slot below SP), there and in the slot otherwise.
 func (s *State) restore(t *regTable, reg rule.Reg, addr int32, freed bool) {
 	if i := t.idx(reg); i >= 0 && s.regs[i] == addr {
-		if i == t.ra {
-			s.flags &^= flagRAMaybe
+		if reg < 32 {
+			s.maybe &^= 1 << reg
 		}
 		s.inreg |= 1 << i
 		s.restored |= 1 << i
@@ -1089,14 +1123,16 @@ func (s *State) restore(t *regTable, reg rule.Reg, addr int32, freed bool) {
 	if c == slotLost || reg >= 255 || reg == t.sp || !isOff(addr) {
 		return
 	}
-	if reg == t.regs[t.ra] {
-		s.flags |= flagRAMaybe // unless the slot holds a value followed:
+	if reg < 32 && (addr >= t.entry.sp || addr == s.maybeSlot) {
+		s.maybe |= 1 << reg // the caller's area, or a copy of it: perhaps the RA
 	}
 	for i := range t.regs {
 		if s.regs[i] != addr {
 			continue
 		}
-		s.flags &^= flagRAMaybe
+		if reg < 32 {
+			s.maybe &^= 1 << reg // another register's caller value
+		}
 		if freed {
 			s.regs[i], s.cp[i] = c, 0
 			s.restored &^= 1 << i
@@ -1109,10 +1145,11 @@ func (s *State) restore(t *regTable, reg rule.Reg, addr int32, freed bool) {
 // write records that reg gets a value the walk does not follow: the
 // caller's value survives only in a slot still in the frame.
 func (s *State) write(t *regTable, reg rule.Reg) {
+	if reg >= 0 && reg < 32 {
+		s.local &^= 1 << reg
+		s.maybe &^= 1 << reg
+	}
 	if i := t.idx(reg); i >= 0 {
-		if i == t.ra {
-			s.flags &^= flagRAMaybe
-		}
 		v := s.regs[i]
 		switch {
 		case v == slotSame:

@@ -347,7 +347,7 @@ func (w *walker) leave(off int, addr uint64, st *State, cond bool) {
 		return
 	}
 	if why := frameAtEntry(w.t, w.a, st, false); why != "" {
-		if note := raNotJudged(w.t, w.a, st, false); note != "" {
+		if note := raNotJudged(w.t, w.a, st, w.t.regs[w.t.ra], false); note != "" {
 			w.find(KindUnknown, off, fmt.Sprintf("tail call to %#x with %s", addr, note), st, nil)
 			return
 		}
@@ -551,7 +551,11 @@ func (w *walker) path(off, fromCall int, st State) {
 				if w.presumePadded(padCall) {
 					return
 				}
-				if note := raNotJudged(w.t, w.a, &st, auth.flags&flagMangled == 0); note != "" {
+				reg := w.t.regs[w.t.ra]
+				if in.RetOther {
+					reg = in.RetReg
+				}
+				if note := raNotJudged(w.t, w.a, &st, reg, auth.flags&flagMangled == 0); note != "" {
 					w.find(KindUnknown, off, "return through "+note, &st, nil)
 					if in.Class == arch.Return {
 						return
@@ -604,8 +608,8 @@ func (w *walker) path(off, fromCall int, st State) {
 				w.find(KindUnknown, off, why, &st, nil)
 				return
 			}
-			if in.Const && in.ConstPC && in.ConstReg == w.a.RA && w.target(uint64(in.Const64)) >= 0 {
-				ns.flags |= flagLocalRA // adr x30, 2f: a continuation
+			if in.Const && in.ConstPC && in.ConstReg >= 0 && in.ConstReg < 32 && w.target(uint64(in.Const64)) >= 0 {
+				ns.local |= 1 << in.ConstReg // adr x30, 2f: a continuation
 			}
 			if changed && idx >= 0 && *ns != st {
 				idx = -1 // an instruction that changes nothing keeps the state's index
@@ -803,10 +807,7 @@ type consts struct {
 // turns `SP -= reg` and `SP += reg` (OpSubSPReg, OpAddSPReg) of a register
 // with a known constant into OpAddSP in it.
 func (k *consts) apply(in *arch.Inst) {
-	if in.Const && in.ConstPC {
-		// An address, not a size: the register holds no constant to
-		// follow (its OpClobber below forgets it).
-	} else if in.Const {
+	if in.Const && !in.ConstPC { // an address (adr) is no size: its OpClobber below forgets the register
 		i := k.find(in.ConstReg)
 		switch {
 		case in.ConstKeep == 0:
