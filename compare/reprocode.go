@@ -105,12 +105,11 @@ func ReproduceCode(path string, f Finding) (*CodeRepro, error) {
 	if len(rows) > 0 && rows[0].CFA == a.Entry.CFA && rows[0].RA == a.Entry.RA {
 		prev = rows[0] // the CIE's initial row, which .cfi_startproc gives
 	}
-	names := regNamer(a)
 	var in arch.Inst
 	for off := uint64(0); off < uint64(len(code)); {
 		pc := start + off
 		if j := rowAt(rows, pc); j >= 0 {
-			for _, d := range cfiDirectivesFor(a, names, prev, rows[j], false) {
+			for _, d := range cfiDirectives(a, prev, rows[j], false) {
 				rep.Lines = append(rep.Lines, AsmLine{Directive: d})
 			}
 			prev = rows[j]

@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"debug/elf"
 	"errors"
 	"fmt"
 	"sort"
@@ -91,7 +90,7 @@ func ReproduceAsm(path string, f Finding, splitCFA bool) ([]string, error) {
 		}
 		pc := fn.start + off
 		if j := rowAt(fn.cfi, pc); j >= 0 {
-			if d := cfiDirectives(prev, fn.cfi[j], splitCFA); len(d) > 0 {
+			if d := cfiDirectives(arch.AMD64Arch, prev, fn.cfi[j], splitCFA); len(d) > 0 {
 				flush()
 				lines = append(lines, d...)
 				prev = fn.cfi[j]
@@ -121,18 +120,7 @@ func funcCode(path string, fn *diffFn) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := layout.File()
-	for i, s := range f.Sections {
-		a := layout.Addr(i)
-		if s.Type != elf.SHT_NOBITS && fn.start >= a && fn.end <= a+s.Size {
-			b := make([]byte, fn.end-fn.start)
-			if _, err := s.ReadAt(b, int64(fn.start-a)); err != nil {
-				return nil, fmt.Errorf("%s: reading %s: %w", path, fn.name, err)
-			}
-			return b, nil
-		}
-	}
-	return nil, fmt.Errorf("%s: %s is in no section", path, fn.name)
+	return sectionBytes(path, layout.File(), layout.Addr, fn.start, fn.end)
 }
 
 // stackInst reports whether inst moves or reads the stack pointer or the
@@ -172,17 +160,13 @@ func x86RegName(r rule.Reg) string {
 	return fmt.Sprint(int(r))
 }
 
-// cfiDirectives returns the directives that turn row a into row b. A CFA
-// whose register and offset both change is one .cfi_def_cfa, or with
-// splitCFA .cfi_def_cfa_offset then .cfi_def_cfa_register (assemblers
-// have treated the two forms differently).
-func cfiDirectives(a, b frames.Row, splitCFA bool) []string {
-	return cfiDirectivesFor(arch.AMD64Arch, x86RegName, a, b, splitCFA)
-}
-
-// cfiDirectivesFor is cfiDirectives on machine m, naming registers with
-// regName.
-func cfiDirectivesFor(m *arch.Arch, regName func(rule.Reg) string, a, b frames.Row, splitCFA bool) []string {
+// cfiDirectives returns the directives that turn row a into row b on
+// machine m (registers named by regNamer). A CFA whose register and
+// offset both change is one .cfi_def_cfa, or with splitCFA
+// .cfi_def_cfa_offset then .cfi_def_cfa_register (assemblers have treated
+// the two forms differently).
+func cfiDirectives(m *arch.Arch, a, b frames.Row, splitCFA bool) []string {
+	regName := regNamer(m)
 	var out []string
 	if a.CFA != b.CFA {
 		switch b.CFA.Kind {
