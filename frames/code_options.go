@@ -168,13 +168,15 @@ func (c *CodeAnalyzer) jumpsInto(start uint64) []code.Exit {
 	defer c.mu.Unlock()
 	ex := c.into[start]
 	delete(c.into, start)
+	rows := make([]rule.Row, len(ex))
 	for i := range ex {
+		rows[i] = ex[i].State.Row(c.a)
 		for j := range i {
-			// The same frame: the same unwind row (CFA, RA and saved
-			// registers), whatever else the two states differ in (a
-			// scratch register's copy of SP: _PyMem_RawWcsdup's three
-			// jumps into its cold part).
-			if ex[i].Target == ex[j].Target && ex[i].State.Row(c.a) != ex[j].State.Row(c.a) {
+			// The same frame: the same unwind row (CFA, RA and FP),
+			// whatever else the two states differ in (a scratch
+			// register's copy of SP: _PyMem_RawWcsdup's three jumps into
+			// its cold part); the walk starts from each state.
+			if ex[i].Target == ex[j].Target && rows[i] != rows[j] {
 				return nil
 			}
 		}
