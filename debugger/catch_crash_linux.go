@@ -4,32 +4,42 @@ import (
 	"fmt"
 	"strconv"
 	"syscall"
-	"time"
 
 	"github.com/sirupsen/logrus"
-	"golang.org/x/sys/unix"
 
 	"github.com/sfdbg/sfdbg/compare"
 	"github.com/sfdbg/sfdbg/debugger/proc"
-	"github.com/sfdbg/sfdbg/frames"
 )
 
 // What Catch does at a fatal signal: hold the process, unwind it, let go.
 
-// crash holds the process of tid, which is in a signal-delivery stop for
-// sig, unwinds it and calls OnCrash; then it lets the held threads go
-// (the caller delivers sig).
-func (c *catcher) crash(tid int, sig syscall.Signal, si *siginfo) {
-	pid := proc.TgidOf(tid)
-	cr := &Crash{Pid: pid, Tid: tid, Signal: sig, First: pid == c.first, Code: si.Code}
-	switch {
-	case si.Code > 0 && si.Code != 0x80 && sig != syscall.SIGTRAP && sig != syscall.SIGABRT:
-		cr.Addr, cr.HasAddr = si.addr(), true
-	case si.Code <= 0:
-		cr.SenderPid, cr.SenderUID = si.sender()
+// crash handles ev, a process held with one thread in the delivery stop
+// of a crash signal: it stops the other threads, unwinds, calls OnCrash,
+// and resumes the process, which delivers the signal.
+func (c *catcher) crash(ev proc.TreeEvent) {
+	s, tid, sig := ev.Stop, ev.Tid, ev.Signal
+	pid := s.Pid()
+	cr := &Crash{Pid: pid, Tid: tid, Signal: sig, First: pid == c.first}
+	if si, err := s.SigInfo(tid); err == nil {
+		cr.Code = si.Code
+		switch {
+		case si.Code > 0 && si.Code != 0x80 && sig != syscall.SIGTRAP && sig != syscall.SIGABRT:
+			cr.Addr, cr.HasAddr = si.Addr(), true
+		case si.Code <= 0:
+			cr.SenderPid, cr.SenderUID = si.Sender()
+		}
+	} else {
+		logrus.Debugf("catch: siginfo of thread %d: %v", tid, err)
 	}
-	held := c.hold(pid, tid)
-	defer c.release(held)
+	// Hold every other thread of the process.
+	if err := s.Interrupt(); err != nil {
+		logrus.Debugf("catch: hold process %d: %v", pid, err)
+	}
+	defer func() {
+		if err := s.Resume(); err != nil {
+			logrus.Debugf("catch: resume process %d: %v", pid, err)
+		}
+	}()
 	tids, _ := proc.ListTasks(pid)
 	cr.Threads = max(len(tids), 1)
 	cr.Thread = 1
@@ -38,115 +48,27 @@ func (c *catcher) crash(tid int, sig syscall.Signal, si *siginfo) {
 			cr.Thread = i + 1
 		}
 	}
-	cr.Trace, cr.TraceErr = c.trace(pid, tid, tids, cr.Thread)
+	cr.Trace, cr.TraceErr = c.trace(s, tid, tids, cr.Thread)
 	c.res.Crashes = append(c.res.Crashes, cr)
 	if c.opts.OnCrash != nil {
 		c.opts.OnCrash(cr)
 	}
 }
 
-// hold stops every other traced thread of process pid with
-// PTRACE_INTERRUPT and waits until each is in a stop; it returns the
-// threads held.
-func (c *catcher) hold(pid, tid int) []*catchThread {
-	var held []*catchThread
-	for id, t := range c.threads {
-		if id == tid || proc.TgidOf(id) != pid {
-			continue
-		}
-		if err := unix.PtraceInterrupt(id); err != nil {
-			continue
-		}
-		held = append(held, t)
-	}
-	for i := 0; i < len(held); i++ {
-		t := held[i]
-		deadline := time.Now().Add(holdTimeout)
-		for !t.held {
-			wake := proc.ChildEvent()
-			var ws unix.WaitStatus
-			wpid, err := proc.Wait4(t.tid, &ws, unix.WALL|unix.WNOHANG)
-			if err != nil {
-				break // gone
-			}
-			if wpid == 0 {
-				if !proc.WaitChild(wake, deadline) {
-					logrus.Debugf("catch: thread %d of process %d did not stop", t.tid, pid)
-					break
-				}
-				continue
-			}
-			switch {
-			case ws.Exited() || ws.Signaled():
-				delete(c.threads, t.tid)
-			case !ws.Stopped():
-				continue
-			case int(ws)>>16 == unix.PTRACE_EVENT_STOP:
-				t.groupStop = proc.IsStopSignal(ws.StopSignal())
-				t.held = true
-			case ws.StopSignal() == syscall.SIGTRAP && ws.TrapCause() > 0:
-				ev := ws.TrapCause()
-				c.ptraceEvent(t.tid, ev)
-				t.held = true
-				if ev == unix.PTRACE_EVENT_CLONE {
-					// The new thread: hold it too.
-					if msg, err := unix.PtraceGetEventMsg(t.tid); err == nil {
-						if nt := c.threads[int(msg)]; nt != nil {
-							unix.PtraceInterrupt(nt.tid)
-							held = append(held, nt)
-						}
-					}
-				}
-			default:
-				// A signal came first: pass it on when resuming; the
-				// interrupt's stop comes later and is let go then.
-				t.pendingSig = ws.StopSignal()
-				t.held = true
-			}
-			if ws.Exited() || ws.Signaled() {
-				break
-			}
-		}
-	}
-	out := held[:0]
-	for _, t := range held {
-		if t.held {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// release resumes the threads hold stopped.
-func (c *catcher) release(held []*catchThread) {
-	for _, t := range held {
-		t.held = false
-		sig := t.pendingSig
-		t.pendingSig = 0
-		if t.groupStop {
-			t.groupStop = false
-			proc.Ptrace4(unix.PTRACE_LISTEN, t.tid, 0, 0)
-			continue
-		}
-		proc.Cont(t.tid, sig)
-	}
-}
-
-// trace unwinds the crashing thread tid of pid (first) or, with
-// AllThreads, every thread in tids, in gdb's numbering.
-func (c *catcher) trace(pid, tid int, tids []int, num int) (*ProcessTrace, error) {
-	mem := proc.NewProcMemory(pid)
-	mods, err := loadModules(pid, mem)
+// trace unwinds the crashing thread tid of the held process s or, with
+// AllThreads, every thread in tids that is held, in gdb's numbering (num
+// is tid's).
+func (c *catcher) trace(s *proc.Stop, tid int, tids []int, num int) (*ProcessTrace, error) {
+	s.RefreshModules() // the modules of now, after any exec or dlopen
+	sp, err := s.Space()
 	if err != nil {
 		return nil, err
 	}
-	// tid is stopped at its fatal signal: its regsets are readable here,
-	// on the thread that traces it.
-	sp := &frames.Space{Mem: mem, Modules: mods, PACMask: proc.PACMask(tid)}
+	pid := s.Pid()
 	pt := &ProcessTrace{Pid: pid, Name: proc.ProcessName(pid), Methods: c.opts.Trace.Methods, Space: sp, Total: len(tids)}
 	one := func(id, n int) {
 		tt := ThreadTrace{Tid: id, Num: n, Name: proc.ThreadName(pid, id)}
-		regs, err := proc.ThreadRegs(id)
+		regs, err := s.Regs(id)
 		if err != nil {
 			tt.Err = fmt.Errorf("read registers of thread %d: %w", id, err)
 		} else {
@@ -159,8 +81,12 @@ func (c *catcher) trace(pid, tid int, tids []int, num int) (*ProcessTrace, error
 		one(tid, num)
 		return pt, nil
 	}
+	held := map[int]bool{}
+	for _, id := range s.Threads() {
+		held[id] = true
+	}
 	for i, id := range tids {
-		if t := c.threads[id]; id == tid || t != nil && t.held {
+		if held[id] {
 			one(id, i+1)
 		}
 	}

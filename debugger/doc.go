@@ -12,10 +12,10 @@
 //     and on a program it starts (Launch), the same Stop with breakpoints,
 //     hardware watchpoints and a stop at fatal signals (liveTarget).
 //
-// and one way to run a program: Catch ("sfdbg catch"), its own loop on
-// proc's primitives (StartTraced, Wait4, Cont on a proc.Tracer thread)
-// that passes every signal on and holds the process on a fatal one until
-// it has printed the backtrace.
+// and one way to run a program: Catch ("sfdbg catch"), on a proc.Tree (the
+// program and, with --follow-fork, the processes it forks, each a Stop on
+// the same event loop) with its own policy: every signal is passed on, and
+// a fatal one holds the process until its backtrace is printed.
 //
 // A Session runs debugger commands against a Target through one command
 // table, from which help, completion and the README's Markdown list

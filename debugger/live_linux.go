@@ -333,18 +333,16 @@ func leaderNote(st *proc.Stop) string {
 // Siginfo implements siginfoTarget: PTRACE_GETSIGINFO of thread tid, the
 // siginfo of its last signal stop.
 func (t *liveTarget) Siginfo(tid int) (*corefile.Siginfo, error) {
-	var si *siginfo
-	var err error
-	t.st.Run(func() { si, err = getSiginfo(tid) })
+	si, err := t.st.SigInfo(tid)
 	if err != nil {
 		return nil, errors.New("Unable to read siginfo")
 	}
 	out := &corefile.Siginfo{Signo: int(si.Signo), Errno: int(si.Errno), Code: int(si.Code)}
 	switch s := syscall.Signal(si.Signo); {
 	case si.Code <= 0:
-		out.Pid, _ = si.sender()
+		out.Pid, _ = si.Sender()
 	case s == syscall.SIGSEGV || s == syscall.SIGBUS || s == syscall.SIGILL || s == syscall.SIGFPE || s == syscall.SIGTRAP:
-		out.Addr, out.HasAddr = si.addr(), true
+		out.Addr, out.HasAddr = si.Addr(), true
 	}
 	return out, nil
 }

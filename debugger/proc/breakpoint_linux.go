@@ -227,7 +227,7 @@ func (s *Stop) waitThread(t *seizedThread, deadline time.Time) {
 			return
 		}
 		if wpid <= 0 {
-			if !WaitChild(wake, deadline) {
+			if !waitChild(wake, deadline) {
 				return
 			}
 			continue
@@ -236,10 +236,10 @@ func (s *Stop) waitThread(t *seizedThread, deadline time.Time) {
 	}
 }
 
-// WaitChild blocks until wake (an ops.wake channel, taken before the
+// waitChild blocks until wake (an ops.wake channel, taken before the
 // wait4 that found nothing) is closed, or until deadline. It reports false
 // at the deadline.
-func WaitChild(wake <-chan struct{}, deadline time.Time) bool {
+func waitChild(wake <-chan struct{}, deadline time.Time) bool {
 	left := time.Until(deadline)
 	if left <= 0 {
 		return false
@@ -287,7 +287,7 @@ func (s *Stop) stepOver(t *seizedThread) error {
 		wake := s.ops.wake()
 		wpid, ws, err := s.ops.wait(t.tid)
 		if err == nil && wpid <= 0 {
-			if !WaitChild(wake, deadline) {
+			if !waitChild(wake, deadline) {
 				break
 			}
 			continue
@@ -362,7 +362,7 @@ func (s *Stop) Step(tid int) error {
 // noteExit records the exit status of the process (the leader's wait
 // status): the exit code, or minus the signal that killed it.
 func (s *Stop) noteExit(ws unix.WaitStatus) {
-	s.exitedNow = true
+	s.exitedNow, s.exitWait = true, ws
 	if ws.Signaled() {
 		s.exitStatus = -int(ws.Signal())
 	} else {

@@ -48,6 +48,6 @@ func (c *childSignals) next() <-chan struct{} {
 	return c.ch
 }
 
-// ChildEvent returns a channel closed at the next SIGCHLD: take it before
-// a wait4 with WNOHANG that finds nothing, then WaitChild.
-func ChildEvent() <-chan struct{} { return childWake().next() }
+// childEvent returns a channel closed at the next SIGCHLD: take it before
+// a wait4 with WNOHANG that finds nothing, then waitChild.
+func childEvent() <-chan struct{} { return childWake().next() }

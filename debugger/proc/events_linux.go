@@ -175,6 +175,13 @@ func (s *Stop) handle(tid int, ws unix.WaitStatus) {
 		// The breakpoints went with the old program.
 		s.bp = bpState{}
 		s.hold(t, false)
+	case unix.PTRACE_EVENT_FORK, unix.PTRACE_EVENT_VFORK:
+		// A process forked (traced with PTRACE_O_TRACEFORK only under a
+		// Tree): the child is traced from its birth; its Tree adopts it.
+		if msg, err := s.ops.eventMsg(tid); err == nil {
+			s.forks = append(s.forks, int(msg))
+		}
+		s.hold(t, false)
 	case unix.PTRACE_EVENT_STOP:
 		// SIGTRAP: an interrupt, or a new thread's first stop; SIGSTOP,
 		// SIGTSTP, SIGTTIN, SIGTTOU: a group stop.
@@ -189,8 +196,8 @@ func (s *Stop) handle(tid int, ws unix.WaitStatus) {
 		// A second thread's signal is held too (a fatal one would end the
 		// process while the first is shown); the first one is reported.
 		// The terminal's SIGINT under run stops it too, and is dropped.
-		if stop, pass := s.stopsAt(ws.StopSignal()); stop {
-			t.stopped, t.want, t.pendingSig, t.regsOK = true, true, 0, false
+		if stop, pass := s.stopsAt(tid, ws.StopSignal()); stop {
+			t.stopped, t.want, t.pendingSig, t.regsOK, t.atSignal = true, true, 0, false, true
 			if pass {
 				t.pendingSig = int(ws.StopSignal())
 			}

@@ -1,34 +1,6 @@
 package proc
 
-import (
-	"fmt"
-
-	"github.com/sfdbg/sfdbg/frames"
-)
-
-// Tracer runs functions on one locked OS thread, the thread every ptrace
-// request and wait4 of its tracees must come from (see tracer): for a
-// client with its own event loop (catch).
-type Tracer struct{ t *tracer }
-
-// NewTracer starts a tracer thread.
-func NewTracer() *Tracer { return &Tracer{newTracer()} }
-
-// Do runs f on the tracer thread and waits for it to return.
-func (t *Tracer) Do(f func()) { t.t.do(f) }
-
-// Close ends the tracer thread and waits for it to end.
-func (t *Tracer) Close() { t.t.close() }
-
-// ThreadRegs reads the general registers of stopped tracee tid by DWARF
-// number. It must run on the thread that traces tid.
-func ThreadRegs(tid int) (frames.Regs, error) {
-	var raw ptraceRegs
-	if err := getRegs(tid, &raw); err != nil {
-		return frames.Regs{}, err
-	}
-	return regsFromPtrace(&raw), nil
-}
+import "fmt"
 
 // IsRegisterName reports whether name is a general register of the host
 // that "info registers" lists.

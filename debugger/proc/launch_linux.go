@@ -24,7 +24,7 @@ func Launch(path string, argv []string, wd string) (*Stop, error) {
 	var ws unix.WaitStatus
 	var ended bool
 	tr.do(func() {
-		pid, ws, ended, err = StartTraced(path, argv, &os.ProcAttr{Dir: wd, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		pid, ws, ended, err = startTraced(path, argv, &os.ProcAttr{Dir: wd, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
 			Sys: &syscall.SysProcAttr{Setpgid: true}}, seizeOptions, false)
 	})
 	if err == nil && ended {

@@ -52,7 +52,7 @@ func (t *tracer) loop() {
 		}
 		// The channel is taken before idle looks, so that a SIGCHLD
 		// after its look wakes the select.
-		wake := ChildEvent()
+		wake := childEvent()
 		var retry <-chan time.Time
 		switch n := (*idle)(); {
 		case n > 0:

@@ -16,7 +16,7 @@ func ReapKilled(pid int, tids []int) error {
 	order := append(slices.DeleteFunc(slices.Clone(tids), func(tid int) bool { return tid == pid }), pid)
 	for _, tid := range order {
 		for {
-			wake := ChildEvent()
+			wake := childEvent()
 			var ws syscall.WaitStatus
 			wpid, err := syscall.Wait4(tid, &ws, syscall.WALL|syscall.WNOHANG, nil)
 			if err == syscall.EINTR {
@@ -25,7 +25,7 @@ func ReapKilled(pid int, tids []int) error {
 			if err != nil || (wpid == tid && (ws.Exited() || ws.Signaled())) {
 				break // ECHILD: reaped already, or not ours
 			}
-			if wpid == 0 && !WaitChild(wake, deadline) {
+			if wpid == 0 && !waitChild(wake, deadline) {
 				return fmt.Errorf("process %d was sent SIGKILL but thread %d has not exited after 5 s", pid, tid)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+	"golang.org/x/sys/unix"
 
 	"github.com/sfdbg/sfdbg/frames"
 )
@@ -69,11 +70,27 @@ type Stop struct {
 	// while it runs (terminal), makes a SIGINT stop the process: it is
 	// the terminal's Ctrl-C, which gdb stops at and does not pass on.
 	sigintStops bool
+	// tree is the Tree whose tracer thread the Stop shares (catch), nil
+	// for a Stop with a tracer of its own. A Tree's Stops leave the
+	// tracer's idle function alone and do not end the thread.
+	tree *Tree
+	// policy, if set, decides which signals stop the process instead of
+	// stopsAt's gdb defaults (TreeOptions.Policy).
+	policy func(pid, tid int, sig syscall.Signal) (stop, pass bool)
+	// forks are the processes forked since the Tree last looked
+	// (PTRACE_EVENT_FORK, _VFORK), traced from their birth.
+	forks []int
+	// exitWait is the leader's exit wait status, once exitedNow.
+	exitWait unix.WaitStatus
 }
 
-// stopsAt reports whether signal sig stops the process, and whether it is
-// passed on when the process resumes.
-func (s *Stop) stopsAt(sig syscall.Signal) (stop, pass bool) {
+// stopsAt reports whether signal sig, in its delivery stop on thread tid,
+// stops the process, and whether it is passed on when the process resumes:
+// the Stop's policy if it has one, gdb's defaults otherwise.
+func (s *Stop) stopsAt(tid int, sig syscall.Signal) (stop, pass bool) {
+	if s.policy != nil {
+		return s.policy(s.pid, tid, sig)
+	}
 	switch {
 	case FatalSignal(sig):
 		return true, true
@@ -104,6 +121,7 @@ type seizedThread struct {
 	interrupted bool // PTRACE_INTERRUPT sent in this stop
 	regsOK      bool // regs were read in this stop
 	pendingSig  int  // a signal to pass on at the next resume
+	atSignal    bool // held in the delivery stop of a signal that stops the process (stopsAt)
 	running     bool // /proc said R (running) when it was seized
 	regs        frames.Regs
 	regsErr     error
@@ -255,8 +273,11 @@ func (s *Stop) RefreshModules() {
 	s.mu.Unlock()
 }
 
-// Resume lets every stopped thread run again, passing on nothing; the
-// threads stay seized so that Interrupt can stop them again. While the
+// Resume lets every stopped thread run again, passing on nothing but the
+// signals held for delivery; the threads stay seized so that Interrupt can
+// stop them again. On a process that runs, it lets go the thread held at a
+// signal that stops the process (stopsAt; a Tree's policy), delivering the
+// signal if it is passed on. While the
 // process runs, the events of its threads (a new thread's first stop, a
 // clone, an exec, an exit) are handled by Wait, by Interrupt, and by the
 // tracer thread when it is idle, so no thread is held for long.
@@ -267,7 +288,21 @@ func (s *Stop) Resume() error {
 		return errors.New("resume: detached")
 	}
 	if s.running {
-		return nil
+		// Only a thread held at a signal (stopsAt) is stopped: let it go,
+		// delivering the signal if it is passed on.
+		var errs []error
+		s.tr.do(func() {
+			for tid, t := range s.threads {
+				if t.stopped && t.atSignal {
+					if err := s.ops.cont(tid, t.pendingSig); err != nil && !errors.Is(err, syscall.ESRCH) {
+						errs = append(errs, fmt.Errorf("resume thread %d: %w", tid, err))
+					}
+					t.stopped, t.want, t.pendingSig, t.atSignal = false, false, 0, false
+				}
+			}
+		})
+		s.signaled, s.signal = 0, 0
+		return errors.Join(errs...)
 	}
 	s.mem.Invalidate()
 	var errs []error
@@ -291,7 +326,7 @@ func (s *Stop) Resume() error {
 			}
 		}
 		for tid, t := range s.threads {
-			t.want, t.interrupted, t.regsOK = false, false, false
+			t.want, t.interrupted, t.regsOK, t.atSignal = false, false, false, false
 			if !t.stopped {
 				continue
 			}
@@ -311,7 +346,9 @@ func (s *Stop) Resume() error {
 	})
 	// The held signals were delivered above: none is to be reported.
 	s.running, s.stopping, s.signaled, s.signal = true, false, 0, 0
-	s.tr.setIdle(s.idlePoll)
+	if s.tree == nil {
+		s.tr.setIdle(s.idlePoll)
+	}
 	return errors.Join(errs...)
 }
 
@@ -327,7 +364,9 @@ func (s *Stop) Interrupt() error {
 	if !s.running {
 		return nil
 	}
-	s.tr.setIdle(nil)
+	if s.tree == nil {
+		s.tr.setIdle(nil)
+	}
 	var err error
 	s.tr.do(func() { err = s.stopAll() })
 	if err != nil {
@@ -536,7 +575,9 @@ func (s *Stop) Detach() error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.tr.setIdle(nil)
+	if s.tree == nil {
+		s.tr.setIdle(nil)
+	}
 	s.tr.do(func() {
 		s.poll()
 		s.settleTraps()
@@ -587,8 +628,10 @@ func (s *Stop) Detach() error {
 	s.threads = map[int]*seizedThread{}
 	s.closed = true
 	// Every thread is detached (or gone): the tracer thread's own exit
-	// need not be waited for.
-	s.tr.release()
+	// need not be waited for. A Tree's thread stays for its other Stops.
+	if s.tree == nil {
+		s.tr.release()
+	}
 	return errors.Join(errs...)
 }
 

@@ -101,3 +101,11 @@ func SignalText(sig syscall.Signal) string {
 	}
 	return fmt.Sprintf("signal %d, %v", int(sig), sig)
 }
+
+// CrashSignal reports whether a program that receives sig with no handler
+// for it dies with a core because it faulted or asked to: FatalSignal's
+// signals and SIGTRAP (an int3 or brk outside a debugger). These are the
+// signals `catch` holds a process at.
+func CrashSignal(sig syscall.Signal) bool {
+	return FatalSignal(sig) || sig == syscall.SIGTRAP
+}

@@ -11,13 +11,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// StartTraced starts path with arguments argv under PTRACE_TRACEME, on
-// the tracer thread, and seizes it after its execve (SeizeAfterExec with
+// startTraced starts path with arguments argv under PTRACE_TRACEME, on
+// the tracer thread, and seizes it after its execve (seizeAfterExec with
 // the options o; run: leave it running, else stopped at its first
 // instruction). A program that ends before that stop is not an error:
 // ended is true, with pid and its wait status ws. On an error no process
 // is left behind; EPERM means ptrace is refused.
-func StartTraced(path string, argv []string, attr *os.ProcAttr, o int, run bool) (pid int, ws unix.WaitStatus, ended bool, err error) {
+func startTraced(path string, argv []string, attr *os.ProcAttr, o int, run bool) (pid int, ws unix.WaitStatus, ended bool, err error) {
 	a := *attr
 	sys := syscall.SysProcAttr{}
 	if a.Sys != nil {
@@ -36,16 +36,16 @@ func StartTraced(path string, argv []string, attr *os.ProcAttr, o int, run bool)
 	pid = p.Pid
 	p.Release() // waited for with Wait4 on this thread
 	// PTRACE_TRACEME: the child stops with SIGTRAP after its execve.
-	if _, err := Wait4(pid, &ws, unix.WALL); err != nil {
+	if _, err := wait4(pid, &ws, unix.WALL); err != nil {
 		return 0, 0, false, fmt.Errorf("wait for process %d: %w", pid, err)
 	}
 	if !ws.Stopped() {
 		return pid, ws, true, nil
 	}
-	if err := SeizeAfterExec(pid, o, run); err != nil {
+	if err := seizeAfterExec(pid, o, run); err != nil {
 		unix.Kill(pid, syscall.SIGKILL)
 		for {
-			if _, err := Wait4(pid, &ws, unix.WALL); err != nil || ws.Exited() || ws.Signaled() {
+			if _, err := wait4(pid, &ws, unix.WALL); err != nil || ws.Exited() || ws.Signaled() {
 				break
 			}
 		}
@@ -54,7 +54,7 @@ func StartTraced(path string, argv []string, attr *os.ProcAttr, o int, run bool)
 	return pid, 0, false, nil
 }
 
-// SeizeAfterExec turns the PTRACE_TRACEME tracee pid, in its stop after
+// seizeAfterExec turns the PTRACE_TRACEME tracee pid, in its stop after
 // execve, into a PTRACE_SEIZE one with the options o: it detaches it into
 // a SIGSTOP group stop, seizes it, and ends the group stop with a SIGCONT
 // whose delivery is suppressed (the program sees neither signal). With
@@ -62,14 +62,14 @@ func StartTraced(path string, argv []string, attr *os.ProcAttr, o int, run bool)
 // instruction, in the SIGCONT's signal-delivery stop (resumed with
 // PTRACE_CONT and no signal, the SIGCONT is dropped). It runs on the
 // tracer thread.
-func SeizeAfterExec(pid int, o int, run bool) error {
-	if err := Ptrace4(unix.PTRACE_DETACH, pid, 0, uintptr(syscall.SIGSTOP)); err != nil {
+func seizeAfterExec(pid int, o int, run bool) error {
+	if err := ptrace4(unix.PTRACE_DETACH, pid, 0, uintptr(syscall.SIGSTOP)); err != nil {
 		return fmt.Errorf("detach: %w", err)
 	}
 	var ws unix.WaitStatus
 	for {
 		// As its parent: WUNTRACED reports the group stop.
-		if _, err := Wait4(pid, &ws, unix.WUNTRACED); err != nil {
+		if _, err := wait4(pid, &ws, unix.WUNTRACED); err != nil {
 			return err
 		}
 		if !ws.Stopped() {
@@ -79,12 +79,12 @@ func SeizeAfterExec(pid int, o int, run bool) error {
 			break
 		}
 	}
-	if err := Ptrace4(unix.PTRACE_SEIZE, pid, 0, uintptr(o)); err != nil {
+	if err := ptrace4(unix.PTRACE_SEIZE, pid, 0, uintptr(o)); err != nil {
 		return fmt.Errorf("seize: %w", err)
 	}
 	// Seizing a stopped process makes it report its group stop.
 	for {
-		if _, err := Wait4(pid, &ws, unix.WALL); err != nil {
+		if _, err := wait4(pid, &ws, unix.WALL); err != nil {
 			return err
 		}
 		if !ws.Stopped() {
@@ -103,7 +103,7 @@ func SeizeAfterExec(pid int, o int, run bool) error {
 		return err
 	}
 	for {
-		if _, err := Wait4(pid, &ws, unix.WALL); err != nil {
+		if _, err := wait4(pid, &ws, unix.WALL); err != nil {
 			return err
 		}
 		if !ws.Stopped() {
@@ -112,21 +112,12 @@ func SeizeAfterExec(pid int, o int, run bool) error {
 		sig := ws.StopSignal()
 		if sig == syscall.SIGCONT && int(ws)>>16 == 0 {
 			if run {
-				Cont(pid, 0)
+				contSig(pid, 0)
 			}
 			return nil
 		}
-		Cont(pid, 0)
+		contSig(pid, 0)
 	}
-}
-
-// IsStopSignal reports whether sig's default action stops the process.
-func IsStopSignal(sig syscall.Signal) bool {
-	switch sig {
-	case syscall.SIGSTOP, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU:
-		return true
-	}
-	return false
 }
 
 // TgidOf returns the process (thread group) of thread tid, or tid.
@@ -137,8 +128,8 @@ func TgidOf(tid int) int {
 	return tid
 }
 
-// Wait4 is unix.Wait4, retried on EINTR.
-func Wait4(pid int, ws *unix.WaitStatus, opts int) (int, error) {
+// wait4 is unix.Wait4, retried on EINTR.
+func wait4(pid int, ws *unix.WaitStatus, opts int) (int, error) {
 	for {
 		wpid, err := unix.Wait4(pid, ws, opts, nil)
 		if err != syscall.EINTR {
@@ -147,8 +138,8 @@ func Wait4(pid int, ws *unix.WaitStatus, opts int) (int, error) {
 	}
 }
 
-// Ptrace4 issues a ptrace request with an address and data.
-func Ptrace4(req, tid int, addr, data uintptr) error {
+// ptrace4 issues a ptrace request with an address and data.
+func ptrace4(req, tid int, addr, data uintptr) error {
 	_, _, e := unix.Syscall6(unix.SYS_PTRACE, uintptr(req), uintptr(tid), addr, data, 0, 0)
 	if e != 0 {
 		return e
@@ -156,9 +147,9 @@ func Ptrace4(req, tid int, addr, data uintptr) error {
 	return nil
 }
 
-// Cont resumes thread tid with PTRACE_CONT, delivering sig (0: none);
+// contSig resumes thread tid with PTRACE_CONT, delivering sig (0: none);
 // a thread that is gone is not an error.
-func Cont(tid int, sig syscall.Signal) {
+func contSig(tid int, sig syscall.Signal) {
 	if err := unix.PtraceCont(tid, int(sig)); err != nil && !errors.Is(err, syscall.ESRCH) {
 		logrus.Debugf("ptrace: resume thread %d: %v", tid, err)
 	}

@@ -58,15 +58,15 @@ func (sysOps) tracedByMe(pid, tid int) bool {
 	st := StatusFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/status")
 	return st["TracerPid"] == strconv.Itoa(os.Getpid())
 }
-func (sysOps) seize(tid int) error     { return Ptrace4(unix.PTRACE_SEIZE, tid, 0, seizeOptions) }
+func (sysOps) seize(tid int) error     { return ptrace4(unix.PTRACE_SEIZE, tid, 0, seizeOptions) }
 func (sysOps) interrupt(tid int) error { return unix.PtraceInterrupt(tid) }
 func (sysOps) cont(tid, sig int) error { return unix.PtraceCont(tid, sig) }
-func (sysOps) listen(tid int) error    { return Ptrace4(unix.PTRACE_LISTEN, tid, 0, 0) }
+func (sysOps) listen(tid int) error    { return ptrace4(unix.PTRACE_LISTEN, tid, 0, 0) }
 func (sysOps) detach(tid, sig int) error {
 	if sig == 0 {
 		return unix.PtraceDetach(tid)
 	}
-	return Ptrace4(unix.PTRACE_DETACH, tid, 0, uintptr(sig))
+	return ptrace4(unix.PTRACE_DETACH, tid, 0, uintptr(sig))
 }
 func (sysOps) eventMsg(tid int) (uint, error) { return unix.PtraceGetEventMsg(tid) }
 func (sysOps) wait(tid int) (int, unix.WaitStatus, error) {
@@ -79,11 +79,11 @@ func (sysOps) wait(tid int) (int, unix.WaitStatus, error) {
 		return wpid, ws, err
 	}
 }
-func (sysOps) wake() <-chan struct{}                { return ChildEvent() }
+func (sysOps) wake() <-chan struct{}                { return childEvent() }
 func (sysOps) regs(tid int, r *ptraceRegs) error    { return getRegs(tid, r) }
 func (sysOps) setRegs(tid int, r *ptraceRegs) error { return setRegs(tid, r) }
 func (sysOps) singleStep(tid, sig int) error {
-	return Ptrace4(unix.PTRACE_SINGLESTEP, tid, 0, uintptr(sig))
+	return ptrace4(unix.PTRACE_SINGLESTEP, tid, 0, uintptr(sig))
 }
 func (sysOps) peek(tid int, addr uint64, out []byte) error {
 	n, err := unix.PtracePeekData(tid, uintptr(addr), out)
@@ -107,10 +107,10 @@ func (sysOps) sigPending(pid, tid int, sig syscall.Signal) bool {
 
 func (sysOps) peekUser(tid int, off uintptr) (uint64, error) {
 	var v uint64
-	err := Ptrace4(unix.PTRACE_PEEKUSR, tid, off, uintptr(unsafe.Pointer(&v)))
+	err := ptrace4(unix.PTRACE_PEEKUSR, tid, off, uintptr(unsafe.Pointer(&v)))
 	return v, err
 }
 
 func (sysOps) pokeUser(tid int, off uintptr, v uint64) error {
-	return Ptrace4(unix.PTRACE_POKEUSR, tid, off, uintptr(v))
+	return ptrace4(unix.PTRACE_POKEUSR, tid, off, uintptr(v))
 }

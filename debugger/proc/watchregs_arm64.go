@@ -89,7 +89,7 @@ func (s *Stop) writeWatchRegs(tid int, on bool) error {
 // si_addr (-1 if none does).
 func (s *Stop) watchHitSlot(tid int) (int, bool) {
 	var si [128]byte
-	if Ptrace4(unix.PTRACE_GETSIGINFO, tid, 0, uintptr(unsafe.Pointer(&si[0]))) != nil {
+	if ptrace4(unix.PTRACE_GETSIGINFO, tid, 0, uintptr(unsafe.Pointer(&si[0]))) != nil {
 		return 0, false
 	}
 	code := *(*int32)(unsafe.Pointer(&si[8]))
