@@ -51,6 +51,8 @@ type CodeAnalyzer struct {
 	// (compare checks such FDEs last), when each agrees with the FDE's CFA
 	// where it jumps (jumpsInto). At most maxInto a target.
 	into map[uint64][]code.Exit
+	// keeps memoizes callKeeps's answers by callee address.
+	keeps map[uint64]uint64
 }
 
 // maxInto bounds the jumps recorded into one FDE (CodeAnalyzer.into).
@@ -211,6 +213,7 @@ func (c *CodeAnalyzer) options(text []byte, start uint64, depth int) *code.Optio
 		return op
 	}
 	op.Partition = c.intoSibling
+	op.CallKeeps = c.callKeeps
 	if c.layout.Synthetic() {
 		op.BranchReloc = c.branchReloc
 	} else {
@@ -246,6 +249,28 @@ func (c *CodeAnalyzer) options(text []byte, start uint64, depth int) *code.Optio
 		op.JumpTable = code.S390XJumpTables(text, start, c.m.codeBytes)
 	}
 	return op
+}
+
+// callKeeps is code.LeafKeeps of the function at target, read from the
+// file (a relocatable object's calls name no target: 0 there).
+func (c *CodeAnalyzer) callKeeps(target uint64) uint64 {
+	if c.layout.Synthetic() {
+		return 0
+	}
+	c.mu.Lock()
+	k, ok := c.keeps[target]
+	c.mu.Unlock()
+	if ok {
+		return k
+	}
+	k = code.LeafKeeps(c.a, c.m.codeBytesUpTo(target, 1024), target)
+	c.mu.Lock()
+	if c.keeps == nil {
+		c.keeps = map[uint64]uint64{}
+	}
+	c.keeps[target] = k
+	c.mu.Unlock()
+	return k
 }
 
 // intoSibling reports whether target is inside another function's CFI

@@ -325,6 +325,19 @@ func (m *Module) codeBytes(addr uint64, size int) []byte {
 	return b
 }
 
+// codeBytesUpTo is codeBytes of at most size bytes: fewer near the end of
+// the section that holds addr.
+func (m *Module) codeBytesUpTo(addr uint64, size int) []byte {
+	l, err := m.Layout()
+	if err != nil {
+		return nil
+	}
+	if s, off, ok := l.Locate(addr); ok && off < s.Size {
+		size = int(min(uint64(size), s.Size-off))
+	}
+	return m.codeBytes(addr, size)
+}
+
 // walkCode reads the function [start, end) (link-time addresses) from the
 // file and walks it with the module's CodeAnalyzer.
 func (m *Module) walkCode(start, end uint64) *codeFunc {

@@ -66,6 +66,12 @@ type Options struct {
 	// is the call itself or the next instruction); the relocation at pc
 	// names the callee.
 	NoReturnCall func(pc, target uint64) bool
+	// CallKeeps returns the registers (a bit per DWARF number) that the
+	// function at a direct call's target leaves as they were, beyond the
+	// callee-saved ones, or 0 (LeafKeeps). The walk keeps the constants
+	// in them across the call: `mov $0xaaf8,%eax; call __rust_probestack;
+	// sub %rax,%rsp` allocates a frame of known size.
+	CallKeeps func(target uint64) uint64
 	// JumpTable returns the targets of the indirect jump at pc (a jump
 	// table read through relocations or .rodata), or nil when they are not
 	// known.

@@ -544,3 +544,88 @@ func TestContinuationAndMaybeRAAreRegisters(t *testing.T) {
 		}
 	}
 }
+
+// rustProbestack is __rust_probestack as rustc's compiler-builtins builds
+// it (Debian 12's fd, at 0x21406c): it touches each page of the rax bytes
+// below SP and returns with every register but r11 as it was.
+var rustProbestack = []byte{
+	0x55,             // push %rbp
+	0x48, 0x89, 0xe5, // mov %rsp,%rbp
+	0x49, 0x89, 0xc3, // mov %rax,%r11
+	0x49, 0x81, 0xfb, 0x00, 0x10, 0x00, 0x00, // cmp $0x1000,%r11
+	0x76, 0x1c, // jbe +0x2c
+	0x48, 0x81, 0xec, 0x00, 0x10, 0x00, 0x00, // 0x10: sub $0x1000,%rsp
+	0x48, 0x85, 0x64, 0x24, 0x08, // test %rsp,0x8(%rsp)
+	0x49, 0x81, 0xeb, 0x00, 0x10, 0x00, 0x00, // sub $0x1000,%r11
+	0x49, 0x81, 0xfb, 0x00, 0x10, 0x00, 0x00, // cmp $0x1000,%r11
+	0x77, 0xe4, // ja 0x10
+	0x4c, 0x29, 0xdc, // 0x2c: sub %r11,%rsp
+	0x48, 0x85, 0x64, 0x24, 0x08, // test %rsp,0x8(%rsp)
+	0x48, 0x01, 0xc4, // add %rax,%rsp
+	0xc9, // leave
+	0xc3, // ret
+}
+
+// TestProbestackKeepsTheFrameSize: rustc allocates a frame over a page
+// with `mov $N,%eax; call __rust_probestack; sub %rax,%rsp`. The helper
+// keeps rax (LeafKeeps), so the walk keeps the constant across the call
+// and SP stays known (Debian 12's fd, zoxide: 125,056 instructions of
+// Rust code were "not reached" after the sub).
+func TestProbestackKeepsTheFrameSize(t *testing.T) {
+	keeps := LeafKeeps(amd64, rustProbestack, 0x9000)
+	if keeps>>0&1 == 0 || keeps>>11&1 != 0 || keeps>>6&1 != 0 {
+		t.Errorf("LeafKeeps = %#x, want rax kept, r11 and rbp written", keeps)
+	}
+	// A helper that writes rax, or calls out, keeps nothing of it.
+	writes := append([]byte{0x31, 0xc0}, rustProbestack...) // xor %eax,%eax
+	if k := LeafKeeps(amd64, writes, 0x9000); k&1 != 0 {
+		t.Errorf("LeafKeeps of a helper that zeroes eax = %#x, want rax not kept", k)
+	}
+	if k := LeafKeeps(amd64, []byte{0xe8, 0, 0, 0, 0, 0xc3}, 0x9000); k != 0 {
+		t.Errorf("LeafKeeps of a helper that calls = %#x, want 0", k)
+	}
+	if k := LeafKeeps(arm64, words(0xd65f03c0), 0x9000); k != 0 {
+		t.Errorf("LeafKeeps on AArch64 = %#x, want 0 (its decoder reports only the writes it follows)", k)
+	}
+
+	code := []byte{
+		0x55,                         // push %rbp
+		0x53,                         // push %rbx
+		0xb8, 0xf8, 0xaa, 0x00, 0x00, // mov $0xaaf8,%eax
+		0xe8, 0xf4, 0x8f, 0x00, 0x00, // call 0x9000 (base-relative)
+		0x48, 0x29, 0xc4, // 0xc: sub %rax,%rsp
+		0x48, 0x89, 0xe7, // 0xf: mov %rsp,%rdi
+		0x48, 0x81, 0xc4, 0xf8, 0xaa, 0x00, 0x00, // add $0xaaf8,%rsp
+		0x5b, // pop %rbx
+		0x5d, // pop %rbp
+		0xc3, // ret
+	}
+	for _, withKeeps := range []bool{false, true} {
+		var opts *Options
+		if withKeeps {
+			opts = &Options{CallKeeps: func(target uint64) uint64 {
+				if target != base+0x9000 {
+					t.Errorf("CallKeeps(%#x), want the call's target %#x", target, base+0x9000)
+				}
+				return keeps
+			}}
+		}
+		f := Analyze(amd64, code, base, opts)
+		st, _, ok := f.StateAt(base + 0xf)
+		switch {
+		case !withKeeps && ok:
+			if _, known := st.CFAVia(amd64, 7); known {
+				t.Error("without CallKeeps SP is known after the sub: rax should be the call's")
+			}
+		case withKeeps && !ok:
+			t.Fatalf("+0xf not walked: %v", f.Findings)
+		case withKeeps:
+			if got, known := st.CFAVia(amd64, 7); !known || got != 24+0xaaf8 {
+				t.Errorf("CFA = rsp + %d (known %v), want rsp + %d", got, known, 24+0xaaf8)
+			}
+			for _, fd := range f.Findings {
+				t.Errorf("finding: %s", f.Describe(fd))
+			}
+		}
+	}
+}

@@ -24,6 +24,9 @@ func maxQueued(n int) int { return n/4 + 1024 }
 type item struct {
 	off, call int
 	st        State
+	// ks, when set, are the constants a call's fall-through starts with:
+	// those in registers its callee keeps (Options.CallKeeps).
+	ks *consts
 }
 
 // walker holds one walk's scratch; walkers are pooled so that analysing
@@ -178,13 +181,13 @@ func (w *walker) walk(entry State) {
 	}
 	w.stack, w.later, w.next = w.stack[:0], w.later[:0], 0
 	if w.opts.Entry != nil || len(w.opts.Entries) == 0 {
-		w.stack = append(w.stack, item{0, -1, entry})
+		w.stack = append(w.stack, item{0, -1, entry, nil})
 	}
 	for i := len(w.opts.Entries) - 1; i >= 0; i-- {
 		e := &w.opts.Entries[i]
 		if to := w.target(e.Target); to >= 0 {
 			if _, _, ok := e.State.cfa(w.t); ok {
-				w.stack = append(w.stack, item{to, -1, e.State})
+				w.stack = append(w.stack, item{to, -1, e.State, nil})
 			}
 		}
 	}
@@ -202,7 +205,7 @@ func (w *walker) walk(entry State) {
 		} else {
 			continue
 		}
-		w.path(it.off, it.call, it.st)
+		w.path(it.off, it.call, it.st, it.ks)
 	}
 }
 
@@ -369,7 +372,7 @@ func (w *walker) branch(off int, addr uint64, st *State) {
 			w.find(KindUnknown, off, "too many branches waiting to be walked", st, nil)
 			return
 		}
-		w.stack = append(w.stack, item{to, -1, *st})
+		w.stack = append(w.stack, item{to, -1, *st, nil})
 		return
 	}
 	w.leave(off, addr, st, true)
@@ -377,7 +380,7 @@ func (w *walker) branch(off int, addr uint64, st *State) {
 
 // path walks one path from off with state st until it ends, meets an
 // instruction already walked with the same state, or cannot go on.
-func (w *walker) path(off, fromCall int, st State) {
+func (w *walker) path(off, fromCall int, st State, kept *consts) {
 	// fromCall is the offset of the call whose fall-through this path is
 	// in, with no stack effect since, or -1; last the offset of the
 	// instruction this one follows on the path, or -1 after a jump.
@@ -387,6 +390,9 @@ func (w *walker) path(off, fromCall int, st State) {
 	// not overwritten since: `mov x13, #0x2300 ... mov w20, #0x2 ... sub
 	// sp, sp, x13` allocates a large frame of known size.
 	var ks consts
+	if kept != nil {
+		ks = *kept
+	}
 	// cmpReg is the register the instruction before compared with SP
 	// (arch.Inst.CmpSP), or -1.
 	cmpReg := rule.Reg(-1)
@@ -501,6 +507,12 @@ func (w *walker) path(off, fromCall int, st State) {
 		if w.opts.BranchReloc != nil && (in.Class == arch.Jump || in.Class == arch.CondJump) {
 			if t, ok := w.opts.BranchReloc(w.pc0+uint64(off), in.Len); ok {
 				in.Target = t
+			}
+		}
+		var keep *consts // the constants a direct call's callee keeps
+		if in.Class == arch.Call && ks != (consts{}) && w.opts.CallKeeps != nil {
+			if k := ks.only(w.opts.CallKeeps(in.Target)); k != (consts{}) {
+				keep = &k
 			}
 		}
 		ks.apply(in)
@@ -644,7 +656,7 @@ func (w *walker) path(off, fromCall int, st State) {
 					w.find(KindUnknown, off, "too many branches waiting to be walked", &st, nil)
 					return
 				}
-				w.later = append(w.later, item{next, off, *ns})
+				w.later = append(w.later, item{next, off, *ns, keep})
 				return
 			}
 			idx = -1
@@ -761,7 +773,7 @@ func (w *walker) addPad(to int, st *State) {
 	case better(p.st, *st):
 	case !p.walked:
 		// Another state: the walk meets it at the pad (a finding).
-		w.stack = append(w.stack, item{to, -1, *st})
+		w.stack = append(w.stack, item{to, -1, *st, nil})
 	}
 }
 
@@ -781,7 +793,7 @@ func (w *walker) flushPads() bool {
 	for i := len(tos) - 1; i >= 0; i-- {
 		p := w.pads[tos[i]]
 		p.walked = true
-		w.stack = append(w.stack, item{tos[i], -1, p.st})
+		w.stack = append(w.stack, item{tos[i], -1, p.st, nil})
 	}
 	return len(tos) > 0
 }
@@ -839,6 +851,20 @@ func (k *consts) apply(in *arch.Inst) {
 	if in.Class != arch.Other {
 		*k = consts{}
 	}
+}
+
+// only returns the constants in the registers of mask (a bit per
+// register number).
+func (k *consts) only(mask uint64) consts {
+	var o consts
+	for i, r := range k.reg {
+		if r != 0 && r-1 < 64 && mask>>(r-1)&1 != 0 {
+			o.reg[o.n], o.val[o.n] = r, k.val[i]
+			o.n++
+		}
+	}
+	o.n %= len(o.reg)
+	return o
 }
 
 // find returns the slot of register r, or -1.
