@@ -385,6 +385,49 @@ func TestX86JumpTablesBaseBeforeWindow(t *testing.T) {
 	}
 }
 
+// TestX86JumpTablesBaseFarBack: flex's scanners (doxygen's) load the
+// table's base into r15 40 instructions before the jump, and r15 is
+// written again in other blocks (a pop in an epilogue), so the base is
+// found only by looking that far back on the way to the jump: 64
+// instructions (x86Window; 24 left doxygen's yy_act switches unread).
+func TestX86JumpTablesBaseFarBack(t *testing.T) {
+	const start, tab = 0x1000, 0x2000
+	code := []byte{0x4c, 0x8d, 0x3d, 0xf9, 0x0f, 0x00, 0x00} // lea 0xff9(%rip),%r15: 0x1007+0xff9 = 0x2000
+	for i := 0; i < 40; i++ {
+		code = append(code, 0x48, 0x89, 0xf8) // mov %rdi,%rax
+	}
+	jmpAt := len(code) + 3 + 2 + 4 + 3
+	code = append(code,
+		0x83, 0xff, 0x01, // cmp $1,%edi
+		0x77, 0x0b, // ja default
+		0x49, 0x63, 0x04, 0xbf, // movslq (%r15,%rdi,4),%rax
+		0x4c, 0x01, 0xf8, // add %r15,%rax
+		0xff, 0xe0, // jmp *%rax
+		0x41, 0x5f, // case 0: pop %r15
+		0xc3, // ret
+		0xc3, // case 1
+		0xc3) // default
+	b := make([]byte, 8)
+	binary.LittleEndian.PutUint32(b, uint32(int32(start+int64(jmpAt)+2-tab)))
+	binary.LittleEndian.PutUint32(b[4:], uint32(int32(start+int64(jmpAt)+5-tab)))
+	read := func(a uint64, n int) []byte {
+		if a != tab || n > len(b) {
+			return nil
+		}
+		return b[:n]
+	}
+	got := X86JumpTables(code, start, read)(start + uint64(jmpAt))
+	if want := []uint64{start + uint64(jmpAt) + 2, start + uint64(jmpAt) + 5}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("targets %v, want %v", got, want)
+	}
+	// r15 written on the way: the base is not known.
+	code2 := append([]byte{}, code...)
+	copy(code2[7+3*20:], []byte{0x49, 0x89, 0xff}) // mov %rdi,%r15
+	if got := X86JumpTables(code2, start, read)(start + uint64(jmpAt)); got != nil {
+		t.Errorf("base overwritten on the way accepted: %v", got)
+	}
+}
+
 func TestX86JumpTablesO0(t *testing.T) {
 	// gcc -O0: cmpl $1,-0x14(%rbp); ja; mov -0x14(%rbp),%eax;
 	// lea 0x0(,%rax,4),%rdx; lea T(%rip),%rax; mov (%rdx,%rax,1),%eax;
