@@ -53,6 +53,9 @@ type CodeAnalyzer struct {
 	into map[uint64][]code.Exit
 	// keeps memoizes callKeeps's answers by callee address.
 	keeps map[uint64]uint64
+	// rip holds the addresses the code refers to (nextRef), read at the
+	// first jump table no compare bounds.
+	rip ripRefs
 }
 
 // maxInto bounds the jumps recorded into one FDE (CodeAnalyzer.into).
@@ -242,7 +245,7 @@ func (c *CodeAnalyzer) options(text []byte, start uint64, depth int) *code.Optio
 	switch a := c.a; {
 	case c.layout.Synthetic():
 	case a == arch.AMD64Arch:
-		op.JumpTable = code.X86JumpTables(text, start, c.m.codeBytes)
+		op.JumpTable = code.X86JumpTablesRefs(text, start, c.m.codeBytes, c.nextRef)
 	case a == arch.ARM64Arch:
 		op.JumpTable = code.ARM64JumpTables(text, start, c.m.codeBytes)
 	case a == arch.S390XArch:

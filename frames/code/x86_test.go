@@ -428,6 +428,83 @@ func TestX86JumpTablesBaseFarBack(t *testing.T) {
 	}
 }
 
+// TestX86JumpTablesUnboundedRustEnum: LLVM's switch on a Rust enum's
+// discriminant reads the index from memory with no compare (the enum has
+// only those values): the table is read up to the next address the
+// module's code refers to (nextRef), and ends sooner at an entry that is
+// no instruction of the function. Without nextRef nothing is guessed
+// (Debian 12's sd, bat, fd, rg: 262,000 Rust instructions were "not
+// reached" behind such jumps).
+func TestX86JumpTablesUnboundedRustEnum(t *testing.T) {
+	const start, tab = 0x1000, 0x2000
+	code := []byte{
+		0x41, 0x0f, 0xb6, 0x85, 0xc0, 0x0d, 0x00, 0x00, // movzbl 0xdc0(%r13),%eax
+		0x48, 0x8d, 0x0d, 0xf1, 0x0f, 0x00, 0x00, // lea 0xff1(%rip),%rcx: 0x100f+0xff1 = 0x2000
+		0x48, 0x63, 0x04, 0x81, // movslq (%rcx,%rax,4),%rax
+		0x48, 0x01, 0xc8, // add %rcx,%rax
+		0xff, 0xe0, // jmp *%rax (at 0x16)
+		0xc3, 0xc3, 0xc3, // cases 0-2 at 0x1018..0x101a
+	}
+	// Three entries, then the next table (another function's, whose
+	// entries relative to 0x2000 would land in this one: 0x1018 again).
+	b := make([]byte, 4*5)
+	for i, tg := range []int64{0x1018, 0x1019, 0x101a, 0x1018, 0x1019} {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(int32(tg-tab)))
+	}
+	read := func(a uint64, n int) []byte {
+		if a < tab || a-tab+uint64(n) > uint64(len(b)) {
+			return nil
+		}
+		return b[a-tab : a-tab+uint64(n)]
+	}
+	if got := X86JumpTables(code, start, read)(start + 0x16); got != nil {
+		t.Errorf("without nextRef: %v, want nothing guessed", got)
+	}
+	next := func(a uint64) uint64 {
+		if a < tab+12 {
+			return tab + 12 // the next table
+		}
+		return 0
+	}
+	if got := fmt.Sprint(X86JumpTablesRefs(code, start, read, next)(start + 0x16)); got != "[4120 4121 4122]" {
+		t.Errorf("targets %s, want the three entries before the next table", got)
+	}
+	none := func(uint64) uint64 { return 0 }
+	if got := X86JumpTablesRefs(code, start, read, none)(start + 0x16); got != nil {
+		t.Errorf("with no address known after the table: %v, want nothing guessed", got)
+	}
+}
+
+// TestX86JumpTablesBelowTheCode: lld places .rodata before .text, so the
+// lea of a table has a negative displacement, which x86asm reports
+// zero-extended (0xfffff7f4): the table's address was read 4 GiB off and
+// no table of an lld-linked file was followed.
+func TestX86JumpTablesBelowTheCode(t *testing.T) {
+	const start, tab = 0x1000, 0x800
+	code := []byte{
+		0x83, 0xff, 0x02, // cmp $2,%edi
+		0x77, 0x13, // ja +19 (default, at 24)
+		0x48, 0x8d, 0x15, 0xf4, 0xf7, 0xff, 0xff, // lea -0x80c(%rip),%rdx: 0x100c-0x80c = 0x800
+		0x48, 0x63, 0x04, 0xba, // movslq (%rdx,%rdi,4),%rax
+		0x48, 0x01, 0xd0, // add %rdx,%rax
+		0xff, 0xe0, // jmp *%rax
+		0xc3, 0xc3, 0xc3, 0xc3, // cases 0-2, default
+	}
+	b := make([]byte, 12)
+	for i, tg := range []int64{0x1015, 0x1016, 0x1017} {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(int32(tg-tab)))
+	}
+	read := func(a uint64, n int) []byte {
+		if a < tab || a-tab+uint64(n) > uint64(len(b)) {
+			return nil
+		}
+		return b[a-tab : a-tab+uint64(n)]
+	}
+	if got := fmt.Sprint(X86JumpTables(code, start, read)(start + 19)); got != "[4117 4118 4119]" {
+		t.Errorf("targets %s", got)
+	}
+}
+
 func TestX86JumpTablesO0(t *testing.T) {
 	// gcc -O0: cmpl $1,-0x14(%rbp); ja; mov -0x14(%rbp),%eax;
 	// lea 0x0(,%rax,4),%rdx; lea T(%rip),%rax; mov (%rdx,%rax,1),%eax;

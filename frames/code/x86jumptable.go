@@ -29,6 +29,18 @@ const maxTable = 1 << 14
 // part. The function's linear
 // decoding is made on the first call and kept.
 func X86JumpTables(text []byte, start uint64, read func(addr uint64, size int) []byte) func(pc uint64) []uint64 {
+	return X86JumpTablesRefs(text, start, read, nil)
+}
+
+// X86JumpTablesRefs is X86JumpTables, and it also reads a relative table
+// whose index no compare bounds (LLVM's switch on a Rust enum's
+// discriminant: movzbl 0xdc0(%r13),%eax; lea T(%rip),%rcx; movslq
+// (%rcx,%rax,4),%rax; add %rcx,%rax; jmp *%rax) when nextRef is not nil:
+// the table then ends before nextRef(T), the next address the module's
+// code refers to (where the next table or datum starts), before the next
+// table the function itself loads, at its first entry that is not an
+// instruction of the function, or at 256 entries, whichever comes first.
+func X86JumpTablesRefs(text []byte, start uint64, read func(addr uint64, size int) []byte, nextRef func(addr uint64) uint64) func(pc uint64) []uint64 {
 	var starts []uint32 // instruction offsets of the linear decoding, -1 marks bytes that do not decode
 	var swept []x86Inst // the whole function decoded (x86Sweep), made once for all its jumps
 	return func(pc uint64) []uint64 {
@@ -66,7 +78,7 @@ func X86JumpTables(text []byte, start uint64, read func(addr uint64, size int) [
 			}
 			return swept
 		}
-		return x86Table(insts, start, uint64(len(text)), isStart, all, read)
+		return x86Table(insts, start, uint64(len(text)), isStart, all, read, nextRef)
 	}
 }
 
@@ -189,7 +201,7 @@ func onlyLEA(insts []x86Inst, f int) (uint64, bool) {
 		if in.Op != x86asm.LEA || !ok || mem.Base != x86asm.RIP || mem.Index != 0 || n > 1 {
 			return 0, false
 		}
-		base = insts[i].pc + uint64(in.Len) + uint64(mem.Disp)
+		base = insts[i].pc + uint64(in.Len) + ripDisp(mem)
 	}
 	return base, n == 1
 }
@@ -207,8 +219,14 @@ func leaBase(insts []x86Inst, from, lo, f int) (uint64, int, bool) {
 	if !ok || mem.Base != x86asm.RIP || mem.Index != 0 {
 		return 0, 0, false
 	}
-	return insts[i].pc + uint64(in.Len) + uint64(mem.Disp), i, true
+	return insts[i].pc + uint64(in.Len) + ripDisp(mem), i, true
 }
+
+// ripDisp returns a RIP-relative operand's displacement as the amount to
+// add to the next instruction's address: x86asm leaves a negative disp32
+// zero-extended there (lea -0x10(%rip) comes back with Disp 0xfffffff0), as
+// in every table below its code (lld puts .rodata before .text).
+func ripDisp(m x86asm.Mem) uint64 { return uint64(int64(int32(m.Disp))) }
 
 // x86CalleeSaved is the set of register families a call preserves (System
 // V AMD64 psABI: rbx, rsp, rbp, r12-r15).
@@ -223,7 +241,7 @@ const x86CalleeSaved = 1<<3 | 1<<4 | 1<<5 | 1<<12 | 1<<13 | 1<<14 | 1<<15
 // set in the window, it is found there if the function writes that
 // register exactly once, with the lea (a callee-saved register gcc loads
 // the table's address into before a loop).
-func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, all func() []x86Inst, read func(uint64, int) []byte) []uint64 {
+func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, all func() []x86Inst, read func(uint64, int) []byte, nextRef func(uint64) uint64) []uint64 {
 	j := len(insts) - 1
 	if j < 0 || !insts[j].ok || insts[j].in.Op != x86asm.JMP {
 		return nil
@@ -388,15 +406,26 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 		}
 	}
 	if n <= 0 {
-		if entry != 4 || index < 0 || !tagIndex(insts, firstUse-1, lo, index) {
+		if entry != 4 || index < 0 {
 			return nil
 		}
 		// No bound checked on the index: OCaml switches on a constructor
 		// tag (cmp $N,%rax; jl only). The table then ends where the
 		// function's next table starts, at its first entry that is not an
 		// instruction of the function, or at 256 entries (a byte's
-		// values). Any other index: nothing is guessed (tagIndex).
-		return x86OpenTable(base, start, size, isStart, all, read)
+		// values). Any other index only with nextRef, whose next address
+		// ends the table too.
+		if tagIndex(insts, firstUse-1, lo, index) {
+			return x86OpenTable(base, start, size, isStart, all, read, 0)
+		}
+		if nextRef == nil {
+			return nil
+		}
+		end := nextRef(base)
+		if end == 0 {
+			return nil // nothing after it is known
+		}
+		return x86OpenTable(base, start, size, isStart, all, read, end)
 	}
 	b := read(base, n*entry)
 	if len(b) < n*entry {
@@ -463,18 +492,22 @@ func tagIndex(insts []x86Inst, from, lo, f int) bool {
 
 // x86OpenTable reads the relative table at base of a jump whose index
 // no compare bounds (x86Table): entries up to the next table the function
-// loads with lea T(%rip) after base, or 256 of them, each a target in the
-// function at an instruction of its linear decoding; the first entry that
-// is not ends the table. nil when no entry is.
-func x86OpenTable(base, start, size uint64, isStart func(uint64) bool, all func() []x86Inst, read func(uint64, int) []byte) []uint64 {
+// loads with lea T(%rip) after base, or before end (0: none), or 256 of
+// them, each a target in the function at an instruction of its linear
+// decoding; the first entry that is not ends the table. nil when no entry
+// is.
+func x86OpenTable(base, start, size uint64, isStart func(uint64) bool, all func() []x86Inst, read func(uint64, int) []byte, end uint64) []uint64 {
 	limit := uint64(256)
+	if end > base {
+		limit = min(limit, (end-base)/4)
+	}
 	for i := range all() {
 		in := &all()[i]
 		if !in.ok || in.in.Op != x86asm.LEA {
 			continue
 		}
 		if mem, ok := in.in.Args[1].(x86asm.Mem); ok && mem.Base == x86asm.RIP && mem.Index == 0 {
-			if t := in.pc + uint64(in.in.Len) + uint64(mem.Disp); t > base && (t-base)/4 < limit {
+			if t := in.pc + uint64(in.in.Len) + ripDisp(mem); t > base && (t-base)/4 < limit {
 				limit = (t - base) / 4
 			}
 		}

@@ -397,3 +397,21 @@ prefixes:
 	in.n = uint8(i)
 	return true
 }
+
+// RIPRef returns the length of the x86-64 instruction at code[0], which
+// is at address pc, and the address its RIP-relative memory operand
+// refers to (lea T(%rip), mov T(%rip), movsd T(%rip), ...), with ref true
+// when it has one (ModRM mod 00, r/m 101, no address-size override: SDM
+// vol. 2, 2.2.1.6). ok is false when the opcode maps cannot delimit the
+// instruction (RIPRef does not try x86asm, unlike Len).
+func (X86) RIPRef(code []byte, pc uint64) (n int, target uint64, ref, ok bool) {
+	var in x86Insn
+	if !x86Scan(code, &in) {
+		return 0, 0, false, false
+	}
+	n = int(in.n)
+	if in.dispLen == 4 && in.modrm&0xc7 == 0x05 && in.pfx&pfx67 == 0 {
+		return n, pc + uint64(n) + uint64(in.disp(code)), true, true
+	}
+	return n, 0, false, true
+}
