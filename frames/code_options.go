@@ -249,7 +249,7 @@ func (c *CodeAnalyzer) options(text []byte, start uint64, depth int) *code.Optio
 	case a == arch.ARM64Arch:
 		op.JumpTable = code.ARM64JumpTables(text, start, c.m.codeBytes)
 	case a == arch.S390XArch:
-		op.JumpTable = code.S390XJumpTables(text, start, c.m.codeBytes)
+		op.JumpTable = code.S390XJumpTablesRefs(text, start, c.m.codeBytes, c.nextRef)
 	}
 	return op
 }

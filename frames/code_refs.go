@@ -7,11 +7,11 @@ import (
 	"github.com/sfdbg/sfdbg/sframe/arch"
 )
 
-// ripRefs are the addresses a module's x86-64 code refers to
-// RIP-relatively (lea T(%rip), mov T(%rip), movsd T(%rip), ...), sorted
-// and without duplicates: where a datum of .rodata starts. A jump table
-// whose index no compare bounds ends before the next of them
-// (code.X86JumpTablesRefs).
+// ripRefs are the addresses a module's code refers to relative to the PC
+// (x86-64: lea T(%rip), mov T(%rip), movsd T(%rip), ...; s390x: larl,
+// lgrl, ...), sorted and without duplicates: where a datum of .rodata
+// starts. A jump table whose index no compare bounds ends before the next
+// of them (code.X86JumpTablesRefs, code.S390XJumpTablesRefs).
 type ripRefs struct {
 	once sync.Once
 	refs []uint64
@@ -21,12 +21,21 @@ type ripRefs struct {
 const refChunk = 1 << 20
 
 // nextRef returns the least address above addr that the module's code
-// refers to RIP-relatively, or 0 when there is none. The module's
+// refers to relative to the PC, or 0 when there is none. The module's
 // executable sections are swept once, at the first call, a chunk at a
-// time, instruction by instruction (arch.X86.RIPRef; a byte that does not
-// decode is stepped over).
+// time, instruction by instruction (arch.X86.RIPRef, a byte that does not
+// decode stepped over; arch.S390XPCRef); other machines have none.
 func (c *CodeAnalyzer) nextRef(addr uint64) uint64 {
 	r := &c.rip
+	var pcRef func(code []byte, pc uint64) (int, uint64, bool, bool)
+	switch c.a {
+	case arch.AMD64Arch:
+		pcRef = arch.X86{}.RIPRef
+	case arch.S390XArch:
+		pcRef = arch.S390XPCRef
+	default:
+		return 0
+	}
 	r.once.Do(func() {
 		l, err := c.m.Layout()
 		if err != nil {
@@ -46,7 +55,7 @@ func (c *CodeAnalyzer) nextRef(addr uint64) uint64 {
 					end -= 15
 				}
 				for off < end {
-					n, t, ref, ok := arch.X86{}.RIPRef(b[off:], pc+uint64(off))
+					n, t, ref, ok := pcRef(b[off:], pc+uint64(off))
 					if !ok || n <= 0 {
 						off++
 						continue

@@ -120,12 +120,18 @@ func FuzzAnalyzeX86(f *testing.F) {
 		if sel&8 != 0 {
 			// The x86 jump-table resolver, reading its tables from the
 			// code itself.
-			opts.JumpTable = X86JumpTables(text, start, func(a uint64, n int) []byte {
+			// With sel&16, a table no compare bounds is read too, up to
+			// the code's end (nextRef).
+			var next func(uint64) uint64
+			if sel&16 != 0 {
+				next = func(uint64) uint64 { return start + uint64(len(text)) }
+			}
+			opts.JumpTable = X86JumpTablesRefs(text, start, func(a uint64, n int) []byte {
 				if a < start || a-start > uint64(len(text)) || uint64(n) > uint64(len(text))-(a-start) {
 					return nil
 				}
 				return text[a-start:][:n]
-			})
+			}, next)
 		}
 		fn := Analyze(amd64, text, start, opts)
 		checkFunc(t, fn, len(text))

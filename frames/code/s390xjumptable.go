@@ -2,6 +2,7 @@ package code
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/sfdbg/sfdbg/sframe/arch"
 )
@@ -19,28 +20,48 @@ import (
 // without the bound nothing is guessed. read returns size bytes at a
 // link-time address (nil when they are not in the file).
 func S390XJumpTables(text []byte, start uint64, read func(addr uint64, size int) []byte) func(pc uint64) []uint64 {
+	return S390XJumpTablesRefs(text, start, read, nil)
+}
+
+// S390XJumpTablesRefs is S390XJumpTables, and it also reads the form LLVM
+// emits, whose entries are added to the table's address in memory:
+//
+//	llgc %r0,D(%rS)         the index (a Rust enum's discriminant)
+//	sllg %r1,%r0,2
+//	larl %r2,T
+//	agf %r2,0(%r2,%r1)
+//	br %r2
+//
+// and, when nextRef is not nil, a table whose index no compare bounds:
+// up to nextRef(T), the next address the module's code refers to, or 256
+// entries, ending sooner at an entry that is no instruction of the
+// function.
+func S390XJumpTablesRefs(text []byte, start uint64, read func(addr uint64, size int) []byte, nextRef func(addr uint64) uint64) func(pc uint64) []uint64 {
+	var full []int // the function's instruction offsets, decoded once
 	return func(pc uint64) []uint64 {
 		if pc < start || pc-start >= uint64(len(text)) {
 			return nil
 		}
-		// Decode forward from up to s390xWindow bytes before: s390x
-		// instructions say their length in their first byte, so a window
-		// start inside an instruction is found by decoding from the
-		// function's start.
-		var offs []int
-		for o := 0; o <= int(pc-start); {
-			offs = append(offs, o)
-			n := arch.S390XLen(text[o])
-			if n <= 0 || o+n > len(text) {
-				return nil
+		// s390x instructions say their length in their first byte: the
+		// function is decoded from its start, and the window is the
+		// s390xWindow instructions up to the jump.
+		if full == nil {
+			for o := 0; o < len(text); {
+				full = append(full, o)
+				n := arch.S390XLen(text[o])
+				if o+n > len(text) {
+					break
+				}
+				o += n
 			}
-			o += n
 		}
-		if offs[len(offs)-1] != int(pc-start) {
+		j, ok := slices.BinarySearch(full, int(pc-start))
+		if !ok || full[j]+arch.S390XLen(text[full[j]]) > len(text) {
 			return nil
 		}
+		offs := full[:j+1]
 		lo := max(len(offs)-s390xWindow, 0)
-		return s390xTable(text, start, offs[lo:], offs, uint64(len(text)), read)
+		return s390xTable(text, start, offs[lo:], offs, full, uint64(len(text)), read, nextRef)
 	}
 }
 
@@ -60,8 +81,9 @@ type s390xVal struct {
 const valScaled = valTarget + 1
 
 // s390xTable follows the instructions at offs (the last the jump) and
-// returns the jump's targets in the function, or nil.
-func s390xTable(text []byte, start uint64, offs, all []int, size uint64, read func(uint64, int) []byte) []uint64 {
+// returns the jump's targets in the function, or nil. all are the
+// function's instruction offsets up to the jump, full all of them.
+func s390xTable(text []byte, start uint64, offs, all, full []int, size uint64, read func(uint64, int) []byte, nextRef func(uint64) uint64) []uint64 {
 	// block is where the jump's block starts in the window: after its
 	// last unconditional branch (the case before it ends so), or the
 	// window's start.
@@ -106,6 +128,18 @@ func s390xTable(text []byte, start uint64, offs, all []int, size uint64, read fu
 			} else {
 				regs[r1] = s390xVal{}
 			}
+		case b[0] == 0xE3 && b[5] == 0x18: // agf r1,d2(x2,b2): r1 += the 4-byte entry
+			x2, b2 := r2, b[2]>>4
+			d2 := int(b[2]&15)<<8 | int(b[3]) | int(int8(b[4]))<<12
+			t, x := regs[b2], regs[x2]
+			if x.kind == valConst && t.kind == valScaled {
+				t, x = x, t
+			}
+			if d := regs[r1]; d2 == 0 && d.kind == valConst && t.kind == valConst && t.c == d.c && x.kind == valScaled && x.size == 4 {
+				regs[r1] = s390xVal{kind: valTarget, table: d.c, size: 4, idx: x.idx}
+			} else {
+				regs[r1] = s390xVal{}
+			}
 		case b[0] == 0xB9 && b[1] == 0x08: // agr r1,r2
 			d, s := b[3]>>4, b[3]&15
 			if e, t := regs[d], regs[s]; e.kind == valEntry && t.kind == valConst && t.c == e.table {
@@ -142,13 +176,13 @@ func s390xTable(text []byte, start uint64, offs, all []int, size uint64, read fu
 			if _, ok := bound[e.idx]; !ok {
 				s390xFarBound(text, all, block, e.idx, bound)
 			}
-			return s390xTargets(e, bound, start, size, read)
+			return s390xTargets(e, bound, start, size, read, full, nextRef)
 		case k == len(offs)-1 && b[0] == 0x07 && r1 == 15: // br r2: the jump
 			if e := regs[r2]; e.kind == valTarget {
 				if _, ok := bound[e.idx]; !ok {
 					s390xFarBound(text, all, block, e.idx, bound)
 				}
-				return s390xTargets(e, bound, start, size, read)
+				return s390xTargets(e, bound, start, size, read, full, nextRef)
 			}
 			return nil
 		case b[0] == 0xC0 && r2 == 5, b[0] == 0xA7 && r2 == 5, b[0] == 0x0D, b[0] == 0x4D: // brasl, bras, basr, bas
@@ -206,9 +240,13 @@ func s390xFarBound(text []byte, all []int, block int, idx uint8, bound map[uint8
 }
 
 // s390xTargets reads the bounded table of e: table + entry for each of the
-// entries the compare counts, targets outside the function left out.
-func s390xTargets(e s390xVal, bound map[uint8]int, start, size uint64, read func(uint64, int) []byte) []uint64 {
+// entries the compare counts, targets outside the function left out. With
+// no bound, and nextRef, it reads the open table (s390xOpenTargets).
+func s390xTargets(e s390xVal, bound map[uint8]int, start, size uint64, read func(uint64, int) []byte, all []int, nextRef func(uint64) uint64) []uint64 {
 	n, ok := bound[e.idx]
+	if !ok && nextRef != nil {
+		return s390xOpenTargets(e, start, size, read, all, nextRef(e.table))
+	}
 	if !ok || n <= 0 || n > maxTable {
 		return nil
 	}
@@ -232,4 +270,39 @@ func s390xTargets(e s390xVal, bound map[uint8]int, start, size uint64, read func
 		return nil
 	}
 	return out
+}
+
+// s390xOpenTargets reads the table of e, which no compare bounds, up to
+// end (the next address the module's code refers to; 0: none known, then
+// nothing is read) or 256 entries: each entry must give an instruction of
+// the function (all: its instruction offsets); the first that does not
+// ends the table. nil when no entry does.
+func s390xOpenTargets(e s390xVal, start, size uint64, read func(uint64, int) []byte, all []int, end uint64) []uint64 {
+	if end <= e.table {
+		return nil
+	}
+	limit := min(uint64(256), (end-e.table)/uint64(e.size))
+	var out []uint64
+	for i := uint64(0); i < limit; i++ {
+		b := read(e.table+i*uint64(e.size), int(e.size))
+		if len(b) < int(e.size) {
+			break
+		}
+		v := int64(binary.BigEndian.Uint64(append(make([]byte, 8-len(b)), b...)))
+		if e.size == 4 {
+			v = int64(int32(binary.BigEndian.Uint32(b)))
+		}
+		t := e.table + uint64(v)
+		if t < start || t-start >= size || !isOffset(all, int(t-start)) {
+			break
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// isOffset reports whether o is in the sorted offsets all.
+func isOffset(all []int, o int) bool {
+	_, ok := slices.BinarySearch(all, o)
+	return ok
 }

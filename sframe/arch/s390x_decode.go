@@ -325,6 +325,28 @@ func S390XLen(b0 byte) int {
 	return 4
 }
 
+// S390XPCRef returns the length of the s390x instruction at code[0],
+// which is at address pc, and the address it refers to relative to the
+// PC, with ref true when it has one: larl, and the RIL-b loads, stores,
+// compares and prefetch of the C4 and C6 opcodes (lgrl, lrl, stgrl,
+// cgrl, clrl, pfdrl, exrl, ...: pc + 2 * I2; z/Architecture Principles of
+// Operation, chapter 5, "Relative addressing"). ok is false when code is
+// shorter than the instruction.
+func S390XPCRef(code []byte, pc uint64) (n int, target uint64, ref, ok bool) {
+	if len(code) == 0 {
+		return 0, 0, false, false
+	}
+	n = S390XLen(code[0])
+	if len(code) < n {
+		return 0, 0, false, false
+	}
+	if n == 6 && (code[0] == 0xC0 && code[1]&15 == 0 || code[0] == 0xC4 || code[0] == 0xC6) {
+		i2 := int64(int32(uint32(code[2])<<24 | uint32(code[3])<<16 | uint32(code[4])<<8 | uint32(code[5])))
+		return n, pc + uint64(2*i2), true, true
+	}
+	return n, 0, false, true
+}
+
 // s390xFields are the decoded operand fields.
 type s390xFields struct {
 	r1, r2, r3, x2, b2 uint8

@@ -180,3 +180,28 @@ func TestS390XDecodeObject(t *testing.T) {
 		off += in.Len
 	}
 }
+
+func TestS390XPCRef(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		code   []byte
+		n      int
+		target uint64
+		ref    bool
+	}{
+		{"larl %r2,pc+0x100", []byte{0xc0, 0x20, 0x00, 0x00, 0x00, 0x80}, 6, 0x1000 + 0x100, true},
+		{"lgrl %r1,pc-8", []byte{0xc4, 0x18, 0xff, 0xff, 0xff, 0xfc}, 6, 0x1000 - 8, true},
+		{"exrl %r2,pc+4", []byte{0xc6, 0x20, 0x00, 0x00, 0x00, 0x02}, 6, 0x1000 + 4, true},
+		{"brasl %r14,pc+0x10: a call, not a datum", []byte{0xc0, 0xe5, 0x00, 0x00, 0x00, 0x08}, 6, 0, false},
+		{"lgr %r1,%r2", []byte{0xb9, 0x04, 0x00, 0x12}, 4, 0, false},
+		{"br %r14", []byte{0x07, 0xfe}, 2, 0, false},
+	} {
+		n, target, ref, ok := S390XPCRef(c.code, 0x1000)
+		if !ok || n != c.n || ref != c.ref || ref && target != c.target {
+			t.Errorf("%s: %d, %#x, %v, %v; want %d, %#x, %v", c.name, n, target, ref, ok, c.n, c.target, c.ref)
+		}
+	}
+	if _, _, _, ok := S390XPCRef([]byte{0xc0, 0x20, 0x00}, 0x1000); ok {
+		t.Error("a truncated larl: ok")
+	}
+}
