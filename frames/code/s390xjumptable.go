@@ -283,9 +283,12 @@ func s390xOpenTargets(e s390xVal, start, size uint64, read func(uint64, int) []b
 	}
 	limit := min(uint64(256), (end-e.table)/uint64(e.size))
 	var out []uint64
+	whole := read(e.table, int(limit)*int(e.size)) // one read; entry by entry where the section ends sooner
 	for i := uint64(0); i < limit; i++ {
-		b := read(e.table+i*uint64(e.size), int(e.size))
-		if len(b) < int(e.size) {
+		var b []byte
+		if whole != nil {
+			b = whole[i*uint64(e.size) : (i+1)*uint64(e.size)]
+		} else if b = read(e.table+i*uint64(e.size), int(e.size)); len(b) < int(e.size) {
 			break
 		}
 		v := int64(binary.BigEndian.Uint64(append(make([]byte, 8-len(b)), b...)))

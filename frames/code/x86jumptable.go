@@ -56,16 +56,18 @@ func X86JumpTablesRefs(text []byte, start uint64, read func(addr uint64, size in
 		if j == len(starts) || starts[j] != off {
 			return nil
 		}
-		lo := max(j-x86Window, 0)
-		insts := make([]x86Inst, 0, j-lo+1)
-		for _, o := range starts[lo : j+1] {
-			in := x86Inst{pc: start + uint64(o&^badByte)}
-			if o&badByte == 0 {
-				if x, err := x86asm.Decode(text[o:], 64); err == nil && x.Len > 0 {
-					in.in, in.ok = x, true
+		decode := func(lo int) []x86Inst {
+			insts := make([]x86Inst, 0, j-lo+1)
+			for _, o := range starts[lo : j+1] {
+				in := x86Inst{pc: start + uint64(o&^badByte)}
+				if o&badByte == 0 {
+					if x, err := x86asm.Decode(text[o:], 64); err == nil && x.Len > 0 {
+						in.in, in.ok = x, true
+					}
 				}
+				insts = append(insts, in)
 			}
-			insts = append(insts, in)
+			return insts
 		}
 		isStart := func(t uint64) bool {
 			o := uint32(t - start)
@@ -78,7 +80,17 @@ func X86JumpTablesRefs(text []byte, start uint64, read func(addr uint64, size in
 			}
 			return swept
 		}
-		return x86Table(insts, start, uint64(len(text)), isStart, all, read, nextRef)
+		// The near window first: most tables have their base and bound
+		// there, and x86asm decodes the window in full. The far one only
+		// when the near one gave no bounded table: what the near one
+		// finds, the far one finds first too.
+		lo := max(j-x86NearWindow, 0)
+		targets, bounded := x86Table(decode(lo), start, uint64(len(text)), isStart, all, read, nextRef)
+		if bounded || lo == 0 {
+			return targets
+		}
+		targets, _ = x86Table(decode(max(j-x86Window, 0)), start, uint64(len(text)), isStart, all, read, nextRef)
+		return targets
 	}
 }
 
@@ -88,6 +100,10 @@ func X86JumpTablesRefs(text []byte, start uint64, read func(addr uint64, size in
 // instructions unreached; 64 reads them, with no finding more on the
 // amd64 scan).
 const x86Window = 64
+
+// x86NearWindow is the window tried first (x86Window only when it gives no
+// bounded table).
+const x86NearWindow = 24
 
 // badByte marks an entry of x86Starts that is a byte that does not
 // decode.
@@ -232,7 +248,8 @@ func ripDisp(m x86asm.Mem) uint64 { return uint64(int64(int32(m.Disp))) }
 // V AMD64 psABI: rbx, rsp, rbp, r12-r15).
 const x86CalleeSaved = 1<<3 | 1<<4 | 1<<5 | 1<<12 | 1<<13 | 1<<14 | 1<<15
 
-// x86Table resolves the indirect jump at pc (see X86JumpTables).
+// x86Table resolves the indirect jump at pc (see X86JumpTables), and says
+// whether a compare bounded the table it read.
 // insts is the window of instructions that ends with the jump; isStart
 // says whether an address starts an instruction of the function's linear
 // decoding.
@@ -241,10 +258,10 @@ const x86CalleeSaved = 1<<3 | 1<<4 | 1<<5 | 1<<12 | 1<<13 | 1<<14 | 1<<15
 // set in the window, it is found there if the function writes that
 // register exactly once, with the lea (a callee-saved register gcc loads
 // the table's address into before a loop).
-func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, all func() []x86Inst, read func(uint64, int) []byte, nextRef func(uint64) uint64) []uint64 {
+func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, all func() []x86Inst, read func(uint64, int) []byte, nextRef func(uint64) uint64) ([]uint64, bool) {
 	j := len(insts) - 1
 	if j < 0 || !insts[j].ok || insts[j].in.Op != x86asm.JMP {
-		return nil
+		return nil, false
 	}
 	jmp := &insts[j].in
 	lo := 0
@@ -255,7 +272,7 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 	switch a := jmp.Args[0].(type) {
 	case x86asm.Mem: // jmp *T(,%rI,8)
 		if a.Segment != 0 || a.Base != 0 || a.Scale != 8 || a.Index == 0 || a.Disp < 0 {
-			return nil
+			return nil, false
 		}
 		base, entry, index = uint64(a.Disp), 8, family(a.Index)
 	case x86asm.Reg:
@@ -266,13 +283,13 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 		x := family(a)
 		k := prevWriting(insts, j-1, lo, x)
 		if k < 0 || insts[k].in.Op != x86asm.ADD {
-			return nil
+			return nil, false
 		}
 		add := &insts[k].in
 		d, ok1 := regArg(add.Args[0])
 		b, ok2 := regArg(add.Args[1])
 		if !ok1 || !ok2 || family(d) != x {
-			return nil
+			return nil, false
 		}
 		bf := family(b)
 		if t, at, ok := leaBase(insts, k-1, lo, x); ok {
@@ -280,12 +297,12 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 			// add %rB,%rX: the roles of the add's registers swapped.
 			kk := prevWriting(insts, k-1, lo, bf)
 			if kk < 0 || kk < at || insts[kk].in.Op != x86asm.MOVSXD {
-				return nil
+				return nil, false
 			}
 			d2, ok1 := regArg(insts[kk].in.Args[0])
 			m, ok2 := insts[kk].in.Args[1].(x86asm.Mem)
 			if !ok1 || !ok2 || family(d2) != bf || family(m.Base) != x || m.Scale != 4 || m.Disp != 0 || m.Index == 0 {
-				return nil
+				return nil, false
 			}
 			base, entry, index, firstUse = t, 4, family(m.Index), kk
 			break
@@ -293,33 +310,33 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 		t, at, ok := leaBase(insts, k-1, lo, bf)
 		if !ok {
 			if t, ok = onlyLEA(all(), bf); !ok {
-				return nil
+				return nil, false
 			}
 			at = -1
 		}
 		base, entry = t, 4
 		k = prevWriting(insts, k-1, lo, x)
 		if k < 0 {
-			return nil
+			return nil, false
 		}
 		switch mv := &insts[k].in; mv.Op {
 		case x86asm.MOVSXD:
 			d2, ok1 := regArg(mv.Args[0])
 			m, ok2 := mv.Args[1].(x86asm.Mem)
 			if !ok1 || !ok2 || family(d2) != x || family(m.Base) != bf || m.Scale != 4 || m.Disp != 0 || m.Index == 0 || at > k {
-				return nil
+				return nil, false
 			}
 			index, firstUse = family(m.Index), k
 		case x86asm.CDQE:
 			k = prevWriting(insts, k-1, lo, 0)
 			if x != 0 || k < 0 || insts[k].in.Op != x86asm.MOV {
-				return nil
+				return nil, false
 			}
 			ld := &insts[k].in
 			d2, ok1 := regArg(ld.Args[0])
 			m, ok2 := ld.Args[1].(x86asm.Mem)
 			if !ok1 || !ok2 || d2 != x86asm.EAX || m.Segment != 0 || m.Scale != 1 || m.Disp != 0 || m.Base == 0 || m.Index == 0 {
-				return nil
+				return nil, false
 			}
 			// One register holds T, the other the index times 4.
 			for _, p := range [][2]x86asm.Reg{{m.Base, m.Index}, {m.Index, m.Base}} {
@@ -339,20 +356,20 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 				break
 			}
 			if index < 0 {
-				return nil
+				return nil, false
 			}
 		default:
-			return nil
+			return nil, false
 		}
 	default:
-		return nil
+		return nil, false
 	}
 	// The bound: cmp $N,%r; ja (N+1 entries) or jae (N), then the index
 	// reaches the table's load through copies and zero extensions only.
 	n := -1
 	for i := firstUse - 1; i >= lo; i-- {
 		if !insts[i].ok {
-			return nil
+			return nil, false
 		}
 		in := &insts[i].in
 		if in.Op == x86asm.JA || in.Op == x86asm.JAE {
@@ -368,23 +385,23 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 				// cmp's, the index lives on in M.
 				r, ok := regArg(cmp.Args[0])
 				if i < 2 || !ok || !insts[i-2].ok || insts[i-2].in.Op != x86asm.MOV {
-					return nil
+					return nil, false
 				}
 				st := &insts[i-2].in
 				m, ok1 := st.Args[0].(x86asm.Mem)
 				sr, ok2 := regArg(st.Args[1])
 				if !ok1 || !ok2 || !wide(sr) {
-					return nil
+					return nil, false
 				}
 				if family(sr) != family(r) {
 					// mov %eI,%eC; mov %rC,M; sub $N,%eI: a copy stored.
 					if i < 3 || !insts[i-3].ok || insts[i-3].in.Op != x86asm.MOV {
-						return nil
+						return nil, false
 					}
 					cd, ok1 := regArg(insts[i-3].in.Args[0])
 					cs, ok2 := regArg(insts[i-3].in.Args[1])
 					if !ok1 || !ok2 || family(cd) != family(sr) || family(cs) != family(r) || !wide(cd) || !wide(cs) {
-						return nil
+						return nil, false
 					}
 				}
 				compared = m
@@ -393,10 +410,10 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 			}
 			imm, ok := cmp.Args[1].(x86asm.Imm)
 			if !ok || imm < 0 || imm >= maxTable {
-				return nil
+				return nil, false
 			}
 			if !flowsTo(insts[i+1:firstUse], compared, index) {
-				return nil
+				return nil, false
 			}
 			n = int(imm) + 1
 			if in.Op == x86asm.JAE {
@@ -407,7 +424,7 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 	}
 	if n <= 0 {
 		if entry != 4 || index < 0 {
-			return nil
+			return nil, false
 		}
 		// No bound checked on the index: OCaml switches on a constructor
 		// tag (cmp $N,%rax; jl only). The table then ends where the
@@ -416,20 +433,20 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 		// values). Any other index only with nextRef, whose next address
 		// ends the table too.
 		if tagIndex(insts, firstUse-1, lo, index) {
-			return x86OpenTable(base, start, size, isStart, all, read, 0)
+			return x86OpenTable(base, start, size, isStart, all, read, 0), false
 		}
 		if nextRef == nil {
-			return nil
+			return nil, false
 		}
 		end := nextRef(base)
 		if end == 0 {
-			return nil // nothing after it is known
+			return nil, false // nothing after it is known
 		}
-		return x86OpenTable(base, start, size, isStart, all, read, end)
+		return x86OpenTable(base, start, size, isStart, all, read, end), false
 	}
 	b := read(base, n*entry)
 	if len(b) < n*entry {
-		return nil
+		return nil, false
 	}
 	targets := make([]uint64, 0, n)
 	for i := 0; i < n; i++ {
@@ -443,14 +460,14 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 			continue
 		}
 		if !isStart(t) {
-			return nil
+			return nil, false
 		}
 		targets = append(targets, t)
 	}
 	if len(targets) == 0 {
-		return nil // none here: not a table of this function's cases
+		return nil, false // none here: not a table of this function's cases
 	}
-	return targets
+	return targets, true
 }
 
 // tagIndex reports whether the index register family f reaching
@@ -499,23 +516,19 @@ func tagIndex(insts []x86Inst, from, lo, f int) bool {
 func x86OpenTable(base, start, size uint64, isStart func(uint64) bool, all func() []x86Inst, read func(uint64, int) []byte, end uint64) []uint64 {
 	limit := uint64(256)
 	if end > base {
+		// The next address the module refers to: the function's own
+		// tables are among those, so its leas need not be looked for.
 		limit = min(limit, (end-base)/4)
-	}
-	for i := range all() {
-		in := &all()[i]
-		if !in.ok || in.in.Op != x86asm.LEA {
-			continue
-		}
-		if mem, ok := in.in.Args[1].(x86asm.Mem); ok && mem.Base == x86asm.RIP && mem.Index == 0 {
-			if t := in.pc + uint64(in.in.Len) + ripDisp(mem); t > base && (t-base)/4 < limit {
-				limit = (t - base) / 4
-			}
-		}
+	} else {
+		limit = min(limit, x86NextTable(base, all()))
 	}
 	var targets []uint64
+	whole := read(base, int(4*limit)) // one read; entry by entry where the section ends sooner
 	for i := uint64(0); i < limit; i++ {
-		b := read(base+4*i, 4) // the section may end sooner
-		if len(b) < 4 {
+		var b []byte
+		if whole != nil {
+			b = whole[4*i:]
+		} else if b = read(base+4*i, 4); len(b) < 4 {
 			break
 		}
 		t := base + uint64(int64(int32(binary.LittleEndian.Uint32(b))))
@@ -525,6 +538,25 @@ func x86OpenTable(base, start, size uint64, isStart func(uint64) bool, all func(
 		targets = append(targets, t)
 	}
 	return targets
+}
+
+// x86NextTable returns how many 4-byte entries fit between base and the
+// first table after it that the function's instructions (all) load with
+// lea T(%rip), or 256.
+func x86NextTable(base uint64, all []x86Inst) uint64 {
+	limit := uint64(256)
+	for i := range all {
+		in := &all[i]
+		if !in.ok || in.in.Op != x86asm.LEA {
+			continue
+		}
+		if mem, ok := in.in.Args[1].(x86asm.Mem); ok && mem.Base == x86asm.RIP && mem.Index == 0 {
+			if t := in.pc + uint64(in.in.Len) + ripDisp(mem); t > base && (t-base)/4 < limit {
+				limit = (t - base) / 4
+			}
+		}
+	}
+	return limit
 }
 
 // prevWriting returns the index of the last instruction at or before i
