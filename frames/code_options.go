@@ -260,20 +260,9 @@ func (c *CodeAnalyzer) callKeeps(target uint64) uint64 {
 	if c.layout.Synthetic() {
 		return 0
 	}
-	c.mu.Lock()
-	k, ok := c.keeps[target]
-	c.mu.Unlock()
-	if ok {
-		return k
-	}
-	k = code.LeafKeeps(c.a, c.m.codeBytesUpTo(target, 1024), target)
-	c.mu.Lock()
-	if c.keeps == nil {
-		c.keeps = map[uint64]uint64{}
-	}
-	c.keeps[target] = k
-	c.mu.Unlock()
-	return k
+	return memo(&c.mu, &c.keeps, target, func() uint64 {
+		return code.LeafKeeps(c.a, c.m.codeBytesUpTo(target, 1024), target)
+	})
 }
 
 // intoSibling reports whether target is inside another function's CFI
@@ -295,21 +284,30 @@ func (c *CodeAnalyzer) intoSibling(target uint64) bool {
 	if start != target {
 		return true
 	}
-	c.mu.Lock()
-	v, ok := c.entered[target]
-	c.mu.Unlock()
+	// One entry per FDE jumped to: bounded by the module's CFI.
+	return memo(&c.mu, &c.entered, target, func() bool {
+		r, err := c.m.CFIRow(target + c.m.Bias)
+		return err == nil && NotCallEntry(c.a, &r.Row)
+	})
+}
+
+// memo returns (*m)[k], computing it with f (outside mu) and storing it
+// the first time: the CodeAnalyzer's per-address answers, each computed
+// once per module (two goroutines asking at once may both compute it).
+func memo[K comparable, V any](mu *sync.Mutex, m *map[K]V, k K, f func() V) V {
+	mu.Lock()
+	v, ok := (*m)[k]
+	mu.Unlock()
 	if ok {
 		return v
 	}
-	r, err := c.m.CFIRow(target + c.m.Bias)
-	v = err == nil && NotCallEntry(c.a, &r.Row)
-	c.mu.Lock()
-	if c.entered == nil {
-		// One entry per FDE jumped to: bounded by the module's CFI.
-		c.entered = map[uint64]bool{}
+	v = f()
+	mu.Lock()
+	if *m == nil {
+		*m = map[K]V{}
 	}
-	c.entered[target] = v
-	c.mu.Unlock()
+	(*m)[k] = v
+	mu.Unlock()
 	return v
 }
 
