@@ -629,3 +629,17 @@ func TestProbestackKeepsTheFrameSize(t *testing.T) {
 		}
 	}
 }
+
+// TestLeafKeepsOnlyPlainInstructions: a leaf whose instructions the x86
+// decoder may not report every write of (cmpbexadd writes eax; xbegin's
+// abort path does) keeps nothing.
+func TestLeafKeepsOnlyPlainInstructions(t *testing.T) {
+	for name, code := range map[string][]byte{
+		"cmpbexadd %ecx,%eax,(%rdi); ret": {0xc4, 0xe2, 0x71, 0xe6, 0x07, 0xc3},
+		"xbegin +0; ret":                  {0xc7, 0xf8, 0, 0, 0, 0, 0xc3},
+	} {
+		if k := LeafKeeps(amd64, code, 0x9000); k&1 != 0 {
+			t.Errorf("%s: LeafKeeps = %#x, want rax not kept", name, k)
+		}
+	}
+}

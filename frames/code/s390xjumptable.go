@@ -47,16 +47,16 @@ func S390XJumpTablesRefs(text []byte, start uint64, read func(addr uint64, size 
 		// s390xWindow instructions up to the jump.
 		if full == nil {
 			for o := 0; o < len(text); {
-				full = append(full, o)
 				n := arch.S390XLen(text[o])
 				if o+n > len(text) {
-					break
+					break // a truncated last instruction is none
 				}
+				full = append(full, o)
 				o += n
 			}
 		}
 		j, ok := slices.BinarySearch(full, int(pc-start))
-		if !ok || full[j]+arch.S390XLen(text[full[j]]) > len(text) {
+		if !ok {
 			return nil
 		}
 		offs := full[:j+1]
@@ -119,6 +119,9 @@ func s390xTable(text []byte, start uint64, offs, all, full []int, size uint64, r
 			if x.kind == valConst && t.kind == valScaled {
 				t, x = x, t
 			}
+			if x2 == 0 || b2 == 0 { // register 0 as base or index is none: 0
+				t, x = s390xVal{}, s390xVal{}
+			}
 			sz := uint8(8)
 			if b[5] == 0x14 {
 				sz = 4
@@ -134,6 +137,9 @@ func s390xTable(text []byte, start uint64, offs, all, full []int, size uint64, r
 			t, x := regs[b2], regs[x2]
 			if x.kind == valConst && t.kind == valScaled {
 				t, x = x, t
+			}
+			if x2 == 0 || b2 == 0 { // register 0 as base or index is none: 0
+				t, x = s390xVal{}, s390xVal{}
 			}
 			if d := regs[r1]; d2 == 0 && d.kind == valConst && t.kind == valConst && t.c == d.c && x.kind == valScaled && x.size == 4 {
 				regs[r1] = s390xVal{kind: valTarget, table: d.c, size: 4, idx: x.idx}
@@ -170,6 +176,9 @@ func s390xTable(text []byte, start uint64, offs, all, full []int, size uint64, r
 				return nil
 			}
 			e, t := regs[x2], regs[b2]
+			if x2 == 0 || b2 == 0 { // register 0 as base or index is none
+				return nil
+			}
 			if e.kind != valEntry || t.kind != valConst || t.c != e.table {
 				return nil
 			}

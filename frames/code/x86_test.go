@@ -586,3 +586,49 @@ func TestX86JumpTablesClangO0(t *testing.T) {
 		t.Errorf("reload of another variable accepted: %#x", got)
 	}
 }
+
+// TestX86JumpTablesBlockAndWindow: a compare before the instruction that
+// ends the previous block (ret) bounds nothing of the jump's block (its
+// table is read up to nextRef, 3 entries, not the 6 the other block's
+// compare would give); and an unrelated compare in the far window does
+// not throw away the near window's open table. (Both from a review of the
+// 64-instruction window.)
+func TestX86JumpTablesBlockAndWindow(t *testing.T) {
+	const start, tab = 0x1000, 0x2000
+	build := func(prefix []byte, filler []byte, load []byte, idx byte) ([]byte, int) {
+		code := append([]byte{}, prefix...)
+		for i := 0; i < 30; i++ {
+			code = append(code, filler...)
+		}
+		code = append(code, load...)
+		leaAt := len(code)
+		disp := uint32(tab - (start + leaAt + 7))
+		code = append(code, 0x48, 0x8d, 0x0d, byte(disp), byte(disp>>8), byte(disp>>16), byte(disp>>24)) // lea T(%rip),%rcx
+		code = append(code, 0x48, 0x63, 0x04, idx, 0x48, 0x01, 0xc8)                                     // movslq (%rcx,%rI,4),%rax; add %rcx,%rax
+		jmpAt := len(code)
+		return append(code, 0xff, 0xe0, 0xc3, 0xc3, 0xc3, 0xc3, 0xc3, 0xc3), jmpAt
+	}
+	read := func(jmpAt int) func(uint64, int) []byte {
+		b := make([]byte, 24)
+		for i := 0; i < 6; i++ {
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(int32(int64(start+jmpAt+2+i)-tab)))
+		}
+		return func(a uint64, n int) []byte {
+			if a < tab || a-tab+uint64(n) > uint64(len(b)) {
+				return nil
+			}
+			return b[a-tab : a-tab+uint64(n)]
+		}
+	}
+	next := func(uint64) uint64 { return tab + 12 } // three entries
+	// cmp $5,%edi; ja; ret, then the block: movslq (%rcx,%rdi,4).
+	code, jmpAt := build([]byte{0x83, 0xff, 0x05, 0x77, 0x00, 0xc3}, []byte{0x48, 0x89, 0xf2}, nil, 0xb9)
+	if got := X86JumpTablesRefs(code, start, read(jmpAt), next)(start + uint64(jmpAt)); len(got) != 3 {
+		t.Errorf("a compare before a ret: %d targets %v, want the 3 before the next address", len(got), got)
+	}
+	// cmp $1,%esi; ja 30 instructions back, then an enum switch on eax.
+	code, jmpAt = build([]byte{0x83, 0xfe, 0x01, 0x77, 0x00}, []byte{0x48, 0x89, 0xfa}, []byte{0x41, 0x0f, 0xb6, 0x85, 0xc0, 0x0d, 0x00, 0x00}, 0x81)
+	if got := X86JumpTablesRefs(code, start, read(jmpAt), next)(start + uint64(jmpAt)); len(got) != 3 {
+		t.Errorf("an unrelated compare in the far window: %v, want the near window's 3 targets", got)
+	}
+}

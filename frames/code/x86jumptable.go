@@ -82,14 +82,17 @@ func X86JumpTablesRefs(text []byte, start uint64, read func(addr uint64, size in
 		}
 		// The near window first: most tables have their base and bound
 		// there, and x86asm decodes the window in full. The far one only
-		// when the near one gave no bounded table: what the near one
-		// finds, the far one finds first too.
+		// when the near one gave no bounded table, and its answer only
+		// when it is bounded: what the near one finds, the far one finds
+		// first too.
 		lo := max(j-x86NearWindow, 0)
 		targets, bounded := x86Table(decode(lo), start, uint64(len(text)), isStart, all, read, nextRef)
 		if bounded || lo == 0 {
 			return targets
 		}
-		targets, _ = x86Table(decode(max(j-x86Window, 0)), start, uint64(len(text)), isStart, all, read, nextRef)
+		if far, bounded := x86Table(decode(max(j-x86Window, 0)), start, uint64(len(text)), isStart, all, read, nextRef); bounded {
+			return far
+		}
 		return targets
 	}
 }
@@ -238,6 +241,16 @@ func leaBase(insts []x86Inst, from, lo, f int) (uint64, int, bool) {
 	return insts[i].pc + uint64(in.Len) + ripDisp(mem), i, true
 }
 
+// endsBlock reports whether op ends a block: no path goes from it to the
+// next instruction.
+func endsBlock(op x86asm.Op) bool {
+	switch op {
+	case x86asm.JMP, x86asm.RET, x86asm.UD2, x86asm.HLT, x86asm.LJMP, x86asm.LRET:
+		return true
+	}
+	return false
+}
+
 // ripDisp returns a RIP-relative operand's displacement as the amount to
 // add to the next instruction's address: x86asm leaves a negative disp32
 // zero-extended there (lea -0x10(%rip) comes back with Disp 0xfffffff0), as
@@ -264,17 +277,28 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 		return nil, false
 	}
 	jmp := &insts[j].in
+	// The jump's block starts after the last instruction before it that
+	// ends one (jmp, ret, ud2, hlt): what comes after such an instruction
+	// is entered by branches from elsewhere, so neither a compare nor a
+	// lea before it says anything about the jump.
 	lo := 0
+	for i := j - 1; i >= 0; i-- {
+		if insts[i].ok && endsBlock(insts[i].in.Op) {
+			lo = i + 1
+			break
+		}
+	}
 	var base uint64  // the table's address
 	var entry int    // entry size: 4 (relative to base) or 8 (absolute)
 	var index = -1   // index register family
 	var firstUse = j // the first instruction using the index for the table
 	switch a := jmp.Args[0].(type) {
 	case x86asm.Mem: // jmp *T(,%rI,8)
-		if a.Segment != 0 || a.Base != 0 || a.Scale != 8 || a.Index == 0 || a.Disp < 0 {
+		if a.Segment != 0 || a.Base != 0 || a.Scale != 8 || a.Index == 0 {
 			return nil, false
 		}
-		base, entry, index = uint64(a.Disp), 8, family(a.Index)
+		// The disp32 is sign-extended (x86asm leaves it zero-extended).
+		base, entry, index = uint64(int64(int32(a.Disp))), 8, family(a.Index)
 	case x86asm.Reg:
 		// add %rB,%rX; jmp *%rX, where rB holds T (lea T(%rip),%rB) and
 		// rX the entry: movslq (%rB,%rI,4),%rX (gcc -O1 and up, clang),
@@ -443,6 +467,14 @@ func x86Table(insts []x86Inst, start, size uint64, isStart func(uint64) bool, al
 			return nil, false // nothing after it is known
 		}
 		return x86OpenTable(base, start, size, isStart, all, read, end), false
+	}
+	if nextRef != nil && entry == 4 {
+		// A table the compare says is longer than the room before the
+		// next address the code refers to: the compare is not this
+		// table's.
+		if end := nextRef(base); end != 0 && base+uint64(n*entry) > end {
+			return nil, false
+		}
 	}
 	b := read(base, n*entry)
 	if len(b) < n*entry {
