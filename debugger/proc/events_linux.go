@@ -154,7 +154,13 @@ func (s *Stop) handle(tid int, ws unix.WaitStatus) {
 	switch event := int(ws) >> 16; event {
 	case unix.PTRACE_EVENT_CLONE:
 		if msg, err := s.ops.eventMsg(tid); err == nil {
-			if _, ok := s.threads[int(msg)]; !ok {
+			switch {
+			case s.tree != nil && TgidOf(int(msg)) != s.pid:
+				// A clone without CLONE_THREAD (an exit signal other
+				// than SIGCHLD): a process of its own, which the Tree
+				// adopts as it does a fork.
+				s.forks = append(s.forks, int(msg))
+			case s.threads[int(msg)] == nil:
 				s.threads[int(msg)] = &seizedThread{tid: int(msg), want: s.stopping}
 			}
 		}

@@ -275,34 +275,48 @@ func (s *Stop) RefreshModules() {
 
 // Resume lets every stopped thread run again, passing on nothing but the
 // signals held for delivery; the threads stay seized so that Interrupt can
-// stop them again. On a process that runs, it lets go the thread held at a
-// signal that stops the process (stopsAt; a Tree's policy), delivering the
-// signal if it is passed on. While the
+// stop them again. On a Tree's process that runs, it lets go the threads
+// held (at a signal its policy stops at: the signal is delivered if it is
+// passed on); on any other running process it does nothing. While the
 // process runs, the events of its threads (a new thread's first stop, a
 // clone, an exec, an exit) are handled by Wait, by Interrupt, and by the
-// tracer thread when it is idle, so no thread is held for long.
+// tracer thread when it is idle (a Tree's Stops: by Tree.Next), so no
+// thread is held for long.
 func (s *Stop) Resume() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return errors.New("resume: detached")
 	}
-	if s.running {
-		// Only a thread held at a signal (stopsAt) is stopped: let it go,
-		// delivering the signal if it is passed on.
+	if s.running && s.tree != nil {
+		// A Tree's process runs with the thread held at a signal (its
+		// policy) stopped, and those an Interrupt that failed part-way
+		// stopped: let them go, delivering the signal if it is passed on,
+		// and stop holding new threads.
 		var errs []error
 		s.tr.do(func() {
 			for tid, t := range s.threads {
-				if t.stopped && t.atSignal {
-					if err := s.ops.cont(tid, t.pendingSig); err != nil && !errors.Is(err, syscall.ESRCH) {
-						errs = append(errs, fmt.Errorf("resume thread %d: %w", tid, err))
-					}
-					t.stopped, t.want, t.pendingSig, t.atSignal = false, false, 0, false
+				t.want, t.interrupted = false, false
+				if !t.stopped {
+					continue
 				}
+				var err error
+				if t.groupStop {
+					err = s.ops.listen(tid)
+				} else {
+					err = s.ops.cont(tid, t.pendingSig)
+				}
+				if err != nil && !errors.Is(err, syscall.ESRCH) {
+					errs = append(errs, fmt.Errorf("resume thread %d: %w", tid, err))
+				}
+				t.stopped, t.pendingSig, t.atSignal = false, 0, false
 			}
 		})
-		s.signaled, s.signal = 0, 0
+		s.stopping, s.signaled, s.signal = false, 0, 0
 		return errors.Join(errs...)
+	}
+	if s.running {
+		return nil
 	}
 	s.mem.Invalidate()
 	var errs []error

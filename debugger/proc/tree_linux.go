@@ -35,8 +35,9 @@ type Tree struct {
 // TreeOptions configure StartTree.
 type TreeOptions struct {
 	// FollowFork traces the processes the program forks
-	// (PTRACE_O_TRACEFORK, _TRACEVFORK); else only the program and the
-	// programs it executes are traced.
+	// (PTRACE_O_TRACEFORK, _TRACEVFORK); else only the program, the
+	// programs it executes and the processes a clone with another exit
+	// signal than SIGCHLD makes (PTRACE_O_TRACECLONE) are traced.
 	FollowFork bool
 	// Attr is the program's environment, standard streams and working
 	// directory (os.StartProcess's; Sys is added to).
@@ -68,7 +69,7 @@ type TreeEvent struct {
 	Status unix.WaitStatus
 }
 
-// StartTree starts path with arguments argv under ptrace (StartTraced),
+// StartTree starts path with arguments argv under ptrace (startTraced),
 // running, with every thread traced from its birth, execs followed, and
 // forked processes too with FollowFork. On an error no process is left
 // behind; EPERM (wrapped) means ptrace is refused. A program that ends
@@ -127,8 +128,9 @@ func (t *Tree) Pid() int { return t.first.pid }
 // (Policy) or the program started has ended, handling their threads'
 // events as they come. It blocks between events (on SIGCHLD), with no
 // polling. A process held is reported once; the caller resumes it
-// (Stop.Resume) or detaches it before the next call. A forked process
-// that ends is dropped.
+// (Stop.Resume) before the next call. A forked process that ends is
+// dropped. No Stop method may run while Next does (both use the tracer
+// thread and the Stop's lock).
 func (t *Tree) Next() TreeEvent {
 	if t.exitSet {
 		return TreeEvent{Ended: true, Status: t.exit}
@@ -152,7 +154,7 @@ func (t *Tree) Next() TreeEvent {
 					s.signaled, s.signal = 0, 0
 				}
 				exited, st := s.exitedNow, s.exitWait
-				gone := exited || len(s.threads) == 0 && !s.closed
+				gone := exited || len(s.threads) == 0 || s.closed
 				s.mu.Unlock()
 				for _, e := range execs {
 					logrus.Debugf("ptrace: process %d is executing new program %s", s.pid, e.Path)
@@ -173,6 +175,30 @@ func (t *Tree) Next() TreeEvent {
 				}
 			}
 			t.stops = live
+			// What no Stop waited for: a thread or process whose clone or
+			// fork event the kernel never reported (it skips that stop
+			// when the caller is dying: the new thread is traced from its
+			// birth, and its exit, which only sfdbg can reap, holds back
+			// the leader's), as the old catch loop's wait4(-1) saw.
+			handled += t.drain()
+			if ev.Stop == nil {
+				for _, s := range t.stops {
+					s.mu.Lock()
+					if s.signaled != 0 {
+						tid, sig := s.signaled, s.signal
+						s.signaled, s.signal = 0, 0
+						ev = TreeEvent{Stop: s, Tid: tid, Signal: syscall.Signal(sig), First: s == t.first}
+					}
+					exited, st := s.exitedNow, s.exitWait
+					s.mu.Unlock()
+					if exited && s == t.first {
+						t.exit, t.exitSet = st, true
+					}
+					if ev.Stop != nil {
+						break
+					}
+				}
+			}
 			if ev.Stop != nil {
 				return
 			}
@@ -191,9 +217,49 @@ func (t *Tree) Next() TreeEvent {
 	return ev
 }
 
+// drain collects, on the tracer thread, the wait statuses no Stop's poll
+// took (wait4(-1, __WALL|WNOHANG)) and hands each to the Stop of its
+// process, adding the thread; a stop of a process no Stop has is a fork
+// whose event was lost, adopted; any other status of an unknown ID (an
+// exit) is reaped and dropped. It returns how many it handled.
+func (t *Tree) drain() (n int) {
+	for {
+		var ws unix.WaitStatus
+		tid, err := wait4(-1, &ws, unix.WALL|unix.WNOHANG)
+		if err != nil || tid <= 0 {
+			return n
+		}
+		n++
+		var owner *Stop
+		tg := TgidOf(tid)
+		for _, s := range t.stops {
+			s.mu.Lock()
+			_, known := s.threads[tid]
+			s.mu.Unlock()
+			if known || s.pid == tg || s.pid == tid {
+				owner = s
+				break
+			}
+		}
+		if owner == nil {
+			if !ws.Stopped() {
+				logrus.Debugf("ptrace: reaped %d, which no process of the tree knew (%#x)", tid, uint32(ws))
+				continue
+			}
+			logrus.Debugf("ptrace: process %d stopped with no fork event seen: adopted", tg)
+			owner = t.adopt(tg)
+		}
+		owner.mu.Lock()
+		if !owner.closed {
+			owner.handle(tid, ws)
+		}
+		owner.mu.Unlock()
+	}
+}
+
 // Close ends the tracer thread. Processes still traced (forked ones that
-// outlive the program) are let go by the kernel as the thread exits, and
-// run on.
+// outlive the program) are let go by the kernel as the thread exits (a
+// thread in a signal-delivery stop gets that signal).
 func (t *Tree) Close() {
 	if t.closed {
 		return
