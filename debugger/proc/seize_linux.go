@@ -295,21 +295,11 @@ func (s *Stop) Resume() error {
 		// and stop holding new threads.
 		var errs []error
 		s.tr.do(func() {
-			for tid, t := range s.threads {
-				t.want, t.interrupted = false, false
-				if !t.stopped {
-					continue
+			for _, t := range s.threads {
+				t.want, t.interrupted, t.atSignal = false, false, false
+				if err := s.letGo(t); err != nil {
+					errs = append(errs, err)
 				}
-				var err error
-				if t.groupStop {
-					err = s.ops.listen(tid)
-				} else {
-					err = s.ops.cont(tid, t.pendingSig)
-				}
-				if err != nil && !errors.Is(err, syscall.ESRCH) {
-					errs = append(errs, fmt.Errorf("resume thread %d: %w", tid, err))
-				}
-				t.stopped, t.pendingSig, t.atSignal = false, 0, false
 			}
 		})
 		s.stopping, s.signaled, s.signal = false, 0, 0
@@ -339,23 +329,11 @@ func (s *Stop) Resume() error {
 				}
 			}
 		}
-		for tid, t := range s.threads {
+		for _, t := range s.threads {
 			t.want, t.interrupted, t.regsOK, t.atSignal = false, false, false, false
-			if !t.stopped {
-				continue
+			if err := s.letGo(t); err != nil {
+				errs = append(errs, err)
 			}
-			var err error
-			if t.groupStop {
-				err = s.ops.listen(tid)
-			} else {
-				err = s.ops.cont(tid, t.pendingSig)
-				t.pendingSig = 0
-			}
-			t.stopped = false
-			if err != nil && !errors.Is(err, syscall.ESRCH) {
-				errs = append(errs, fmt.Errorf("resume thread %d: %w", tid, err))
-			}
-			// ESRCH: killed while stopped; its exit is reaped by poll.
 		}
 	})
 	// The held signals were delivered above: none is to be reported.
@@ -364,6 +342,28 @@ func (s *Stop) Resume() error {
 		s.tr.setIdle(s.idlePoll)
 	}
 	return errors.Join(errs...)
+}
+
+// letGo resumes thread t if it is stopped: back into its group stop
+// (PTRACE_LISTEN), or on with its pending signal delivered. A thread
+// killed while stopped is no error (ESRCH: poll reaps its exit). It runs
+// on the tracer thread.
+func (s *Stop) letGo(t *seizedThread) error {
+	if !t.stopped {
+		return nil
+	}
+	var err error
+	if t.groupStop {
+		err = s.ops.listen(t.tid)
+	} else {
+		err = s.ops.cont(t.tid, t.pendingSig)
+		t.pendingSig = 0
+	}
+	t.stopped = false
+	if err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("resume thread %d: %w", t.tid, err)
+	}
+	return nil
 }
 
 // Interrupt stops every thread of the process again (seizing threads

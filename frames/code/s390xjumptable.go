@@ -113,15 +113,7 @@ func s390xTable(text []byte, start uint64, offs, all, full []int, size uint64, r
 				regs[r1] = s390xVal{}
 			}
 		case b[0] == 0xE3 && (b[5] == 0x04 || b[5] == 0x14): // lg, lgf r1,d2(x2,b2)
-			x2, b2 := r2, b[2]>>4
-			d2 := int(b[2]&15)<<8 | int(b[3]) | int(int8(b[4]))<<12
-			t, x := regs[b2], regs[x2]
-			if x.kind == valConst && t.kind == valScaled {
-				t, x = x, t
-			}
-			if x2 == 0 || b2 == 0 { // register 0 as base or index is none: 0
-				t, x = s390xVal{}, s390xVal{}
-			}
+			t, x, d2 := s390xTableAddr(&regs, b)
 			sz := uint8(8)
 			if b[5] == 0x14 {
 				sz = 4
@@ -132,15 +124,7 @@ func s390xTable(text []byte, start uint64, offs, all, full []int, size uint64, r
 				regs[r1] = s390xVal{}
 			}
 		case b[0] == 0xE3 && b[5] == 0x18: // agf r1,d2(x2,b2): r1 += the 4-byte entry
-			x2, b2 := r2, b[2]>>4
-			d2 := int(b[2]&15)<<8 | int(b[3]) | int(int8(b[4]))<<12
-			t, x := regs[b2], regs[x2]
-			if x.kind == valConst && t.kind == valScaled {
-				t, x = x, t
-			}
-			if x2 == 0 || b2 == 0 { // register 0 as base or index is none: 0
-				t, x = s390xVal{}, s390xVal{}
-			}
+			t, x, d2 := s390xTableAddr(&regs, b)
 			if d := regs[r1]; d2 == 0 && d.kind == valConst && t.kind == valConst && t.c == d.c && x.kind == valScaled && x.size == 4 {
 				regs[r1] = s390xVal{kind: valTarget, table: d.c, size: 4, idx: x.idx}
 			} else {
@@ -211,6 +195,23 @@ func s390xTable(text []byte, start uint64, offs, all, full []int, size uint64, r
 		cmpReg = cmp
 	}
 	return nil
+}
+
+// s390xTableAddr reads the address d2(x2,b2) of the RXY instruction b (lg,
+// lgf, agf) as a table's address t and a scaled index x (either register
+// may hold either) and the displacement d2 (20 bits, signed); register 0
+// as base or index is none, which gives no table.
+func s390xTableAddr(regs *[16]s390xVal, b []byte) (t, x s390xVal, d2 int) {
+	x2, b2 := b[1]&15, b[2]>>4
+	d2 = int(b[2]&15)<<8 | int(b[3]) | int(int8(b[4]))<<12
+	if x2 == 0 || b2 == 0 {
+		return s390xVal{}, s390xVal{}, d2
+	}
+	t, x = regs[b2], regs[x2]
+	if x.kind == valConst && t.kind == valScaled {
+		t, x = x, t
+	}
+	return t, x, d2
 }
 
 // s390xFarBound finds the bound of the index register idx where the
