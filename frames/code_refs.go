@@ -72,8 +72,7 @@ func (c *CodeAnalyzer) nextRef(addr uint64) uint64 {
 		r.refs = slices.Compact(r.refs)
 		r.refs = slices.Clip(r.refs)
 	})
-	i, found := slices.BinarySearch(r.refs, addr+1)
-	_ = found
+	i, _ := slices.BinarySearch(r.refs, addr+1)
 	if i >= len(r.refs) {
 		return 0
 	}

@@ -140,8 +140,7 @@ func (t *Tree) Next() TreeEvent {
 		for {
 			wake := childEvent()
 			handled := 0
-			live := make([]*Stop, 0, len(t.stops))
-			for i := 0; i < len(t.stops); i++ {
+			for i := 0; i < len(t.stops); i++ { // a fork adopted here is polled in this round too
 				s := t.stops[i]
 				s.mu.Lock()
 				if s.running && !s.closed {
@@ -149,61 +148,22 @@ func (t *Tree) Next() TreeEvent {
 				}
 				forks, execs := s.forks, s.execs
 				s.forks, s.execs = nil, nil
-				tid, sig := s.signaled, s.signal
-				if ev.Stop == nil {
-					s.signaled, s.signal = 0, 0
-				}
-				exited, st := s.exitedNow, s.exitWait
-				gone := exited || len(s.threads) == 0 || s.closed
 				s.mu.Unlock()
 				for _, e := range execs {
 					logrus.Debugf("ptrace: process %d is executing new program %s", s.pid, e.Path)
 				}
 				for _, pid := range forks {
 					logrus.Debugf("ptrace: process %d forked process %d", s.pid, pid)
-					t.adopt(pid) // appended: polled in this round too
-				}
-				if tid != 0 && ev.Stop == nil {
-					ev = TreeEvent{Stop: s, Tid: tid, Signal: syscall.Signal(sig), First: s == t.first}
-				}
-				if exited && s == t.first {
-					t.exit, t.exitSet = st, true
-				}
-				// A forked process that ended is dropped.
-				if s == t.first || !gone || tid != 0 {
-					live = append(live, s)
+					t.adopt(pid)
 				}
 			}
-			t.stops = live
 			// What no Stop waited for: a thread or process whose clone or
 			// fork event the kernel never reported (it skips that stop
 			// when the caller is dying: the new thread is traced from its
 			// birth, and its exit, which only sfdbg can reap, holds back
 			// the leader's), as the old catch loop's wait4(-1) saw.
 			handled += t.drain()
-			if ev.Stop == nil {
-				for _, s := range t.stops {
-					s.mu.Lock()
-					if s.signaled != 0 {
-						tid, sig := s.signaled, s.signal
-						s.signaled, s.signal = 0, 0
-						ev = TreeEvent{Stop: s, Tid: tid, Signal: syscall.Signal(sig), First: s == t.first}
-					}
-					exited, st := s.exitedNow, s.exitWait
-					s.mu.Unlock()
-					if exited && s == t.first {
-						t.exit, t.exitSet = st, true
-					}
-					if ev.Stop != nil {
-						break
-					}
-				}
-			}
-			if ev.Stop != nil {
-				return
-			}
-			if t.exitSet {
-				ev = TreeEvent{Ended: true, Status: t.exit}
+			if ev = t.collect(); ev.Stop != nil || ev.Ended {
 				return
 			}
 			if handled > 0 {
@@ -214,6 +174,36 @@ func (t *Tree) Next() TreeEvent {
 			<-wake
 		}
 	})
+	return ev
+}
+
+// collect takes the first process held at a signal (the others stay held
+// for the next call), records the program's end, and drops the forked
+// processes that ended.
+func (t *Tree) collect() TreeEvent {
+	var ev TreeEvent
+	live := t.stops[:0]
+	for _, s := range t.stops {
+		s.mu.Lock()
+		if ev.Stop == nil && s.signaled != 0 {
+			ev = TreeEvent{Stop: s, Tid: s.signaled, Signal: syscall.Signal(s.signal), First: s == t.first}
+			s.signaled, s.signal = 0, 0
+		}
+		exited, st := s.exitedNow, s.exitWait
+		keep := s == t.first || ev.Stop == s || s.signaled != 0 || !exited && len(s.threads) > 0 && !s.closed
+		s.mu.Unlock()
+		if exited && s == t.first {
+			t.exit, t.exitSet = st, true
+		}
+		if keep {
+			live = append(live, s)
+		}
+	}
+	clear(t.stops[len(live):])
+	t.stops = live
+	if ev.Stop == nil && t.exitSet {
+		ev = TreeEvent{Ended: true, Status: t.exit}
+	}
 	return ev
 }
 
