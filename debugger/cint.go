@@ -210,12 +210,21 @@ func intTypeName(size int, unsigned bool) string {
 	return name
 }
 
-// intMask is the bits of an integer of size bytes (0: a long's).
-func intMask(size uint8) uint64 {
-	if size == 0 || size >= 8 {
-		return ^uint64(0)
+// cSize is an integer's size in bytes: its C type's (0 in isize: a long).
+func (v value) cSize() int {
+	if v.isize == 0 {
+		return 8
 	}
-	return 1<<(8*uint(size)) - 1
+	return int(v.isize)
+}
+
+// intSize is the size letterText masks an integer to: its C type's, 0 (all
+// 64 bits) for any other value.
+func (v value) intSize() int {
+	if v.kind != kindInt {
+		return 0
+	}
+	return int(v.isize)
 }
 
 // boolTyped is a _Bool of value c, printed as gdb prints one: true or

@@ -377,10 +377,7 @@ func (p *exprParser) level(n int) (value, error) {
 			l, _ = intBinary(op, l, r)
 			continue
 		}
-		lt := int64(l.v) < int64(r.v)
-		if ptr {
-			lt = l.v < r.v
-		}
+		lt := l.v < r.v // pointers: integers went to intBinary
 		b := boolValue
 		switch op {
 		case 'O':
@@ -918,32 +915,13 @@ func formatValue(sp *frames.Space, v value, fmtLetter byte) (string, error) {
 			v = value{v: bits, kind: kindInt}
 		}
 	}
-	bits := v.v
-	if v.kind == kindInt {
-		bits &= intMask(v.isize) // print/x of an int -1: 0xffffffff
-	}
 	switch fmtLetter {
 	case 0:
-	case 'x':
-		return fmt.Sprintf("%#x", bits), nil
-	case 'd':
-		if v.kind == kindInt && v.isize != 0 {
-			return strconv.FormatInt(int64(truncate(v.v, int(v.isize), true)), 10), nil
-		}
-		return strconv.FormatInt(int64(v.v), 10), nil
-	case 'u':
-		return strconv.FormatUint(bits, 10), nil
-	case 'o':
-		if bits == 0 {
-			return "0", nil
-		}
-		return "0" + strconv.FormatUint(bits, 8), nil
-	case 't':
-		return strconv.FormatUint(bits, 2), nil
+	case 'x', 'd', 'u', 'o', 't', 'c':
+		// An int in its own size (print/x of an int -1: 0xffffffff).
+		return (&cFormatter{sp: sp, letter: fmtLetter}).letterText(v.v, 8*int(v.intSize())), nil
 	case 'a':
 		return fmt.Sprintf("%#x%s", v.v, symbolSuffix(sp, v.v)), nil
-	case 'c':
-		return fmt.Sprintf("%d %s", int8(v.v), charLiteral(byte(v.v))), nil
 	case 'f':
 		// An integer's bits as a float (an int's 4 bytes) or a double.
 		if int64(v.v) == int64(int32(v.v)) {
@@ -968,7 +946,7 @@ func formatValue(sp *frames.Space, v value, fmtLetter byte) (string, error) {
 		return fmt.Sprintf("(void (*)()) %#x%s", v.v, symbolSuffix(sp, v.v)), nil
 	}
 	if v.unsigned {
-		return strconv.FormatUint(bits, 10), nil
+		return strconv.FormatUint(v.v, 10), nil
 	}
 	return strconv.FormatInt(int64(v.v), 10), nil
 }
@@ -1180,11 +1158,7 @@ func (p *exprParser) sizeof() (value, error) {
 			case v.kind == kindFloat:
 				return intValue(uint64(v.fsize), 4, false), nil
 			case v.kind == kindInt:
-				size, _ := v.intType()
-				if v.isize != 0 {
-					size = int(v.isize)
-				}
-				return intValue(uint64(size), 4, false), nil
+				return intValue(uint64(v.cSize()), 4, false), nil
 			}
 			return intValue(8, 4, false), nil // a pointer
 		}

@@ -925,11 +925,7 @@ func cmdPtypeOrWhatis(s *Session, args string, expand bool) error {
 			s.printf("type = char [%d]\n", len(v.str)+1)
 			return nil
 		case v.kind == kindInt:
-			size := int(v.isize)
-			if size == 0 {
-				size = 8
-			}
-			s.printf("type = %s\n", intTypeName(size, v.unsigned))
+			s.printf("type = %s\n", intTypeName(v.cSize(), v.unsigned))
 			return nil
 		case v.kind == kindData:
 			s.printf("type = void *\n") // $sp, as gdb types it
