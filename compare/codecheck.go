@@ -705,8 +705,6 @@ func (j *codeJudge) finish() {
 			}
 			states = append(states, n)
 		}
-	}
-	if j.entered == "" {
 		j.judgeExits()
 	}
 	for i, n := range states {
@@ -810,7 +808,7 @@ func (j *codeJudge) judgeExits() {
 	}
 	c, fn := j.c, j.fn
 	end := j.ref.rows[len(j.ref.rows)-1].End
-	seen := map[uint64]bool{}
+	var seen map[uint64]bool // made at the first finding
 	for _, e := range ex.Exits() {
 		if e.Cond || e.Target >= fn.start && e.Target < end || seen[e.PC] || c.inPLT(e.Target) {
 			continue
@@ -830,6 +828,9 @@ func (j *codeJudge) judgeExits() {
 		k, ok := e.State.CFAVia(j.arch, row.CFA.Reg)
 		if !ok || k == row.CFA.Offset {
 			continue
+		}
+		if seen == nil {
+			seen = map[uint64]bool{}
 		}
 		seen[e.PC] = true
 		have := rule.Rule{Kind: rule.ValOffset, Reg: row.CFA.Reg, Offset: k}

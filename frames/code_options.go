@@ -216,7 +216,11 @@ func (c *CodeAnalyzer) options(text []byte, start uint64, depth int) *code.Optio
 		return op
 	}
 	op.Partition = c.intoSibling
-	op.CallKeeps = c.callKeeps
+	if c.a == arch.AMD64Arch && !c.layout.Synthetic() {
+		// A relocatable object's calls name no target; LeafKeeps reads
+		// x86-64 callees only.
+		op.CallKeeps = c.callKeeps
+	}
 	if c.layout.Synthetic() {
 		op.BranchReloc = c.branchReloc
 	} else {
@@ -257,9 +261,6 @@ func (c *CodeAnalyzer) options(text []byte, start uint64, depth int) *code.Optio
 // callKeeps is code.LeafKeeps of the function at target, read from the
 // file (a relocatable object's calls name no target: 0 there).
 func (c *CodeAnalyzer) callKeeps(target uint64) uint64 {
-	if c.layout.Synthetic() {
-		return 0
-	}
 	return memo(&c.mu, &c.keeps, target, func() uint64 {
 		return code.LeafKeeps(c.a, c.m.codeBytesUpTo(target, 1024), target)
 	})

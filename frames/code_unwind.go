@@ -303,13 +303,26 @@ func (m *Module) codeRange(lpc uint64) (start, end uint64, err error) {
 // object the section's relocations are applied where elfobj.Layout.Data
 // can apply them all (a jump table's entries), else the bytes are read as
 // they are (code with calls to other files: R_X86_64_PLT32).
-func (m *Module) codeBytes(addr uint64, size int) []byte {
+func (m *Module) codeBytes(addr uint64, size int) []byte { return m.readCode(addr, size, false) }
+
+// codeBytesUpTo is codeBytes of at most size bytes: fewer near the end of
+// the section that holds addr.
+func (m *Module) codeBytesUpTo(addr uint64, size int) []byte { return m.readCode(addr, size, true) }
+
+// readCode is codeBytes, with size cut to the section's end when upTo.
+func (m *Module) readCode(addr uint64, size int, upTo bool) []byte {
 	l, err := m.Layout()
-	if err != nil || size <= 0 {
+	if err != nil {
 		return nil
 	}
 	s, off, ok := l.Locate(addr)
-	if !ok || s.Type == elf.SHT_NOBITS || uint64(size) > s.Size-off {
+	if !ok || s.Type == elf.SHT_NOBITS {
+		return nil
+	}
+	if upTo && off < s.Size {
+		size = int(min(uint64(size), s.Size-off))
+	}
+	if size <= 0 || uint64(size) > s.Size-off {
 		return nil
 	}
 	b := make([]byte, size)
@@ -323,19 +336,6 @@ func (m *Module) codeBytes(addr uint64, size int) []byte {
 		return nil
 	}
 	return b
-}
-
-// codeBytesUpTo is codeBytes of at most size bytes: fewer near the end of
-// the section that holds addr.
-func (m *Module) codeBytesUpTo(addr uint64, size int) []byte {
-	l, err := m.Layout()
-	if err != nil {
-		return nil
-	}
-	if s, off, ok := l.Locate(addr); ok && off < s.Size {
-		size = int(min(uint64(size), s.Size-off))
-	}
-	return m.codeBytes(addr, size)
 }
 
 // walkCode reads the function [start, end) (link-time addresses) from the

@@ -413,7 +413,7 @@ func (s State) CopiedTo(a *arch.Arch, reg rule.Reg) (rule.Reg, bool) {
 // _dl_runtime_profile: ldr x30, [x29, #472] of the RA copied there from
 // PLT0's push). False for any other register.
 func (s State) MayHoldCaller(a *arch.Arch, reg rule.Reg) bool {
-	return reg == a.RA && reg >= 0 && reg < 32 && s.maybe>>reg&1 != 0
+	return reg == a.RA && s.maybe&regBit(reg) != 0
 }
 
 // InRegister reports whether register reg holds the caller's value (it
@@ -674,7 +674,7 @@ func (s *State) idle(t *regTable, r rule.Reg) bool {
 	if r == t.sp || r == t.fpReg || t.idx(r) >= 0 || s.value(t, r) != unknown {
 		return false
 	}
-	if r >= 0 && r < 32 && (s.local|s.maybe)>>r&1 != 0 {
+	if (s.local|s.maybe)&regBit(r) != 0 {
 		return false
 	}
 	if c := slotReg(r); c != slotLost {
@@ -978,7 +978,7 @@ func (s *State) store(t *regTable, reg rule.Reg, addr int32) {
 // when reg does not.
 func (s *State) storeMaybe(reg rule.Reg, addr int32) {
 	switch {
-	case reg >= 0 && reg < 32 && s.maybe>>reg&1 != 0:
+	case s.maybe&regBit(reg) != 0:
 		s.maybeSlot = addr
 	case addr == s.maybeSlot:
 		s.maybeSlot = unknown
@@ -1081,11 +1081,15 @@ func (s *State) copyReg(t *regTable, dst, base rule.Reg, imm int64) {
 		}
 	}
 	s.write(t, dst)
-	if imm == 0 && dst >= 0 && dst < 32 && base >= 0 && base < 32 {
+	if imm == 0 {
 		// A continuation or a maybe-RA moves with the register (mov x22,
 		// x30 ... mov x30, x22).
-		s.local |= (s.local >> base & 1) << dst
-		s.maybe |= (s.maybe >> base & 1) << dst
+		if s.local&regBit(base) != 0 {
+			s.local |= regBit(dst)
+		}
+		if s.maybe&regBit(base) != 0 {
+			s.maybe |= regBit(dst)
+		}
 	}
 	if imm != 0 || slotReg(dst) == slotLost || dst >= 255 {
 		return
@@ -1106,9 +1110,7 @@ func (s *State) copyReg(t *regTable, dst, base rule.Reg, imm int64) {
 // a pop, or a slot below SP), there and in the slot otherwise.
 func (s *State) restore(t *regTable, reg rule.Reg, addr int32, freed bool) {
 	if i := t.idx(reg); i >= 0 && s.regs[i] == addr {
-		if reg < 32 {
-			s.maybe &^= 1 << reg
-		}
+		s.maybe &^= regBit(reg)
 		s.inreg |= 1 << i
 		s.restored |= 1 << i
 		s.cp[i] = 0
@@ -1123,16 +1125,14 @@ func (s *State) restore(t *regTable, reg rule.Reg, addr int32, freed bool) {
 	if c == slotLost || reg >= 255 || reg == t.sp || !isOff(addr) {
 		return
 	}
-	if reg < 32 && (addr >= t.entry.sp || addr == s.maybeSlot) {
-		s.maybe |= 1 << reg // the caller's area, or a copy of it: perhaps the RA
+	if addr >= t.entry.sp || addr == s.maybeSlot {
+		s.maybe |= regBit(reg) // the caller's area, or a copy of it: perhaps the RA
 	}
 	for i := range t.regs {
 		if s.regs[i] != addr {
 			continue
 		}
-		if reg < 32 {
-			s.maybe &^= 1 << reg // another register's caller value
-		}
+		s.maybe &^= regBit(reg) // another register's caller value
 		if freed {
 			s.regs[i], s.cp[i] = c, 0
 			s.restored &^= 1 << i
@@ -1142,13 +1142,20 @@ func (s *State) restore(t *regTable, reg rule.Reg, addr int32, freed bool) {
 	}
 }
 
+// regBit is register r's bit in State.local and State.maybe, 0 for a
+// register they do not hold (r < 0 or r >= 32).
+func regBit(r rule.Reg) uint32 {
+	if r >= 0 && r < 32 {
+		return 1 << r
+	}
+	return 0
+}
+
 // write records that reg gets a value the walk does not follow: the
 // caller's value survives only in a slot still in the frame.
 func (s *State) write(t *regTable, reg rule.Reg) {
-	if reg >= 0 && reg < 32 {
-		s.local &^= 1 << reg
-		s.maybe &^= 1 << reg
-	}
+	s.local &^= regBit(reg)
+	s.maybe &^= regBit(reg)
 	if i := t.idx(reg); i >= 0 {
 		v := s.regs[i]
 		switch {

@@ -620,8 +620,8 @@ func (w *walker) path(off, fromCall int, st State, kept *consts) {
 				w.find(KindUnknown, off, why, &st, nil)
 				return
 			}
-			if in.Const && in.ConstPC && in.ConstReg >= 0 && in.ConstReg < 32 && w.target(uint64(in.Const64)) >= 0 {
-				ns.local |= 1 << in.ConstReg // adr x30, 2f: a continuation
+			if in.Const && in.ConstPC && w.target(uint64(in.Const64)) >= 0 {
+				ns.local |= regBit(in.ConstReg) // adr x30, 2f: a continuation
 			}
 			if changed && idx >= 0 && *ns != st {
 				idx = -1 // an instruction that changes nothing keeps the state's index
